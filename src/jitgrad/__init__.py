@@ -1,0 +1,22 @@
+"""jitgrad: reverse-mode autograd with PaddlePaddle's eager API and a compiled backward.
+
+`import jitgrad as paddle` runs code written for `paddle.autograd.backward`. The backward
+pass is lowered to a flat instruction list and replayed by a Numba-compiled interpreter.
+"""
+
+from __future__ import annotations
+
+from . import autograd, ops
+from ._printing import set_printoptions
+from .autograd import backward
+from .dtypes import (DType, bool_, float16, float32, float64, get_default_dtype, int8, int16,
+                     int32, int64, set_default_dtype, uint8)
+from .ops import *  # noqa: F401,F403  (the op functions, Paddle names)
+from .tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .tensor import Tensor, to_tensor
+from .vm import set_vm, warmup
+from . import nn  # noqa: E402  (needs ops)
+
+bool = bool_  # noqa: A001  (paddle.bool)
+
+__version__ = "0.1.0"

@@ -1,0 +1,108 @@
+"""Paddle-style dtype objects and the promotion rules jitgrad follows.
+
+Paddle compares dtypes by identity (`t.dtype == paddle.float32` is True, `== 'float32'` is
+False) and prints them as `paddle.float32`; numpy dtypes stay the storage truth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class DType:
+    """A named wrapper around a numpy dtype; one instance per dtype."""
+
+    __slots__ = ("name", "np")
+
+    def __init__(self, name: str, np_dtype: np.dtype) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+
+    def __repr__(self) -> str:
+        return f"paddle.{self.name}"
+
+    __str__ = __repr__
+
+    @property
+    def is_floating(self) -> bool:
+        return self.np.kind == "f"
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+bool_ = DType("bool", np.bool_)
+
+_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
+_BY_NAME = {d.name: d for d in _BY_NP.values()}
+_BY_NAME["bool_"] = bool_
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> str:
+    return _default_dtype.name
+
+
+def set_default_dtype(d: str | DType) -> None:
+    global _default_dtype
+    dt = to_dtype(d)
+    if not dt.is_floating:
+        raise TypeError(f"set_default_dtype only supports float dtypes, got {dt.name}")
+    _default_dtype = dt
+
+
+def default_float() -> DType:
+    return _default_dtype
+
+
+def to_dtype(d: object) -> DType:
+    """Accept a DType, a name like 'float32', a numpy dtype or a numpy scalar type."""
+    if isinstance(d, DType):
+        return d
+    if isinstance(d, str):
+        name = d.replace("paddle.", "")
+        if name in _BY_NAME:
+            return _BY_NAME[name]
+        raise TypeError(f"unknown dtype {d!r}; expected one of {sorted(_BY_NAME)}")
+    try:
+        return _BY_NP[np.dtype(d)]
+    except (TypeError, KeyError):
+        raise TypeError(f"unsupported dtype {d!r}") from None
+
+
+def from_numpy(np_dtype: np.dtype) -> DType:
+    return to_dtype(np_dtype)
+
+
+def result_dtype(a: np.dtype, b: np.dtype, true_divide: bool = False) -> np.dtype:
+    """Promotion between two tensors, as Paddle does it.
+
+    float32 with float64 gives float64; an int tensor with a float tensor is refused (Paddle
+    does not promote int and float between tensors); int / int gives the default float.
+    """
+    fa, fb = a.kind == "f", b.kind == "f"
+    if fa != fb:
+        raise TypeError(
+            f"cannot combine tensors of dtype {a} and {b}: cast one with .astype() first "
+            "(jitgrad, like Paddle, does not promote between int and float tensors)"
+        )
+    if true_divide and not fa:
+        return _default_dtype.np
+    return np.promote_types(a, b)
+
+
+def scalar_result_dtype(t: np.dtype, scalar: object, true_divide: bool = False) -> np.dtype:
+    """Promotion of a tensor with a Python scalar: the tensor's dtype wins, except that an
+    int tensor with a float scalar (or under true division) becomes the default float."""
+    if t.kind in "iub":
+        if isinstance(scalar, float) or true_divide:
+            return _default_dtype.np
+        if t.kind == "b":
+            return np.dtype(np.int64)
+    return t

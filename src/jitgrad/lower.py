@@ -1,0 +1,227 @@
+"""Tape -> Program: walk the needed nodes newest first and let each op emit its kernels.
+
+Lowering runs once per graph. It decides the buffer layout (saved values first, then
+gradient slots and temporaries), turns every op's gradient rule into instructions, and marks
+the first write into each slot as an overwrite so a replay needs no zeroing pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, NamedTuple
+
+import numpy as np
+
+from . import tape
+from .program import OP, WIDTH, Program
+
+
+class Slot(NamedTuple):
+    off: int
+    n: int
+    shape: tuple
+
+
+class Builder:
+    """What an op's `lower` function talks to: places values, allocates slots, emits rows."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = np.dtype(dtype)
+        self.size = 0
+        self.values: list[tuple[int, np.ndarray]] = []
+        self._value_ids: dict[tuple, Slot] = {}
+        self._keep: list[Any] = []          # keeps arrays alive while their id() is a key
+        self.rows: list[list[int]] = []
+        self.prologue: list[list[int]] = []
+        self.names: list[str] = []
+        self.itab: list[np.ndarray] = []
+        self.itab_size = 0
+        self.consts: list[float] = [1.0]
+        self._const_ids: dict[float, int] = {1.0: 0}
+        self.written: set[int] = set()
+        self.current = ""                   # name of the node being lowered, for text dumps
+
+    # ---- layout ------------------------------------------------------------------------
+    def alloc(self, shape: Iterable[int]) -> Slot:
+        shape = tuple(int(s) for s in shape)
+        n = int(np.prod(shape, dtype=np.int64))
+        slot = Slot(self.size, n, shape)
+        self.size += max(n, 1)              # distinct offsets even for empty slots
+        return slot
+
+    def value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
+        """A forward value, broadcast to `shape`, placed in the arena (once per array)."""
+        arr = np.asarray(arr)
+        shape = tuple(arr.shape if shape is None else shape)
+        key = (id(arr), shape)
+        if key not in self._value_ids:
+            slot = self.alloc(shape)
+            self.values.append((slot.off, np.broadcast_to(arr, shape).astype(self.dtype).ravel()))
+            self._value_ids[key] = slot
+            self._keep.append(arr)
+        return self._value_ids[key]
+
+    def const(self, v: float) -> int:
+        v = float(v)
+        if v not in self._const_ids:
+            self._const_ids[v] = len(self.consts)
+            self.consts.append(v)
+        return self._const_ids[v]
+
+    def table(self, ints: Any) -> int:
+        arr = np.ascontiguousarray(ints, dtype=np.int64).ravel()
+        off = self.itab_size
+        self.itab.append(arr)
+        self.itab_size += arr.size
+        return off
+
+    # ---- emitting ----------------------------------------------------------------------
+    def emit(self, name: str, out: Slot, a: Slot | None = None, b: Slot | None = None,
+             c: Slot | None = None, n: int | None = None, p: int = 0, k: float = 1.0,
+             acc: bool | None = None) -> None:
+        """Append one instruction; by default it accumulates iff `out` was written before."""
+        if acc is None:
+            acc = out.off in self.written
+        self.written.add(out.off)
+        row = [OP[name] << 1 | int(acc), out.off, a.off if a else 0, b.off if b else 0,
+               c.off if c else 0, out.n if n is None else n, p, self.const(k)]
+        self.rows.append(row)
+        self.names.append(self.current)
+
+    def ensure_zero(self, slot: Slot) -> None:
+        """Before a kernel that can only accumulate (SCATTER) writes into `slot`."""
+        if slot.off not in self.written:
+            self.emit("ZERO", slot, acc=False)
+
+    # ---- gradient helpers used by the op rules ------------------------------------------
+    def contribute(self, dest: Slot, out_shape: tuple, name: str, a: Slot,
+                   b: Slot | None = None, c: Slot | None = None, k: float = 1.0) -> None:
+        """dest += sum_to(dest.shape, kernel(a, b, c)), kernel evaluated at `out_shape`."""
+        out_shape = tuple(out_shape)
+        if dest.shape == out_shape or dest.n == int(np.prod(out_shape)):
+            self.emit(name, dest, a, b, c, k=k)
+            return
+        tmp = self.alloc(out_shape)
+        self.emit(name, tmp, a, b, c, k=k, acc=False)
+        self.reduce_into(dest, tmp)
+
+    def mul(self, dest: Slot, out_shape: tuple, g: Slot, factor: np.ndarray, k: float = 1.0
+            ) -> None:
+        """dest += sum_to(g * factor * k); a one-element factor becomes a constant."""
+        factor = np.asarray(factor)
+        if factor.size == 1:
+            self.contribute(dest, out_shape, "AXPY", g, k=k * float(factor.ravel()[0]))
+        else:
+            self.contribute(dest, out_shape, "MUL", g, self.value(factor, out_shape), k=k)
+
+    def reduce_into(self, dest: Slot, src: Slot) -> None:
+        """dest += src summed over the axes along which dest was broadcast to src.shape."""
+        if dest.n == src.n:
+            self.emit("AXPY", dest, src)
+        elif dest.n == 1:
+            self.emit("SUM", dest, src, n=src.n)
+        else:
+            idx = broadcast_index(dest.shape, src.shape)
+            self.ensure_zero(dest)
+            self.emit("SCATTER", dest, src, n=src.n, p=self.table(idx), acc=True)
+
+    def broadcast_into(self, dest: Slot, src: Slot, k: float = 1.0) -> None:
+        """dest += k * src broadcast from src.shape (with kept dims) to dest.shape."""
+        if src.n == dest.n:
+            self.emit("AXPY", dest, src, k=k)
+        elif src.n == 1:
+            self.emit("BCAST", dest, src, k=k)
+        else:
+            self.emit("GATHER", dest, src, p=self.table(broadcast_index(src.shape, dest.shape)),
+                      k=k)
+
+    def gather(self, dest: Slot, src: Slot, idx: np.ndarray) -> None:
+        """dest[i] += src[idx[i]]."""
+        self.emit("GATHER", dest, src, p=self.table(idx))
+
+    def scatter(self, dest: Slot, src: Slot, idx: np.ndarray) -> None:
+        """dest[idx[i]] += src[i] (repeated indices add up)."""
+        self.ensure_zero(dest)
+        self.emit("SCATTER", dest, src, n=src.n, p=self.table(idx), acc=True)
+
+
+def broadcast_index(small: tuple, big: tuple) -> np.ndarray:
+    """For each flat position of `big`, the flat position of `small` broadcast onto it."""
+    small = (1,) * (len(big) - len(small)) + tuple(small)
+    return np.broadcast_to(np.arange(int(np.prod(small))).reshape(small), big).ravel()
+
+
+# ---- the lowering walk ---------------------------------------------------------------------
+
+def _key(t: Any) -> int:
+    return id(t._node) if t._node is not None else id(t)
+
+
+def lower(roots: list, targets: list | None = None, stop: set[int] | None = None) -> Program:
+    """Lower the backward from `roots` into a Program.
+
+    targets None means backward(): every reachable leaf that needs a gradient receives one
+    ('leaf' outputs) and retain_grads() tensors are 'retain' outputs. Otherwise `targets`
+    lists the tensors whose gradients grad() returns ('target' outputs).
+    """
+    plan = tape.Plan(roots, targets, stop)
+    nodes = plan.nodes
+    is_target = plan.is_target
+    tape.check_not_freed(nodes)
+
+    wide = any(v.dtype == np.float64 for n in nodes for v in
+               [n.out_data] + [t._data for t in n.inputs])
+    b = Builder(np.float64 if wide else np.float32)
+    slots: dict[int, Slot] = {}
+    seeds = []
+    for r in roots:
+        slot = slots[_key(r)] = b.alloc(r._data.shape)
+        b.written.add(slot.off)
+        seeds.append((slot.off, slot.n))
+
+    outputs: list = []
+    seen_out: set[int] = set()
+
+    def note_output(t: Any) -> None:
+        if id(t) in seen_out or not is_target(t):
+            return
+        seen_out.add(id(t))
+        kind = "target" if targets is not None else ("leaf" if t._node is None else "retain")
+        outputs.append((t, slots[_key(t)], kind))
+
+    for r in roots:
+        note_output(r)
+    for node in nodes:
+        g = slots.get(id(node))
+        gins = []
+        for t in node.inputs:
+            if plan.carries(t):
+                if _key(t) not in slots:
+                    slots[_key(t)] = b.alloc(t._data.shape)
+                gins.append(slots[_key(t)])
+                note_output(t)
+            else:
+                gins.append(None)
+        if g is None or g.off not in b.written:
+            continue                        # no gradient flows into this node
+        b.current = f"{node.grad_name} #{node.seq}"
+        node.op.lower(b, node, g, gins)
+
+    for t, slot, kind in outputs:           # reachable, but every path gave zero
+        if slot.off not in b.written:
+            b.prologue.append([OP["ZERO"] << 1, slot.off, 0, 0, 0, slot.n, 0, 0])
+            b.written.add(slot.off)
+    prog = _finish(b, seeds, [(t, s.off, s.shape, kind) for t, s, kind in outputs])
+    prog.nodes = nodes
+    return prog
+
+
+def _finish(b: Builder, seeds: list, outputs: list) -> Program:
+    rows = b.prologue + b.rows
+    code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
+    arena = np.zeros(max(b.size, 1), dtype=b.dtype)
+    for off, v in b.values:
+        arena[off:off + v.size] = v
+    itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
+    names = ["(zero unreached output)"] * len(b.prologue) + b.names
+    return Program(code, arena, np.ascontiguousarray(itab, dtype=np.int64),
+                   np.array(b.consts, dtype=b.dtype), seeds, outputs, names)

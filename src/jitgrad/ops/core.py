@@ -1,0 +1,119 @@
+"""Applying an op: run its forward, and record a Node when a gradient may be needed."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, tape
+from ..tape import Node
+from ..tensor import Tensor
+from .registry import OpDef
+
+
+def apply(op: OpDef, *inputs: Tensor, **attrs: Any) -> Tensor:
+    datas = [t._data for t in inputs]
+    out = op.forward(*datas, **attrs)
+    if not isinstance(out, np.ndarray):
+        out = np.asarray(out)
+    if tape._grad_enabled and op.differentiable:
+        for t in inputs:
+            if not t._stop_gradient:
+                saved = op.save(out, *datas, **attrs) if op.save is not None else ()
+                node = Node(op, inputs, attrs, saved, out)
+                result = Tensor._make(out, False, node)
+                node.out_ref = weakref.ref(result)
+                return result
+    return Tensor._make(out)
+
+
+def out_tensor(node: Node) -> Tensor:
+    """The node's output as a Tensor (rebuilt if the user dropped it), for vjp rules."""
+    t = node.out_ref() if node.out_ref is not None else None
+    if t is None:
+        t = Tensor._make(node.out_data, False, node)
+        node.out_ref = weakref.ref(t)
+    return t
+
+
+def const(value: Any, dtype: np.dtype) -> Tensor:
+    return Tensor._make(np.asarray(value, dtype=dtype))
+
+
+def binary_operands(x: Any, y: Any, true_divide: bool = False) -> tuple[Tensor, Tensor]:
+    """Tensors for both sides, with Paddle's promotion between tensors and scalars."""
+    xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
+    if isinstance(x, np.ndarray):
+        x, xt = Tensor._make(np.asarray(x)), True
+    if isinstance(y, np.ndarray):
+        y, yt = Tensor._make(np.asarray(y)), True
+    if xt and yt:
+        dt = dtypes.result_dtype(x._data.dtype, y._data.dtype, true_divide)
+    elif xt:
+        _check_scalar(y)
+        dt = dtypes.scalar_result_dtype(x._data.dtype, y, true_divide)
+        y = const(y, dt)
+    elif yt:
+        _check_scalar(x)
+        dt = dtypes.scalar_result_dtype(y._data.dtype, x, true_divide)
+        x = const(x, dt)
+    else:
+        raise TypeError(f"expected at least one Tensor, got {type(x).__name__} and "
+                        f"{type(y).__name__}")
+    if dt.kind != "f":
+        return x, y
+    return _as_float(x, dt), _as_float(y, dt)
+
+
+def _as_float(t: Tensor, dt: np.dtype) -> Tensor:
+    # Only constants (int/bool, or float scalars) are converted; float tensors keep their
+    # dtype and numpy promotes float32 with float64 in the forward.
+    if t._data.dtype.kind != "f":
+        return Tensor._make(t._data.astype(dt))
+    return t
+
+
+def _check_scalar(v: Any) -> None:
+    if not isinstance(v, (int, float, bool, np.generic)):
+        raise TypeError(f"unsupported operand of type {type(v).__name__}; expected a Tensor, "
+                        "a numpy array or a Python number")
+
+
+def require_float(x: Tensor, opname: str) -> None:
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"{opname} expects a float tensor, got {x.dtype.name}; "
+                        "cast it with .astype('float32')")
+
+
+def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    """Paddle's axis argument (None, int, list or tuple) as sorted non-negative ints."""
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        if not isinstance(a, (int, np.integer)):
+            raise TypeError(f"axis must be an int or a list of ints, got {axis!r}")
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dims")
+        out.append(int(a) % max(ndim, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"axis {axis!r} repeats a dimension")
+    return tuple(sorted(out)) if out else None
+
+
+def sum_to(g: Tensor, shape: tuple | list) -> Tensor:
+    """Sum a broadcast gradient back to `shape` (jitgrad ops, so it is differentiable)."""
+    from . import reduce as R
+    from . import shape as S
+    shape = tuple(shape)
+    if tuple(g._data.shape) == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = list(range(lead)) + [lead + i for i, s in enumerate(shape)
+                                if s == 1 and g._data.shape[lead + i] != 1]
+    if axes:
+        g = R.sum(g, axis=axes, keepdim=True)
+    return S.reshape(g, list(shape))

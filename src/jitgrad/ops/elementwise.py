@@ -1,0 +1,335 @@
+"""Elementwise primitives: forward, gradient rule in jitgrad ops, and kernel lowering.
+
+Transcendental derivatives are computed in the forward pass (`save`) so the compiled
+backward only multiplies: Numba's sin/cos/exp are scalar and 3-5x slower than numpy's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .core import apply, binary_operands, const, require_float
+from .registry import defop
+
+
+def _mask(t: Tensor, m: np.ndarray) -> Tensor:
+    """A constant 0/1 (or weight) tensor in t's dtype: its derivative is zero."""
+    return const(m, t._data.dtype)
+
+
+def _shape(node: Any) -> tuple:
+    return node.out_data.shape
+
+
+# ---- unary -------------------------------------------------------------------------------
+
+def _lower_mul_saved(b, node, g, gins, k=1.0):
+    b.mul(gins[0], _shape(node), g, node.saved[0], k=k)
+
+
+def _lower_mul_out(b, node, g, gins):
+    b.mul(gins[0], _shape(node), g, node.out_data)
+
+
+neg_op = defop(
+    "neg", forward=np.negative, vjp=lambda g, out, x: (-g,),
+    lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g, k=-1.0))
+
+square_op = defop(
+    "square", forward=np.square, vjp=lambda g, out, x: (g * x * 2.0,),
+    lower=lambda b, node, g, gins: b.mul(gins[0], _shape(node), g, node.inputs[0]._data, k=2.0))
+
+sqrt_op = defop(
+    "sqrt", forward=np.sqrt, vjp=lambda g, out, x: (g * 0.5 / out,), domain=(0.3, 3.0),
+    lower=lambda b, node, g, gins: b.contribute(
+        gins[0], _shape(node), "DIV", g, b.value(node.out_data), k=0.5))
+
+exp_op = defop("exp", forward=np.exp, vjp=lambda g, out, x: (g * out,), lower=_lower_mul_out)
+
+log_op = defop(
+    "log", forward=np.log, vjp=lambda g, out, x: (g / x,), domain=(0.3, 3.0),
+    lower=lambda b, node, g, gins: b.contribute(
+        gins[0], _shape(node), "DIV", g, b.value(node.inputs[0]._data)))
+
+abs_op = defop(
+    "abs", forward=np.abs, save=lambda out, x: (np.sign(x),),
+    vjp=lambda g, out, x: (g * _mask(x, np.sign(x._data)),), lower=_lower_mul_saved)
+
+tanh_op = defop(
+    "tanh", forward=np.tanh, vjp=lambda g, out, x: (g * (1.0 - out * out),),
+    lower=lambda b, node, g, gins: b.contribute(
+        gins[0], _shape(node), "TANH_BWD", g, b.value(node.out_data)))
+
+sin_op = defop(
+    "sin", forward=np.sin, save=lambda out, x: (np.cos(x),),
+    vjp=lambda g, out, x: (g * cos(x),), lower=_lower_mul_saved)
+
+cos_op = defop(
+    "cos", forward=np.cos, save=lambda out, x: (np.sin(x),),
+    vjp=lambda g, out, x: (-(g * sin(x)),),
+    lower=lambda b, node, g, gins: _lower_mul_saved(b, node, g, gins, k=-1.0))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # exp of a non-positive number only: no overflow warnings for large |x|.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
+
+
+sigmoid_op = defop(
+    "sigmoid", forward=_sigmoid, vjp=lambda g, out, x: (g * out * (1.0 - out),),
+    lower=lambda b, node, g, gins: b.contribute(
+        gins[0], _shape(node), "SIGMOID_BWD", g, b.value(node.out_data)))
+
+relu_op = defop(
+    "relu", forward=lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
+    vjp=lambda g, out, x: (g * _mask(x, out._data > 0),),
+    lower=lambda b, node, g, gins: b.contribute(
+        gins[0], _shape(node), "RELU_BWD", g, b.value(node.out_data)))
+
+
+def _pow_scalar_grad(x: np.ndarray, p: float) -> np.ndarray:
+    if p == 0:
+        return np.zeros_like(x)
+    return (p * np.power(x, x.dtype.type(p - 1))).astype(x.dtype) if p != 1 else np.ones_like(x)
+
+
+pow_scalar_op = defop(
+    "pow_scalar", forward=lambda x, p: np.power(x, x.dtype.type(p)),
+    save=lambda out, x, p: (_pow_scalar_grad(x, p),),
+    vjp=lambda g, out, x, p: (g * (x ** (p - 1)) * p if p not in (0, 1) else g * float(p),),
+    lower=_lower_mul_saved, domain=(0.3, 2.0),
+    cases=tuple({"shapes": s, "attrs": {"p": p}} for s in (((), ), ((4,),)) for p in (3.0, 0.5, -1.5)))
+
+clip_op = defop(
+    "clip", forward=lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
+    save=lambda out, x, lo, hi: (((x >= lo) & (x <= hi)).astype(x.dtype),),
+    vjp=lambda g, out, x, lo, hi: (g * _mask(x, (x._data >= lo) & (x._data <= hi)),),
+    lower=_lower_mul_saved, cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},))
+
+cast_op = defop(
+    "cast", forward=lambda x, dtype: x.astype(dtype),
+    vjp=lambda g, out, x, dtype: (astype(g, x._data.dtype),),
+    lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g),
+    cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},))
+
+clone_op = defop(
+    "clone", forward=lambda x: x.copy(), vjp=lambda g, out, x: (g,),
+    lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g))
+
+
+# ---- binary ------------------------------------------------------------------------------
+
+def _lower_add(b, node, g, gins, ky=1.0):
+    for gi, k in zip(gins, (1.0, ky)):
+        if gi is not None:
+            b.contribute(gi, _shape(node), "AXPY", g, k=k)
+
+
+def _lower_multiply(b, node, g, gins):
+    x, y = (t._data for t in node.inputs)
+    if gins[0] is not None:
+        b.mul(gins[0], _shape(node), g, y)
+    if gins[1] is not None:
+        b.mul(gins[1], _shape(node), g, x)
+
+
+def _lower_divide(b, node, g, gins):
+    x, y = (t._data for t in node.inputs)
+    if gins[0] is not None:
+        if y.size == 1:
+            b.contribute(gins[0], _shape(node), "AXPY", g, k=1.0 / float(y.ravel()[0]))
+        else:
+            b.contribute(gins[0], _shape(node), "DIV", g, b.value(y, _shape(node)))
+    if gins[1] is not None:
+        b.contribute(gins[1], _shape(node), "MULDIV", g, b.value(node.out_data),
+                     b.value(y, _shape(node)), k=-1.0)
+
+
+add_op = defop("add", forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g), lower=_lower_add)
+
+subtract_op = defop(
+    "subtract", forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
+    lower=lambda b, node, g, gins: _lower_add(b, node, g, gins, ky=-1.0))
+
+multiply_op = defop("multiply", forward=np.multiply, nin=2,
+                    vjp=lambda g, out, x, y: (g * y, g * x), lower=_lower_multiply)
+
+divide_op = defop(
+    "divide", forward=np.true_divide, nin=2, domain=(0.5, 2.0),
+    vjp=lambda g, out, x, y: (g / y, -(g * out / y)), lower=_lower_divide)
+
+
+def _pow_save(out, x, y):
+    safe = np.where(x > 0, x, 1)
+    return ((y * np.power(safe, y - 1) * (x > 0)).astype(out.dtype),
+            (out * np.log(safe)).astype(out.dtype))
+
+
+def _lower_pow(b, node, g, gins):
+    for gi, d in zip(gins, node.saved):
+        if gi is not None:
+            b.mul(gi, _shape(node), g, d)
+
+
+pow_op = defop(
+    "pow", forward=np.power, nin=2, save=_pow_save, domain=(0.5, 2.0), lower=_lower_pow,
+    vjp=lambda g, out, x, y: (g * y * x ** (y - 1.0), g * out * log(x)))
+
+
+def _tie_weight(x: np.ndarray, y: np.ndarray, bigger: bool) -> np.ndarray:
+    win = (x > y) if bigger else (x < y)
+    return np.broadcast_to(win + 0.5 * (x == y), np.broadcast_shapes(x.shape, y.shape))
+
+
+def _lower_select(b, node, g, gins):
+    for gi, w in zip(gins, node.saved):
+        if gi is not None:
+            b.mul(gi, _shape(node), g, w)
+
+
+def _select_vjp(g, out, x, y, bigger):
+    w = _tie_weight(x._data, y._data, bigger)
+    return g * _mask(out, w), g * _mask(out, 1 - w)
+
+
+maximum_op = defop(
+    "maximum", forward=np.maximum, nin=2, lower=_lower_select,
+    save=lambda out, x, y: ((w := _tie_weight(x, y, True).astype(out.dtype)), 1 - w),
+    vjp=lambda g, out, x, y: _select_vjp(g, out, x, y, True))
+
+minimum_op = defop(
+    "minimum", forward=np.minimum, nin=2, lower=_lower_select,
+    save=lambda out, x, y: ((w := _tie_weight(x, y, False).astype(out.dtype)), 1 - w),
+    vjp=lambda g, out, x, y: _select_vjp(g, out, x, y, False))
+
+where_op = defop(
+    "where", forward=lambda x, y, cond: np.where(cond, x, y), nin=2, lower=_lower_select,
+    save=lambda out, x, y, cond: ((m := np.broadcast_to(cond, out.shape).astype(out.dtype)),
+                                  1 - m),
+    vjp=lambda g, out, x, y, cond: (g * _mask(out, cond), g * _mask(out, ~cond)),
+    cases=tuple({"shapes": s, "attrs": {"cond": np.array([True, False, True])}}
+                for s in (((3,), (3,)), ((2, 3), (1, 3)))))
+
+
+# ---- public functions ----------------------------------------------------------------------
+
+def _unary(op, x: Tensor) -> Tensor:
+    require_float(x, op.name)
+    return apply(op, x)
+
+
+def neg(x: Tensor) -> Tensor:
+    return apply(neg_op, x)
+
+
+def square(x: Tensor) -> Tensor:
+    return apply(square_op, x)
+
+
+def sqrt(x: Tensor) -> Tensor:
+    return _unary(sqrt_op, x)
+
+
+def exp(x: Tensor) -> Tensor:
+    return _unary(exp_op, x)
+
+
+def log(x: Tensor) -> Tensor:
+    return _unary(log_op, x)
+
+
+def abs(x: Tensor) -> Tensor:
+    return apply(abs_op, x)
+
+
+def tanh(x: Tensor) -> Tensor:
+    return _unary(tanh_op, x)
+
+
+def sin(x: Tensor) -> Tensor:
+    return _unary(sin_op, x)
+
+
+def cos(x: Tensor) -> Tensor:
+    return _unary(cos_op, x)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    return _unary(sigmoid_op, x)
+
+
+def relu(x: Tensor) -> Tensor:
+    return apply(relu_op, x)
+
+
+def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+    """Clamp to [min, max]; the gradient is 1 inside the closed interval, bounds included."""
+    lo = -np.inf if min is None else float(min)
+    hi = np.inf if max is None else float(max)
+    if lo > hi:
+        raise ValueError(f"clip: min ({lo}) is larger than max ({hi})")
+    return apply(clip_op, x, lo=lo, hi=hi)
+
+
+def astype(x: Tensor, dtype: Any) -> Tensor:
+    from .. import dtypes
+    dt = dtypes.to_dtype(dtype).np
+    if dt == x._data.dtype:
+        return apply(clone_op, x)
+    if dt.kind != "f":
+        return Tensor._make(x._data.astype(dt))     # ints and bools carry no gradient
+    return apply(cast_op, x, dtype=dt)
+
+
+cast = astype
+
+
+def clone(x: Tensor) -> Tensor:
+    return apply(clone_op, x)
+
+
+def add(x: Any, y: Any) -> Tensor:
+    return apply(add_op, *binary_operands(x, y))
+
+
+def subtract(x: Any, y: Any) -> Tensor:
+    return apply(subtract_op, *binary_operands(x, y))
+
+
+def multiply(x: Any, y: Any) -> Tensor:
+    return apply(multiply_op, *binary_operands(x, y))
+
+
+def divide(x: Any, y: Any) -> Tensor:
+    return apply(divide_op, *binary_operands(x, y, true_divide=True))
+
+
+def pow(x: Any, y: Any) -> Tensor:
+    """x ** y; a Python-number exponent records a cheaper single-input op."""
+    if isinstance(x, Tensor) and isinstance(y, (int, float, np.integer, np.floating)) \
+            and not isinstance(y, bool):
+        if x._data.dtype.kind != "f" and (isinstance(y, float) or y < 0):
+            x = Tensor._make(x._data.astype(np.float32))
+        return apply(pow_scalar_op, x, p=float(y) if x._data.dtype.kind == "f" else y)
+    return apply(pow_op, *binary_operands(x, y))
+
+
+def maximum(x: Any, y: Any) -> Tensor:
+    return apply(maximum_op, *binary_operands(x, y))
+
+
+def minimum(x: Any, y: Any) -> Tensor:
+    return apply(minimum_op, *binary_operands(x, y))
+
+
+def where(condition: Any, x: Any, y: Any) -> Tensor:
+    """Pick x where condition holds, else y; the condition carries no gradient."""
+    cond = np.asarray(condition._data if isinstance(condition, Tensor) else condition)
+    if cond.dtype != np.bool_:
+        raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
+    x, y = binary_operands(x, y)
+    return apply(where_op, x, y, cond=cond)

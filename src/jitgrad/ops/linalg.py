@@ -1,0 +1,111 @@
+"""matmul (1-D, 2-D, batched with broadcasting, transpose_x / transpose_y)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .core import binary_operands, sum_to, apply
+from .registry import defop
+
+
+def _forward(x: np.ndarray, y: np.ndarray, tx: bool, ty: bool) -> np.ndarray:
+    a = np.swapaxes(x, -1, -2) if tx and x.ndim >= 2 else x
+    b = np.swapaxes(y, -1, -2) if ty and y.ndim >= 2 else y
+    return np.matmul(a, b)
+
+
+def _as_matrices(x: Any, y: Any, tx: bool, ty: bool):
+    """Promote 1-D operands as Paddle does: x to a row (1, K), y to a column (K, 1)."""
+    xs, ys = tuple(x.shape), tuple(y.shape)
+    if len(xs) == 1:
+        xs, tx = (1, xs[0]), False
+    if len(ys) == 1:
+        ys, ty = (ys[0], 1), False
+    m, k = (xs[-1], xs[-2]) if tx else xs[-2:]
+    n = ys[-2] if ty else ys[-1]
+    batch = np.broadcast_shapes(xs[:-2], ys[:-2])
+    return xs, ys, tx, ty, m, k, n, tuple(batch)
+
+
+def _vjp(g, out, x, y, transpose_x, transpose_y):
+    from .shape import reshape
+    xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, transpose_x, transpose_y)
+    x2, y2, g2 = reshape(x, xs), reshape(y, ys), reshape(g, batch + (m, n))
+    gx = matmul(g2, y2, False, not ty) if not tx else matmul(y2, g2, ty, True)
+    gy = matmul(x2, g2, not tx, False) if not ty else matmul(g2, x2, True, tx)
+    return (reshape(sum_to(gx, xs), x.shape), reshape(sum_to(gy, ys), y.shape))
+
+
+def _lower(b, node, g, gins):
+    x, y = (t._data for t in node.inputs)
+    xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, node.attrs["transpose_x"],
+                                                  node.attrs["transpose_y"])
+    nb = int(np.prod(batch, dtype=np.int64))
+    full = lambda s: batch + s[-2:]                      # noqa: E731
+
+    def operand(arr, shape):
+        """(slot, batch stride) of a saved operand, materialising partial broadcasts."""
+        own = int(np.prod(shape[:-2], dtype=np.int64))
+        mat = shape[-2] * shape[-1]
+        if own == nb:
+            return b.value(arr.reshape(shape)), mat
+        if own == 1:
+            return b.value(arr.reshape(shape[-2:])), 0
+        return b.value(arr.reshape(shape), full(shape)), mat
+
+    def gemm(dest, shape, A, sa, B, sb, mm, nn, kk, ta, tb):
+        own = int(np.prod(shape[:-2], dtype=np.int64))
+        mat = shape[-2] * shape[-1]
+        target, sc = (dest, mat) if own == nb else (dest, 0) if own == 1 else \
+            (b.alloc(full(shape)), mat)
+        p = b.table([nb, mm, nn, kk, ta, tb, sa, sb, sc])
+        if target is dest:
+            b.emit("GEMM", dest, A, B, p=p)
+        else:
+            b.emit("GEMM", target, A, B, p=p, acc=False)
+            b.reduce_into(dest, target)
+
+    gmat = m * n
+    if gins[0] is not None:
+        Y, sy = operand(y, ys)
+        if not tx:
+            gemm(gins[0], xs, g, gmat, Y, sy, m, k, n, False, not ty)
+        else:
+            gemm(gins[0], xs, Y, sy, g, gmat, k, m, n, ty, True)
+    if gins[1] is not None:
+        X, sx = operand(x, xs)
+        if not ty:
+            gemm(gins[1], ys, X, sx, g, gmat, k, n, m, not tx, False)
+        else:
+            gemm(gins[1], ys, g, gmat, X, sx, n, k, m, True, tx)
+
+
+matmul_op = defop(
+    "matmul", forward=lambda x, y, transpose_x, transpose_y: _forward(x, y, transpose_x,
+                                                                     transpose_y),
+    nin=2, vjp=_vjp, lower=_lower,
+    cases=tuple({"shapes": s, "attrs": {"transpose_x": tx, "transpose_y": ty}}
+                for s, tx, ty in (
+                    (((2, 3), (3, 4)), False, False), (((3, 2), (3, 4)), True, False),
+                    (((2, 3), (4, 3)), False, True), (((3, 2), (4, 3)), True, True),
+                    (((3,), (3,)), False, False), (((2, 3), (3,)), False, False),
+                    (((3,), (3, 2)), False, False), (((2, 2, 3), (3, 4)), False, False),
+                    (((2, 1, 2, 3), (3, 3, 2)), False, True))))
+
+
+def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
+           name: str | None = None) -> Tensor:
+    """Matrix product with numpy's broadcasting; 1-D @ 1-D gives a 0-d tensor."""
+    x, y = binary_operands(x, y)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError(f"matmul needs tensors with at least 1 dim, got shapes {x.shape} "
+                         f"and {y.shape}")
+    xs, ys, tx, ty, m, k, n, _ = _as_matrices(x._data, y._data, transpose_x, transpose_y)
+    k2 = ys[-1] if ty else ys[-2]
+    if k != k2:
+        raise ValueError(f"matmul: shapes {x.shape} and {y.shape} do not fit (inner dims "
+                         f"{k} and {k2}, transpose_x={transpose_x}, transpose_y={transpose_y})")
+    return apply(matmul_op, x, y, transpose_x=bool(transpose_x), transpose_y=bool(transpose_y))

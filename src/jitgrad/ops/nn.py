@@ -1,0 +1,71 @@
+"""softmax and log_softmax over one axis, numerically stable, each one fused kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from .core import apply, require_float
+from .registry import defop
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    s = x - np.max(x, axis=axis, keepdims=True)
+    return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+
+
+def _row_layout(shape: tuple, axis: int) -> list[int]:
+    """(outer, length, inner) so the reduced axis is the middle one of a 3-D view."""
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    return [outer, shape[axis] if shape else 1, inner]
+
+
+def _lower(kernel: str):
+    def lower(b, node, g, gins):
+        y = node.saved[0] if node.saved else node.out_data
+        p = b.table(_row_layout(node.out_data.shape, node.attrs["axis"]))
+        b.emit(kernel, gins[0], g, b.value(y), p=p)
+    return lower
+
+
+SOFTMAX_CASES = tuple({"shapes": (s,), "attrs": {"axis": a}}
+                      for s, a in (((4,), 0), ((2, 3), 1), ((2, 3), 0), ((2, 3, 2), 1)))
+
+softmax_op = defop(
+    "softmax", forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    vjp=lambda g, out, x, axis: (out * (g - (g * out).sum(axis=axis, keepdim=True)),))
+
+log_softmax_op = defop(
+    "log_softmax", forward=_log_softmax, lower=_lower("LOGSOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    save=lambda out, x, axis: (np.exp(out),),
+    vjp=lambda g, out, x, axis: (g - out.exp() * g.sum(axis=axis, keepdim=True),))
+
+
+def _axis(x: Tensor, axis: int) -> int:
+    require_float(x, "softmax")
+    if x.ndim == 0:
+        return 0
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of range for a tensor with {x.ndim} dims")
+    return axis % x.ndim
+
+
+def softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | None = None
+            ) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis`, computed without overflow."""
+    if dtype is not None:
+        x = x.astype(dtype)
+    return apply(softmax_op, x, axis=_axis(x, axis))
+
+
+def log_softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | None = None
+                ) -> Tensor:
+    if dtype is not None:
+        x = x.astype(dtype)
+    return apply(log_softmax_op, x, axis=_axis(x, axis))

@@ -1,0 +1,117 @@
+"""Reductions: sum, mean, max, min (ties split the gradient equally, as Paddle does)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..lower import broadcast_index
+from ..tensor import Tensor
+from .core import apply, const, norm_axis
+from .registry import defop
+
+
+def _kept_shape(shape: tuple, axes: tuple | None) -> tuple:
+    if axes is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axes else s for i, s in enumerate(shape))
+
+
+def _count(shape: tuple, axes: tuple | None) -> int:
+    if axes is None:
+        return int(np.prod(shape, dtype=np.int64))
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def _spread(g: Tensor, x: Tensor, axes: tuple | None) -> Tensor:
+    """g (reduced) broadcast back to x's shape, in jitgrad ops."""
+    from .shape import broadcast_to, reshape
+    return broadcast_to(reshape(g, list(_kept_shape(x._data.shape, axes))), x.shape)
+
+
+def _lower_spread(b, node, g, gins, k=1.0):
+    x = node.inputs[0]._data
+    b.broadcast_into(gins[0], g._replace(shape=_kept_shape(x.shape, node.attrs["axes"])), k=k)
+
+
+REDUCE_CASES = tuple({"shapes": ((2, 3),), "attrs": a} for a in (
+    {"axes": None, "keepdim": False}, {"axes": (1,), "keepdim": False},
+    {"axes": (0,), "keepdim": True})) + ({"shapes": ((),), "attrs": {"axes": None,
+                                                                      "keepdim": False}},)
+
+sum_op = defop(
+    "sum", forward=lambda x, axes, keepdim: np.sum(x, axis=axes, keepdims=keepdim),
+    vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes),),
+    lower=_lower_spread, cases=REDUCE_CASES)
+
+mean_op = defop(
+    "mean",
+    forward=lambda x, axes, keepdim: np.mean(x, axis=axes, keepdims=keepdim).astype(x.dtype),
+    vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes) * (1.0 / _count(x.shape, axes)),),
+    lower=lambda b, node, g, gins: _lower_spread(
+        b, node, g, gins, k=1.0 / max(_count(node.inputs[0]._data.shape, node.attrs["axes"]), 1)),
+    cases=REDUCE_CASES)
+
+
+def _tie_mask(out: np.ndarray, x: np.ndarray, axes: tuple | None) -> np.ndarray:
+    hit = x == out.reshape(_kept_shape(x.shape, axes))
+    return (hit / hit.sum(axis=axes, keepdims=True)).astype(x.dtype)
+
+
+def _lower_extreme(b, node, g, gins):
+    x = node.inputs[0]._data
+    idx = broadcast_index(_kept_shape(x.shape, node.attrs["axes"]), x.shape)
+    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
+
+
+def _extreme_vjp(g, out, x, axes, keepdim):
+    return (_spread(g, x, axes) * const(_tie_mask(out._data, x._data, axes), x._data.dtype),)
+
+
+EXTREME_CASES = REDUCE_CASES + ({"shapes": ((4,),), "attrs": {"axes": None, "keepdim": False},
+                                 "values": [[1.0, 3.0, 3.0, -1.0]]},)
+
+max_op = defop(
+    "max", forward=lambda x, axes, keepdim: np.max(x, axis=axes, keepdims=keepdim),
+    save=lambda out, x, axes, keepdim: (_tie_mask(out, x, axes),),
+    vjp=_extreme_vjp, lower=_lower_extreme, cases=EXTREME_CASES)
+
+min_op = defop(
+    "min", forward=lambda x, axes, keepdim: np.min(x, axis=axes, keepdims=keepdim),
+    save=lambda out, x, axes, keepdim: (_tie_mask(out, x, axes),),
+    vjp=_extreme_vjp, lower=_lower_extreme, cases=EXTREME_CASES)
+
+
+def _reduce(op, x: Tensor, axis: Any, keepdim: bool) -> Tensor:
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"keepdim must be a bool, got {keepdim!r}")
+    return apply(op, x, axes=norm_axis(axis, x.ndim), keepdim=keepdim)
+
+
+def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -> Tensor:
+    """Sum over `axis` (all axes by default, giving a 0-d tensor)."""
+    if dtype is not None:
+        x = x.astype(dtype)
+    elif x._data.dtype.kind in "bi" and x._data.dtype != np.int64:
+        x = Tensor._make(x._data.astype(np.int64))
+    return _reduce(sum_op, x, axis, keepdim)
+
+
+def mean(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"mean expects a float tensor, got {x.dtype.name}")
+    return _reduce(mean_op, x, axis, keepdim)
+
+
+def max(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
+    """Largest value; tied maxima share the gradient equally."""
+    if x.size == 0:
+        raise ValueError("max of an empty tensor")
+    return _reduce(max_op, x, axis, keepdim)
+
+
+def min(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
+    if x.size == 0:
+        raise ValueError("min of an empty tensor")
+    return _reduce(min_op, x, axis, keepdim)

@@ -1,0 +1,69 @@
+"""The op registry: one `defop` entry per differentiable primitive.
+
+The rule language
+-----------------
+Every entry states, in one place:
+
+``forward(*arrays, **attrs) -> array``
+    The eager numpy computation. Attributes are static (axis, keepdim, shapes).
+``save(out, *arrays, **attrs) -> tuple``  (optional)
+    Extra arrays the compiled backward reads, computed once in the forward pass so that the
+    gradient kernels stay algebraic (sin saves cos(x); max saves its tie-split mask).
+    Inputs and the output are always available to the lowering without being listed.
+``vjp(g, out, *inputs, **attrs) -> tuple``
+    The gradient rule in jitgrad's own Tensor ops, one entry per input (None for no
+    gradient). It is the eager backward, the create_graph backward, and the specification
+    the compiled kernels are tested against. Contributions come back at the *output's*
+    broadcast shape or the input's shape; the caller sums broadcast axes away.
+``lower(b, node, g, gins)``
+    Emits VM instructions for the compiled backward: `g` is the output-gradient slot,
+    `gins[i]` the slot of input i's gradient (None when input i needs none).
+    See `jitgrad.lower.Builder` for the emit helpers.
+``domain``, ``cases``
+    Where the generated gradient tests sample inputs (away from singularities), and which
+    input shapes and attributes they try.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+REGISTRY: dict[str, "OpDef"] = {}
+
+# Shapes the generated gradient tests try for each arity, broadcasting included.
+UNARY_CASES = (((),), ((5,),), ((2, 3),))
+BINARY_CASES = (((4,), (4,)), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((3,), ()), ((), (2, 2)),
+                ((2, 1, 3), (4, 1)))
+
+
+@dataclass(eq=False)
+class OpDef:
+    name: str
+    forward: Callable[..., Any]
+    vjp: Callable[..., tuple] | None
+    lower: Callable[..., None] | None
+    nin: int
+    save: Callable[..., tuple] | None = None
+    domain: tuple[float, float] = (-2.0, 2.0)
+    cases: tuple = ()
+    differentiable: bool = True
+    doc: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+def defop(name: str, *, forward: Callable, vjp: Callable | None, lower: Callable | None,
+          nin: int = 1, save: Callable | None = None, domain: tuple[float, float] = (-2.0, 2.0),
+          cases: tuple | None = None, differentiable: bool = True, **extra: Any) -> OpDef:
+    if name in REGISTRY:
+        raise ValueError(f"op {name!r} is defined twice")
+    if differentiable and (vjp is None or lower is None):
+        raise ValueError(f"differentiable op {name!r} needs both vjp and lower")
+    if cases is None:
+        cases = tuple({"shapes": s} for s in (UNARY_CASES if nin == 1 else BINARY_CASES))
+    op = OpDef(name, forward, vjp, lower, nin, save, domain, cases, differentiable, extra=extra)
+    REGISTRY[name] = op
+    return op

@@ -1,0 +1,185 @@
+"""Shape and indexing ops. Their gradients only move values, so they lower to AXPY (same
+flat layout), GATHER or SCATTER with an index map computed once when the op is recorded."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..tensor import Tensor
+from .core import apply, sum_to
+from .registry import defop
+
+
+def _flat_positions(shape: tuple) -> np.ndarray:
+    return np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+
+
+reshape_op = defop(
+    "reshape", forward=lambda x, shape: x.reshape(shape),
+    vjp=lambda g, out, x, shape: (reshape(g, x.shape),),
+    lower=lambda b, node, g, gins: b.emit("AXPY", gins[0], g),
+    cases=({"shapes": ((2, 3),), "attrs": {"shape": (3, 2)}},
+           {"shapes": ((),), "attrs": {"shape": (1, 1)}}))
+
+transpose_op = defop(
+    "transpose", forward=lambda x, perm: np.transpose(x, perm),
+    save=lambda out, x, perm: (_flat_positions(out.shape).transpose(np.argsort(perm)).ravel(),),
+    vjp=lambda g, out, x, perm: (transpose(g, [int(i) for i in np.argsort(perm)]),),
+    lower=lambda b, node, g, gins: b.gather(gins[0], g, node.saved[0]),
+    cases=({"shapes": ((2, 3, 4),), "attrs": {"perm": (2, 0, 1)}},))
+
+broadcast_op = defop(
+    "broadcast_to", forward=lambda x, shape: np.broadcast_to(x, shape).copy(),
+    vjp=lambda g, out, x, shape: (sum_to(g, x.shape),),
+    lower=lambda b, node, g, gins: b.reduce_into(gins[0], g),
+    cases=({"shapes": ((3, 1),), "attrs": {"shape": (2, 3, 4)}},
+           {"shapes": ((),), "attrs": {"shape": (3,)}}))
+
+getitem_op = defop(
+    "getitem", forward=lambda x, key: x[key],
+    save=lambda out, x, key: (_flat_positions(x.shape)[key].ravel(),),
+    vjp=lambda g, out, x, key: (_scatter_flat(g, _flat_positions(x.shape)[key].ravel(), x.shape),),
+    lower=lambda b, node, g, gins: b.scatter(gins[0], g, node.saved[0]),
+    cases=({"shapes": ((4, 5),), "attrs": {"key": (slice(1, None, 2), 3)}},
+           {"shapes": ((6,),), "attrs": {"key": (np.array([0, 2, 2, 5]),)}}))
+
+scatter_flat_op = defop(
+    "scatter_flat",
+    forward=lambda g, idx, shape: _add_at(np.zeros(int(np.prod(shape)), g.dtype), idx,
+                                          g.ravel()).reshape(shape),
+    vjp=lambda gg, out, g, idx, shape: (_take_flat(gg, idx, g.shape),),
+    lower=lambda b, node, g, gins: b.gather(gins[0], g, node.attrs["idx"]),
+    cases=({"shapes": ((4,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (3,)}},))
+
+take_flat_op = defop(
+    "take_flat", forward=lambda x, idx, shape: x.ravel()[idx].reshape(shape),
+    vjp=lambda g, out, x, idx, shape: (_scatter_flat(g, idx, x.shape),),
+    lower=lambda b, node, g, gins: b.scatter(gins[0], g, node.attrs["idx"]),
+    cases=({"shapes": ((3,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (2, 2)}},))
+
+
+def _add_at(buf: np.ndarray, idx: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    np.add.at(buf, idx, vals)
+    return buf
+
+
+def _scatter_flat(g: Tensor, idx: np.ndarray, shape: Sequence[int]) -> Tensor:
+    return apply(scatter_flat_op, g, idx=idx, shape=tuple(shape))
+
+
+def _take_flat(x: Tensor, idx: np.ndarray, shape: Sequence[int]) -> Tensor:
+    return apply(take_flat_op, x, idx=idx, shape=tuple(shape))
+
+
+# ---- public functions ----------------------------------------------------------------------
+
+def _resolve_shape(x: Tensor, shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, Tensor):
+        shape = shape.tolist()
+    if isinstance(shape, (int, np.integer)):
+        shape = [shape]
+    out = []
+    for i, s in enumerate(shape):
+        s = int(s.item() if isinstance(s, Tensor) else s)
+        out.append(x._data.shape[i] if s == 0 else s)   # Paddle: 0 keeps that dim
+    if out.count(-1) > 1:
+        raise ValueError(f"reshape: at most one -1 in shape, got {list(shape)}")
+    known = int(np.prod([s for s in out if s != -1], dtype=np.int64))
+    if -1 in out:
+        if known == 0 or x.size % known:
+            raise ValueError(f"reshape: cannot reshape {x.shape} into {list(shape)}")
+        out[out.index(-1)] = x.size // known
+    if int(np.prod(out, dtype=np.int64)) != x.size:
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} ({x.size} "
+                         f"elements) into {list(shape)}")
+    return tuple(out)
+
+
+def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
+    new = _resolve_shape(x, shape)
+    if new == x._data.shape:
+        return x
+    return apply(reshape_op, x, shape=new)
+
+
+def flatten(x: Tensor, start_axis: int = 0, stop_axis: int = -1) -> Tensor:
+    shape = x.shape
+    if not shape:
+        return reshape(x, [1])
+    s, e = start_axis % len(shape), stop_axis % len(shape)
+    if s > e:
+        raise ValueError(f"flatten: start_axis {start_axis} is after stop_axis {stop_axis}")
+    return reshape(x, shape[:s] + [int(np.prod(shape[s:e + 1]))] + shape[e + 1:])
+
+
+def squeeze(x: Tensor, axis: Any = None) -> Tensor:
+    shape = x.shape
+    if axis is None:
+        axes = {i for i, s in enumerate(shape) if s == 1}
+    else:
+        axes = {a % max(len(shape), 1) for a in ([axis] if isinstance(axis, int) else axis)}
+    return reshape(x, [s for i, s in enumerate(shape) if not (i in axes and s == 1)])
+
+
+def unsqueeze(x: Tensor, axis: Any) -> Tensor:
+    shape = x.shape
+    for a in sorted([axis] if isinstance(axis, int) else list(axis)):
+        a = a if a >= 0 else a + len(shape) + 1
+        if not 0 <= a <= len(shape):
+            raise ValueError(f"unsqueeze: axis {axis} out of range for shape {x.shape}")
+        shape.insert(a, 1)
+    return reshape(x, shape)
+
+
+def transpose(x: Tensor, perm: Sequence[int]) -> Tensor:
+    perm = tuple(int(p) % max(x.ndim, 1) for p in perm)
+    if sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"transpose: perm {list(perm)} is not a permutation of "
+                         f"{x.ndim} axes")
+    return apply(transpose_op, x, perm=perm)
+
+
+def t(x: Tensor) -> Tensor:
+    return x if x.ndim < 2 else transpose(x, [1, 0])
+
+
+def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
+    shape = tuple(int(s) for s in shape)
+    try:
+        np.broadcast_shapes(x._data.shape, shape)
+    except ValueError:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to "
+                         f"{list(shape)}") from None
+    if shape == x._data.shape:
+        return x
+    return apply(broadcast_op, x, shape=shape)
+
+
+def expand(x: Tensor, shape: Sequence[int]) -> Tensor:
+    shape = [x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape)]
+    return broadcast_to(x, shape)
+
+
+def _normalize_key(key: Any) -> Any:
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data
+        if isinstance(k, list):
+            k = np.asarray(k)
+        if isinstance(k, float) or (isinstance(k, np.ndarray) and k.dtype.kind == "f"):
+            raise TypeError("tensor indices must be integers, slices or bool masks, not floats")
+        out.append(k)
+    return tuple(out)
+
+
+def getitem(x: Tensor, key: Any) -> Tensor:
+    key = _normalize_key(key)
+    try:
+        return apply(getitem_op, x, key=key)
+    except IndexError as e:
+        raise IndexError(f"index {key!r} does not fit a tensor of shape {x.shape}: {e}") from None

@@ -1,0 +1,88 @@
+"""The lowered backward: opcodes, the instruction layout and the Program data structure.
+
+An instruction is one row of 8 int64 words::
+
+    [op << 1 | acc, out, a, b, c, n, p, k]
+
+`out`, `a`, `b`, `c` are offsets into one flat float arena (saved forward values, gradient
+slots and temporaries); `n` is the element count; `p` an offset into the int table `itab`
+(index maps, shapes); `k` an index into `consts`. With `acc` set the kernel adds into `out`,
+otherwise it overwrites it, which saves zeroing gradient slots before each replay.
+
+Opcode semantics (the reference interpreter in `vm/reference.py` is their definition):
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# name: semantics, written for element i < n; K = consts[k]
+OPCODES: dict[str, str] = {
+    "ZERO": "out[i] = 0",
+    "AXPY": "out[i] (+)= K * a[i]",
+    "MUL": "out[i] (+)= K * a[i] * b[i]",
+    "DIV": "out[i] (+)= K * a[i] / b[i]",
+    "MULDIV": "out[i] (+)= K * a[i] * b[i] / c[i]",
+    "TANH_BWD": "out[i] (+)= a[i] * (1 - b[i] * b[i])",
+    "SIGMOID_BWD": "out[i] (+)= a[i] * b[i] * (1 - b[i])",
+    "RELU_BWD": "out[i] (+)= a[i] if b[i] > 0 else 0",
+    "SUM": "out[0] (+)= K * sum(a[0:n])",
+    "BCAST": "out[i] (+)= K * a[0]",
+    "GATHER": "out[i] (+)= K * a[itab[p + i]]",
+    "GATHER_MUL": "out[i] (+)= a[itab[p + i]] * b[i]",
+    "SCATTER": "out[itab[p + i]] += a[i]  (always accumulates)",
+    "GEMM": "for each batch j < itab[p]: C_j (+)= op(A_j) @ op(B_j); itab[p:p+9] = "
+            "batch, m, n, k, transA, transB, strideA, strideB, strideC; out=C, a=A, b=B",
+    "SOFTMAX_BWD": "rows of length L = itab[p+1] (outer = itab[p], inner = itab[p+2]): "
+                   "out (+)= b * (a - sum_L(a * b))",
+    "LOGSOFTMAX_BWD": "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
+}
+OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
+NAMES: dict[int, str] = {i: name for name, i in OP.items()}
+WIDTH = 8
+
+
+@dataclass
+class Program:
+    """A lowered backward, ready to replay.
+
+    `seeds` are (offset, size) of each root's gradient slot; `outputs` (tensor, offset,
+    shape, kind) say where results are read after a run: kind is 'leaf' (accumulate into
+    .grad), 'retain' (overwrite a non-leaf's retained grad) or 'target' (returned by grad()).
+    """
+
+    code: np.ndarray                  # (n_instr, WIDTH) int64
+    arena: np.ndarray                 # float32 or float64, 1-D
+    itab: np.ndarray                  # int64, 1-D
+    consts: np.ndarray                # same dtype as arena
+    seeds: list[tuple[int, int]]
+    outputs: list[tuple[Any, int, tuple[int, ...], str]]
+    node_names: list[str] = field(default_factory=list)   # which op each instruction serves
+    segments: list[tuple[int, int, Any]] = field(default_factory=list)  # hooks, see hooks.py
+    nodes: list = field(default_factory=list)    # tape nodes covered (freed together)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.arena.dtype
+
+    def __len__(self) -> int:
+        return int(self.code.shape[0])
+
+    def text(self) -> str:
+        """One readable line per instruction, in execution order."""
+        lines = [f"# program: {len(self)} instructions, arena {self.arena.size} x "
+                 f"{self.arena.dtype}, itab {self.itab.size}, consts {self.consts.size}"]
+        for off, n in self.seeds:
+            lines.append(f"# seed  -> [{off}:{off + n}]")
+        for pc, row in enumerate(self.code):
+            op, acc = NAMES[int(row[0]) >> 1], "+=" if row[0] & 1 else "= "
+            _, out, a, b, c, n, p, k = (int(v) for v in row)
+            who = self.node_names[pc] if pc < len(self.node_names) else ""
+            lines.append(f"{pc:4d} {op:<14} out[{out}] {acc} a[{a}] b[{b}] c[{c}] n={n} "
+                         f"p={p} K={self.consts[k]:g}   # {who}")
+        for t, off, shape, kind in self.outputs:
+            lines.append(f"# {kind:<6} <- [{off}:{off + int(np.prod(shape))}] shape {list(shape)}")
+        return "\n".join(lines)

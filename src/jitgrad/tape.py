@@ -1,0 +1,223 @@
+"""The tape: one Node per recorded op, grad mode, and the graph walk.
+
+Nodes are numbered as they are created, and every node's inputs were created before it, so
+sorting by that number is a topological order: the walk needs no recursion (deep graphs
+exist) and no extra bookkeeping.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .ops.registry import OpDef
+    from .tensor import Tensor
+
+_counter = itertools.count()
+
+
+class Node:
+    """One recorded op: what ran, on which tensors, and what its backward needs."""
+
+    __slots__ = ("op", "inputs", "attrs", "saved", "out_data", "out_ref", "seq", "freed",
+                 "programs", "__weakref__")
+
+    def __init__(self, op: OpDef, inputs: tuple, attrs: dict, saved: tuple,
+                 out_data: np.ndarray) -> None:
+        self.op = op
+        self.inputs = inputs            # Tensors (constants are stop_gradient Tensors)
+        self.attrs = attrs              # static arguments: axis, keepdim, shapes ...
+        self.saved = saved              # numpy arrays the gradient kernels read
+        self.out_data = out_data
+        self.out_ref = None             # weakref to the output Tensor, set by the Tensor
+        self.seq = next(_counter)
+        self.freed = False
+        self.programs = None            # lowered Programs kept for retained replays
+
+    def __repr__(self) -> str:
+        return f"<Node {self.op.name} #{self.seq}>"
+
+    @property
+    def grad_name(self) -> str:
+        """The backward node's name, in Paddle's style (MatmulGradNode)."""
+        return "".join(p.capitalize() for p in self.op.name.split("_")) + "GradNode"
+
+    def free(self) -> None:
+        self.saved = None
+        self.programs = None
+        self.freed = True
+
+
+# ---- grad mode ----------------------------------------------------------------------------
+
+_grad_enabled = True
+
+
+def is_grad_enabled() -> bool:
+    return _grad_enabled
+
+
+def _set_grad_enabled(mode: bool) -> bool:
+    global _grad_enabled
+    prev, _grad_enabled = _grad_enabled, bool(mode)
+    return prev
+
+
+class _GradModeContext:
+    """Base of no_grad / enable_grad: a context manager and a decorator (generators too)."""
+
+    _mode = True
+
+    def __init__(self) -> None:
+        self._prev: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._prev.append(_set_grad_enabled(self._mode))
+
+    def __exit__(self, *exc: Any) -> None:
+        _set_grad_enabled(self._prev.pop())
+
+    def __call__(self, fn: Callable) -> Callable:
+        if not callable(fn):
+            raise TypeError(f"{type(self).__name__}() decorates a function, got {fn!r}")
+        mode = self._mode
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+                gen = fn(*args, **kwargs)
+                value = None
+                while True:
+                    prev = _set_grad_enabled(mode)
+                    try:
+                        item = gen.send(value)
+                    except StopIteration as stop:
+                        return stop.value
+                    finally:
+                        _set_grad_enabled(prev)
+                    value = yield item
+            return gen_wrapper
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prev = _set_grad_enabled(mode)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _set_grad_enabled(prev)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Ops run inside record nothing: `with no_grad():` or `@no_grad()`."""
+
+    _mode = False
+
+    def __init_subclass__(cls) -> None:  # pragma: no cover - keeps the class final
+        raise TypeError("no_grad cannot be subclassed")
+
+
+class enable_grad(_GradModeContext):
+    """Re-enables recording inside a no_grad block."""
+
+    _mode = True
+
+
+class set_grad_enabled:
+    """`with set_grad_enabled(False):` or a plain call to set the mode."""
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled expects a bool, got {mode!r}")
+        self._prev = _set_grad_enabled(mode)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        _set_grad_enabled(self._prev)
+
+
+# ---- graph epoch: bumps whenever a change could make a lowered Program stale ---------------
+
+_epoch = 0
+
+
+def bump_epoch() -> None:
+    global _epoch
+    _epoch += 1
+
+
+def epoch() -> int:
+    return _epoch
+
+
+# ---- the walk ------------------------------------------------------------------------------
+
+def needs_grad(t: Tensor) -> bool:
+    return not t._stop_gradient
+
+
+def reachable_nodes(roots: Iterable[Tensor], stop: set[int] | None = None) -> list[Node]:
+    """Nodes that some root reaches through tensors that need grad, newest first.
+
+    `stop` holds ids of tensors treated as constants (no_grad_vars).
+    """
+    seen: dict[int, Node] = {}
+    stack = [r._node for r in roots if r._node is not None and not r._stop_gradient]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        for t in node.inputs:
+            if t._node is not None and not t._stop_gradient and (stop is None or id(t) not in stop):
+                stack.append(t._node)
+    return sorted(seen.values(), key=lambda n: n.seq, reverse=True)
+
+
+class Plan:
+    """Which nodes a backward must visit, and which edges carry gradient.
+
+    targets None means backward(): leaves needing grad and retain_grads() tensors are the
+    targets. A node is kept only if some target depends on it, so branches that lead to no
+    leaf needing a gradient are skipped.
+    """
+
+    def __init__(self, roots: list, targets: list | None = None, stop: set[int] | None = None):
+        self.target_ids = None if targets is None else {id(t) for t in targets}
+        self.stop = stop
+        nodes = reachable_nodes(roots, stop)
+        useful: set[int] = set()
+        for node in reversed(nodes):            # oldest first: inputs before their users
+            if any(self.carries(t, useful) for t in node.inputs):
+                useful.add(id(node))
+        self.useful = useful
+        self.nodes = [n for n in nodes if id(n) in useful]
+
+    def is_target(self, t: Tensor) -> bool:
+        if self.target_ids is not None:
+            return id(t) in self.target_ids
+        return (t._node is None and not t._stop_gradient) or bool(t._retain)
+
+    def carries(self, t: Tensor, useful: set[int] | None = None) -> bool:
+        """Does gradient flow from a node into its input t?"""
+        if t._stop_gradient or (self.stop is not None and id(t) in self.stop):
+            return False
+        useful = self.useful if useful is None else useful
+        return self.is_target(t) or (t._node is not None and id(t._node) in useful)
+
+
+def check_not_freed(nodes: Iterable[Node]) -> None:
+    for node in nodes:
+        if node.freed:
+            raise RuntimeError(
+                f"Trying to backward through {node.grad_name} ({node.op.name}) a second time, "
+                "but its saved tensors were freed by an earlier backward. Pass "
+                "retain_graph=True to the first backward()/grad() call if you need to "
+                "backward through the same graph again."
+            )

@@ -1,0 +1,347 @@
+"""Tensor: a numpy array, a stop_gradient flag, a grad accumulator and the node that made it."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from . import dtypes, tape
+from ._printing import tensor_to_string
+
+# Filled in by jitgrad.ops at import time; Tensor methods and operators call through it so
+# that the op modules can import Tensor without a cycle.
+_ops: Any = None
+
+
+class Tensor:
+    """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
+
+    __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
+                 "__weakref__")
+    __array_priority__ = 1000
+    __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
+
+    def __init__(self, data: Any, dtype: Any = None, stop_gradient: bool = True) -> None:
+        t = to_tensor(data, dtype=dtype, stop_gradient=stop_gradient)
+        self._data, self._node, self._stop_gradient = t._data, None, t._stop_gradient
+        self._grad = self._retain = self._hooks = None
+        self.name = ""
+
+    @classmethod
+    def _make(cls, data: np.ndarray, stop_gradient: bool = True, node: tape.Node | None = None
+              ) -> Tensor:
+        t = object.__new__(cls)
+        t._data = data
+        t._node = node
+        t._stop_gradient = stop_gradient
+        t._grad = t._retain = t._hooks = None
+        t.name = ""
+        return t
+
+    # ---- metadata ------------------------------------------------------------------------
+    @property
+    def shape(self) -> list[int]:
+        return list(self._data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    dim = ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.from_numpy(self._data.dtype)
+
+    @property
+    def place(self) -> str:
+        return "Place(cpu)"
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._node is None
+
+    @property
+    def stop_gradient(self) -> bool:
+        return self._stop_gradient
+
+    @stop_gradient.setter
+    def stop_gradient(self, value: bool) -> None:
+        value = bool(value)
+        if not value and self._data.dtype.kind != "f":
+            raise TypeError(
+                f"a {self.dtype.name} tensor cannot require gradients; cast it with "
+                ".astype('float32') first"
+            )
+        if value != self._stop_gradient:
+            self._stop_gradient = value
+            tape.bump_epoch()
+
+    # ---- gradients -----------------------------------------------------------------------
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad is None:
+            return None
+        return Tensor._make(self._grad, stop_gradient=False)
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is None:
+            self._grad = None
+            return
+        if not isinstance(value, Tensor):
+            raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+        if value._data.shape != self._data.shape:
+            raise ValueError(f"grad shape {value.shape} does not match tensor shape {self.shape}")
+        self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
+
+    def clear_grad(self) -> None:
+        """Zero the accumulated gradient in place (it stays None if there is none)."""
+        if self._grad is not None:
+            self._grad[...] = 0
+
+    clear_gradient = clear_grad
+
+    def gradient(self) -> np.ndarray | None:
+        return None if self._grad is None else self._grad.copy()
+
+    def retain_grads(self) -> None:
+        """Keep this non-leaf's gradient after backward (overwritten on each call)."""
+        if not self._retain:
+            self._retain = True
+            tape.bump_epoch()
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
+        from .hooks import register_hook
+        return register_hook(self, hook)
+
+    def backward(self, grad_tensor: Tensor | None = None, retain_graph: bool = False,
+                 create_graph: bool = False, *, dump_backward_graph_path: str | None = None
+                 ) -> None:
+        """Backward from this tensor; the seed must have exactly this tensor's shape."""
+        from .autograd import backward
+        if grad_tensor is not None:
+            if not isinstance(grad_tensor, Tensor):
+                raise TypeError(f"grad_tensor must be a Tensor or None, got "
+                                f"{type(grad_tensor).__name__}")
+            if grad_tensor._data.shape != self._data.shape:
+                raise ValueError(f"grad_tensor shape {grad_tensor.shape} does not match the "
+                                 f"tensor's shape {self.shape}")
+        backward([self], None if grad_tensor is None else [grad_tensor], retain_graph,
+                 create_graph, dump_backward_graph_path=dump_backward_graph_path)
+
+    def detach(self) -> Tensor:
+        return Tensor._make(self._data, stop_gradient=True)
+
+    # ---- conversions ---------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        return self._data.copy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def item(self, *index: int) -> Any:
+        if index:
+            return self._data.item(*index)
+        if self._data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape "
+                             f"{self.shape}")
+        return self._data.item()
+
+    def _scalar(self, kind: type) -> Any:
+        if self._data.ndim != 0:
+            raise TypeError(f"only 0-d tensors can be converted to {kind.__name__}; this one "
+                            f"has shape {self.shape} (use .item())")
+        return kind(self._data.item())
+
+    def __float__(self) -> float:
+        return self._scalar(float)
+
+    def __int__(self) -> int:
+        return self._scalar(int)
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iu":
+            raise TypeError("only integer tensors can be used as an index")
+        return self._scalar(int)
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise ValueError(f"the truth value of a tensor with shape {self.shape} is "
+                             "ambiguous; use .any() or .all()")
+        return bool(self._data.item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        if spec:
+            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape {self.shape}")
+        return str(self)
+
+    def __str__(self) -> str:
+        return tensor_to_string(self._data, self.dtype.name, self._stop_gradient)
+
+    __repr__ = __str__
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        t = Tensor._make(self._data.copy(), self._stop_gradient)
+        if self._grad is not None:
+            t._grad = self._grad.copy()
+        return t
+
+    # ---- ops (bound by jitgrad.ops) ------------------------------------------------------
+    def __getitem__(self, key: Any) -> Tensor:
+        return _ops.getitem(self, key)
+
+    def __neg__(self) -> Tensor:
+        return _ops.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return _ops.abs(self)
+
+    def __add__(self, o: Any) -> Tensor:
+        return _ops.add(self, o)
+
+    def __radd__(self, o: Any) -> Tensor:
+        return _ops.add(o, self)
+
+    def __sub__(self, o: Any) -> Tensor:
+        return _ops.subtract(self, o)
+
+    def __rsub__(self, o: Any) -> Tensor:
+        return _ops.subtract(o, self)
+
+    def __mul__(self, o: Any) -> Tensor:
+        return _ops.multiply(self, o)
+
+    def __rmul__(self, o: Any) -> Tensor:
+        return _ops.multiply(o, self)
+
+    def __truediv__(self, o: Any) -> Tensor:
+        return _ops.divide(self, o)
+
+    def __rtruediv__(self, o: Any) -> Tensor:
+        return _ops.divide(o, self)
+
+    def __pow__(self, o: Any) -> Tensor:
+        return _ops.pow(self, o)
+
+    def __rpow__(self, o: Any) -> Tensor:
+        return _ops.pow(o, self)
+
+    def __matmul__(self, o: Any) -> Tensor:
+        return _ops.matmul(self, o)
+
+    def __rmatmul__(self, o: Any) -> Tensor:
+        return _ops.matmul(o, self)
+
+    def _compare(self, o: Any, fn: Callable) -> Tensor:
+        other = o._data if isinstance(o, Tensor) else o
+        return Tensor._make(np.asarray(fn(self._data, other)))
+
+    def __eq__(self, o: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(o, np.equal)
+
+    def __ne__(self, o: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(o, np.not_equal)
+
+    def __lt__(self, o: Any) -> Tensor:
+        return self._compare(o, np.less)
+
+    def __le__(self, o: Any) -> Tensor:
+        return self._compare(o, np.less_equal)
+
+    def __gt__(self, o: Any) -> Tensor:
+        return self._compare(o, np.greater)
+
+    def __ge__(self, o: Any) -> Tensor:
+        return self._compare(o, np.greater_equal)
+
+    @property
+    def T(self) -> Tensor:
+        return _ops.transpose(self, list(range(self.ndim))[::-1])
+
+    def __getattr__(self, name: str) -> Any:
+        # Method forms of the ops (x.sum(), x.exp(), x.reshape(...)).
+        fn = _ops.METHODS.get(name) if _ops is not None else None
+        if fn is None:
+            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+        return lambda *a, **k: fn(self, *a, **k)
+
+
+def _infer_array(data: Any, dtype: Any) -> np.ndarray:
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data)
+    else:
+        arr = np.asarray(data)
+        if dtype is None:
+            if arr.dtype.kind == "f":
+                arr = arr.astype(dtypes.default_float().np)
+            elif arr.dtype.kind in "iu":
+                arr = arr.astype(np.int64)
+            elif arr.dtype.kind not in "b":
+                raise TypeError(f"to_tensor cannot convert {type(data).__name__} with numpy "
+                                f"dtype {arr.dtype}")
+    if dtype is not None:
+        arr = arr.astype(dtypes.to_dtype(dtype).np, copy=False)
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"unsupported dtype {arr.dtype} (complex and object arrays are not "
+                        "supported)")
+    return np.array(arr, copy=True, order="C")
+
+
+def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bool = True
+              ) -> Tensor:
+    """Make a leaf tensor from nested lists, numpy arrays, scalars or Tensors (copied).
+
+    Python floats become float32 (the default dtype), ints int64, bools bool; numpy arrays
+    keep their dtype.
+    """
+    if not isinstance(stop_gradient, bool):
+        raise TypeError(f"stop_gradient must be a bool, got {stop_gradient!r}")
+    t = Tensor._make(_infer_array(data, dtype), stop_gradient=True)
+    t.stop_gradient = stop_gradient
+    return t
+
+
+def as_tensor_args(*values: Any) -> list[Tensor]:
+    """Tensors stay; scalars and arrays become constants."""
+    return [v if isinstance(v, Tensor) else Tensor._make(np.asarray(v)) for v in values]
+
+
+def ensure_tensor(x: Any, name: str = "x") -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    raise TypeError(f"{name} must be a jitgrad Tensor, got {type(x).__name__}")
+

@@ -1,0 +1,208 @@
+"""njit-callable GEMM on numpy's own bundled OpenBLAS.
+
+Why this exists (NUMBA_NOTES.md section 5): inside @njit, ``np.dot``/``@`` need
+scipy, which CI does not have; with scipy they use scipy's OpenBLAS, a second
+busy-waiting thread pool next to numpy's (256^3 went from 0.37 ms to 12-24 ms).
+So we bind numpy's ILP64 ``cblas_?gemm`` as an LLVM symbol and call it through
+``types.ExternalFunction``: unlike a ctypes pointer this keeps callers
+``cache=True``. Callers link against the stable aliases ``jitgrad_sgemm`` /
+``jitgrad_dgemm``; when numpy's BLAS is not found (other numpy build, or
+``JITGRAD_BLAS=fallback``) they point at cfuncs running the loop kernel, so
+code cached in one environment never hits an unresolved symbol in another.
+"""
+import ctypes
+import glob
+import os
+
+import numpy as np
+from llvmlite import binding as ll
+from numba import carray, cfunc, njit, types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+__all__ = ["gemm", "set_num_threads", "BLAS_NAME"]
+
+_FLAGS = dict(error_model="numpy", fastmath={"reassoc", "contract", "nsz"}, boundscheck=False)
+_ROW, _NT, _TR = 101, 111, 112  # CblasRowMajor, CblasNoTrans, CblasTrans
+# Dispatch (float32, in-njit medians on the 2-vCPU dev box, loop vs OpenBLAS):
+# matrices go to BLAS, since its call costs only ~0.05 us (4x4x4 0.08 vs 0.06 us,
+# 8x8x8 0.14 vs 0.08, 16^3 0.8 vs 0.17, 64^3 25 vs 5.5); vector shapes (m or n
+# == 1) go to the loop kernel, as OpenBLAS gemm is slow there (1x1x1 0.011 vs
+# 0.05 us, 1x1x1024 0.05 vs 1.4, 64x1x64 0.25 vs 0.7, 1x1024x1024 55 vs 120).
+
+
+def _jit(fn, jit=njit, sig=()):
+    """jit with our flags and cache=True, or without cache if no locator (read-only)."""
+    try:
+        return jit(*sig, cache=True, **_FLAGS)(fn)
+    except RuntimeError:
+        return jit(*sig, **_FLAGS)(fn)
+
+
+# ---------------------------------------------------------------- loop kernel
+@_jit
+def _tr(X, r, c):
+    """X[:r*c] viewed as r x c, transposed, as a new contiguous 1-D array."""
+    return np.ascontiguousarray(X[: r * c].reshape((r, c)).T).reshape(r * c)
+
+
+@_jit
+def _loop_core(A, B, C, m, n, k, ta, tb):
+    """C += op(A) @ op(B) with loops whose inner loop is contiguous (vectorises)."""
+    if not tb and (n >= 8 or n >= k):
+        axpy = True  # native layout, long enough rows
+    elif tb and not ta and (k >= 8 or k >= n):
+        axpy = False  # native layout for dot products
+    else:  # pack the operand whose layout does not fit the longer inner loop
+        axpy = n >= k
+        if axpy and tb:
+            B = _tr(B, n, k)
+        if not axpy:
+            if ta:
+                A = _tr(A, k, m)
+            if not tb:
+                B = _tr(B, k, n)
+    if axpy:  # i-p-j: C row i += op(A)[i, p] * B row p
+        for i in range(m):
+            c = C[i * n:(i + 1) * n]
+            for p in range(k):
+                a = A[p * m + i] if ta else A[i * k + p]
+                b = B[p * n:(p + 1) * n]
+                for j in range(n):
+                    c[j] += a * b[j]
+    else:  # C[i, j] += dot(A row i, B row j)
+        for i in range(m):
+            a = A[i * k:(i + 1) * k]
+            for j in range(n):
+                b = B[j * k:(j + 1) * k]
+                s = C[i * n + j]
+                for p in range(k):
+                    s += a[p] * b[p]
+                C[i * n + j] = s
+
+
+@_jit
+def _loop_gemm(A, B, C, m, n, k, ta, tb, acc):
+    """Loop-kernel GEMM, same contract as gemm (k >= 1)."""
+    if not acc:
+        C[: m * n] = 0
+    # A vector operand has the same layout transposed or not: normalise the flags.
+    if n == 1 and m > 1:  # C is also 1 x m: compute C^T = op(B)^T @ op(A)^T
+        _loop_core(B, A, C, 1, m, k, False, not ta and k > 1)
+    else:
+        _loop_core(A, B, C, m, n, k, bool(ta) and m > 1 and k > 1, (bool(tb) or n == 1) and k > 1)
+
+
+# ------------------------------------------------------------- symbol binding
+def _cblas_sig(ft, ptr):
+    i32, i64 = types.int32, types.int64
+    return types.void(i32, i32, i32, i64, i64, i64, ft, ptr, i64, ptr, i64, ft, ptr, i64)
+
+
+def _fallback_cfunc(ft):
+    """A cfunc with cblas_?gemm's ILP64 signature (tight leading dims, alpha=1 only)."""
+    def f(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
+        _loop_gemm(carray(A, (m * k,)), carray(B, (k * n,)), carray(C, (m * n,)),
+                   m, n, k, ta == _TR, tb == _TR, beta != 0)
+    return _jit(f, cfunc, (_cblas_sig(ft, types.CPointer(ft)),))
+
+
+# (gemm pattern, set_num_threads symbol): numpy>=2 wheels, then numpy 1.22-1.26 wheels.
+_CANDIDATES = [("scipy_cblas_%sgemm64_", "scipy_openblas_set_num_threads64_"),
+               ("cblas_%sgemm64_", "openblas_set_num_threads64_")]
+
+
+def _library_paths():
+    root = os.path.dirname(np.__file__)
+    for d in (os.path.join(root, os.pardir, "numpy.libs"),  # manylinux / Windows wheels
+              os.path.join(root, ".libs"), os.path.join(root, ".dylibs")):  # old / macOS
+        yield from sorted(glob.glob(os.path.join(d, "*openblas*")))
+    # Any other build: dlsym on numpy's extension module also searches the
+    # libraries it links (POSIX), i.e. exactly the BLAS numpy itself uses.
+    try:
+        from numpy._core import _multiarray_umath as mu
+    except ImportError:  # numpy 1.x
+        from numpy.core import _multiarray_umath as mu
+    yield mu.__file__
+
+
+def _find_blas():
+    if os.environ.get("JITGRAD_BLAS", "").lower() == "fallback":
+        return None
+    for path in _library_paths():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for pattern, threads in _CANDIDATES:
+            names = [pattern % "s", pattern % "d"]
+            if all(hasattr(lib, s) for s in names):
+                addrs = [ctypes.cast(getattr(lib, s), ctypes.c_void_p).value for s in names]
+                setter = getattr(lib, threads, None)
+                return "%s/%s in %s" % (names[0], names[1], os.path.realpath(path)), addrs, setter
+    return None
+
+
+_found = _find_blas()
+if _found is not None:
+    BLAS_NAME, _addrs, _set_threads = _found
+else:
+    BLAS_NAME, _set_threads = "fallback", None
+    _fallbacks = (_fallback_cfunc(types.float32), _fallback_cfunc(types.float64))  # keep alive
+    _addrs = [f.address for f in _fallbacks]
+ll.add_symbol("jitgrad_sgemm", _addrs[0])
+ll.add_symbol("jitgrad_dgemm", _addrs[1])
+_SGEMM = types.ExternalFunction("jitgrad_sgemm", _cblas_sig(types.float32, types.intp))
+_DGEMM = types.ExternalFunction("jitgrad_dgemm", _cblas_sig(types.float64, types.intp))
+
+
+def set_num_threads(n):
+    """Set the thread count of numpy's OpenBLAS pool; returns False if not bound."""
+    if _set_threads is None:
+        return False
+    _set_threads(ctypes.c_int(int(n)))
+    return True
+
+
+# ---------------------------------------------------------------------- gemm
+def _xgemm(A, B, C, m, n, k, ta, tb, acc):
+    """Typing stub: the overload below picks sgemm/dgemm from the array dtype."""
+
+
+@overload(_xgemm, jit_options=_FLAGS)
+def _xgemm_ov(A, B, C, m, n, k, ta, tb, acc):
+    ok = all(isinstance(X, types.Array) and X.ndim == 1 and X.layout == "C" for X in (A, B, C))
+    dt = A.dtype if ok and A.dtype == B.dtype == C.dtype else None
+    if dt not in (types.float32, types.float64):
+        raise TypingError("gemm: A, B, C must be 1-D C-contiguous arrays, all float32 "
+                          "or all float64; got %s, %s, %s" % (A, B, C))
+    ext = _SGEMM if dt == types.float32 else _DGEMM
+    one, zero = dt.cast_python_value(1), dt.cast_python_value(0)
+    row, nt, tr = np.int32(_ROW), np.int32(_NT), np.int32(_TR)
+
+    def impl(A, B, C, m, n, k, ta, tb, acc):
+        ext(row, tr if ta else nt, tr if tb else nt, m, n, k, one,
+            A.ctypes.data, m if ta else k, B.ctypes.data, k if tb else n,
+            one if acc else zero, C.ctypes.data, n)
+    return impl
+
+
+@_jit
+def gemm(A, B, C, m, n, k, ta, tb, acc):
+    """C[:m*n] (+)= op(A) @ op(B), row-major, on 1-D C-contiguous float32/float64 arrays.
+
+    op(A) is m x k (A holds k x m when ta), op(B) is k x n (B holds n x k when tb);
+    acc: C += ... (beta=1), else C = ... (beta=0). Raises ValueError if an operand
+    is too small.
+    """
+    if m <= 0 or n <= 0:
+        return
+    if k < 0 or A.size < m * k or B.size < k * n or C.size < m * n:
+        raise ValueError("gemm: operand smaller than m*k, k*n or m*n")
+    if k == 0:
+        if not acc:
+            C[: m * n] = 0
+    elif m == 1 or n == 1:
+        _loop_gemm(A, B, C, m, n, k, ta, tb, acc)
+    else:
+        _xgemm(A, B, C, m, n, k, ta, tb, acc)

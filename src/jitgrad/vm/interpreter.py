@@ -1,0 +1,178 @@
+"""The compiled backward interpreter: one @njit loop over a Program's rows.
+
+An if/elif chain over opcodes measured fastest for small and large operands alike
+(NUMBA_NOTES.md section 4: ~3 ns dispatch per instruction, kernels at memory bandwidth),
+ahead of function tables and per-graph code generation. Kernels loop over slice views of
+the arena (indexing arena[o + i] directly does not vectorise: 11x slower) and take their
+float constants from `consts` so float32 programs never promote to float64. Validation is
+all done by the lowering; nothing here checks its input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..program import OP
+from ._numba import jit
+from .blas import gemm
+
+ZERO, AXPY, MUL, DIV, MULDIV = OP["ZERO"], OP["AXPY"], OP["MUL"], OP["DIV"], OP["MULDIV"]
+TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BWD"]
+SUM, BCAST, GATHER, GATHER_MUL = OP["SUM"], OP["BCAST"], OP["GATHER"], OP["GATHER_MUL"]
+SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
+SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
+
+
+@jit
+def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - compiled
+    """softmax / log_softmax backward over rows of `length` elements spaced `inner` apart."""
+    for i in range(outer):
+        for j in range(inner):
+            base = i * length * inner + j
+            s = g[base] - g[base]
+            for t in range(length):
+                q = base + t * inner
+                s += g[q] if log else g[q] * y[q]
+            for t in range(length):
+                q = base + t * inner
+                v = g[q] - y[q] * s if log else y[q] * (g[q] - s)
+                if acc:
+                    out[q] += v
+                else:
+                    out[q] = v
+
+
+@jit
+def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
+    one = consts[0]                      # 1.0 in the arena's dtype: no float64 promotion
+    zero = one - one
+    for pc in range(start, stop):
+        opacc = code[pc, 0]
+        op = opacc >> 1
+        acc = (opacc & 1) == 1
+        o = code[pc, 1]
+        a = code[pc, 2]
+        b = code[pc, 3]
+        n = code[pc, 5]
+        K = consts[code[pc, 7]]
+        out = arena[o:o + n]
+        A = arena[a:a + n]
+        if op == AXPY:
+            if acc:
+                for i in range(n):
+                    out[i] += K * A[i]
+            else:
+                for i in range(n):
+                    out[i] = K * A[i]
+        elif op == MUL:
+            B = arena[b:b + n]
+            if acc:
+                for i in range(n):
+                    out[i] += K * A[i] * B[i]
+            else:
+                for i in range(n):
+                    out[i] = K * A[i] * B[i]
+        elif op == TANH_BWD:
+            B = arena[b:b + n]
+            if acc:
+                for i in range(n):
+                    out[i] += A[i] * (one - B[i] * B[i])
+            else:
+                for i in range(n):
+                    out[i] = A[i] * (one - B[i] * B[i])
+        elif op == SUM:
+            s = zero
+            for i in range(n):
+                s += A[i]
+            if acc:
+                arena[o] += K * s
+            else:
+                arena[o] = K * s
+        elif op == BCAST:
+            v = K * arena[a]
+            if acc:
+                for i in range(n):
+                    out[i] += v
+            else:
+                for i in range(n):
+                    out[i] = v
+        elif op == DIV:
+            B = arena[b:b + n]
+            if acc:
+                for i in range(n):
+                    out[i] += K * A[i] / B[i]
+            else:
+                for i in range(n):
+                    out[i] = K * A[i] / B[i]
+        elif op == MULDIV:
+            B = arena[b:b + n]
+            C = arena[code[pc, 4]:code[pc, 4] + n]
+            if acc:
+                for i in range(n):
+                    out[i] += K * A[i] * B[i] / C[i]
+            else:
+                for i in range(n):
+                    out[i] = K * A[i] * B[i] / C[i]
+        elif op == SIGMOID_BWD:
+            B = arena[b:b + n]
+            if acc:
+                for i in range(n):
+                    out[i] += A[i] * B[i] * (one - B[i])
+            else:
+                for i in range(n):
+                    out[i] = A[i] * B[i] * (one - B[i])
+        elif op == RELU_BWD:
+            B = arena[b:b + n]
+            if acc:
+                for i in range(n):
+                    out[i] += A[i] if B[i] > zero else zero
+            else:
+                for i in range(n):
+                    out[i] = A[i] if B[i] > zero else zero
+        elif op == ZERO:
+            out[:] = zero
+        elif op == GATHER:
+            idx = itab[code[pc, 6]:code[pc, 6] + n]
+            if acc:
+                for i in range(n):
+                    out[i] += K * arena[a + idx[i]]
+            else:
+                for i in range(n):
+                    out[i] = K * arena[a + idx[i]]
+        elif op == GATHER_MUL:
+            idx = itab[code[pc, 6]:code[pc, 6] + n]
+            B = arena[b:b + n]
+            if acc:
+                for i in range(n):
+                    out[i] += arena[a + idx[i]] * B[i]
+            else:
+                for i in range(n):
+                    out[i] = arena[a + idx[i]] * B[i]
+        elif op == SCATTER:
+            idx = itab[code[pc, 6]:code[pc, 6] + n]
+            for i in range(n):
+                arena[o + idx[i]] += A[i]
+        elif op == GEMM:
+            p = code[pc, 6]
+            nb, m, nn, kk = itab[p], itab[p + 1], itab[p + 2], itab[p + 3]
+            ta, tb = itab[p + 4] != 0, itab[p + 5] != 0
+            sa, sb, sc = itab[p + 6], itab[p + 7], itab[p + 8]
+            for j in range(nb):
+                gemm(arena[a + j * sa:a + j * sa + m * kk],
+                     arena[b + j * sb:b + j * sb + kk * nn],
+                     arena[o + j * sc:o + j * sc + m * nn],
+                     m, nn, kk, ta, tb, acc or (sc == 0 and j > 0))
+        elif op == SOFTMAX_BWD or op == LOGSOFTMAX_BWD:
+            p = code[pc, 6]
+            _rows_bwd(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
+                      op == LOGSOFTMAX_BWD)
+        else:
+            return op                    # unknown opcode: the caller raises
+    return -1
+
+
+def run_program(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
+                start: int, stop: int) -> None:
+    status = run(code, arena, itab, consts, start, stop)
+    if status != -1:
+        raise RuntimeError(f"compiled interpreter has no kernel for opcode {status}")

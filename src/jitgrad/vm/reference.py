@@ -1,0 +1,86 @@
+"""The numpy reference interpreter: the living definition of every opcode.
+
+Plain and slow on purpose. The compiled interpreter must agree with it on every Program;
+tests run both. Set JITGRAD_VM=reference to use it everywhere (debugging, coverage).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..program import NAMES
+
+
+def _gemm(p: np.ndarray, out: int, a: int, b: int, arena: np.ndarray, acc: bool) -> None:
+    batch, m, n, k, ta, tb, sa, sb, sc = (int(v) for v in p)
+    for j in range(batch):
+        A = arena[a + j * sa: a + j * sa + m * k]
+        B = arena[b + j * sb: b + j * sb + k * n]
+        A = A.reshape(k, m).T if ta else A.reshape(m, k)
+        B = B.reshape(n, k).T if tb else B.reshape(k, n)
+        C = arena[out + j * sc: out + j * sc + m * n].reshape(m, n)
+        if acc or (sc == 0 and j > 0):
+            C += A @ B
+        else:
+            C[...] = A @ B
+
+
+def _rows(x: np.ndarray, p: np.ndarray) -> np.ndarray:
+    outer, length, inner = (int(v) for v in p[:3])
+    return x.reshape(outer, length, inner)
+
+
+def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
+        start: int = 0, stop: int = -1) -> int:
+    """Execute instructions start..stop-1 (all by default) in order; returns 0."""
+    stop = code.shape[0] if stop < 0 else stop
+    for pc in range(start, stop):
+        opacc, o, a, b, c, n, p, k = (int(v) for v in code[pc])
+        name, acc, K = NAMES[opacc >> 1], bool(opacc & 1), consts[k]
+        A, B, C = arena[a:a + n], arena[b:b + n], arena[c:c + n]
+        idx = itab[p:p + n]
+        if name == "ZERO":
+            val = np.zeros(n, arena.dtype)
+        elif name == "AXPY":
+            val = K * A
+        elif name == "MUL":
+            val = K * A * B
+        elif name == "DIV":
+            val = K * A / B
+        elif name == "MULDIV":
+            val = K * A * B / C
+        elif name == "TANH_BWD":
+            val = A * (1 - B * B)
+        elif name == "SIGMOID_BWD":
+            val = A * B * (1 - B)
+        elif name == "RELU_BWD":
+            val = np.where(B > 0, A, 0)
+        elif name == "SUM":
+            s = K * A.sum()
+            arena[o] = arena[o] + s if acc else s
+            continue
+        elif name == "BCAST":
+            val = np.full(n, K * arena[a], arena.dtype)
+        elif name == "GATHER":
+            val = K * arena[a + idx]
+        elif name == "GATHER_MUL":
+            val = arena[a + idx] * B
+        elif name == "SCATTER":
+            np.add.at(arena, o + idx, A)
+            continue
+        elif name == "GEMM":
+            _gemm(itab[p:p + 9], o, a, b, arena, acc)
+            continue
+        elif name in ("SOFTMAX_BWD", "LOGSOFTMAX_BWD"):
+            g, y = _rows(A, itab[p:p + 3]), _rows(B, itab[p:p + 3])
+            if name == "SOFTMAX_BWD":
+                val = (y * (g - (g * y).sum(axis=1, keepdims=True))).ravel()
+            else:
+                val = (g - y * g.sum(axis=1, keepdims=True)).ravel()
+        else:
+            raise NotImplementedError(f"reference VM has no opcode {name}")
+        if acc:
+            arena[o:o + n] += val
+        else:
+            arena[o:o + n] = val
+    return 0
