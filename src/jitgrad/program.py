@@ -25,6 +25,7 @@ OPCODES: dict[str, str] = {
     "AXPY": "out[i] (+)= K * a[i]",
     "MUL": "out[i] (+)= K * a[i] * b[i]",
     "DIV": "out[i] (+)= K * a[i] / b[i]",
+    "DIVK": "out[i] (+)= a[i] / K   (division, not a reciprocal multiply: Paddle's rounding)",
     "MULDIV": "out[i] (+)= K * a[i] * b[i] / c[i]",
     "TANH_BWD": "out[i] (+)= a[i] * (1 - b[i] * b[i])",
     "SIGMOID_BWD": "out[i] (+)= a[i] * b[i] * (1 - b[i])",

@@ -93,7 +93,7 @@ matmul_op = defop(
                     (((2, 3), (4, 3)), False, True), (((3, 2), (4, 3)), True, True),
                     (((3,), (3,)), False, False), (((2, 3), (3,)), False, False),
                     (((3,), (3, 2)), False, False), (((2, 2, 3), (3, 4)), False, False),
-                    (((2, 1, 2, 3), (3, 3, 2)), False, True))))
+                    (((2, 1, 2, 3), (3, 4, 3)), False, True))))
 
 
 def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,

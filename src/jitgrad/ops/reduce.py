@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -50,7 +51,7 @@ mean_op = defop(
     forward=lambda x, axes, keepdim: np.mean(x, axis=axes, keepdims=keepdim).astype(x.dtype),
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes) * (1.0 / _count(x.shape, axes)),),
     lower=lambda b, node, g, gins: _lower_spread(
-        b, node, g, gins, k=1.0 / max(_count(node.inputs[0]._data.shape, node.attrs["axes"]), 1)),
+        b, node, g, gins, k=1.0 / builtins.max(_count(node.inputs[0]._data.shape, node.attrs["axes"]), 1)),
     cases=REDUCE_CASES)
 
 

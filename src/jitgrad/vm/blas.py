@@ -1,14 +1,14 @@
 """njit-callable GEMM on numpy's own bundled OpenBLAS.
 
-Why this exists (NUMBA_NOTES.md section 5): inside @njit, ``np.dot``/``@`` need
-scipy, which CI does not have; with scipy they use scipy's OpenBLAS, a second
-busy-waiting thread pool next to numpy's (256^3 went from 0.37 ms to 12-24 ms).
-So we bind numpy's ILP64 ``cblas_?gemm`` as an LLVM symbol and call it through
-``types.ExternalFunction``: unlike a ctypes pointer this keeps callers
-``cache=True``. Callers link against the stable aliases ``jitgrad_sgemm`` /
-``jitgrad_dgemm``; when numpy's BLAS is not found (other numpy build, or
-``JITGRAD_BLAS=fallback``) they point at cfuncs running the loop kernel, so
-code cached in one environment never hits an unresolved symbol in another.
+Why (NUMBA_NOTES.md section 5): inside @njit, ``np.dot``/``@`` need scipy, absent
+in CI; with scipy they use scipy's OpenBLAS, a second busy-waiting thread pool
+next to numpy's (256^3: 0.37 ms became 12-24 ms). So we bind numpy's ILP64
+``cblas_?gemm`` as an LLVM symbol called via ``types.ExternalFunction``, which,
+unlike a ctypes pointer, keeps callers ``cache=True``. Without it (other numpy
+build, or ``JITGRAD_BLAS=fallback``) gemm runs a loop kernel. Compiled code
+links to the aliases ``jitgrad_sgemm``/``jitgrad_dgemm``, always registered (in
+fallback mode to a slow ctypes trampoline): a caller cached where BLAS was bound
+would otherwise segfault when loaded where it is not.
 """
 import ctypes
 import glob
@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 from llvmlite import binding as ll
-from numba import carray, cfunc, njit, types
+from numba import njit, types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
@@ -24,22 +24,21 @@ __all__ = ["gemm", "set_num_threads", "BLAS_NAME"]
 
 _FLAGS = dict(error_model="numpy", fastmath={"reassoc", "contract", "nsz"}, boundscheck=False)
 _ROW, _NT, _TR = 101, 111, 112  # CblasRowMajor, CblasNoTrans, CblasTrans
-# Dispatch (float32, in-njit medians on the 2-vCPU dev box, loop vs OpenBLAS):
-# matrices go to BLAS, since its call costs only ~0.05 us (4x4x4 0.08 vs 0.06 us,
-# 8x8x8 0.14 vs 0.08, 16^3 0.8 vs 0.17, 64^3 25 vs 5.5); vector shapes (m or n
-# == 1) go to the loop kernel, as OpenBLAS gemm is slow there (1x1x1 0.011 vs
-# 0.05 us, 1x1x1024 0.05 vs 1.4, 64x1x64 0.25 vs 0.7, 1x1024x1024 55 vs 120).
+# gemm dispatch, from float32 in-njit medians on the 2-vCPU box (loop vs BLAS):
+# matrices -> BLAS, whose call costs only ~0.05 us (4x4x4 0.08 vs 0.06 us, 8x8x8
+# 0.14 vs 0.08, 16^3 0.8 vs 0.17, 64^3 25 vs 5.5); m or n == 1 -> loop kernel,
+# OpenBLAS gemm is slow there (1x1x1 0.011 vs 0.05, 1x1x1024 0.05 vs 1.4,
+# 64x1x64 0.25 vs 0.7, 1x1024x1024 55 vs 120).
 
 
-def _jit(fn, jit=njit, sig=()):
-    """jit with our flags and cache=True, or without cache if no locator (read-only)."""
+def _jit(fn):
+    """njit with our flags and cache=True, or without cache if no locator (read-only)."""
     try:
-        return jit(*sig, cache=True, **_FLAGS)(fn)
+        return njit(cache=True, **_FLAGS)(fn)
     except RuntimeError:
-        return jit(*sig, **_FLAGS)(fn)
+        return njit(**_FLAGS)(fn)
 
 
-# ---------------------------------------------------------------- loop kernel
 @_jit
 def _tr(X, r, c):
     """X[:r*c] viewed as r x c, transposed, as a new contiguous 1-D array."""
@@ -93,18 +92,16 @@ def _loop_gemm(A, B, C, m, n, k, ta, tb, acc):
         _loop_core(A, B, C, m, n, k, bool(ta) and m > 1 and k > 1, (bool(tb) or n == 1) and k > 1)
 
 
-# ------------------------------------------------------------- symbol binding
-def _cblas_sig(ft, ptr):
-    i32, i64 = types.int32, types.int64
-    return types.void(i32, i32, i32, i64, i64, i64, ft, ptr, i64, ptr, i64, ft, ptr, i64)
+def _trampoline(ct):
+    """ctypes callback with cblas_?gemm's ILP64 signature (tight, alpha=1) running the
+    loop kernel. Only code cached where numpy's BLAS was bound reaches it: slow, correct."""
+    ptr, i32, i64, vp = ctypes.POINTER(ct), ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
 
-
-def _fallback_cfunc(ft):
-    """A cfunc with cblas_?gemm's ILP64 signature (tight leading dims, alpha=1 only)."""
     def f(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
-        _loop_gemm(carray(A, (m * k,)), carray(B, (k * n,)), carray(C, (m * n,)),
-                   m, n, k, ta == _TR, tb == _TR, beta != 0)
-    return _jit(f, cfunc, (_cblas_sig(ft, types.CPointer(ft)),))
+        A, B, C = (np.ctypeslib.as_array(ctypes.cast(p, ptr), (size,))
+                   for p, size in ((A, m * k), (B, k * n), (C, m * n)))
+        _loop_gemm(A, B, C, m, n, k, ta == _TR, tb == _TR, beta != 0)
+    return ctypes.CFUNCTYPE(None, i32, i32, i32, i64, i64, i64, ct, vp, i64, vp, i64, ct, vp, i64)(f)
 
 
 # (gemm pattern, set_num_threads symbol): numpy>=2 wheels, then numpy 1.22-1.26 wheels.
@@ -119,11 +116,8 @@ def _library_paths():
         yield from sorted(glob.glob(os.path.join(d, "*openblas*")))
     # Any other build: dlsym on numpy's extension module also searches the
     # libraries it links (POSIX), i.e. exactly the BLAS numpy itself uses.
-    try:
-        from numpy._core import _multiarray_umath as mu
-    except ImportError:  # numpy 1.x
-        from numpy.core import _multiarray_umath as mu
-    yield mu.__file__
+    core = "_core" if os.path.isdir(os.path.join(root, "_core")) else "core"  # numpy 2 / 1
+    yield from glob.glob(os.path.join(root, core, "_multiarray_umath*"))
 
 
 def _find_blas():
@@ -148,12 +142,14 @@ if _found is not None:
     BLAS_NAME, _addrs, _set_threads = _found
 else:
     BLAS_NAME, _set_threads = "fallback", None
-    _fallbacks = (_fallback_cfunc(types.float32), _fallback_cfunc(types.float64))  # keep alive
-    _addrs = [f.address for f in _fallbacks]
+    _keep = (_trampoline(ctypes.c_float), _trampoline(ctypes.c_double))
+    _addrs = [ctypes.cast(f, ctypes.c_void_p).value for f in _keep]
 ll.add_symbol("jitgrad_sgemm", _addrs[0])
 ll.add_symbol("jitgrad_dgemm", _addrs[1])
-_SGEMM = types.ExternalFunction("jitgrad_sgemm", _cblas_sig(types.float32, types.intp))
-_DGEMM = types.ExternalFunction("jitgrad_dgemm", _cblas_sig(types.float64, types.intp))
+_SGEMM, _DGEMM = (types.ExternalFunction(name, types.void(  # pointers passed as intp
+    types.int32, types.int32, types.int32, types.int64, types.int64, types.int64, ft,
+    types.intp, types.int64, types.intp, types.int64, ft, types.intp, types.int64))
+    for name, ft in (("jitgrad_sgemm", types.float32), ("jitgrad_dgemm", types.float64)))
 
 
 def set_num_threads(n):
@@ -164,7 +160,6 @@ def set_num_threads(n):
     return True
 
 
-# ---------------------------------------------------------------------- gemm
 def _xgemm(A, B, C, m, n, k, ta, tb, acc):
     """Typing stub: the overload below picks sgemm/dgemm from the array dtype."""
 
@@ -176,6 +171,8 @@ def _xgemm_ov(A, B, C, m, n, k, ta, tb, acc):
     if dt not in (types.float32, types.float64):
         raise TypingError("gemm: A, B, C must be 1-D C-contiguous arrays, all float32 "
                           "or all float64; got %s, %s, %s" % (A, B, C))
+    if BLAS_NAME == "fallback":
+        return lambda A, B, C, m, n, k, ta, tb, acc: _loop_gemm(A, B, C, m, n, k, ta, tb, acc)
     ext = _SGEMM if dt == types.float32 else _DGEMM
     one, zero = dt.cast_python_value(1), dt.cast_python_value(0)
     row, nt, tr = np.int32(_ROW), np.int32(_NT), np.int32(_TR)

@@ -17,6 +17,7 @@ from ._numba import jit
 from .blas import gemm
 
 ZERO, AXPY, MUL, DIV, MULDIV = OP["ZERO"], OP["AXPY"], OP["MUL"], OP["DIV"], OP["MULDIV"]
+DIVK = OP["DIVK"]
 TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BWD"]
 SUM, BCAST, GATHER, GATHER_MUL = OP["SUM"], OP["BCAST"], OP["GATHER"], OP["GATHER_MUL"]
 SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
@@ -104,6 +105,13 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
             else:
                 for i in range(n):
                     out[i] = K * A[i] / B[i]
+        elif op == DIVK:
+            if acc:
+                for i in range(n):
+                    out[i] += A[i] / K
+            else:
+                for i in range(n):
+                    out[i] = A[i] / K
         elif op == MULDIV:
             B = arena[b:b + n]
             C = arena[code[pc, 4]:code[pc, 4] + n]

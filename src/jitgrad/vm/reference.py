@@ -47,6 +47,8 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
             val = K * A * B
         elif name == "DIV":
             val = K * A / B
+        elif name == "DIVK":
+            val = A / K
         elif name == "MULDIV":
             val = K * A * B / C
         elif name == "TANH_BWD":
