@@ -21,7 +21,7 @@ import numpy as np
 
 # name: semantics, written for element i < n; K = consts[k]
 OPCODES: dict[str, str] = {
-    "ZERO": "out[i] = 0",
+    "ZERO": "out[i] = 0  (whatever the acc bit)",
     "AXPY": "out[i] (+)= K * a[i]",
     "MUL": "out[i] (+)= K * a[i] * b[i]",
     "DIV": "out[i] (+)= K * a[i] / b[i]",

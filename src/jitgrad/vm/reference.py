@@ -36,11 +36,12 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
     stop = code.shape[0] if stop < 0 else stop
     for pc in range(start, stop):
         opacc, o, a, b, c, n, p, k = (int(v) for v in code[pc])
-        name, acc, K = NAMES[opacc >> 1], bool(opacc & 1), consts[k]
+        name, acc, K = NAMES.get(opacc >> 1, str(opacc >> 1)), bool(opacc & 1), consts[k]
         A, B, C = arena[a:a + n], arena[b:b + n], arena[c:c + n]
         idx = itab[p:p + n]
         if name == "ZERO":
-            val = np.zeros(n, arena.dtype)
+            arena[o:o + n] = 0
+            continue
         elif name == "AXPY":
             val = K * A
         elif name == "MUL":

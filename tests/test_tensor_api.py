@@ -1,0 +1,176 @@
+"""Tensors: dtypes and promotion, printing, conversions, operators (PADDLE_SEMANTICS.md A)."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+
+TT = paddle.to_tensor
+
+
+def test_to_tensor_default_dtypes():
+    assert TT([1.0, 2.0]).dtype == paddle.float32
+    assert TT([1, 2]).dtype == paddle.int64
+    assert TT([True]).dtype == paddle.bool
+    assert TT(np.array([1.0])).dtype == paddle.float64
+    assert TT(np.array([1], np.int32)).dtype == paddle.int32
+    assert TT([1.0]).stop_gradient is True
+    assert paddle.get_default_dtype() == "float32"
+
+
+def test_dtype_compares_by_identity_and_prints_with_prefix():
+    t = TT([1.0])
+    assert t.dtype == paddle.float32
+    assert not (t.dtype == "float32")
+    assert str(t.dtype) == "paddle.float32"
+
+
+def test_shape_is_a_list():
+    assert TT([[1.0, 2.0]]).shape == [1, 2]
+    assert TT(3.0).shape == []
+
+
+def test_int_tensor_times_python_float_gives_float32():
+    assert (TT([1, 2]) * 1.5).dtype == paddle.float32
+    assert (TT([1, 2]) / TT([2, 2])).dtype == paddle.float32
+    assert (TT([1, 2]) / TT([2, 2])).tolist() == [0.5, 1.0]
+
+
+def test_float32_with_float64_gives_float64():
+    assert (TT([1.0]) + TT(np.array([1.0]))).dtype == paddle.float64
+
+
+def test_int_tensor_with_float_tensor_raises_type_error():
+    with pytest.raises(TypeError, match="astype"):
+        TT([1, 2]) + TT([1.0, 2.0])
+
+
+def test_python_scalar_keeps_float32():
+    assert (TT([1.0]) * 2.0).dtype == paddle.float32
+    assert (2 * TT([1.0])).dtype == paddle.float32
+
+
+def test_reductions_and_scalar_indexing_give_0d():
+    x = TT([[1.0, 2.0], [3.0, 4.0]])
+    assert paddle.sum(x).shape == [] and x.mean().shape == []
+    assert x[0, 1].shape == [] and x[0].shape == [2]
+    assert paddle.matmul(TT([1.0, 2.0]), TT([3.0, 4.0])).shape == []
+
+
+def test_float_only_on_0d_and_item_on_one_element():
+    assert float(TT(2.5)) == 2.5
+    with pytest.raises(TypeError, match="0-d"):
+        float(TT([2.5]))
+    assert TT([2.5]).item() == 2.5
+    with pytest.raises(ValueError):
+        TT([1.0, 2.0]).item()
+
+
+def test_print_matches_paddle():
+    x = TT([1.0, 2.0], stop_gradient=False)
+    assert str(x) == ("Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,"
+                      "\n       [1., 2.])")
+    assert str(TT(2.0)).endswith("\n       2.)")
+    m = TT([[9.0, 10.0], [21.0, 22.0]])
+    assert str(m).endswith("[[9. , 10.],\n        [21., 22.]])")
+
+
+def test_print_mixed_and_signed_columns():
+    assert str(TT([0.0, 0.69314718])).endswith("[0.        , 0.69314718])")
+    assert str(TT([-0.19661194, 0.196612])).endswith("[-0.19661194,  0.19661200])")
+
+
+def test_print_int_and_bool():
+    assert str(TT([1, 20])).endswith("[1 , 20])")
+    assert "dtype=int64" in str(TT([1]))
+    assert str(TT([True, False])).endswith("[True , False])")
+
+
+def test_print_summarises_large_tensors():
+    s = str(TT(np.arange(2000, dtype=np.float32)))
+    assert "..." in s and s.endswith("[0.   , 1.   , 2.   , ..., 1997., 1998., 1999.])")
+
+
+def test_format_0d_and_format_spec():
+    assert "{}".format(TT(10.0)) == "10.0"
+    assert "{:.2f}".format(TT(2.5)) == "2.50"
+
+
+def test_numpy_tolist_detach_clone():
+    x = TT([1.0, 2.0], stop_gradient=False)
+    a = x.numpy()
+    a[0] = 100
+    assert x.tolist() == [1.0, 2.0]
+    assert x.detach().stop_gradient and x.clone().stop_gradient is False
+
+
+def test_operators_and_reflected_numpy_scalars():
+    x = TT([1.0, 2.0])
+    assert (x + 1).tolist() == [2, 3] and (1 - x).tolist() == [0, -1]
+    assert (x * x).tolist() == [1, 4] and (2 / x).tolist() == [2, 1]
+    assert (x ** 2).tolist() == [1, 4] and (-x).tolist() == [-1, -2]
+    assert (np.float32(3) * x).tolist() == [3, 6]
+    assert isinstance(np.float32(3) * x, paddle.Tensor)
+    assert (x > 1).tolist() == [False, True] and (x == 2).tolist() == [False, True]
+    assert np.asarray(x).tolist() == [1.0, 2.0]
+
+
+def test_indexing_with_slices_and_steps():
+    x = TT(np.arange(12, dtype=np.float32).reshape(3, 4), stop_gradient=False)
+    y = x[1:, ::2]
+    assert y.tolist() == [[4, 6], [8, 10]]
+    y.sum().backward()
+    assert x.grad.tolist() == [[0, 0, 0, 0], [1, 0, 1, 0], [1, 0, 1, 0]]
+
+
+def test_repeated_integer_index_accumulates_gradient():
+    x = TT([1.0, 2.0, 3.0], stop_gradient=False)
+    x[[0, 0, 2]].sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0, 1.0]
+
+
+def test_no_grad_context_and_decorator():
+    x = TT([1.0], stop_gradient=False)
+    with paddle.no_grad():
+        assert (x * 2).stop_gradient
+
+    @paddle.no_grad()
+    def f(t):
+        return t * 2
+
+    assert f(x).stop_gradient
+    assert (x * 2).stop_gradient is False
+
+
+def test_no_grad_decorates_generators():
+    x = TT([1.0], stop_gradient=False)
+
+    @paddle.no_grad()
+    def gen():
+        yield x * 2
+        yield x * 3
+
+    assert all(t.stop_gradient for t in gen())
+    assert paddle.is_grad_enabled()
+
+
+def test_bare_no_grad_is_a_type_error():
+    with pytest.raises(TypeError):
+        with paddle.no_grad:
+            pass
+
+
+def test_to_tensor_inside_no_grad_still_requires_grad():
+    with paddle.no_grad():
+        x = TT([1.0], stop_gradient=False)
+    assert x.stop_gradient is False
+
+
+def test_nn_functional_exposes_activations():
+    F = paddle.nn.functional
+    x = TT([-1.0, 0.0, 2.0])
+    assert F.relu(x).tolist() == [0.0, 0.0, 2.0]
+    np.testing.assert_allclose(F.softmax(x).numpy().sum(), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(F.log_softmax(x).numpy(),
+                               np.log(F.softmax(x).numpy()), rtol=1e-5)
+    assert F.tanh is paddle.tanh and F.sigmoid is paddle.sigmoid
