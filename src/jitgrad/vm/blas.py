@@ -22,7 +22,8 @@ from numba.extending import overload
 
 __all__ = ["gemm", "set_num_threads", "BLAS_NAME"]
 
-_FLAGS = dict(error_model="numpy", fastmath={"reassoc", "contract", "nsz"}, boundscheck=False)
+_FLAGS = dict(error_model="numpy", fastmath={"reassoc", "contract", "nsz"}, boundscheck=False,
+              nogil=True)
 _ROW, _NT, _TR = 101, 111, 112  # CblasRowMajor, CblasNoTrans, CblasTrans
 # gemm dispatch, from float32 in-njit medians on the 2-vCPU box (loop vs BLAS):
 # matrices -> BLAS, whose call costs only ~0.05 us (4x4x4 0.08 vs 0.06 us, 8x8x8
@@ -32,10 +33,10 @@ _ROW, _NT, _TR = 101, 111, 112  # CblasRowMajor, CblasNoTrans, CblasTrans
 
 
 def _jit(fn):
-    """njit with our flags and cache=True, or without cache if no locator (read-only)."""
+    """njit with our flags, cached unless JITGRAD_NO_CACHE is set or nothing is writable."""
     try:
-        return njit(cache=True, **_FLAGS)(fn)
-    except RuntimeError:
+        return njit(cache=os.environ.get("JITGRAD_NO_CACHE", "") in ("", "0"), **_FLAGS)(fn)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
         return njit(**_FLAGS)(fn)
 
 
@@ -86,10 +87,12 @@ def _loop_gemm(A, B, C, m, n, k, ta, tb, acc):
     if not acc:
         C[: m * n] = 0
     # A vector operand has the same layout transposed or not: normalise the flags.
-    if n == 1 and m > 1:  # C is also 1 x m: compute C^T = op(B)^T @ op(A)^T
-        _loop_core(B, A, C, 1, m, k, False, not ta and k > 1)
-    else:
-        _loop_core(A, B, C, m, n, k, bool(ta) and m > 1 and k > 1, (bool(tb) or n == 1) and k > 1)
+    swap = n == 1 and m > 1  # C is also 1 x m: compute C^T = op(B)^T @ op(A)^T
+    if swap:
+        A, B, m, n = B, A, n, m
+    tb = (not ta if swap else bool(tb) or n == 1) and k > 1
+    ta = bool(ta) and m > 1 and k > 1
+    _loop_core(A, B, C, m, n, k, ta, tb)  # one call site: no literal-typed respecialisation
 
 
 def _trampoline(ct):
