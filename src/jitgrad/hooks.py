@@ -59,13 +59,13 @@ class RemovableHandle:
     """Returned by register_hook; `remove()` is True the first time, False after."""
 
     def __init__(self, chain: HookChain, fn: Callable) -> None:
-        self._chain = weakref.ref(chain)
+        self._chain = chain
         self._fn = fn
         self._removed = False
 
     def remove(self) -> bool:
-        chain = self._chain()
-        if self._removed or chain is None:
+        chain = self._chain
+        if self._removed:
             return False
         self._removed = True
         for i, e in enumerate(chain.entries):
