@@ -375,3 +375,6 @@ def _no_grad_ids(no_grad_vars: Any) -> set[int] | None:
         if not isinstance(t, Tensor):
             raise TypeError(f"no_grad_vars[{i}] must be a Tensor, got {type(t).__name__}")
     return {id(t) for t in no_grad_vars} or None
+
+
+from .py_layer import PyLayer, PyLayerContext  # noqa: E402  (public: paddle.autograd.PyLayer)

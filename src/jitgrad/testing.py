@@ -43,7 +43,7 @@ def gradients(f: Callable[..., Tensor], arrays: Sequence[np.ndarray], seed: np.n
         return [found[id(x)]._data if id(x) in found else np.zeros_like(x._data) for x in xs]
     prog = lower([out], targets=xs)
     prog.arena[prog.seeds[0][0]:prog.seeds[0][0] + prog.seeds[0][1]] = s._data.ravel()
-    vm.execute(prog, vm=path)
+    vm.run(prog, vm=path)
     by_id = {id(t): prog.arena[off:off + int(np.prod(shape))].reshape(shape)
              for t, off, shape, _ in prog.outputs}
     return [np.array(by_id[id(x)]).astype(x._data.dtype) if id(x) in by_id
