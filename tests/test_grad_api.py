@@ -250,3 +250,12 @@ def test_values_computed_under_no_grad_are_constants_for_grad():
         c = x * 2
     (g,) = paddle.grad((c * x).sum(), x)
     assert g.tolist() == [6.0]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from jitgrad import autograd, py_layer
+    for module in (autograd, py_layer):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

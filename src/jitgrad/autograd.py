@@ -294,13 +294,15 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     `retain_graph=None` means `create_graph`; as in Paddle 3.3.1, grad() never frees the
     graph. Hooks on interior tensors apply; hooks on the inputs do not change their result.
 
-    Example (Paddle's docstring):
+    Example (Paddle's docstring: z = y + dx backpropagates through dx only with
+    create_graph=True):
         >>> import jitgrad as paddle
-        >>> x = paddle.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
-        >>> y1 = x * x
-        >>> dx = paddle.grad(y1, x, create_graph=True)[0]
-        >>> (dx * 2 + x * x).sum().item()    # d/dx of it would be 2*2 + 2x
-        50.0
+        >>> x = paddle.to_tensor([1.0], stop_gradient=False)
+        >>> y = x * x
+        >>> dx = paddle.grad(y, x, create_graph=True)[0]
+        >>> (y + dx).backward()
+        >>> x.grad.tolist()
+        [4.0]
     """
     outs = _distinct(outputs, "outputs")
     ins = _distinct(inputs, "inputs")
