@@ -44,16 +44,10 @@ class Jacobian:
             self._lazy_axis = 0
             self.inner_shape = [self._ys.shape[0], _width(xs, False)]
             self.shape = [*ys.shape[0:1], *xs.shape[0:1]]
-        self._dropped = [i for i, (a, b) in enumerate(zip(
-            self.inner_shape, self._full_shape(ys))) if b is None]
-
-    def _full_shape(self, ys: Tensor) -> list:
-        """inner_shape with None where a 0-D (or batched 1-D) side has no axis of its own."""
-        if self.is_batched:
-            return [self.inner_shape[0], self.inner_shape[1] if ys.ndim == 2 else None,
-                    self.inner_shape[2] if self._xs.ndim == 2 else None]
-        return [self.inner_shape[0] if ys.ndim == 1 else None,
-                self.inner_shape[1] if self._xs.ndim == 1 else None]
+        # axes of inner_shape a 0-D (or, batched, 1-D) side does not have in `shape`
+        sides = ((1, ys.ndim == 2), (2, xs.ndim == 2)) if is_batched else \
+            ((0, ys.ndim == 1), (1, xs.ndim == 1))
+        self._dropped = [axis for axis, kept in sides if not kept]
 
     # ---- evaluation ----------------------------------------------------------------------
     def _row(self, i: int) -> Tensor:
