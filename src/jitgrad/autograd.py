@@ -236,3 +236,5 @@ def backward(tensors: Tensor | Sequence[Tensor],
         eager_backward(roots, seeds, retain_graph, create_graph=True)
     else:
         run_backward(roots, seeds, retain_graph)
+
+from .display import graphviz  # noqa: E402,F401  (jitgrad.autograd.graphviz)
