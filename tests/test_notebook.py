@@ -90,3 +90,19 @@ def test_stored_notebook_has_the_pictures():
              for o in cell.outputs for key in o.get("data", {})}
     assert "image/png" in kinds                      # the replay-time plot
     assert "image/svg+xml" in kinds                  # the backward graph, drawn by Graphviz
+
+
+def test_readme_example_runs_and_prints_what_its_comments_say(capsys):
+    import re
+
+    import numpy as np
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    block = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    assert len(block.strip().splitlines()) <= 15
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    claimed = re.findall(r"print\(x\.grad\)\s*# (\[\[.*?\]\])", block)
+    values = re.findall(r"\[\[[^()]*?\]\]", printed.replace("\n", " "))
+    assert len(claimed) == 2 and len(values) == 2
+    for want, got in zip(claimed, values):
+        np.testing.assert_array_equal(np.array(eval(got)), np.array(eval(want)))
