@@ -75,11 +75,11 @@ def test_tour_notebook_runs_and_its_stored_outputs_are_current(kernel_env, tmp_p
         if old.cell_type != "code":
             continue
         assert old.get("outputs") or "nondeterministic" in old.metadata.get("tags", []), \
-            f"cell {i} has no stored output: re-execute the notebook"
+            f"cell {i} has no stored output: run `python notebooks/execute.py`"
         if "nondeterministic" in old.metadata.get("tags", []):
             continue
         assert comparable(new) == comparable(old), (
-            f"cell {i} output changed; re-execute notebooks/tour.ipynb and commit it:\n"
+            f"cell {i} output changed; run `python notebooks/execute.py` and commit:\n"
             f"{old.source}")
 
 
