@@ -100,6 +100,22 @@ def execute(prog: Program, start: int = 0, stop: int = -1, vm: str | None = None
         _first_call(runner, args, prog.arena.dtype)
 
 
+def run(prog: Program, vm: str | None = None) -> None:
+    """Run a whole Program: one interpreter call per segment, Python callbacks between.
+
+    Without callbacks this is a single `execute`; with them, only the hooked points leave
+    the compiled interpreter.
+    """
+    if not prog.segments:
+        execute(prog, vm=vm)
+        return
+    for start, stop, callback in prog.segments:
+        if stop > start:
+            execute(prog, start, stop, vm=vm)
+        if callback is not None:
+            callback(prog.arena)
+
+
 def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False) -> float:
     """Compile (or load from Numba's disk cache) the interpreter now; returns the seconds.
 
