@@ -381,3 +381,4 @@ def _no_grad_ids(no_grad_vars: Any) -> set[int] | None:
 
 from .py_layer import PyLayer, PyLayerContext  # noqa: E402  (public: paddle.autograd.PyLayer)
 from .functional import Hessian, Jacobian, hessian, jacobian  # noqa: E402
+from .display import graphviz  # noqa: E402,F401  (jitgrad.autograd.graphviz)
