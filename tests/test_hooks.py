@@ -167,11 +167,12 @@ def test_grad_applies_interior_hooks_but_not_leaf_input_hooks(create_graph):
     assert x.grad is None
 
 
-def test_grad_with_respect_to_a_hooked_non_leaf_returns_the_pre_hook_value():
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_with_respect_to_a_hooked_non_leaf_returns_the_pre_hook_value(create_graph):
     x = leaf([1.0])
     y = x * 2
     y.register_hook(lambda g: g * 10)
-    gy, gx = paddle.grad((y * 3).sum(), [y, x])
+    gy, gx = paddle.grad((y * 3).sum(), [y, x], create_graph=create_graph)
     assert gy.tolist() == [3.0] and gx.tolist() == [60.0]
 
 
