@@ -28,7 +28,52 @@ COMPOSITES = {
     "norm_3": (lambda x: P.norm(x, p=3.0, axis=0), [(3, 2)], (0.2, 2)),
     "amax": (lambda x: P.amax(x, axis=1), [(2, 3)], (-2, 2)),
     "amin": (lambda x: P.amin(x), [(4, 1)], (-2, 2)),
+    # shape and indexing
+    "stack": (lambda x, y: P.stack([x, y], axis=1), [(2, 3), (2, 3)], (-2, 2)),
+    "stack_0d": (lambda x, y: P.stack([x, y]), [(), ()], (-2, 2)),
+    "split": (lambda x: P.split(x, [1, -1], axis=1)[1] * 2.0, [(2, 3)], (-2, 2)),
+    "chunk": (lambda x: P.chunk(x, 2, axis=0)[0], [(4, 1)], (-2, 2)),
+    "tile": (lambda x: P.tile(x, [2, 1, 3]), [(1, 2)], (-2, 2)),
+    "flip": (lambda x: P.flip(x, [0, 2]), [(2, 3, 2)], (-2, 2)),
+    "roll": (lambda x: P.roll(x, 2, axis=1), [(2, 3)], (-2, 2)),
+    "roll_flat": (lambda x: P.roll(x, -1), [(2, 3)], (-2, 2)),
+    "gather": (lambda x: P.gather(x, P.to_tensor([2, 0, 2])), [(3, 2)], (-2, 2)),
+    "index_select": (lambda x: P.index_select(x, P.to_tensor([1, 1]), axis=1), [(2, 3)],
+                     (-2, 2)),
+    "masked_select": (lambda x: P.masked_select(x, P.to_tensor([True, False, True])),
+                      [(2, 3)], (-2, 2)),
+    "take_along_axis": (lambda x: P.take_along_axis(x, P.to_tensor([[0, 2], [1, 1]]), 1),
+                        [(2, 3)], (-2, 2)),
+    "put_along_axis": (lambda x, v: P.put_along_axis(x, P.to_tensor([[0], [2]]), v, 1),
+                       [(2, 3), (2, 1)], (-2, 2)),
+    "put_along_axis_add": (lambda x, v: P.put_along_axis(x, P.to_tensor([[0], [0]]), v, 0,
+                                                         reduce="add"), [(3, 2), (2, 2)],
+                           (-2, 2)),
+    "getitem_int_arrays": (lambda x: x[P.to_tensor([0, 1, 1]), P.to_tensor([2, 0, 0])],
+                           [(2, 3)], (-2, 2)),
+    "getitem_bool_mask": (lambda x: x[x.detach() > 0], [(3, 4)], (-2, 2)),
+    "getitem_ellipsis": (lambda x: x[..., 1], [(2, 3, 2)], (-2, 2)),
+    "pad_constant": (lambda x: P.nn.functional.pad(x, [1, 2], value=0.5), [(2, 3)], (-2, 2)),
+    "pad_all_dims": (lambda x: P.nn.functional.pad(x, [1, 0, 0, 2]), [(2, 3)], (-2, 2)),
+    "pad_reflect": (lambda x: P.nn.functional.pad(x, [2, 1], mode="reflect"), [(1, 2, 4)],
+                    (-2, 2)),
+    "pad_replicate": (lambda x: P.nn.functional.pad(x, [1, 1, 2, 0], mode="replicate"),
+                      [(1, 1, 2, 3)], (-2, 2)),
+    "pad_circular": (lambda x: P.nn.functional.pad(x, [1, 2], mode="circular"), [(1, 2, 3)],
+                     (-2, 2)),
+    "tril": (lambda x: P.tril(x, -1), [(3, 3)], (-2, 2)),
+    "triu_batched": (lambda x: P.triu(x), [(2, 3, 3)], (-2, 2)),
+    "unbind": (lambda x: P.unbind(x, 1)[2], [(2, 3)], (-2, 2)),
+    "repeat_interleave": (lambda x: P.repeat_interleave(x, 2, axis=0), [(2, 3)], (-2, 2)),
+    "setitem_nonleaf": (lambda x, v: _setitem(x * 1.0, (slice(None), 1), v), [(3, 2), (3,)],
+                        (-2, 2)),
+    "setitem_mask": (lambda x: _setitem(x * 2.0, x.detach() > 0, 0.0), [(2, 3)], (-2, 2)),
 }
+
+
+def _setitem(y, key, value):
+    y[key] = value
+    return y
 
 
 def _inputs(shapes, domain, dtype, seed=0):

@@ -1,5 +1,6 @@
-"""Activations and softmax under Paddle's `paddle.nn.functional` names."""
+"""Paddle's `paddle.nn.functional`: activations, losses, convolution, pooling, norms."""
 
 from ..ops import log_softmax, relu, sigmoid, softmax, tanh
+from ..ops.indexing import pad
 
-__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax"]
+__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad"]

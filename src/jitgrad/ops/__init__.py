@@ -18,6 +18,10 @@ from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
 from .scan import cumprod, cumsum
 from .stats import amax, amin, logsumexp, norm, prod, std, var
+from .indexing import (chunk, concat, flip, gather, index_select, masked_select, pad,
+                       put_along_axis, repeat_interleave, roll, split, stack, take_along_axis,
+                       tile, tril, triu, unbind)
+from .inplace import INPLACE, set_value, setitem
 
 __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "exp", "log",
            "maximum", "minimum", "multiply", "neg", "pow", "relu", "sigmoid", "sin", "sqrt",
@@ -28,9 +32,17 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
            "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "cosh", "erf",
            "expm1", "floor", "lerp", "log1p", "log2", "log10", "reciprocal", "round", "rsqrt",
            "sign", "sinh", "tan", "cumprod", "cumsum", "amax", "amin", "logsumexp", "norm",
-           "prod", "std", "var"]
+           "prod", "std", "var",
+           # ops/indexing.py, inplace.py
+           "chunk", "concat", "flip", "gather", "index_select", "masked_select", "pad",
+           "put_along_axis", "repeat_interleave", "roll", "split", "stack", "take_along_axis",
+           "tile", "tril", "triu", "unbind", "setitem", "set_value"]
 
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
-METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0: x * scale + bias)
+METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0, bias_after_scale=True: (
+    x * scale + bias if bias_after_scale else (x + bias) * scale))
+METHODS.update(INPLACE)
+globals().update(INPLACE)           # paddle.add_(x, y) works too
+__all__ += sorted(INPLACE)
 
 _tensor._ops = sys.modules[__name__]
