@@ -22,6 +22,9 @@ from .indexing import (chunk, concat, flip, gather, index_select, masked_select,
                        put_along_axis, repeat_interleave, roll, split, stack, take_along_axis,
                        tile, tril, triu, unbind)
 from .inplace import INPLACE, set_value, setitem
+from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
+                       randint, randn, randperm, seed, uniform, zeros, zeros_like)
+from . import activation as _activation, common as _common, loss as _loss  # noqa: F401
 
 __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "exp", "log",
            "maximum", "minimum", "multiply", "neg", "pow", "relu", "sigmoid", "sin", "sqrt",
@@ -37,8 +40,11 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
            "chunk", "concat", "flip", "gather", "index_select", "masked_select", "pad",
            "put_along_axis", "repeat_interleave", "roll", "split", "stack", "take_along_axis",
            "tile", "tril", "triu", "unbind", "setitem", "set_value"]
+CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
+            "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like"]
 
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
+__all__ += CREATION
 METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0, bias_after_scale=True: (
     x * scale + bias if bias_after_scale else (x + bias) * scale))
 METHODS.update(INPLACE)
