@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import sys
+import types
 
 from .. import tensor as _tensor
 from .elementwise import (abs, add, astype, cast, clip, clone, cos, divide, exp, log, maximum,
@@ -22,6 +24,8 @@ from .indexing import (chunk, concat, flip, gather, index_select, masked_select,
                        put_along_axis, repeat_interleave, roll, split, stack, take_along_axis,
                        tile, tril, triu, unbind)
 from .inplace import INPLACE, set_value, setitem
+from .matrix import (bmm, cholesky, det, diag, diagonal, dot, einsum, inverse, mv, outer,
+                     slogdet, solve, trace)
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
 from . import activation as _activation, common as _common, loss as _loss  # noqa: F401
@@ -39,12 +43,18 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
            # ops/indexing.py, inplace.py
            "chunk", "concat", "flip", "gather", "index_select", "masked_select", "pad",
            "put_along_axis", "repeat_interleave", "roll", "split", "stack", "take_along_axis",
-           "tile", "tril", "triu", "unbind", "setitem", "set_value"]
+           "tile", "tril", "triu", "unbind", "setitem", "set_value",
+           # ops/matrix.py
+           "bmm", "cholesky", "det", "diag", "diagonal", "dot", "einsum", "inverse", "mv",
+           "outer", "slogdet", "solve", "trace"]
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like"]
 
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
 __all__ += CREATION
+linalg = types.SimpleNamespace(                 # paddle.linalg.*
+    inv=inverse, det=det, slogdet=slogdet, solve=solve, cholesky=cholesky, norm=norm,
+    matmul=matmul, multi_dot=lambda xs: functools.reduce(matmul, xs))
 METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0, bias_after_scale=True: (
     x * scale + bias if bias_after_scale else (x + bias) * scale))
 METHODS.update(INPLACE)
