@@ -40,6 +40,8 @@ OPCODES: dict[str, str] = {
     "SOFTMAX_BWD": "rows of length L = itab[p+1] (outer = itab[p], inner = itab[p+2]): "
                    "out (+)= b * (a - sum_L(a * b))",
     "LOGSOFTMAX_BWD": "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
+    "CUMSUM": "rows as SOFTMAX_BWD (itab[p:p+3] = outer, L, inner), itab[p+3] = reverse: "
+              "out (+)= running sum of a along each row, from its end when reverse",
 }
 OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
 NAMES: dict[int, str] = {i: name for name, i in OP.items()}

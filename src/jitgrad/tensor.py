@@ -18,7 +18,7 @@ class Tensor:
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
     __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
-                 "__weakref__")
+                 "_version", "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
 
@@ -27,6 +27,7 @@ class Tensor:
         self._data, self._node, self._stop_gradient = t._data, None, t._stop_gradient
         self._grad = self._retain = self._hooks = None
         self.name = ""
+        self._version = 0
 
     @classmethod
     def _make(cls, data: np.ndarray, stop_gradient: bool = True, node: tape.Node | None = None
@@ -37,6 +38,7 @@ class Tensor:
         t._stop_gradient = stop_gradient
         t._grad = t._retain = t._hooks = None
         t.name = ""
+        t._version = 0          # bumped by every in-place change (see ops/inplace.py)
         return t
 
     # ---- metadata ------------------------------------------------------------------------
@@ -64,6 +66,11 @@ class Tensor:
     @property
     def place(self) -> str:
         return "Place(cpu)"
+
+    @property
+    def inplace_version(self) -> int:
+        """How many in-place changes this tensor has seen (Paddle's name)."""
+        return self._version
 
     @property
     def is_leaf(self) -> bool:
@@ -228,6 +235,9 @@ class Tensor:
     # ---- ops (bound by jitgrad.ops) ------------------------------------------------------
     def __getitem__(self, key: Any) -> Tensor:
         return _ops.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        _ops.setitem(self, key, value)
 
     def __neg__(self) -> Tensor:
         return _ops.neg(self)
