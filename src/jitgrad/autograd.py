@@ -2,9 +2,11 @@
 
 `backward()` lowers the graph once into a Program and runs it in the compiled interpreter.
 With retain_graph=True the Program stays on the graph, so a repeat call writes the seeds,
-makes one compiled call and reads the leaf gradients: no Python runs per node.
+makes one compiled call and reads the leaf gradients: no Python runs per node (hooks and
+PyLayer backwards are the exception: they run as callbacks between Program segments).
 With create_graph=True the gradient rules run eagerly in jitgrad ops instead, recording a
-new tape that can be differentiated again.
+new tape that can be differentiated again. `grad()` uses the same two paths with explicit
+targets and returns their gradients instead of accumulating into `.grad`.
 """
 
 from __future__ import annotations
