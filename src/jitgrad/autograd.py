@@ -41,6 +41,16 @@ def check_tensors(tensors: Any, what: str = "tensors") -> list[Tensor]:
     return list(tensors)
 
 
+def check_float_roots(roots: list[Tensor], what: str = "tensors") -> None:
+    """Integer and bool tensors carry no gradient: a backward from one would silently do
+    nothing (Paddle either does nothing or fails later), so say so."""
+    for i, r in enumerate(roots):
+        if r._data.dtype.kind != "f":
+            raise TypeError(f"{what}[{i}] has dtype {r.dtype.name}: gradients flow only from "
+                            "float tensors (an integer or bool result has no derivative); "
+                            "compute the value to differentiate in float")
+
+
 def check_seeds(grad_tensors: Any, roots: list[Tensor], what: str = "grad_tensors"
                 ) -> list[Tensor | None]:
     if grad_tensors is None:
@@ -264,6 +274,7 @@ def backward(tensors: Tensor | Sequence[Tensor],
         [[7.0, 11.0], [12.0, 18.0]]
     """
     roots = check_tensors(tensors)
+    check_float_roots(roots)
     seeds = check_seeds(grad_tensors, roots)
     create_graph = check_flag(create_graph, "create_graph")
     retain_graph = check_flag(create_graph if retain_graph is None else retain_graph,
@@ -308,6 +319,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     """
     outs = _distinct(outputs, "outputs")
     ins = _distinct(inputs, "inputs")
+    check_float_roots(outs, "outputs")
     seeds = check_seeds(grad_outputs, outs, "grad_outputs")
     create_graph = check_flag(create_graph, "create_graph")
     retain_graph = check_flag(create_graph if retain_graph is None else retain_graph,

@@ -362,7 +362,11 @@ def _infer_array(data: Any, dtype: Any) -> np.ndarray:
     elif isinstance(data, np.generic):
         arr = np.asarray(data)
     else:
-        arr = np.asarray(data)
+        try:
+            arr = np.asarray(data)
+        except ValueError:
+            raise ValueError("to_tensor: nested lists must be rectangular (every row the same "
+                             "length) and hold numbers") from None
         if dtype is None:
             if arr.dtype.kind == "f":
                 arr = arr.astype(dtypes.default_float().np)

@@ -17,3 +17,7 @@ __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
            "cross_entropy", "kl_div", "l1_loss", "mse_loss", "nll_loss", "normalize",
            "smooth_l1_loss", "square_error_cost"]
+
+from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
+for _name in __all__:                    # TypeError naming the argument for a non-Tensor
+    globals()[_name] = _check_tensor_args(globals()[_name])
