@@ -484,3 +484,64 @@ def test_docstring_seed_prints_x_grad_exactly():
     shown.append(str(x.grad))
     a = text([2, 2], False, "[[12., 18.],\n        [17., 25.]]")
     assert shown == [a, a, text([2, 2], False, "[[10., 14.],\n        [10., 14.]]")]
+
+
+# ---- H.39-41: what a hook may return ------------------------------------------------------------
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("on_leaf", [False, True])
+def test_hook_returning_an_int_tensor_is_a_type_error_on_every_path(create_graph, on_leaf):
+    # M.61's rule, extended: the compiled path used to cast silently, the eager one failed
+    # deep inside with an int/float promotion error.
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    (x if on_leaf else y).register_hook(lambda g: TT([1, 1]))
+    with pytest.raises(TypeError, match="float Tensor, got int64"):
+        (y * 3).sum().backward(create_graph=create_graph)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_hook_returning_float64_keeps_the_gradient_dtype(create_graph):
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.register_hook(lambda g: g.astype("float64") * 2)
+    y.retain_grads()
+    (y * 3).sum().backward(create_graph=create_graph)
+    assert x.grad.dtype == y.grad.dtype == paddle.float32
+    assert x.grad.tolist() == [12.0, 12.0] and y.grad.tolist() == [6.0, 6.0]
+
+
+# ---- porting scripts: Paddle's small API surface around tensors -----------------------------------
+
+def test_tensor_dim_is_a_method_and_ndim_a_property():
+    x = TT(np.zeros((2, 3), np.float32))
+    assert x.dim() == 2 and x.ndim == 2 and TT(1.0).dim() == 0
+    assert x.is_floating_point() and not TT([1]).is_floating_point()
+    assert paddle.is_floating_point(x)
+
+
+def test_device_and_mode_switches_of_a_cpu_script():
+    assert paddle.set_device("cpu") == "cpu" and paddle.get_device() == "cpu"
+    with pytest.raises(ValueError, match="CPU only"):
+        paddle.set_device("gpu:0")
+    assert paddle.disable_static() is None and paddle.in_dynamic_mode() is True
+    with pytest.raises(NotImplementedError):
+        paddle.enable_static()
+    t = TT([1.0], place=paddle.CPUPlace())
+    assert paddle.is_tensor(t) and not paddle.is_tensor(t.numpy())
+    assert isinstance(t.dtype, paddle.dtype)
+
+
+@pytest.mark.xfail(strict=True, reason="ops helper: Tensor // and % (floor_divide, remainder) "
+                                       "are missing")
+def test_floor_divide_and_remainder_operators():
+    x = TT([5.0, -3.0])
+    assert (x // 2).tolist() == [2.0, -2.0] and (x % 2).tolist() == [1.0, 1.0]
+
+
+@pytest.mark.xfail(strict=True, reason="ops helper: argmax/argmin/sort/topk are missing")
+def test_argmax_and_topk_exist():
+    x = TT([[1.0, 3.0, 2.0]])
+    assert paddle.argmax(x, axis=1).tolist() == [1]
+    values, indices = paddle.topk(x, 2)
+    assert values.tolist() == [[3.0, 2.0]] and indices.tolist() == [[1, 2]]

@@ -15,6 +15,8 @@ from .ops import *  # noqa: F401,F403  (the op functions, Paddle names)
 from .tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor, to_tensor
 from .vm import set_vm, warmup
+from .compat import (CPUPlace, disable_static, dtype, enable_static, get_device,  # noqa: F401
+                     in_dynamic_mode, is_floating_point, is_tensor, set_device)
 from . import nn  # noqa: E402  (needs ops)
 
 bool = bool_  # noqa: A001  (paddle.bool)

@@ -50,7 +50,12 @@ class Tensor:
     def ndim(self) -> int:
         return self._data.ndim
 
-    dim = ndim
+    def dim(self) -> int:
+        """The number of dimensions (a method in Paddle, unlike the `ndim` property)."""
+        return self._data.ndim
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
 
     @property
     def size(self) -> int:
