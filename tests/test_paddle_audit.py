@@ -545,3 +545,21 @@ def test_argmax_and_topk_exist():
     assert paddle.argmax(x, axis=1).tolist() == [1]
     values, indices = paddle.topk(x, 2)
     assert values.tolist() == [[3.0, 2.0]] and indices.tolist() == [[1, 2]]
+
+
+# ---- A.2: Tensor.shape is a paddle.Size ----------------------------------------------------------
+
+def test_shape_is_a_list_like_size_equal_to_lists_and_tuples():
+    # A.2: list-like `paddle.Size`; Paddle 3.3 prints it as paddle.Size([...]) and lets it
+    # compare with tuples (torch-style `x.shape == (2, 3)` in ported code).
+    s = paddle.ones([2, 3]).shape
+    assert isinstance(s, list) and isinstance(s, paddle.Size)
+    assert s == [2, 3] and s == (2, 3) and [2, 3] == s and (2, 3) == s
+    assert s != (3, 2) and not (s != [2, 3]) and s != [2, 3, 1]
+    assert str(s) == repr(s) == "paddle.Size([2, 3])" and f"{s}" == "paddle.Size([2, 3])"
+    assert str(paddle.sum(paddle.ones([2])).shape) == "paddle.Size([])"
+    assert s + [4] == [2, 3, 4] and s[-1] == 3 and list(s) == [2, 3]
+    n, m = s
+    assert (n, m) == (2, 3)
+    assert paddle.reshape(paddle.ones([6]), s).shape == [2, 3]
+    assert "shape=[2, 3]," in str(paddle.ones([2, 3]))            # A.5 unchanged

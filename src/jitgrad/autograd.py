@@ -69,8 +69,8 @@ def check_seeds(grad_tensors: Any, roots: list[Tensor], what: str = "grad_tensor
         if not isinstance(g, Tensor):
             raise TypeError(f"{what}[{i}] must be a Tensor or None, got {type(g).__name__}")
         if g._data.size != r._data.size:
-            raise ValueError(f"{what}[{i}] has {g._data.size} elements (shape {g.shape}) but "
-                             f"its output has {r._data.size} (shape {r.shape})")
+            raise ValueError(f"{what}[{i}] has {g._data.size} elements (shape {list(g.shape)}) but "
+                             f"its output has {r._data.size} (shape {list(r.shape)})")
         if g._data.dtype.kind != "f":
             raise TypeError(f"{what}[{i}] must be a float tensor, got {g.dtype.name}")
     return list(grad_tensors)

@@ -14,6 +14,34 @@ from ._printing import tensor_to_string
 _ops: Any = None
 
 
+class Size(list):
+    """`Tensor.shape`: a list (Paddle 3.3's `paddle.Size`) that also equals the same tuple.
+
+    Prints as Paddle does (`paddle.Size([2, 3])`); `shape == [2, 3]` and `== (2, 3)` hold.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return list.__eq__(self, list(other))
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None  # type: ignore[assignment]  (a list: mutable, unhashable)
+
+    def __add__(self, other: Any) -> Size:
+        return Size(list(self) + list(other))
+
+    def __repr__(self) -> str:
+        return f"paddle.Size({list.__repr__(self)})"
+
+    __str__ = __repr__
+
+
 class Tensor:
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
@@ -43,8 +71,8 @@ class Tensor:
 
     # ---- metadata ------------------------------------------------------------------------
     @property
-    def shape(self) -> list[int]:
-        return list(self._data.shape)
+    def shape(self) -> Size:
+        return Size(self._data.shape)
 
     @property
     def ndim(self) -> int:
@@ -117,7 +145,7 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
         if value._data.shape != self._data.shape:
-            raise ValueError(f"grad shape {value.shape} does not match tensor shape {self.shape}")
+            raise ValueError(f"grad shape {list(value.shape)} does not match tensor shape {list(self.shape)}")
         self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
 
     def clear_grad(self) -> None:
@@ -157,8 +185,8 @@ class Tensor:
                 raise TypeError(f"grad_tensor must be a Tensor or None, got "
                                 f"{type(grad_tensor).__name__}")
             if grad_tensor._data.shape != self._data.shape:
-                raise ValueError(f"grad_tensor shape {grad_tensor.shape} does not match the "
-                                 f"tensor's shape {self.shape}")
+                raise ValueError(f"grad_tensor shape {list(grad_tensor.shape)} does not match the "
+                                 f"tensor's shape {list(self.shape)}")
         backward([self], None if grad_tensor is None else [grad_tensor], retain_graph,
                  create_graph, dump_backward_graph_path=dump_backward_graph_path)
 
@@ -180,13 +208,13 @@ class Tensor:
             return self._data.item(*index)
         if self._data.size != 1:
             raise ValueError(f"item() needs a tensor with one element, this one has shape "
-                             f"{self.shape}")
+                             f"{list(self.shape)}")
         return self._data.item()
 
     def _scalar(self, kind: type) -> Any:
         if self._data.ndim != 0:
             raise TypeError(f"only 0-d tensors can be converted to {kind.__name__}; this one "
-                            f"has shape {self.shape} (use .item())")
+                            f"has shape {list(self.shape)} (use .item())")
         return kind(self._data.item())
 
     def __float__(self) -> float:
@@ -202,7 +230,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise ValueError(f"the truth value of a tensor with shape {self.shape} is "
+            raise ValueError(f"the truth value of a tensor with shape {list(self.shape)} is "
                              "ambiguous; use .any() or .all()")
         return bool(self._data.item())
 
@@ -220,7 +248,7 @@ class Tensor:
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
         if spec:
-            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape {self.shape}")
+            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape {list(self.shape)}")
         return str(self)
 
     def __str__(self) -> str:
