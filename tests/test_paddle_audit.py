@@ -563,3 +563,86 @@ def test_shape_is_a_list_like_size_equal_to_lists_and_tuples():
     assert (n, m) == (2, 3)
     assert paddle.reshape(paddle.ones([6]), s).shape == [2, 3]
     assert "shape=[2, 3]," in str(paddle.ones([2, 3]))            # A.5 unchanged
+
+
+# ---- B-E, H, K on every backward path: compiled (Numba), reference interpreter, eager -------------
+
+def _semantics_probe(cg):
+    out = {}
+    x = leaf([[1.0, 2.0]])                                          # B.11 equal numel
+    paddle.autograd.backward(x * 2, TT([3.0, 4.0]), create_graph=cg)
+    out["B11"] = x.grad.tolist()
+    x = leaf([1.0, 2.0])                                            # B.12 float64 seed
+    paddle.autograd.backward(x * 2, TT(np.array([1.0, 1.0])), create_graph=cg)
+    out["B12"] = (x.grad.dtype, x.grad.tolist())
+    x = TT([1.0, 2.0])                                              # B.13 silent no-op
+    paddle.autograd.backward(x * 2, create_graph=cg)
+    out["B13"] = x.grad
+    x = leaf([1.0, 2.0])                                            # B.14 leaf backward
+    x.backward(create_graph=cg)
+    x.backward(create_graph=cg)
+    out["B14"] = x.grad.tolist()
+    x, seen = leaf([5.0]), []                                       # C.15
+    for _ in range(3):
+        paddle.pow(x, 4).backward(create_graph=cg)
+        seen.append(x.grad.item())
+    out["C15"] = seen
+    x = leaf([1.0])                                                 # C.16
+    (x * 2).backward(create_graph=cg)
+    x.clear_grad()
+    out["C16"] = x.grad.tolist()
+    (x * 3).backward(create_graph=cg)
+    out["C16b"] = x.grad.tolist()
+    x = leaf([1.0])                                                 # D.19, D.21
+    y = x * 6
+    y.backward(retain_graph=True, create_graph=cg)
+    y.backward(retain_graph=False, create_graph=cg)
+    with pytest.raises(RuntimeError, match="MultiplyGradNode.*retain_graph=True"):
+        y.backward(create_graph=cg)
+    out["D21"] = x.grad.tolist()
+    x = leaf([1.0])                                                 # E.25-26
+    z = x * 2
+    z.retain_grads()
+    w = z * 1
+    for s in (3.0, 5.0):
+        w.backward(TT([s]), retain_graph=True, create_graph=cg)
+    out["E26"] = (z.grad.tolist(), x.grad.tolist(), w.grad)
+    x = leaf([1.0])                                                 # E.27
+    y = x * 2
+    y.stop_gradient = True
+    (y * 3 + x).backward(create_graph=cg)
+    out["E27"] = x.grad.tolist()
+    x = leaf([1.0, 2.0])                                            # E.28 astype
+    y = x.astype("float64")
+    (y * y).sum().backward(create_graph=cg)
+    out["E28"] = (x.grad.dtype, x.grad.tolist())
+    y = leaf(1.0)                                                   # K.48 0-d broadcast
+    (TT(np.ones((2, 3), np.float32)) * y).sum().backward(create_graph=cg)
+    out["K48"] = (y.grad.shape, y.grad.item())
+    x = leaf([3.0, 1.0, 3.0])                                       # K.49
+    paddle.max(x).backward(create_graph=cg)
+    out["K49"] = x.grad.tolist()
+    x = leaf([0.0, -1.0, 1.0])                                      # K.50 kinks
+    (paddle.relu(x) + paddle.abs(x) + paddle.clip(x, -1.0, 1.0)
+     + F.leaky_relu(x, 0.25)).sum().backward(create_graph=cg)
+    out["K50"] = x.grad.tolist()
+    x, calls = leaf([1.0, 2.0]), []                                 # H.40
+    x.register_hook(lambda g: calls.append(1) or g * 10)
+    ((x * x).sum() + x.sum()).backward(create_graph=cg)
+    out["H40"] = (x.grad.tolist(), len(calls))
+    return out
+
+
+@pytest.mark.parametrize("path", ["numba", "reference", "eager"])
+def test_semantics_hold_on_every_backward_path(path):
+    paddle.set_vm("reference" if path == "reference" else "numba")
+    try:
+        got = _semantics_probe(cg=path == "eager")
+    finally:
+        paddle.set_vm("numba")
+    assert got == {
+        "B11": [[6.0, 8.0]], "B12": (paddle.float32, [2.0, 2.0]), "B13": None,
+        "B14": [2.0, 2.0], "C15": [500.0, 1000.0, 1500.0], "C16": [0.0], "C16b": [3.0],
+        "D21": [12.0], "E26": ([5.0], [16.0], None), "E27": [1.0],
+        "E28": (paddle.float32, [2.0, 4.0]), "K48": ([], 6.0), "K49": [0.5, 0.0, 0.5],
+        "K50": [2.0, 0.25, 4.0], "H40": ([30.0, 50.0], 1)}
