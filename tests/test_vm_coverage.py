@@ -15,6 +15,7 @@ ITAB = {
     "GEMM": [2, 1, 3, 1, 0, 1, 1, 3, 3],          # 2 batches of (1x1) @ (1x3)^T-stored
     "SOFTMAX_BWD": [2, 3, 1],
     "LOGSOFTMAX_BWD": [3, 2, 1],
+    "CUMSUM": [2, 3, 1, 1],
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}
 

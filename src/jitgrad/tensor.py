@@ -18,7 +18,7 @@ class Tensor:
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
     __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
-                 "__weakref__")
+                 "_version", "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
 
@@ -27,6 +27,7 @@ class Tensor:
         self._data, self._node, self._stop_gradient = t._data, None, t._stop_gradient
         self._grad = self._retain = self._hooks = None
         self.name = ""
+        self._version = 0
 
     @classmethod
     def _make(cls, data: np.ndarray, stop_gradient: bool = True, node: tape.Node | None = None
@@ -37,6 +38,7 @@ class Tensor:
         t._stop_gradient = stop_gradient
         t._grad = t._retain = t._hooks = None
         t.name = ""
+        t._version = 0          # bumped by every in-place change (see ops/inplace.py)
         return t
 
     # ---- metadata ------------------------------------------------------------------------
@@ -64,6 +66,11 @@ class Tensor:
     @property
     def place(self) -> str:
         return "Place(cpu)"
+
+    @property
+    def inplace_version(self) -> int:
+        """How many in-place changes this tensor has seen (Paddle's name)."""
+        return self._version
 
     @property
     def is_leaf(self) -> bool:
@@ -229,6 +236,9 @@ class Tensor:
     def __getitem__(self, key: Any) -> Tensor:
         return _ops.getitem(self, key)
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        _ops.setitem(self, key, value)
+
     def __neg__(self) -> Tensor:
         return _ops.neg(self)
 
@@ -309,15 +319,19 @@ class Tensor:
 
 
 # ---- differentiable .grad after backward(create_graph=True) ---------------------------------
-# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` then shares the
-# gradient's storage; anything about to change `_grad` in place detaches it first, so the
-# recorded graph never sees its values change.
+# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` holds a copy of the
+# gradient's values, so in-place accumulation by any backward path never changes values the
+# recorded graph saved; `.grad` returns the graph tensor only while `_grad` still holds
+# exactly its values (any later accumulation or clear_grad() makes it a plain gradient).
 _graph_grads: dict[int, tuple[Any, Tensor]] = {}
 
 
 def graph_grad(t: Tensor) -> Tensor | None:
     entry = _graph_grads.get(id(t))
-    if entry is None or entry[0]() is not t or entry[1]._data is not t._grad:
+    if entry is None or entry[0]() is not t or t._grad is None:
+        return None
+    g = entry[1]._data
+    if g.shape != t._grad.shape or not np.array_equal(g, t._grad):
         return None
     return entry[1]
 
@@ -331,13 +345,13 @@ def set_graph_grad(t: Tensor, g: Tensor) -> None:
         if entry is not None and entry[0] is ref:
             del _graph_grads[key]
     _graph_grads[key] = (weakref.ref(t, drop), g)
-    t._grad = g._data
+    t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
 
 
 def detach_graph_grad(t: Tensor) -> None:
-    """Give `t._grad` its own storage before an in-place change (no-op for plain grads)."""
-    if _graph_grads and _graph_grads.pop(id(t), None) is not None and t._grad is not None:
-        t._grad = t._grad.copy()
+    """Forget t's differentiable gradient before `_grad` changes (frees the graph early)."""
+    if _graph_grads:
+        _graph_grads.pop(id(t), None)
 
 
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:

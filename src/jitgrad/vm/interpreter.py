@@ -22,6 +22,7 @@ TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BW
 SUM, BCAST, GATHER, GATHER_MUL = OP["SUM"], OP["BCAST"], OP["GATHER"], OP["GATHER_MUL"]
 SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
+CUMSUM = OP["CUMSUM"]
 
 
 @jit
@@ -41,6 +42,27 @@ def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - 
                     out[q] += v
                 else:
                     out[q] = v
+
+
+@jit
+def _cumsum_rows(out, a, outer, length, inner, acc, reverse):  # pragma: no cover - compiled
+    """Running sums along rows of `length` elements spaced `inner` apart; the inner index is
+    the innermost loop so every pass over a row position reads contiguous memory."""
+    run_ = np.zeros(inner, a.dtype)
+    for i in range(outer):
+        base = i * length * inner
+        run_[:] = 0
+        for t in range(length):
+            tt = length - 1 - t if reverse else t
+            q = base + tt * inner
+            src = a[q:q + inner]
+            dst = out[q:q + inner]
+            for j in range(inner):
+                run_[j] += src[j]
+                if acc:
+                    dst[j] += run_[j]
+                else:
+                    dst[j] = run_[j]
 
 
 @jit
@@ -174,6 +196,9 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
             p = code[pc, 6]
             _rows_bwd(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
                       op == LOGSOFTMAX_BWD)
+        elif op == CUMSUM:
+            p = code[pc, 6]
+            _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
         else:
             return op                    # unknown opcode: the caller raises
     return -1
