@@ -646,3 +646,13 @@ def test_semantics_hold_on_every_backward_path(path):
         "D21": [12.0], "E26": ([5.0], [16.0], None), "E27": [1.0],
         "E28": (paddle.float32, [2.0, 4.0]), "K48": ([], 6.0), "K49": [0.5, 0.0, 0.5],
         "K50": [2.0, 0.25, 4.0], "H40": ([30.0, 50.0], 1)}
+
+
+def test_stop_gradient_accepts_only_bools():
+    # E.27: Paddle's setter takes a bool; a truthy string used to mean True silently.
+    x = TT([1.0])
+    for bad in ("no", 0, 1, None):
+        with pytest.raises(TypeError, match="stop_gradient must be True or False"):
+            x.stop_gradient = bad
+    x.stop_gradient = np.bool_(False)
+    assert x.stop_gradient is False

@@ -115,6 +115,8 @@ class Tensor:
 
     @stop_gradient.setter
     def stop_gradient(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):     # `= 'no'` must not mean True
+            raise TypeError(f"stop_gradient must be True or False, got {value!r}")
         value = bool(value)
         if not value and self._data.dtype.kind != "f":
             raise TypeError(
