@@ -656,3 +656,41 @@ def test_stop_gradient_accepts_only_bools():
             x.stop_gradient = bad
     x.stop_gradient = np.bool_(False)
     assert x.stop_gradient is False
+
+
+# ---- retained programs are cached per graph: a recycled id must not pick a stale one ------------
+
+def _tensor_with_recycled_id(old_id, make):
+    """Call make() until a result lands on `old_id` (CPython reuses a freed slot)."""
+    keep = []
+    for _ in range(200):
+        t = make()
+        if id(t) == old_id:
+            return t
+        keep.append(t)
+    pytest.skip("CPython did not recycle the id here; the stale-cache case cannot arise")
+
+
+def test_backward_after_a_roots_id_is_recycled_uses_the_new_graph():
+    # Was a silent wrong result: the cached program of the dead z2 ran for z3 ([5, 5]).
+    x = leaf([1.0, 2.0])
+    w = TT([7.0, 7.0])
+    z1, z2 = x * 2, x * 3
+    paddle.autograd.backward([z1, z2], retain_graph=True)
+    old = id(z2)
+    del z2
+    z3 = _tensor_with_recycled_id(old, lambda: x * w)
+    x.clear_grad()
+    paddle.autograd.backward([z1, z3], retain_graph=True)
+    assert x.grad.tolist() == [9.0, 9.0]
+
+
+def test_grad_after_an_outputs_id_is_recycled_uses_the_new_graph():
+    x = leaf([1.0, 2.0])
+    w = TT([7.0, 7.0])
+    z1, z2 = x * 2, x * 3
+    assert paddle.grad([z1, z2], x, retain_graph=True)[0].tolist() == [5.0, 5.0]
+    old = id(z2)
+    del z2
+    z3 = _tensor_with_recycled_id(old, lambda: x * w)
+    assert paddle.grad([z1, z3], x)[0].tolist() == [9.0, 9.0]

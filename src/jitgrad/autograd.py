@@ -11,6 +11,7 @@ targets and returns their gradients instead of accumulating into `.grad`.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -90,15 +91,19 @@ def program_for(roots: list[Tensor], targets: list | None = None, stop: set[int]
     holder = roots[0]._node
     key = (tuple(id(r) for r in roots), None if targets is None else
            tuple(id(t) for t in targets), None if stop is None else frozenset(stop))
+    named = list(roots) + list(targets or ())
     if holder is not None and holder.programs is not None:
         hit = holder.programs.get(key)
-        if hit is not None and hit[0] == tape.epoch():
+        # ids are recycled once a tensor dies: the entry's weak references must still name
+        # these very tensors, or a dead root's program would run for a new one.
+        if hit is not None and hit[0] == tape.epoch() and \
+                all(ref() is t for ref, t in zip(hit[2], named)):
             return hit[1]
     prog = lower(roots, targets, stop)
-    if retain and holder is not None:
+    if retain and holder is not None and stop is None:     # no_grad_vars: ids only, no cache
         if holder.programs is None or len(holder.programs) >= PROGRAMS_KEPT_PER_GRAPH:
             holder.programs = {}
-        holder.programs[key] = (tape.epoch(), prog)
+        holder.programs[key] = (tape.epoch(), prog, tuple(weakref.ref(t) for t in named))
     return prog
 
 
