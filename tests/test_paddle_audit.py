@@ -694,3 +694,21 @@ def test_grad_after_an_outputs_id_is_recycled_uses_the_new_graph():
     del z2
     z3 = _tensor_with_recycled_id(old, lambda: x * w)
     assert paddle.grad([z1, z3], x)[0].tolist() == [9.0, 9.0]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_roots_may_be_leaves_or_inside_other_roots_graphs(create_graph):
+    # B.8-9, F.35: every root is seeded (ones or its seed) and all paths add up.
+    x = leaf([1.0, 2.0])
+    paddle.autograd.backward([x * 2, x], create_graph=create_graph)
+    assert x.grad.tolist() == [3.0, 3.0]
+    x = leaf([1.0, 2.0])
+    y = x * 3
+    y.retain_grads()
+    z = y * y                                          # dz/dy = 2y = [6, 12]
+    paddle.autograd.backward([z, y], [None, TT([10.0, 10.0])], create_graph=create_graph)
+    assert y.grad.tolist() == [16.0, 22.0] and x.grad.tolist() == [48.0, 66.0]
+    x = leaf([1.0, 2.0])
+    y = x * 3
+    gy, gx = paddle.grad([y * y, y], [y, x], create_graph=create_graph)
+    assert gy.tolist() == [7.0, 13.0] and gx.tolist() == [21.0, 39.0]
