@@ -532,19 +532,11 @@ def test_device_and_mode_switches_of_a_cpu_script():
     assert isinstance(t.dtype, paddle.dtype)
 
 
-@pytest.mark.xfail(strict=True, reason="ops helper: Tensor // and % (floor_divide, remainder) "
-                                       "are missing")
+@pytest.mark.xfail(strict=True, reason="ops: Tensor.__floordiv__/__mod__ and paddle.remainder "
+                                       "are missing (the ops branch has floor_divide)")
 def test_floor_divide_and_remainder_operators():
     x = TT([5.0, -3.0])
     assert (x // 2).tolist() == [2.0, -2.0] and (x % 2).tolist() == [1.0, 1.0]
-
-
-@pytest.mark.xfail(strict=True, reason="ops helper: argmax/argmin/sort/topk are missing")
-def test_argmax_and_topk_exist():
-    x = TT([[1.0, 3.0, 2.0]])
-    assert paddle.argmax(x, axis=1).tolist() == [1]
-    values, indices = paddle.topk(x, 2)
-    assert values.tolist() == [[3.0, 2.0]] and indices.tolist() == [[1, 2]]
 
 
 # ---- A.2: Tensor.shape is a paddle.Size ----------------------------------------------------------
