@@ -42,6 +42,7 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
     check_inplace(x, opname)
     # A stand-in for x's current value, so the new node does not take x as its own input.
     shadow = Tensor._make(x._data, x._stop_gradient, x._node)
+    shadow._version = x._version
     new = fn(shadow)
     if not isinstance(new, Tensor):
         raise TypeError(f"{opname} produced {type(new).__name__}, not a Tensor")
