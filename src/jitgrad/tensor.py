@@ -97,10 +97,15 @@ class Tensor:
     def grad(self) -> Tensor | None:
         if self._grad is None:
             return None
+        if _graph_grads:
+            g = graph_grad(self)
+            if g is not None:
+                return g
         return Tensor._make(self._grad, stop_gradient=False)
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
+        detach_graph_grad(self)
         if value is None:
             self._grad = None
             return
@@ -113,6 +118,7 @@ class Tensor:
     def clear_grad(self) -> None:
         """Zero the accumulated gradient in place (it stays None if there is none)."""
         if self._grad is not None:
+            detach_graph_grad(self)
             self._grad[...] = 0
 
     clear_gradient = clear_grad
@@ -125,15 +131,21 @@ class Tensor:
         if not self._retain:
             self._retain = True
             tape.bump_epoch()
+        from .hooks import note_retain
+        note_retain(self)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
         from .hooks import register_hook
         return register_hook(self, hook)
 
-    def backward(self, grad_tensor: Tensor | None = None, retain_graph: bool = False,
+    def backward(self, grad_tensor: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, *, dump_backward_graph_path: str | None = None
                  ) -> None:
-        """Backward from this tensor; the seed must have exactly this tensor's shape."""
+        """Backward from this tensor; the seed must have exactly this tensor's shape.
+
+        create_graph=True records the backward so that `.grad` can be differentiated again;
+        retain_graph then defaults to True (it defaults to False otherwise).
+        """
         from .autograd import backward
         if grad_tensor is not None:
             if not isinstance(grad_tensor, Tensor):
@@ -304,6 +316,38 @@ class Tensor:
         if fn is None:
             raise AttributeError(f"'Tensor' object has no attribute {name!r}")
         return lambda *a, **k: fn(self, *a, **k)
+
+
+# ---- differentiable .grad after backward(create_graph=True) ---------------------------------
+# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` then shares the
+# gradient's storage; anything about to change `_grad` in place detaches it first, so the
+# recorded graph never sees its values change.
+_graph_grads: dict[int, tuple[Any, Tensor]] = {}
+
+
+def graph_grad(t: Tensor) -> Tensor | None:
+    entry = _graph_grads.get(id(t))
+    if entry is None or entry[0]() is not t or entry[1]._data is not t._grad:
+        return None
+    return entry[1]
+
+
+def set_graph_grad(t: Tensor, g: Tensor) -> None:
+    import weakref
+    key = id(t)
+
+    def drop(ref: Any) -> None:
+        entry = _graph_grads.get(key)
+        if entry is not None and entry[0] is ref:
+            del _graph_grads[key]
+    _graph_grads[key] = (weakref.ref(t, drop), g)
+    t._grad = g._data
+
+
+def detach_graph_grad(t: Tensor) -> None:
+    """Give `t._grad` its own storage before an in-place change (no-op for plain grads)."""
+    if _graph_grads and _graph_grads.pop(id(t), None) is not None and t._grad is not None:
+        t._grad = t._grad.copy()
 
 
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:

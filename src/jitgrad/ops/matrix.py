@@ -75,9 +75,9 @@ def _wellcond(n: int, batch: tuple = ()) -> np.ndarray:
 inverse_op = defop(
     "inverse", forward=np.linalg.inv, lower=_lower_inverse,
     vjp=lambda g, out, x: (-matmul(matmul(out, g, transpose_x=True), out, transpose_y=True),),
-    cases=({"shapes": ((3, 3),), "values": [_wellcond(3)]},
-           {"shapes": ((2, 2, 2),), "values": [_wellcond(2, (2,))]},
-           {"shapes": ((1, 1),), "values": [[[1.5]]]}))
+    cases=({"shapes": ((3, 3),), "smooth": True, "values": [_wellcond(3)]},
+           {"shapes": ((2, 2, 2),), "smooth": True, "values": [_wellcond(2, (2,))]},
+           {"shapes": ((1, 1),), "smooth": True, "values": [[[1.5]]]}))
 
 
 def inverse(x: Tensor, name: str | None = None) -> Tensor:
@@ -160,10 +160,10 @@ solve_op = defop(
     "solve", forward=lambda x, y: np.linalg.solve(x, y).astype(np.result_type(x, y)), nin=2,
     save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype),),
     vjp=_solve_vjp, lower=_lower_solve,
-    cases=({"shapes": ((3, 3), (3, 2)), "values": [_wellcond(3), [[1., 2.], [0., -1.],
-                                                                   [0.5, .3]]]},
-           {"shapes": ((2, 2, 2), (2, 2, 1)), "values": [_wellcond(2, (2,)),
-                                                          [[[1.], [2.]], [[-1.], [.5]]]]}))
+    cases=({"shapes": ((3, 3), (3, 2)), "smooth": True,
+            "values": [_wellcond(3), [[1., 2.], [0., -1.], [0.5, .3]]]},
+           {"shapes": ((2, 2, 2), (2, 2, 1)), "smooth": True,
+            "values": [_wellcond(2, (2,)), [[[1.], [2.]], [[-1.], [.5]]]]}))
 
 
 def solve(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
@@ -224,8 +224,8 @@ def _lower_chol(b, node, g, gins):
 cholesky_op = defop(
     "cholesky", forward=_chol_forward, lower=_lower_chol,
     save=lambda out, x: (np.linalg.inv(out).astype(out.dtype),), vjp=_chol_vjp,
-    cases=({"shapes": ((3, 3),), "values": [_spd_values(3)]},
-           {"shapes": ((2, 2, 2),), "values": [_spd_values(2, (2,))]}))
+    cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)]},
+           {"shapes": ((2, 2, 2),), "smooth": True, "values": [_spd_values(2, (2,))]}))
 
 
 def cholesky(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
