@@ -63,7 +63,7 @@ concat_op = defop(
     vjp=_concat_vjp, lower=_lower_concat,
     cases=({"shapes": ((2, 3), (2, 1)), "attrs": {"axis": 1}},
            {"shapes": ((2,), (3,)), "attrs": {"axis": 0}},
-           {"shapes": ((1, 2, 2), (2, 2, 2)), "attrs": {"axis": 0}}))
+           {"shapes": ((1, 2, 2), (2, 2, 2)), "attrs": {"axis": 0}}), min_ndim=1)
 
 
 def concat(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor:
@@ -233,7 +233,7 @@ def masked_select(x: Tensor, mask: Any, name: str | None = None) -> Tensor:
 # ---- writing into positions: put_flat (put_along_axis, __setitem__) ------------------------
 
 def _put_forward(x, v, idx, reduce):
-    out = x.copy()
+    out = np.array(x, copy=True)        # an ndarray even for a 0-d input: reshape is a view
     if reduce == "add":
         np.add.at(out.reshape(-1), idx, v.reshape(-1))
     elif reduce == "multiply":
@@ -271,7 +271,8 @@ put_flat_op = defop(
     save=lambda out, x, v, idx, reduce: (_kept_mask(x.shape, idx, out.dtype),),
     cases=({"shapes": ((6,), (3,)), "attrs": {"idx": np.array([0, 4, 2]), "reduce": "assign"}},
            {"shapes": ((2, 3), (2, 2)), "attrs": {"idx": np.array([0, 1, 1, 5]),
-                                                   "reduce": "add"}}))
+                                                   "reduce": "add"}},
+           {"shapes": ((), (1,)), "attrs": {"idx": np.array([0]), "reduce": "assign"}}))
 
 
 def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assign") -> Tensor:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..lower import broadcast_index
+from ..tape import is_grad_enabled
 from ..tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
@@ -37,7 +38,11 @@ def _prod_vjp(g, out, x, axes, keepdim):
     spread = _spread(g, x, axes)
     if np.all(x._data != 0):
         return (spread * _spread(out, x, axes) / x,)
-    # zeros: the exact first-order factor, as a constant (no second order through it)
+    if is_grad_enabled():
+        raise NotImplementedError(
+            "prod: the gradient of prod at inputs containing zeros is exact, but it cannot be "
+            "differentiated again (create_graph=True) there")
+    # zeros: the exact first-order factor, as a constant
     return (spread * const(_others_product(x._data, axes), x._data.dtype),)
 
 
