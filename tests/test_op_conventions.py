@@ -263,3 +263,18 @@ def test_shape_op_values():
     assert paddle.gather(x, TT([1, 0])).tolist() == x.numpy()[[1, 0]].tolist()
     assert F.pad(x, [1, 1], mode="reflect").tolist() == \
         np.pad(x.numpy(), [(0, 0), (1, 1)], mode="reflect").tolist()
+
+
+def test_search_and_logic_ops():
+    x = TT([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    assert paddle.argmax(x).shape == [] and paddle.argmax(x).item() == 4
+    assert paddle.argmax(x, axis=1).tolist() == [0, 1]
+    assert paddle.argsort(x, descending=True).tolist() == [[0, 2, 1], [1, 2, 0]]
+    v, i = paddle.topk(x, 1, axis=0)
+    assert v.tolist() == [[3.0, 5.0, 4.0]] and i.tolist() == [[0, 1, 1]]
+    assert paddle.nonzero(x == 0).tolist() == [[1, 0]]
+    assert paddle.isnan(TT([np.nan, 1.0])).tolist() == [True, False]
+    assert paddle.logical_and(x > 1, x < 4).tolist() == [[True, False, True],
+                                                         [False, False, False]]
+    assert paddle.any(x > 4).item() and not paddle.all(x > 0).item()
+    assert paddle.zeros([]).shape == [] and paddle.ones([2], "int64").dtype == paddle.int64

@@ -31,7 +31,7 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, attr: Any = None,
     dt = dtypes.default_float().np if dtype is None else dtypes.to_dtype(dtype).np
     init = attr.initializer if isinstance(attr, ParamAttr) and attr.initializer else \
         default_initializer or (Constant(0.0) if is_bias else XavierUniform())
-    p = Parameter._make(np.ascontiguousarray(init([int(s) for s in shape], dt)), False)
+    p = Parameter._make(np.array(init([int(s) for s in shape], dt), order="C"), False)
     p.trainable = not (isinstance(attr, ParamAttr) and not attr.trainable)
     if not p.trainable:
         p._stop_gradient = True
