@@ -1,8 +1,9 @@
 """Optimizers (paddle.optimizer names): SGD, Momentum, Adam, AdamW.
 
-step() updates each parameter's values in place from its .grad, outside any graph (the
-parameters' version counters go up, so a graph recorded before the step cannot be
-backpropagated through by mistake); clear_grad() zeroes the gradients.
+step() updates each parameter from its .grad, outside any graph: the parameter gets a new
+buffer (copy on write, so arrays shared with it keep their values) and its version counter
+goes up, so a graph recorded before the step cannot be backpropagated through by mistake.
+clear_grad() zeroes the gradients.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class SGD(Optimizer):
     def _update(self, p, g, lr, state):
         if self._wd:
             g = g + self._wd * p._data
-        p._data -= p._data.dtype.type(lr) * g
+        p._data = p._data - p._data.dtype.type(lr) * g
 
 
 class Momentum(Optimizer):
@@ -145,7 +146,7 @@ class Momentum(Optimizer):
         v = g.copy() if v is None else self._mu * v + g
         state["velocity"] = v
         step = g + self._mu * v if self._nesterov else v
-        p._data -= (lr * step).astype(p._data.dtype)
+        p._data = p._data - (lr * step).astype(p._data.dtype)
 
 
 class Adam(Optimizer):
@@ -170,7 +171,7 @@ class Adam(Optimizer):
         v = state["moment2"] = self._b2 * state.get("moment2", 0.0) + (1 - self._b2) * g * g
         c2 = np.sqrt(1 - self._b2 ** t)
         lr_t = lr * c2 / (1 - self._b1 ** t)
-        p._data -= (lr_t * m / (np.sqrt(v) + self._eps * c2)).astype(p._data.dtype)
+        p._data = p._data - (lr_t * m / (np.sqrt(v) + self._eps * c2)).astype(p._data.dtype)
 
 
 class AdamW(Adam):
@@ -190,5 +191,5 @@ class AdamW(Adam):
 
     def _decay(self, p, g, lr):
         if self._wd and (self._apply_decay is None or self._apply_decay(p.name)):
-            p._data -= p._data.dtype.type(lr * self._wd) * p._data
+            p._data = p._data - p._data.dtype.type(lr * self._wd) * p._data
         return g
