@@ -65,9 +65,10 @@ def _windows(shape: Sequence[int], ksize, stride, dil) -> tuple[np.ndarray, list
                          f"padded input {[H, W]}")
     n = np.arange(N).reshape(N, 1, 1, 1, 1, 1) * (C * H * W)
     c = np.arange(C).reshape(1, C, 1, 1, 1, 1) * (H * W)
-    r = (np.arange(kh).reshape(1, 1, kh, 1, 1, 1) * dh + np.arange(Ho).reshape(1, 1, 1, 1, Ho, 1)
-         * sh) * W
-    q = np.arange(kw).reshape(1, 1, 1, kw, 1, 1) * dw + np.arange(Wo).reshape(1, 1, 1, 1, 1, Wo) * sw
+    r = (np.arange(kh).reshape(1, 1, kh, 1, 1, 1) * dh
+         + np.arange(Ho).reshape(1, 1, 1, 1, Ho, 1) * sh) * W
+    q = (np.arange(kw).reshape(1, 1, 1, kw, 1, 1) * dw
+         + np.arange(Wo).reshape(1, 1, 1, 1, 1, Wo) * sw)
     return (n + c + r + q).astype(np.int64), [Ho, Wo]
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import string
-from typing import Any
 
 import numpy as np
 
@@ -18,7 +17,8 @@ from .core import apply, binary_operands, const, require_float
 from .indexing import _take
 from .linalg import matmul
 from .registry import defop
-from .shape import _flat_positions, _scatter_flat, broadcast_to, reshape, transpose, unsqueeze
+from .shape import (_flat_positions, _scatter_flat, broadcast_to, reshape, transpose,
+                    unsqueeze)
 
 
 def _mT(x: Tensor) -> Tensor:

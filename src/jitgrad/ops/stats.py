@@ -12,7 +12,7 @@ from ..lower import broadcast_index
 from ..tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import apply, const, norm_axis, require_float
+from .core import const, norm_axis, require_float
 from .reduce import REDUCE_CASES, _kept_shape, _spread
 from .registry import defop
 
