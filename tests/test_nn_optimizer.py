@@ -167,3 +167,25 @@ def test_optimizer_argument_errors():
         paddle.optimizer.Adam(0.1)
     with pytest.raises(TypeError):
         paddle.optimizer.SGD("fast", parameters=[])
+
+
+def test_tiny_cnn_with_batch_norm_and_dropout_trains():
+    paddle.seed(3)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((16, 1, 6, 6)).astype(np.float32)
+    labels = (x[:, 0, :3].mean(axis=(1, 2)) > x[:, 0, 3:].mean(axis=(1, 2))).astype(np.int64)
+    model = nn.Sequential(nn.Conv2D(1, 4, 3, padding=1), nn.BatchNorm2D(4), nn.ReLU(),
+                          nn.MaxPool2D(2), nn.Flatten(), nn.Dropout(0.1), nn.Linear(36, 2))
+    opt = paddle.optimizer.Adam(0.02, parameters=model.parameters())
+    xt, yt = paddle.to_tensor(x), paddle.to_tensor(labels)
+    losses = []
+    for _ in range(40):
+        loss = nn.CrossEntropyLoss()(model(xt), yt)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(float(loss))
+    assert losses[-1] < 0.5 * losses[0], (losses[0], losses[-1])
+    model.eval()
+    acc = (paddle.argmax(model(xt), axis=1).numpy() == labels).mean()
+    assert acc > 0.8

@@ -157,7 +157,7 @@ def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
 
 
 def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, return_mask: bool = False, data_format: str = "NCHW",
+               return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCHW",
                name: str | None = None) -> Tensor:
     """Max over each window (padding counts as -inf). Tied maxima within a window share the
     gradient equally (Paddle gives it all to the first)."""

@@ -291,6 +291,7 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
                    include_self: bool = True, broadcast: bool = True) -> Tensor:
     """Write values at indices along axis; gradients reach arr (where not overwritten) and
     values. reduce is 'assign', 'add' or 'multiply' (no gradient rule for 'multiply')."""
+    reduce = {"mul": "multiply"}.get(reduce, reduce)
     if reduce not in ("assign", "add", "multiply"):
         raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'multiply', "
                          f"got {reduce!r}")
