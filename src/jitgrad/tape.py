@@ -67,10 +67,11 @@ _inside: dict[Any, bool] = {}       # code object -> defined inside jitgrad?
 def call_site() -> tuple | None:
     """(code, f_lasti) of the innermost frame outside jitgrad: the user's line.
 
-    Cheap enough to run for every recorded op (~0.3 us): one dict lookup per frame, and the
-    line number is only computed when a dump asks for it (`site_line`).
+    Called from Node.__init__, whose caller (apply, PyLayer.apply) is jitgrad code, so the
+    walk starts one frame further out. Each frame costs a dict lookup plus Python creating
+    its frame object; the line number is only computed when a dump asks (`site_line`).
     """
-    f = sys._getframe(2)
+    f = sys._getframe(3)
     while f is not None:
         code = f.f_code
         inside = _inside.get(code)
