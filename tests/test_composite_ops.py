@@ -189,7 +189,17 @@ COMPOSITES = {
     "cdist": (lambda x, y: P.cdist(x, y), [(3, 2), (4, 2)], (-2, 2)),
     "logit": (lambda x: P.logit(x), [(4,)], (0.1, 0.9)),
     "addmm": (lambda a, x, y: P.addmm(a, x, y, 0.5, 2.0), [(2, 2), (2, 3), (3, 2)], (-2, 2)),
+    # in-place ops on non-leaves are recorded like their out-of-place forms
+    "inplace_chain": (lambda x, y: _inplace_chain(x, y), [(2, 3), (3,)], (-1, 1)),
 }
+
+
+def _inplace_chain(x, y):
+    z = x * 1.0
+    z.add_(y).multiply_(x).tanh_()
+    z.scale_(2.0, 0.5).clip_(-0.9, 1.8)
+    z[:, 0] = y[0] * 3.0
+    return z
 
 
 def _setitem(y, key, value):

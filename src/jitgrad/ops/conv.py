@@ -7,6 +7,7 @@ gradient comes from those primitives."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Sequence
 
@@ -55,7 +56,13 @@ def _padding(padding: Any, nsp: int, ksize: Sequence[int], dil: Sequence[int],
 
 def _windows(shape: Sequence[int], ksize, stride, dil) -> tuple[np.ndarray, list[int]]:
     """Flat positions into an [N, C, H, W] array of every window element:
-    shape [N, C, kh, kw, Ho, Wo]."""
+    shape [N, C, kh, kw, Ho, Wo] (cached: a training loop asks for the same maps each step)."""
+    idx, out = _windows_cached(tuple(shape), tuple(ksize), tuple(stride), tuple(dil))
+    return idx, list(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _windows_cached(shape: tuple, ksize: tuple, stride: tuple, dil: tuple):
     N, C, H, W = shape
     (kh, kw), (sh, sw), (dh, dw) = ksize, stride, dil
     Ho = (H - (kh - 1) * dh - 1) // sh + 1
@@ -69,7 +76,9 @@ def _windows(shape: Sequence[int], ksize, stride, dil) -> tuple[np.ndarray, list
          + np.arange(Ho).reshape(1, 1, 1, 1, Ho, 1) * sh) * W
     q = (np.arange(kw).reshape(1, 1, 1, kw, 1, 1) * dw
          + np.arange(Wo).reshape(1, 1, 1, 1, 1, Wo) * sw)
-    return (n + c + r + q).astype(np.int64), [Ho, Wo]
+    idx = (n + c + r + q).astype(np.int64)
+    idx.setflags(write=False)
+    return idx, (Ho, Wo)
 
 
 def _channels_first(x: Tensor, data_format: str) -> tuple[Tensor, bool]:

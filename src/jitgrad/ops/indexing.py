@@ -6,6 +6,7 @@ own."""
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -332,6 +333,17 @@ def _pad_widths(ndim: int, pad: Sequence[int], data_format: str) -> list[tuple[i
     return widths
 
 
+@functools.lru_cache(maxsize=64)
+def _constant_pad_map(shape: tuple, widths: tuple):
+    """Output shape, where each input element lands, and the mask of input positions."""
+    out_shape = tuple(s + a + c for s, (a, c) in zip(shape, widths))
+    where = np.pad(np.ones(shape, bool), widths)
+    target = _flat_positions(out_shape)[where]
+    target.setflags(write=False)
+    where.setflags(write=False)
+    return out_shape, target, where
+
+
 def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0,
         data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """Paddle's pad: a list over all dims (first dim first) or over the spatial dims (last
@@ -340,15 +352,13 @@ def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.
     widths = _pad_widths(x.ndim, pad, data_format)
     if builtins.any(a < 0 or c < 0 for a, c in widths):
         raise ValueError(f"pad: negative padding {list(pad)} is not supported")
-    pos = _flat_positions(x._data.shape)
     if mode == "constant":
-        out_shape = tuple(s + a + c for s, (a, c) in zip(x._data.shape, widths))
-        where = np.pad(np.ones(x._data.shape, bool), widths)
-        target = _flat_positions(out_shape)[where]
+        out_shape, target, where = _constant_pad_map(tuple(x._data.shape), tuple(widths))
         y = _scatter_flat(x, target, out_shape)
         if value != 0:
             y = y + const(np.where(where, 0, value), x._data.dtype)
         return y
+    pos = _flat_positions(x._data.shape)
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be constant, reflect, replicate or circular, "
                          f"got {mode!r}")
