@@ -5,6 +5,7 @@ from ..ops.activation import (elu, gelu, hardsigmoid, hardswish, hardtanh, leaky
                               log_sigmoid, mish, relu6, selu, silu, softplus, softsign, swish,
                               tanhshrink)
 from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
+from ..ops.resample import interpolate, pixel_shuffle, unfold, upsample
 from ..ops.norm import batch_norm, group_norm, layer_norm
 from ..ops.common import dropout, embedding, linear, one_hot
 from ..ops.indexing import pad
@@ -20,4 +21,5 @@ __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "cross_entropy", "kl_div", "l1_loss", "mse_loss", "nll_loss", "normalize",
            "smooth_l1_loss", "square_error_cost",
            "adaptive_avg_pool2d", "avg_pool2d", "conv1d", "conv2d", "max_pool2d",
-           "batch_norm", "group_norm", "layer_norm"]
+           "batch_norm", "group_norm", "layer_norm",
+           "interpolate", "pixel_shuffle", "unfold", "upsample"]

@@ -144,8 +144,11 @@ def unbind(x: Tensor, axis: int = 0) -> list[Tensor]:
 
 def tile(x: Tensor, repeat_times: Sequence[int], name: str | None = None) -> Tensor:
     """Repeat the whole tensor along each axis: reshape, broadcast_to, reshape."""
-    reps = [int(r.item() if isinstance(r, Tensor) else r) for r in
-            ([repeat_times] if isinstance(repeat_times, int) else repeat_times)]
+    raw = [r.item() if isinstance(r, Tensor) else r for r in
+           ([repeat_times] if isinstance(repeat_times, int) else repeat_times)]
+    if not builtins.all(isinstance(r, (int, np.integer)) and r >= 0 for r in raw):
+        raise ValueError(f"tile: repeat_times must be non-negative ints, got {raw}")
+    reps = [int(r) for r in raw]
     shape = [1] * (len(reps) - x.ndim) + x.shape
     reps = [1] * (len(shape) - len(reps)) + reps
     inter = [v for s in shape for v in (1, s)]
