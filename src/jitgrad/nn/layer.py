@@ -23,9 +23,9 @@ class Parameter(Tensor):
     __repr__ = __str__
 
 
-def create_parameter(shape: Sequence[int], dtype: Any = None, attr: Any = None,
-                     is_bias: bool = False, default_initializer: Initializer | None = None
-                     ) -> Parameter:
+def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None = None,
+                     attr: Any = None, is_bias: bool = False,
+                     default_initializer: Initializer | None = None) -> Parameter:
     """A new Parameter: attr's initializer, else default_initializer, else Xavier (weights)
     or zeros (biases)."""
     dt = dtypes.default_float().np if dtype is None else dtypes.to_dtype(dtype).np
@@ -37,6 +37,8 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, attr: Any = None,
         p._stop_gradient = True
     if isinstance(attr, ParamAttr) and attr.name:
         p.name = attr.name
+    elif name:
+        p.name = name
     return p
 
 
@@ -72,7 +74,8 @@ class Layer:
     def create_parameter(self, shape: Sequence[int], attr: Any = None, dtype: Any = None,
                          is_bias: bool = False,
                          default_initializer: Initializer | None = None) -> Parameter:
-        return create_parameter(shape, dtype or self._dtype, attr, is_bias, default_initializer)
+        return create_parameter(shape, dtype or self._dtype, None, attr, is_bias,
+                                default_initializer)
 
     def add_parameter(self, name: str, parameter: Parameter) -> Parameter:
         setattr(self, name, parameter)
