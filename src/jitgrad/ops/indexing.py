@@ -13,7 +13,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .core import apply, const
-from .registry import defop
+from .registry import defop, one_element_values
 from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, getitem, reshape,
                     unsqueeze)
 
@@ -60,7 +60,7 @@ def _lower_concat(b, node, g, gins):
 
 
 concat_op = defop(
-    "concat", forward=lambda *xs, axis: np.concatenate(xs, axis=axis), nin=2,
+    "concat", baked=None, forward=lambda *xs, axis: np.concatenate(xs, axis=axis), nin=2,
     vjp=_concat_vjp, lower=_lower_concat,
     cases=({"shapes": ((2, 3), (2, 1)), "attrs": {"axis": 1}},
            {"shapes": ((2,), (3,)), "attrs": {"axis": 0}},
@@ -271,7 +271,8 @@ def _lower_put(b, node, g, gins):
 
 
 put_flat_op = defop(
-    "put_flat", forward=_put_forward, nin=2, vjp=_put_vjp, lower=_lower_put,
+    "put_flat", baked=lambda n: one_element_values(n.saved[0]), forward=_put_forward, nin=2,
+    vjp=_put_vjp, lower=_lower_put,
     save=lambda out, x, v, idx, reduce: (_kept_mask(x.shape, idx, out.dtype),),
     cases=({"shapes": ((6,), (3,)), "attrs": {"idx": np.array([0, 4, 2]), "reduce": "assign"}},
            {"shapes": ((2, 3), (2, 2)), "attrs": {"idx": np.array([0, 1, 1, 5]),
