@@ -280,3 +280,13 @@ def test_search_and_logic_ops():
                                                          [False, False, False]]
     assert paddle.any(x > 4).item() and not paddle.all(x > 0).item()
     assert paddle.zeros([]).shape == [] and paddle.ones([2], "int64").dtype == paddle.int64
+
+
+def test_max_pool_gives_the_gradient_to_the_first_maximum_and_returns_its_index():
+    x = TT(np.array([[[[1.0, 3.0, 3.0], [0.0, 3.0, 2.0], [5.0, 1.0, 5.0]]]], np.float32),
+           stop_gradient=False)
+    y, mask = F.max_pool2d(x, 2, stride=1, return_mask=True)
+    assert y.numpy()[0, 0].tolist() == [[3.0, 3.0], [5.0, 5.0]]
+    assert mask.numpy()[0, 0].tolist() == [[1, 1], [6, 8]]     # ties: the first in the window
+    y.sum().backward()
+    assert x.grad.numpy()[0, 0].tolist() == [[0, 2, 0], [0, 0, 0], [1, 0, 1]]

@@ -167,19 +167,26 @@ def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
 
 def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCHW",
-               name: str | None = None) -> Tensor:
-    """Max over each window (padding counts as -inf). Tied maxima within a window share the
-    gradient equally (Paddle gives it all to the first)."""
-    if return_mask:
-        raise NotImplementedError("max_pool2d: return_mask=True is not supported")
+               name: str | None = None) -> Any:
+    """Max over each window (padding counts as -inf). As in Paddle, the gradient goes to the
+    first maximum of a window (row-major order), and return_mask gives its index h * W + w
+    in the input plane."""
     require_float(x, "max_pool2d")
     x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
                                          data_format)
     xp = _spatial_pad(x, widths, value=-np.inf)
     idx, (Ho, Wo) = _windows(xp.shape, k, st, [1, 1])
     N, C = x.shape[:2]
-    win = _take_flat(xp, np.moveaxis(idx, (2, 3), (4, 5)).ravel(), (N, C, Ho, Wo, k[0] * k[1]))
-    return _back(R.max(win, axis=-1), last)
+    order = np.moveaxis(idx, (2, 3), (4, 5)).reshape(N, C, Ho, Wo, k[0] * k[1])
+    first = np.argmax(xp._data.reshape(-1)[order], axis=-1)[..., None]
+    chosen = np.take_along_axis(order, first, axis=-1)[..., 0]
+    out = _back(_take_flat(xp, chosen.ravel(), (N, C, Ho, Wo)), last)
+    if not return_mask:
+        return out
+    Hp, Wp = xp.shape[2:]
+    h, w = (chosen // Wp) % Hp - widths[0][0], chosen % Wp - widths[1][0]
+    mask = Tensor._make((h * x.shape[3] + w).astype(np.int32))
+    return out, _back(mask, last)
 
 
 def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
