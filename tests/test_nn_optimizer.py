@@ -189,3 +189,23 @@ def test_tiny_cnn_with_batch_norm_and_dropout_trains():
     model.eval()
     acc = (paddle.argmax(model(xt), axis=1).numpy() == labels).mean()
     assert acc > 0.8
+
+
+def test_lr_schedulers_follow_their_closed_forms():
+    import math
+    L = paddle.optimizer.lr
+
+    def run(sched, n=6):
+        out = []
+        for _ in range(n):
+            out.append(sched())
+            sched.step()
+        return out
+    assert run(L.MultiStepDecay(1.0, [2, 4], 0.5)) == [1, 1, 0.5, 0.5, 0.25, 0.25]
+    assert run(L.ExponentialDecay(2.0, 0.5), 3) == [2.0, 1.0, 0.5]
+    np.testing.assert_allclose(run(L.CosineAnnealingDecay(1.0, 4), 5),
+                               [(1 + math.cos(math.pi * e / 4)) / 2 for e in range(5)])
+    assert run(L.PiecewiseDecay([1, 3], [0.1, 0.01, 0.001]), 4) == [0.1, 0.01, 0.01, 0.001]
+    assert run(L.LambdaDecay(0.5, lambda e: e + 1), 3) == [0.5, 1.0, 1.5]
+    np.testing.assert_allclose(run(L.LinearWarmup(L.StepDecay(1.0, 1, 0.5), 2, 0.0, 1.0), 5),
+                               [0.0, 0.5, 1.0, 0.5, 0.25])

@@ -8,6 +8,8 @@ clear_grad() zeroes the gradients.
 
 from __future__ import annotations
 
+import math
+import types
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -43,7 +45,84 @@ class StepDecay(LRScheduler):
         return self.base_lr * self.gamma ** (self.last_epoch // self.step_size)
 
 
-lr = type("lr", (), {"LRScheduler": LRScheduler, "StepDecay": StepDecay})
+class MultiStepDecay(LRScheduler):
+    def __init__(self, learning_rate: float, milestones: list[int], gamma: float = 0.1) -> None:
+        super().__init__(learning_rate)
+        self.milestones, self.gamma = sorted(milestones), gamma
+
+    def get_lr(self) -> float:
+        return self.base_lr * self.gamma ** sum(self.last_epoch >= m for m in self.milestones)
+
+
+class ExponentialDecay(LRScheduler):
+    def __init__(self, learning_rate: float, gamma: float) -> None:
+        super().__init__(learning_rate)
+        self.gamma = gamma
+
+    def get_lr(self) -> float:
+        return self.base_lr * self.gamma ** self.last_epoch
+
+
+class CosineAnnealingDecay(LRScheduler):
+    """eta_min + (base - eta_min) * (1 + cos(pi * epoch / T_max)) / 2 (the closed form)."""
+
+    def __init__(self, learning_rate: float, T_max: int, eta_min: float = 0.0) -> None:
+        super().__init__(learning_rate)
+        self.T_max, self.eta_min = T_max, eta_min
+
+    def get_lr(self) -> float:
+        return self.eta_min + (self.base_lr - self.eta_min) * \
+            (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+
+
+class LambdaDecay(LRScheduler):
+    def __init__(self, learning_rate: float, lr_lambda: Callable[[int], float]) -> None:
+        super().__init__(learning_rate)
+        self.lr_lambda = lr_lambda
+
+    def get_lr(self) -> float:
+        return self.base_lr * self.lr_lambda(self.last_epoch)
+
+
+class PiecewiseDecay(LRScheduler):
+    def __init__(self, boundaries: list[int], values: list[float]) -> None:
+        if len(values) != len(boundaries) + 1:
+            raise ValueError("PiecewiseDecay needs one more value than boundaries")
+        super().__init__(values[0])
+        self.boundaries, self.values = boundaries, values
+
+    def get_lr(self) -> float:
+        return self.values[sum(self.last_epoch >= b for b in self.boundaries)]
+
+
+class LinearWarmup(LRScheduler):
+    """Linear ramp from start_lr to end_lr over warmup_steps, then learning_rate (a float or
+    another scheduler, stepped along)."""
+
+    def __init__(self, learning_rate: float | LRScheduler, warmup_steps: int, start_lr: float,
+                 end_lr: float) -> None:
+        self.inner = learning_rate
+        self.warmup_steps, self.start_lr, self.end_lr = warmup_steps, start_lr, end_lr
+        super().__init__(start_lr)
+
+    def get_lr(self) -> float:
+        if self.last_epoch < self.warmup_steps:
+            return self.start_lr + (self.end_lr - self.start_lr) * \
+                self.last_epoch / self.warmup_steps
+        if isinstance(self.inner, LRScheduler):
+            return self.inner()
+        return float(self.inner)
+
+    def step(self, epoch: int | None = None) -> None:
+        if isinstance(self.inner, LRScheduler) and self.last_epoch >= self.warmup_steps:
+            self.inner.step()
+        super().step(epoch)
+
+
+lr = types.SimpleNamespace(
+    LRScheduler=LRScheduler, StepDecay=StepDecay, MultiStepDecay=MultiStepDecay,
+    ExponentialDecay=ExponentialDecay, CosineAnnealingDecay=CosineAnnealingDecay,
+    LambdaDecay=LambdaDecay, PiecewiseDecay=PiecewiseDecay, LinearWarmup=LinearWarmup)
 
 
 class Optimizer:
