@@ -209,3 +209,14 @@ def test_lr_schedulers_follow_their_closed_forms():
     assert run(L.LambdaDecay(0.5, lambda e: e + 1), 3) == [0.5, 1.0, 1.5]
     np.testing.assert_allclose(run(L.LinearWarmup(L.StepDecay(1.0, 1, 0.5), 2, 0.0, 1.0), 5),
                                [0.0, 0.5, 1.0, 0.5, 0.25])
+
+
+def test_parameter_groups_scale_the_rate_and_set_their_decay():
+    a, b = _one_param([1.0, 1.0]), _one_param([1.0, 1.0])
+    opt = paddle.optimizer.SGD(0.1, parameters=[
+        {"params": [a]}, {"params": [b], "learning_rate": 0.5, "weight_decay": 0.2}])
+    a.grad = paddle.to_tensor(np.array([1.0, 2.0]))
+    b.grad = paddle.to_tensor(np.array([1.0, 2.0]))
+    opt.step()
+    np.testing.assert_allclose(a.numpy(), [0.9, 0.8])
+    np.testing.assert_allclose(b.numpy(), [1 - 0.05 * 1.2, 1 - 0.05 * 2.2])

@@ -132,16 +132,24 @@ class Optimizer:
         if parameters is None:
             raise ValueError(f"{type(self).__name__} needs parameters=model.parameters() "
                              "(jitgrad has no static graph to collect them from)")
-        self._params = list(parameters)
-        for i, p in enumerate(self._params):
-            if not isinstance(p, Tensor):
-                raise TypeError(f"parameters[{i}] is a {type(p).__name__}, not a Tensor")
+        coeff = getattr(weight_decay, "coeff", weight_decay)    # L2Decay(coeff) or a float
+        self._wd = 0.0 if coeff is None else float(coeff)
+        # parameter groups: [{'params': [...], 'learning_rate': scale, 'weight_decay': c}]
+        self._params, self._lr_scale, self._wd_of = [], {}, {}
+        for i, item in enumerate(parameters):
+            group = item if isinstance(item, dict) else {"params": [item]}
+            wd = group.get("weight_decay", self._wd)
+            wd = 0.0 if wd is None else float(getattr(wd, "coeff", wd))
+            for p in group["params"]:
+                if not isinstance(p, Tensor):
+                    raise TypeError(f"parameters[{i}] holds a {type(p).__name__}, not a Tensor")
+                self._params.append(p)
+                self._lr_scale[id(p)] = float(group.get("learning_rate", 1.0))
+                self._wd_of[id(p)] = wd
         if not isinstance(learning_rate, (int, float, LRScheduler)):
             raise TypeError(f"learning_rate must be a float or an LRScheduler, got "
                             f"{learning_rate!r}")
         self._lr = learning_rate
-        coeff = getattr(weight_decay, "coeff", weight_decay)    # L2Decay(coeff) or a float
-        self._wd = 0.0 if coeff is None else float(coeff)
         self._grad_clip = grad_clip
         self._state: dict[int, dict[str, Any]] = {}
 
@@ -167,7 +175,8 @@ class Optimizer:
         with tape.no_grad():
             for p, g in self._live():
                 g = np.asarray(g, dtype=p._data.dtype)
-                self._update(p, g, lr, self._state.setdefault(id(p), {}))
+                self._update(p, g, lr * self._lr_scale.get(id(p), 1.0),
+                             self._state.setdefault(id(p), {}))
                 p._version += 1
         tape.bump_epoch()
 
@@ -203,8 +212,9 @@ class SGD(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip)
 
     def _update(self, p, g, lr, state):
-        if self._wd:
-            g = g + self._wd * p._data
+        wd = self._wd_of.get(id(p), self._wd)
+        if wd:
+            g = g + wd * p._data
         p._data = p._data - p._data.dtype.type(lr) * g
 
 
@@ -219,8 +229,9 @@ class Momentum(Optimizer):
         self._mu, self._nesterov = float(momentum), bool(use_nesterov)
 
     def _update(self, p, g, lr, state):
-        if self._wd:
-            g = g + self._wd * p._data
+        wd = self._wd_of.get(id(p), self._wd)
+        if wd:
+            g = g + wd * p._data
         v = state.get("velocity")
         v = g.copy() if v is None else self._mu * v + g
         state["velocity"] = v
@@ -241,7 +252,8 @@ class Adam(Optimizer):
         self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
 
     def _decay(self, p, g, lr):
-        return g + self._wd * p._data if self._wd else g
+        wd = self._wd_of.get(id(p), self._wd)
+        return g + wd * p._data if wd else g
 
     def _update(self, p, g, lr, state):
         g = self._decay(p, g, lr)
@@ -269,6 +281,7 @@ class AdamW(Adam):
         self._apply_decay = apply_decay_param_fun
 
     def _decay(self, p, g, lr):
-        if self._wd and (self._apply_decay is None or self._apply_decay(p.name)):
-            p._data = p._data - p._data.dtype.type(lr * self._wd) * p._data
+        wd = self._wd_of.get(id(p), self._wd)
+        if wd and (self._apply_decay is None or self._apply_decay(p.name)):
+            p._data = p._data - p._data.dtype.type(lr * wd) * p._data
         return g
