@@ -103,7 +103,8 @@ GRADS = [[0.5, -1.0], [0.25, 2.0], [-0.5, 0.1]]
 
 def test_sgd_with_weight_decay_matches_closed_form():
     p = _one_param([1.0, 2.0])
-    got = _run(paddle.optimizer.SGD(0.1, parameters=[p], weight_decay=0.01), p, GRADS)
+    got = _run(paddle.optimizer.SGD(0.1, parameters=[p],
+                                    weight_decay=paddle.regularizer.L2Decay(0.01)), p, GRADS)
     w = np.array([1.0, 2.0])
     for g in GRADS:
         w = w - 0.1 * (np.array(g) + 0.01 * w)
