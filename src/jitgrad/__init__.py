@@ -18,6 +18,9 @@ from .vm import set_vm, warmup
 from .compat import (CPUPlace, disable_static, dtype, enable_static, get_device,  # noqa: F401
                      in_dynamic_mode, is_floating_point, is_tensor, set_device)
 from . import nn  # noqa: E402  (needs ops)
+from . import optimizer, regularizer  # noqa: E402
+from .nn import ParamAttr, create_parameter  # noqa: E402
+from .ops import linalg  # noqa: E402  (paddle.linalg.*)
 
 bool = bool_  # noqa: A001  (paddle.bool)
 

@@ -239,6 +239,9 @@ class Plan:
         self.target_ids = None if targets is None else {id(t) for t in targets}
         self.stop = stop
         nodes = reachable_nodes(roots, stop)
+        for node in nodes:              # before pruning: a stale node may look unreachable
+            if not node.freed:
+                check_versions(node)
         useful: set[int] = set()
         for node in reversed(nodes):            # oldest first: inputs before their users
             if any(self.carries(t, useful) for t in node.inputs):
@@ -278,8 +281,6 @@ def check_versions(node: Node) -> None:
 
 def check_not_freed(nodes: Iterable[Node]) -> None:
     for node in nodes:
-        if not node.freed:
-            check_versions(node)
         if node.freed:
             raise RuntimeError(
                 f"Trying to backward through {node.grad_name} ({node.op.name}) a second time, "
