@@ -532,11 +532,21 @@ def test_device_and_mode_switches_of_a_cpu_script():
     assert isinstance(t.dtype, paddle.dtype)
 
 
-@pytest.mark.xfail(strict=True, reason="ops: Tensor.__floordiv__/__mod__ and paddle.remainder "
-                                       "are missing (the ops branch has floor_divide)")
-def test_floor_divide_and_remainder_operators():
-    x = TT([5.0, -3.0])
-    assert (x // 2).tolist() == [2.0, -2.0] and (x % 2).tolist() == [1.0, 1.0]
+def test_floor_divide_operator():
+    x = TT([5.0, -3.0], stop_gradient=False)
+    y = x // 2
+    assert y.tolist() == [2.0, -2.0] and y.dtype == paddle.float32 and y.stop_gradient
+    assert (TT([7, -7]) // TT([2, 2])).tolist() == [3, -4] and (7 // TT([2])).tolist() == [3]
+
+
+@pytest.mark.xfail(strict=True, reason="ops: paddle.remainder/mod (with its gradient) and "
+                                       "Tensor.__mod__ are missing")
+def test_remainder_operator_and_its_gradient():
+    x = TT([5.0, -3.0], stop_gradient=False)
+    y = x % 2
+    assert y.tolist() == [1.0, 1.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
 
 
 # ---- A.2: Tensor.shape is a paddle.Size ----------------------------------------------------------

@@ -307,6 +307,12 @@ class Tensor:
     def __rtruediv__(self, o: Any) -> Tensor:
         return _ops.divide(o, self)
 
+    def __floordiv__(self, o: Any) -> Tensor:
+        return _ops.floor_divide(self, o)        # no gradient, as Paddle's floor_divide
+
+    def __rfloordiv__(self, o: Any) -> Tensor:
+        return _ops.floor_divide(o, self)
+
     def __pow__(self, o: Any) -> Tensor:
         return _ops.pow(self, o)
 
