@@ -726,3 +726,27 @@ def test_linear_parameters_follow_the_default_dtype():
     finally:
         paddle.set_default_dtype("float32")
     assert layer.weight.dtype == paddle.float64 and layer.bias.dtype == paddle.float64
+
+
+@pytest.mark.parametrize("path", ["numba", "reference", "eager"])
+def test_retained_grad_is_overwritten_per_call_and_summed_within_one(path):
+    # E.26: each backward overwrites a retained non-leaf grad; within one call the
+    # contributions of all roots are summed (C.15).
+    paddle.set_vm("reference" if path == "reference" else "numba")
+    cg = path == "eager"
+    try:
+        x = leaf([1.0])
+        y = x * 1
+        y.retain_grads()
+        z1, z2 = y * 2, y * 3
+        z1.backward(retain_graph=True, create_graph=cg)
+        first = y.grad.tolist()
+        z2.backward(create_graph=cg)
+        assert (first, y.grad.tolist(), x.grad.tolist()) == ([2.0], [3.0], [5.0])
+        x = leaf([1.0])
+        y = x * 1
+        y.retain_grads()
+        paddle.autograd.backward([y * 2, y * 3], create_graph=cg)
+        assert (y.grad.tolist(), x.grad.tolist()) == ([5.0], [5.0])
+    finally:
+        paddle.set_vm("numba")
