@@ -750,3 +750,15 @@ def test_retained_grad_is_overwritten_per_call_and_summed_within_one(path):
         assert (y.grad.tolist(), x.grad.tolist()) == ([5.0], [5.0])
     finally:
         paddle.set_vm("numba")
+
+
+def test_np_asarray_of_a_tensor_is_a_copy():
+    # Was silently wrong: np.asarray(x) shared x's memory, so writing into it changed x
+    # (and the values its graph saved) without any version bump.
+    x = leaf([1.0, 2.0])
+    y = x * x
+    a = np.asarray(x)
+    a[0] = 100.0
+    y.sum().backward()
+    assert x.tolist() == [1.0, 2.0] and x.grad.tolist() == [2.0, 4.0]
+    assert np.asarray(x, dtype=np.float64).tolist() == [1.0, 2.0]

@@ -200,7 +200,9 @@ class Tensor:
         return self._data.copy()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._data if dtype is None else self._data.astype(dtype)
+        # A copy, as Paddle's: writing into np.asarray(t) must not change t behind the
+        # tape's back (saved values, version counters).
+        return self._data.copy() if dtype is None else self._data.astype(dtype)
 
     def tolist(self) -> Any:
         return self._data.tolist()
