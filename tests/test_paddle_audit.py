@@ -762,3 +762,40 @@ def test_np_asarray_of_a_tensor_is_a_copy():
     y.sum().backward()
     assert x.tolist() == [1.0, 2.0] and x.grad.tolist() == [2.0, 4.0]
     assert np.asarray(x, dtype=np.float64).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_inplace_ops_on_x_grad_under_no_grad_change_x_grad(create_graph):
+    # C.18: x.grad shares the accumulator, so an in-place op on it (manual clipping, a
+    # torch-style p.grad.zero_()) changes x's gradient. It used to change a private copy.
+    x = leaf([1.0, 2.0])
+    (x * x).sum().backward(create_graph=create_graph)
+    g = x.grad
+    with paddle.no_grad():
+        x.grad.multiply_(TT([0.5, 0.5]))
+        assert x.grad.tolist() == [1.0, 2.0] and g.tolist() == [1.0, 2.0]
+        g[0] = 7.0
+        assert x.grad.tolist() == [7.0, 2.0]
+        x.grad.zero_()
+    assert x.grad.tolist() == [0.0, 0.0]
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    # A recorded (create_graph) gradient keeps its values; a plain wrapper sees the sum.
+    assert g.tolist() == ([0.0, 0.0] if create_graph else [3.0, 3.0])
+    with pytest.raises(ValueError, match="in place"):     # outside no_grad, as in Paddle
+        x.grad.zero_()
+
+
+def test_inplace_on_a_detached_copy_or_an_old_grad_wrapper_leaves_x_alone():
+    # Copy-on-write stays the rule for everything else (ops/inplace.py).
+    x = leaf([1.0, 2.0])
+    y = x * x
+    d = x.detach()
+    d.add_(TT([10.0, 10.0]))
+    y.sum().backward()
+    assert x.tolist() == [1.0, 2.0] and x.grad.tolist() == [2.0, 4.0]
+    old = x.grad
+    x.grad = TT([5.0, 5.0])                                # a new accumulator
+    with paddle.no_grad():
+        old.zero_()
+    assert x.grad.tolist() == [5.0, 5.0] and old.tolist() == [0.0, 0.0]

@@ -135,8 +135,11 @@ class Tensor:
         if _graph_grads:
             g = graph_grad(self)
             if g is not None:
+                _note_grad_view(g, self)
                 return g
-        return Tensor._make(self._grad, stop_gradient=False)
+        view = Tensor._make(self._grad, stop_gradient=False)
+        _note_grad_view(view, self)
+        return view
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
@@ -395,6 +398,35 @@ def detach_graph_grad(t: Tensor) -> None:
     """Forget t's differentiable gradient before `_grad` changes (frees the graph early)."""
     if _graph_grads:
         _graph_grads.pop(id(t), None)
+
+
+# ---- `x.grad` wrappers share the accumulator (Paddle): in-place ops on one write through ---
+# {id(view): (weakref(view), weakref(owner))}; ops/inplace.py asks grad_owner() so that
+# `x.grad.zero_()` or `x.grad.multiply_(s)` under no_grad change x's gradient, not a copy.
+_grad_views: dict[int, tuple[Any, Any]] = {}
+
+
+def _note_grad_view(view: Tensor, owner: Tensor) -> None:
+    import weakref
+    key = id(view)
+
+    def drop(ref: Any) -> None:
+        entry = _grad_views.get(key)
+        if entry is not None and entry[0] is ref:
+            del _grad_views[key]
+    _grad_views[key] = (weakref.ref(view, drop), weakref.ref(owner))
+
+
+def grad_owner(t: Tensor) -> Tensor | None:
+    """The tensor whose `.grad` `t` still is (its accumulator's wrapper, or its
+    differentiable gradient after create_graph=True), or None."""
+    entry = _grad_views.get(id(t))
+    if entry is None or entry[0]() is not t:
+        return None
+    owner = entry[1]()
+    if owner is None or owner._grad is None:
+        return None
+    return owner if owner._grad is t._data or graph_grad(owner) is t else None
 
 
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:
