@@ -286,3 +286,27 @@ def test_inplace_on_a_detached_copy_or_an_old_grad_wrapper_leaves_x_alone():
     with paddle.no_grad():
         old.zero_()
     assert x.grad.tolist() == [5.0, 5.0] and old.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.xfail(strict=True, raises=RuntimeError,
+                   reason="tape: Node.inputs hold Tensors, so an in-place write to y after a "
+                          "slice of y was recorded blocks the backward (version check); Paddle's "
+                          "slice_grad needs no buffer of its input and allows it")
+def test_overwriting_a_slice_with_a_function_of_itself():
+    x = leaf([1.0, 2.0, 3.0])
+    y = x * 2
+    y[1:] = y[1:] * 3
+    (y * TT([1.0, 10.0, 100.0])).sum().backward()
+    assert y.tolist() == [2.0, 12.0, 18.0] and x.grad.tolist() == [2.0, 60.0, 600.0]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_setitem_on_a_non_leaf_routes_gradients_to_the_value(create_graph):
+    # E.28: x[key] = v on a non-leaf is recorded; overwritten positions get no gradient.
+    x = leaf([1.0, 2.0, 3.0])
+    v = leaf(5.0)
+    y = x * 2
+    y[0] = v * 1
+    (y * TT([1.0, 10.0, 100.0])).sum().backward(create_graph=create_graph)
+    assert y.tolist() == [5.0, 4.0, 6.0]
+    assert x.grad.tolist() == [0.0, 20.0, 200.0] and v.grad.item() == 1.0
