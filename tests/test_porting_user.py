@@ -310,3 +310,20 @@ def test_setitem_on_a_non_leaf_routes_gradients_to_the_value(create_graph):
     (y * TT([1.0, 10.0, 100.0])).sum().backward(create_graph=create_graph)
     assert y.tolist() == [5.0, 4.0, 6.0]
     assert x.grad.tolist() == [0.0, 20.0, 200.0] and v.grad.item() == 1.0
+
+
+@pytest.mark.parametrize("vm_name", ["numba", "reference"])
+def test_rebuilt_identical_graphs_with_a_cast_give_each_new_leaf_its_own_gradient(vm_name):
+    # A training loop rebuilds the same graph every step with fresh leaves; a float32 leaf
+    # whose graph runs in float64 (astype) must get its own gradient each time (C.15 is
+    # per tensor). Guards graph-structure caches against leaking a slot between leaves.
+    paddle.set_vm(vm_name)
+    try:
+        seen = []
+        for _ in range(3):
+            x = leaf([1.0, 2.0])
+            (x.astype("float64") ** 2).sum().backward()
+            seen.append((x.grad.dtype, x.grad.tolist()))
+    finally:
+        paddle.set_vm("numba")
+    assert seen == [(paddle.float32, [2.0, 4.0])] * 3
