@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import tape, vm
+from . import fastpath, tape, vm
 from .lower import lower
 from .program import Program
 from .tensor import Tensor
@@ -117,10 +117,14 @@ def free_graph(nodes: Sequence[tape.Node]) -> None:
 
 def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: bool) -> None:
     prog = program_for(roots, retain=retain_graph)
-    write_seeds(prog, seeds)
-    vm.execute(prog)
-    deliver(prog)
+    if not prog.segments:                   # no hooks: seeds, one compiled call, leaf grads
+        fastpath.run(prog, seeds, keep=retain_graph)
+    else:
+        write_seeds(prog, seeds)
+        vm.execute(prog)
+        deliver(prog)
     if not retain_graph:
+        fastpath.release(prog)
         free_graph(prog.nodes)
 
 

@@ -212,7 +212,8 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
             b.written.add(slot.off)
     prog = _finish(b, seeds, [(t, s.off, s.shape, kind) for t, s, kind in outputs])
     prog.nodes = nodes
-    return prog
+    from .lower_opt import optimize          # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
+    return optimize(prog, backward=targets is None)
 
 
 def _finish(b: Builder, seeds: list, outputs: list) -> Program:

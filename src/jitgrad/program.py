@@ -40,6 +40,9 @@ OPCODES: dict[str, str] = {
     "SOFTMAX_BWD": "rows of length L = itab[p+1] (outer = itab[p], inner = itab[p+2]): "
                    "out (+)= b * (a - sum_L(a * b))",
     "LOGSOFTMAX_BWD": "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
+    "CHAIN": "fused elementwise steps (lower_opt.py): v = a[i] (a[0] if itab[p+1]); for each "
+             "step s < itab[p]: (op, b, c, k) = itab[p+2+4s : p+6+4s], v = that op's kernel "
+             "applied to (a=v, b, c, K=consts[k]); out[i] (+)= v. Tiles use c as scratch",
 }
 OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
 NAMES: dict[int, str] = {i: name for name, i in OP.items()}

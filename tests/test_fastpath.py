@@ -1,0 +1,170 @@
+"""The replay fast path: no Python per node, exact results, Paddle's accumulation rules."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad import fastpath, lower as lower_mod, lower_opt, vm
+from jitgrad.ops.registry import REGISTRY
+from jitgrad.program import OP
+
+TT = paddle.to_tensor
+
+
+def _chain(n_ops, size=8, seed=0, dtype="float32"):
+    rng = np.random.default_rng(seed)
+    x = TT(rng.uniform(-1, 1, size), dtype=dtype, stop_gradient=False)
+    h = x
+    for i in range(n_ops):
+        c = TT(rng.uniform(0.5, 1.5, size), dtype=dtype)
+        kind = i % 5
+        h = (paddle.sin(h) if kind == 0 else h * c if kind == 1 else h + c if kind == 2
+             else paddle.tanh(h) if kind == 3 else paddle.exp(h))
+    return x, paddle.sum(h)
+
+
+def _count_python_op_calls(monkeypatch):
+    """Wrap every registry op's forward/save/vjp/lower and the lowering entry point."""
+    calls = {"n": 0}
+
+    def counted(fn):
+        def wrapper(*a, **k):
+            calls["n"] += 1
+            return fn(*a, **k)
+        return wrapper
+
+    for op in REGISTRY.values():
+        for attr in ("forward", "save", "vjp", "lower"):
+            if getattr(op, attr) is not None:
+                monkeypatch.setattr(op, attr, counted(getattr(op, attr)))
+    monkeypatch.setattr(lower_mod, "lower", counted(lower_mod.lower))
+    monkeypatch.setattr(lower_mod.Builder, "emit", counted(lower_mod.Builder.emit))
+    return calls
+
+
+def test_replay_of_a_1000_op_graph_runs_no_python_op_code(monkeypatch):
+    x, loss = _chain(1000)
+    loss.backward(retain_graph=True)
+    first = x.grad.numpy().copy()
+    calls = _count_python_op_calls(monkeypatch)
+    runs = {"n": 0}
+    real = fastpath._execute
+
+    def counted_execute(prog, r):
+        runs["n"] += 1
+        return real(prog, r)
+
+    monkeypatch.setattr(fastpath, "_execute", counted_execute)
+    loss.backward(retain_graph=True)
+    paddle.autograd.backward([loss], retain_graph=True)
+    assert calls["n"] == 0
+    assert runs["n"] == 2                      # one interpreter call per replay
+    np.testing.assert_allclose(x.grad.numpy(), 3 * first, rtol=1e-5)
+
+
+def _grads(n_ops, vm_name, peephole, monkeypatch, dtype="float32", size=8):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+    x, loss = _chain(n_ops, size=size, dtype=dtype)
+    prev = vm.get_vm()
+    vm.set_vm(vm_name)
+    try:
+        loss.backward(retain_graph=True)
+        loss.backward(retain_graph=True)
+    finally:
+        vm.set_vm(prev)
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_program_is_bitwise_equal_to_unfused_in_the_reference(monkeypatch, dtype):
+    plain = _grads(60, "reference", False, monkeypatch, dtype)
+    fused = _grads(60, "reference", True, monkeypatch, dtype)
+    np.testing.assert_array_equal(fused, plain)
+
+
+@pytest.mark.parametrize("size", [8, 5000])        # 5000 > one CHAIN tile
+def test_compiled_fused_program_matches_reference(monkeypatch, size):
+    ref = _grads(60, "reference", True, monkeypatch, size=size)
+    jit = _grads(60, "numba", True, monkeypatch, size=size)
+    np.testing.assert_allclose(jit, ref, rtol=2e-6, atol=1e-30)
+
+
+def test_chain_is_fused_and_identities_dropped(monkeypatch):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    x, loss = _chain(50)
+    prog = lower_mod.lower([loss])
+    ops = [int(r[0]) >> 1 for r in prog.code]
+    assert ops == [OP["CHAIN"]]
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
+    assert len(lower_mod.lower([loss])) == 51
+
+
+def test_leaf_grad_accumulates_in_place_and_follows_paddle(monkeypatch):
+    x, loss = _chain(20)
+    loss.backward(retain_graph=True)
+    g1 = x.grad.numpy().copy()
+    held = x.grad                               # shares memory with x's gradient
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(held.numpy(), 2 * g1, rtol=1e-6)
+    x.clear_grad()
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), g1, rtol=1e-6)
+    x.grad = None
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), g1, rtol=1e-6)
+    x.grad = TT(np.ones(8, np.float32))         # a gradient set by the user
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), 1 + g1, rtol=1e-6)
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 1 + 2 * g1, rtol=1e-6)
+
+
+def test_freeing_backward_leaves_no_view_of_the_arena():
+    x, loss = _chain(20)
+    loss.backward(retain_graph=True)
+    assert x._grad.base is not None             # owned: a view of the Program's arena
+    loss.backward()                             # frees the graph and its Program
+    assert x._grad.base is None
+
+
+def test_a_leaf_shared_by_two_retained_graphs_gets_both_gradients():
+    x = TT([0.5, -0.25, 1.0], stop_gradient=False)
+    l1 = paddle.sum(paddle.tanh(x) * 2.0)
+    l2 = paddle.sum(paddle.exp(x))
+    l1.backward(retain_graph=True)
+    l2.backward(retain_graph=True)
+    l1.backward(retain_graph=True)
+    xs = x.numpy()
+    want = 2 * 2 * (1 - np.tanh(xs) ** 2) + np.exp(xs)
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5)
+
+
+def test_leaf_slot_is_owned_only_without_hooks(monkeypatch):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    x, loss = _chain(10)
+    prog = lower_mod.lower([loss])
+    assert getattr(prog, "owned_leaf_grads", False)
+    assert all(int(r[0]) & 1 for r in prog.code if r[1] == prog.outputs[0][1])
+
+
+def test_peephole_skips_programs_with_segments_but_no_pins(monkeypatch):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
+    x, loss = _chain(10)
+    prog = lower_mod.lower([loss])
+    before = prog.code.copy()
+    prog.segments = [(0, len(prog), lambda: None)]
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    lower_opt.optimize(prog)
+    np.testing.assert_array_equal(prog.code, before)
+    assert not getattr(prog, "owned_leaf_grads", False)
+
+
+def test_pinned_slots_are_not_fused_away(monkeypatch):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
+    x, loss = _chain(10)
+    prog = lower_mod.lower([loss])
+    mid = int(prog.code[3, 1])                   # some intermediate gradient slot
+    prog.pinned = {(mid, int(prog.code[3, 5]))}
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    lower_opt.optimize(prog)
+    assert mid in {int(r[1]) for r in prog.code}
