@@ -67,7 +67,7 @@ def main() -> None:
         contenders["torch"] = tc.backward
     except ImportError:
         print("torch not installed: timing jitgrad only")
-    med = interleaved(contenders, samples=3000, budget_s=30.0)
+    med = interleaved(contenders, samples=3000, budget_s=20.0)
     print(f"\n{N_OPS}-op chain on {SIZE} float32 elements, one retained repeat backward "
           "(median of interleaved samples):")
     for k, v in med.items():
