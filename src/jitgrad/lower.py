@@ -39,6 +39,8 @@ class Builder:
         self._const_ids: dict[float, int] = {1.0: 0}
         self.written: set[int] = set()
         self.current = ""                   # name of the node being lowered, for text dumps
+        self.node: Any = None               # the node being lowered
+        self.sources: list | None = None    # (offset, array, shape, node) of every value()
 
     # ---- layout ------------------------------------------------------------------------
     def alloc(self, shape: Iterable[int]) -> Slot:
@@ -58,6 +60,8 @@ class Builder:
             self.values.append((slot.off, np.broadcast_to(arr, shape).astype(self.dtype).ravel()))
             self._value_ids[key] = slot
             self._keep.append(arr)
+        if self.sources is not None:        # structural.py rebinds cached Programs from these
+            self.sources.append((self._value_ids[key].off, arr, shape, self.node))
         return self._value_ids[key]
 
     def const(self, v: float) -> int:
@@ -156,7 +160,8 @@ def _key(t: Any) -> int:
     return id(t._node) if t._node is not None else id(t)
 
 
-def lower(roots: list, targets: list | None = None, stop: set[int] | None = None) -> Program:
+def lower(roots: list, targets: list | None = None, stop: set[int] | None = None,
+          sources: list | None = None) -> Program:
     """Lower the backward from `roots` into a Program.
 
     targets None means backward(): every reachable leaf that needs a gradient receives one
@@ -171,6 +176,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     wide = any(v.dtype == np.float64 for n in nodes for v in
                [n.out_data] + [t._data for t in n.inputs])
     b = Builder(np.float64 if wide else np.float32)
+    b.sources = sources
     slots: dict[int, Slot] = {}
     seeds = []
     for r in roots:
@@ -204,6 +210,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         if g is None or g.off not in b.written:
             continue                        # no gradient flows into this node
         b.current = f"{node.grad_name} #{node.seq}"
+        b.node = node
         node.op.lower(b, node, g, gins)
 
     for t, slot, kind in outputs:           # reachable, but every path gave zero
