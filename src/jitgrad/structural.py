@@ -65,6 +65,8 @@ def clear() -> None:
     for e in _cache.values():
         fastpath.release(e.prog)
     _cache.clear()
+    for k in stats:
+        stats[k] = 0
 
 
 # ---- the key ---------------------------------------------------------------------------------
