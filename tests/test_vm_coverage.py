@@ -19,6 +19,7 @@ ITAB = {
     # the row's c slot is the scratch tile
     "CHAIN": [3, 0, OP["MUL"], 2 * N, 0, 1, OP["TANH_BWD"], 2 * N, 0, 0,
               OP["MULDIV"], 2 * N, N, 1],
+    "CUMSUM": [2, 3, 1, 1],
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import autograd, ops
 from ._printing import set_printoptions
-from .autograd import backward
+from .autograd import backward, grad
 from .dtypes import (DType, bool_, float16, float32, float64, get_default_dtype, int8, int16,
                      int32, int64, set_default_dtype, uint8)
 from .ops import *  # noqa: F401,F403  (the op functions, Paddle names)

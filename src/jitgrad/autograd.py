@@ -13,10 +13,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import fastpath, structural, tape, vm
+from . import fastpath, hooks, structural, tape, vm
 from .lower import lower
 from .program import Program
-from .tensor import Tensor
+from .tensor import Tensor, detach_graph_grad, graph_grad, set_graph_grad
 
 PROGRAMS_KEPT_PER_GRAPH = 4
 
@@ -104,8 +104,10 @@ def deliver(prog: Program) -> None:
     for t, off, shape, kind in prog.outputs:
         val = arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)
         if kind == "leaf" and t._grad is not None:
+            detach_graph_grad(t)
             np.add(t._grad, val, out=t._grad, casting="unsafe")
         elif kind != "target":
+            detach_graph_grad(t)
             t._grad = val.astype(t._data.dtype, copy=True)
 
 
@@ -124,7 +126,7 @@ def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: 
         fastpath.run(prog, seeds, keep=retain_graph)
     else:
         write_seeds(prog, seeds)
-        vm.execute(prog)
+        vm.run(prog)
         deliver(prog)
     if not retain_graph:
         fastpath.release(prog)
@@ -135,64 +137,100 @@ def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: 
 
 def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                     targets: list | None = None, stop: set[int] | None = None,
-                    create_graph: bool = False) -> dict[int, Tensor]:
-    """Run each op's vjp rule in jitgrad ops; returns {id(target tensor): gradient}."""
+                    create_graph: bool = False, retained: dict | None = None
+                    ) -> dict[int, Tensor]:
+    """Run each op's vjp rule in jitgrad ops; returns {id(tensor): gradient}.
+
+    targets None means backward(): the result holds the leaves' gradients, after their
+    hooks. Otherwise it holds the targets' gradients, before any hook (Paddle's grad()).
+    Hooks on interior tensors change what flows upstream either way. `retained`, when
+    given, receives {id(t): (t, gradient)} for non-leaves that called retain_grads().
+    """
     from .ops.core import out_tensor, sum_to
     from .ops.elementwise import astype
     plan = tape.Plan(roots, targets, stop)
     tape.check_not_freed(plan.nodes)
     key = lambda t: id(t._node) if t._node is not None else id(t)    # noqa: E731
     grads: dict[int, Tensor] = {}
-    found: dict[int, Tensor] = {}
     wanted: dict[int, Tensor] = {}
+    kept: dict[int, Tensor] = {}
 
     def add(t: Tensor, g: Tensor) -> None:
         if g._data.dtype != t._data.dtype:
             g = astype(g, t._data.dtype)
         k = key(t)
         grads[k] = g if k not in grads else grads[k] + g
-        if plan.is_target(t):
+        if plan.is_target(t) or (t._retain and t._node is not None):
             wanted[k] = t
 
     with tape.set_grad_enabled(create_graph):
         for r, s in zip(roots, seeds):
             seed = Tensor._make(np.ones_like(r._data)) if s is None else \
                 Tensor._make(s._data.reshape(r._data.shape).astype(r._data.dtype))
-            seed._stop_gradient = s is None or s._stop_gradient
+            if s is not None and not s._stop_gradient:
+                seed = s if s._data.shape == r._data.shape and s._data.dtype == r._data.dtype \
+                    else astype(s.reshape(r.shape), r._data.dtype)
             add(r, seed)
         for node in plan.nodes:
             g = grads.get(id(node))
             if g is None:
                 continue
+            chain = hooks.node_chain(node)
+            if chain is not None and chain.has_hooks:
+                g, kept[id(node)] = hooks.apply_chain(chain, g)
             contribs = node.op.vjp(g, out_tensor(node), *node.inputs, **node.attrs)
             for t, c in zip(node.inputs, contribs):
                 if c is not None and plan.carries(t):
                     add(t, sum_to(c, t._data.shape))
                 elif plan.carries(t) and key(t) not in grads:
                     add(t, Tensor._make(np.zeros_like(t._data)))
-    for k, t in wanted.items():
-        found[id(t)] = grads[k]
+        found: dict[int, Tensor] = {}
+        for k, t in wanted.items():
+            if t._node is not None and t._retain and (targets is None or
+                                                      id(t) not in plan.target_ids):
+                if retained is not None:
+                    retained[id(t)] = (t, kept.get(k, grads[k]))
+                if targets is None:
+                    continue
+            g = grads[k]
+            if targets is None:             # backward(): leaf hooks, on the summed gradient
+                chain = hooks.chain_of(t)
+                if chain is not None and chain.has_hooks:
+                    g = hooks.apply_chain(chain, g)[0]
+            found[id(t)] = g
     return found
 
 
 def eager_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: bool,
                    create_graph: bool) -> None:
     plan_nodes = tape.Plan(roots).nodes
-    grads = eager_gradients(roots, seeds, create_graph=create_graph)
-    targets = {id(t): t for t in _targets_of(roots, plan_nodes)}
+    retained: dict = {}
+    grads = eager_gradients(roots, seeds, create_graph=create_graph, retained=retained)
+    leaves = {id(t): t for t in _targets_of(roots, plan_nodes) if t._node is None}
     for tid, g in grads.items():
-        t = targets.get(tid)
-        if t is None:
-            continue
-        if t._node is None and t._grad is not None:
-            if create_graph:
-                t._grad = (Tensor._make(t._grad) + g)._data   # values only: .grad is a leaf
-            else:
-                np.add(t._grad, g._data, out=t._grad, casting="unsafe")
-        else:
-            t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
+        t = leaves.get(tid)
+        if t is not None:
+            accumulate_leaf(t, g, create_graph)
+    for t, g in retained.values():
+        detach_graph_grad(t)
+        t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
     if not retain_graph:
         free_graph(plan_nodes)
+
+
+def accumulate_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
+    """Leaf .grad += g; with create_graph the sum stays differentiable (torch-like)."""
+    if not create_graph or g._node is None:
+        if t._grad is None:
+            t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
+        else:
+            detach_graph_grad(t)
+            np.add(t._grad, g._data, out=t._grad, casting="unsafe")
+        return
+    old = graph_grad(t)
+    if old is None and t._grad is not None:
+        old = Tensor._make(t._grad.copy())
+    set_graph_grad(t, g if old is None else old + g)
 
 
 def _targets_of(roots: list[Tensor], nodes: list[tape.Node]) -> list[Tensor]:
@@ -207,7 +245,7 @@ def _targets_of(roots: list[Tensor], nodes: list[tape.Node]) -> list[Tensor]:
 
 def backward(tensors: Tensor | Sequence[Tensor],
              grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
-             retain_graph: bool = False, create_graph: bool = False, *,
+             retain_graph: bool | None = None, create_graph: bool = False, *,
              dump_backward_graph_path: str | None = None) -> None:
     """Compute gradients of `tensors` and accumulate them into the leaves' `.grad`.
 
@@ -216,7 +254,9 @@ def backward(tensors: Tensor | Sequence[Tensor],
         grad_tensors: seeds, one per tensor; None (or a None entry) means ones. A seed may
             have any shape with the same number of elements as its tensor.
         retain_graph: keep the graph (and its lowered program) for another backward.
-        create_graph: record the backward itself so that it can be differentiated again.
+            None (the default) means False, or True with create_graph.
+        create_graph: record the backward itself with jitgrad ops, so that `.grad` can be
+            differentiated again (an extension: Paddle 3.3.1 lacks it, torch has it).
         dump_backward_graph_path: a directory to write debugging files into.
 
     Example:
@@ -230,12 +270,13 @@ def backward(tensors: Tensor | Sequence[Tensor],
     """
     roots = check_tensors(tensors)
     seeds = check_seeds(grad_tensors, roots)
-    retain_graph = check_flag(retain_graph, "retain_graph")
     create_graph = check_flag(create_graph, "create_graph")
+    retain_graph = check_flag(create_graph if retain_graph is None else retain_graph,
+                              "retain_graph")
+    live = [(r, s) for r, s in zip(roots, seeds) if not r._stop_gradient]
     if dump_backward_graph_path is not None:
         from .debug import dump_backward_graph
-        dump_backward_graph(dump_backward_graph_path, roots)
-    live = [(r, s) for r, s in zip(roots, seeds) if not r._stop_gradient]
+        dump_backward_graph(dump_backward_graph_path, [r for r, _ in live])
     if not live:
         return                                  # no gradient path: a silent no-op, as Paddle
     roots, seeds = [r for r, _ in live], [s for _, s in live]
@@ -243,3 +284,105 @@ def backward(tensors: Tensor | Sequence[Tensor],
         eager_backward(roots, seeds, retain_graph, create_graph=True)
     else:
         run_backward(roots, seeds, retain_graph, cache=dump_backward_graph_path is None)
+
+
+def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused: bool = False,
+         no_grad_vars: Tensor | Sequence[Tensor] | set | None = None, *,
+         dump_backward_graph_path: str | None = None) -> list[Tensor | None]:
+    """Gradients of `outputs` with respect to `inputs`, returned as a list.
+
+    Leaves' `.grad` are left alone (retained non-leaves still get theirs). Results have
+    stop_gradient = not create_graph; with create_graph=True they can be differentiated
+    again, to any order. An input the outputs do not reach raises ValueError unless
+    allow_unused=True, which gives None for it. `no_grad_vars` are treated as constants.
+    `retain_graph=None` means `create_graph`; as in Paddle 3.3.1, grad() never frees the
+    graph. Hooks on interior tensors apply; hooks on the inputs do not change their result.
+
+    Example (Paddle's docstring):
+        >>> import jitgrad as paddle
+        >>> x = paddle.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
+        >>> y1 = x * x
+        >>> dx = paddle.grad(y1, x, create_graph=True)[0]
+        >>> (dx * 2 + x * x).sum().item()    # d/dx of it would be 2*2 + 2x
+        50.0
+    """
+    outs = _distinct(outputs, "outputs")
+    ins = _distinct(inputs, "inputs")
+    seeds = check_seeds(grad_outputs, outs, "grad_outputs")
+    create_graph = check_flag(create_graph, "create_graph")
+    retain_graph = check_flag(create_graph if retain_graph is None else retain_graph,
+                              "retain_graph")
+    if not check_flag(only_inputs, "only_inputs"):
+        raise NotImplementedError("only_inputs=False is not supported (nor is it in Paddle)")
+    allow_unused = check_flag(allow_unused, "allow_unused")
+    stop = _no_grad_ids(no_grad_vars)
+    live = [(r, s) for r, s in zip(outs, seeds)
+            if not r._stop_gradient and (stop is None or id(r) not in stop)]
+    if dump_backward_graph_path is not None:
+        from .debug import dump_backward_graph
+        dump_backward_graph(dump_backward_graph_path, [r for r, _ in live], ins, stop)
+    found: dict[int, Tensor] = {}
+    if live:
+        roots, seeds = [r for r, _ in live], [s for _, s in live]
+        if create_graph:
+            retained: dict = {}
+            found = eager_gradients(roots, seeds, ins, stop, create_graph=True,
+                                    retained=retained)
+            for t, g in retained.values():
+                detach_graph_grad(t)
+                t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
+        else:
+            found = _compiled_grad(roots, seeds, ins, stop, retain_graph)
+    results: list[Tensor | None] = []
+    for i, x in enumerate(ins):
+        g = found.get(id(x))
+        if g is None and not allow_unused:
+            raise ValueError(f"The {i}-th input does not appear in the backward graph of the "
+                             "outputs (it is not connected to them, stops gradients, or is in "
+                             "no_grad_vars). Set allow_unused=True to get None for it.")
+        if g is not None and create_graph and g._node is None:
+            g = Tensor._make(g._data, stop_gradient=False)     # a leaf, as in Paddle
+        results.append(g)
+    return results
+
+
+def _compiled_grad(roots: list[Tensor], seeds: list, ins: list[Tensor],
+                   stop: set[int] | None, retain: bool) -> dict[int, Tensor]:
+    prog = program_for(roots, ins, stop, retain=retain)
+    write_seeds(prog, seeds)
+    vm.run(prog)
+    deliver(prog)                               # retained non-leaf grads only
+    found = {}
+    for t, off, shape, kind in prog.outputs:
+        if kind == "target":
+            val = prog.arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)
+            found[id(t)] = Tensor._make(val.astype(t._data.dtype, copy=True))
+    return found
+
+
+def _distinct(tensors: Any, what: str) -> list[Tensor]:
+    """grad()'s outputs/inputs: Paddle raises RuntimeError for a repeated tensor."""
+    if isinstance(tensors, (list, tuple)) and len({id(t) for t in tensors}) != len(tensors):
+        raise RuntimeError(f"{what} contain duplicate tensor: pass each Tensor once")
+    return check_tensors(tensors, what)
+
+
+def _no_grad_ids(no_grad_vars: Any) -> set[int] | None:
+    if no_grad_vars is None:
+        return None
+    if isinstance(no_grad_vars, Tensor):
+        no_grad_vars = [no_grad_vars]
+    if not isinstance(no_grad_vars, (list, tuple, set, frozenset)):
+        raise TypeError("no_grad_vars must be a Tensor or a list, tuple or set of Tensors, "
+                        f"got {type(no_grad_vars).__name__}")
+    for i, t in enumerate(no_grad_vars):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"no_grad_vars[{i}] must be a Tensor, got {type(t).__name__}")
+    return {id(t) for t in no_grad_vars} or None
+
+
+from .py_layer import PyLayer, PyLayerContext  # noqa: E402  (public: paddle.autograd.PyLayer)
+from .display import graphviz  # noqa: E402,F401  (jitgrad.autograd.graphviz)

@@ -18,12 +18,13 @@ here: the general path in autograd runs it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from . import tape, vm
 from .program import OP, Program
+from .tensor import detach_graph_grad
 
 _ZERO = OP["ZERO"]
 
@@ -32,7 +33,7 @@ class Replay:
     """Precomputed views and flags for running one Program cheaply."""
 
     __slots__ = ("seed_views", "seed_ones", "seed_clean", "leaves", "others", "owned",
-                 "args", "run")
+                 "args", "dtype")
 
     def __init__(self, prog: Program) -> None:
         arena, code = prog.arena, prog.code
@@ -54,7 +55,7 @@ class Replay:
             else:
                 self.others.append((t, view, kind))
         self.args = (code, arena, prog.itab, prog.consts, 0, len(prog))
-        self.run: Callable | None = None
+        self.dtype = arena.dtype
 
 
 def replay_of(prog: Program) -> Replay:
@@ -101,31 +102,25 @@ def run(prog: Program, seeds: list, keep: bool) -> None:
             if g is None:
                 t._grad = view if keep else view.copy()
             else:
-                np.add(g, view, out=g, casting="unsafe")
+                detach_graph_grad(t)             # a create_graph .grad keeps its values
+                np.add(t._grad, view, out=t._grad, casting="unsafe")
     for t, view, kind in r.others:
         if kind == "leaf" and t._grad is not None:
+            detach_graph_grad(t)
             np.add(t._grad, view, out=t._grad, casting="unsafe")
         elif kind != "target":
+            detach_graph_grad(t)
             t._grad = view.astype(t._data.dtype, copy=True)
 
 
 def _execute(prog: Program, r: Replay) -> None:
-    if r.run is not None and vm._vm == "numba":
-        status = r.run(*r.args)
-        if status != -1:
-            raise RuntimeError(f"compiled interpreter has no kernel for opcode {status}")
-        return
-    if vm.get_vm() != "numba":
+    """One compiled call with the precomputed arguments (vm.execute's hot path, minus the
+    argument tuple and the first-call bookkeeping, which vm.execute does on first use)."""
+    runner = vm._compiled
+    if vm._vm == "numba" and runner is not None and r.dtype in vm._ready:
+        runner(*r.args)
+    else:
         vm.execute(prog)
-        return
-    if r.run is None:
-        vm.execute(prog)             # first call: compiles or loads, announces compiling
-        from .vm.interpreter import run as compiled
-        r.run = compiled
-        return
-    status = r.run(*r.args)
-    if status != -1:
-        raise RuntimeError(f"compiled interpreter has no kernel for opcode {status}")
 
 
 def replay_retained(t: Any) -> bool:

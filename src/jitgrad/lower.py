@@ -11,7 +11,7 @@ from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
-from . import tape
+from . import hooks, tape
 from .program import OP, WIDTH, Program
 
 
@@ -41,6 +41,16 @@ class Builder:
         self.current = ""                   # name of the node being lowered, for text dumps
         self.node: Any = None               # the node being lowered
         self.sources: list | None = None    # (offset, array, shape, node) of every value()
+        self.breaks: list[tuple[int, Any]] = []   # (row index, Python callback) breakpoints
+        self.pinned: set[int] = set()       # slot offsets callbacks read or write
+
+    def breakpoint(self, callback: Any, pin: Iterable[Slot] = ()) -> None:
+        """Run `callback(arena)` between the rows emitted so far and the next ones.
+
+        The slots in `pin` are touched by the callback: optimisation passes must keep them.
+        """
+        self.breaks.append((len(self.rows), callback))
+        self.pinned.update(s.off for s in pin)
 
     # ---- layout ------------------------------------------------------------------------
     def alloc(self, shape: Iterable[int]) -> Slot:
@@ -186,12 +196,20 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
 
     outputs: list = []
     seen_out: set[int] = set()
+    retain_pos: dict[int, int] = {}         # node id -> index of its 'retain' output
 
     def note_output(t: Any) -> None:
-        if id(t) in seen_out or not is_target(t):
+        if id(t) in seen_out:
+            return
+        if is_target(t):
+            kind = "target" if targets is not None else ("leaf" if t._node is None else "retain")
+        elif t._retain and t._node is not None:
+            kind = "retain"                 # grad() still fills retained non-leaf grads
+        else:
             return
         seen_out.add(id(t))
-        kind = "target" if targets is not None else ("leaf" if t._node is None else "retain")
+        if kind == "retain":
+            retain_pos[id(t._node)] = len(outputs)
         outputs.append((t, slots[_key(t)], kind))
 
     for r in roots:
@@ -211,16 +229,54 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
             continue                        # no gradient flows into this node
         b.current = f"{node.grad_name} #{node.seq}"
         b.node = node
+        chain = hooks.node_chain(node)
+        if chain is not None and chain.has_hooks:
+            g = _hook_break(b, node, g, chain, outputs, retain_pos.get(id(node)))
         node.op.lower(b, node, g, gins)
 
     for t, slot, kind in outputs:           # reachable, but every path gave zero
         if slot.off not in b.written:
             b.prologue.append([OP["ZERO"] << 1, slot.off, 0, 0, 0, slot.n, 0, 0])
             b.written.add(slot.off)
+    if targets is None:                     # leaf hooks: once, on the summed gradient
+        for t, slot, kind in outputs:
+            chain = hooks.chain_of(t) if kind == "leaf" else None
+            if chain is not None and chain.has_hooks:
+                b.breakpoint(hooks.SlotHook(chain, slot.off, slot.off, slot.shape,
+                                            t._data.dtype), pin=[slot])
     prog = _finish(b, seeds, [(t, s.off, s.shape, kind) for t, s, kind in outputs])
     prog.nodes = nodes
     from .lower_opt import optimize          # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
     return optimize(prog, backward=targets is None)
+
+
+def _hook_break(b: Builder, node: Any, g: Slot, chain: Any, outputs: list,
+                retain_at: int | None) -> Slot:
+    """Hooks on a node's output: a callback maps its gradient slot `g` into a fresh slot,
+    which the node's rule reads. `g` keeps the pre-hook value (what grad() returns for a
+    hooked input); a retained grad gets its own slot holding the value at the marker."""
+    flow = b.alloc(g.shape)
+    b.written.add(flow.off)
+    keep = None
+    if retain_at is not None:
+        t, _, kind = outputs[retain_at]
+        keep = b.alloc(g.shape)
+        b.written.add(keep.off)
+        outputs[retain_at] = (t, keep, kind)
+    b.breakpoint(hooks.SlotHook(chain, g.off, flow.off, g.shape, node.out_data.dtype,
+                                None if keep is None else keep.off),
+                 pin=[s for s in (g, flow, keep) if s is not None])
+    return flow
+
+
+def _segments(breaks: list, first: int, total: int) -> list:
+    """Instruction ranges, each followed by its callback (None after the last)."""
+    segs, start = [], 0
+    for at, callback in breaks:
+        segs.append((start, first + at, callback))
+        start = first + at
+    segs.append((start, total, None))
+    return segs
 
 
 def _finish(b: Builder, seeds: list, outputs: list) -> Program:
@@ -231,5 +287,9 @@ def _finish(b: Builder, seeds: list, outputs: list) -> Program:
         arena[off:off + v.size] = v
     itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
     names = ["(zero unreached output)"] * len(b.prologue) + b.names
-    return Program(code, arena, np.ascontiguousarray(itab, dtype=np.int64),
+    prog = Program(code, arena, np.ascontiguousarray(itab, dtype=np.int64),
                    np.array(b.consts, dtype=b.dtype), seeds, outputs, names)
+    if b.breaks:
+        prog.segments = _segments(b.breaks, len(b.prologue), len(rows))
+        prog.pinned = frozenset(b.pinned)
+    return prog

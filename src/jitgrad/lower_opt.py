@@ -56,8 +56,12 @@ def optimize(prog: Program, backward: bool = True) -> Program:
     if prog.segments and pinned is None:
         return prog
     protected = _protected(prog, pinned)
-    alias(prog, protected)
-    fuse_chains(prog, protected)
+    # with callbacks, a renamed source must not be a slot they touch, and a chain must not
+    # straddle a callback (it would move work across it)
+    avoid = [(int(o), int(o) + 1) for o in pinned or ()] if prog.segments else []
+    cuts = sorted({stop for _, stop, cb in prog.segments if cb is not None})
+    alias(prog, protected, avoid)
+    fuse_chains(prog, protected, cuts)
     if backward and not prog.segments:
         own_leaf_grads(prog)
     return prog
@@ -124,7 +128,7 @@ def _writes_between(code: np.ndarray, lo: int, hi: int, start: int, stop: int) -
 
 # ---- 1. aliasing ---------------------------------------------------------------------------
 
-def alias(prog: Program, protected: list) -> int:
+def alias(prog: Program, protected: list, avoid: list | None = None) -> int:
     """Drop identity copies X = G by renaming X to G; returns how many were dropped."""
     code = prog.code
     refs = _Refs(code)
@@ -133,7 +137,7 @@ def alias(prog: Program, protected: list) -> int:
         if int(code[w, 0]) != AXPY << 1 or prog.consts[int(code[w, 7])] != 1:
             continue
         x, g, n = int(code[w, 1]), int(code[w, 2]), int(code[w, 5])
-        if g == x:
+        if g == x or (avoid and _overlaps(g, g + n, avoid)):
             continue
         reads = _intermediate(code, refs, w, protected, fuse=False)
         if reads is None or _writes_between(code, g, g + n, w + 1, code.shape[0]):
@@ -150,7 +154,7 @@ def alias(prog: Program, protected: list) -> int:
 
 # ---- 2. chain fusion -----------------------------------------------------------------------
 
-def fuse_chains(prog: Program, protected: list) -> int:
+def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int:
     """Replace each maximal single-use elementwise chain by one CHAIN row."""
     code = prog.code
     refs = _Refs(code)
@@ -175,6 +179,8 @@ def fuse_chains(prog: Program, protected: list) -> int:
                 _writes_between(code, int(code[r, f]), int(code[r, f]) + n, r + 1, rows[-1])
                 for r in rows for f in (3, 4)[:STEP_OPERANDS.get(int(code[r, 0]) >> 1, 0)]):
             rows = [h]               # an input changes before the end: keep it unfused
+        if cuts and any(h < c <= rows[-1] for c in cuts):
+            continue
         if len(rows) >= 2:
             chains.append(rows)
     if not chains:

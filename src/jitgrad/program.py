@@ -40,6 +40,8 @@ OPCODES: dict[str, str] = {
     "SOFTMAX_BWD": "rows of length L = itab[p+1] (outer = itab[p], inner = itab[p+2]): "
                    "out (+)= b * (a - sum_L(a * b))",
     "LOGSOFTMAX_BWD": "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
+    "CUMSUM": "rows as SOFTMAX_BWD (itab[p:p+3] = outer, L, inner), itab[p+3] = reverse: "
+              "out (+)= running sum of a along each row, from its end when reverse",
     "CHAIN": "fused elementwise steps (lower_opt.py): v = a[i] (a[0] if itab[p+1]); for each "
              "step s < itab[p]: (op, b, c, k) = itab[p+2+4s : p+6+4s], v = that op's kernel "
              "applied to (a=v, b, c, K=consts[k]); out[i] (+)= v. Tiles use c as scratch",
@@ -67,6 +69,16 @@ class Program:
     node_names: list[str] = field(default_factory=list)   # which op each instruction serves
     segments: list[tuple[int, int, Any]] = field(default_factory=list)  # hooks, see hooks.py
     nodes: list = field(default_factory=list)    # tape nodes covered (freed together)
+    pinned: frozenset = frozenset()   # arena offsets that segment callbacks read or write
+
+    @property
+    def has_callbacks(self) -> bool:
+        """True when Python callbacks (hooks, PyLayer backwards) run between segments.
+
+        Such a Program must run through `vm.run`, and optimisation passes must leave the
+        slots in `pinned` in place.
+        """
+        return bool(self.segments)
 
     @property
     def dtype(self) -> np.dtype:
@@ -81,12 +93,20 @@ class Program:
                  f"{self.arena.dtype}, itab {self.itab.size}, consts {self.consts.size}"]
         for off, n in self.seeds:
             lines.append(f"# seed  -> [{off}:{off + n}]")
+        breaks: dict[int, list] = {}
+        for _, stop, callback in self.segments:
+            if callback is not None:
+                breaks.setdefault(stop, []).append(callback)
         for pc, row in enumerate(self.code):
+            for callback in breaks.get(pc, ()):
+                lines.append(f"     CALLBACK       {callback!r}")
             op, acc = NAMES[int(row[0]) >> 1], "+=" if row[0] & 1 else "= "
             _, out, a, b, c, n, p, k = (int(v) for v in row)
             who = self.node_names[pc] if pc < len(self.node_names) else ""
             lines.append(f"{pc:4d} {op:<14} out[{out}] {acc} a[{a}] b[{b}] c[{c}] n={n} "
                          f"p={p} K={self.consts[k]:g}   # {who}")
+        for callback in breaks.get(len(self), ()):
+            lines.append(f"     CALLBACK       {callback!r}")
         for t, off, shape, kind in self.outputs:
             lines.append(f"# {kind:<6} <- [{off}:{off + int(np.prod(shape))}] shape {list(shape)}")
         return "\n".join(lines)

@@ -99,9 +99,10 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
         tid[id(r)] = len(tensors)
         tensors.append(r)
         parts.append((r._data.shape, r._data.dtype.str))
+    chains = _node_chains()
     for node in nodes:
         op = node.op
-        if node.freed or op.name not in BAKED:
+        if node.freed or op.name not in BAKED or (chains and node in chains):
             return None
         out = node.out_ref() if node.out_ref is not None else None
         if out is not None and (out._hooks or out._retain):
@@ -128,6 +129,12 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
         parts.append((op.name, tuple(node.attrs.items()), node.out_data.shape,
                       node.out_data.dtype.str, tuple(ins), baked(node) if baked else ()))
     return tuple(parts), nodes, tensors
+
+
+def _node_chains() -> Any:
+    """Hooks registered on non-leaf tensors live with their nodes (hooks.py)."""
+    from .hooks import _node_chains as chains
+    return chains
 
 
 def _seq(node: Any) -> int:

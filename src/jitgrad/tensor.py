@@ -18,7 +18,7 @@ class Tensor:
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
     __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
-                 "__weakref__")
+                 "_version", "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
 
@@ -27,6 +27,7 @@ class Tensor:
         self._data, self._node, self._stop_gradient = t._data, None, t._stop_gradient
         self._grad = self._retain = self._hooks = None
         self.name = ""
+        self._version = 0
 
     @classmethod
     def _make(cls, data: np.ndarray, stop_gradient: bool = True, node: tape.Node | None = None
@@ -37,6 +38,7 @@ class Tensor:
         t._stop_gradient = stop_gradient
         t._grad = t._retain = t._hooks = None
         t.name = ""
+        t._version = 0          # bumped by every in-place change (see ops/inplace.py)
         return t
 
     # ---- metadata ------------------------------------------------------------------------
@@ -66,6 +68,11 @@ class Tensor:
         return "Place(cpu)"
 
     @property
+    def inplace_version(self) -> int:
+        """How many in-place changes this tensor has seen (Paddle's name)."""
+        return self._version
+
+    @property
     def is_leaf(self) -> bool:
         return self._node is None
 
@@ -90,10 +97,15 @@ class Tensor:
     def grad(self) -> Tensor | None:
         if self._grad is None:
             return None
+        if _graph_grads:
+            g = graph_grad(self)
+            if g is not None:
+                return g
         return Tensor._make(self._grad, stop_gradient=False)
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
+        detach_graph_grad(self)
         if value is None:
             self._grad = None
             return
@@ -106,6 +118,7 @@ class Tensor:
     def clear_grad(self) -> None:
         """Zero the accumulated gradient in place (it stays None if there is none)."""
         if self._grad is not None:
+            detach_graph_grad(self)
             self._grad[...] = 0
 
     clear_gradient = clear_grad
@@ -118,15 +131,21 @@ class Tensor:
         if not self._retain:
             self._retain = True
             tape.bump_epoch()
+        from .hooks import note_retain
+        note_retain(self)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
         from .hooks import register_hook
         return register_hook(self, hook)
 
-    def backward(self, grad_tensor: Tensor | None = None, retain_graph: bool = False,
+    def backward(self, grad_tensor: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, *, dump_backward_graph_path: str | None = None
                  ) -> None:
-        """Backward from this tensor; the seed must have exactly this tensor's shape."""
+        """Backward from this tensor; the seed must have exactly this tensor's shape.
+
+        create_graph=True records the backward so that `.grad` can be differentiated again;
+        retain_graph then defaults to True (it defaults to False otherwise).
+        """
         if grad_tensor is None and retain_graph is True and create_graph is False and \
                 dump_backward_graph_path is None and _fast_replay(self):
             return                          # a retained graph's replay (fastpath.py)
@@ -220,6 +239,9 @@ class Tensor:
     def __getitem__(self, key: Any) -> Tensor:
         return _ops.getitem(self, key)
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        _ops.setitem(self, key, value)
+
     def __neg__(self) -> Tensor:
         return _ops.neg(self)
 
@@ -297,6 +319,38 @@ class Tensor:
         if fn is None:
             raise AttributeError(f"'Tensor' object has no attribute {name!r}")
         return lambda *a, **k: fn(self, *a, **k)
+
+
+# ---- differentiable .grad after backward(create_graph=True) ---------------------------------
+# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` then shares the
+# gradient's storage; anything about to change `_grad` in place detaches it first, so the
+# recorded graph never sees its values change.
+_graph_grads: dict[int, tuple[Any, Tensor]] = {}
+
+
+def graph_grad(t: Tensor) -> Tensor | None:
+    entry = _graph_grads.get(id(t))
+    if entry is None or entry[0]() is not t or entry[1]._data is not t._grad:
+        return None
+    return entry[1]
+
+
+def set_graph_grad(t: Tensor, g: Tensor) -> None:
+    import weakref
+    key = id(t)
+
+    def drop(ref: Any) -> None:
+        entry = _graph_grads.get(key)
+        if entry is not None and entry[0] is ref:
+            del _graph_grads[key]
+    _graph_grads[key] = (weakref.ref(t, drop), g)
+    t._grad = g._data
+
+
+def detach_graph_grad(t: Tensor) -> None:
+    """Give `t._grad` its own storage before an in-place change (no-op for plain grads)."""
+    if _graph_grads and _graph_grads.pop(id(t), None) is not None and t._grad is not None:
+        t._grad = t._grad.copy()
 
 
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:

@@ -43,7 +43,7 @@ def gradients(f: Callable[..., Tensor], arrays: Sequence[np.ndarray], seed: np.n
         return [found[id(x)]._data if id(x) in found else np.zeros_like(x._data) for x in xs]
     prog = lower([out], targets=xs)
     prog.arena[prog.seeds[0][0]:prog.seeds[0][0] + prog.seeds[0][1]] = s._data.ravel()
-    vm.execute(prog, vm=path)
+    vm.run(prog, vm=path)
     by_id = {id(t): prog.arena[off:off + int(np.prod(shape))].reshape(shape)
              for t, off, shape, _ in prog.outputs}
     return [np.array(by_id[id(x)]).astype(x._data.dtype) if id(x) in by_id
@@ -60,18 +60,69 @@ def numeric_directional(f: Callable[..., Tensor], arrays: Sequence[np.ndarray],
     return (loss(1.0) - loss(-1.0)) / (2 * eps)
 
 
-def check_grads(f: Callable[..., Tensor], *arrays: Any, paths: Sequence[str] = PATHS,
-                rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0) -> None:
+def first_order(f: Callable[..., Tensor], u: np.ndarray, v: Sequence[np.ndarray],
+                create_graph: bool) -> Callable[..., Tensor]:
+    """x -> sum_i <d sum(f(x) * u) / dx_i, v_i>, a 0-d Tensor.
+
+    With create_graph=True it is differentiable (the function order-2 checks differentiate);
+    with False it runs the compiled first-order backward (the values finite differences
+    are taken of). Inputs that are constants become fresh leaves, so it also works under
+    no_grad.
+    """
+    from .autograd import grad
+
+    def h(*xs: Tensor) -> Tensor:
+        with tape.enable_grad():
+            leaves = [Tensor._make(x._data, stop_gradient=False) if x._stop_gradient else x
+                      for x in xs]
+            out = f(*leaves)
+            total = Tensor._make(np.zeros((), out._data.dtype))
+            if out._node is None:
+                return total
+            seed = Tensor._make(np.asarray(u, out._data.dtype).reshape(out._data.shape))
+            gs = grad([out], leaves, [seed], create_graph=create_graph, allow_unused=True)
+            for g, d in zip(gs, v):
+                if g is not None:
+                    total = total + (g * Tensor._make(np.asarray(d, g._data.dtype))).sum()
+            return total
+    return h
+
+
+def check_grads(f: Callable[..., Tensor], *arrays: Any, order: int = 1,
+                paths: Sequence[str] = PATHS, rtol: float = 1e-5, atol: float = 1e-6,
+                seed: int = 0) -> None:
     """Raise AssertionError if any backward path disagrees with finite differences.
 
-    Inputs are converted to float64; pass them as numpy arrays or nested lists.
+    order=2 also checks second derivatives: the gradient of a first-order directional
+    derivative (recorded with create_graph=True, then run through every path) against
+    finite differences of the first-order gradients. Inputs are converted to float64; pass
+    them as numpy arrays or nested lists.
     """
+    if order not in (1, 2):
+        raise ValueError(f"order must be 1 or 2, got {order!r}")
     rng = np.random.default_rng(seed)
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
     with tape.no_grad():
         out_shape = f(*[Tensor._make(a) for a in arrays])._data.shape
     u = rng.standard_normal(out_shape)
     v = [rng.standard_normal(a.shape) for a in arrays]
+    _check_first(f, arrays, u, v, paths, rtol, atol, "")
+    if order == 2:
+        w = [rng.standard_normal(a.shape) for a in arrays]
+        h_graph = first_order(f, u, v, create_graph=True)
+        h_values = first_order(f, u, v, create_graph=False)
+        want = numeric_directional(h_values, arrays, np.ones(()), w)
+        for path in paths:
+            grads = gradients(h_graph, arrays, np.ones(()), path)
+            got = float(sum(np.sum(g * d) for g, d in zip(grads, w)))
+            if not np.isclose(got, want, rtol=rtol, atol=atol):
+                raise AssertionError(f"second order, {path} backward of the recorded backward "
+                                     f"gives {got!r}, finite differences of first-order "
+                                     f"gradients give {want!r}")
+
+
+def _check_first(f: Callable[..., Tensor], arrays: list, u: np.ndarray, v: list,
+                 paths: Sequence[str], rtol: float, atol: float, what: str) -> None:
     want = numeric_directional(f, arrays, u, v)
     for path in paths:
         grads = gradients(f, arrays, u, path)

@@ -1,5 +1,19 @@
-"""Activations and softmax under Paddle's `paddle.nn.functional` names."""
+"""Paddle's `paddle.nn.functional`: activations, losses, dropout, linear, padding."""
 
 from ..ops import log_softmax, relu, sigmoid, softmax, tanh
+from ..ops.activation import (elu, gelu, hardsigmoid, hardswish, hardtanh, leaky_relu,
+                              log_sigmoid, mish, relu6, selu, silu, softplus, softsign, swish,
+                              tanhshrink)
+from ..ops.common import dropout, embedding, linear, one_hot
+from ..ops.indexing import pad
+from ..ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
+                        cosine_similarity, cross_entropy, kl_div, l1_loss, mse_loss, nll_loss,
+                        normalize, smooth_l1_loss, square_error_cost)
 
-__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax"]
+__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
+           "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "log_sigmoid",
+           "mish", "relu6", "selu", "silu", "softplus", "softsign", "swish", "tanhshrink",
+           "dropout", "embedding", "linear", "one_hot",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
+           "cross_entropy", "kl_div", "l1_loss", "mse_loss", "nll_loss", "normalize",
+           "smooth_l1_loss", "square_error_cost"]

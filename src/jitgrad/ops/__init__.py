@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import sys
+import types
 
 from .. import tensor as _tensor
 from .elementwise import (abs, add, astype, cast, clip, clone, cos, divide, exp, log, maximum,
@@ -14,14 +16,49 @@ from .reduce import max, mean, min, sum
 from .registry import REGISTRY, defop
 from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t, transpose,
                     unsqueeze)
+from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf, expm1, floor,
+                   lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
+from .scan import cumprod, cumsum
+from .stats import amax, amin, logsumexp, norm, prod, std, var
+from .indexing import (chunk, concat, flip, gather, index_select, masked_select, pad,
+                       put_along_axis, repeat_interleave, roll, split, stack, take_along_axis,
+                       tile, tril, triu, unbind)
+from .inplace import INPLACE, set_value, setitem
+from .matrix import (bmm, cholesky, det, diag, diagonal, dot, einsum, inverse, mv, outer,
+                     slogdet, solve, trace)
+from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
+                       randint, randn, randperm, seed, uniform, zeros, zeros_like)
+from . import activation as _activation, common as _common, loss as _loss  # noqa: F401
 
 __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "exp", "log",
            "maximum", "minimum", "multiply", "neg", "pow", "relu", "sigmoid", "sin", "sqrt",
            "square", "subtract", "tanh", "where", "matmul", "log_softmax", "softmax", "max",
            "mean", "min", "sum", "broadcast_to", "expand", "flatten", "getitem", "reshape",
-           "squeeze", "t", "transpose", "unsqueeze", "REGISTRY", "defop"]
+           "squeeze", "t", "transpose", "unsqueeze", "REGISTRY", "defop",
+           # ops/math.py, scan.py, stats.py
+           "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "cosh", "erf",
+           "expm1", "floor", "lerp", "log1p", "log2", "log10", "reciprocal", "round", "rsqrt",
+           "sign", "sinh", "tan", "cumprod", "cumsum", "amax", "amin", "logsumexp", "norm",
+           "prod", "std", "var",
+           # ops/indexing.py, inplace.py
+           "chunk", "concat", "flip", "gather", "index_select", "masked_select", "pad",
+           "put_along_axis", "repeat_interleave", "roll", "split", "stack", "take_along_axis",
+           "tile", "tril", "triu", "unbind", "setitem", "set_value",
+           # ops/matrix.py
+           "bmm", "cholesky", "det", "diag", "diagonal", "dot", "einsum", "inverse", "mv",
+           "outer", "slogdet", "solve", "trace"]
+CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
+            "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like"]
 
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
-METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0: x * scale + bias)
+__all__ += CREATION
+linalg = types.SimpleNamespace(                 # paddle.linalg.*
+    inv=inverse, det=det, slogdet=slogdet, solve=solve, cholesky=cholesky, norm=norm,
+    matmul=matmul, multi_dot=lambda xs: functools.reduce(matmul, xs))
+METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0, bias_after_scale=True: (
+    x * scale + bias if bias_after_scale else (x + bias) * scale))
+METHODS.update(INPLACE)
+globals().update(INPLACE)           # paddle.add_(x, y) works too
+__all__ += sorted(INPLACE)
 
 _tensor._ops = sys.modules[__name__]

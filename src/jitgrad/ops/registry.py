@@ -32,7 +32,7 @@ from typing import Any, Callable
 REGISTRY: dict[str, "OpDef"] = {}
 
 # Shapes the generated gradient tests try for each arity, broadcasting included.
-UNARY_CASES = (((),), ((5,),), ((2, 3),))
+UNARY_CASES = (((),), ((5,),), ((2, 3),), ((1, 4),), ((4, 1),), ((2, 3, 2),))
 BINARY_CASES = (((4,), (4,)), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((3,), ()), ((), (2, 2)),
                 ((2, 1, 3), (4, 1)))
 

@@ -125,7 +125,8 @@ def squeeze(x: Tensor, axis: Any = None) -> Tensor:
 
 def unsqueeze(x: Tensor, axis: Any) -> Tensor:
     shape = x.shape
-    for a in sorted([axis] if isinstance(axis, int) else list(axis)):
+    # Paddle inserts axes one after another; a negative one counts from the current end.
+    for a in ([axis] if isinstance(axis, int) else list(axis)):
         a = a if a >= 0 else a + len(shape) + 1
         if not 0 <= a <= len(shape):
             raise ValueError(f"unsqueeze: axis {axis} out of range for shape {x.shape}")

@@ -24,6 +24,7 @@ SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
 CHAIN = OP["CHAIN"]
 TILE = 2048     # lower_opt.TILE: a tile and its operands stay in L1
+CUMSUM = OP["CUMSUM"]
 
 
 @jit
@@ -110,6 +111,27 @@ def _chain(arena, itab, consts, o, a, scratch, n, p, acc):  # pragma: no cover -
             for i in range(m):
                 out[i] = buf[i]
         t0 += m
+
+
+@jit
+def _cumsum_rows(out, a, outer, length, inner, acc, reverse):  # pragma: no cover - compiled
+    """Running sums along rows of `length` elements spaced `inner` apart; the inner index is
+    the innermost loop so every pass over a row position reads contiguous memory."""
+    run_ = np.zeros(inner, a.dtype)
+    for i in range(outer):
+        base = i * length * inner
+        run_[:] = 0
+        for t in range(length):
+            tt = length - 1 - t if reverse else t
+            q = base + tt * inner
+            src = a[q:q + inner]
+            dst = out[q:q + inner]
+            for j in range(inner):
+                run_[j] += src[j]
+                if acc:
+                    dst[j] += run_[j]
+                else:
+                    dst[j] = run_[j]
 
 
 @jit
@@ -245,6 +267,9 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
                       op == LOGSOFTMAX_BWD)
         elif op == CHAIN:
             _chain(arena, itab, consts, o, a, code[pc, 4], n, code[pc, 6], acc)
+        elif op == CUMSUM:
+            p = code[pc, 6]
+            _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
         else:
             return op                    # unknown opcode: the caller raises
     return -1

@@ -109,6 +109,12 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
                 val = (g - y * g.sum(axis=1, keepdims=True)).ravel()
         elif name == "CHAIN":
             val = _chain(arena, itab, consts, a, n, p, c)
+        elif name == "CUMSUM":
+            rows = _rows(A, itab[p:p + 3])
+            if itab[p + 3]:
+                val = np.cumsum(rows[:, ::-1], axis=1)[:, ::-1].ravel()
+            else:
+                val = np.cumsum(rows, axis=1).ravel()
         else:
             raise NotImplementedError(f"reference VM has no opcode {name}")
         if acc:

@@ -1,0 +1,368 @@
+"""Joining, splitting, tiling and indexing. Almost all are composites over a few moving
+primitives (getitem, take_flat, scatter_flat, broadcast_to, reshape) whose gradients lower to
+GATHER / SCATTER with an index map computed once; concat and put_flat have entries of their
+own."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..tensor import Tensor
+from .core import apply, const
+from .registry import defop
+from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, getitem, reshape,
+                    unsqueeze)
+
+
+def _axis(axis: Any, ndim: int, what: str) -> int:
+    if isinstance(axis, Tensor):
+        axis = int(axis.item())
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{what}: axis must be an int, got {axis!r}")
+    if not -builtins.max(ndim, 1) <= axis < builtins.max(ndim, 1):
+        raise ValueError(f"{what}: axis {axis} is out of range for {ndim} dims")
+    return int(axis) % builtins.max(ndim, 1)
+
+
+def _index_array(index: Any, what: str) -> np.ndarray:
+    idx = np.asarray(index._data if isinstance(index, Tensor) else index)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"{what}: index must be an integer tensor, got {idx.dtype}")
+    return idx.astype(np.int64)
+
+
+# ---- concat --------------------------------------------------------------------------------
+
+def _concat_pieces(out_shape: tuple, sizes: Sequence[int], axis: int):
+    pos, start = _flat_positions(out_shape), 0
+    for s in sizes:
+        sl = [slice(None)] * len(out_shape)
+        sl[axis] = slice(start, start + s)
+        start += s
+        yield tuple(sl), pos[tuple(sl)].ravel()
+
+
+def _concat_vjp(g, out, *xs, axis):
+    sizes = [x._data.shape[axis] for x in xs]
+    return tuple(getitem(g, key) for key, _ in _concat_pieces(out._data.shape, sizes, axis))
+
+
+def _lower_concat(b, node, g, gins):
+    axis = node.attrs["axis"]
+    sizes = [t._data.shape[axis] for t in node.inputs]
+    for gi, (_, idx) in zip(gins, _concat_pieces(node.out_data.shape, sizes, axis)):
+        if gi is not None:
+            b.gather(gi, g, idx)
+
+
+concat_op = defop(
+    "concat", forward=lambda *xs, axis: np.concatenate(xs, axis=axis), nin=2,
+    vjp=_concat_vjp, lower=_lower_concat,
+    cases=({"shapes": ((2, 3), (2, 1)), "attrs": {"axis": 1}},
+           {"shapes": ((2,), (3,)), "attrs": {"axis": 0}},
+           {"shapes": ((1, 2, 2), (2, 2, 2)), "attrs": {"axis": 0}}))
+
+
+def concat(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor:
+    """Join tensors along an existing axis."""
+    xs = list(x)
+    if not xs:
+        raise ValueError("concat: got an empty list of tensors")
+    if builtins.any(t.ndim == 0 for t in xs):
+        raise ValueError("concat: 0-d tensors cannot be concatenated; use stack")
+    ax = _axis(axis, xs[0].ndim, "concat")
+    dts = {t._data.dtype for t in xs}
+    if len(dts) > 1:
+        dt = np.result_type(*dts)
+        xs = [t if t._data.dtype == dt else t.astype(dt) for t in xs]
+    for t in xs[1:]:
+        if t.ndim != xs[0].ndim or builtins.any(
+                a != c for i, (a, c) in enumerate(zip(t.shape, xs[0].shape)) if i != ax):
+            raise ValueError(f"concat: shapes {xs[0].shape} and {t.shape} differ outside "
+                             f"axis {ax}")
+    if len(xs) == 1:
+        return xs[0]
+    return apply(concat_op, *xs, axis=ax)
+
+
+def stack(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor:
+    """Join tensors of equal shape along a new axis."""
+    xs = list(x)
+    if not xs:
+        raise ValueError("stack: got an empty list of tensors")
+    if builtins.any(t.shape != xs[0].shape for t in xs):
+        raise ValueError(f"stack: all shapes must be equal, got {[t.shape for t in xs]}")
+    ax = axis if axis >= 0 else axis + xs[0].ndim + 1
+    return concat([unsqueeze(t, ax) for t in xs], axis=ax)
+
+
+def _slice_along(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
+    key = [slice(None)] * x.ndim
+    key[axis] = slice(start, stop)
+    return getitem(x, tuple(key))
+
+
+def split(x: Tensor, num_or_sections: Any, axis: int = 0, name: str | None = None
+          ) -> list[Tensor]:
+    """Split into equal parts (an int) or parts of the given sizes (one may be -1)."""
+    ax = _axis(axis, x.ndim, "split")
+    n = x.shape[ax]
+    if isinstance(num_or_sections, (int, np.integer)):
+        if num_or_sections <= 0 or n % num_or_sections:
+            raise ValueError(f"split: dimension {ax} of size {n} does not divide into "
+                             f"{num_or_sections} equal parts")
+        sizes = [n // int(num_or_sections)] * int(num_or_sections)
+    else:
+        sizes = [int(s.item() if isinstance(s, Tensor) else s) for s in num_or_sections]
+        if sizes.count(-1) > 1:
+            raise ValueError("split: at most one section may be -1")
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = n - (builtins.sum(sizes) + 1)
+        if builtins.sum(sizes) != n or builtins.any(s < 0 for s in sizes):
+            raise ValueError(f"split: sections {list(num_or_sections)} do not add up to {n}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(_slice_along(x, ax, start, start + s))
+        start += s
+    return out
+
+
+def chunk(x: Tensor, chunks: int, axis: int = 0, name: str | None = None) -> list[Tensor]:
+    return split(x, chunks, axis)
+
+
+def unbind(x: Tensor, axis: int = 0) -> list[Tensor]:
+    ax = _axis(axis, x.ndim, "unbind")
+    return [getitem(x, (slice(None),) * ax + (i,)) for i in range(x.shape[ax])]
+
+
+# ---- tiling and reordering (composites) ----------------------------------------------------
+
+def tile(x: Tensor, repeat_times: Sequence[int], name: str | None = None) -> Tensor:
+    """Repeat the whole tensor along each axis: reshape, broadcast_to, reshape."""
+    reps = [int(r.item() if isinstance(r, Tensor) else r) for r in
+            ([repeat_times] if isinstance(repeat_times, int) else repeat_times)]
+    shape = [1] * (len(reps) - x.ndim) + x.shape
+    reps = [1] * (len(shape) - len(reps)) + reps
+    inter = [v for s in shape for v in (1, s)]
+    big = [v for r, s in zip(reps, shape) for v in (r, s)]
+    y = broadcast_to(reshape(x, inter), big)
+    return reshape(y, [r * s for r, s in zip(reps, shape)])
+
+
+def repeat_interleave(x: Tensor, repeats: int, axis: int | None = None,
+                      name: str | None = None) -> Tensor:
+    if axis is None:
+        x, axis = reshape(x, [-1]), 0
+    ax = _axis(axis, x.ndim, "repeat_interleave")
+    return index_select(x, np.repeat(np.arange(x.shape[ax]), int(repeats)), axis=ax)
+
+
+def flip(x: Tensor, axis: Any, name: str | None = None) -> Tensor:
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    key = [slice(None)] * x.ndim
+    for a in axes:
+        key[_axis(a, x.ndim, "flip")] = slice(None, None, -1)
+    return getitem(x, tuple(key))
+
+
+def _take(x: Tensor, positions: np.ndarray) -> Tensor:
+    """x.ravel()[positions] shaped like positions, differentiable (take_flat)."""
+    positions = np.asarray(positions, dtype=np.int64)
+    return _take_flat(x, positions.ravel(), positions.shape)
+
+
+def roll(x: Tensor, shifts: Any, axis: Any = None, name: str | None = None) -> Tensor:
+    pos = _flat_positions(x._data.shape)
+    if axis is None:
+        return _take(x, np.roll(pos.ravel(), shifts).reshape(pos.shape))
+    return _take(x, np.roll(pos, shifts, axis=axis))
+
+
+def index_select(x: Tensor, index: Any, axis: int = 0, name: str | None = None) -> Tensor:
+    ax = _axis(axis, x.ndim, "index_select")
+    idx = _index_array(index, "index_select")
+    if idx.ndim != 1:
+        raise ValueError(f"index_select: index must be 1-D, got shape {list(idx.shape)}")
+    if idx.size and (idx.min() < -x.shape[ax] or idx.max() >= x.shape[ax]):
+        raise IndexError(f"index_select: index out of range for axis {ax} of size "
+                         f"{x.shape[ax]}")
+    return _take(x, np.take(_flat_positions(x._data.shape), idx, axis=ax))
+
+
+def gather(x: Tensor, index: Any, axis: int | None = None, name: str | None = None) -> Tensor:
+    """Paddle's gather: rows (or slices along `axis`) picked by a 1-D index."""
+    idx = _index_array(index, "gather")
+    if idx.ndim == 0:
+        idx = idx.reshape(1)
+    return index_select(x, idx.reshape(-1), 0 if axis is None else axis)
+
+
+def take_along_axis(arr: Tensor, indices: Any, axis: int, broadcast: bool = True) -> Tensor:
+    idx = _index_array(indices, "take_along_axis")
+    ax = _axis(axis, arr.ndim, "take_along_axis")
+    if idx.ndim != arr.ndim:
+        raise ValueError(f"take_along_axis: indices need {arr.ndim} dims, got {idx.ndim}")
+    pos = _flat_positions(arr._data.shape)
+    if broadcast:
+        shape = [idx.shape[i] if i == ax else builtins.max(idx.shape[i], arr.shape[i])
+                 for i in range(arr.ndim)]
+        idx = np.broadcast_to(idx, shape)
+        pos = np.broadcast_to(pos, [arr.shape[i] if i == ax else shape[i]
+                                    for i in range(arr.ndim)])
+        if pos.shape != tuple(arr.shape):
+            arr = broadcast_to(arr, list(pos.shape))
+            pos = _flat_positions(pos.shape)
+    return _take(arr, np.take_along_axis(pos, idx, axis=ax))
+
+
+def masked_select(x: Tensor, mask: Any, name: str | None = None) -> Tensor:
+    """The elements where mask is True, as a 1-D tensor (mask broadcasts against x)."""
+    m = np.asarray(mask._data if isinstance(mask, Tensor) else mask)
+    if m.dtype != np.bool_:
+        raise TypeError(f"masked_select: mask must be a bool tensor, got {m.dtype}")
+    shape = np.broadcast_shapes(x._data.shape, m.shape)
+    if shape != x._data.shape:
+        x = broadcast_to(x, list(shape))
+    return _take(x, _flat_positions(shape)[np.broadcast_to(m, shape)])
+
+
+# ---- writing into positions: put_flat (put_along_axis, __setitem__) ------------------------
+
+def _put_forward(x, v, idx, reduce):
+    out = x.copy()
+    if reduce == "add":
+        np.add.at(out.reshape(-1), idx, v.reshape(-1))
+    elif reduce == "multiply":
+        np.multiply.at(out.reshape(-1), idx, v.reshape(-1))
+    else:
+        out.reshape(-1)[idx] = v.reshape(-1)
+    return out
+
+
+def _kept_mask(shape: tuple, idx: np.ndarray, dtype) -> np.ndarray:
+    m = np.ones(int(np.prod(shape, dtype=np.int64)), dtype)
+    m[idx] = 0
+    return m.reshape(shape)
+
+
+def _put_vjp(g, out, x, v, idx, reduce):
+    gx = g if reduce == "add" else g * const(_kept_mask(x._data.shape, idx, g._data.dtype),
+                                             g._data.dtype)
+    return gx, _take_flat(g, idx, v._data.shape)
+
+
+def _lower_put(b, node, g, gins):
+    x = node.inputs[0]._data
+    if gins[0] is not None:
+        if node.attrs["reduce"] == "add":
+            b.emit("AXPY", gins[0], g)
+        else:
+            b.mul(gins[0], x.shape, g, node.saved[0])
+    if gins[1] is not None:
+        b.gather(gins[1], g, node.attrs["idx"])
+
+
+put_flat_op = defop(
+    "put_flat", forward=_put_forward, nin=2, vjp=_put_vjp, lower=_lower_put,
+    save=lambda out, x, v, idx, reduce: (_kept_mask(x.shape, idx, out.dtype),),
+    cases=({"shapes": ((6,), (3,)), "attrs": {"idx": np.array([0, 4, 2]), "reduce": "assign"}},
+           {"shapes": ((2, 3), (2, 2)), "attrs": {"idx": np.array([0, 1, 1, 5]),
+                                                   "reduce": "add"}}))
+
+
+def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assign") -> Tensor:
+    """A copy of x with x.ravel()[positions] = values (broadcast to positions' shape)."""
+    positions = np.asarray(positions, dtype=np.int64)
+    if not isinstance(values, Tensor):
+        values = const(values, x._data.dtype)
+    elif values._data.dtype != x._data.dtype:
+        values = values.astype(x._data.dtype)
+    if tuple(values.shape) != positions.shape:
+        values = broadcast_to(values, list(positions.shape))
+    return apply(put_flat_op, x, values, idx=positions.ravel(), reduce=reduce)
+
+
+def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: str = "assign",
+                   include_self: bool = True, broadcast: bool = True) -> Tensor:
+    """Write values at indices along axis; gradients reach arr (where not overwritten) and
+    values. reduce is 'assign', 'add' or 'multiply' (no gradient rule for 'multiply')."""
+    if reduce not in ("assign", "add", "multiply"):
+        raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'multiply', "
+                         f"got {reduce!r}")
+    idx = _index_array(indices, "put_along_axis")
+    ax = _axis(axis, arr.ndim, "put_along_axis")
+    if broadcast:
+        vshape = np.shape(values._data if isinstance(values, Tensor) else values)
+        shape = [idx.shape[i] if i == ax else arr.shape[i] for i in range(arr.ndim)]
+        if len(vshape) == arr.ndim:
+            shape[ax] = builtins.max(shape[ax], vshape[ax])
+        idx = np.broadcast_to(idx, shape)
+    pos = np.take_along_axis(_flat_positions(arr._data.shape), idx, axis=ax)
+    if reduce == "multiply" and (not arr._stop_gradient or
+                                 (isinstance(values, Tensor) and not values._stop_gradient)):
+        raise NotImplementedError("put_along_axis: reduce='multiply' has no gradient rule")
+    return put_flat(arr, pos, values, reduce)
+
+
+# ---- pad -----------------------------------------------------------------------------------
+
+_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _pad_widths(ndim: int, pad: Sequence[int], data_format: str) -> list[tuple[int, int]]:
+    pad = [int(p.item() if isinstance(p, Tensor) else p) for p in pad]
+    if len(pad) % 2:
+        raise ValueError(f"pad: needs an even number of entries, got {len(pad)}")
+    if len(pad) == 2 * ndim:                    # every dim, first dim first
+        return [(pad[2 * i], pad[2 * i + 1]) for i in range(ndim)]
+    nsp = len(pad) // 2                         # spatial dims, last dim first
+    if nsp > ndim - (2 if ndim > 2 else 0) or nsp == 0:
+        raise ValueError(f"pad: {len(pad)} entries do not fit a {ndim}-D tensor")
+    widths = [(0, 0)] * ndim
+    channels_last = data_format.upper() in ("NLC", "NHWC", "NDHWC")
+    last = ndim - 2 if channels_last else ndim - 1
+    for i in range(nsp):
+        widths[last - i] = (pad[2 * i], pad[2 * i + 1])
+    return widths
+
+
+def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0,
+        data_format: str = "NCHW", name: str | None = None) -> Tensor:
+    """Paddle's pad: a list over all dims (first dim first) or over the spatial dims (last
+    dim first: [left, right, top, bottom, ...]). Modes constant, reflect, replicate,
+    circular; gradients scatter (constant) or gather (the others)."""
+    widths = _pad_widths(x.ndim, pad, data_format)
+    if builtins.any(a < 0 or c < 0 for a, c in widths):
+        raise ValueError(f"pad: negative padding {list(pad)} is not supported")
+    pos = _flat_positions(x._data.shape)
+    if mode == "constant":
+        out_shape = tuple(s + a + c for s, (a, c) in zip(x._data.shape, widths))
+        where = np.pad(np.ones(x._data.shape, bool), widths)
+        target = _flat_positions(out_shape)[where]
+        y = _scatter_flat(x, target, out_shape)
+        if value != 0:
+            y = y + const(np.where(where, 0, value), x._data.dtype)
+        return y
+    if mode not in _MODES:
+        raise ValueError(f"pad: mode must be constant, reflect, replicate or circular, "
+                         f"got {mode!r}")
+    if mode == "reflect" and builtins.any(
+            a >= s or c >= s for s, (a, c) in zip(x._data.shape, widths) if a or c):
+        raise ValueError("pad: reflect padding must be smaller than the padded dimension")
+    return _take(x, np.pad(pos, widths, mode=_MODES[mode]))
+
+
+# ---- triangles (masks as constants) ---------------------------------------------------------
+
+def tril(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
+    m = np.tril(np.ones(x.shape[-2:], bool), diagonal)
+    return x * const(m, x._data.dtype)
+
+
+def triu(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
+    m = np.triu(np.ones(x.shape[-2:], bool), diagonal)
+    return x * const(m, x._data.dtype)

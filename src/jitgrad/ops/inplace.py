@@ -1,0 +1,139 @@
+"""In-place ops (Paddle's trailing-underscore methods) and `x[key] = value`.
+
+Without a gradient involved the new values are written into the tensor's own buffer. When
+one is (a non-leaf that needs grad, or a value that needs grad), the out-of-place op is
+recorded and the tensor is rebound to its result, keeping the old value alive for the nodes
+that recorded it. Either way the tensor's version counter goes up, and a backward through a
+node that recorded the older version raises RuntimeError (tape.check_versions). A leaf that
+needs a gradient cannot be changed in place while grad mode is on (ValueError), as in Paddle.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import tape
+from ..tensor import Tensor
+from . import elementwise as E
+from . import math as M
+
+
+def check_inplace(x: Tensor, opname: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{opname} needs a jitgrad Tensor, got {type(x).__name__}")
+    if x._node is None and not x._stop_gradient and tape.is_grad_enabled():
+        raise ValueError(
+            f"{opname}: a leaf tensor that needs a gradient (stop_gradient=False) cannot be "
+            "changed in place while gradients are recorded; wrap the update in "
+            "`with paddle.no_grad():` (as optimizers do) or use the out-of-place op")
+
+
+def bump(x: Tensor) -> None:
+    """Record that x's values changed in place."""
+    x._version += 1
+    tape.bump_epoch()           # lowered Programs may hold the old values: re-lower
+
+
+def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
+    """x = fn(x), in place: writes into x's buffer, or rebinds x when a graph is recorded."""
+    check_inplace(x, opname)
+    # A stand-in for x's current value, so the new node does not take x as its own input.
+    shadow = Tensor._make(x._data, x._stop_gradient, x._node)
+    new = fn(shadow)
+    if not isinstance(new, Tensor):
+        raise TypeError(f"{opname} produced {type(new).__name__}, not a Tensor")
+    if tuple(new._data.shape) != tuple(x._data.shape):
+        raise ValueError(f"{opname}: the result has shape {new.shape} but an in-place op must "
+                         f"keep the tensor's shape {x.shape}")
+    if new._node is None:
+        if x._node is not None:             # the old value stays with the node that made it
+            x._data = x._data.copy()
+        np.copyto(x._data, new._data, casting="unsafe")
+        bump(x)
+        return x
+    if x._node is not None:
+        x._node.out_ref = weakref.ref(shadow)
+    if new._data.dtype != x._data.dtype:
+        new = E.astype(new, x._data.dtype)
+    x._data, x._node, x._stop_gradient = new._data, new._node, new._stop_gradient
+    new._node.out_ref = weakref.ref(x)
+    bump(x)
+    node = x._node
+    node.versions = node.versions[:-1] + (x._version,)
+    return x
+
+
+def _positions(x: Tensor, key: Any) -> np.ndarray:
+    from .shape import _flat_positions, _normalize_key
+    return _flat_positions(x._data.shape)[_normalize_key(key)]
+
+
+def setitem(x: Tensor, key: Any, value: Any) -> None:
+    """x[key] = value. Values broadcast to the indexed shape; gradients reach the rest of
+    x (a non-leaf) and value (when it is a Tensor that needs grad)."""
+    from .indexing import put_flat
+    check_inplace(x, "__setitem__")
+    value_needs = isinstance(value, Tensor) and not value._stop_gradient
+    if not tape.is_grad_enabled() or (x._stop_gradient and not value_needs):
+        from .shape import _normalize_key
+        v = value._data if isinstance(value, Tensor) else np.asarray(value)
+        if x._node is not None:
+            x._data = x._data.copy()
+        try:
+            x._data[_normalize_key(key)] = v
+        except (IndexError, ValueError) as e:
+            raise type(e)(f"cannot assign to index {key!r} of a tensor of shape {x.shape}: "
+                          f"{e}") from None
+        bump(x)
+        return
+    pos = _positions(x, key)
+    inplace(x, lambda s: put_flat(s, pos, value), "__setitem__")
+
+
+# ---- the trailing-underscore methods --------------------------------------------------------
+
+def _scale(x, scale=1.0, bias=0.0, bias_after_scale=True):
+    return x * scale + bias if bias_after_scale else (x + bias) * scale
+
+
+def _fill(x, value):
+    return E.add(E.multiply(x, 0.0), value) if x._data.dtype.kind == "f" else \
+        Tensor._make(np.full_like(x._data, value))
+
+
+def _method(fn: Callable, name: str) -> Callable:
+    def method(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return inplace(x, lambda s: fn(s, *args, **kwargs), name)
+    method.__name__ = name
+    method.__doc__ = f"In-place {name[:-1]}: changes x and returns it."
+    return method
+
+
+def _zero(x: Tensor) -> Tensor:
+    return _fill(x, 0)
+
+
+INPLACE = {name + "_": _method(fn, name + "_") for name, fn in {
+    "add": E.add, "subtract": E.subtract, "multiply": E.multiply, "divide": E.divide,
+    "scale": _scale, "fill": _fill, "zero": _zero, "clip": E.clip, "exp": E.exp,
+    "sqrt": E.sqrt, "rsqrt": M.rsqrt, "tanh": E.tanh, "sigmoid": E.sigmoid,
+    "reciprocal": M.reciprocal, "abs": E.abs, "floor": M.floor, "ceil": M.ceil,
+    "round": M.round, "pow": E.pow, "square": E.square, "neg": E.neg, "sin": E.sin,
+    "cos": E.cos, "log": E.log,
+}.items()}
+
+
+def set_value(x: Tensor, value: Any) -> Tensor:
+    """Overwrite x's values (same shape) without recording anything: Paddle's set_value,
+    used to load parameters."""
+    v = np.asarray(value._data if isinstance(value, Tensor) else value)
+    if v.shape != x._data.shape:
+        raise ValueError(f"set_value: shape {list(v.shape)} does not match {x.shape}")
+    if x._node is not None:
+        x._data = x._data.copy()
+    np.copyto(x._data, v, casting="unsafe")
+    bump(x)
+    return x

@@ -1,0 +1,200 @@
+"""Losses and similarity functions (paddle.nn.functional names), all composites: labels,
+masks and class weights enter as constants, the differentiable part is registry ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import elementwise as E
+from . import reduce as R
+from .activation import softplus
+from .core import const, require_float
+from .nn import log_softmax
+from .stats import norm
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _labels(label: Any) -> np.ndarray:
+    return np.asarray(label._data if isinstance(label, Tensor) else label)
+
+
+def _reduce(loss: Tensor, reduction: str, extra: tuple = ()) -> Tensor:
+    if reduction not in _REDUCTIONS + extra:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS + extra}, got {reduction!r}")
+    if reduction == "mean":
+        return R.mean(loss)
+    if reduction == "sum":
+        return R.sum(loss)
+    return loss
+
+
+def _as_float(label: Any, like: Tensor) -> Tensor:
+    if isinstance(label, Tensor):
+        return label if label._data.dtype == like._data.dtype else label.astype(like._data.dtype)
+    return const(label, like._data.dtype)
+
+
+def mse_loss(input: Tensor, label: Any, reduction: str = "mean", name: str | None = None
+             ) -> Tensor:
+    d = input - _as_float(label, input)
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(input: Tensor, label: Any, reduction: str = "mean", name: str | None = None
+            ) -> Tensor:
+    return _reduce(E.abs(input - _as_float(label, input)), reduction)
+
+
+def smooth_l1_loss(input: Tensor, label: Any, reduction: str = "mean", delta: float = 1.0,
+                   name: str | None = None) -> Tensor:
+    """Huber: 0.5 d^2 where |d| < delta, delta * (|d| - 0.5 delta) elsewhere."""
+    d = input - _as_float(label, input)
+    a = E.abs(d)
+    small = const(np.abs(d._data) < delta, d._data.dtype)
+    loss = small * (d * d * 0.5) + (1.0 - small) * ((a - 0.5 * delta) * delta)
+    return _reduce(loss, reduction)
+
+
+def _class_axis(input: Tensor, axis: int) -> int:
+    if input.ndim == 0:
+        raise ValueError("cross_entropy needs at least a 1-D input of class scores")
+    return axis % input.ndim
+
+
+def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
+                  ignore_index: int = -100, reduction: str = "mean", soft_label: bool = False,
+                  axis: int = -1, use_softmax: bool = True, label_smoothing: float = 0.0,
+                  name: str | None = None) -> Tensor:
+    """Softmax cross entropy. Hard labels have shape [N] or [N, 1] (class ids; rows equal to
+    ignore_index count for nothing); soft labels have the input's shape. 'mean' divides by
+    the summed weights of the counted rows, as Paddle does."""
+    require_float(input, "cross_entropy")
+    ax = _class_axis(input, axis)
+    logp = log_softmax(input, axis=ax) if use_softmax else E.log(input)
+    C, dt = input.shape[ax], input._data.dtype
+    if soft_label:
+        if weight is not None:
+            raise NotImplementedError("cross_entropy: weight with soft_label=True")
+        lab = _as_float(label, input)
+        if label_smoothing:
+            lab = lab * (1.0 - label_smoothing) + label_smoothing / C
+        return _reduce(-R.sum(lab * logp, axis=ax, keepdim=True), reduction)
+    lab = _labels(label)
+    if lab.dtype.kind not in "iu":
+        raise TypeError(f"cross_entropy: hard labels must be integers, got {lab.dtype} (pass "
+                        "soft_label=True for probabilities)")
+    keep_dim = lab.ndim == input.ndim
+    if keep_dim:
+        if lab.shape[ax] != 1:
+            raise ValueError(f"cross_entropy: label shape {list(lab.shape)} does not fit input "
+                             f"shape {input.shape}")
+        lab = np.squeeze(lab, ax)
+    expect = tuple(s for i, s in enumerate(input.shape) if i != ax)
+    if lab.shape != expect:
+        raise ValueError(f"cross_entropy: label shape {list(lab.shape)} does not fit input "
+                         f"shape {input.shape} (expected {list(expect)} or with a 1 at axis)")
+    valid = lab != ignore_index
+    safe = np.where(valid, lab, 0)
+    if valid.any() and (safe.min() < 0 or safe.max() >= C):
+        raise ValueError(f"cross_entropy: labels must lie in [0, {C}) or equal ignore_index "
+                         f"({ignore_index})")
+    w = np.ones(C) if weight is None else np.asarray(weight._data if isinstance(weight, Tensor)
+                                                      else weight, dtype=np.float64)
+    roww = w[safe] * valid
+    target = np.eye(C)[safe]
+    if label_smoothing:
+        target = target * (1 - label_smoothing) + label_smoothing / C
+    coef = np.moveaxis(target * roww[..., None], -1, ax)
+    loss = R.sum(logp * const(0.0 - coef, dt), axis=ax, keepdim=keep_dim)   # +0 where ignored
+    if reduction == "mean":
+        return R.sum(loss) / float(roww.sum() or 1.0)
+    return _reduce(loss, reduction)
+
+
+def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_index: int = -100,
+             reduction: str = "mean", name: str | None = None) -> Tensor:
+    """Negative log likelihood of log-probabilities input [N, C, ...] at labels [N, ...]."""
+    require_float(input, "nll_loss")
+    if input.ndim < 2:
+        raise ValueError(f"nll_loss: input must be [N, C, ...], got shape {input.shape}")
+    lab = _labels(label).astype(np.int64)
+    C = input.shape[1]
+    if lab.shape != tuple(input.shape[:1] + input.shape[2:]):
+        raise ValueError(f"nll_loss: label shape {list(lab.shape)} does not fit input shape "
+                         f"{input.shape}")
+    valid = lab != ignore_index
+    safe = np.where(valid, lab, 0)
+    w = np.ones(C) if weight is None else np.asarray(weight._data if isinstance(weight, Tensor)
+                                                      else weight, dtype=np.float64)
+    roww = w[safe] * valid
+    coef = np.moveaxis(np.eye(C)[safe] * roww[..., None], -1, 1)
+    loss = R.sum(input * const(0.0 - coef, input._data.dtype), axis=1)
+    if reduction == "mean":
+        return R.sum(loss) / float(roww.sum() or 1.0)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
+                         reduction: str = "mean", name: str | None = None) -> Tensor:
+    """-(y log p + (1 - y) log(1 - p)), each log clamped at -100 as in Paddle."""
+    y = _as_float(label, input)
+    lp = E.maximum(E.log(input), -100.0)
+    lq = E.maximum(E.log(1.0 - input), -100.0)
+    loss = -(y * lp + (1.0 - y) * lq)
+    if weight is not None:
+        loss = loss * _as_float(weight, input)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(logit: Tensor, label: Any, weight: Tensor | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None,
+                                     name: str | None = None) -> Tensor:
+    """(1 - y) x + (1 + (pw - 1) y) softplus(-x): stable for large |x|, exact at x = 0."""
+    y = _as_float(label, logit)
+    sp = softplus(-logit, threshold=float("inf"))
+    if pos_weight is not None:
+        loss = (1.0 - y) * logit + (1.0 + (_as_float(pos_weight, logit) - 1.0) * y) * sp
+    else:
+        loss = (1.0 - y) * logit + sp
+    if weight is not None:
+        loss = loss * _as_float(weight, logit)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, label: Any, reduction: str = "mean", log_target: bool = False,
+           name: str | None = None) -> Tensor:
+    """label * (log(label) - input) with input log-probabilities; 0 where label is 0."""
+    y = _as_float(label, input)
+    if log_target:
+        loss = E.exp(y) * (y - input)
+    else:
+        pos = y._data > 0
+        logy = const(np.log(np.where(pos, y._data, 1)), input._data.dtype) \
+            if y._stop_gradient else E.log(E.where(Tensor._make(pos), y, 1.0))
+        loss = y * (logy - input)
+    if reduction == "batchmean":
+        return R.sum(loss) / float(input.shape[0] if input.ndim else 1)
+    return _reduce(loss, reduction, ("batchmean",))
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) -> Tensor:
+    w12 = R.sum(x1 * x2, axis=axis)
+    w1 = R.sum(x1 * x1, axis=axis)
+    w2 = R.sum(x2 * x2, axis=axis)
+    return w12 / E.sqrt(E.clip(w1 * w2, min=eps * eps))
+
+
+def normalize(x: Tensor, p: float = 2, axis: int = 1, epsilon: float = 1e-12,
+              name: str | None = None) -> Tensor:
+    """x divided by its p-norm along axis (at least epsilon)."""
+    n = norm(x, p=p, axis=axis, keepdim=True)
+    return x / E.maximum(n, epsilon)
+
+
+def square_error_cost(input: Tensor, label: Any) -> Tensor:
+    d = input - _as_float(label, input)
+    return d * d

@@ -1,0 +1,157 @@
+"""More elementwise math: inverse trig and hyperbolic functions, logs, erf, rounding.
+
+Each differentiable unary op saves its derivative f'(x) in the forward pass, so the compiled
+backward is one MUL kernel (NUMBA_NOTES.md section 2); the vjp states the same derivative in
+jitgrad ops so that it can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import math as _m
+from typing import Any, Callable
+
+import numpy as np
+
+from ..tensor import Tensor
+from .core import apply, binary_operands, require_float
+from .elementwise import _via_float64, exp
+from .registry import defop
+
+_SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
+
+
+def _lower_mul_saved(b, node, g, gins, k: float = 1.0) -> None:
+    b.mul(gins[0], node.out_data.shape, g, node.saved[0], k=k)
+
+
+def unary(name: str, forward: Callable, deriv: Callable, vjp: Callable,
+          domain: tuple[float, float] = (-2.0, 2.0), cases: tuple | None = None,
+          **extra: Any):
+    """A unary op whose derivative deriv(x, out, **attrs) is saved by the forward."""
+    return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_saved, domain=domain,
+                 cases=cases,
+                 save=lambda out, x, **a: (np.asarray(deriv(x, out, **a), dtype=out.dtype),),
+                 **extra)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # numpy has no erf and scipy is not a dependency: math.erf is correctly rounded enough.
+    return np.asarray(np.frompyfunc(_m.erf, 1, 1)(x.astype(np.float64)), dtype=x.dtype)
+
+
+expm1_op = unary("expm1", _via_float64(np.expm1), lambda x, out: out + 1,
+                 lambda g, out, x: (g * (out + 1.0),))
+log1p_op = unary("log1p", _via_float64(np.log1p), lambda x, out: 1 / (1 + x),
+                 lambda g, out, x: (g / (x + 1.0),), domain=(-0.5, 2.0))
+log2_op = unary("log2", _via_float64(np.log2), lambda x, out: 1 / (x * np.log(2.0)),
+                lambda g, out, x: (g / (x * _m.log(2.0)),), domain=(0.3, 3.0))
+log10_op = unary("log10", _via_float64(np.log10), lambda x, out: 1 / (x * np.log(10.0)),
+                 lambda g, out, x: (g / (x * _m.log(10.0)),), domain=(0.3, 3.0))
+rsqrt_op = unary("rsqrt", lambda x: (1 / np.sqrt(x)).astype(x.dtype),
+                 lambda x, out: -0.5 * out * out * out,
+                 lambda g, out, x: (g * out * out * out * -0.5,), domain=(0.3, 3.0))
+reciprocal_op = unary("reciprocal", lambda x: (1 / x).astype(x.dtype),
+                      lambda x, out: -out * out, lambda g, out, x: (-(g * out * out),),
+                      domain=(0.5, 2.0))
+sinh_op = unary("sinh", np.sinh, lambda x, out: np.cosh(x),
+                lambda g, out, x: (g * cosh(x),))
+cosh_op = unary("cosh", np.cosh, lambda x, out: np.sinh(x),
+                lambda g, out, x: (g * sinh(x),))
+tan_op = unary("tan", np.tan, lambda x, out: 1 + out * out,
+               lambda g, out, x: (g * (out * out + 1.0),), domain=(-1.2, 1.2))
+asin_op = unary("asin", np.arcsin, lambda x, out: 1 / np.sqrt(1 - x * x),
+                lambda g, out, x: (g * rsqrt(1.0 - x * x),), domain=(-0.8, 0.8))
+acos_op = unary("acos", np.arccos, lambda x, out: -1 / np.sqrt(1 - x * x),
+                lambda g, out, x: (-(g * rsqrt(1.0 - x * x)),), domain=(-0.8, 0.8))
+atan_op = unary("atan", np.arctan, lambda x, out: 1 / (1 + x * x),
+                lambda g, out, x: (g / (x * x + 1.0),))
+asinh_op = unary("asinh", np.arcsinh, lambda x, out: 1 / np.sqrt(1 + x * x),
+                 lambda g, out, x: (g * rsqrt(x * x + 1.0),))
+acosh_op = unary("acosh", np.arccosh, lambda x, out: 1 / np.sqrt(x * x - 1),
+                 lambda g, out, x: (g * rsqrt(x * x - 1.0),), domain=(1.3, 3.0))
+atanh_op = unary("atanh", np.arctanh, lambda x, out: 1 / (1 - x * x),
+                 lambda g, out, x: (g / (1.0 - x * x),), domain=(-0.8, 0.8))
+erf_op = unary("erf", _erf, lambda x, out: _SQRT_PI_2 * np.exp(-x * x),
+               lambda g, out, x: (g * exp(-(x * x)) * _SQRT_PI_2,))
+
+
+def _zero_vjp(g, out, x, **attrs):
+    return (g * 0.0,)
+
+
+def _lower_nothing(b, node, g, gins) -> None:
+    """Zero gradient: emit nothing; an input reached only here gets a ZERO in the prologue."""
+
+
+floor_op = defop("floor", forward=np.floor, vjp=_zero_vjp, lower=_lower_nothing)
+ceil_op = defop("ceil", forward=np.ceil, vjp=_zero_vjp, lower=_lower_nothing)
+round_op = defop("round", forward=np.round, vjp=_zero_vjp, lower=_lower_nothing)
+sign_op = defop("sign", forward=np.sign, vjp=None, lower=None, differentiable=False)
+
+
+def _atan2_save(out, x, y):
+    r = x * x + y * y
+    return ((y / r).astype(out.dtype), (-x / r).astype(out.dtype))
+
+
+def _lower_saved_pair(b, node, g, gins) -> None:
+    for gi, d in zip(gins, node.saved):
+        if gi is not None:
+            b.mul(gi, node.out_data.shape, g, d)
+
+
+def _atan2_vjp(g, out, x, y):
+    r = x * x + y * y
+    return g * y / r, -(g * x) / r
+
+
+atan2_op = defop("atan2", forward=np.arctan2, nin=2, save=_atan2_save, vjp=_atan2_vjp,
+                 lower=_lower_saved_pair, domain=(0.5, 2.0))
+
+
+# ---- public functions ----------------------------------------------------------------------
+
+def _u(op):
+    def fn(x: Tensor, name: str | None = None) -> Tensor:
+        require_float(x, op.name)
+        return apply(op, x)
+    fn.__name__ = op.name
+    fn.__doc__ = f"Elementwise {op.name} (Paddle's paddle.{op.name})."
+    return fn
+
+
+expm1, log1p, log2, log10 = _u(expm1_op), _u(log1p_op), _u(log2_op), _u(log10_op)
+rsqrt, reciprocal = _u(rsqrt_op), _u(reciprocal_op)
+sinh, cosh, tan = _u(sinh_op), _u(cosh_op), _u(tan_op)
+asin, acos, atan = _u(asin_op), _u(acos_op), _u(atan_op)
+asinh, acosh, atanh, erf = _u(asinh_op), _u(acosh_op), _u(atanh_op), _u(erf_op)
+
+
+def floor(x: Tensor, name: str | None = None) -> Tensor:
+    """Round down; the gradient is zero (Paddle's convention)."""
+    return apply(floor_op, x) if x._data.dtype.kind == "f" else x
+
+
+def ceil(x: Tensor, name: str | None = None) -> Tensor:
+    return apply(ceil_op, x) if x._data.dtype.kind == "f" else x
+
+
+def round(x: Tensor, name: str | None = None) -> Tensor:  # noqa: A001
+    """Round half to even (numpy's rule); zero gradient."""
+    return apply(round_op, x) if x._data.dtype.kind == "f" else x
+
+
+def sign(x: Tensor, name: str | None = None) -> Tensor:
+    """-1, 0 or 1; carries no gradient."""
+    return apply(sign_op, x)
+
+
+def atan2(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """arctan(x / y) in the right quadrant (Paddle's argument order: x is the numerator)."""
+    x, y = binary_operands(x, y, true_divide=True)
+    return apply(atan2_op, x, y)
+
+
+def lerp(x: Any, y: Any, weight: Any, name: str | None = None) -> Tensor:
+    """x + weight * (y - x); weight may be a float or a Tensor (composite)."""
+    return x + weight * (y - x)

@@ -1,0 +1,388 @@
+"""Linear algebra beyond matmul. inverse, logabsdet, det, solve and cholesky are registry
+entries: the forward saves the inverse it needs, the compiled backward is a few GEMMs, and the
+vjp is written with matmul/inverse so it can be differentiated again. dot, bmm, outer,
+einsum, trace, diag and slogdet are composites."""
+
+from __future__ import annotations
+
+import builtins
+import string
+from typing import Any
+
+import numpy as np
+
+from ..lower import broadcast_index
+from ..tensor import Tensor
+from . import reduce as R
+from .core import apply, binary_operands, const, require_float
+from .indexing import _take
+from .linalg import matmul
+from .registry import defop
+from .shape import _flat_positions, _scatter_flat, broadcast_to, reshape, transpose, unsqueeze
+
+
+def _mT(x: Tensor) -> Tensor:
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return transpose(x, perm)
+
+
+def _square(x: Tensor, what: str) -> None:
+    require_float(x, what)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{what} needs square matrices [..., n, n], got shape {x.shape}")
+
+
+def _gemm(b, out, A, B, m, n, k, ta, tb, nb, acc=None):
+    """out_j (+)= op(A_j) @ op(B_j) for each of nb batches of dense matrices."""
+    p = b.table([nb, m, n, k, int(ta), int(tb), m * k, k * n, m * n])
+    b.emit("GEMM", out, A, B, p=p, acc=acc)
+
+
+def _batch(shape: tuple) -> int:
+    return int(np.prod(shape[:-2], dtype=np.int64))
+
+
+def _transpose_index(shape: tuple) -> np.ndarray:
+    """Flat positions that read a batch of matrices transposed."""
+    return np.swapaxes(_flat_positions(shape), -1, -2).ravel()
+
+
+# ---- inverse -------------------------------------------------------------------------------
+
+def _lower_inverse(b, node, g, gins):
+    """gx = -(inv^T @ g @ inv^T): two GEMMs and a scaled add."""
+    shape = node.out_data.shape
+    n, nb = shape[-1], _batch(shape)
+    inv = b.value(node.out_data)
+    t1, t2 = b.alloc(shape), b.alloc(shape)
+    _gemm(b, t1, inv, g, n, n, n, True, False, nb, acc=False)
+    _gemm(b, t2, t1, inv, n, n, n, False, True, nb, acc=False)
+    b.emit("AXPY", gins[0], t2, k=-1.0)
+
+
+def _spd_values(n: int, batch: tuple = ()) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    a = rng.uniform(-0.5, 0.5, batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def _wellcond(n: int, batch: tuple = ()) -> np.ndarray:
+    rng = np.random.default_rng(n + 7)
+    return rng.uniform(-0.5, 0.5, batch + (n, n)) + 2 * np.eye(n)
+
+
+inverse_op = defop(
+    "inverse", forward=np.linalg.inv, lower=_lower_inverse,
+    vjp=lambda g, out, x: (-matmul(matmul(out, g, transpose_x=True), out, transpose_y=True),),
+    cases=({"shapes": ((3, 3),), "smooth": True, "values": [_wellcond(3)]},
+           {"shapes": ((2, 2, 2),), "smooth": True, "values": [_wellcond(2, (2,))]},
+           {"shapes": ((1, 1),), "smooth": True, "values": [[[1.5]]]}))
+
+
+def inverse(x: Tensor, name: str | None = None) -> Tensor:
+    _square(x, "inverse")
+    return apply(inverse_op, x)
+
+
+# ---- log|det|, det, slogdet ----------------------------------------------------------------
+
+def _inv_T(x: np.ndarray) -> np.ndarray:
+    return np.swapaxes(np.linalg.inv(x), -1, -2).astype(x.dtype)
+
+
+def _mat(g: Tensor) -> Tensor:
+    """A batch of scalars as a batch of 1 x 1 matrices."""
+    return reshape(g, g.shape + [1, 1])
+
+
+def _lower_bcast_mul(b, node, g, gins):
+    """gx[..., i, j] += g[...] * saved[..., i, j]."""
+    x = node.inputs[0]._data
+    idx = broadcast_index(x.shape[:-2] + (1, 1), x.shape)
+    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
+
+
+def _logabsdet(x: np.ndarray) -> np.ndarray:
+    return np.linalg.slogdet(x)[1].astype(x.dtype)
+
+
+logabsdet_op = defop(
+    "logabsdet", forward=_logabsdet, save=lambda out, x: (_inv_T(x),), lower=_lower_bcast_mul,
+    vjp=lambda g, out, x: (_mat(g) * _mT(inverse(x)),),
+    cases=inverse_op.cases[:2])
+
+det_op = defop(
+    "det", forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
+    save=lambda out, x: ((_inv_T(x) * out[..., None, None]).astype(x.dtype),),
+    lower=_lower_bcast_mul,
+    vjp=lambda g, out, x: (_mat(g * out) * _mT(inverse(x)),),
+    cases=inverse_op.cases)
+
+
+def det(x: Tensor, name: str | None = None) -> Tensor:
+    """Determinant of each matrix; its gradient needs an invertible matrix."""
+    _square(x, "det")
+    return apply(det_op, x)
+
+
+def slogdet(x: Tensor, name: str | None = None) -> Tensor:
+    """Paddle's slogdet: a tensor [2, ...] holding sign(det) and log|det| (only the second
+    carries a gradient)."""
+    from .indexing import stack
+    _square(x, "slogdet")
+    sign = const(np.sign(np.linalg.det(x._data)), x._data.dtype)
+    return stack([sign, apply(logabsdet_op, x)])
+
+
+# ---- solve ---------------------------------------------------------------------------------
+
+def _solve_vjp(g, out, x, y):
+    gy = matmul(inverse(x), g, transpose_x=True)
+    return -matmul(gy, out, transpose_y=True), gy
+
+
+def _lower_solve(b, node, g, gins):
+    """gy = inv(x)^T @ g; gx = -gy @ out^T (x [.., n, n], y and out [.., n, k])."""
+    x, out = node.inputs[0]._data, node.out_data
+    n, k, nb = x.shape[-1], out.shape[-1], _batch(x.shape)
+    gy = gins[1] if gins[1] is not None and gins[1].off not in b.written else b.alloc(out.shape)
+    _gemm(b, gy, b.value(node.saved[0]), g, n, k, n, True, False, nb, acc=False)
+    if gins[1] is not None and gy is not gins[1]:
+        b.emit("AXPY", gins[1], gy)
+    if gins[0] is not None:
+        t = b.alloc(x.shape)
+        _gemm(b, t, gy, b.value(out), n, n, k, False, True, nb, acc=False)
+        b.emit("AXPY", gins[0], t, k=-1.0)
+
+
+solve_op = defop(
+    "solve", forward=lambda x, y: np.linalg.solve(x, y).astype(np.result_type(x, y)), nin=2,
+    save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype),),
+    vjp=_solve_vjp, lower=_lower_solve,
+    cases=({"shapes": ((3, 3), (3, 2)), "smooth": True,
+            "values": [_wellcond(3), [[1., 2.], [0., -1.], [0.5, .3]]]},
+           {"shapes": ((2, 2, 2), (2, 2, 1)), "smooth": True,
+            "values": [_wellcond(2, (2,)), [[[1.], [2.]], [[-1.], [.5]]]]}))
+
+
+def solve(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """x^{-1} y for square x [.., n, n] and y [.., n, k] or [.., n] (batch dims broadcast)."""
+    x, y = binary_operands(x, y)
+    _square(x, "solve")
+    vec = y.ndim == x.ndim - 1 or y.ndim == 1
+    if vec:
+        y = unsqueeze(y, -1)
+    if y.shape[-2] != x.shape[-1]:
+        raise ValueError(f"solve: shapes {x.shape} and {y.shape} do not fit")
+    batch = list(np.broadcast_shapes(tuple(x.shape[:-2]), tuple(y.shape[:-2])))
+    if x.shape[:-2] != batch:
+        x = broadcast_to(x, batch + x.shape[-2:])
+    if y.shape[:-2] != batch:
+        y = broadcast_to(y, batch + y.shape[-2:])
+    out = apply(solve_op, x, y)
+    return reshape(out, out.shape[:-1]) if vec else out
+
+
+# ---- cholesky ------------------------------------------------------------------------------
+
+def _phi_mask(n: int) -> np.ndarray:
+    """Lower triangle with the diagonal halved."""
+    return np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
+
+
+def _chol_forward(x: np.ndarray) -> np.ndarray:
+    # Reads the symmetric part, so the gradient (symmetric) is the true derivative.
+    sym = 0.5 * (x + np.swapaxes(x, -1, -2))
+    try:
+        return np.linalg.cholesky(sym).astype(x.dtype)
+    except np.linalg.LinAlgError:
+        raise ValueError("cholesky: the matrix is not positive definite") from None
+
+
+def _chol_vjp(g, out, x):
+    n = x.shape[-1]
+    linv = inverse(out)
+    p = matmul(out, g, transpose_x=True) * const(_phi_mask(n), x._data.dtype)
+    s = matmul(matmul(linv, p, transpose_x=True), linv)
+    return ((s + _mT(s)) * 0.5,)
+
+
+def _lower_chol(b, node, g, gins):
+    shape = node.out_data.shape
+    n, nb = shape[-1], _batch(shape)
+    L, Linv = b.value(node.out_data), b.value(node.saved[0])
+    t1, t2, t3, t4 = (b.alloc(shape) for _ in range(4))
+    _gemm(b, t1, L, g, n, n, n, True, False, nb, acc=False)
+    b.emit("MUL", t2, t1, b.value(np.broadcast_to(_phi_mask(n), shape)), acc=False)
+    _gemm(b, t3, Linv, t2, n, n, n, True, False, nb, acc=False)
+    _gemm(b, t4, t3, Linv, n, n, n, False, False, nb, acc=False)
+    b.emit("AXPY", gins[0], t4, k=0.5)
+    b.emit("GATHER", gins[0], t4, p=b.table(_transpose_index(shape)), k=0.5)
+
+
+cholesky_op = defop(
+    "cholesky", forward=_chol_forward, lower=_lower_chol,
+    save=lambda out, x: (np.linalg.inv(out).astype(out.dtype),), vjp=_chol_vjp,
+    cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)]},
+           {"shapes": ((2, 2, 2),), "smooth": True, "values": [_spd_values(2, (2,))]}))
+
+
+def cholesky(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
+    """The Cholesky factor of a symmetric positive definite matrix (of its symmetric part):
+    L with x = L L^T, or U = L^T when upper."""
+    _square(x, "cholesky")
+    L = apply(cholesky_op, x)
+    return _mT(L) if upper else L
+
+
+# ---- composites ------------------------------------------------------------------------------
+
+def dot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """Inner product of vectors, or row by row for [N, D] inputs."""
+    x, y = binary_operands(x, y)
+    if x.shape != y.shape or x.ndim not in (1, 2):
+        raise ValueError(f"dot needs two 1-D or 2-D tensors of the same shape, got {x.shape} "
+                         f"and {y.shape}")
+    return R.sum(x * y, axis=-1)
+
+
+def bmm(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    if x.ndim != 3 or y.ndim != 3 or x.shape[0] != y.shape[0] or x.shape[2] != y.shape[1]:
+        raise ValueError(f"bmm needs [b, m, k] and [b, k, n] tensors, got {x.shape} and "
+                         f"{y.shape}")
+    return matmul(x, y)
+
+
+def mv(x: Tensor, vec: Tensor, name: str | None = None) -> Tensor:
+    return matmul(x, vec)
+
+
+def outer(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    return matmul(reshape(x, [-1, 1]), reshape(y, [1, -1]))
+
+
+def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
+             name: str | None = None) -> Tensor:
+    return _take(x, np.diagonal(_flat_positions(x._data.shape), offset, axis1, axis2))
+
+
+def trace(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str | None = None
+          ) -> Tensor:
+    return R.sum(diagonal(x, offset, axis1, axis2), axis=-1)
+
+
+def diag(x: Tensor, offset: int = 0, padding_value: float = 0, name: str | None = None
+         ) -> Tensor:
+    """A vector's diagonal matrix, or a matrix's diagonal."""
+    if x.ndim == 2:
+        return diagonal(x, offset)
+    if x.ndim != 1:
+        raise ValueError(f"diag needs a 1-D or 2-D tensor, got shape {x.shape}")
+    n = x.shape[0] + builtins.abs(offset)
+    pos = _flat_positions((n, n))
+    target = np.diagonal(pos, offset).copy()
+    out = _scatter_flat(x, target, (n, n))
+    if padding_value:
+        mask = np.full((n, n), padding_value, dtype=x._data.dtype)
+        mask.reshape(-1)[target] = 0
+        out = out + const(mask, x._data.dtype)
+    return out
+
+
+# ---- einsum: transposes, reshapes and one batched matmul per pair of operands ---------------
+
+def _parse(equation: str, operands: list[Tensor]) -> tuple[list[str], str]:
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    subs = lhs.split(",")
+    if len(subs) != len(operands):
+        raise ValueError(f"einsum: {len(subs)} subscripts for {len(operands)} operands")
+    spare = [c for c in string.ascii_letters if c not in eq]
+    nell = builtins.max([t.ndim - len(s.replace("...", "")) for s, t in zip(subs, operands)
+                         if "..." in s] or [0])
+    ell = "".join(spare[:nell])
+    fixed = []
+    for s, t in zip(subs, operands):
+        if "..." in s:
+            k = t.ndim - len(s.replace("...", ""))
+            s = s.replace("...", ell[nell - k:])
+        if len(s) != t.ndim:
+            raise ValueError(f"einsum: subscripts {s!r} do not fit an operand of shape "
+                             f"{t.shape}")
+        fixed.append(s)
+    if arrow:
+        out = out.replace("...", ell)
+    else:
+        letters = "".join(fixed)
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                   and c not in ell))
+    return fixed, out
+
+
+def _single(x: Tensor, s: str, keep: str) -> tuple[Tensor, str]:
+    """Take diagonals of repeated letters and sum letters not in `keep`."""
+    while len(set(s)) < len(s):
+        c = next(c for c in s if s.count(c) > 1)
+        i, j = s.index(c), s.index(c, s.index(c) + 1)
+        x = diagonal(x, 0, i, j)
+        s = s[:i] + s[i + 1:j] + s[j + 1:] + c
+    drop = [i for i, c in enumerate(s) if c not in keep]
+    if drop:
+        x = R.sum(x, axis=drop)
+        s = "".join(c for c in s if c in keep)
+    return x, s
+
+
+def _permute(x: Tensor, s: str, order: str) -> Tensor:
+    if s == order:
+        return x
+    return transpose(x, [s.index(c) for c in order])
+
+
+def _pair(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tensor, str]:
+    size = {}
+    for t, s in ((a, sa), (b, sb)):
+        for c, n in zip(s, t.shape):
+            if size.get(c, 1) != 1 and n != 1 and size[c] != n:
+                raise ValueError(f"einsum: dimension {c!r} has sizes {size[c]} and {n}")
+            size[c] = builtins.max(size.get(c, 1), n)
+    batch = [c for c in sa if c in sb and c in out]
+    contract = [c for c in sa if c in sb and c not in out]
+    fa = [c for c in sa if c not in sb]
+    fb = [c for c in sb if c not in sa]
+    a = _permute(a, sa, "".join(batch + fa + contract))
+    b = _permute(b, sb, "".join(batch + contract + fb))
+    nbatch = [size[c] for c in batch]
+    if a.shape[:len(batch)] != nbatch:
+        a = broadcast_to(a, nbatch + a.shape[len(batch):])
+    if b.shape[:len(batch)] != nbatch:
+        b = broadcast_to(b, nbatch + b.shape[len(batch):])
+    prod = lambda cs: int(np.prod([size[c] for c in cs], dtype=np.int64))  # noqa: E731
+    a3 = reshape(a, [prod(batch), prod(fa), prod(contract)])
+    b3 = reshape(b, [prod(batch), prod(contract), prod(fb)])
+    y = reshape(matmul(a3, b3), nbatch + [size[c] for c in fa + fb])
+    return y, "".join(batch + fa + fb)
+
+
+def einsum(equation: str, *operands: Tensor) -> Tensor:
+    """Einstein summation for any number of operands (contracted pairwise, left to right),
+    with repeated indices (diagonals), implicit output and '...'. Composite: transposes,
+    reshapes and batched matmuls, so gradients and double gradients come from those."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    ops = list(operands)
+    if not ops:
+        raise ValueError("einsum needs at least one operand")
+    subs, out = _parse(equation, ops)
+    x, s = None, ""
+    for i, (t, st) in enumerate(zip(ops, subs)):
+        later = out + "".join(subs[i + 1:])
+        t, st = _single(t, st, later + (s if x is not None else ""))
+        if x is None:
+            x, s = t, st
+            continue
+        x, s = _single(x, s, later + st)
+        x, s = _pair(x, s, t, st, later)
+    x, s = _single(x, s, out)
+    return _permute(x, s, out)

@@ -1,0 +1,133 @@
+"""Statistics over axes: prod (a registry entry), and composites logsumexp, var, std, norm,
+amax, amin built from registry ops so their gradients (and double grads) come for free."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from ..lower import broadcast_index
+from ..tensor import Tensor
+from . import elementwise as E
+from . import reduce as R
+from .core import apply, const, norm_axis, require_float
+from .reduce import REDUCE_CASES, _kept_shape, _spread
+from .registry import defop
+
+
+def _others_product(x: np.ndarray, axes: tuple | None) -> np.ndarray:
+    """For each element, the product of the other elements of its reduction group.
+
+    Exclusive prefix and suffix products: exact where x has zeros, unlike out / x.
+    """
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    keep = [i for i in range(x.ndim) if i not in axes]
+    perm = keep + list(axes)
+    xt = np.transpose(x, perm)
+    flat = xt.reshape(int(np.prod(xt.shape[:len(keep)], dtype=np.int64)), -1)
+    ones = np.ones((flat.shape[0], 1), x.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[:, :-1]], axis=1), axis=1)
+    right = np.cumprod(np.concatenate([ones, flat[:, :0:-1]], axis=1), axis=1)[:, ::-1]
+    return np.transpose((left * right).reshape(xt.shape), np.argsort(perm)).astype(x.dtype)
+
+
+def _prod_vjp(g, out, x, axes, keepdim):
+    spread = _spread(g, x, axes)
+    if np.all(x._data != 0):
+        return (spread * _spread(out, x, axes) / x,)
+    # zeros: the exact first-order factor, as a constant (no second order through it)
+    return (spread * const(_others_product(x._data, axes), x._data.dtype),)
+
+
+def _lower_prod(b, node, g, gins):
+    x = node.inputs[0]._data
+    idx = broadcast_index(_kept_shape(x.shape, node.attrs["axes"]), x.shape)
+    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
+
+
+prod_op = defop(
+    "prod", forward=lambda x, axes, keepdim: np.prod(x, axis=axes, keepdims=keepdim),
+    save=lambda out, x, axes, keepdim: (_others_product(x, axes),),
+    vjp=_prod_vjp, lower=_lower_prod, domain=(0.5, 1.5),
+    cases=REDUCE_CASES + ({"shapes": ((3,),), "attrs": {"axes": None, "keepdim": False},
+                           "values": [[2.0, 0.0, 3.0]]},))
+
+
+def prod(x: Tensor, axis: Any = None, keepdim: bool = False, dtype: Any = None,
+         name: str | None = None) -> Tensor:
+    """Product over `axis`; the gradient is exact where x has zeros."""
+    if dtype is not None:
+        x = x.astype(dtype)
+    return R._reduce(prod_op, x, axis, keepdim)
+
+
+def _restore(y: Tensor, x: Tensor, axes: tuple | None, keepdim: bool) -> Tensor:
+    """y computed with keepdim=True, reshaped to what keepdim asks for."""
+    if keepdim:
+        return y
+    from .shape import reshape
+    shape = [] if axes is None else [s for i, s in enumerate(x.shape) if i not in axes]
+    return reshape(y, shape)
+
+
+def logsumexp(x: Tensor, axis: Any = None, keepdim: bool = False,
+              name: str | None = None) -> Tensor:
+    """log(sum(exp(x))) without overflow (the max is subtracted as a constant)."""
+    require_float(x, "logsumexp")
+    axes = norm_axis(axis, x.ndim)
+    m = np.max(x._data, axis=axes, keepdims=True) if x.size else np.zeros(())
+    m = np.where(np.isfinite(m), m, 0).astype(x._data.dtype)
+    mc = const(m, x._data.dtype)
+    y = E.log(R.sum(E.exp(x - mc), axis=axes, keepdim=True)) + mc
+    return _restore(y, x, axes, keepdim)
+
+
+def var(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
+        name: str | None = None) -> Tensor:
+    """Variance; unbiased=True divides by n - 1 (Paddle's default)."""
+    require_float(x, "var")
+    axes = norm_axis(axis, x.ndim)
+    n = int(np.prod([x.shape[a] for a in axes] if axes is not None else x.shape,
+                    dtype=np.int64))
+    d = x - R.mean(x, axis=axes, keepdim=True)
+    return R.sum(d * d, axis=axes, keepdim=keepdim) / float(builtins.max(n - int(unbiased), 1))
+
+
+def std(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
+        name: str | None = None) -> Tensor:
+    return E.sqrt(var(x, axis, unbiased, keepdim))
+
+
+def amax(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
+         ) -> Tensor:
+    """Largest value; tied maxima share the gradient equally (as max does here)."""
+    return R.max(x, axis, keepdim)
+
+
+def amin(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
+         ) -> Tensor:
+    return R.min(x, axis, keepdim)
+
+
+def norm(x: Tensor, p: Any = "fro", axis: Any = None, keepdim: bool = False,
+         name: str | None = None) -> Tensor:
+    """Vector p-norm over `axis` (all elements by default): p = 'fro', 1, 2, inf, -inf, 0 or
+    any positive float. The 2-norm's gradient at the zero vector is nan (as in Paddle)."""
+    require_float(x, "norm")
+    axes = norm_axis(axis, x.ndim)
+    if p == "fro" or p == 2 or p == 2.0:
+        return E.sqrt(R.sum(x * x, axis=axes, keepdim=keepdim))
+    if isinstance(p, str):
+        raise ValueError(f"norm: p must be 'fro' or a number, got {p!r}")
+    p = float(p)
+    if p == np.inf:
+        return R.max(E.abs(x), axes, keepdim)
+    if p == -np.inf:
+        return R.min(E.abs(x), axes, keepdim)
+    if p == 0:
+        return R.sum(const(x._data != 0, x._data.dtype), axes, keepdim=keepdim)
+    if p == 1:
+        return R.sum(E.abs(x), axis=axes, keepdim=keepdim)
+    return R.sum(E.abs(x) ** p, axis=axes, keepdim=keepdim) ** (1.0 / p)

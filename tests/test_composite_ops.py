@@ -1,0 +1,175 @@
+"""Table-driven gradient tests for composite ops (built from registry ops, no entry of their
+own): float64 against finite differences through the compiled, reference and eager paths, and
+float32 paths against each other."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+import jitgrad.nn.functional as F
+from jitgrad.testing import check_grads, gradients
+
+P = paddle
+
+# name: (function of input tensors, input shapes, domain)
+COMPOSITES = {
+    "lerp": (lambda x, y: P.lerp(x, y, 0.3), [(2, 3), (3,)], (-2, 2)),
+    "lerp_tensor_weight": (lambda x, y, w: P.lerp(x, y, w), [(2, 1), (1, 3), (3,)], (-2, 2)),
+    "logsumexp_all": (lambda x: P.logsumexp(x), [(2, 3)], (-2, 2)),
+    "logsumexp_axis": (lambda x: P.logsumexp(x, axis=1), [(2, 3, 2)], (-2, 2)),
+    "logsumexp_keepdim_0d": (lambda x: P.logsumexp(x, keepdim=True), [()], (-2, 2)),
+    "var_unbiased": (lambda x: P.var(x, axis=1), [(3, 4)], (-2, 2)),
+    "var_biased_all": (lambda x: P.var(x, unbiased=False), [(1, 5)], (-2, 2)),
+    "std": (lambda x: P.std(x, axis=0, keepdim=True), [(4, 1)], (-2, 2)),
+    "norm_fro": (lambda x: P.norm(x), [(2, 3)], (0.2, 2)),
+    "norm_2_axis": (lambda x: P.norm(x, p=2, axis=1), [(2, 3, 2)], (0.2, 2)),
+    "norm_1": (lambda x: P.norm(x, p=1, axis=-1), [(3, 4)], (0.2, 2)),
+    "norm_inf": (lambda x: P.norm(x, p=float("inf")), [(3, 4)], (0.2, 2)),
+    "norm_3": (lambda x: P.norm(x, p=3.0, axis=0), [(3, 2)], (0.2, 2)),
+    "amax": (lambda x: P.amax(x, axis=1), [(2, 3)], (-2, 2)),
+    "amin": (lambda x: P.amin(x), [(4, 1)], (-2, 2)),
+    # shape and indexing
+    "stack": (lambda x, y: P.stack([x, y], axis=1), [(2, 3), (2, 3)], (-2, 2)),
+    "stack_0d": (lambda x, y: P.stack([x, y]), [(), ()], (-2, 2)),
+    "split": (lambda x: P.split(x, [1, -1], axis=1)[1] * 2.0, [(2, 3)], (-2, 2)),
+    "chunk": (lambda x: P.chunk(x, 2, axis=0)[0], [(4, 1)], (-2, 2)),
+    "tile": (lambda x: P.tile(x, [2, 1, 3]), [(1, 2)], (-2, 2)),
+    "flip": (lambda x: P.flip(x, [0, 2]), [(2, 3, 2)], (-2, 2)),
+    "roll": (lambda x: P.roll(x, 2, axis=1), [(2, 3)], (-2, 2)),
+    "roll_flat": (lambda x: P.roll(x, -1), [(2, 3)], (-2, 2)),
+    "gather": (lambda x: P.gather(x, P.to_tensor([2, 0, 2])), [(3, 2)], (-2, 2)),
+    "index_select": (lambda x: P.index_select(x, P.to_tensor([1, 1]), axis=1), [(2, 3)],
+                     (-2, 2)),
+    "masked_select": (lambda x: P.masked_select(x, P.to_tensor([True, False, True])),
+                      [(2, 3)], (-2, 2)),
+    "take_along_axis": (lambda x: P.take_along_axis(x, P.to_tensor([[0, 2], [1, 1]]), 1),
+                        [(2, 3)], (-2, 2)),
+    "put_along_axis": (lambda x, v: P.put_along_axis(x, P.to_tensor([[0], [2]]), v, 1),
+                       [(2, 3), (2, 1)], (-2, 2)),
+    "put_along_axis_add": (lambda x, v: P.put_along_axis(x, P.to_tensor([[0], [0]]), v, 0,
+                                                         reduce="add"), [(3, 2), (2, 2)],
+                           (-2, 2)),
+    "getitem_int_arrays": (lambda x: x[P.to_tensor([0, 1, 1]), P.to_tensor([2, 0, 0])],
+                           [(2, 3)], (-2, 2)),
+    "getitem_bool_mask": (lambda x: x[x.detach() > 0], [(3, 4)], (-2, 2)),
+    "getitem_ellipsis": (lambda x: x[..., 1], [(2, 3, 2)], (-2, 2)),
+    "pad_constant": (lambda x: P.nn.functional.pad(x, [1, 2], value=0.5), [(2, 3)], (-2, 2)),
+    "pad_all_dims": (lambda x: P.nn.functional.pad(x, [1, 0, 0, 2]), [(2, 3)], (-2, 2)),
+    "pad_reflect": (lambda x: P.nn.functional.pad(x, [2, 1], mode="reflect"), [(1, 2, 4)],
+                    (-2, 2)),
+    "pad_replicate": (lambda x: P.nn.functional.pad(x, [1, 1, 2, 0], mode="replicate"),
+                      [(1, 1, 2, 3)], (-2, 2)),
+    "pad_circular": (lambda x: P.nn.functional.pad(x, [1, 2], mode="circular"), [(1, 2, 3)],
+                     (-2, 2)),
+    "tril": (lambda x: P.tril(x, -1), [(3, 3)], (-2, 2)),
+    "triu_batched": (lambda x: P.triu(x), [(2, 3, 3)], (-2, 2)),
+    "unbind": (lambda x: P.unbind(x, 1)[2], [(2, 3)], (-2, 2)),
+    "repeat_interleave": (lambda x: P.repeat_interleave(x, 2, axis=0), [(2, 3)], (-2, 2)),
+    "setitem_nonleaf": (lambda x, v: _setitem(x * 1.0, (slice(None), 1), v), [(3, 2), (3,)],
+                        (-2, 2)),
+    "setitem_mask": (lambda x: _setitem(x * 2.0, x.detach() > 0, 0.0), [(2, 3)], (-2, 2)),
+    # losses and nn.functional composites
+    "mse_loss": (lambda x, y: F.mse_loss(x, y), [(3, 2), (3, 2)], (-2, 2)),
+    "l1_loss_sum": (lambda x, y: F.l1_loss(x, y, reduction="sum"), [(4,), (4,)], (-2, 2)),
+    "smooth_l1": (lambda x, y: F.smooth_l1_loss(x, y, delta=0.5), [(2, 5), (2, 5)], (-2, 2)),
+    "ce_labels_n": (lambda x: F.cross_entropy(x, P.to_tensor([0, 2, 1])), [(3, 4)], (-2, 2)),
+    "ce_labels_n1_none": (lambda x: F.cross_entropy(x, P.to_tensor([[3], [0]]),
+                                                    reduction="none"), [(2, 4)], (-2, 2)),
+    "ce_ignore_weight": (lambda x: F.cross_entropy(x, P.to_tensor([0, -100, 2, 1]),
+                                                   weight=P.to_tensor([1.0, 2.0, 0.5])),
+                         [(4, 3)], (-2, 2)),
+    "ce_soft": (lambda x, y: F.cross_entropy(x, F.softmax(y), soft_label=True),
+                [(2, 3), (2, 3)], (-2, 2)),
+    "ce_axis1_smoothing": (lambda x: F.cross_entropy(x, P.to_tensor([[1, 0], [2, 2]]), axis=1,
+                                                     label_smoothing=0.1), [(2, 3, 2)], (-2, 2)),
+    "nll_loss": (lambda x: F.nll_loss(F.log_softmax(x, axis=1), P.to_tensor([1, 0, 1])),
+                 [(3, 2)], (-2, 2)),
+    "nll_loss_sum_weight": (lambda x: F.nll_loss(x, P.to_tensor([[1, 0]]), reduction="sum",
+                                                 weight=P.to_tensor([0.3, 2.0])), [(1, 2, 2)],
+                            (-2, 2)),
+    "bce": (lambda p, y: F.binary_cross_entropy(p, y), [(2, 3), (2, 3)], (0.1, 0.9)),
+    "bce_logits": (lambda x, y: F.binary_cross_entropy_with_logits(x, y), [(4,), (4,)],
+                   (-3, 3)),
+    "bce_logits_posw": (lambda x: F.binary_cross_entropy_with_logits(
+        x, P.to_tensor([1.0, 0.0, 1.0]), pos_weight=P.to_tensor([2.0, 1.0, 0.5]),
+        reduction="none"), [(3,)], (-3, 3)),
+    "kl_div": (lambda x, y: F.kl_div(x, y, reduction="batchmean"), [(2, 3), (2, 3)], (0.1, 1)),
+    "kl_div_log_target": (lambda x, y: F.kl_div(x, y, log_target=True), [(3,), (3,)], (-2, 0)),
+    "cosine_similarity": (lambda x, y: F.cosine_similarity(x, y), [(2, 3), (2, 3)], (-2, 2)),
+    "normalize": (lambda x: F.normalize(x, axis=-1), [(2, 3)], (-2, 2)),
+    "normalize_p1": (lambda x: F.normalize(x, p=1, axis=0), [(3, 1)], (0.2, 2)),
+    "linear": (lambda x, w, b: F.linear(x, w, b), [(2, 3), (3, 4), (4,)], (-2, 2)),
+    "dropout": (lambda x: F.dropout(x, 0.3, training=True) if P.seed(3) is None else None,
+                [(4, 5)], (-2, 2)),
+    "dropout_eval": (lambda x: F.dropout(x, 0.3, training=False, mode="downscale_in_infer"),
+                     [(3,)], (-2, 2)),
+    "embedding": (lambda w: F.embedding(P.to_tensor([[0, 2], [2, 1]]), w, padding_idx=1),
+                  [(3, 4)], (-2, 2)),
+    "log_sigmoid": (lambda x: F.log_sigmoid(x), [(5,)], (-30, 30)),
+    "mish": (lambda x: F.mish(x), [(5,)], (-3, 3)),
+    "selu": (lambda x: F.selu(x), [(2, 3)], (-2, 2)),
+    # linear algebra composites
+    "dot": (lambda x, y: P.dot(x, y), [(3,), (3,)], (-2, 2)),
+    "dot_rows": (lambda x, y: P.dot(x, y), [(2, 3), (2, 3)], (-2, 2)),
+    "bmm": (lambda x, y: P.bmm(x, y), [(2, 2, 3), (2, 3, 1)], (-2, 2)),
+    "outer": (lambda x, y: P.outer(x, y), [(3,), (2,)], (-2, 2)),
+    "mv": (lambda x, y: P.mv(x, y), [(2, 3), (3,)], (-2, 2)),
+    "einsum_matmul": (lambda x, y: P.einsum("ij,jk->ik", x, y), [(2, 3), (3, 4)], (-2, 2)),
+    "einsum_batch_bcast": (lambda x, y: P.einsum("bij,jk->bki", x, y), [(2, 2, 3), (3, 2)],
+                           (-2, 2)),
+    "einsum_trace": (lambda x: P.einsum("ii->", x), [(3, 3)], (-2, 2)),
+    "einsum_rowdot": (lambda x, y: P.einsum("ij,ij->i", x, y), [(2, 3), (2, 3)], (-2, 2)),
+    "einsum_outer_ellipsis": (lambda x, y: P.einsum("...i,...j->...ij", x, y),
+                              [(2, 3), (2, 2)], (-2, 2)),
+    "einsum_three": (lambda x, y, z: P.einsum("ij,jk,kl->il", x, y, z),
+                     [(2, 3), (3, 2), (2, 2)], (-2, 2)),
+    "einsum_sum_free": (lambda x, y: P.einsum("ij,kj->k", x, y), [(2, 3), (4, 3)], (-2, 2)),
+    "trace": (lambda x: P.trace(x), [(3, 3)], (-2, 2)),
+    "trace_offset": (lambda x: P.trace(x, offset=1), [(3, 4)], (-2, 2)),
+    "diag_vec": (lambda x: P.diag(x, offset=-1, padding_value=2.0), [(3,)], (-2, 2)),
+    "diag_mat": (lambda x: P.diag(x), [(3, 3)], (-2, 2)),
+    "slogdet": (lambda x: P.slogdet(x * 0.2 + P.eye(3, dtype=x.dtype) * 2.0), [(3, 3)],
+                (-2, 2)),
+    "solve_vector": (lambda x, y: P.solve(x * 0.2 + P.eye(3, dtype=x.dtype) * 2.0, y),
+                     [(3, 3), (3,)], (-2, 2)),
+    "solve_broadcast": (lambda x, y: P.solve(x * 0.2 + P.eye(2, dtype=x.dtype) * 2.0, y),
+                        [(2, 2), (3, 2, 1)], (-2, 2)),
+    "cholesky_upper": (lambda x: P.cholesky(P.matmul(x, x, transpose_y=True)
+                                            + P.eye(3, dtype=x.dtype), upper=True),
+                       [(3, 3)], (-2, 2)),
+    "det_batched": (lambda x: P.det(x * 0.3 + P.eye(2, dtype=x.dtype)), [(3, 2, 2)], (-2, 2)),
+}
+
+
+def _setitem(y, key, value):
+    y[key] = value
+    return y
+
+
+def _inputs(shapes, domain, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(*domain, size=s).astype(dtype) for s in shapes]
+
+
+def _wrap(fn):
+    return lambda *xs: fn(*xs)
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composite_gradient_float64(name):
+    fn, shapes, domain = COMPOSITES[name]
+    check_grads(_wrap(fn), *_inputs(shapes, domain, np.float64))
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composite_float32_paths_agree(name):
+    fn, shapes, domain = COMPOSITES[name]
+    xs = _inputs(shapes, domain, np.float32)
+    out = fn(*[paddle.to_tensor(x) for x in xs])
+    assert out.dtype == paddle.float32
+    seed = np.random.default_rng(1).standard_normal(out.shape).astype(np.float32)
+    ref = gradients(fn, xs, seed, "reference")
+    for path in ("numba", "eager"):
+        for got, want in zip(gradients(fn, xs, seed, path), ref):
+            assert got.dtype == np.float32
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
