@@ -161,3 +161,13 @@ def test_retained_graph_uses_its_own_program():
     loss.backward()
     hits, misses = structural.stats["hits"], structural.stats["misses"]
     assert hits == 0 and misses == 0
+
+
+def test_an_in_place_change_after_recording_still_raises():
+    params, x = _mlp()
+    _sgd_step(params, x, lr=0.0)
+    h = paddle.matmul(x, params[0])
+    loss = paddle.sum(paddle.tanh(h + params[1]))
+    h.add_(TT(np.ones_like(h.numpy())))      # changes a value the backward needs
+    with pytest.raises(RuntimeError, match="in-place"):
+        loss.backward()

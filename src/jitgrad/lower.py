@@ -27,9 +27,9 @@ class Builder:
     def __init__(self, dtype: np.dtype) -> None:
         self.dtype = np.dtype(dtype)
         self.size = 0
-        self.values: list[tuple[int, np.ndarray]] = []
+        self.values: list[tuple[int, np.ndarray, tuple]] = []
         self._value_ids: dict[tuple, Slot] = {}
-        self._keep: list[Any] = []          # keeps arrays alive while their id() is a key
+        self._keep: list[Any] = []          # keeps arrays alive while their memory is a key
         self.rows: list[list[int]] = []
         self.prologue: list[list[int]] = []
         self.names: list[str] = []
@@ -64,10 +64,12 @@ class Builder:
         """A forward value, broadcast to `shape`, placed in the arena (once per array)."""
         arr = np.asarray(arr)
         shape = tuple(arr.shape if shape is None else shape)
-        key = (id(arr), shape)
+        # keyed by memory, not id(): a reshaped view of a value already placed (matmul's
+        # operands) shares its slot; copied straight into the arena by _finish (no temporary)
+        key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str, shape)
         if key not in self._value_ids:
             slot = self.alloc(shape)
-            self.values.append((slot.off, np.broadcast_to(arr, shape).astype(self.dtype).ravel()))
+            self.values.append((slot.off, arr, shape))
             self._value_ids[key] = slot
             self._keep.append(arr)
         if self.sources is not None:        # structural.py rebinds cached Programs from these
@@ -283,8 +285,8 @@ def _finish(b: Builder, seeds: list, outputs: list) -> Program:
     rows = b.prologue + b.rows
     code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
     arena = np.zeros(max(b.size, 1), dtype=b.dtype)
-    for off, v in b.values:
-        arena[off:off + v.size] = v
+    for off, v, shape in b.values:
+        arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)[...] = v
     itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
     names = ["(zero unreached output)"] * len(b.prologue) + b.names
     prog = Program(code, arena, np.ascontiguousarray(itab, dtype=np.int64),

@@ -105,12 +105,13 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
         if node.freed or op.name not in BAKED or (chains and node in chains):
             return None
         out = node.out_ref() if node.out_ref is not None else None
-        if out is not None and (out._hooks or out._retain):
-            return None
+        versions = node.versions
+        if out is not None and (out._hooks or out._retain or out._version != versions[-1]):
+            return None                   # (a changed value: the general path raises)
         ins = []
         live = False
-        for t in node.inputs:
-            if t._hooks or t._retain:
+        for t, v in zip(node.inputs, versions):
+            if t._hooks or t._retain or t._version != v:
                 return None
             n = t._node
             if not t._stop_gradient:
