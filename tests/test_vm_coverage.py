@@ -20,6 +20,7 @@ ITAB = {
     "CHAIN": [3, 0, OP["MUL"], 2 * N, 0, 1, OP["TANH_BWD"], 2 * N, 0, 0,
               OP["MULDIV"], 2 * N, N, 1],
     "CUMSUM": [2, 3, 1, 1],
+    "ROWSUM": [3],                               # a = 3 rows of n, summed into out
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}
 

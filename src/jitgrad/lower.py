@@ -135,6 +135,8 @@ class Builder:
             self.emit("AXPY", dest, src)
         elif dest.n == 1:
             self.emit("SUM", dest, src, n=src.n)
+        elif _leading_broadcast(dest.shape, src.shape):
+            self.emit("ROWSUM", dest, src, p=self.table([src.n // dest.n]))
         else:
             idx = broadcast_index(dest.shape, src.shape)
             self.ensure_zero(dest)
@@ -158,6 +160,14 @@ class Builder:
         """dest[idx[i]] += src[i] (repeated indices add up)."""
         self.ensure_zero(dest)
         self.emit("SCATTER", dest, src, n=src.n, p=self.table(idx), acc=True)
+
+
+def _leading_broadcast(small: tuple, big: tuple) -> bool:
+    """Was `small` broadcast to `big` along leading axes only (a bias: (n,) -> (m, n))?"""
+    small = tuple(small)
+    while small and small[0] == 1:
+        small = small[1:]
+    return len(small) > 0 and tuple(big[len(big) - len(small):]) == small
 
 
 def broadcast_index(small: tuple, big: tuple) -> np.ndarray:

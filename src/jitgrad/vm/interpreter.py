@@ -23,6 +23,7 @@ SUM, BCAST, GATHER, GATHER_MUL = OP["SUM"], OP["BCAST"], OP["GATHER"], OP["GATHE
 SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
 CHAIN = OP["CHAIN"]
+ROWSUM = OP["ROWSUM"]
 TILE = 2048     # lower_opt.TILE: a tile and its operands stay in L1
 CUMSUM = OP["CUMSUM"]
 
@@ -265,6 +266,14 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
             p = code[pc, 6]
             _rows_bwd(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
                       op == LOGSOFTMAX_BWD)
+        elif op == ROWSUM:
+            if not acc:
+                for j in range(n):
+                    out[j] = zero
+            for r in range(itab[code[pc, 6]]):
+                S = arena[a + r * n:a + r * n + n]
+                for j in range(n):
+                    out[j] += S[j]
         elif op == CHAIN:
             _chain(arena, itab, consts, o, a, code[pc, 4], n, code[pc, 6], acc)
         elif op == CUMSUM:

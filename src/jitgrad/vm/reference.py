@@ -107,6 +107,13 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
                 val = (y * (g - (g * y).sum(axis=1, keepdims=True))).ravel()
             else:
                 val = (g - y * g.sum(axis=1, keepdims=True)).ravel()
+        elif name == "ROWSUM":
+            rows = int(itab[p])
+            val = arena[o:o + n] if acc else np.zeros(n, arena.dtype)
+            for r in range(rows):                   # in order, as SCATTER would add them
+                val = val + arena[a + r * n:a + r * n + n]
+            arena[o:o + n] = val
+            continue
         elif name == "CHAIN":
             val = _chain(arena, itab, consts, a, n, p, c)
         elif name == "CUMSUM":
