@@ -1,5 +1,9 @@
 """The replay fast path: no Python per node, exact results, Paddle's accumulation rules."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -64,6 +68,7 @@ def test_replay_of_a_1000_op_graph_runs_no_python_op_code(monkeypatch):
 
 def _grads(n_ops, vm_name, peephole, monkeypatch, dtype="float32", size=8):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+    monkeypatch.setenv("JITGRAD_TIER", "0")          # "numba" means compiled here
     x, loss = _chain(n_ops, size=size, dtype=dtype)
     prev = vm.get_vm()
     vm.set_vm(vm_name)
@@ -149,6 +154,7 @@ def test_leaf_slot_is_owned_only_without_hooks(monkeypatch):
 
 def _hooked_chain_grads(monkeypatch, peephole, vm_name="numba"):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+    monkeypatch.setenv("JITGRAD_TIER", "0")
     rng = np.random.default_rng(5)
     x = TT(rng.uniform(-1, 1, 6), dtype="float32", stop_gradient=False)
     h, seen = x, []
@@ -182,3 +188,30 @@ def test_pinned_slots_are_not_fused_away(monkeypatch):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
     lower_opt.optimize(prog)
     assert mid in {int(r[1]) for r in prog.code}
+
+
+TIER_SCRIPT = """
+import sys, numpy as np, jitgrad as paddle
+from jitgrad import vm
+x = paddle.to_tensor([0.5, -1.0, 2.0], stop_gradient=False)
+loss = paddle.sum(paddle.tanh(x) * paddle.exp(x))
+loss.backward(retain_graph=True)
+print(vm._compiled is None, 'numba' in sys.modules)
+first = x.grad.numpy().copy()
+for _ in range(5):
+    loss.backward(retain_graph=True)
+print(vm._compiled is not None, float(np.max(np.abs(x.grad.numpy() - 6 * first))))
+"""
+
+
+def test_tiered_start_interprets_the_first_small_backward_then_compiles():
+    src = os.path.join(os.path.dirname(__file__), "..", "src")
+    env = {**os.environ, "PYTHONPATH": src, "JITGRAD_VM": "numba"}
+    env.pop("JITGRAD_TIER", None)
+    out = subprocess.run([sys.executable, "-c", TIER_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    first, later = out.stdout.split("\n")[:2]
+    assert first == "True False"             # no compiled code, Numba not even imported
+    loaded, err = later.split()
+    assert loaded == "True" and float(err) < 1e-5

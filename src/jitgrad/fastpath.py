@@ -18,6 +18,7 @@ here: the general path in autograd runs it.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ class Replay:
     """Precomputed views and flags for running one Program cheaply."""
 
     __slots__ = ("seed_views", "seed_ones", "seed_clean", "leaves", "others", "owned",
-                 "args", "dtype")
+                 "args", "dtype", "work")
 
     def __init__(self, prog: Program) -> None:
         arena, code = prog.arena, prog.code
@@ -56,6 +57,7 @@ class Replay:
                 self.others.append((t, view, kind))
         self.args = (code, arena, prog.itab, prog.consts, 0, len(prog))
         self.dtype = arena.dtype
+        self.work = int(np.sum(code[:, 5])) if len(code) else 0
 
 
 def replay_of(prog: Program) -> Replay:
@@ -113,12 +115,27 @@ def run(prog: Program, seeds: list, keep: bool) -> None:
             t._grad = view.astype(t._data.dtype, copy=True)
 
 
+# Tiered start: until this process has loaded the compiled interpreter, the first few small
+# Programs run in the numpy reference interpreter (the opcodes' definition). Loading the
+# compiled one costs ~0.4 s even from a warm disk cache (Numba's target start-up), ~10 s
+# without one, so a short script that runs one backward never pays it, and a training loop
+# pays it on its fifth call. JITGRAD_TIER=0 turns this off.
+TIER_CALLS = 4
+TIER_MAX_WORK = 200_000           # elements touched by a Program still worth interpreting
+_tier_left = TIER_CALLS
+
+
 def _execute(prog: Program, r: Replay) -> None:
     """One compiled call with the precomputed arguments (vm.execute's hot path, minus the
     argument tuple and the first-call bookkeeping, which vm.execute does on first use)."""
+    global _tier_left
     runner = vm._compiled
     if vm._vm == "numba" and runner is not None and r.dtype in vm._ready:
         runner(*r.args)
+    elif (runner is None and _tier_left > 0 and vm._vm == "numba" and r.work < TIER_MAX_WORK
+          and os.environ.get("JITGRAD_TIER", "1") != "0"):
+        _tier_left -= 1
+        vm.execute(prog, vm="reference")
     else:
         vm.execute(prog)
 
