@@ -62,7 +62,6 @@ def optimize(prog: Program, backward: bool = True) -> Program:
     cuts = sorted({stop for _, stop, cb in prog.segments if cb is not None})
     alias(prog, protected, avoid)
     fuse_chains(prog, protected, cuts)
-    in_place(prog, protected, avoid)
     if backward and not prog.segments:
         own_leaf_grads(prog)
     return prog
@@ -214,39 +213,6 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
     prog.itab = np.ascontiguousarray(np.concatenate(itab), dtype=np.int64)
     _delete_rows(prog, drop)
     return len(chains)
-
-
-# ---- in-place elementwise steps ------------------------------------------------------------
-
-IN_PLACE_MIN = 4096   # below this the saved memory is nil, and LLVM's overlap check would
-                      # send the aliased loop down its scalar path
-
-
-def in_place(prog: Program, protected: list, avoid: list | None = None) -> int:
-    """`X = f(G, ...)` where G is dead afterwards writes into G itself (X renamed to G):
-    one gradient buffer fewer per step of a big elementwise backward (relu in an MLP)."""
-    code = prog.code
-    refs = _Refs(code)
-    done = 0
-    for w in range(code.shape[0]):
-        op, n = int(code[w, 0]) >> 1, int(code[w, 5])
-        if op not in STEP_OPERANDS or n < IN_PLACE_MIN:
-            continue
-        x, g = int(code[w, 1]), int(code[w, 2])
-        if g == x or _overlaps(g, g + n, protected) or (avoid and _overlaps(g, g + n, avoid)):
-            continue
-        if refs.interior(g, g + n) or any(r > w for r, _ in refs.at.get(g, ())):
-            continue                      # G is read or written later: not dead
-        reads = _intermediate(code, refs, w, protected, fuse=False)
-        if reads is None:
-            continue
-        for r, f in reads:
-            code[r, f] = g
-        refs.at.setdefault(g, []).extend(reads + [(w, 1)])
-        refs.at[x] = []
-        code[w, 1] = g
-        done += 1
-    return done
 
 
 # ---- 3. owned leaf gradients ---------------------------------------------------------------
