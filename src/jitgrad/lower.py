@@ -41,6 +41,7 @@ class Builder:
         self.current = ""                   # name of the node being lowered, for text dumps
         self.node: Any = None               # the node being lowered
         self.sources: list | None = None    # (offset, array, shape, node) of every value()
+        self.allocs: list[int] = []
         self.breaks: list[tuple[int, Any]] = []   # (row index, Python callback) breakpoints
         self.pinned: set[int] = set()       # slot offsets callbacks read or write
 
@@ -58,6 +59,7 @@ class Builder:
         n = int(np.prod(shape, dtype=np.int64))
         slot = Slot(self.size, n, shape)
         self.size += max(n, 1)              # distinct offsets even for empty slots
+        self.allocs.append(slot.off)        # slot starts, for lower_opt.compact
         return slot
 
     def value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
@@ -258,8 +260,20 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
                                             t._data.dtype), pin=[slot])
     prog = _finish(b, seeds, [(t, s.off, s.shape, kind) for t, s, kind in outputs])
     prog.nodes = nodes
+    prog.slot_starts = b.allocs
     from .lower_opt import optimize          # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
-    return optimize(prog, backward=targets is None)
+    optimize(prog, backward=targets is None)
+    place_values(prog, b.values)
+    return prog
+
+
+def place_values(prog: Program, values: list) -> None:
+    """Copy the saved forward values into the arena, after the passes have compacted it
+    (so the first, larger layout is never written and costs no memory)."""
+    remap = getattr(prog, "offset_map", None)
+    for off, v, shape in values:
+        off = off if remap is None else remap(off)
+        prog.arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)[...] = v
 
 
 def _hook_break(b: Builder, node: Any, g: Slot, chain: Any, outputs: list,
@@ -294,9 +308,7 @@ def _segments(breaks: list, first: int, total: int) -> list:
 def _finish(b: Builder, seeds: list, outputs: list) -> Program:
     rows = b.prologue + b.rows
     code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
-    arena = np.zeros(max(b.size, 1), dtype=b.dtype)
-    for off, v, shape in b.values:
-        arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)[...] = v
+    arena = np.zeros(max(b.size, 1), dtype=b.dtype)     # values: place_values(), later
     itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
     names = ["(zero unreached output)"] * len(b.prologue) + b.names
     prog = Program(code, arena, np.ascontiguousarray(itab, dtype=np.int64),

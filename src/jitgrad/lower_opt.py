@@ -62,6 +62,9 @@ def optimize(prog: Program, backward: bool = True) -> Program:
     cuts = sorted({stop for _, stop, cb in prog.segments if cb is not None})
     alias(prog, protected, avoid)
     fuse_chains(prog, protected, cuts)
+    if not prog.segments:
+        reuse_slots(prog, protected)
+        compact(prog)
     if backward and not prog.segments:
         own_leaf_grads(prog)
     return prog
@@ -213,6 +216,118 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
     prog.itab = np.ascontiguousarray(np.concatenate(itab), dtype=np.int64)
     _delete_rows(prog, drop)
     return len(chains)
+
+
+# ---- dead-slot reuse ------------------------------------------------------------------------
+
+REUSE_MIN = 4096      # elements: smaller slots cost no memory worth a remap
+
+
+def reuse_slots(prog: Program, protected: list) -> int:
+    """Give a big gradient slot the memory of one that is dead by its first write.
+
+    The arena keeps its size, but the slots left without users are never touched, so their
+    pages are never faulted in: the resident size follows the live gradients, as in an
+    allocator that frees temporaries during the backward. Only slots whose every reference
+    is an exact offset in a core opcode row take part.
+    """
+    code = prog.code
+    ops = code[:, 0] >> 1
+    if not set(int(o) for o in np.unique(ops)) <= READERS | {OP["CHAIN"]}:
+        return 0
+    refs = _Refs(code)
+    keep = list(protected)
+    for r in np.nonzero(ops == OP["CHAIN"])[0]:        # offsets inside CHAIN step tables
+        p, n = int(code[r, 6]), int(code[r, 5])
+        for st in range(int(prog.itab[p])):
+            for off in prog.itab[p + 3 + 4 * st: p + 5 + 4 * st]:
+                keep.append((int(off), int(off) + max(n, 1)))
+    slots = []
+    for off, lst in refs.at.items():
+        writes = [r for r, f in lst if f == 1]
+        if not writes:
+            continue
+        n = max(int(code[r, 5]) for r in writes)
+        first = min(r for r, _ in lst)
+        if (n < REUSE_MIN or _overlaps(off, off + n, keep) or refs.interior(off, off + n)
+                or int(code[first, 1]) != off or int(code[first, 0]) & 1
+                or int(code[first, 5]) != n or ops[first] in (ZERO, OP["SCATTER"], OP["SUM"])
+                or any(f == 1 and r == first for r, f in lst if r != first)):
+            continue
+        slots.append((first, max(r for r, _ in lst), off, n))
+    slots.sort()
+    free: list[list[int]] = []                         # [last use, offset, size]
+    moves = {}
+    for first, last, off, n in slots:
+        pick = next((e for e in free if e[0] < first and e[2] == n), None)
+        if pick is None:
+            free.append([last, off, n])
+            continue
+        moves[off] = pick[1]
+        pick[0] = last
+    for off, new in moves.items():
+        for r, f in refs.at[off]:
+            code[r, f] = new
+    return len(moves)
+
+
+# ---- compaction -----------------------------------------------------------------------------
+
+NO_OFFSETS_IN_ITAB = READERS | {OP["CUMSUM"]} if "CUMSUM" in OP else READERS
+
+
+def compact(prog: Program) -> int:
+    """Drop the slots no instruction uses any more (fused-away and renamed gradients) from
+    the arena: less memory (huge pages make any touched 2 MB region resident) and better
+    locality. Returns how many elements were dropped. `prog.offset_map(off)` maps an old
+    offset to its new place (the structural cache's recipes are recorded before this)."""
+    starts = getattr(prog, "slot_starts", None)
+    code = prog.code
+    if not starts or prog.segments:
+        return 0
+    ops = code[:, 0] >> 1
+    chain_rows = np.nonzero(ops == OP["CHAIN"])[0]
+    if not set(int(o) for o in np.unique(ops)) <= NO_OFFSETS_IN_ITAB | {OP["CHAIN"]}:
+        return 0
+    starts = np.asarray(starts, dtype=np.int64)
+    size = prog.arena.size
+    ends = np.append(starts[1:], size)
+    used = [code[:, 1:5].ravel(), np.array([o for o, _ in prog.seeds], np.int64),
+            np.array([o for _, o, _, _ in prog.outputs], np.int64)]
+    chain_refs = []
+    for r in chain_rows:
+        p = int(code[r, 6])
+        for st in range(int(prog.itab[p])):
+            chain_refs.extend((p + 3 + 4 * st, p + 4 + 4 * st))
+    if chain_refs:
+        used.append(prog.itab[chain_refs])
+    idx = np.searchsorted(starts, np.concatenate(used), side="right") - 1
+    live = np.zeros(starts.size, dtype=bool)
+    live[idx[idx >= 0]] = True
+    live[0] = True
+    lengths = np.where(live, ends - starts, 0)
+    new_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    total = int(lengths.sum())
+    if total >= size:
+        return 0
+
+    def remap(v):
+        i = np.searchsorted(starts, v, side="right") - 1
+        return new_starts[i] + (v - starts[i])
+
+    arena = np.zeros(max(total, 1), dtype=prog.arena.dtype)
+    if np.any(prog.arena):                  # lower() places the values after the passes
+        for i in np.nonzero(live)[0]:
+            arena[new_starts[i]:new_starts[i] + lengths[i]] = prog.arena[starts[i]:ends[i]]
+    prog.code[:, 1:5] = remap(code[:, 1:5])
+    if chain_refs:
+        prog.itab[chain_refs] = remap(prog.itab[chain_refs])
+    prog.seeds = [(int(remap(o)), n) for o, n in prog.seeds]
+    prog.outputs = [(t, int(remap(o)), shape, kind) for t, o, shape, kind in prog.outputs]
+    prog.arena = arena
+    prog.offset_map = lambda off: int(remap(off))
+    prog.slot_starts = None
+    return size - total
 
 
 # ---- 3. owned leaf gradients ---------------------------------------------------------------

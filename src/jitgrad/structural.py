@@ -234,6 +234,9 @@ def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None
     from .lower import lower
     sources: list = []
     prog = lower(roots, sources=sources)
+    remap = getattr(prog, "offset_map", None)
+    if remap is not None:                 # lower_opt.compact moved the values
+        sources = [(remap(off), arr, shape, node) for off, arr, shape, node in sources]
     recipe = make_recipe(sources, nodes, tensors)
     tensor_index = {id(t): i for i, t in enumerate(tensors)}
     if recipe is None or prog.segments or any(id(t) not in tensor_index
