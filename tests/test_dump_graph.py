@@ -173,3 +173,17 @@ def test_call_site_is_recorded_for_every_op_and_points_here():
         filename, line, func = tape.site_line(node.site)
         assert (filename, line) == (HERE, _line_of("# SITE_LINE"))
         assert func == "test_call_site_is_recorded_for_every_op_and_points_here"
+
+
+def test_pylayer_node_site_points_here():
+    class Double(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    y = Double.apply(TT([1.0], stop_gradient=False))    # PYLAYER_LINE
+    assert tape.site_line(y._node.site)[:2] == (HERE, _line_of("# PYLAYER_LINE"))

@@ -23,11 +23,12 @@ def test_grad_returns_a_list_and_never_touches_leaf_grads():
     assert x.grad is None and w.grad is None
 
 
-def test_grad_sets_retained_non_leaf_grads():
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_sets_retained_non_leaf_grads(create_graph):
     x = leaf([1.0, 2.0])
     y = x * 2
     y.retain_grads()
-    paddle.grad((y * 3).sum(), x)
+    paddle.grad((y * 3).sum(), x, create_graph=create_graph)
     assert y.grad.tolist() == [3.0, 3.0]
     assert x.grad is None
 
@@ -250,3 +251,12 @@ def test_values_computed_under_no_grad_are_constants_for_grad():
         c = x * 2
     (g,) = paddle.grad((c * x).sum(), x)
     assert g.tolist() == [6.0]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from jitgrad import autograd, py_layer
+    for module in (autograd, py_layer):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

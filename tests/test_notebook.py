@@ -106,3 +106,36 @@ def test_readme_example_runs_and_prints_what_its_comments_say(capsys):
     assert len(claimed) == 2 and len(values) == 2
     for want, got in zip(claimed, values):
         np.testing.assert_array_equal(np.array(eval(got)), np.array(eval(want)))
+
+
+NOTICE_CELL = """
+import threading
+import numpy as np
+from jitgrad import vm
+vm.NOTICE_AFTER = 0.01
+noticed = threading.Event()
+_write = sys.stderr.write
+sys.stderr.write = lambda s: (noticed.set(), _write(s))[1]
+
+def slow_runner(*args):                 # stands in for Numba compiling: waits for the notice
+    assert noticed.wait(30), "the notice was never printed"
+
+vm._first_call(slow_runner, (), np.dtype(np.float32))
+"""
+
+
+def test_compile_notice_shows_in_the_cell_that_pauses(kernel_env, tmp_path):
+    """The notice is printed from a timer thread: Jupyter must show it in the running cell."""
+    nbformat = require("nbformat")
+    nbclient = require("nbclient")
+    require("ipykernel")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import sys"),
+                nbformat.v4.new_code_cell(NOTICE_CELL.strip()),
+                nbformat.v4.new_code_cell("print('next cell')")]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name=kernel_env,
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    err = "".join(o.get("text", "") for o in nb.cells[1].outputs if o.get("name") == "stderr")
+    assert err.startswith("jitgrad: compiling the backward interpreter for float32")
+    assert "jitgrad: ready in " in err
+    assert comparable(nb.cells[2]) == [("stdout", "next cell\n")]

@@ -142,3 +142,151 @@ def test_import_is_lazy_about_numba():
     code = "import sys, jitgrad; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# ---- the op library: forward values against numpy, and Paddle's conventions ---------------
+
+import math  # noqa: E402
+
+import jitgrad.nn.functional as F  # noqa: E402
+
+_X = np.linspace(-0.9, 0.9, 7)
+_P = np.linspace(1.1, 2.9, 7)
+_erf = np.vectorize(math.erf)
+VALUES = [
+    (paddle.expm1, np.expm1, _X), (paddle.log1p, np.log1p, _X), (paddle.log2, np.log2, _P),
+    (paddle.log10, np.log10, _P), (paddle.rsqrt, lambda v: 1 / np.sqrt(v), _P),
+    (paddle.reciprocal, lambda v: 1 / v, _P), (paddle.sinh, np.sinh, _X),
+    (paddle.cosh, np.cosh, _X), (paddle.tan, np.tan, _X), (paddle.asin, np.arcsin, _X),
+    (paddle.acos, np.arccos, _X), (paddle.atan, np.arctan, _X),
+    (paddle.asinh, np.arcsinh, _X), (paddle.acosh, np.arccosh, _P),
+    (paddle.atanh, np.arctanh, _X), (paddle.erf, _erf, _X), (paddle.sign, np.sign, _X),
+    (paddle.floor, np.floor, _X * 3), (paddle.ceil, np.ceil, _X * 3),
+    (paddle.round, np.round, _X * 3),
+    (F.relu6, lambda v: np.clip(v, 0, 6), _X * 9),
+    (F.elu, lambda v: np.where(v > 0, v, np.expm1(v)), _X),
+    (F.silu, lambda v: v / (1 + np.exp(-v)), _X), (F.softsign, lambda v: v / (1 + abs(v)), _X),
+    (F.softplus, lambda v: np.log1p(np.exp(v)), _X * 30),
+    (F.gelu, lambda v: 0.5 * v * (1 + _erf(v / np.sqrt(2))), _X),
+    (F.hardswish, lambda v: v * np.clip(v + 3, 0, 6) / 6, _X * 5),
+    (F.hardsigmoid, lambda v: np.clip(v * 0.1666667 + 0.5, 0, 1), _X * 5),  # Paddle slope
+    (lambda t: paddle.cumsum(t, 0), np.cumsum, _X),
+    (lambda t: paddle.cumprod(t, 0), np.cumprod, _P),
+    (paddle.prod, np.prod, _P), (paddle.var, lambda v: np.var(v, ddof=1), _X),
+    (lambda t: paddle.std(t, unbiased=False), np.std, _X),
+    (paddle.logsumexp, lambda v: np.log(np.sum(np.exp(v))), _X * 500),
+    (paddle.norm, np.linalg.norm, _X), (lambda t: paddle.norm(t, 1), lambda v: np.abs(v).sum(), _X),
+]
+
+
+@pytest.mark.parametrize("i", range(len(VALUES)))
+def test_forward_values_match_numpy(i):
+    fn, ref, x = VALUES[i]
+    np.testing.assert_allclose(fn(TT(x, dtype="float64")).numpy(), ref(x), rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_leaky_relu_has_gradient_one_at_zero_and_relu6_hardtanh_kinks():
+    assert grad_of(lambda x: F.leaky_relu(x, 0.1), [-1.0, 0.0, 1.0]) == \
+        pytest.approx([0.1, 1.0, 1.0])
+    assert grad_of(F.relu6, [-1.0, 0.0, 3.0, 6.0, 7.0]) == [0, 0, 1, 0, 0]
+    assert grad_of(F.hardtanh, [-1.0, 0.0, 1.0]) == [0, 1, 0]
+
+
+def test_rounding_has_zero_gradient_and_sign_none():
+    assert grad_of(lambda x: paddle.floor(x) + paddle.round(x) + x, [0.3, 1.7]) == [1, 1]
+    assert paddle.sign(TT([1.0], stop_gradient=False)).stop_gradient
+
+
+def test_amax_ties_share_the_gradient_and_prod_handles_zeros():
+    assert grad_of(paddle.amax, [2.0, 1.0, 2.0]) == [0.5, 0, 0.5]
+    assert grad_of(paddle.prod, [2.0, 0.0, 3.0]) == [0, 6, 0]
+    assert grad_of(paddle.prod, [0.0, 0.0, 3.0]) == [0, 0, 0]
+
+
+def test_cross_entropy_shapes_follow_the_label_shape():
+    x = TT(np.zeros((3, 4), np.float32))
+    assert F.cross_entropy(x, TT([0, 1, 2]), reduction="none").shape == [3]
+    assert F.cross_entropy(x, TT([[0], [1], [2]]), reduction="none").shape == [3, 1]
+    assert F.cross_entropy(x, TT([0, 1, 2])).shape == []
+    np.testing.assert_allclose(F.cross_entropy(x, TT([0, 1, 2])).numpy(), np.log(4), rtol=1e-6)
+    with pytest.raises(ValueError, match="labels must lie"):
+        F.cross_entropy(x, TT([0, 1, 4]))
+
+
+def test_ignored_rows_get_exactly_zero_gradient():
+    x = TT(np.ones((2, 3), np.float32), stop_gradient=False)
+    F.cross_entropy(x, TT([1, -100])).backward()
+    assert x.grad.numpy()[1].tolist() == [0.0, 0.0, 0.0]
+    assert not np.signbit(x.grad.numpy()[1]).any()
+
+
+def test_softmax_of_a_0d_tensor_is_one():
+    assert F.softmax(TT(3.0)).item() == 1.0
+
+
+def test_dropout_is_seeded_and_scales_kept_values():
+    x = TT(np.ones(1000, np.float32))
+    paddle.seed(7)
+    a = F.dropout(x, 0.25).numpy()
+    paddle.seed(7)
+    b = F.dropout(x, 0.25).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert set(np.unique(a).tolist()) == {0.0, np.float32(1 / 0.75)}
+    assert 0.18 < (a == 0).mean() < 0.32
+    np.testing.assert_array_equal(F.dropout(x, 0.25, training=False).numpy(), x.numpy())
+
+
+def test_einsum_and_linalg_values():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))
+    np.testing.assert_allclose(paddle.einsum("bij,jk->bik", TT(a), TT(b)).numpy(),
+                               np.einsum("bij,jk->bik", a, b), rtol=1e-12)
+    m = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    np.testing.assert_allclose(paddle.inverse(TT(m)).numpy(), np.linalg.inv(m), rtol=1e-12)
+    np.testing.assert_allclose(paddle.det(TT(m)).numpy(), np.linalg.det(m), rtol=1e-12)
+    s = paddle.slogdet(TT(-m)).numpy()
+    np.testing.assert_allclose(s, np.linalg.slogdet(-m), rtol=1e-12)
+    spd = m @ m.T
+    np.testing.assert_allclose(paddle.cholesky(TT(spd)).numpy(), np.linalg.cholesky(spd),
+                               rtol=1e-12)
+    np.testing.assert_allclose(paddle.solve(TT(m), TT(b[:3])).numpy(),
+                               np.linalg.solve(m, b[:3]), rtol=1e-12)
+
+
+def test_shape_op_values():
+    x = TT(np.arange(6.0).reshape(2, 3))
+    assert paddle.concat([x, x], axis=1).shape == [2, 6]
+    assert paddle.stack([x, x], axis=-1).shape == [2, 3, 2]
+    assert [t.shape for t in paddle.split(x, [1, 2], axis=1)] == [[2, 1], [2, 2]]
+    assert paddle.tile(x, [2, 1]).tolist() == np.tile(x.numpy(), [2, 1]).tolist()
+    assert paddle.roll(x, 1, axis=1).tolist() == np.roll(x.numpy(), 1, axis=1).tolist()
+    assert paddle.flip(x, 0).tolist() == x.numpy()[::-1].tolist()
+    assert paddle.gather(x, TT([1, 0])).tolist() == x.numpy()[[1, 0]].tolist()
+    assert F.pad(x, [1, 1], mode="reflect").tolist() == \
+        np.pad(x.numpy(), [(0, 0), (1, 1)], mode="reflect").tolist()
+
+
+def test_search_and_logic_ops():
+    x = TT([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    assert paddle.argmax(x).shape == [] and paddle.argmax(x).item() == 4
+    assert paddle.argmax(x, axis=1).tolist() == [0, 1]
+    assert paddle.argsort(x, descending=True).tolist() == [[0, 2, 1], [1, 2, 0]]
+    v, i = paddle.topk(x, 1, axis=0)
+    assert v.tolist() == [[3.0, 5.0, 4.0]] and i.tolist() == [[0, 1, 1]]
+    assert paddle.nonzero(x == 0).tolist() == [[1, 0]]
+    assert paddle.isnan(TT([np.nan, 1.0])).tolist() == [True, False]
+    assert paddle.logical_and(x > 1, x < 4).tolist() == [[True, False, True],
+                                                         [False, False, False]]
+    assert paddle.any(x > 4).item() and not paddle.all(x > 0).item()
+    assert paddle.zeros([]).shape == [] and paddle.ones([2], "int64").dtype == paddle.int64
+
+
+def test_max_pool_gives_the_gradient_to_the_first_maximum_and_returns_its_index():
+    x = TT(np.array([[[[1.0, 3.0, 3.0], [0.0, 3.0, 2.0], [5.0, 1.0, 5.0]]]], np.float32),
+           stop_gradient=False)
+    y, mask = F.max_pool2d(x, 2, stride=1, return_mask=True)
+    assert y.numpy()[0, 0].tolist() == [[3.0, 3.0], [5.0, 5.0]]
+    assert mask.numpy()[0, 0].tolist() == [[1, 1], [6, 8]]     # ties: the first in the window
+    y.sum().backward()
+    assert x.grad.numpy()[0, 0].tolist() == [[0, 2, 0], [0, 0, 0], [1, 0, 1]]

@@ -53,6 +53,39 @@ def test_float32_paths_agree(name, i):
             np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
 
 
+def _case_shapes(op):
+    return [tuple(tuple(s) for s in c["shapes"]) for c in op.cases]
+
+
+def test_every_op_is_tested_on_0d_and_broadcasting_shapes():
+    """0-d inputs unless the op needs min_ndim dims; ops on the default (elementwise) case
+    lists also get (1, n), (n, 1) and a 3-D (broadcasting, for binary ops) case."""
+    from jitgrad.ops.registry import BINARY_CASES, UNARY_CASES
+    for name, op in REGISTRY.items():
+        if not op.differentiable:
+            continue
+        shapes = _case_shapes(op)
+        if not op.extra.get("min_ndim"):
+            assert any(any(len(s) == 0 for s in case) for case in shapes), \
+                f"{name} has no 0-d case (declare min_ndim if it cannot take one)"
+        default = UNARY_CASES if op.nin == 1 else BINARY_CASES
+        if all(case in default for case in shapes) and len(shapes) >= len(default) - 1:
+            flat = [s for case in shapes for s in case]
+            assert any(len(s) == 2 and s[0] == 1 and s[1] > 1 for s in flat), name
+            assert any(len(s) == 2 and s[1] == 1 and s[0] > 1 for s in flat), name
+            assert any(len(s) == 3 for s in flat), name
+
+
+@pytest.mark.parametrize("name, i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_float32_stays_float32_forward(name, i):
+    from jitgrad.tensor import Tensor
+    op = REGISTRY[name]
+    case = op.cases[i]
+    out = apply(op, *[Tensor._make(x) for x in _inputs(op, case, np.float32)],
+                **case.get("attrs", {}))
+    assert out._data.dtype == (np.float64 if name == "cast" else np.float32), name
+
+
 def test_every_registry_entry_is_complete():
     for name, op in REGISTRY.items():
         assert callable(op.forward), name
@@ -61,3 +94,30 @@ def test_every_registry_entry_is_complete():
             assert op.cases, f"{name} has no test cases"
             lo, hi = op.domain
             assert lo < hi, name
+
+
+BAKED_CASES = [(name, i) for name, i in CASES if "baked" in REGISTRY[name].extra
+               and "values" not in REGISTRY[name].cases[i]]
+
+
+@pytest.mark.parametrize("name, i", BAKED_CASES, ids=[f"{n}-{i}" for n, i in BAKED_CASES])
+def test_baked_declaration_matches_the_lowering(name, i):
+    """An op's `baked` says which forward values its Program holds as constants: with the
+    same baked values (or none), other inputs of the same shapes lower to the same code."""
+    from jitgrad.lower import lower
+    from jitgrad.tensor import Tensor
+    op = REGISTRY[name]
+    case = op.cases[i]
+    progs, baked = [], []
+    for seed in (0, 1):
+        xs = [Tensor._make(x) for x in _inputs(op, case, np.float64, seed)]
+        for x in xs:
+            x._stop_gradient = False
+        out = apply(op, *xs, **case.get("attrs", {}))
+        progs.append(lower([out], targets=xs))
+        baked.append(None if op.extra["baked"] is None else op.extra["baked"](out._node))
+    a, b = progs
+    same = np.array_equal(a.code, b.code) and np.array_equal(a.itab, b.itab) and \
+        np.array_equal(a.consts, b.consts)
+    if baked[0] == baked[1]:
+        assert same, f"{name}: programs differ although the baked values agree"

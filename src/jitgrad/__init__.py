@@ -16,6 +16,9 @@ from .tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor, to_tensor
 from .vm import set_vm, warmup
 from . import nn  # noqa: E402  (needs ops)
+from . import optimizer, regularizer  # noqa: E402
+from .nn import ParamAttr, create_parameter  # noqa: E402
+from .ops import linalg  # noqa: E402  (paddle.linalg.*)
 
 bool = bool_  # noqa: A001  (paddle.bool)
 

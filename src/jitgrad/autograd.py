@@ -2,9 +2,11 @@
 
 `backward()` lowers the graph once into a Program and runs it in the compiled interpreter.
 With retain_graph=True the Program stays on the graph, so a repeat call writes the seeds,
-makes one compiled call and reads the leaf gradients: no Python runs per node.
+makes one compiled call and reads the leaf gradients: no Python runs per node (hooks and
+PyLayer backwards are the exception: they run as callbacks between Program segments).
 With create_graph=True the gradient rules run eagerly in jitgrad ops instead, recording a
-new tape that can be differentiated again.
+new tape that can be differentiated again. `grad()` uses the same two paths with explicit
+targets and returns their gradients instead of accumulating into `.grad`.
 """
 
 from __future__ import annotations
@@ -301,13 +303,15 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     `retain_graph=None` means `create_graph`; as in Paddle 3.3.1, grad() never frees the
     graph. Hooks on interior tensors apply; hooks on the inputs do not change their result.
 
-    Example (Paddle's docstring):
+    Example (Paddle's docstring: z = y + dx backpropagates through dx only with
+    create_graph=True):
         >>> import jitgrad as paddle
-        >>> x = paddle.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
-        >>> y1 = x * x
-        >>> dx = paddle.grad(y1, x, create_graph=True)[0]
-        >>> (dx * 2 + x * x).sum().item()    # d/dx of it would be 2*2 + 2x
-        50.0
+        >>> x = paddle.to_tensor([1.0], stop_gradient=False)
+        >>> y = x * x
+        >>> dx = paddle.grad(y, x, create_graph=True)[0]
+        >>> (y + dx).backward()
+        >>> x.grad.tolist()
+        [4.0]
     """
     outs = _distinct(outputs, "outputs")
     ins = _distinct(inputs, "inputs")
@@ -385,4 +389,5 @@ def _no_grad_ids(no_grad_vars: Any) -> set[int] | None:
 
 
 from .py_layer import PyLayer, PyLayerContext  # noqa: E402  (public: paddle.autograd.PyLayer)
+from .functional import Hessian, Jacobian, hessian, jacobian  # noqa: E402
 from .display import graphviz  # noqa: E402,F401  (jitgrad.autograd.graphviz)

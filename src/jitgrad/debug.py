@@ -18,6 +18,7 @@ import os
 from typing import Any
 
 from . import tape
+from .graph_dot import backward_graph_dot, forward_graph_dot
 
 _last_stamp = ""
 
@@ -66,18 +67,10 @@ def dump_backward_graph(path: Any, roots: list, targets: list | None = None,
 
 
 def backward_dot(roots: list) -> str:
-    try:
-        from .graph_dot import backward_graph_dot
-    except ImportError:                 # TODO: drop once graph_dot.py is on main
-        return _minimal_backward_dot(roots)
     return backward_graph_dot(roots, addresses=True)
 
 
 def forward_dot(roots: list) -> str:
-    try:
-        from .graph_dot import forward_graph_dot
-    except ImportError:
-        return _minimal_forward_dot(roots)
     return forward_graph_dot(roots, addresses=True)
 
 
@@ -107,69 +100,3 @@ def program_text(roots: list, targets: list | None = None, stop: set[int] | None
         return "# no output needs a gradient: nothing to run\n"
     from .autograd import program_for
     return program_for(roots, targets, stop).text() + "\n"
-
-
-# ---- a minimal DOT writer, used until graph_dot.py is available -------------------------
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _meta(t: Any, sep: str) -> str:
-    return f"{t._data.dtype.name}{sep}[{', '.join(str(d) for d in t._data.shape)}]"
-
-
-def _minimal_backward_dot(roots: list) -> str:
-    ids: dict[int, str] = {}
-    nodes, edges = [], []
-
-    def node_for(t: Any) -> str:
-        obj = t._node if t._node is not None else t
-        if id(obj) not in ids:
-            ids[id(obj)] = f"n{len(ids)}"
-            name = t._node.grad_name if t._node is not None else "GradNodeAccumulation"
-            nodes.append(f"  {ids[id(obj)]} [label={_quote(name + chr(10) + 'Ptr: ' + hex(id(obj)))}];")
-        return ids[id(obj)]
-
-    for r in roots:
-        if not r._stop_gradient:
-            node_for(r)
-    for node in tape.reachable_nodes(roots):
-        for t in node.inputs:
-            if not t._stop_gradient:
-                edges.append(f"  {ids[id(node)]} -> {node_for(t)} "
-                             f"[label={_quote('Place(cpu)' + chr(10) + _meta(t, ''))}];")
-    return "\n".join(["digraph G {", *nodes, *edges, "} // end G"]) + "\n"
-
-
-def _minimal_forward_dot(roots: list) -> str:
-    seen: dict[int, Any] = {}
-    stack = [r._node for r in roots if r._node is not None]
-    while stack:
-        node = stack.pop()
-        if id(node) not in seen:
-            seen[id(node)] = node
-            stack.extend(t._node for t in node.inputs if t._node is not None)
-    order = sorted(seen.values(), key=lambda n: n.seq)
-    ids: dict[int, str] = {}
-    nodes, edges = [], []
-
-    def source(t: Any) -> str:
-        obj = t._node if t._node is not None else t
-        if id(obj) not in ids:
-            ids[id(obj)] = f"n{len(ids)}"
-            nodes.append(f"  {ids[id(obj)]} [label="
-                         f"{_quote('leaf' if not t._stop_gradient else 'constant')}];")
-        return ids[id(obj)]
-
-    for node in order:
-        ids[id(node)] = f"n{len(ids)}"
-        name = "".join(p.capitalize() for p in node.op.name.split("_"))
-        nodes.append(f"  {ids[id(node)]} [label={_quote(name + chr(10) + 'GradNode: ' + hex(id(node)))}];")
-    for node in order:
-        for t in node.inputs:
-            edges.append(f"  {source(t)} -> {ids[id(node)]} [label={_quote(_meta(t, ' '))}];")
-    for i, r in enumerate(roots):
-        nodes.append(f"  out{i} [label={_quote('output ' + str(i))}];")
-        edges.append(f"  {source(r)} -> out{i} [label={_quote(_meta(r, ' '))}];")
-    return "\n".join(["digraph G {", *nodes, *edges, "} // end G"]) + "\n"

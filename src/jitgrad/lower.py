@@ -43,7 +43,7 @@ class Builder:
         self.sources: list | None = None    # (offset, array, shape, node) of every value()
         self.allocs: list[int] = []
         self.breaks: list[tuple[int, Any]] = []   # (row index, Python callback) breakpoints
-        self.pinned: set[int] = set()       # slot offsets callbacks read or write
+        self.pinned: set[tuple[int, int]] = set()   # (offset, size) of slots callbacks use
 
     def breakpoint(self, callback: Any, pin: Iterable[Slot] = ()) -> None:
         """Run `callback(arena)` between the rows emitted so far and the next ones.
@@ -51,7 +51,7 @@ class Builder:
         The slots in `pin` are touched by the callback: optimisation passes must keep them.
         """
         self.breaks.append((len(self.rows), callback))
-        self.pinned.update(s.off for s in pin)
+        self.pinned.update((s.off, max(s.n, 1)) for s in pin)
 
     # ---- layout ------------------------------------------------------------------------
     def alloc(self, shape: Iterable[int]) -> Slot:

@@ -71,14 +71,15 @@ class Program:
     node_names: list[str] = field(default_factory=list)   # which op each instruction serves
     segments: list[tuple[int, int, Any]] = field(default_factory=list)  # hooks, see hooks.py
     nodes: list = field(default_factory=list)    # tape nodes covered (freed together)
-    pinned: frozenset = frozenset()   # arena offsets that segment callbacks read or write
+    pinned: frozenset | None = None   # (offset, size) of slots segment callbacks touch
 
     @property
     def has_callbacks(self) -> bool:
         """True when Python callbacks (hooks, PyLayer backwards) run between segments.
 
         Such a Program must run through `vm.run`, and optimisation passes must leave the
-        slots in `pinned` in place.
+        slots in `pinned` in place (the lowering sets it whenever it adds callbacks; None
+        with segments means "unknown": leave the Program alone).
         """
         return bool(self.segments)
 

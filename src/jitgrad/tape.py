@@ -67,10 +67,11 @@ _inside: dict[Any, bool] = {}       # code object -> defined inside jitgrad?
 def call_site() -> tuple | None:
     """(code, f_lasti) of the innermost frame outside jitgrad: the user's line.
 
-    Cheap enough to run for every recorded op (~0.3 us): one dict lookup per frame, and the
-    line number is only computed when a dump asks for it (`site_line`).
+    Called from Node.__init__, whose caller (apply, PyLayer.apply) is jitgrad code, so the
+    walk starts one frame further out. Each frame costs a dict lookup plus Python creating
+    its frame object; the line number is only computed when a dump asks (`site_line`).
     """
-    f = sys._getframe(2)
+    f = sys._getframe(3)
     while f is not None:
         code = f.f_code
         inside = _inside.get(code)
@@ -234,6 +235,9 @@ class Plan:
         self.target_ids = None if targets is None else {id(t) for t in targets}
         self.stop = stop
         nodes = reachable_nodes(roots, stop)
+        for node in nodes:              # before pruning: a stale node may look unreachable
+            if not node.freed:
+                check_versions(node)
         useful: set[int] = set()
         for node in reversed(nodes):            # oldest first: inputs before their users
             if any(self.carries(t, useful) for t in node.inputs):
@@ -273,8 +277,6 @@ def check_versions(node: Node) -> None:
 
 def check_not_freed(nodes: Iterable[Node]) -> None:
     for node in nodes:
-        if not node.freed:
-            check_versions(node)
         if node.freed:
             raise RuntimeError(
                 f"Trying to backward through {node.grad_name} ({node.op.name}) a second time, "

@@ -322,15 +322,19 @@ class Tensor:
 
 
 # ---- differentiable .grad after backward(create_graph=True) ---------------------------------
-# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` then shares the
-# gradient's storage; anything about to change `_grad` in place detaches it first, so the
-# recorded graph never sees its values change.
+# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` holds a copy of the
+# gradient's values, so in-place accumulation by any backward path never changes values the
+# recorded graph saved; `.grad` returns the graph tensor only while `_grad` still holds
+# exactly its values (any later accumulation or clear_grad() makes it a plain gradient).
 _graph_grads: dict[int, tuple[Any, Tensor]] = {}
 
 
 def graph_grad(t: Tensor) -> Tensor | None:
     entry = _graph_grads.get(id(t))
-    if entry is None or entry[0]() is not t or entry[1]._data is not t._grad:
+    if entry is None or entry[0]() is not t or t._grad is None:
+        return None
+    g = entry[1]._data
+    if g.shape != t._grad.shape or not np.array_equal(g, t._grad):
         return None
     return entry[1]
 
@@ -344,13 +348,13 @@ def set_graph_grad(t: Tensor, g: Tensor) -> None:
         if entry is not None and entry[0] is ref:
             del _graph_grads[key]
     _graph_grads[key] = (weakref.ref(t, drop), g)
-    t._grad = g._data
+    t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
 
 
 def detach_graph_grad(t: Tensor) -> None:
-    """Give `t._grad` its own storage before an in-place change (no-op for plain grads)."""
-    if _graph_grads and _graph_grads.pop(id(t), None) is not None and t._grad is not None:
-        t._grad = t._grad.copy()
+    """Forget t's differentiable gradient before `_grad` changes (frees the graph early)."""
+    if _graph_grads:
+        _graph_grads.pop(id(t), None)
 
 
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:

@@ -1,5 +1,23 @@
-"""Paddle's `nn` namespace: `jitgrad.nn.functional` holds the activations and softmax."""
+"""Paddle's `nn` namespace: Layer and the common layers, `functional`, `initializer`."""
 
-from . import functional
+from . import functional, initializer
+from .initializer import ParamAttr
+from .layer import Layer, Parameter, create_parameter
+from .layers import (ELU, GELU, SELU, AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D,
+                     BCELoss, BCEWithLogitsLoss, Conv1D, Conv2D, CrossEntropyLoss, Dropout,
+                     Embedding, Flatten, Hardsigmoid, Hardswish, Hardtanh, KLDivLoss, L1Loss,
+                     LayerList, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2D, Mish,
+                     MSELoss, NLLLoss, ReLU, ReLU6, Sequential, Sigmoid, SiLU, SmoothL1Loss,
+                     Softmax, Softplus, Softsign, Swish, Tanh)
+from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 
-__all__ = ["functional"]
+BatchNorm = BatchNorm2D
+
+__all__ = ["functional", "initializer", "ParamAttr", "Layer", "Parameter", "create_parameter",
+           "ELU", "GELU", "SELU", "AdaptiveAvgPool2D", "AvgPool2D", "BatchNorm", "BatchNorm1D",
+           "BatchNorm2D", "BCELoss", "BCEWithLogitsLoss", "Conv1D", "Conv2D",
+           "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "Hardsigmoid", "Hardswish",
+           "Hardtanh", "KLDivLoss", "L1Loss", "LayerList", "LayerNorm", "LeakyReLU", "Linear",
+           "LogSoftmax", "MaxPool2D", "Mish", "MSELoss", "NLLLoss", "ReLU", "ReLU6",
+           "Sequential", "Sigmoid", "SiLU", "SmoothL1Loss", "Softmax", "Softplus", "Softsign",
+           "Swish", "Tanh", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]

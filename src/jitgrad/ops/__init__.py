@@ -26,6 +26,13 @@ from .indexing import (chunk, concat, flip, gather, index_select, masked_select,
 from .inplace import INPLACE, set_value, setitem
 from .matrix import (bmm, cholesky, det, diag, diagonal, dot, einsum, inverse, mv, outer,
                      slogdet, solve, trace)
+from .search import (all, allclose, any, argmax, argmin, argsort, bitwise_and, bitwise_or,
+                     bitwise_xor, count_nonzero, equal, equal_all, floor_divide, greater_equal,
+                     greater_than, is_tensor, isclose, isfinite, isinf, isnan, less_equal,
+                     less_than, logical_and, logical_not, logical_or, logical_xor, nonzero,
+                     not_equal, numel, sort, topk, unique)
+from .more import (addmm, cdist, cross, diff, expand_as, gather_nd, heaviside, index_add, kron,
+                   logit, masked_fill, meshgrid, moveaxis, rot90, scatter, scatter_nd_add)
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
 from . import activation as _activation, common as _common, loss as _loss  # noqa: F401
@@ -46,7 +53,16 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
            "tile", "tril", "triu", "unbind", "setitem", "set_value",
            # ops/matrix.py
            "bmm", "cholesky", "det", "diag", "diagonal", "dot", "einsum", "inverse", "mv",
-           "outer", "slogdet", "solve", "trace"]
+           "outer", "slogdet", "solve", "trace",
+           # ops/search.py, more.py
+           "all", "allclose", "any", "argmax", "argmin", "argsort", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "count_nonzero", "equal", "equal_all", "floor_divide",
+           "greater_equal", "greater_than", "is_tensor", "isclose", "isfinite", "isinf",
+           "isnan", "less_equal", "less_than", "logical_and", "logical_not", "logical_or",
+           "logical_xor", "nonzero", "not_equal", "numel", "sort", "topk", "unique",
+           "addmm", "cdist", "cross", "diff", "expand_as", "gather_nd", "heaviside",
+           "index_add", "kron", "logit", "masked_fill", "meshgrid", "moveaxis", "rot90",
+           "scatter", "scatter_nd_add"]
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like"]
 

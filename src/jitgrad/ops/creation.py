@@ -37,7 +37,7 @@ def _shape(shape: Any) -> tuple[int, ...]:
 
 
 def _t(arr: np.ndarray) -> Tensor:
-    return Tensor._make(np.ascontiguousarray(arr))
+    return Tensor._make(np.array(arr, order="C"))
 
 
 def zeros(shape: Any, dtype: Any = None, name: str | None = None) -> Tensor:

@@ -118,13 +118,15 @@ clip_op = defop(
     "clip", forward=lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
     save=lambda out, x, lo, hi: (((x >= lo) & (x <= hi)).astype(x.dtype),),
     vjp=lambda g, out, x, lo, hi: (g * _mask(x, (x._data >= lo) & (x._data <= hi)),),
-    lower=_lower_mul_saved, cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},))
+    lower=_lower_mul_saved, cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
+                                   {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
 
 cast_op = defop(
     "cast", forward=lambda x, dtype: x.astype(dtype),
     vjp=lambda g, out, x, dtype: (astype(g, x._data.dtype),),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g),
-    cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},))
+    cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},
+           {"shapes": ((),), "attrs": {"dtype": np.float64}}))
 
 clone_op = defop(
     "clone", forward=lambda x: x.copy(), vjp=lambda g, out, x: (g,),
@@ -222,7 +224,8 @@ where_op = defop(
                                   1 - m),
     vjp=lambda g, out, x, y, cond: (g * _mask(out, cond), g * _mask(out, ~cond)),
     cases=tuple({"shapes": s, "attrs": {"cond": np.array([True, False, True])}}
-                for s in (((3,), (3,)), ((2, 3), (1, 3)))))
+                for s in (((3,), (3,)), ((2, 3), (1, 3)))) +
+    ({"shapes": ((), ()), "attrs": {"cond": np.array(False)}},))
 
 
 # ---- public functions ----------------------------------------------------------------------

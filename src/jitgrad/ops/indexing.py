@@ -6,13 +6,14 @@ own."""
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..tensor import Tensor
 from .core import apply, const
-from .registry import defop
+from .registry import defop, one_element_values
 from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, getitem, reshape,
                     unsqueeze)
 
@@ -59,11 +60,11 @@ def _lower_concat(b, node, g, gins):
 
 
 concat_op = defop(
-    "concat", forward=lambda *xs, axis: np.concatenate(xs, axis=axis), nin=2,
+    "concat", baked=None, forward=lambda *xs, axis: np.concatenate(xs, axis=axis), nin=2,
     vjp=_concat_vjp, lower=_lower_concat,
     cases=({"shapes": ((2, 3), (2, 1)), "attrs": {"axis": 1}},
            {"shapes": ((2,), (3,)), "attrs": {"axis": 0}},
-           {"shapes": ((1, 2, 2), (2, 2, 2)), "attrs": {"axis": 0}}))
+           {"shapes": ((1, 2, 2), (2, 2, 2)), "attrs": {"axis": 0}}), min_ndim=1)
 
 
 def concat(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor:
@@ -143,8 +144,11 @@ def unbind(x: Tensor, axis: int = 0) -> list[Tensor]:
 
 def tile(x: Tensor, repeat_times: Sequence[int], name: str | None = None) -> Tensor:
     """Repeat the whole tensor along each axis: reshape, broadcast_to, reshape."""
-    reps = [int(r.item() if isinstance(r, Tensor) else r) for r in
-            ([repeat_times] if isinstance(repeat_times, int) else repeat_times)]
+    raw = [r.item() if isinstance(r, Tensor) else r for r in
+           ([repeat_times] if isinstance(repeat_times, int) else repeat_times)]
+    if not builtins.all(isinstance(r, (int, np.integer)) and r >= 0 for r in raw):
+        raise ValueError(f"tile: repeat_times must be non-negative ints, got {raw}")
+    reps = [int(r) for r in raw]
     shape = [1] * (len(reps) - x.ndim) + x.shape
     reps = [1] * (len(shape) - len(reps)) + reps
     inter = [v for s in shape for v in (1, s)]
@@ -233,7 +237,7 @@ def masked_select(x: Tensor, mask: Any, name: str | None = None) -> Tensor:
 # ---- writing into positions: put_flat (put_along_axis, __setitem__) ------------------------
 
 def _put_forward(x, v, idx, reduce):
-    out = x.copy()
+    out = np.array(x, copy=True)        # an ndarray even for a 0-d input: reshape is a view
     if reduce == "add":
         np.add.at(out.reshape(-1), idx, v.reshape(-1))
     elif reduce == "multiply":
@@ -267,11 +271,13 @@ def _lower_put(b, node, g, gins):
 
 
 put_flat_op = defop(
-    "put_flat", forward=_put_forward, nin=2, vjp=_put_vjp, lower=_lower_put,
+    "put_flat", baked=lambda n: one_element_values(n.saved[0]), forward=_put_forward, nin=2,
+    vjp=_put_vjp, lower=_lower_put,
     save=lambda out, x, v, idx, reduce: (_kept_mask(x.shape, idx, out.dtype),),
     cases=({"shapes": ((6,), (3,)), "attrs": {"idx": np.array([0, 4, 2]), "reduce": "assign"}},
            {"shapes": ((2, 3), (2, 2)), "attrs": {"idx": np.array([0, 1, 1, 5]),
-                                                   "reduce": "add"}}))
+                                                   "reduce": "add"}},
+           {"shapes": ((), (1,)), "attrs": {"idx": np.array([0]), "reduce": "assign"}}))
 
 
 def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assign") -> Tensor:
@@ -290,6 +296,7 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
                    include_self: bool = True, broadcast: bool = True) -> Tensor:
     """Write values at indices along axis; gradients reach arr (where not overwritten) and
     values. reduce is 'assign', 'add' or 'multiply' (no gradient rule for 'multiply')."""
+    reduce = {"mul": "multiply"}.get(reduce, reduce)
     if reduce not in ("assign", "add", "multiply"):
         raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'multiply', "
                          f"got {reduce!r}")
@@ -330,6 +337,17 @@ def _pad_widths(ndim: int, pad: Sequence[int], data_format: str) -> list[tuple[i
     return widths
 
 
+@functools.lru_cache(maxsize=64)
+def _constant_pad_map(shape: tuple, widths: tuple):
+    """Output shape, where each input element lands, and the mask of input positions."""
+    out_shape = tuple(s + a + c for s, (a, c) in zip(shape, widths))
+    where = np.pad(np.ones(shape, bool), widths)
+    target = _flat_positions(out_shape)[where]
+    target.setflags(write=False)
+    where.setflags(write=False)
+    return out_shape, target, where
+
+
 def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0,
         data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """Paddle's pad: a list over all dims (first dim first) or over the spatial dims (last
@@ -338,15 +356,13 @@ def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.
     widths = _pad_widths(x.ndim, pad, data_format)
     if builtins.any(a < 0 or c < 0 for a, c in widths):
         raise ValueError(f"pad: negative padding {list(pad)} is not supported")
-    pos = _flat_positions(x._data.shape)
     if mode == "constant":
-        out_shape = tuple(s + a + c for s, (a, c) in zip(x._data.shape, widths))
-        where = np.pad(np.ones(x._data.shape, bool), widths)
-        target = _flat_positions(out_shape)[where]
+        out_shape, target, where = _constant_pad_map(tuple(x._data.shape), tuple(widths))
         y = _scatter_flat(x, target, out_shape)
         if value != 0:
             y = y + const(np.where(where, 0, value), x._data.dtype)
         return y
+    pos = _flat_positions(x._data.shape)
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be constant, reflect, replicate or circular, "
                          f"got {mode!r}")

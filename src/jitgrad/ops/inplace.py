@@ -1,6 +1,7 @@
 """In-place ops (Paddle's trailing-underscore methods) and `x[key] = value`.
 
-Without a gradient involved the new values are written into the tensor's own buffer. When
+Without a gradient involved the tensor gets a new buffer with the new values (copy on write:
+tensors sharing the old buffer keep their values, so nothing recorded changes unseen). When
 one is (a non-leaf that needs grad, or a value that needs grad), the out-of-place op is
 recorded and the tensor is rebound to its result, keeping the old value alive for the nodes
 that recorded it. Either way the tensor's version counter goes up, and a backward through a
@@ -42,6 +43,7 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
     check_inplace(x, opname)
     # A stand-in for x's current value, so the new node does not take x as its own input.
     shadow = Tensor._make(x._data, x._stop_gradient, x._node)
+    shadow._version = x._version
     new = fn(shadow)
     if not isinstance(new, Tensor):
         raise TypeError(f"{opname} produced {type(new).__name__}, not a Tensor")
@@ -49,10 +51,7 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
         raise ValueError(f"{opname}: the result has shape {new.shape} but an in-place op must "
                          f"keep the tensor's shape {x.shape}")
     if new._node is None:
-        if x._node is not None:             # the old value stays with the node that made it
-            x._data = x._data.copy()
-        np.copyto(x._data, new._data, casting="unsafe")
-        bump(x)
+        _write(x, new._data)
         return x
     if x._node is not None:
         x._node.out_ref = weakref.ref(shadow)
@@ -64,6 +63,19 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
     node = x._node
     node.versions = node.versions[:-1] + (x._version,)
     return x
+
+
+def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
+    """Copy on write: x gets a fresh buffer holding the new values. Another tensor may share
+    the old buffer (a detach(), a reshape or slice view, a node's saved output); it keeps its
+    values, so no recorded gradient can change behind its version counter."""
+    data = np.array(x._data, copy=True)
+    if key is None:
+        np.copyto(data, values, casting="unsafe")
+    else:
+        data[key] = values
+    x._data = data
+    bump(x)
 
 
 def _positions(x: Tensor, key: Any) -> np.ndarray:
@@ -80,14 +92,11 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
     if not tape.is_grad_enabled() or (x._stop_gradient and not value_needs):
         from .shape import _normalize_key
         v = value._data if isinstance(value, Tensor) else np.asarray(value)
-        if x._node is not None:
-            x._data = x._data.copy()
         try:
-            x._data[_normalize_key(key)] = v
+            _write(x, v, _normalize_key(key))
         except (IndexError, ValueError) as e:
             raise type(e)(f"cannot assign to index {key!r} of a tensor of shape {x.shape}: "
                           f"{e}") from None
-        bump(x)
         return
     pos = _positions(x, key)
     inplace(x, lambda s: put_flat(s, pos, value), "__setitem__")
@@ -132,8 +141,5 @@ def set_value(x: Tensor, value: Any) -> Tensor:
     v = np.asarray(value._data if isinstance(value, Tensor) else value)
     if v.shape != x._data.shape:
         raise ValueError(f"set_value: shape {list(v.shape)} does not match {x.shape}")
-    if x._node is not None:
-        x._data = x._data.copy()
-    np.copyto(x._data, v, casting="unsafe")
-    bump(x)
+    _write(x, v)
     return x

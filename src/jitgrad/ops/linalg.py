@@ -86,7 +86,7 @@ def _lower(b, node, g, gins):
 matmul_op = defop(
     "matmul", forward=lambda x, y, transpose_x, transpose_y: _forward(x, y, transpose_x,
                                                                      transpose_y),
-    nin=2, vjp=_vjp, lower=_lower,
+    nin=2, vjp=_vjp, lower=_lower, min_ndim=1,
     cases=tuple({"shapes": s, "attrs": {"transpose_x": tx, "transpose_y": ty}}
                 for s, tx, ty in (
                     (((2, 3), (3, 4)), False, False), (((3, 2), (3, 4)), True, False),

@@ -15,7 +15,7 @@ import numpy as np
 from ..tensor import Tensor
 from .core import apply, binary_operands, require_float
 from .elementwise import _via_float64, exp
-from .registry import defop
+from .registry import defop, one_element_values
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
 
@@ -29,7 +29,7 @@ def unary(name: str, forward: Callable, deriv: Callable, vjp: Callable,
           **extra: Any):
     """A unary op whose derivative deriv(x, out, **attrs) is saved by the forward."""
     return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_saved, domain=domain,
-                 cases=cases,
+                 cases=cases, baked=lambda n: one_element_values(n.saved[0]),
                  save=lambda out, x, **a: (np.asarray(deriv(x, out, **a), dtype=out.dtype),),
                  **extra)
 
@@ -83,9 +83,9 @@ def _lower_nothing(b, node, g, gins) -> None:
     """Zero gradient: emit nothing; an input reached only here gets a ZERO in the prologue."""
 
 
-floor_op = defop("floor", forward=np.floor, vjp=_zero_vjp, lower=_lower_nothing)
-ceil_op = defop("ceil", forward=np.ceil, vjp=_zero_vjp, lower=_lower_nothing)
-round_op = defop("round", forward=np.round, vjp=_zero_vjp, lower=_lower_nothing)
+floor_op = defop("floor", forward=np.floor, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
+ceil_op = defop("ceil", forward=np.ceil, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
+round_op = defop("round", forward=np.round, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
 sign_op = defop("sign", forward=np.sign, vjp=None, lower=None, differentiable=False)
 
 
@@ -106,6 +106,7 @@ def _atan2_vjp(g, out, x, y):
 
 
 atan2_op = defop("atan2", forward=np.arctan2, nin=2, save=_atan2_save, vjp=_atan2_vjp,
+                 baked=lambda n: one_element_values(*n.saved),
                  lower=_lower_saved_pair, domain=(0.5, 2.0))
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import string
-from typing import Any
 
 import numpy as np
 
@@ -18,7 +17,8 @@ from .core import apply, binary_operands, const, require_float
 from .indexing import _take
 from .linalg import matmul
 from .registry import defop
-from .shape import _flat_positions, _scatter_flat, broadcast_to, reshape, transpose, unsqueeze
+from .shape import (_flat_positions, _scatter_flat, broadcast_to, reshape, transpose,
+                    unsqueeze)
 
 
 def _mT(x: Tensor) -> Tensor:
@@ -73,7 +73,7 @@ def _wellcond(n: int, batch: tuple = ()) -> np.ndarray:
 
 
 inverse_op = defop(
-    "inverse", forward=np.linalg.inv, lower=_lower_inverse,
+    "inverse", min_ndim=2, baked=None, forward=np.linalg.inv, lower=_lower_inverse,
     vjp=lambda g, out, x: (-matmul(matmul(out, g, transpose_x=True), out, transpose_y=True),),
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_wellcond(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_wellcond(2, (2,))]},
@@ -108,12 +108,13 @@ def _logabsdet(x: np.ndarray) -> np.ndarray:
 
 
 logabsdet_op = defop(
-    "logabsdet", forward=_logabsdet, save=lambda out, x: (_inv_T(x),), lower=_lower_bcast_mul,
+    "logabsdet", min_ndim=2, baked=None, forward=_logabsdet, save=lambda out, x: (_inv_T(x),),
+    lower=_lower_bcast_mul,
     vjp=lambda g, out, x: (_mat(g) * _mT(inverse(x)),),
     cases=inverse_op.cases[:2])
 
 det_op = defop(
-    "det", forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
+    "det", min_ndim=2, baked=None, forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
     save=lambda out, x: ((_inv_T(x) * out[..., None, None]).astype(x.dtype),),
     lower=_lower_bcast_mul,
     vjp=lambda g, out, x: (_mat(g * out) * _mT(inverse(x)),),
@@ -157,7 +158,8 @@ def _lower_solve(b, node, g, gins):
 
 
 solve_op = defop(
-    "solve", forward=lambda x, y: np.linalg.solve(x, y).astype(np.result_type(x, y)), nin=2,
+    "solve", min_ndim=2, baked=None, nin=2,
+    forward=lambda x, y: np.linalg.solve(x, y).astype(np.result_type(x, y)),
     save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype),),
     vjp=_solve_vjp, lower=_lower_solve,
     cases=({"shapes": ((3, 3), (3, 2)), "smooth": True,
@@ -222,7 +224,7 @@ def _lower_chol(b, node, g, gins):
 
 
 cholesky_op = defop(
-    "cholesky", forward=_chol_forward, lower=_lower_chol,
+    "cholesky", min_ndim=2, baked=None, forward=_chol_forward, lower=_lower_chol,
     save=lambda out, x: (np.linalg.inv(out).astype(out.dtype),), vjp=_chol_vjp,
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_spd_values(2, (2,))]}))

@@ -10,11 +10,15 @@ from .registry import defop
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.ones_like(x)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.zeros_like(x)
     s = x - np.max(x, axis=axis, keepdims=True)
     return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
 
@@ -35,7 +39,8 @@ def _lower(kernel: str):
 
 
 SOFTMAX_CASES = tuple({"shapes": (s,), "attrs": {"axis": a}}
-                      for s, a in (((4,), 0), ((2, 3), 1), ((2, 3), 0), ((2, 3, 2), 1)))
+                      for s, a in (((4,), 0), ((2, 3), 1), ((2, 3), 0), ((2, 3, 2), 1),
+                                   ((), 0), ((1, 4), 1), ((4, 1), 1)))
 
 softmax_op = defop(
     "softmax", forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,

@@ -87,7 +87,8 @@ min_op = defop(
 def _reduce(op, x: Tensor, axis: Any, keepdim: bool) -> Tensor:
     if not isinstance(keepdim, bool):
         raise TypeError(f"keepdim must be a bool, got {keepdim!r}")
-    return apply(op, x, axes=norm_axis(axis, x.ndim), keepdim=keepdim)
+    axes = norm_axis(axis, x.ndim)
+    return apply(op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
 
 
 def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -> Tensor:

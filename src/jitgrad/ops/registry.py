@@ -19,6 +19,11 @@ Every entry states, in one place:
     Emits VM instructions for the compiled backward: `g` is the output-gradient slot,
     `gins[i]` the slot of input i's gradient (None when input i needs none).
     See `jitgrad.lower.Builder` for the emit helpers.
+``baked`` (optional, in ``extra``)
+    For structural program caches: a function of the node giving the forward values the
+    lowering folds into the Program as constants (a one-element factor becomes K), or None
+    when the Program depends only on shapes, dtypes and attributes. Ops that do not declare
+    it are not known to be cacheable.
 ``domain``, ``cases``
     Where the generated gradient tests sample inputs (away from singularities), and which
     input shapes and attributes they try.
@@ -53,6 +58,11 @@ class OpDef:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def one_element_values(*arrays: Any) -> tuple:
+    """What Builder.mul bakes: the value of each one-element array (None for the others)."""
+    return tuple(float(a.reshape(-1)[0]) if a.size == 1 else None for a in arrays)
 
 
 def defop(name: str, *, forward: Callable, vjp: Callable | None, lower: Callable | None,

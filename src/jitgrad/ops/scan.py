@@ -35,7 +35,7 @@ SCAN_CASES = tuple({"shapes": (s,), "attrs": {"axis": ax, "reverse": r}}
                                     ((1, 4), 1, False), ((4, 1), 0, False)))
 
 cumsum_op = defop(
-    "cumsum", forward=_cumsum_np, lower=_lower_cumsum, cases=SCAN_CASES,
+    "cumsum", baked=None, forward=_cumsum_np, lower=_lower_cumsum, cases=SCAN_CASES, min_ndim=1,
     vjp=lambda g, out, x, axis, reverse: (apply(cumsum_op, g, axis=axis, reverse=not reverse),))
 
 
@@ -53,10 +53,11 @@ def _lower_cumprod(b, node, g, gins):
 
 
 cumprod_op = defop(
-    "cumprod", forward=lambda x, axis, reverse: (
+    "cumprod", baked=None, forward=lambda x, axis, reverse: (
         np.flip(np.cumprod(np.flip(x, axis), axis=axis), axis).copy() if reverse
         else np.cumprod(x, axis=axis)).astype(x.dtype, copy=False),
-    vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES, domain=(0.5, 1.5))
+    vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES, domain=(0.5, 1.5),
+    min_ndim=1)
 
 
 def _scan(op, x: Tensor, axis: Any, reverse: bool = False) -> Tensor:

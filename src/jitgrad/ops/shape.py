@@ -28,7 +28,8 @@ transpose_op = defop(
     save=lambda out, x, perm: (_flat_positions(out.shape).transpose(np.argsort(perm)).ravel(),),
     vjp=lambda g, out, x, perm: (transpose(g, [int(i) for i in np.argsort(perm)]),),
     lower=lambda b, node, g, gins: b.gather(gins[0], g, node.saved[0]),
-    cases=({"shapes": ((2, 3, 4),), "attrs": {"perm": (2, 0, 1)}},))
+    cases=({"shapes": ((2, 3, 4),), "attrs": {"perm": (2, 0, 1)}},
+           {"shapes": ((),), "attrs": {"perm": ()}}))
 
 broadcast_op = defop(
     "broadcast_to", forward=lambda x, shape: np.broadcast_to(x, shape).copy(),
@@ -43,7 +44,8 @@ getitem_op = defop(
     vjp=lambda g, out, x, key: (_scatter_flat(g, _flat_positions(x.shape)[key].ravel(), x.shape),),
     lower=lambda b, node, g, gins: b.scatter(gins[0], g, node.saved[0]),
     cases=({"shapes": ((4, 5),), "attrs": {"key": (slice(1, None, 2), 3)}},
-           {"shapes": ((6,),), "attrs": {"key": (np.array([0, 2, 2, 5]),)}}))
+           {"shapes": ((6,),), "attrs": {"key": (np.array([0, 2, 2, 5]),)}},
+           {"shapes": ((),), "attrs": {"key": ()}}))
 
 scatter_flat_op = defop(
     "scatter_flat",
@@ -51,13 +53,15 @@ scatter_flat_op = defop(
                                           g.ravel()).reshape(shape),
     vjp=lambda gg, out, g, idx, shape: (_take_flat(gg, idx, g.shape),),
     lower=lambda b, node, g, gins: b.gather(gins[0], g, node.attrs["idx"]),
-    cases=({"shapes": ((4,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (3,)}},))
+    cases=({"shapes": ((4,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (3,)}},
+           {"shapes": ((),), "attrs": {"idx": np.array([1]), "shape": (2,)}}))
 
 take_flat_op = defop(
     "take_flat", forward=lambda x, idx, shape: x.ravel()[idx].reshape(shape),
     vjp=lambda g, out, x, idx, shape: (_scatter_flat(g, idx, x.shape),),
     lower=lambda b, node, g, gins: b.scatter(gins[0], g, node.attrs["idx"]),
-    cases=({"shapes": ((3,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (2, 2)}},))
+    cases=({"shapes": ((3,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (2, 2)}},
+           {"shapes": ((),), "attrs": {"idx": np.array([0, 0]), "shape": (2,)}}))
 
 
 def _add_at(buf: np.ndarray, idx: np.ndarray, vals: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from ..lower import broadcast_index
 from ..tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import apply, const, norm_axis, require_float
+from .core import const, norm_axis, require_float
 from .reduce import REDUCE_CASES, _kept_shape, _spread
 from .registry import defop
 
@@ -37,8 +37,25 @@ def _prod_vjp(g, out, x, axes, keepdim):
     spread = _spread(g, x, axes)
     if np.all(x._data != 0):
         return (spread * _spread(out, x, axes) / x,)
-    # zeros: the exact first-order factor, as a constant (no second order through it)
-    return (spread * const(_others_product(x._data, axes), x._data.dtype),)
+    return (spread * _others_tensor(x, axes),)
+
+
+def _others_tensor(x: Tensor, axes: tuple | None) -> Tensor:
+    """_others_product in jitgrad ops, differentiable at zeros: each group of K elements
+    becomes a K x K matrix with ones on the diagonal, and prod runs along its rows."""
+    from .shape import broadcast_to, reshape, transpose, unsqueeze
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    keep = [i for i in range(x.ndim) if i not in axes]
+    perm = keep + list(axes)
+    xt = transpose(x, perm) if perm != list(range(x.ndim)) else x
+    lead = [x.shape[i] for i in keep]
+    k = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    rows = broadcast_to(unsqueeze(reshape(xt, lead + [k]), -2), lead + [k, k])
+    eye = np.broadcast_to(np.eye(k, dtype=bool), tuple(lead) + (k, k))
+    others = prod(E.where(Tensor._make(eye), 1.0, rows), axis=-1)
+    others = reshape(others, [x.shape[i] for i in perm])
+    return transpose(others, [int(i) for i in np.argsort(perm)]) if perm != \
+        list(range(x.ndim)) else others
 
 
 def _lower_prod(b, node, g, gins):
@@ -48,11 +65,13 @@ def _lower_prod(b, node, g, gins):
 
 
 prod_op = defop(
-    "prod", forward=lambda x, axes, keepdim: np.prod(x, axis=axes, keepdims=keepdim),
+    "prod", baked=None, forward=lambda x, axes, keepdim: np.prod(x, axis=axes, keepdims=keepdim),
     save=lambda out, x, axes, keepdim: (_others_product(x, axes),),
     vjp=_prod_vjp, lower=_lower_prod, domain=(0.5, 1.5),
     cases=REDUCE_CASES + ({"shapes": ((3,),), "attrs": {"axes": None, "keepdim": False},
-                           "values": [[2.0, 0.0, 3.0]]},))
+                           "values": [[2.0, 0.0, 3.0]], "smooth": True},
+                          {"shapes": ((2, 3),), "attrs": {"axes": (1,), "keepdim": True},
+                           "values": [[[0.0, 0.0, 3.0], [1.5, 0.0, 0.5]]], "smooth": True}))
 
 
 def prod(x: Tensor, axis: Any = None, keepdim: bool = False, dtype: Any = None,

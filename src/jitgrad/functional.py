@@ -1,0 +1,183 @@
+"""jacobian and hessian, as `paddle.autograd.jacobian/hessian` (Paddle 2.5+).
+
+A `Jacobian` is lazy: indexing it computes only the rows it needs, one `grad()` call per
+row (reverse mode gives a row at a time), and caches them. Rows are computed with
+create_graph=True, so a Jacobian can be differentiated again: that is all `hessian` does.
+
+Shapes follow Paddle: without a batch axis, ys and xs are 0-D or 1-D and J has shape
+[M, N] (a 0-D side drops its axis); with batch_axis=0 they are 1-D or 2-D and J has shape
+[B, M, N].
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .tensor import Tensor
+
+
+class Jacobian:
+    """d ys / d xs, evaluated lazily by rows. Index it like a Tensor (`J[:]`, `J[1:3, 0]`)."""
+
+    def __init__(self, ys: Tensor, xs: Tensor, is_batched: bool = False) -> None:
+        ys, xs = _as_tensor(ys, "ys"), _as_tensor(xs, "xs")
+        lo, hi = (1, 2) if is_batched else (0, 1)
+        for name, t in (("xs", xs), ("ys", ys)):
+            if not lo <= t.ndim <= hi:
+                raise ValueError(f"{name}.ndim should be {lo} or {hi} when "
+                                 f"{'batch_axis=0' if is_batched else 'batch_axis=None'}, "
+                                 f"got {t.ndim} (shape {t.shape})")
+        self._xs, self.is_batched = xs, is_batched
+        self._rows: dict[int, Tensor] = {}
+        if is_batched:
+            if ys.shape[0] != xs.shape[0]:
+                raise ValueError(f"ys and xs must share the batch size, got {ys.shape[0]} and "
+                                 f"{xs.shape[0]}")
+            self._ys = ys.reshape([ys.shape[0], -1])
+            self._lazy_axis = 1
+            self.inner_shape = [xs.shape[0], self._ys.shape[1], _width(xs, True)]
+            self.shape = [xs.shape[0], *ys.shape[1:2], *xs.shape[1:2]]
+        else:
+            self._ys = ys.reshape([-1])
+            self._lazy_axis = 0
+            self.inner_shape = [self._ys.shape[0], _width(xs, False)]
+            self.shape = [*ys.shape[0:1], *xs.shape[0:1]]
+        # axes of inner_shape a 0-D (or, batched, 1-D) side does not have in `shape`
+        sides = ((1, ys.ndim == 2), (2, xs.ndim == 2)) if is_batched else \
+            ((0, ys.ndim == 1), (1, xs.ndim == 1))
+        self._dropped = [axis for axis, kept in sides if not kept]
+
+    # ---- evaluation ----------------------------------------------------------------------
+    def _row(self, i: int) -> Tensor:
+        """Row i along the lazy axis: [N] (or [B, N] batched), differentiable."""
+        row = self._rows.get(i)
+        if row is None:
+            from .autograd import grad
+            y = self._ys[:, i] if self.is_batched else self._ys[i]
+            (g,) = grad(y, self._xs, create_graph=True, allow_unused=True)
+            if g is None:
+                g = Tensor._make(np.zeros_like(self._xs._data), stop_gradient=False)
+            row = g.reshape([self.inner_shape[0], -1] if self.is_batched else [-1])
+            self._rows[i] = row
+        return row
+
+    def __getitem__(self, index: Any) -> Tensor:
+        index = self._expand(index)
+        lazy = index[self._lazy_axis]
+        rows = range(self.inner_shape[self._lazy_axis])[lazy]
+        picked = [self._row(i) for i in ([rows] if isinstance(rows, int) else rows)]
+        block = _stack(picked, self._lazy_axis)
+        rest = list(index)
+        rest[self._lazy_axis] = 0 if isinstance(rows, int) else slice(None)
+        return block[tuple(rest)]
+
+    def _expand(self, index: Any) -> tuple:
+        """A user index over `shape` -> one entry per axis of `inner_shape`."""
+        if not isinstance(index, tuple):
+            index = (index,)
+        if any(i is Ellipsis for i in index):
+            raise IndexError("Ellipsis is not supported when indexing a Jacobian")
+        if len(index) > len(self.shape):
+            raise IndexError(f"too many indices for a Jacobian of shape {self.shape}")
+        index = index + (slice(None),) * (len(self.shape) - len(index))
+        it = iter(index)
+        full = tuple(0 if ax in self._dropped else next(it)
+                     for ax in range(len(self.inner_shape)))
+        for ax, i in enumerate(full):
+            if not isinstance(i, (int, np.integer, slice)):
+                raise TypeError(f"a Jacobian is indexed with ints and slices, got {i!r}")
+        return full
+
+    def _evaluate_all(self) -> Tensor:
+        return self[()]
+
+    def numpy(self) -> np.ndarray:
+        return self._evaluate_all().numpy()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._evaluate_all(), name)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(shape={self.shape}, rows evaluated: {len(self._rows)})"
+
+
+class Hessian(Jacobian):
+    """The Jacobian of a gradient (see `hessian`)."""
+
+
+def jacobian(ys: Tensor | Sequence[Tensor], xs: Tensor | Sequence[Tensor],
+             batch_axis: int | None = None) -> Any:
+    """Jacobian(s) of ys with respect to xs: one lazy `Jacobian` per (y, x) pair, nested in
+    tuples like Paddle (a tuple over ys of tuples over xs when both are sequences)."""
+    if batch_axis is not None and batch_axis != 0:
+        raise ValueError(f"batch_axis must be None or 0, got {batch_axis!r}")
+    batched = batch_axis is not None
+    ys_seq, xs_seq = isinstance(ys, (list, tuple)), isinstance(xs, (list, tuple))
+    if ys_seq and xs_seq:
+        return tuple(tuple(Jacobian(y, x, batched) for x in xs) for y in ys)
+    if ys_seq:
+        return tuple(Jacobian(y, xs, batched) for y in ys)
+    if xs_seq:
+        return tuple(Jacobian(ys, x, batched) for x in xs)
+    return Jacobian(ys, xs, batched)
+
+
+def hessian(ys: Tensor, xs: Tensor | Sequence[Tensor], batch_axis: int | None = None) -> Any:
+    """Hessian(s) of a one-element ys (one per batch row with batch_axis=0) w.r.t. xs.
+
+    For a tuple xs of shapes [M1], [M2] the result is ((H11, H12), (H21, H22)).
+    """
+    ys = _as_tensor(ys, "ys")
+    if batch_axis is None:
+        if ys.size != 1:
+            raise ValueError(f"hessian needs ys with one element when batch_axis is None, got "
+                             f"shape {ys.shape}")
+        ys = ys.reshape([])
+    elif batch_axis == 0:
+        if ys.ndim == 0 or ys.size != ys.shape[0]:
+            raise ValueError(f"hessian with batch_axis=0 needs ys of shape [B] or [B, 1], got "
+                             f"{ys.shape}")
+        ys = ys.reshape([-1])
+    else:
+        raise ValueError(f"batch_axis must be None or 0, got {batch_axis!r}")
+    first = jacobian(ys, xs, batch_axis)
+    if not isinstance(xs, (list, tuple)):
+        return _as_hessian(Jacobian(first._evaluate_all(), xs, batch_axis is not None))
+    return tuple(tuple(_as_hessian(Jacobian(j._evaluate_all(), x, batch_axis is not None))
+                       for x in xs) for j in first)
+
+
+def _as_hessian(j: Jacobian) -> Hessian:
+    j.__class__ = Hessian
+    return j
+
+
+def _as_tensor(t: Any, name: str) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name} must be a Tensor, got {type(t).__name__}")
+    return t
+
+
+def _width(x: Tensor, batched: bool) -> int:
+    return int(x.size // x.shape[0]) if batched else int(x.size)
+
+
+def _stack(rows: list[Tensor], axis: int) -> Tensor:
+    """Stack differentiable rows along a new `axis` (0 or 1)."""
+    from . import ops
+    if hasattr(ops, "stack"):
+        return ops.stack(rows, axis=axis)
+    from .ops.shape import _scatter_flat
+    shape = list(rows[0].shape)
+    shape.insert(axis, len(rows))
+    pos = np.arange(int(np.prod(shape))).reshape(shape)
+    total = None
+    for i, r in enumerate(rows):
+        idx = np.take(pos, i, axis=axis).ravel()
+        part = _scatter_flat(r.reshape([-1]), idx, tuple(shape))
+        total = part if total is None else total + part
+    return total

@@ -1,0 +1,283 @@
+"""Common layers (paddle.nn names): thin Layer wrappers over nn.functional."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Sequence
+
+from ..ops import creation
+from ..ops.shape import flatten
+from ..tensor import Tensor
+from . import functional as F
+from .initializer import Constant, Normal
+from .layer import Layer
+
+
+class Linear(Layer):
+    """y = x @ weight + bias, weight [in_features, out_features] (Paddle's layout)."""
+
+    def __init__(self, in_features: int, out_features: int, weight_attr: Any = None,
+                 bias_attr: Any = None, name: str | None = None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = self.create_parameter([in_features, out_features], weight_attr)
+        self.bias = None if bias_attr is False else \
+            self.create_parameter([out_features], bias_attr, is_bias=True)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}"
+
+
+class _ConvNd(Layer):
+    def __init__(self, nd: int, in_channels: int, out_channels: int, kernel_size: Any,
+                 stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW"
+                 ) -> None:
+        super().__init__()
+        k = [kernel_size] * nd if isinstance(kernel_size, int) else list(kernel_size)
+        fan_in = in_channels // groups * math.prod(k)
+        self.weight = self.create_parameter([out_channels, in_channels // groups] + k,
+                                            weight_attr,
+                                            default_initializer=Normal(0, (2 / fan_in) ** 0.5))
+        self.bias = None if bias_attr is False else \
+            self.create_parameter([out_channels], bias_attr, is_bias=True)
+        self._args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
+                          data_format=data_format)
+
+
+class Conv2D(_ConvNd):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                 padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
+                 data_format: str = "NCHW") -> None:
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, weight_attr, bias_attr, data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.conv2d(x, self.weight, self.bias, **self._args)
+
+
+class Conv1D(_ConvNd):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                 padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
+                 data_format: str = "NCL") -> None:
+        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, weight_attr, bias_attr, data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.conv1d(x, self.weight, self.bias, **self._args)
+
+
+class _BatchNorm(Layer):
+    def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
+                 use_global_stats: bool | None = None, name: str | None = None) -> None:
+        super().__init__()
+        self.weight = self.create_parameter([num_features], weight_attr,
+                                            default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_features], bias_attr, is_bias=True)
+        self.register_buffer("_mean", creation.zeros([num_features]))
+        self.register_buffer("_variance", creation.ones([num_features]))
+        self._momentum, self._epsilon, self._format = momentum, epsilon, data_format
+        self._use_global_stats = use_global_stats
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
+                            training=self.training, momentum=self._momentum,
+                            epsilon=self._epsilon, data_format=self._format,
+                            use_global_stats=self._use_global_stats)
+
+
+class BatchNorm1D(_BatchNorm):
+    def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCL",
+                 use_global_stats: bool | None = None, name: str | None = None) -> None:
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats)
+
+
+class BatchNorm2D(_BatchNorm):
+    pass
+
+
+class LayerNorm(Layer):
+    def __init__(self, normalized_shape: Any, epsilon: float = 1e-05, weight_attr: Any = None,
+                 bias_attr: Any = None, name: str | None = None) -> None:
+        super().__init__()
+        shape = [normalized_shape] if isinstance(normalized_shape, int) else \
+            list(normalized_shape)
+        self._shape, self._epsilon = shape, epsilon
+        self.weight = None if weight_attr is False else self.create_parameter(
+            shape, weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else \
+            self.create_parameter(shape, bias_attr, is_bias=True)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.layer_norm(x, self._shape, self.weight, self.bias, self._epsilon)
+
+
+class Embedding(Layer):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 sparse: bool = False, weight_attr: Any = None, name: str | None = None
+                 ) -> None:
+        super().__init__()
+        self._padding_idx = padding_idx
+        self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
+
+    def forward(self, x: Any) -> Tensor:
+        return F.embedding(x, self.weight, self._padding_idx)
+
+
+class Dropout(Layer):
+    def __init__(self, p: float = 0.5, axis: Any = None, mode: str = "upscale_in_train",
+                 name: str | None = None) -> None:
+        super().__init__()
+        self.p, self.axis, self.mode = p, axis, mode
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.axis, self.training, self.mode)
+
+
+class Flatten(Layer):
+    def __init__(self, start_axis: int = 1, stop_axis: int = -1) -> None:
+        super().__init__()
+        self.start_axis, self.stop_axis = start_axis, stop_axis
+
+    def forward(self, x: Tensor) -> Tensor:
+        return flatten(x, self.start_axis, self.stop_axis)
+
+
+class MaxPool2D(Layer):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, data_format: str = "NCHW") -> None:
+        super().__init__()
+        self._args = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                          ceil_mode=ceil_mode, data_format=data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool2d(x, **self._args)
+
+
+class AvgPool2D(Layer):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, exclusive: bool = True, data_format: str = "NCHW"
+                 ) -> None:
+        super().__init__()
+        self._args = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                          ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(x, **self._args)
+
+
+class AdaptiveAvgPool2D(Layer):
+    def __init__(self, output_size: Any, data_format: str = "NCHW") -> None:
+        super().__init__()
+        self.output_size, self.data_format = output_size, data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(x, self.output_size, self.data_format)
+
+
+class Sequential(Layer):
+    """Layers applied in order; Sequential(l1, l2) or Sequential(('name', l1), ...)."""
+
+    def __init__(self, *layers: Any) -> None:
+        super().__init__()
+        for i, item in enumerate(layers):
+            name, layer = item if isinstance(item, tuple) else (str(i), item)
+            self.add_sublayer(name, layer)
+
+    def forward(self, x: Any) -> Any:
+        for layer in self._sub_layers.values():
+            x = layer(x)
+        return x
+
+    def __getitem__(self, i: int) -> Layer:
+        return list(self._sub_layers.values())[i]
+
+    def __len__(self) -> int:
+        return len(self._sub_layers)
+
+
+class LayerList(Layer):
+    def __init__(self, sublayers: Iterable[Layer] | None = None) -> None:
+        super().__init__()
+        for layer in sublayers or []:
+            self.append(layer)
+
+    def append(self, layer: Layer) -> LayerList:
+        self.add_sublayer(str(len(self._sub_layers)), layer)
+        return self
+
+    def __getitem__(self, i: int) -> Layer:
+        return list(self._sub_layers.values())[i]
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+    def __len__(self) -> int:
+        return len(self._sub_layers)
+
+
+def _activation(name: str, fn: Any, params: Sequence[str] = ()) -> type:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        Layer.__init__(self)
+        kwargs.pop("name", None)
+        self._kw = dict(zip(params, args), **kwargs)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return fn(x, **self._kw)
+
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "__doc__": f"Layer form of nn.functional.{fn.__name__}."})
+
+
+ReLU = _activation("ReLU", F.relu)
+ReLU6 = _activation("ReLU6", F.relu6)
+LeakyReLU = _activation("LeakyReLU", F.leaky_relu, ["negative_slope"])
+ELU = _activation("ELU", F.elu, ["alpha"])
+SELU = _activation("SELU", F.selu, ["scale", "alpha"])
+GELU = _activation("GELU", F.gelu, ["approximate"])
+SiLU = _activation("SiLU", F.silu)
+Swish = SiLU
+Sigmoid = _activation("Sigmoid", F.sigmoid)
+Tanh = _activation("Tanh", F.tanh)
+Softplus = _activation("Softplus", F.softplus, ["beta", "threshold"])
+Softsign = _activation("Softsign", F.softsign)
+Hardtanh = _activation("Hardtanh", F.hardtanh, ["min", "max"])
+Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid)
+Hardswish = _activation("Hardswish", F.hardswish)
+Mish = _activation("Mish", F.mish)
+Softmax = _activation("Softmax", F.softmax, ["axis"])
+LogSoftmax = _activation("LogSoftmax", F.log_softmax, ["axis"])
+
+
+def _loss(name: str, fn: Any, params: Sequence[str]) -> type:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        Layer.__init__(self)
+        kwargs.pop("name", None)
+        self._kw = dict(zip(params, args), **kwargs)
+
+    def forward(self, input: Tensor, label: Any) -> Tensor:
+        return fn(input, label, **self._kw)
+
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "__doc__": f"Layer form of nn.functional.{fn.__name__}."})
+
+
+MSELoss = _loss("MSELoss", F.mse_loss, ["reduction"])
+L1Loss = _loss("L1Loss", F.l1_loss, ["reduction"])
+SmoothL1Loss = _loss("SmoothL1Loss", F.smooth_l1_loss, ["reduction", "delta"])
+CrossEntropyLoss = _loss("CrossEntropyLoss", F.cross_entropy,
+                         ["weight", "ignore_index", "reduction", "soft_label", "axis",
+                          "use_softmax", "label_smoothing"])
+NLLLoss = _loss("NLLLoss", F.nll_loss, ["weight", "ignore_index", "reduction"])
+BCELoss = _loss("BCELoss", F.binary_cross_entropy, ["weight", "reduction"])
+BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", F.binary_cross_entropy_with_logits,
+                          ["weight", "reduction", "pos_weight"])
+KLDivLoss = _loss("KLDivLoss", F.kl_div, ["reduction", "log_target"])

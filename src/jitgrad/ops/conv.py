@@ -1,0 +1,238 @@
+"""conv1d / conv2d (im2col + batched GEMM) and max / avg pooling, as composites.
+
+The im2col step is `take_flat` with an index map built once per call: its backward is the
+compiled SCATTER (col2im), and the product is one batched matmul whose backward is two GEMMs.
+So a convolution's compiled backward is GEMM + SCATTER, with no new opcode, and its double
+gradient comes from those primitives."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import reduce as R
+from .core import const, require_float
+from .indexing import pad as _pad
+from .linalg import matmul
+from .shape import _take_flat, reshape, transpose
+
+
+def _pair(v: Any, n: int, what: str) -> list[int]:
+    if isinstance(v, (int, np.integer)):
+        return [int(v)] * n
+    v = [int(a) for a in v]
+    if len(v) != n:
+        raise ValueError(f"{what} must be an int or {n} ints, got {v}")
+    return v
+
+
+def _padding(padding: Any, nsp: int, ksize: Sequence[int], dil: Sequence[int],
+             stride: Sequence[int], insize: Sequence[int]) -> list[tuple[int, int]]:
+    """Paddle's padding forms: int, [p per dim], [before, after per dim], 'SAME', 'VALID'."""
+    if isinstance(padding, str):
+        mode = padding.upper()
+        if mode == "VALID":
+            return [(0, 0)] * nsp
+        if mode != "SAME":
+            raise ValueError(f"padding must be 'SAME', 'VALID' or numbers, got {padding!r}")
+        out = []
+        for k, d, s, n in zip(ksize, dil, stride, insize):
+            total = max((math.ceil(n / s) - 1) * s + (k - 1) * d + 1 - n, 0)
+            out.append((total // 2, total - total // 2))
+        return out
+    if isinstance(padding, (int, np.integer)):
+        return [(int(padding), int(padding))] * nsp
+    p = [int(a) for a in np.asarray(padding).ravel()]
+    if len(p) == nsp:
+        return [(a, a) for a in p]
+    if len(p) == 2 * nsp:
+        return [(p[2 * i], p[2 * i + 1]) for i in range(nsp)]
+    raise ValueError(f"padding {padding!r} does not fit {nsp} spatial dims")
+
+
+def _windows(shape: Sequence[int], ksize, stride, dil) -> tuple[np.ndarray, list[int]]:
+    """Flat positions into an [N, C, H, W] array of every window element:
+    shape [N, C, kh, kw, Ho, Wo] (cached: a training loop asks for the same maps each step)."""
+    idx, out = _windows_cached(tuple(shape), tuple(ksize), tuple(stride), tuple(dil))
+    return idx, list(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _windows_cached(shape: tuple, ksize: tuple, stride: tuple, dil: tuple):
+    N, C, H, W = shape
+    (kh, kw), (sh, sw), (dh, dw) = ksize, stride, dil
+    Ho = (H - (kh - 1) * dh - 1) // sh + 1
+    Wo = (W - (kw - 1) * dw - 1) // sw + 1
+    if Ho <= 0 or Wo <= 0:
+        raise ValueError(f"the kernel {list(ksize)} (dilation {list(dil)}) is larger than the "
+                         f"padded input {[H, W]}")
+    n = np.arange(N).reshape(N, 1, 1, 1, 1, 1) * (C * H * W)
+    c = np.arange(C).reshape(1, C, 1, 1, 1, 1) * (H * W)
+    r = (np.arange(kh).reshape(1, 1, kh, 1, 1, 1) * dh
+         + np.arange(Ho).reshape(1, 1, 1, 1, Ho, 1) * sh) * W
+    q = (np.arange(kw).reshape(1, 1, 1, kw, 1, 1) * dw
+         + np.arange(Wo).reshape(1, 1, 1, 1, 1, Wo) * sw)
+    idx = (n + c + r + q).astype(np.int64)
+    idx.setflags(write=False)
+    return idx, (Ho, Wo)
+
+
+def _channels_first(x: Tensor, data_format: str) -> tuple[Tensor, bool]:
+    last = data_format.upper() in ("NHWC", "NLC")
+    if data_format.upper() not in ("NCHW", "NHWC", "NCL", "NLC"):
+        raise ValueError(f"unsupported data_format {data_format!r}")
+    if last:
+        x = transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
+    return x, last
+
+
+def _back(y: Tensor, last: bool) -> Tensor:
+    return transpose(y, [0] + list(range(2, y.ndim)) + [1]) if last else y
+
+
+def _spatial_pad(x: Tensor, widths: list[tuple[int, int]], value: float = 0.0) -> Tensor:
+    if not any(a or b for a, b in widths):
+        return x
+    full = [0, 0, 0, 0] + [v for ab in widths for v in ab]
+    return _pad(x, full, value=value)
+
+
+def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1, data_format: str = "NCHW",
+           name: str | None = None) -> Tensor:
+    """2-D convolution (cross-correlation, as Paddle): x [N, C, H, W], weight
+    [O, C / groups, kh, kw], bias [O]."""
+    require_float(x, "conv2d")
+    x, last = _channels_first(x, data_format)
+    if x.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"conv2d needs a 4-D input and weight, got {x.shape} and "
+                         f"{weight.shape}")
+    N, C, H, W = x.shape
+    O, Cg, kh, kw = weight.shape
+    if C % groups or O % groups or Cg != C // groups:
+        raise ValueError(f"conv2d: input channels {C}, weight {weight.shape} and groups "
+                         f"{groups} do not fit")
+    st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
+    widths = _padding(padding, 2, (kh, kw), dl, st, (H, W))
+    xp = _spatial_pad(x, widths)
+    idx, (Ho, Wo) = _windows(xp.shape, (kh, kw), st, dl)
+    G = groups
+    cols = _take_flat(xp, idx.ravel(), (N, G, Cg * kh * kw, Ho * Wo))
+    w = reshape(weight, [G, O // G, Cg * kh * kw])
+    y = reshape(matmul(w, cols), [N, O, Ho, Wo])
+    if bias is not None:
+        y = y + reshape(bias, [1, O, 1, 1])
+    return _back(y, last)
+
+
+def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1, data_format: str = "NCL",
+           name: str | None = None) -> Tensor:
+    """1-D convolution: x [N, C, L], weight [O, C / groups, k]; conv2d with H = 1."""
+    x, last = _channels_first(x, data_format)
+    if x.ndim != 3 or weight.ndim != 3:
+        raise ValueError(f"conv1d needs a 3-D input and weight, got {x.shape} and "
+                         f"{weight.shape}")
+    if isinstance(padding, str):
+        pads = padding
+    else:
+        (a, b), = _padding(padding, 1, (weight.shape[-1],), [1], [1], [x.shape[-1]])
+        pads = [0, 0, a, b]
+    y = conv2d(reshape(x, [x.shape[0], x.shape[1], 1, x.shape[2]]),
+               reshape(weight, [weight.shape[0], weight.shape[1], 1, weight.shape[2]]), bias,
+               [1, _pair(stride, 1, "stride")[0]], pads,
+               [1, _pair(dilation, 1, "dilation")[0]], groups)
+    y = reshape(y, [y.shape[0], y.shape[1], y.shape[3]])
+    return _back(y, last)
+
+
+# ---- pooling -------------------------------------------------------------------------------
+
+def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
+    x, last = _channels_first(x, data_format)
+    if x.ndim != 4:
+        raise ValueError(f"pool2d needs a 4-D input, got shape {x.shape}")
+    k = _pair(kernel_size, 2, "kernel_size")
+    st = k if stride is None else _pair(stride, 2, "stride")
+    widths = _padding(padding, 2, k, [1, 1], st, x.shape[2:])
+    if ceil_mode:           # extra room at the end so that partial windows are kept
+        widths = [(a, b + (-(n + a + b - kk)) % s) for (a, b), n, kk, s
+                  in zip(widths, x.shape[2:], k, st)]
+    return x, last, k, st, widths
+
+
+def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCHW",
+               name: str | None = None) -> Any:
+    """Max over each window (padding counts as -inf). As in Paddle, the gradient goes to the
+    first maximum of a window (row-major order), and return_mask gives its index h * W + w
+    in the input plane."""
+    require_float(x, "max_pool2d")
+    x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
+                                         data_format)
+    xp = _spatial_pad(x, widths, value=-np.inf)
+    idx, (Ho, Wo) = _windows(xp.shape, k, st, [1, 1])
+    N, C = x.shape[:2]
+    order = np.moveaxis(idx, (2, 3), (4, 5)).reshape(N, C, Ho, Wo, k[0] * k[1])
+    first = np.argmax(xp._data.reshape(-1)[order], axis=-1)[..., None]
+    chosen = np.take_along_axis(order, first, axis=-1)[..., 0]
+    out = _back(_take_flat(xp, chosen.ravel(), (N, C, Ho, Wo)), last)
+    if not return_mask:
+        return out
+    Hp, Wp = xp.shape[2:]
+    h, w = (chosen // Wp) % Hp - widths[0][0], chosen % Wp - widths[1][0]
+    mask = Tensor._make((h * x.shape[3] + w).astype(np.int32))
+    return out, _back(mask, last)
+
+
+def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, exclusive: bool = True,
+               divisor_override: float | None = None, data_format: str = "NCHW",
+               name: str | None = None) -> Tensor:
+    """Mean over each window; exclusive=True leaves padding out of the count (Paddle's
+    default)."""
+    require_float(x, "avg_pool2d")
+    x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
+                                         data_format)
+    xp = _spatial_pad(x, widths)
+    idx, (Ho, Wo) = _windows(xp.shape, k, st, [1, 1])
+    N, C = x.shape[:2]
+    order = np.moveaxis(idx, (2, 3), (4, 5))
+    win = _take_flat(xp, order.ravel(), (N, C, Ho, Wo, k[0] * k[1]))
+    total = R.sum(win, axis=-1)
+    if divisor_override:
+        return _back(total / float(divisor_override), last)
+    # which padded positions count: the input (exclusive), or the input and the padding
+    # asked for (not exclusive); never the overhang ceil_mode adds
+    asked = _padding(padding, 2, k, [1, 1], st, x.shape[2:])
+    region = np.ones(x.shape[2:])
+    if not exclusive:
+        region = np.pad(region, asked, constant_values=1)
+        widths = [(0, b - b0 + a - a0) for (a, b), (a0, b0) in zip(widths, asked)]
+    region = np.pad(region, widths)
+    plane = _windows((1, 1) + region.shape, k, st, [1, 1])[0]
+    count = region.ravel()[plane].sum(axis=(2, 3))[0, 0]
+    return _back(total * const(1.0 / count, x._data.dtype), last)
+
+
+def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
+                        name: str | None = None) -> Tensor:
+    """Average over adaptive windows (start floor(i*H/Ho), end ceil((i+1)*H/Ho))."""
+    x, last = _channels_first(x, data_format)
+    H, W = x.shape[2:]
+    Ho, Wo = _pair(output_size, 2, "output_size")
+    rows = []
+    for i in range(Ho):
+        a, b = (i * H) // Ho, -(-((i + 1) * H) // Ho)
+        cols = []
+        for j in range(Wo):
+            c, d = (j * W) // Wo, -(-((j + 1) * W) // Wo)
+            cols.append(R.mean(x[:, :, a:b, c:d], axis=[2, 3]))
+        rows.append(cols)
+    from .indexing import stack
+    y = stack([stack(r, axis=-1) for r in rows], axis=-2)
+    return _back(y, last)

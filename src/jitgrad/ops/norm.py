@@ -1,0 +1,103 @@
+"""layer_norm and batch_norm as composites (mean, subtract, rsqrt, multiply).
+
+batch_norm in training mode updates the running statistics in place, outside the graph:
+running = momentum * running + (1 - momentum) * batch statistic (Paddle's convention, with
+the biased batch variance)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import reduce as R
+from .core import require_float
+from .math import rsqrt
+from .shape import reshape
+
+
+def layer_norm(x: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, epsilon: float = 1e-05, name: str | None = None
+               ) -> Tensor:
+    """Normalise over the trailing dims given by normalized_shape, then scale and shift."""
+    require_float(x, "layer_norm")
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    k = len(shape)
+    if x.shape[x.ndim - k:] != shape:
+        raise ValueError(f"layer_norm: normalized_shape {shape} does not match the trailing "
+                         f"dims of {x.shape}")
+    axes = list(range(x.ndim - k, x.ndim))
+    mu = R.mean(x, axis=axes, keepdim=True)
+    d = x - mu
+    y = d * rsqrt(R.mean(d * d, axis=axes, keepdim=True) + epsilon)
+    if weight is not None:
+        y = y * reshape(weight, shape)
+    if bias is not None:
+        y = y + reshape(bias, shape)
+    return y
+
+
+def _channel_axis(x: Tensor, data_format: str) -> int:
+    fmt = data_format.upper()
+    if fmt in ("NC", "NCL", "NCHW", "NCDHW"):
+        return 1
+    if fmt in ("NLC", "NHWC", "NDHWC"):
+        return x.ndim - 1
+    raise ValueError(f"batch_norm: unsupported data_format {data_format!r}")
+
+
+def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.9, epsilon: float = 1e-05,
+               data_format: str = "NCHW", use_global_stats: bool | None = None,
+               name: str | None = None) -> Tensor:
+    """Normalise each channel by the batch statistics (training) or the running ones."""
+    from .inplace import set_value
+    require_float(x, "batch_norm")
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm needs an input [N, C, ...], got shape {x.shape}")
+    ax = _channel_axis(x, data_format)
+    C = x.shape[ax]
+    bshape = [C if i == ax else 1 for i in range(x.ndim)]
+    axes = [i for i in range(x.ndim) if i != ax]
+    use_batch = training if use_global_stats is None else not use_global_stats
+    if use_batch:
+        mu = R.mean(x, axis=axes, keepdim=True)
+        d = x - mu
+        var = R.mean(d * d, axis=axes, keepdim=True)
+        y = d * rsqrt(var + epsilon)
+        if training:
+            m = float(momentum)
+            set_value(running_mean, m * running_mean._data + (1 - m) *
+                      mu._data.reshape(C).astype(running_mean._data.dtype))
+            set_value(running_var, m * running_var._data + (1 - m) *
+                      var._data.reshape(C).astype(running_var._data.dtype))
+    else:
+        rm = Tensor._make(running_mean._data.reshape(bshape).astype(x._data.dtype))
+        rv = np.asarray(running_var._data.reshape(bshape), dtype=np.float64)
+        y = (x - rm) * Tensor._make((1 / np.sqrt(rv + epsilon)).astype(x._data.dtype))
+    if weight is not None:
+        y = y * reshape(weight, bshape)
+    if bias is not None:
+        y = y + reshape(bias, bshape)
+    return y
+
+
+def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               data_format: str = "NCHW", name: str | None = None) -> Tensor:
+    require_float(x, "group_norm")
+    N, C = x.shape[:2]
+    if C % num_groups:
+        raise ValueError(f"group_norm: {C} channels do not split into {num_groups} groups")
+    g = reshape(x, [N, num_groups, -1])
+    mu = R.mean(g, axis=2, keepdim=True)
+    d = g - mu
+    y = reshape(d * rsqrt(R.mean(d * d, axis=2, keepdim=True) + epsilon), x.shape)
+    bshape: Sequence[int] = [1, C] + [1] * (x.ndim - 2)
+    if weight is not None:
+        y = y * reshape(weight, bshape)
+    if bias is not None:
+        y = y + reshape(bias, bshape)
+    return y

@@ -1,0 +1,113 @@
+"""interpolate (nearest, bilinear, linear), upsample, unfold and pixel_shuffle as composites:
+gathers with index maps built once (take_flat) and constant interpolation weights."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..tensor import Tensor
+from .conv import _channels_first, _back, _pair, _padding, _spatial_pad, _windows
+from .core import const, require_float
+from .shape import _flat_positions, _take_flat, reshape, transpose
+
+
+def _out_size(insize: Sequence[int], size: Any, scale: Any) -> tuple[list[int], list[float]]:
+    n = len(insize)
+    if size is not None:
+        out = [int(s.item() if isinstance(s, Tensor) else s) for s in
+               ([size] * n if isinstance(size, int) else size)]
+        return out, [i / o for i, o in zip(insize, out)]
+    if scale is None:
+        raise ValueError("interpolate needs size or scale_factor")
+    sc = [float(scale)] * n if isinstance(scale, (int, float)) else [float(s) for s in scale]
+    return [int(math.floor(i * s)) for i, s in zip(insize, sc)], [1 / s for s in sc]
+
+
+def _source(n_in: int, n_out: int, ratio: float, mode: str, align_corners: bool,
+            align_mode: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per output index: the two source indices and the weight of the second."""
+    dst = np.arange(n_out, dtype=np.float64)
+    if mode == "nearest":
+        src = (np.round(dst * (n_in - 1) / max(n_out - 1, 1)) if align_corners
+               else np.floor(dst * ratio))
+        i0 = np.clip(src, 0, n_in - 1).astype(np.int64)
+        return i0, i0, np.zeros(n_out)
+    if align_corners:
+        src = dst * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    elif align_mode == 0:
+        src = np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
+    else:
+        src = dst * ratio
+    i0 = np.clip(np.floor(src), 0, n_in - 1).astype(np.int64)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    return i0, i1, src - i0
+
+
+def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool = False, align_mode: int = 0, data_format: str = "NCHW",
+                name: str | None = None) -> Tensor:
+    """Resize the spatial dims of [N, C, (H,) W] input: nearest, linear or bilinear."""
+    require_float(x, "interpolate")
+    mode = mode.lower()
+    if mode not in ("nearest", "linear", "bilinear"):
+        raise ValueError(f"interpolate: mode must be nearest, linear or bilinear, got {mode!r}")
+    x, last = _channels_first(x, data_format)
+    sp = x.shape[2:]
+    out, ratios = _out_size(sp, size, scale_factor)
+    maps = [_source(i, o, r, mode, align_corners, align_mode)
+            for i, o, r in zip(sp, out, ratios)]
+    N, C = x.shape[:2]
+    pos = _flat_positions(tuple(x.shape))
+    y = None
+    for corner in np.ndindex(*([2] * len(sp))):
+        idx = [m[c] for m, c in zip(maps, corner)]
+        wts = [m[2] if c else 1 - m[2] for m, c in zip(maps, corner)]
+        w = np.ones(out)
+        for d, wd in enumerate(wts):
+            shape = [1] * len(out)
+            shape[d] = out[d]
+            w = w * wd.reshape(shape)
+        if mode != "nearest" and not w.any():
+            continue
+        sel = pos[(slice(None), slice(None)) + np.ix_(*idx)]
+        term = _take_flat(x, sel.ravel(), (N, C, *out))
+        if mode != "nearest":
+            term = term * const(w, x._data.dtype)
+        y = term if y is None else y + term
+        if mode == "nearest":
+            break
+    return _back(y, last)
+
+
+def upsample(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool = False, align_mode: int = 0, data_format: str = "NCHW",
+             name: str | None = None) -> Tensor:
+    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
+
+
+def unfold(x: Tensor, kernel_sizes: Any, strides: Any = 1, paddings: Any = 0,
+           dilations: Any = 1, name: str | None = None) -> Tensor:
+    """im2col: [N, C, H, W] -> [N, C * kh * kw, L] sliding blocks (Paddle's F.unfold)."""
+    require_float(x, "unfold")
+    k = _pair(kernel_sizes, 2, "kernel_sizes")
+    st, dl = _pair(strides, 2, "strides"), _pair(dilations, 2, "dilations")
+    widths = _padding(paddings, 2, k, dl, st, x.shape[2:])
+    xp = _spatial_pad(x, widths)
+    idx, (Ho, Wo) = _windows(xp.shape, k, st, dl)
+    N, C = x.shape[:2]
+    return _take_flat(xp, idx.ravel(), (N, C * k[0] * k[1], Ho * Wo))
+
+
+def pixel_shuffle(x: Tensor, upscale_factor: int, data_format: str = "NCHW",
+                  name: str | None = None) -> Tensor:
+    x, last = _channels_first(x, data_format)
+    N, C, H, W = x.shape
+    r = int(upscale_factor)
+    if C % (r * r):
+        raise ValueError(f"pixel_shuffle: {C} channels are not divisible by {r * r}")
+    y = reshape(x, [N, C // (r * r), r, r, H, W])
+    y = transpose(y, [0, 1, 4, 2, 5, 3])
+    return _back(reshape(y, [N, C // (r * r), H * r, W * r]), last)

@@ -1,0 +1,147 @@
+"""Searching, sorting, comparisons and logic. Indices and booleans carry no gradient; sorted
+values and top-k values are take_along_axis composites, so their gradients flow back to the
+picked elements."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .indexing import _axis, take_along_axis
+
+
+def _np(x: Any) -> np.ndarray:
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _t(a: Any) -> Tensor:
+    return Tensor._make(np.array(a, order="C"))
+
+
+def argmax(x: Tensor, axis: int | None = None, keepdim: bool = False, dtype: Any = "int64",
+           name: str | None = None) -> Tensor:
+    if axis is None:
+        return _t(np.asarray(np.argmax(x._data), np.int64))
+    return _t(np.argmax(x._data, axis=axis, keepdims=keepdim).astype(np.int64))
+
+
+def argmin(x: Tensor, axis: int | None = None, keepdim: bool = False, dtype: Any = "int64",
+           name: str | None = None) -> Tensor:
+    if axis is None:
+        return _t(np.asarray(np.argmin(x._data), np.int64))
+    return _t(np.argmin(x._data, axis=axis, keepdims=keepdim).astype(np.int64))
+
+
+def argsort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = True,
+            name: str | None = None) -> Tensor:
+    d = -x._data if descending else x._data
+    return _t(np.argsort(d, axis=axis, kind="stable").astype(np.int64))
+
+
+def sort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = True,
+         name: str | None = None) -> Tensor:
+    """Sorted values; the gradient goes back to where each value came from."""
+    if x.ndim == 0:
+        return x
+    return take_along_axis(x, argsort(x, axis, descending), axis)
+
+
+def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool = True,
+         name: str | None = None) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the k largest (or smallest) entries along axis."""
+    ax = _axis(axis, x.ndim, "topk")
+    if not 0 < k <= x.shape[ax]:
+        raise ValueError(f"topk: k={k} is out of range for axis {ax} of size {x.shape[ax]}")
+    idx = argsort(x, ax, descending=largest)._data
+    idx = np.take(idx, np.arange(k), axis=ax)
+    return take_along_axis(x, idx, ax), _t(idx)
+
+
+def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
+    nz = np.nonzero(x._data)
+    if as_tuple:
+        return tuple(_t(i.astype(np.int64)[:, None]) for i in nz)
+    return _t(np.stack(nz, axis=1).astype(np.int64))
+
+
+def _cmp(fn):
+    def op(x: Any, y: Any, name: str | None = None) -> Tensor:
+        return _t(fn(_np(x), _np(y)))
+    op.__name__ = fn.__name__
+    return op
+
+
+equal, not_equal = _cmp(np.equal), _cmp(np.not_equal)
+less_than, less_equal = _cmp(np.less), _cmp(np.less_equal)
+greater_than, greater_equal = _cmp(np.greater), _cmp(np.greater_equal)
+logical_and, logical_or = _cmp(np.logical_and), _cmp(np.logical_or)
+logical_xor = _cmp(np.logical_xor)
+bitwise_and, bitwise_or, bitwise_xor = (_cmp(np.bitwise_and), _cmp(np.bitwise_or),
+                                        _cmp(np.bitwise_xor))
+floor_divide = _cmp(np.floor_divide)
+
+
+def logical_not(x: Any, name: str | None = None) -> Tensor:
+    return _t(np.logical_not(_np(x)))
+
+
+def isnan(x: Tensor, name: str | None = None) -> Tensor:
+    return _t(np.isnan(x._data))
+
+
+def isinf(x: Tensor, name: str | None = None) -> Tensor:
+    return _t(np.isinf(x._data))
+
+
+def isfinite(x: Tensor, name: str | None = None) -> Tensor:
+    return _t(np.isfinite(x._data))
+
+
+def any(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
+        ) -> Tensor:  # noqa: A001
+    return _t(np.any(x._data, axis=None if axis is None else tuple(np.atleast_1d(axis)),
+                     keepdims=keepdim))
+
+
+def all(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
+        ) -> Tensor:  # noqa: A001
+    return _t(np.all(x._data, axis=None if axis is None else tuple(np.atleast_1d(axis)),
+                     keepdims=keepdim))
+
+
+def allclose(x: Tensor, y: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False, name: str | None = None) -> Tensor:
+    return _t(np.asarray(np.allclose(x._data, y._data, rtol, atol, equal_nan)))
+
+
+def isclose(x: Tensor, y: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False, name: str | None = None) -> Tensor:
+    return _t(np.isclose(x._data, y._data, rtol, atol, equal_nan))
+
+
+def equal_all(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    return _t(np.asarray(x._data.shape == y._data.shape and np.array_equal(x._data, y._data)))
+
+
+def count_nonzero(x: Tensor, axis: Any = None, keepdim: bool = False,
+                  name: str | None = None) -> Tensor:
+    return _t(np.asarray(np.count_nonzero(x._data, axis=axis, keepdims=keepdim), np.int64))
+
+
+def unique(x: Tensor, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: int | None = None, dtype: Any = "int64",
+           name: str | None = None) -> Any:
+    res = np.unique(x._data, return_index, return_inverse, return_counts, axis=axis)
+    if not isinstance(res, tuple):
+        return _t(res)
+    return tuple(_t(r if i == 0 else r.astype(np.int64)) for i, r in enumerate(res))
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def numel(x: Tensor, name: str | None = None) -> Tensor:
+    return _t(np.asarray(x._data.size, np.int64))
