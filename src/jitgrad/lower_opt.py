@@ -58,7 +58,8 @@ def optimize(prog: Program, backward: bool = True) -> Program:
     protected = _protected(prog, pinned)
     # with callbacks, a renamed source must not be a slot they touch, and a chain must not
     # straddle a callback (it would move work across it)
-    avoid = [(int(o), int(o) + 1) for o in pinned or ()] if prog.segments else []
+    avoid = _protected(prog, pinned)[len(prog.seeds) + len(prog.outputs):] \
+        if prog.segments else []
     cuts = sorted({stop for _, stop, cb in prog.segments if cb is not None})
     alias(prog, protected, avoid)
     fuse_chains(prog, protected, cuts)
