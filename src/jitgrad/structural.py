@@ -14,6 +14,7 @@ outside the whitelist (PyLayer, new ops) or a debug dump never use the cache.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections import OrderedDict
 from typing import Any, Callable
@@ -88,9 +89,9 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
             continue
         seen[id(node)] = node
         for t in node.inputs:
-            if not t._stop_gradient and t._node is not None and id(t._node) not in seen:
+            if t._node is not None and not t._stop_gradient:
                 stack.append(t._node)
-    nodes = sorted(seen.values(), key=_seq, reverse=True)
+    nodes = sorted(seen.values(), key=_SEQ, reverse=True)
     index = {id(n): k for k, n in enumerate(nodes)}
     tid: dict[int, int] = {}
     tensors: list = []
@@ -98,18 +99,22 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
     for r in roots:
         tid[id(r)] = len(tensors)
         tensors.append(r)
-        parts.append((r._data.shape, r._data.dtype.str))
+        parts.append(r._data.shape)
+        parts.append(r._data.dtype)
     chains = _node_chains()
+    hooked = len(chains) > 0
     for node in nodes:
-        op = node.op
-        if node.freed or op.name not in BAKED or (chains and node in chains):
+        name = node.op.name
+        baked = BAKED.get(name, _MISSING)
+        if baked is _MISSING or node.freed or (hooked and node in chains):
             return None
-        out = node.out_ref() if node.out_ref is not None else None
         versions = node.versions
+        ref = node.out_ref
+        out = ref() if ref is not None else None
         if out is not None and (out._hooks or out._retain or out._version != versions[-1]):
             return None                   # (a changed value: the general path raises)
-        ins = []
         live = False
+        parts.append(name)
         for t, v in zip(node.inputs, versions):
             if t._hooks or t._retain or t._version != v:
                 return None
@@ -117,29 +122,33 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
             if not t._stop_gradient:
                 live = True
                 if n is not None:
-                    ins.append(index[id(n)])
+                    parts.append(index[id(n)])
                     continue
             i = tid.get(id(t))
             if i is None:
                 i = tid[id(t)] = len(tensors)
                 tensors.append(t)
-            ins.append((i, t._data.shape, t._data.dtype.str, t._stop_gradient, n is None))
+            d = t._data
+            parts.append((i, d.shape, d.dtype, t._stop_gradient, n is None))
         if not live:
             return None
-        baked = BAKED[op.name]
-        parts.append((op.name, tuple(node.attrs.items()), node.out_data.shape,
-                      node.out_data.dtype.str, tuple(ins), baked(node) if baked else ()))
+        od = node.out_data
+        parts.append(tuple(node.attrs.items()))
+        parts.append(od.shape)
+        parts.append(od.dtype)
+        if baked is not None:
+            parts.append(baked(node))
     return tuple(parts), nodes, tensors
+
+
+_MISSING = object()
+_SEQ = operator.attrgetter("seq")
 
 
 def _node_chains() -> Any:
     """Hooks registered on non-leaf tensors live with their nodes (hooks.py)."""
     from .hooks import _node_chains as chains
     return chains
-
-
-def _seq(node: Any) -> int:
-    return node.seq
 
 
 # ---- recipes: where each arena value comes from -----------------------------------------------
