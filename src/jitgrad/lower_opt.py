@@ -197,10 +197,13 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
         steps = []
         for r in rows:
             op = int(code[r, 0]) >> 1
+            k = int(code[r, 7])
+            if op in (BCAST, AXPY) and prog.consts[k] == 1:
+                continue                     # v = 1 * v: exact, nothing to do
             if op == BCAST:
-                steps.append((AXPY, 0, 0, int(code[r, 7])))
+                steps.append((AXPY, 0, 0, k))
             else:
-                steps.append((op, int(code[r, 3]), int(code[r, 4]), int(code[r, 7])))
+                steps.append((op, int(code[r, 3]), int(code[r, 4]), k))
         scalar = int(int(code[h, 0]) >> 1 == BCAST)
         table = np.array([len(steps), scalar] + [v for s in steps for v in s], np.int64)
         p = itab_size

@@ -78,8 +78,12 @@ def _chain(arena, itab, consts, o, a, scratch, n, p, acc):  # pragma: no cover -
             K = consts[itab[q + 3]]
             B = arena[b:b + m]
             if op == MUL:
-                for i in range(m):
-                    buf[i] = K * buf[i] * B[i]
+                if K == one:                 # 1 * x is exact: the same result, one mul less
+                    for i in range(m):
+                        buf[i] = buf[i] * B[i]
+                else:
+                    for i in range(m):
+                        buf[i] = K * buf[i] * B[i]
             elif op == TANH_BWD:
                 for i in range(m):
                     buf[i] = buf[i] * (one - B[i] * B[i])
