@@ -8,13 +8,18 @@
    reads each saved forward value once and writes the result once, instead of writing and
    re-reading every intermediate gradient. The steps evaluate the same float expressions in
    the same order as the unfused kernels, so results are bitwise identical.
-3. Owned leaf gradients: every write into a leaf's gradient slot becomes an accumulation, so
+3. Dead-slot reuse: a big gradient slot takes the place of one that is dead by its first
+   write (an MLP's activation gradients share two buffers).
+4. Compaction: slots nothing references any more leave the arena; lower() places the saved
+   values only afterwards, so the larger first layout never costs memory.
+5. Owned leaf gradients: every write into a leaf's gradient slot becomes an accumulation, so
    the slot can be the leaf's `.grad` array itself (see fastpath.py).
 
 Safety rules: a slot is touched only when every instruction field pointing into it is
 accounted for (an unknown opcode referencing it blocks the pass), seeds, outputs and the
-Program's `pinned` slots are never renamed or fused away, and a Program with hook segments
-but no `pinned` set is left alone (hooks read and write gradient slots from Python).
+Program's `pinned` slots are never renamed or fused away, a Program with hook segments but
+no `pinned` set is left alone (hooks read and write gradient slots from Python), chains do
+not straddle a callback, and passes 3-5 skip Programs with callbacks.
 """
 
 from __future__ import annotations
@@ -222,7 +227,7 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
     return len(chains)
 
 
-# ---- dead-slot reuse ------------------------------------------------------------------------
+# ---- 3. dead-slot reuse ---------------------------------------------------------------------
 
 REUSE_MIN = 4096      # elements: smaller slots cost no memory worth a remap
 
@@ -275,7 +280,7 @@ def reuse_slots(prog: Program, protected: list) -> int:
     return len(moves)
 
 
-# ---- compaction -----------------------------------------------------------------------------
+# ---- 4. compaction -------------------------------------------------------------------------
 
 NO_OFFSETS_IN_ITAB = READERS | {OP["CUMSUM"]} if "CUMSUM" in OP else READERS
 
@@ -334,7 +339,7 @@ def compact(prog: Program) -> int:
     return size - total
 
 
-# ---- 3. owned leaf gradients ---------------------------------------------------------------
+# ---- 5. owned leaf gradients ---------------------------------------------------------------
 
 def own_leaf_grads(prog: Program) -> int:
     """Make every write into a leaf's gradient slot accumulate, so the slot can serve as the
