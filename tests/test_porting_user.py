@@ -327,3 +327,25 @@ def test_rebuilt_identical_graphs_with_a_cast_give_each_new_leaf_its_own_gradien
     finally:
         paddle.set_vm("numba")
     assert seen == [(paddle.float32, [2.0, 4.0])] * 3
+
+
+@pytest.mark.parametrize("vm_name", ["numba", "reference"])
+def test_float32_leaf_in_a_float64_graph_accumulates_exactly_on_replay(vm_name):
+    # A.3 + C.15/D.21: float32 x times a float64 constant runs in float64; each retained
+    # replay adds one gradient. The fast path used to leave the float64 slot of a float32
+    # leaf un-zeroed, so replays added 1x, 2x, 3x ... ([3, 4] -> [9, 12] -> [18, 24]).
+    paddle.set_vm(vm_name)
+    try:
+        x = leaf([1.0, 2.0])
+        loss = (x * TT(np.array([3.0, 4.0]))).sum()
+        seen = []
+        for _ in range(3):
+            loss.backward(retain_graph=True)
+            seen.append(x.grad.tolist())
+        x.clear_grad()
+        loss.backward()
+        seen.append(x.grad.tolist())
+    finally:
+        paddle.set_vm("numba")
+    assert seen == [[3.0, 4.0], [6.0, 8.0], [9.0, 12.0], [3.0, 4.0]]
+    assert x.grad.dtype == paddle.float32
