@@ -90,3 +90,17 @@ def test_repeated_backward_calls_agree_with_the_eager_rules(kind, scenario, dtyp
                 tol = 1e-5 if g.dtype == np.float32 else 1e-12
                 np.testing.assert_allclose(g, w, rtol=tol, atol=tol,
                                            err_msg=f"{vm_name}, call {call}")
+
+
+def test_rebuilt_graphs_are_freed_by_each_backward():
+    # D.19 on every rebuild (graph-structure caches included): the second backward raises
+    # and adds nothing.
+    for _ in range(3):
+        x = TT([1.0, 2.0], stop_gradient=False)
+        y = (paddle.exp(x) * x).sum()
+        y.backward()
+        with pytest.raises(RuntimeError, match="retain_graph=True"):
+            y.backward()
+        with pytest.raises(RuntimeError, match="retain_graph=True"):
+            paddle.grad(y, x)
+        np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]) * [2.0, 3.0], rtol=1e-6)
