@@ -24,10 +24,9 @@ from typing import Any
 import numpy as np
 
 from . import tape, vm
-from .program import OP, Program
+from .program import Program
 from .tensor import detach_graph_grad
 
-_ZERO = OP["ZERO"]
 
 
 class Replay:
@@ -58,18 +57,6 @@ class Replay:
         self.args = (code, arena, prog.itab, prog.consts, 0, len(prog))
         self.dtype = arena.dtype
         self.work = int(np.sum(code[:, 5])) if len(code) else 0
-
-
-def replay_of(prog: Program) -> Replay:
-    r = getattr(prog, "_replay", None)
-    if r is None:
-        r = prog._replay = Replay(prog)
-    return r
-
-
-def forget(prog: Program) -> None:
-    """Drop the precomputed views (the structural cache rebinds the Program's tensors)."""
-    prog._replay = None
 
 
 def run(prog: Program, seeds: list, keep: bool) -> None:
@@ -163,9 +150,3 @@ def release(prog: Program) -> None:
         if t._grad is view:
             t._grad = view.copy()
     prog._replay = None
-
-
-def target_values(prog: Program) -> list[tuple[Any, np.ndarray]]:
-    """(tensor, gradient view) of every output, for grad()-style callers."""
-    r = replay_of(prog)
-    return [(t, v) for t, v in r.leaves] + [(t, v) for t, v, _ in r.others]
