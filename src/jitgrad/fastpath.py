@@ -2,7 +2,7 @@
 
 Everything a repeat backward needs is computed once per Program (`Replay`): views of the
 seed slots and of the output slots, which seeds the run itself overwrites, and whether the
-leaf gradients can be *owned*: when `lower_opt.own_leaf_grads` turned every write into a
+leaf gradients can be *owned*: when `lower_opt.own_leaf_grads` turned the one write into a
 leaf's slot into an accumulation, the leaf's `.grad` array is a view of that slot, so the
 compiled call accumulates straight into `.grad` and nothing is copied afterwards.
 
@@ -43,14 +43,14 @@ class Replay:
         # a seed slot the program never writes keeps its value between runs
         self.seed_clean = [not bool(np.any((outs < off + n) & (outs + ins > off)))
                            for off, n in prog.seeds]
-        owned = bool(getattr(prog, "owned_leaf_grads", False))
+        owned = getattr(prog, "owned_leaf_slots", frozenset())
         self.owned = owned
         self.leaves: list = []       # (tensor, view) with the slot accumulated in place
         self.others: list = []       # (tensor, view, kind), delivered by autograd's rules
         for t, off, shape, kind in prog.outputs:
             n = int(np.prod(shape, dtype=np.int64))
             view = arena[off:off + n].reshape(shape)
-            if owned and kind == "leaf" and view.dtype == t._data.dtype:
+            if off in owned and kind == "leaf" and view.dtype == t._data.dtype:
                 self.leaves.append((t, view))
             else:
                 self.others.append((t, view, kind))
