@@ -87,6 +87,14 @@ def test_fused_program_is_bitwise_equal_to_unfused_in_the_reference(monkeypatch,
     np.testing.assert_array_equal(fused, plain)
 
 
+@pytest.mark.parametrize("size", [8, 5000])        # 5000: many CHAIN tiles and a partial one
+def test_compiled_fused_program_is_bitwise_equal_to_compiled_unfused(monkeypatch, size):
+    assert size < lower_opt.TILE or size % lower_opt.TILE
+    plain = _grads(60, "numba", False, monkeypatch, size=size)
+    fused = _grads(60, "numba", True, monkeypatch, size=size)
+    np.testing.assert_array_equal(fused, plain)
+
+
 @pytest.mark.parametrize("size", [8, 5000])        # 5000 > one CHAIN tile
 def test_compiled_fused_program_matches_reference(monkeypatch, size):
     ref = _grads(60, "reference", True, monkeypatch, size=size)

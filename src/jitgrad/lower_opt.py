@@ -30,7 +30,11 @@ import numpy as np
 
 from .program import NAMES, OP, Program
 
-TILE = 2048          # elements per CHAIN tile: 8 KB of float32, stays in L1 with its operands
+# elements per CHAIN tile (1 KB of float32). A tile walks every step before the next, so
+# a small tile keeps all the chain's operand streams advancing together, which the hardware
+# prefetchers follow like one fused loop; with 2048 each step read an 8 KB run of one
+# operand at a time, and W3 (12 operands of 16 MB) ran ~25% slower (perf/README.md).
+TILE = 256
 
 AXPY, MUL, DIV, DIVK, MULDIV = OP["AXPY"], OP["MUL"], OP["DIV"], OP["DIVK"], OP["MULDIV"]
 TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BWD"]

@@ -24,7 +24,7 @@ SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
 CHAIN = OP["CHAIN"]
 ROWSUM = OP["ROWSUM"]
-TILE = 2048     # lower_opt.TILE: a tile and its operands stay in L1
+TILE = 256      # lower_opt.TILE
 CUMSUM = OP["CUMSUM"]
 
 
@@ -77,13 +77,9 @@ def _chain(arena, itab, consts, o, a, scratch, n, p, acc):  # pragma: no cover -
             b = itab[q + 1] + t0
             K = consts[itab[q + 3]]
             B = arena[b:b + m]
-            if op == MUL:
-                if K == one:                 # 1 * x is exact: the same result, one mul less
-                    for i in range(m):
-                        buf[i] = buf[i] * B[i]
-                else:
-                    for i in range(m):
-                        buf[i] = K * buf[i] * B[i]
+            if op == MUL:                    # no K == 1 special case: measured slower
+                for i in range(m):
+                    buf[i] = K * buf[i] * B[i]
             elif op == TANH_BWD:
                 for i in range(m):
                     buf[i] = buf[i] * (one - B[i] * B[i])

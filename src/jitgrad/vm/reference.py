@@ -10,7 +10,7 @@ import numpy as np
 
 from ..program import NAMES
 
-TILE = 2048          # lower_opt.TILE: CHAIN's scratch holds the last tile afterwards
+TILE = 256           # lower_opt.TILE: CHAIN's scratch holds the last tile afterwards
 
 
 def _gemm(p: np.ndarray, out: int, a: int, b: int, arena: np.ndarray, acc: bool) -> None:
