@@ -16,6 +16,7 @@ ITAB = {
     "SOFTMAX_BWD": [2, 3, 1],
     "LOGSOFTMAX_BWD": [3, 2, 1],
     "CUMSUM": [2, 3, 1, 1],
+    "LINSCAN": [1, 3, 2, 0],
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}
 

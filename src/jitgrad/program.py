@@ -42,6 +42,9 @@ OPCODES: dict[str, str] = {
     "LOGSOFTMAX_BWD": "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
     "CUMSUM": "rows as SOFTMAX_BWD (itab[p:p+3] = outer, L, inner), itab[p+3] = reverse: "
               "out (+)= running sum of a along each row, from its end when reverse",
+    "LINSCAN": "rows and direction as CUMSUM: r = a at a row's first position (in scan order), "
+               "then r = a[q] + b[q] * r; out[q] (+)= r   (a first-order linear recurrence: "
+               "cumprod's division-free gradient)",
 }
 OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
 NAMES: dict[int, str] = {i: name for name, i in OP.items()}

@@ -23,6 +23,7 @@ SUM, BCAST, GATHER, GATHER_MUL = OP["SUM"], OP["BCAST"], OP["GATHER"], OP["GATHE
 SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
 CUMSUM = OP["CUMSUM"]
+LINSCAN = OP["LINSCAN"]
 
 
 @jit
@@ -59,6 +60,26 @@ def _cumsum_rows(out, a, outer, length, inner, acc, reverse):  # pragma: no cove
             dst = out[q:q + inner]
             for j in range(inner):
                 run_[j] += src[j]
+                if acc:
+                    dst[j] += run_[j]
+                else:
+                    dst[j] = run_[j]
+
+
+@jit
+def _linscan_rows(out, a, b, outer, length, inner, acc, reverse):  # pragma: no cover
+    """r = a (first position) then r = a + b * r along rows laid out as in _cumsum_rows."""
+    run_ = np.zeros(inner, a.dtype)
+    for i in range(outer):
+        base = i * length * inner
+        for t in range(length):
+            tt = length - 1 - t if reverse else t
+            q = base + tt * inner
+            src = a[q:q + inner]
+            mul = b[q:q + inner]
+            dst = out[q:q + inner]
+            for j in range(inner):
+                run_[j] = src[j] if t == 0 else src[j] + mul[j] * run_[j]
                 if acc:
                     dst[j] += run_[j]
                 else:
@@ -199,6 +220,10 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
         elif op == CUMSUM:
             p = code[pc, 6]
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
+        elif op == LINSCAN:
+            p = code[pc, 6]
+            _linscan_rows(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
+                          itab[p + 3] != 0)
         else:
             return op                    # unknown opcode: the caller raises
     return -1

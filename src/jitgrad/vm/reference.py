@@ -86,6 +86,15 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
                 val = np.cumsum(rows[:, ::-1], axis=1)[:, ::-1].ravel()
             else:
                 val = np.cumsum(rows, axis=1).ravel()
+        elif name == "LINSCAN":
+            rows, mul = _rows(A, itab[p:p + 3]), _rows(B, itab[p:p + 3])
+            r, length = np.empty_like(rows), rows.shape[1]
+            order = range(length - 1, -1, -1) if itab[p + 3] else range(length)
+            prev = -1
+            for t in order:
+                r[:, t] = rows[:, t] if prev < 0 else rows[:, t] + mul[:, t] * r[:, prev]
+                prev = t
+            val = r.ravel()
         else:
             raise NotImplementedError(f"reference VM has no opcode {name}")
         if acc:
