@@ -46,6 +46,8 @@ COMPOSITES = {
                         [(2, 3)], (-2, 2)),
     "put_along_axis": (lambda x, v: P.put_along_axis(x, P.to_tensor([[0], [2]]), v, 1),
                        [(2, 3), (2, 1)], (-2, 2)),
+    "put_along_axis_repeated": (lambda x, v: P.put_along_axis(
+        x, P.to_tensor([[0, 0, 2], [1, 1, 1]]), v, 1), [(2, 3), (2, 3)], (-2, 2)),
     "put_along_axis_add": (lambda x, v: P.put_along_axis(x, P.to_tensor([[0], [0]]), v, 0,
                                                          reduce="add"), [(3, 2), (2, 2)],
                            (-2, 2)),
@@ -67,6 +69,11 @@ COMPOSITES = {
     "repeat_interleave": (lambda x: P.repeat_interleave(x, 2, axis=0), [(2, 3)], (-2, 2)),
     "setitem_nonleaf": (lambda x, v: _setitem(x * 1.0, (slice(None), 1), v), [(3, 2), (3,)],
                         (-2, 2)),
+    "setitem_repeated_rows": (lambda x, v: _setitem(x * 1.0, P.to_tensor([1, 0, 1]), v),
+                              [(3, 2), (3, 2)], (-2, 2)),
+    "setitem_repeated_points": (lambda x, v: _setitem(
+        x * 1.0, (P.to_tensor([0, 2, 0, 0]), P.to_tensor([1, 1, 1, 0])), v), [(3, 2), (4,)],
+        (-2, 2)),
     "setitem_mask": (lambda x: _setitem(x * 2.0, x.detach() > 0, 0.0), [(2, 3)], (-2, 2)),
     # losses and nn.functional composites
     "mse_loss": (lambda x, y: F.mse_loss(x, y), [(3, 2), (3, 2)], (-2, 2)),
@@ -181,6 +188,8 @@ COMPOSITES = {
                   (-2, 2)),
     "scatter_overwrite": (lambda x, u: P.scatter(x, P.to_tensor([2, 0]), u), [(3, 2), (2, 2)],
                           (-2, 2)),
+    "scatter_overwrite_repeated": (lambda x, u: P.scatter(x, P.to_tensor([2, 1, 2, 1]), u),
+                                   [(3, 2), (4, 2)], (-2, 2)),
     "scatter_add": (lambda x, u: P.scatter(x, P.to_tensor([1, 1]), u, overwrite=False),
                     [(3, 2), (2, 2)], (-2, 2)),
     "scatter_nd_add": (lambda x, u: P.scatter_nd_add(x, P.to_tensor([[1], [1]]), u),
