@@ -290,3 +290,22 @@ def test_max_pool_gives_the_gradient_to_the_first_maximum_and_returns_its_index(
     assert mask.numpy()[0, 0].tolist() == [[1, 1], [6, 8]]     # ties: the first in the window
     y.sum().backward()
     assert x.grad.numpy()[0, 0].tolist() == [[0, 2, 0], [0, 0, 0], [1, 0, 1]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_ties_go_to_the_first_maximum_on_every_path(dtype):
+    """Paddle CPU's rule: of equal maxima in a window (row-major), the first gets the whole
+    gradient. Overlapping windows (stride 1) and padding (-inf) included; the compiled,
+    reference and eager backwards agree with a closed form built from return_mask."""
+    from jitgrad.testing import gradients
+    x = np.array([[[[2.0, 2.0, 1.0, 2.0], [2.0, 2.0, 0.0, 2.0], [1.0, 1.0, 1.0, 1.0]]]], dtype)
+    seed = np.arange(1.0, 1.0 + 2 * 4, dtype=dtype).reshape(1, 1, 2, 4)
+    _, mask = F.max_pool2d(TT(x), 2, stride=1, padding=[0, 0, 0, 1], return_mask=True)
+    want = np.zeros(x.size, dtype)
+    np.add.at(want, mask.numpy().ravel(), seed.ravel())
+    want = want.reshape(x.shape)
+    assert want[0, 0].tolist() == [[1, 2, 0, 3 + 4], [5, 6, 0, 7 + 8], [0, 0, 0, 0]]
+    fn = lambda t: F.max_pool2d(t, 2, stride=1, padding=[0, 0, 0, 1])  # noqa: E731
+    for path in ("numba", "reference", "eager"):
+        got, = gradients(fn, [x], seed, path)
+        np.testing.assert_array_equal(got, want)
