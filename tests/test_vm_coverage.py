@@ -17,6 +17,9 @@ ITAB = {
     "LOGSOFTMAX_BWD": [3, 2, 1],
     "CUMSUM": [2, 3, 1, 1],
     "LINSCAN": [1, 3, 2, 0],
+    # N C H W G R kh kw sh sw dh dw pt pl Ho Wo: a 2x3 image, 2x2 kernel, stride (1, 2),
+    # one row and one column of padding, 16 column entries
+    "COL2IM": [1, 1, 2, 3, 1, 4, 2, 2, 1, 2, 1, 1, 1, 1, 2, 2],
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}
 

@@ -45,6 +45,11 @@ OPCODES: dict[str, str] = {
     "LINSCAN": "rows and direction as CUMSUM: r = a at a row's first position (in scan order), "
                "then r = a[q] + b[q] * r; out[q] (+)= r   (a first-order linear recurrence: "
                "cumprod's division-free gradient)",
+    "COL2IM": "out[N, C, H, W] (+)= the columns a[N, G, R, Ho * Wo] summed back onto the "
+              "image (conv2d's im2col gradient); itab[p:p+16] = N, C, H, W, G, R, kh, kw, "
+              "sh, sw, dh, dw, pt, pl, Ho, Wo: channel c = g * C/G + cc, row (cc * kh + i) "
+              "* kw + j of group g reads pixel (ho*sh + i*dh - pt, wo*sw + j*dw - pl); "
+              "rows past C/G*kh*kw and pixels in the padding are dropped",
 }
 OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
 NAMES: dict[int, str] = {i: name for name, i in OP.items()}

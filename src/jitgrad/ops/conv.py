@@ -1,9 +1,9 @@
 """conv1d / conv2d (im2col + batched GEMM) and max / avg pooling, as composites.
 
-The im2col step is `take_flat` with an index map built once per call: its backward is the
-compiled SCATTER (col2im), and the product is one batched matmul whose backward is two GEMMs.
-So a convolution's compiled backward is GEMM + SCATTER, with no new opcode, and its double
-gradient comes from those primitives."""
+The im2col primitive (ops/im2col.py) unrolls windows with a strided view; its backward is the
+compiled COL2IM. The bias rides in the GEMM as an extra weight column against a ones row of
+the columns, so a convolution's compiled backward is two GEMMs + COL2IM, and its double
+gradient comes from those primitives. Pooling picks windows with `take_flat`."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import numpy as np
 from ..tensor import Tensor
 from . import reduce as R
 from .core import const, require_float
+from .im2col import im2col, out_size
+from .indexing import concat
 from .indexing import pad as _pad
 from .linalg import matmul
 from .shape import _take_flat, reshape, transpose
@@ -118,14 +120,13 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
                          f"{groups} do not fit")
     st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
     widths = _padding(padding, 2, (kh, kw), dl, st, (H, W))
-    xp = _spatial_pad(x, widths)
-    idx, (Ho, Wo) = _windows(xp.shape, (kh, kw), st, dl)
     G = groups
-    cols = _take_flat(xp, idx.ravel(), (N, G, Cg * kh * kw, Ho * Wo))
+    cols = im2col(x, (kh, kw), st, dl, widths, G, ones_row=bias is not None)
     w = reshape(weight, [G, O // G, Cg * kh * kw])
+    if bias is not None:        # a ones row in cols: the bias gradient comes out of the GEMM
+        w = concat([w, reshape(bias, [G, O // G, 1])], axis=2)
+    Ho, Wo = (out_size(*a) for a in zip((H, W), (kh, kw), st, dl, widths))
     y = reshape(matmul(w, cols), [N, O, Ho, Wo])
-    if bias is not None:
-        y = y + reshape(bias, [1, O, 1, 1])
     return _back(y, last)
 
 

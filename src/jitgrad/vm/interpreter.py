@@ -24,6 +24,7 @@ SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
 CUMSUM = OP["CUMSUM"]
 LINSCAN = OP["LINSCAN"]
+COL2IM = OP["COL2IM"]
 
 
 @jit
@@ -84,6 +85,36 @@ def _linscan_rows(out, a, b, outer, length, inner, acc, reverse):  # pragma: no 
                     dst[j] += run_[j]
                 else:
                     dst[j] = run_[j]
+
+
+@jit
+def _col2im(out, a, prm, acc):  # pragma: no cover - compiled
+    """Sum im2col columns back onto the image. The valid output-column range of each
+    (row, kernel column) pair is computed up front so the innermost loop has no branch."""
+    N, C, H, W, G, R = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    kh, kw, sh, sw, dh, dw = prm[6], prm[7], prm[8], prm[9], prm[10], prm[11]
+    pt, pl, Ho, Wo = prm[12], prm[13], prm[14], prm[15]
+    if not acc:
+        out[:] = 0
+    Cg, S = C // G, Ho * Wo
+    for n in range(N):
+        for c in range(C):
+            obase = (n * C + c) * H * W
+            abase = ((n * G + c // Cg) * R + (c % Cg) * kh * kw) * S
+            for i in range(kh):
+                for j in range(kw):
+                    arow = abase + (i * kw + j) * S
+                    off = j * dw - pl
+                    lo = max(0, -(off // sw))
+                    hi = min(Wo, (W - 1 - off) // sw + 1)
+                    for ho in range(Ho):
+                        h = ho * sh + i * dh - pt
+                        if h < 0 or h >= H:
+                            continue
+                        src = a[arow + ho * Wo:arow + ho * Wo + Wo]
+                        dst = out[obase + h * W:obase + h * W + W]
+                        for wo in range(lo, hi):
+                            dst[wo * sw + off] += src[wo]
 
 
 @jit
@@ -220,6 +251,10 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
         elif op == CUMSUM:
             p = code[pc, 6]
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
+        elif op == COL2IM:
+            p = code[pc, 6]
+            prm = itab[p:p + 16]
+            _col2im(out, arena[a:a + prm[0] * prm[4] * prm[5] * prm[14] * prm[15]], prm, acc)
         elif op == LINSCAN:
             p = code[pc, 6]
             _linscan_rows(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
