@@ -166,6 +166,38 @@ def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
     return x, last, k, st, widths
 
 
+def _first_max(xp: np.ndarray, k: Sequence[int], st: Sequence[int]) -> np.ndarray:
+    """Flat position in xp of the first maximum (row-major; NaN counts as the largest, as
+    np.argmax) of every window. One strided view per kernel offset and elementwise
+    updates: ~10x faster than argmax over a gathered [..., kh*kw] copy."""
+    N, C, Hp, Wp = xp.shape
+    Ho, Wo = (Hp - k[0]) // st[0] + 1, (Wp - k[1]) // st[1] + 1
+    if Ho <= 0 or Wo <= 0:
+        raise ValueError(f"the kernel {list(k)} is larger than the padded input {[Hp, Wp]}")
+    best = arg = None
+    for i in range(k[0]):
+        for j in range(k[1]):
+            v = xp[:, :, i:i + (Ho - 1) * st[0] + 1:st[0], j:j + (Wo - 1) * st[1] + 1:st[1]]
+            if best is None:
+                best, arg = v.copy(), np.zeros(v.shape, np.int64)
+                continue
+            # strictly larger, or NaN over a number; offsets grow in scan order, so the
+            # maximum with better * offset replaces exactly where better holds (np.where
+            # and copyto(where=) measured 5-10x slower here)
+            better = ~(v <= best) & (best == best)
+            np.maximum(arg, better * (i * Wp + j), out=arg)
+            np.maximum(best, v, out=best)
+    return arg + _window_starts(N, C, Hp, Wp, Ho, Wo, tuple(st))
+
+
+@functools.lru_cache(maxsize=32)
+def _window_starts(N, C, Hp, Wp, Ho, Wo, st) -> np.ndarray:
+    starts = (np.arange(N * C).reshape(N, C, 1, 1) * (Hp * Wp)
+              + np.arange(Ho).reshape(Ho, 1) * (st[0] * Wp) + np.arange(Wo) * st[1])
+    starts.setflags(write=False)
+    return starts
+
+
 def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCHW",
                name: str | None = None) -> Any:
@@ -176,11 +208,8 @@ def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
                                          data_format)
     xp = _spatial_pad(x, widths, value=-np.inf)
-    idx, (Ho, Wo) = _windows(xp.shape, k, st, [1, 1])
-    N, C = x.shape[:2]
-    order = np.moveaxis(idx, (2, 3), (4, 5)).reshape(N, C, Ho, Wo, k[0] * k[1])
-    first = np.argmax(xp._data.reshape(-1)[order], axis=-1)[..., None]
-    chosen = np.take_along_axis(order, first, axis=-1)[..., 0]
+    chosen = _first_max(xp._data, k, st)
+    N, C, Ho, Wo = chosen.shape
     out = _back(_take_flat(xp, chosen.ravel(), (N, C, Ho, Wo)), last)
     if not return_mask:
         return out
