@@ -26,6 +26,10 @@ COMPOSITES = {
     "norm_1": (lambda x: P.norm(x, p=1, axis=-1), [(3, 4)], (0.2, 2)),
     "norm_inf": (lambda x: P.norm(x, p=float("inf")), [(3, 4)], (0.2, 2)),
     "norm_3": (lambda x: P.norm(x, p=3.0, axis=0), [(3, 2)], (0.2, 2)),
+    "matrix_norm_fro": (lambda x: P.norm(x, "fro", axis=[0, 2]), [(2, 3, 2)], (-2, 2)),
+    "matrix_norm_1": (lambda x: P.linalg.norm(x, 1, axis=[1, 0]), [(3, 4)], (-2, 2)),
+    "matrix_norm_neg_inf_keepdim": (lambda x: P.linalg.matrix_norm(x, -np.inf, keepdim=True),
+                                    [(2, 3, 4)], (-2, 2)),
     "amax": (lambda x: P.amax(x, axis=1), [(2, 3)], (-2, 2)),
     "amin": (lambda x: P.amin(x), [(4, 1)], (-2, 2)),
     # shape and indexing

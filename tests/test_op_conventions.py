@@ -309,3 +309,31 @@ def test_max_pool_ties_go_to_the_first_maximum_on_every_path(dtype):
     for path in ("numba", "reference", "eager"):
         got, = gradients(fn, [x], seed, path)
         np.testing.assert_array_equal(got, want)
+
+
+def test_norm_with_two_axes_is_a_matrix_norm_as_in_paddle_3():
+    x = np.random.default_rng(3).standard_normal((2, 3, 4))
+    t = TT(x)
+    for p, ax in (("fro", [1, 2]), (1, [1, 2]), (-1, [2, 1]), (np.inf, [0, 2]),
+                  (-np.inf, [-1, -2]), (None, [0, 1])):
+        want = np.linalg.norm(x, "fro" if p is None else p, axis=tuple(ax))
+        np.testing.assert_allclose(paddle.linalg.norm(t, p, axis=ax).numpy(), want,
+                                   rtol=1e-12)
+    np.testing.assert_allclose(paddle.linalg.matrix_norm(t, 1, keepdim=True).numpy(),
+                               np.linalg.norm(x, 1, axis=(-2, -1), keepdims=True), rtol=1e-12)
+    # axis None flattens and p=None / 'fro' is the 2-norm; one axis is a vector norm
+    np.testing.assert_allclose(paddle.norm(t).numpy(), np.linalg.norm(x.ravel()), rtol=1e-12)
+    np.testing.assert_allclose(paddle.norm(t, np.inf, axis=[1]).numpy(),
+                               np.abs(x).max(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(paddle.linalg.vector_norm(t, 3.0, axis=[0, 2]).numpy(),
+                               (np.abs(x) ** 3).sum(axis=(0, 2)) ** (1 / 3), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="singular values"):
+        paddle.linalg.norm(t, "nuc", axis=[1, 2])
+    with pytest.raises(NotImplementedError, match="singular values"):
+        paddle.linalg.norm(t, 2, axis=[1, 2])
+    with pytest.raises(ValueError, match="matrix norms"):
+        paddle.norm(t, "nuc")
+    with pytest.raises(ValueError, match="p must be"):
+        paddle.linalg.matrix_norm(t, 3)
+    with pytest.raises(ValueError, match="same dim"):
+        paddle.linalg.matrix_norm(t, axis=[1, -2])
