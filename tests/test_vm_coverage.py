@@ -15,7 +15,12 @@ ITAB = {
     "GEMM": [2, 1, 3, 1, 0, 1, 1, 3, 3],          # 2 batches of (1x1) @ (1x3)^T-stored
     "SOFTMAX_BWD": [2, 3, 1],
     "LOGSOFTMAX_BWD": [3, 2, 1],
+    # 3 fused steps (op, b, c, k): MUL by b with K, TANH_BWD with b, MULDIV by b / a;
+    # the row's c slot is the scratch tile
+    "CHAIN": [3, 0, OP["MUL"], 2 * N, 0, 1, OP["TANH_BWD"], 2 * N, 0, 0,
+              OP["MULDIV"], 2 * N, N, 1],
     "CUMSUM": [2, 3, 1, 1],
+    "ROWSUM": [3],                               # a = 3 rows of n, summed into out
     "LINSCAN": [1, 3, 2, 0],
     # N C H W G R kh kw sh sw dh dw pt pl Ho Wo: a 2x3 image, 2x2 kernel, stride (1, 2),
     # one row and one column of padding, 16 column entries

@@ -103,7 +103,7 @@ print(x.grad.tolist())
 
 def test_a_fresh_machine_sees_the_notice_once_and_a_cached_one_loads(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
-           "JITGRAD_VM": "numba"}
+           "JITGRAD_VM": "numba", "JITGRAD_TIER": "0"}   # no tiered start (fastpath.py)
     env.pop("JITGRAD_NO_CACHE", None)
     first = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
                            text=True, timeout=600, cwd=tmp_path)

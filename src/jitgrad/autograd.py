@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import hooks, tape, vm
+from . import fastpath, hooks, structural, tape, vm
 from .lower import lower
 from .program import Program
 from .tensor import Tensor, detach_graph_grad, graph_grad, set_graph_grad
@@ -119,12 +119,19 @@ def free_graph(nodes: Sequence[tape.Node]) -> None:
     tape.bump_epoch()
 
 
-def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: bool) -> None:
+def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: bool,
+                 cache: bool = True) -> None:
+    if cache and not retain_graph and structural.run(roots, seeds):
+        return                              # a Program lowered for an identical graph
     prog = program_for(roots, retain=retain_graph)
-    write_seeds(prog, seeds)
-    vm.run(prog)
-    deliver(prog)
+    if not prog.segments:                   # no hooks: seeds, one compiled call, leaf grads
+        fastpath.run(prog, seeds, keep=retain_graph)
+    else:
+        write_seeds(prog, seeds)
+        vm.run(prog)
+        deliver(prog)
     if not retain_graph:
+        fastpath.release(prog)
         free_graph(prog.nodes)
 
 
@@ -278,7 +285,7 @@ def backward(tensors: Tensor | Sequence[Tensor],
     if create_graph:
         eager_backward(roots, seeds, retain_graph, create_graph=True)
     else:
-        run_backward(roots, seeds, retain_graph)
+        run_backward(roots, seeds, retain_graph, cache=dump_backward_graph_path is None)
 
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],

@@ -27,9 +27,9 @@ class Builder:
     def __init__(self, dtype: np.dtype) -> None:
         self.dtype = np.dtype(dtype)
         self.size = 0
-        self.values: list[tuple[int, np.ndarray]] = []
+        self.values: list[tuple[int, np.ndarray, tuple]] = []
         self._value_ids: dict[tuple, Slot] = {}
-        self._keep: list[Any] = []          # keeps arrays alive while their id() is a key
+        self._keep: list[Any] = []          # keeps arrays alive while their memory is a key
         self.rows: list[list[int]] = []
         self.prologue: list[list[int]] = []
         self.names: list[str] = []
@@ -39,6 +39,9 @@ class Builder:
         self._const_ids: dict[float, int] = {1.0: 0}
         self.written: set[int] = set()
         self.current = ""                   # name of the node being lowered, for text dumps
+        self.node: Any = None               # the node being lowered
+        self.sources: list | None = None    # (offset, array, shape, node) of every value()
+        self.allocs: list[int] = []
         self.breaks: list[tuple[int, Any]] = []   # (row index, Python callback) breakpoints
         self.pinned: set[tuple[int, int]] = set()   # (offset, size) of slots callbacks use
 
@@ -56,18 +59,23 @@ class Builder:
         n = int(np.prod(shape, dtype=np.int64))
         slot = Slot(self.size, n, shape)
         self.size += max(n, 1)              # distinct offsets even for empty slots
+        self.allocs.append(slot.off)        # slot starts, for lower_opt.compact
         return slot
 
     def value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
         """A forward value, broadcast to `shape`, placed in the arena (once per array)."""
         arr = np.asarray(arr)
         shape = tuple(arr.shape if shape is None else shape)
-        key = (id(arr), shape)
+        # keyed by memory, not id(): a reshaped view of a value already placed (matmul's
+        # operands) shares its slot; copied straight into the arena by _finish (no temporary)
+        key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str, shape)
         if key not in self._value_ids:
             slot = self.alloc(shape)
-            self.values.append((slot.off, np.broadcast_to(arr, shape).astype(self.dtype).ravel()))
+            self.values.append((slot.off, arr, shape))
             self._value_ids[key] = slot
             self._keep.append(arr)
+        if self.sources is not None:        # structural.py rebinds cached Programs from these
+            self.sources.append((self._value_ids[key].off, arr, shape, self.node))
         return self._value_ids[key]
 
     def const(self, v: float) -> int:
@@ -129,6 +137,8 @@ class Builder:
             self.emit("AXPY", dest, src)
         elif dest.n == 1:
             self.emit("SUM", dest, src, n=src.n)
+        elif _leading_broadcast(dest.shape, src.shape):
+            self.emit("ROWSUM", dest, src, p=self.table([src.n // dest.n]))
         else:
             idx = broadcast_index(dest.shape, src.shape)
             self.ensure_zero(dest)
@@ -154,6 +164,14 @@ class Builder:
         self.emit("SCATTER", dest, src, n=src.n, p=self.table(idx), acc=True)
 
 
+def _leading_broadcast(small: tuple, big: tuple) -> bool:
+    """Was `small` broadcast to `big` along leading axes only (a bias: (n,) -> (m, n))?"""
+    small = tuple(small)
+    while small and small[0] == 1:
+        small = small[1:]
+    return len(small) > 0 and tuple(big[len(big) - len(small):]) == small
+
+
 def broadcast_index(small: tuple, big: tuple) -> np.ndarray:
     """For each flat position of `big`, the flat position of `small` broadcast onto it."""
     small = (1,) * (len(big) - len(small)) + tuple(small)
@@ -166,7 +184,8 @@ def _key(t: Any) -> int:
     return id(t._node) if t._node is not None else id(t)
 
 
-def lower(roots: list, targets: list | None = None, stop: set[int] | None = None) -> Program:
+def lower(roots: list, targets: list | None = None, stop: set[int] | None = None,
+          sources: list | None = None) -> Program:
     """Lower the backward from `roots` into a Program.
 
     targets None means backward(): every reachable leaf that needs a gradient receives one
@@ -181,6 +200,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     wide = any(v.dtype == np.float64 for n in nodes for v in
                [n.out_data] + [t._data for t in n.inputs])
     b = Builder(np.float64 if wide else np.float32)
+    b.sources = sources
     slots: dict[int, Slot] = {}
     seeds = []
     for r in roots:
@@ -222,6 +242,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         if g is None or g.off not in b.written:
             continue                        # no gradient flows into this node
         b.current = f"{node.grad_name} #{node.seq}"
+        b.node = node
         chain = hooks.node_chain(node)
         if chain is not None and chain.has_hooks:
             g = _hook_break(b, node, g, chain, outputs, retain_pos.get(id(node)))
@@ -239,7 +260,20 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
                                             t._data.dtype), pin=[slot])
     prog = _finish(b, seeds, [(t, s.off, s.shape, kind) for t, s, kind in outputs])
     prog.nodes = nodes
+    prog.slot_starts = b.allocs
+    from .lower_opt import optimize          # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
+    optimize(prog, backward=targets is None)
+    place_values(prog, b.values)
     return prog
+
+
+def place_values(prog: Program, values: list) -> None:
+    """Copy the saved forward values into the arena, after the passes have compacted it
+    (so the first, larger layout is never written and costs no memory)."""
+    remap = getattr(prog, "offset_map", None)
+    for off, v, shape in values:
+        off = off if remap is None else remap(off)
+        prog.arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)[...] = v
 
 
 def _hook_break(b: Builder, node: Any, g: Slot, chain: Any, outputs: list,
@@ -274,9 +308,7 @@ def _segments(breaks: list, first: int, total: int) -> list:
 def _finish(b: Builder, seeds: list, outputs: list) -> Program:
     rows = b.prologue + b.rows
     code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
-    arena = np.zeros(max(b.size, 1), dtype=b.dtype)
-    for off, v in b.values:
-        arena[off:off + v.size] = v
+    arena = np.zeros(max(b.size, 1), dtype=b.dtype)     # values: place_values(), later
     itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
     names = ["(zero unreached output)"] * len(b.prologue) + b.names
     prog = Program(code, arena, np.ascontiguousarray(itab, dtype=np.int64),

@@ -42,6 +42,11 @@ OPCODES: dict[str, str] = {
     "LOGSOFTMAX_BWD": "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
     "CUMSUM": "rows as SOFTMAX_BWD (itab[p:p+3] = outer, L, inner), itab[p+3] = reverse: "
               "out (+)= running sum of a along each row, from its end when reverse",
+    "CHAIN": "fused elementwise steps (lower_opt.py): v = a[i] (a[0] if itab[p+1]); for each "
+             "step s < itab[p]: (op, b, c, k) = itab[p+2+4s : p+6+4s], v = that op's kernel "
+             "applied to (a=v, b, c, K=consts[k]); out[i] (+)= v. Tiles use c as scratch",
+    "ROWSUM": "out[j] (+)= sum over r < itab[p] of a[r * n + j]   (rows summed in order: a "
+              "gradient reduced over leading broadcast axes, e.g. a bias)",
     "LINSCAN": "rows and direction as CUMSUM: r = a at a row's first position (in scan order), "
                "then r = a[q] + b[q] * r; out[q] (+)= r   (a first-order linear recurrence: "
                "cumprod's division-free gradient)",

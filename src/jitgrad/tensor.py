@@ -146,6 +146,9 @@ class Tensor:
         create_graph=True records the backward so that `.grad` can be differentiated again;
         retain_graph then defaults to True (it defaults to False otherwise).
         """
+        if grad_tensor is None and retain_graph is True and create_graph is False and \
+                dump_backward_graph_path is None and _fast_replay(self):
+            return                          # a retained graph's replay (fastpath.py)
         from .autograd import backward
         if grad_tensor is not None:
             if not isinstance(grad_tensor, Tensor):
@@ -403,3 +406,14 @@ def ensure_tensor(x: Any, name: str = "x") -> Tensor:
         return x
     raise TypeError(f"{name} must be a jitgrad Tensor, got {type(x).__name__}")
 
+
+
+_replay_retained: Callable[[Tensor], bool] | None = None
+
+
+def _fast_replay(t: Tensor) -> bool:
+    global _replay_retained
+    if _replay_retained is None:
+        from .fastpath import replay_retained
+        _replay_retained = replay_retained
+    return _replay_retained(t)

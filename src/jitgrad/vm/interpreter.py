@@ -22,6 +22,9 @@ TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BW
 SUM, BCAST, GATHER, GATHER_MUL = OP["SUM"], OP["BCAST"], OP["GATHER"], OP["GATHER_MUL"]
 SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
+CHAIN = OP["CHAIN"]
+ROWSUM = OP["ROWSUM"]
+TILE = 2048     # lower_opt.TILE: a tile and its operands stay in L1
 CUMSUM = OP["CUMSUM"]
 LINSCAN = OP["LINSCAN"]
 COL2IM = OP["COL2IM"]
@@ -44,6 +47,77 @@ def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - 
                     out[q] += v
                 else:
                     out[q] = v
+
+
+@jit
+def _chain(arena, itab, consts, o, a, scratch, n, p, acc):  # pragma: no cover - compiled
+    """CHAIN: fused elementwise gradient steps, tile by tile through a scratch slot.
+
+    Each step evaluates the same expression, in the same order, as its stand-alone opcode,
+    so fused and unfused programs agree bitwise; the tile never leaves L1, so a long chain
+    reads each saved forward value once and writes its result once.
+    """
+    one = consts[0]
+    zero = one - one
+    nsteps = itab[p]
+    scalar = itab[p + 1] != 0
+    t0 = 0
+    while t0 < n:
+        m = min(TILE, n - t0)
+        buf = arena[scratch:scratch + m]
+        if scalar:
+            v = arena[a]
+            for i in range(m):
+                buf[i] = v
+        else:
+            A = arena[a + t0:a + t0 + m]
+            for i in range(m):
+                buf[i] = A[i]
+        q = p + 2
+        for _ in range(nsteps):
+            op = itab[q]
+            b = itab[q + 1] + t0
+            K = consts[itab[q + 3]]
+            B = arena[b:b + m]
+            if op == MUL:
+                if K == one:                 # 1 * x is exact: the same result, one mul less
+                    for i in range(m):
+                        buf[i] = buf[i] * B[i]
+                else:
+                    for i in range(m):
+                        buf[i] = K * buf[i] * B[i]
+            elif op == TANH_BWD:
+                for i in range(m):
+                    buf[i] = buf[i] * (one - B[i] * B[i])
+            elif op == AXPY:
+                for i in range(m):
+                    buf[i] = K * buf[i]
+            elif op == SIGMOID_BWD:
+                for i in range(m):
+                    buf[i] = buf[i] * B[i] * (one - B[i])
+            elif op == RELU_BWD:
+                for i in range(m):
+                    buf[i] = buf[i] if B[i] > zero else zero
+            elif op == DIV:
+                for i in range(m):
+                    buf[i] = K * buf[i] / B[i]
+            elif op == DIVK:
+                for i in range(m):
+                    buf[i] = buf[i] / K
+            else:                        # MULDIV
+                c = itab[q + 2] + t0
+                C = arena[c:c + m]
+                for i in range(m):
+                    buf[i] = K * buf[i] * B[i] / C[i]
+            q += 4
+        out = arena[o + t0:o + t0 + m]
+        if acc:
+            for i in range(m):
+                out[i] += buf[i]
+        else:
+            for i in range(m):
+                out[i] = buf[i]
+        t0 += m
 
 
 @jit
@@ -260,6 +334,16 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
             p = code[pc, 6]
             _rows_bwd(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
                       op == LOGSOFTMAX_BWD)
+        elif op == ROWSUM:
+            if not acc:
+                for j in range(n):
+                    out[j] = zero
+            for r in range(itab[code[pc, 6]]):
+                S = arena[a + r * n:a + r * n + n]
+                for j in range(n):
+                    out[j] += S[j]
+        elif op == CHAIN:
+            _chain(arena, itab, consts, o, a, code[pc, 4], n, code[pc, 6], acc)
         elif op == CUMSUM:
             p = code[pc, 6]
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)

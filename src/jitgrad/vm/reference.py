@@ -10,6 +10,8 @@ import numpy as np
 
 from ..program import NAMES
 
+TILE = 2048          # lower_opt.TILE: CHAIN's scratch holds the last tile afterwards
+
 
 def _gemm(p: np.ndarray, out: int, a: int, b: int, arena: np.ndarray, acc: bool) -> None:
     batch, m, n, k, ta, tb, sa, sb, sc = (int(v) for v in p)
@@ -42,6 +44,31 @@ def _col2im(p: np.ndarray, a: int, arena: np.ndarray) -> np.ndarray:
 def _rows(x: np.ndarray, p: np.ndarray) -> np.ndarray:
     outer, length, inner = (int(v) for v in p[:3])
     return x.reshape(outer, length, inner)
+
+
+_STEPS = {
+    "AXPY": lambda K, A, B, C: K * A,
+    "MUL": lambda K, A, B, C: K * A * B,
+    "DIV": lambda K, A, B, C: K * A / B,
+    "DIVK": lambda K, A, B, C: A / K,
+    "MULDIV": lambda K, A, B, C: K * A * B / C,
+    "TANH_BWD": lambda K, A, B, C: A * (1 - B * B),
+    "SIGMOID_BWD": lambda K, A, B, C: A * B * (1 - B),
+    "RELU_BWD": lambda K, A, B, C: np.where(B > 0, A, 0).astype(A.dtype),
+}
+
+
+def _chain(arena: np.ndarray, itab: np.ndarray, consts: np.ndarray, a: int, n: int,
+           p: int, scratch: int) -> np.ndarray:
+    """CHAIN: the fused steps one after another, each the same expression as its opcode."""
+    steps, scalar = int(itab[p]), bool(itab[p + 1])
+    v = np.full(n, arena[a], arena.dtype) if scalar else arena[a:a + n].copy()
+    for s in range(steps):
+        op, b, c, k = (int(x) for x in itab[p + 2 + 4 * s: p + 6 + 4 * s])
+        v = _STEPS[NAMES[op]](consts[k], v, arena[b:b + n], arena[c:c + n])
+    start = (max(n, 1) - 1) // TILE * TILE       # the scratch slot ends up holding the last
+    arena[scratch:scratch + n - start] = v[start:]   # tile, as in the compiled kernel
+    return v
 
 
 def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
@@ -94,6 +121,15 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
                 val = (y * (g - (g * y).sum(axis=1, keepdims=True))).ravel()
             else:
                 val = (g - y * g.sum(axis=1, keepdims=True)).ravel()
+        elif name == "ROWSUM":
+            rows = int(itab[p])
+            val = arena[o:o + n] if acc else np.zeros(n, arena.dtype)
+            for r in range(rows):                   # in order, as SCATTER would add them
+                val = val + arena[a + r * n:a + r * n + n]
+            arena[o:o + n] = val
+            continue
+        elif name == "CHAIN":
+            val = _chain(arena, itab, consts, a, n, p, c)
         elif name == "CUMSUM":
             rows = _rows(A, itab[p:p + 3])
             if itab[p + 3]:

@@ -1,0 +1,171 @@
+"""The cheap run of a lowered Program: seeds in, one compiled call, leaf grads out.
+
+Everything a repeat backward needs is computed once per Program (`Replay`): views of the
+seed slots and of the output slots, which seeds the run itself overwrites, and whether the
+leaf gradients can be *owned*: when `lower_opt.own_leaf_grads` turned every write into a
+leaf's slot into an accumulation, the leaf's `.grad` array is a view of that slot, so the
+compiled call accumulates straight into `.grad` and nothing is copied afterwards.
+
+Ownership per leaf and per run:
+  * `t._grad is view`: owned; the run accumulates in place (Paddle's in-place semantics).
+  * `t._grad is None`: the slot is zeroed, and after the run `t._grad` becomes the view
+    (kept Programs) or a copy of it (a Program about to be freed).
+  * any other array (set by the user, or owned by another Program): the slot is zeroed and
+    the result added into that array after the run.
+A Program with hook segments (Python callbacks between instruction ranges) never comes
+here: the general path in autograd runs it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from . import tape, vm
+from .program import OP, Program
+from .tensor import detach_graph_grad
+
+_ZERO = OP["ZERO"]
+
+
+class Replay:
+    """Precomputed views and flags for running one Program cheaply."""
+
+    __slots__ = ("seed_views", "seed_ones", "seed_clean", "leaves", "others", "owned",
+                 "args", "dtype", "work")
+
+    def __init__(self, prog: Program) -> None:
+        arena, code = prog.arena, prog.code
+        self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
+        self.seed_ones = [False] * len(prog.seeds)
+        outs, ins = code[:, 1], code[:, 5]
+        # a seed slot the program never writes keeps its value between runs
+        self.seed_clean = [not bool(np.any((outs < off + n) & (outs + ins > off)))
+                           for off, n in prog.seeds]
+        owned = bool(getattr(prog, "owned_leaf_grads", False))
+        self.owned = owned
+        self.leaves: list = []       # (tensor, view) with the slot accumulated in place
+        self.others: list = []       # (tensor, view, kind), delivered by autograd's rules
+        for t, off, shape, kind in prog.outputs:
+            n = int(np.prod(shape, dtype=np.int64))
+            view = arena[off:off + n].reshape(shape)
+            if owned and kind == "leaf" and view.dtype == t._data.dtype:
+                self.leaves.append((t, view))
+            else:
+                self.others.append((t, view, kind))
+        self.args = (code, arena, prog.itab, prog.consts, 0, len(prog))
+        self.dtype = arena.dtype
+        self.work = int(np.sum(code[:, 5])) if len(code) else 0
+
+
+def replay_of(prog: Program) -> Replay:
+    r = getattr(prog, "_replay", None)
+    if r is None:
+        r = prog._replay = Replay(prog)
+    return r
+
+
+def forget(prog: Program) -> None:
+    """Drop the precomputed views (the structural cache rebinds the Program's tensors)."""
+    prog._replay = None
+
+
+def run(prog: Program, seeds: list, keep: bool) -> None:
+    """Write seeds, make one compiled (or reference) call, deliver gradients.
+
+    `keep` says whether the Program outlives this call (retained graph or cached); only then
+    may leaf gradients stay views of its arena.
+    """
+    r = getattr(prog, "_replay", None)
+    if r is None:
+        r = prog._replay = Replay(prog)
+    views, ones, clean = r.seed_views, r.seed_ones, r.seed_clean
+    for i, s in enumerate(seeds):
+        if s is None:
+            if not (ones[i] and clean[i]):
+                views[i][...] = 1
+                ones[i] = True
+        else:
+            views[i][...] = s._data.reshape(-1)
+            ones[i] = False
+    fresh = None
+    for t, view in r.leaves:
+        g = t._grad
+        if g is not view:
+            view[...] = 0
+            if fresh is None:
+                fresh = []
+            fresh.append((t, view, g))
+    _execute(prog, r)
+    if fresh is not None:
+        for t, view, g in fresh:
+            if g is None:
+                t._grad = view if keep else view.copy()
+            else:
+                detach_graph_grad(t)             # a create_graph .grad keeps its values
+                np.add(t._grad, view, out=t._grad, casting="unsafe")
+    for t, view, kind in r.others:
+        if kind == "leaf" and t._grad is not None:
+            detach_graph_grad(t)
+            np.add(t._grad, view, out=t._grad, casting="unsafe")
+        elif kind != "target":
+            detach_graph_grad(t)
+            t._grad = view.astype(t._data.dtype, copy=True)
+
+
+# Tiered start: until this process has loaded the compiled interpreter, the first few small
+# Programs run in the numpy reference interpreter (the opcodes' definition). Loading the
+# compiled one costs ~0.4 s even from a warm disk cache (Numba's target start-up), ~10 s
+# without one, so a short script that runs one backward never pays it, and a training loop
+# pays it on its fifth call. JITGRAD_TIER=0 turns this off.
+TIER_CALLS = 4
+TIER_MAX_WORK = 200_000           # elements touched by a Program still worth interpreting
+_tier_left = TIER_CALLS
+
+
+def _execute(prog: Program, r: Replay) -> None:
+    """One compiled call with the precomputed arguments (vm.execute's hot path, minus the
+    argument tuple and the first-call bookkeeping, which vm.execute does on first use)."""
+    global _tier_left
+    runner = vm._compiled
+    if vm._vm == "numba" and runner is not None and r.dtype in vm._ready:
+        runner(*r.args)
+    elif (runner is None and _tier_left > 0 and vm._vm == "numba" and r.work < TIER_MAX_WORK
+          and os.environ.get("JITGRAD_TIER", "1") != "0"):
+        _tier_left -= 1
+        vm.execute(prog, vm="reference")
+    else:
+        vm.execute(prog)
+
+
+def replay_retained(t: Any) -> bool:
+    """`t.backward(retain_graph=True)` with a ones seed on a graph already lowered for
+    exactly this call: the whole call is seeds + one compiled call. False if not applicable
+    (the caller then takes the general path, which checks everything)."""
+    node = t._node
+    if node is None or node.programs is None or t._stop_gradient:
+        return False
+    hit = node.programs.get(((id(t),), None, None))
+    if hit is None or hit[0] != tape._epoch or hit[1].segments:
+        return False
+    run(hit[1], [None], True)
+    return True
+
+
+def release(prog: Program) -> None:
+    """Before a Program is dropped: leaves stop sharing memory with its arena."""
+    r = getattr(prog, "_replay", None)
+    if r is None:
+        return
+    for t, view in r.leaves:
+        if t._grad is view:
+            t._grad = view.copy()
+    prog._replay = None
+
+
+def target_values(prog: Program) -> list[tuple[Any, np.ndarray]]:
+    """(tensor, gradient view) of every output, for grad()-style callers."""
+    r = replay_of(prog)
+    return [(t, v) for t, v in r.leaves] + [(t, v) for t, v, _ in r.others]

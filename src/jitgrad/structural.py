@@ -1,0 +1,278 @@
+"""The structural program cache: a new graph shaped like one already lowered reuses its Program.
+
+A training loop builds a new graph every step, but the graphs are identical in everything
+the lowering looks at: ops, attributes, shapes, dtypes, which tensors are shared, which need
+gradients. The key below captures exactly that, so on a hit lowering is skipped: the saved
+forward values are copied into the cached arena (the recipe says which array of which node
+goes where) and the Program's outputs are pointed at the new leaves.
+
+Only whitelisted ops take part. For each, `BAKED` names the forward values its lowering
+folds into the Program as constants (a one-element factor becomes K); those values are part
+of the key, so a different value misses. Graphs with hooks, retain_grads() tensors, ops
+outside the whitelist (PyLayer, new ops) or a debug dump never use the cache.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+from collections import OrderedDict
+from typing import Any, Callable
+
+import numpy as np
+
+from . import fastpath, tape
+from .program import Program
+
+MAX_PROGRAMS = 32
+
+
+def _one(*arrays: np.ndarray) -> tuple:
+    return tuple(float(a.reshape(-1)[0]) if a.size == 1 else None for a in arrays)
+
+
+# op name -> the forward values its lowering bakes into the Program (as constants)
+BAKED: dict[str, Callable[[Any], tuple] | None] = {
+    **{name: None for name in (
+        "add", "subtract", "neg", "sqrt", "log", "tanh", "sigmoid", "relu", "cast", "clone",
+        "sum", "mean", "max", "min", "matmul", "reshape", "transpose", "broadcast_to",
+        "softmax", "log_softmax")},
+    "exp": lambda n: _one(n.out_data),
+    "square": lambda n: _one(n.inputs[0]._data),
+    "multiply": lambda n: _one(n.inputs[0]._data, n.inputs[1]._data),
+    "divide": lambda n: _one(n.inputs[1]._data),
+    **{name: (lambda n: _one(n.saved[0])) for name in ("sin", "cos", "abs", "clip",
+                                                      "pow_scalar", "pow")},
+}
+BAKED["pow"] = lambda n: _one(*n.saved)
+
+
+def enabled() -> bool:
+    return os.environ.get("JITGRAD_NO_STRUCTURAL", "") in ("", "0")
+
+
+class Entry:
+    __slots__ = ("prog", "recipe", "outputs", "hits")
+
+    def __init__(self, prog: Program, recipe: list, outputs: list) -> None:
+        self.prog, self.recipe, self.outputs, self.hits = prog, recipe, outputs, 0
+
+
+_cache: "OrderedDict[tuple, Entry]" = OrderedDict()
+stats = {"hits": 0, "misses": 0, "uncacheable": 0}
+
+
+def clear() -> None:
+    for e in _cache.values():
+        fastpath.release(e.prog)
+    _cache.clear()
+    for k in stats:
+        stats[k] = 0
+
+
+# ---- the key ---------------------------------------------------------------------------------
+
+def graph_key(roots: list) -> tuple[tuple, list, list] | None:
+    """(key, nodes newest first, tensors by local index), or None if not cacheable.
+
+    One walk over the nodes the roots reach through tensors needing gradients. Every such
+    node must have an input needing a gradient, so all of them are on a path to a leaf
+    (the lowering's plan keeps exactly these nodes). Attributes go into the key as they
+    are: an unhashable one (an index array, a slice) makes the lookup raise TypeError,
+    which the caller treats as not cacheable.
+    """
+    seen: dict[int, Any] = {}
+    stack = [r._node for r in roots]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        for t in node.inputs:
+            if t._node is not None and not t._stop_gradient:
+                stack.append(t._node)
+    nodes = sorted(seen.values(), key=_SEQ, reverse=True)
+    index = {id(n): k for k, n in enumerate(nodes)}
+    tid: dict[int, int] = {}
+    tensors: list = []
+    parts: list = []
+    for r in roots:
+        tid[id(r)] = len(tensors)
+        tensors.append(r)
+        parts.append(r._data.shape)
+        parts.append(r._data.dtype)
+    chains = _node_chains()
+    hooked = len(chains) > 0
+    for node in nodes:
+        name = node.op.name
+        baked = BAKED.get(name, _MISSING)
+        if baked is _MISSING or node.freed or (hooked and node in chains):
+            return None
+        versions = node.versions
+        ref = node.out_ref
+        out = ref() if ref is not None else None
+        if out is not None and (out._hooks or out._retain or out._version != versions[-1]):
+            return None                   # (a changed value: the general path raises)
+        live = False
+        parts.append(name)
+        for t, v in zip(node.inputs, versions):
+            if t._hooks or t._retain or t._version != v:
+                return None
+            n = t._node
+            if not t._stop_gradient:
+                live = True
+                if n is not None:
+                    parts.append(index[id(n)])
+                    continue
+            i = tid.get(id(t))
+            if i is None:
+                i = tid[id(t)] = len(tensors)
+                tensors.append(t)
+            d = t._data
+            parts.append((i, d.shape, d.dtype, t._stop_gradient, n is None))
+        if not live:
+            return None
+        od = node.out_data
+        parts.append(tuple(node.attrs.items()))
+        parts.append(od.shape)
+        parts.append(od.dtype)
+        if baked is not None:
+            parts.append(baked(node))
+    return tuple(parts), nodes, tensors
+
+
+_MISSING = object()
+_SEQ = operator.attrgetter("seq")
+
+
+def _node_chains() -> Any:
+    """Hooks registered on non-leaf tensors live with their nodes (hooks.py)."""
+    from .hooks import _node_chains as chains
+    return chains
+
+
+# ---- recipes: where each arena value comes from -----------------------------------------------
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    if a is b:
+        return True
+    return (a.nbytes == b.nbytes and a.flags.c_contiguous and b.flags.c_contiguous and
+            a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+
+
+def _resolve(arr: np.ndarray, node: Any, index: dict, tensor_index: dict) -> tuple | None:
+    """A canonical name for `arr` among the node's arrays, stable across equal graphs."""
+    for i, t in enumerate(node.inputs):
+        if _same(arr, t._data):
+            k = index.get(id(t._node)) if t._node is not None else None
+            return ("node", k) if k is not None else ("tensor", tensor_index[id(t)])
+    if _same(arr, node.out_data):
+        return ("node", index[id(node)])
+    for i, s in enumerate(node.saved or ()):
+        if isinstance(s, np.ndarray) and _same(arr, s):
+            return ("saved", index[id(node)], i)
+    return None
+
+
+def make_recipe(sources: list, nodes: list, tensors: list) -> list | None:
+    index = {id(n): k for k, n in enumerate(nodes)}
+    tensor_index = {id(t): i for i, t in enumerate(tensors)}
+    by_off: dict[int, tuple] = {}
+    recipe = []
+    for off, arr, shape, node in sources:
+        if node is None:
+            return None
+        name = _resolve(arr, node, index, tensor_index)
+        if name is None:
+            return None
+        item = (name, tuple(arr.shape), tuple(shape))
+        if off in by_off:
+            if by_off[off] != item:
+                return None               # one slot, two different sources: not rebindable
+            continue
+        by_off[off] = item
+        recipe.append((off, int(np.prod(shape, dtype=np.int64)), name, item[1], item[2]))
+    return recipe
+
+
+def _fetch(name: tuple, nodes: list, tensors: list) -> np.ndarray:
+    kind = name[0]
+    if kind == "tensor":
+        return tensors[name[1]]._data
+    if kind == "node":
+        return nodes[name[1]].out_data
+    return nodes[name[1]].saved[name[2]]
+
+
+# ---- the backward entry point --------------------------------------------------------------
+
+def run(roots: list, seeds: list) -> bool:
+    """A non-retained backward through the cache. False: not cacheable, use the general path."""
+    if not enabled() or any(r._node is not None and r._node.programs for r in roots):
+        return False                      # a retained graph's own Program comes first
+    found = graph_key(roots)
+    if found is None:
+        stats["uncacheable"] += 1
+        return False
+    key, nodes, tensors = found
+    try:
+        entry = _cache.get(key)
+    except TypeError:                     # an unhashable attribute
+        stats["uncacheable"] += 1
+        return False
+    if entry is None:
+        entry = _insert(key, roots, nodes, tensors)
+        if entry is None:
+            stats["uncacheable"] += 1
+            return False
+        stats["misses"] += 1
+    else:
+        stats["hits"] += 1
+        entry.hits += 1
+        _cache.move_to_end(key)
+        _rebind(entry, nodes, tensors)
+    fastpath.run(entry.prog, seeds, keep=True)
+    entry.prog.nodes = []
+    for node in nodes:
+        node.free()
+    tape.bump_epoch()
+    return True
+
+
+def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None:
+    from .lower import lower
+    sources: list = []
+    prog = lower(roots, sources=sources)
+    remap = getattr(prog, "offset_map", None)
+    if remap is not None:                 # lower_opt.compact moved the values
+        sources = [(remap(off), arr, shape, node) for off, arr, shape, node in sources]
+    recipe = make_recipe(sources, nodes, tensors)
+    tensor_index = {id(t): i for i, t in enumerate(tensors)}
+    if recipe is None or prog.segments or any(id(t) not in tensor_index
+                                              for t, _, _, _ in prog.outputs):
+        return None
+    outputs = [(tensor_index[id(t)], off, shape, kind) for t, off, shape, kind in prog.outputs]
+    entry = Entry(prog, recipe, outputs)
+    _cache[key] = entry
+    if len(_cache) > MAX_PROGRAMS:
+        _, old = _cache.popitem(last=False)
+        fastpath.release(old.prog)
+    return entry
+
+
+def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
+    """Copy the new graph's saved values into the arena and point outputs at its tensors."""
+    prog = entry.prog
+    arena = prog.arena
+    for off, n, name, src_shape, shape in entry.recipe:
+        src = _fetch(name, nodes, tensors)
+        dst = arena[off:off + n]
+        if src.shape == shape:
+            dst[...] = src.reshape(-1) if src.ndim != 1 else src
+        else:
+            dst.reshape(shape)[...] = src.reshape(src_shape)
+    old = prog.outputs
+    new = [(tensors[i], off, shape, kind) for i, off, shape, kind in entry.outputs]
+    if any(a[0] is not b[0] for a, b in zip(old, new)):
+        fastpath.release(prog)            # old leaves keep copies of their gradients
+        prog.outputs = new

@@ -1,0 +1,251 @@
+"""The replay fast path: no Python per node, exact results, Paddle's accumulation rules."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad import fastpath, lower as lower_mod, lower_opt, vm
+from jitgrad.ops.registry import REGISTRY
+from jitgrad.program import OP
+
+TT = paddle.to_tensor
+
+
+def _chain(n_ops, size=8, seed=0, dtype="float32"):
+    rng = np.random.default_rng(seed)
+    x = TT(rng.uniform(-1, 1, size), dtype=dtype, stop_gradient=False)
+    h = x
+    for i in range(n_ops):
+        c = TT(rng.uniform(0.5, 1.5, size), dtype=dtype)
+        kind = i % 5
+        h = (paddle.sin(h) if kind == 0 else h * c if kind == 1 else h + c if kind == 2
+             else paddle.tanh(h) if kind == 3 else paddle.exp(h))
+    return x, paddle.sum(h)
+
+
+def _count_python_op_calls(monkeypatch):
+    """Wrap every registry op's forward/save/vjp/lower and the lowering entry point."""
+    calls = {"n": 0}
+
+    def counted(fn):
+        def wrapper(*a, **k):
+            calls["n"] += 1
+            return fn(*a, **k)
+        return wrapper
+
+    for op in REGISTRY.values():
+        for attr in ("forward", "save", "vjp", "lower"):
+            if getattr(op, attr) is not None:
+                monkeypatch.setattr(op, attr, counted(getattr(op, attr)))
+    monkeypatch.setattr(lower_mod, "lower", counted(lower_mod.lower))
+    monkeypatch.setattr(lower_mod.Builder, "emit", counted(lower_mod.Builder.emit))
+    return calls
+
+
+def test_replay_of_a_1000_op_graph_runs_no_python_op_code(monkeypatch):
+    x, loss = _chain(1000)
+    loss.backward(retain_graph=True)
+    first = x.grad.numpy().copy()
+    calls = _count_python_op_calls(monkeypatch)
+    runs = {"n": 0}
+    real = fastpath._execute
+
+    def counted_execute(prog, r):
+        runs["n"] += 1
+        return real(prog, r)
+
+    monkeypatch.setattr(fastpath, "_execute", counted_execute)
+    loss.backward(retain_graph=True)
+    paddle.autograd.backward([loss], retain_graph=True)
+    assert calls["n"] == 0
+    assert runs["n"] == 2                      # one interpreter call per replay
+    np.testing.assert_allclose(x.grad.numpy(), 3 * first, rtol=1e-5)
+
+
+def _grads(n_ops, vm_name, peephole, monkeypatch, dtype="float32", size=8):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+    monkeypatch.setenv("JITGRAD_TIER", "0")          # "numba" means compiled here
+    x, loss = _chain(n_ops, size=size, dtype=dtype)
+    prev = vm.get_vm()
+    vm.set_vm(vm_name)
+    try:
+        loss.backward(retain_graph=True)
+        loss.backward(retain_graph=True)
+    finally:
+        vm.set_vm(prev)
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_program_is_bitwise_equal_to_unfused_in_the_reference(monkeypatch, dtype):
+    plain = _grads(60, "reference", False, monkeypatch, dtype)
+    fused = _grads(60, "reference", True, monkeypatch, dtype)
+    np.testing.assert_array_equal(fused, plain)
+
+
+@pytest.mark.parametrize("size", [8, 5000])        # 5000 > one CHAIN tile
+def test_compiled_fused_program_matches_reference(monkeypatch, size):
+    ref = _grads(60, "reference", True, monkeypatch, size=size)
+    jit = _grads(60, "numba", True, monkeypatch, size=size)
+    np.testing.assert_allclose(jit, ref, rtol=2e-6, atol=1e-30)
+
+
+def test_chain_is_fused_and_identities_dropped(monkeypatch):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    x, loss = _chain(50)
+    prog = lower_mod.lower([loss])
+    ops = [int(r[0]) >> 1 for r in prog.code]
+    assert ops == [OP["CHAIN"]]
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
+    assert len(lower_mod.lower([loss])) == 51
+
+
+def test_leaf_grad_accumulates_in_place_and_follows_paddle(monkeypatch):
+    x, loss = _chain(20)
+    loss.backward(retain_graph=True)
+    g1 = x.grad.numpy().copy()
+    held = x.grad                               # shares memory with x's gradient
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(held.numpy(), 2 * g1, rtol=1e-6)
+    x.clear_grad()
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), g1, rtol=1e-6)
+    x.grad = None
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), g1, rtol=1e-6)
+    x.grad = TT(np.ones(8, np.float32))         # a gradient set by the user
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), 1 + g1, rtol=1e-6)
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 1 + 2 * g1, rtol=1e-6)
+
+
+def test_freeing_backward_leaves_no_view_of_the_arena():
+    x, loss = _chain(20)
+    loss.backward(retain_graph=True)
+    assert x._grad.base is not None             # owned: a view of the Program's arena
+    loss.backward()                             # frees the graph and its Program
+    assert x._grad.base is None
+
+
+def test_a_leaf_shared_by_two_retained_graphs_gets_both_gradients():
+    x = TT([0.5, -0.25, 1.0], stop_gradient=False)
+    l1 = paddle.sum(paddle.tanh(x) * 2.0)
+    l2 = paddle.sum(paddle.exp(x))
+    l1.backward(retain_graph=True)
+    l2.backward(retain_graph=True)
+    l1.backward(retain_graph=True)
+    xs = x.numpy()
+    want = 2 * 2 * (1 - np.tanh(xs) ** 2) + np.exp(xs)
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5)
+
+
+def test_leaf_slot_is_owned_only_without_hooks(monkeypatch):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    x, loss = _chain(10)
+    prog = lower_mod.lower([loss])
+    assert getattr(prog, "owned_leaf_grads", False)
+    assert all(int(r[0]) & 1 for r in prog.code if r[1] == prog.outputs[0][1])
+
+
+def _hooked_chain_grads(monkeypatch, peephole, vm_name="numba"):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+    monkeypatch.setenv("JITGRAD_TIER", "0")
+    rng = np.random.default_rng(5)
+    x = TT(rng.uniform(-1, 1, 6), dtype="float32", stop_gradient=False)
+    h, seen = x, []
+    for i in range(30):
+        h = paddle.tanh(h) * TT(rng.uniform(0.5, 1.5, 6), dtype="float32")
+        if i == 14:
+            h.register_hook(lambda g: (seen.append(g.numpy().copy()), g * 2.0)[1])
+    prev = vm.get_vm()
+    vm.set_vm(vm_name)
+    try:
+        paddle.sum(paddle.exp(h)).backward()
+    finally:
+        vm.set_vm(prev)
+    return x.grad.numpy(), seen[0]
+
+
+@pytest.mark.parametrize("vm_name", ["numba", "reference"])
+def test_a_hook_inside_a_fused_chain_sees_the_same_gradient(monkeypatch, vm_name):
+    plain = _hooked_chain_grads(monkeypatch, False, vm_name)
+    fused = _hooked_chain_grads(monkeypatch, True, vm_name)
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_pinned_slots_are_not_fused_away(monkeypatch):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
+    x, loss = _chain(10)
+    prog = lower_mod.lower([loss])
+    mid = int(prog.code[3, 1])                   # some intermediate gradient slot
+    prog.pinned = {(mid, int(prog.code[3, 5]))}
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    lower_opt.optimize(prog)
+    moved = getattr(prog, "offset_map", lambda off: off)(mid)     # compaction moves slots
+    assert moved in {int(r[1]) for r in prog.code}
+
+
+TIER_SCRIPT = """
+import sys, numpy as np, jitgrad as paddle
+from jitgrad import vm
+x = paddle.to_tensor([0.5, -1.0, 2.0], stop_gradient=False)
+loss = paddle.sum(paddle.tanh(x) * paddle.exp(x))
+loss.backward(retain_graph=True)
+print(vm._compiled is None, 'numba' in sys.modules)
+first = x.grad.numpy().copy()
+for _ in range(5):
+    loss.backward(retain_graph=True)
+print(vm._compiled is not None, float(np.max(np.abs(x.grad.numpy() - 6 * first))))
+"""
+
+
+def test_tiered_start_interprets_the_first_small_backward_then_compiles():
+    src = os.path.join(os.path.dirname(__file__), "..", "src")
+    env = {**os.environ, "PYTHONPATH": src, "JITGRAD_VM": "numba"}
+    env.pop("JITGRAD_TIER", None)
+    out = subprocess.run([sys.executable, "-c", TIER_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    first, later = out.stdout.split("\n")[:2]
+    assert first == "True False"             # no compiled code, Numba not even imported
+    loaded, err = later.split()
+    assert loaded == "True" and float(err) < 1e-5
+
+
+def _relu_mlp_grads(monkeypatch, peephole, vm_name):
+    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+    monkeypatch.setenv("JITGRAD_TIER", "0")
+    monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")     # lower this very graph
+    rng = np.random.default_rng(7)
+    x = TT(rng.standard_normal((64, 32)), dtype="float32")
+    ps = [TT(rng.standard_normal(s) * 0.2, dtype="float32", stop_gradient=False)
+          for s in ((32, 128), (128,), (128, 128), (128,), (128, 4), (4,))]
+    h = x
+    for i in range(0, 6, 2):
+        h = paddle.matmul(h, ps[i]) + ps[i + 1]
+        if i < 4:
+            h = paddle.relu(h)
+    loss = paddle.mean(h)
+    prog = lower_mod.lower([loss])
+    prev = vm.get_vm()
+    vm.set_vm(vm_name)
+    try:
+        loss.backward()
+    finally:
+        vm.set_vm(prev)
+    return [p.grad.numpy() for p in ps], prog.arena.size
+
+
+@pytest.mark.parametrize("vm_name", ["numba", "reference"])
+def test_slot_reuse_and_compaction_keep_mlp_gradients_exact(monkeypatch, vm_name):
+    plain, plain_size = _relu_mlp_grads(monkeypatch, False, vm_name)
+    opt, opt_size = _relu_mlp_grads(monkeypatch, True, vm_name)
+    assert opt_size < plain_size
+    for a, b in zip(opt, plain):
+        np.testing.assert_array_equal(a, b)
