@@ -55,6 +55,10 @@ OPCODES: dict[str, str] = {
               "sh, sw, dh, dw, pt, pl, Ho, Wo: channel c = g * C/G + cc, row (cc * kh + i) "
               "* kw + j of group g reads pixel (ho*sh + i*dh - pt, wo*sw + j*dw - pl); "
               "rows past C/G*kh*kw and pixels in the padding are dropped",
+    "POOL_BWD": "out[N, C, H, W] (+)= max pooling's gradient: a[n, c, ho, wo] goes to the "
+                "window element k = int(b[same]) (k = i * kw + j), pixel (ho*sh + i - pt, "
+                "wo*sw + j - pl), dropped in the padding; itab[p:p+12] = N, C, H, W, kh, kw, "
+                "sh, sw, pt, pl, Ho, Wo",
 }
 OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
 NAMES: dict[int, str] = {i: name for name, i in OP.items()}

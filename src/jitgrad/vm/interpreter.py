@@ -28,6 +28,7 @@ TILE = 2048     # lower_opt.TILE: a tile and its operands stay in L1
 CUMSUM = OP["CUMSUM"]
 LINSCAN = OP["LINSCAN"]
 COL2IM = OP["COL2IM"]
+POOL_BWD = OP["POOL_BWD"]
 
 
 @jit
@@ -204,6 +205,27 @@ def _col2im(out, a, prm, acc):  # pragma: no cover - compiled
 
 
 @jit
+def _pool_bwd(out, g, code, prm, acc):  # pragma: no cover - compiled
+    """Each window's gradient onto its chosen element (offset k = int(code) in the window)."""
+    N, C, H, W, kh, kw = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    sh, sw, pt, pl, Ho, Wo = prm[6], prm[7], prm[8], prm[9], prm[10], prm[11]
+    if not acc:
+        out[:] = 0
+    q = 0
+    for nc in range(N * C):
+        obase = nc * H * W
+        for ho in range(Ho):
+            for wo in range(Wo):
+                k = int(code[q])
+                i = k // kw
+                h = ho * sh + i - pt
+                w = wo * sw + k - i * kw - pl
+                if h >= 0 and h < H and w >= 0 and w < W:
+                    out[obase + h * W + w] += g[q]
+                q += 1
+
+
+@jit
 def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
     one = consts[0]                      # 1.0 in the arena's dtype: no float64 promotion
     zero = one - one
@@ -351,6 +373,11 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
             p = code[pc, 6]
             prm = itab[p:p + 16]
             _col2im(out, arena[a:a + prm[0] * prm[4] * prm[5] * prm[14] * prm[15]], prm, acc)
+        elif op == POOL_BWD:
+            p = code[pc, 6]
+            prm = itab[p:p + 12]
+            m = prm[0] * prm[1] * prm[10] * prm[11]
+            _pool_bwd(out, arena[a:a + m], arena[b:b + m], prm, acc)
         elif op == LINSCAN:
             p = code[pc, 6]
             _linscan_rows(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,

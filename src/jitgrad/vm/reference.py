@@ -41,6 +41,19 @@ def _col2im(p: np.ndarray, a: int, arena: np.ndarray) -> np.ndarray:
     return img[:, :, pt:pt + H, pl:pl + W].ravel()
 
 
+def _pool_bwd(p: np.ndarray, a: int, b: int, arena: np.ndarray) -> np.ndarray:
+    N, C, H, W, kh, kw, sh, sw, pt, pl, Ho, Wo = (int(v) for v in p)
+    m = N * C * Ho * Wo
+    g, k = arena[a:a + m], arena[b:b + m].astype(np.int64)
+    q = np.arange(m)
+    h = (q // Wo) % Ho * sh + k // kw - pt
+    w = q % Wo * sw + k % kw - pl
+    ok = (h >= 0) & (h < H) & (w >= 0) & (w < W)
+    img = np.zeros(N * C * H * W, arena.dtype)
+    np.add.at(img, (q // (Ho * Wo) * (H * W) + h * W + w)[ok], g[ok])
+    return img
+
+
 def _rows(x: np.ndarray, p: np.ndarray) -> np.ndarray:
     outer, length, inner = (int(v) for v in p[:3])
     return x.reshape(outer, length, inner)
@@ -138,6 +151,8 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
                 val = np.cumsum(rows, axis=1).ravel()
         elif name == "COL2IM":
             val = _col2im(itab[p:p + 16], a, arena)
+        elif name == "POOL_BWD":
+            val = _pool_bwd(itab[p:p + 12], a, b, arena)
         elif name == "LINSCAN":
             rows, mul = _rows(A, itab[p:p + 3]), _rows(B, itab[p:p + 3])
             r, length = np.empty_like(rows), rows.shape[1]
