@@ -21,7 +21,7 @@ from .indexing import concat
 from .maxpool import max_pool, window_offsets, winners
 from .indexing import pad as _pad
 from .linalg import matmul
-from .shape import _take_flat, reshape, transpose
+from .shape import reshape, transpose
 
 
 def _pair(v: Any, n: int, what: str) -> list[int]:
@@ -196,12 +196,10 @@ def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     require_float(x, "avg_pool2d")
     x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
                                          data_format)
-    xp = _spatial_pad(x, widths)
-    idx, (Ho, Wo) = _windows(xp.shape, k, st, [1, 1])
-    N, C = x.shape[:2]
-    order = np.moveaxis(idx, (2, 3), (4, 5))
-    win = _take_flat(xp, order.ravel(), (N, C, Ho, Wo, k[0] * k[1]))
-    total = R.sum(win, axis=-1)
+    N, C, H, W = x.shape
+    Ho, Wo = (out_size(*a) for a in zip((H, W), k, st, (1, 1), widths))
+    cols = im2col(x, k, st, (1, 1), widths, groups=C)      # [N, C, kh * kw, Ho * Wo]
+    total = reshape(R.sum(cols, axis=2), [N, C, Ho, Wo])
     if divisor_override:
         return _back(total / float(divisor_override), last)
     # which padded positions count: the input (exclusive), or the input and the padding
