@@ -1,6 +1,5 @@
 """The seed blog's and Paddle docstring's examples, run unchanged with `import jitgrad as paddle`."""
 
-import numpy as np
 import pytest
 
 import jitgrad as paddle
@@ -94,10 +93,9 @@ def test_log_grad_prints_like_the_blog():
 def test_softmax_written_out_with_ones_seed_is_zero():
     x = TT([1, 2], dtype="float32", stop_gradient=False)
     z = paddle.exp(x) / paddle.sum(paddle.exp(x))
-    assert str(z).endswith("[0.26894143, 0.73105860])") or np.allclose(
-        z.numpy(), [0.2689414, 0.7310586])
+    assert str(z).endswith("[0.26894140, 0.73105860])")           # the blog's digits
     paddle.autograd.backward(z)
-    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0], atol=1e-7)
+    assert str(x.grad).endswith("[0., 0.])")
 
 
 def test_softmax_written_out_with_seed():

@@ -13,8 +13,10 @@ from .dtypes import (DType, bool_, float16, float32, float64, get_default_dtype,
                      int32, int64, set_default_dtype, uint8)
 from .ops import *  # noqa: F401,F403  (the op functions, Paddle names)
 from .tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .tensor import Tensor, to_tensor
+from .tensor import Size, Tensor, to_tensor
 from .vm import set_vm, warmup
+from .compat import (CPUPlace, disable_static, dtype, enable_static, get_device,  # noqa: F401
+                     in_dynamic_mode, is_floating_point, is_tensor, set_device)
 from . import nn  # noqa: E402  (needs ops)
 from . import optimizer, regularizer  # noqa: E402
 from .nn import ParamAttr, create_parameter  # noqa: E402

@@ -2,7 +2,8 @@
 
 Users compare printed tensors with Paddle's docs and blog posts, so the layout (7-space data
 indent, `1.` for integral floats, 8 decimals otherwise, left-justified columns with a sign
-column when any item is negative, `...` summaries) follows Paddle's `to_string`.
+column when any item is negative, rows wrapped at 80 characters, `...` summaries) follows
+Paddle's `to_string`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ class PrintOptions:
     threshold = 1000
     edgeitems = 3
     sci_mode = False
+    linewidth = 80
 
 
 OPTIONS = PrintOptions()
@@ -25,6 +27,7 @@ def set_printoptions(
     threshold: int | None = None,
     edgeitems: int | None = None,
     sci_mode: bool | None = None,
+    linewidth: int | None = None,
 ) -> None:
     """Change how tensors print (same arguments as `paddle.set_printoptions`)."""
     for name, value, kind in (
@@ -32,6 +35,7 @@ def set_printoptions(
         ("threshold", threshold, int),
         ("edgeitems", edgeitems, int),
         ("sci_mode", sci_mode, bool),
+        ("linewidth", linewidth, int),
     ):
         if value is None:
             continue
@@ -44,7 +48,7 @@ def _item_str(x: np.generic) -> str:
     if isinstance(x, np.floating):
         if OPTIONS.sci_mode:
             return f"{x:.{OPTIONS.precision}e}"
-        if np.isfinite(x) and np.ceil(x) == x:
+        if np.ceil(x) == x:         # inf prints as `inf.`, as in Paddle
             return f"{x:.0f}."
         return f"{x:.{OPTIONS.precision}f}"
     if isinstance(x, np.bool_):
@@ -64,6 +68,8 @@ def _pad(x: np.generic, width: int, signed: bool) -> str:
 def _summary(a: np.ndarray) -> np.ndarray:
     """The items that will be shown, for measuring the column width."""
     e = OPTIONS.edgeitems
+    if a.size == 0:
+        return np.array([])
     if a.ndim == 0:
         return a
     if a.ndim == 1:
@@ -81,7 +87,10 @@ def _format(a: np.ndarray, summarize: bool, indent: int, width: int, signed: boo
         items = [_pad(x, width, signed) for x in (list(a[:e]) + list(a[-e:]) if cut else a)]
         if cut:
             items.insert(e, "...")
-        return "[" + ", ".join(items) + "]"
+        # Paddle wraps a row at `linewidth`, continuing under the row's first item.
+        per_line = max(1, (OPTIONS.linewidth - indent) // (width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     parts = [
         _format(r, summarize, indent + 1, width, signed)
         for r in (list(a[:e]) + list(a[-e:]) if cut else a)

@@ -11,6 +11,7 @@ targets and returns their gradients instead of accumulating into `.grad`.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -41,6 +42,16 @@ def check_tensors(tensors: Any, what: str = "tensors") -> list[Tensor]:
     return list(tensors)
 
 
+def check_float_roots(roots: list[Tensor], what: str = "tensors") -> None:
+    """Integer and bool tensors carry no gradient: a backward from one would silently do
+    nothing (Paddle either does nothing or fails later), so say so."""
+    for i, r in enumerate(roots):
+        if r._data.dtype.kind != "f":
+            raise TypeError(f"{what}[{i}] has dtype {r.dtype.name}: gradients flow only from "
+                            "float tensors (an integer or bool result has no derivative); "
+                            "compute the value to differentiate in float")
+
+
 def check_seeds(grad_tensors: Any, roots: list[Tensor], what: str = "grad_tensors"
                 ) -> list[Tensor | None]:
     if grad_tensors is None:
@@ -59,8 +70,8 @@ def check_seeds(grad_tensors: Any, roots: list[Tensor], what: str = "grad_tensor
         if not isinstance(g, Tensor):
             raise TypeError(f"{what}[{i}] must be a Tensor or None, got {type(g).__name__}")
         if g._data.size != r._data.size:
-            raise ValueError(f"{what}[{i}] has {g._data.size} elements (shape {g.shape}) but "
-                             f"its output has {r._data.size} (shape {r.shape})")
+            raise ValueError(f"{what}[{i}] has {g._data.size} elements (shape {list(g.shape)}) but "
+                             f"its output has {r._data.size} (shape {list(r.shape)})")
         if g._data.dtype.kind != "f":
             raise TypeError(f"{what}[{i}] must be a float tensor, got {g.dtype.name}")
     return list(grad_tensors)
@@ -80,15 +91,19 @@ def program_for(roots: list[Tensor], targets: list | None = None, stop: set[int]
     holder = roots[0]._node
     key = (tuple(id(r) for r in roots), None if targets is None else
            tuple(id(t) for t in targets), None if stop is None else frozenset(stop))
+    named = list(roots) + list(targets or ())
     if holder is not None and holder.programs is not None:
         hit = holder.programs.get(key)
-        if hit is not None and hit[0] == tape.epoch():
+        # ids are recycled once a tensor dies: the entry's weak references must still name
+        # these very tensors, or a dead root's program would run for a new one.
+        if hit is not None and hit[0] == tape.epoch() and \
+                all(ref() is t for ref, t in zip(hit[2], named)):
             return hit[1]
     prog = lower(roots, targets, stop)
-    if retain and holder is not None:
+    if retain and holder is not None and stop is None:     # no_grad_vars: ids only, no cache
         if holder.programs is None or len(holder.programs) >= PROGRAMS_KEPT_PER_GRAPH:
             holder.programs = {}
-        holder.programs[key] = (tape.epoch(), prog)
+        holder.programs[key] = (tape.epoch(), prog, tuple(weakref.ref(t) for t in named))
     return prog
 
 
@@ -271,6 +286,7 @@ def backward(tensors: Tensor | Sequence[Tensor],
         [[7.0, 11.0], [12.0, 18.0]]
     """
     roots = check_tensors(tensors)
+    check_float_roots(roots)
     seeds = check_seeds(grad_tensors, roots)
     create_graph = check_flag(create_graph, "create_graph")
     retain_graph = check_flag(create_graph if retain_graph is None else retain_graph,
@@ -315,6 +331,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     """
     outs = _distinct(outputs, "outputs")
     ins = _distinct(inputs, "inputs")
+    check_float_roots(outs, "outputs")
     seeds = check_seeds(grad_outputs, outs, "grad_outputs")
     create_graph = check_flag(create_graph, "create_graph")
     retain_graph = check_flag(create_graph if retain_graph is None else retain_graph,

@@ -90,6 +90,10 @@ def run(prog: Program, seeds: list, keep: bool) -> None:
         else:
             views[i][...] = s._data.reshape(-1)
             ones[i] = False
+    if r.owned:     # own_leaf_grads made every leaf slot accumulate; a leaf of another
+        for t, view, kind in r.others:          # dtype is not owned: start it from zero
+            if kind == "leaf":
+                view[...] = 0
     fresh = None
     for t, view in r.leaves:
         g = t._grad

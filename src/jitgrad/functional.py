@@ -28,7 +28,7 @@ class Jacobian:
             if not lo <= t.ndim <= hi:
                 raise ValueError(f"{name}.ndim should be {lo} or {hi} when "
                                  f"{'batch_axis=0' if is_batched else 'batch_axis=None'}, "
-                                 f"got {t.ndim} (shape {t.shape})")
+                                 f"got {t.ndim} (shape {list(t.shape)})")
         self._xs, self.is_batched = xs, is_batched
         self._rows: dict[int, Tensor] = {}
         if is_batched:
@@ -80,7 +80,7 @@ class Jacobian:
         if any(i is Ellipsis for i in index):
             raise IndexError("Ellipsis is not supported when indexing a Jacobian")
         if len(index) > len(self.shape):
-            raise IndexError(f"too many indices for a Jacobian of shape {self.shape}")
+            raise IndexError(f"too many indices for a Jacobian of shape {list(self.shape)}")
         index = index + (slice(None),) * (len(self.shape) - len(index))
         it = iter(index)
         full = tuple(0 if ax in self._dropped else next(it)
@@ -102,7 +102,7 @@ class Jacobian:
         return getattr(self._evaluate_all(), name)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(shape={self.shape}, rows evaluated: {len(self._rows)})"
+        return f"{type(self).__name__}(shape={list(self.shape)}, rows evaluated: {len(self._rows)})"
 
 
 class Hessian(Jacobian):
@@ -135,12 +135,12 @@ def hessian(ys: Tensor, xs: Tensor | Sequence[Tensor], batch_axis: int | None = 
     if batch_axis is None:
         if ys.size != 1:
             raise ValueError(f"hessian needs ys with one element when batch_axis is None, got "
-                             f"shape {ys.shape}")
+                             f"shape {list(ys.shape)}")
         ys = ys.reshape([])
     elif batch_axis == 0:
         if ys.ndim == 0 or ys.size != ys.shape[0]:
             raise ValueError(f"hessian with batch_axis=0 needs ys of shape [B] or [B, 1], got "
-                             f"{ys.shape}")
+                             f"{list(ys.shape)}")
         ys = ys.reshape([-1])
     else:
         raise ValueError(f"batch_axis must be None or 0, got {batch_axis!r}")

@@ -124,9 +124,15 @@ def apply_chain(chain: HookChain, g: Tensor) -> tuple[Tensor, Tensor]:
         if not isinstance(r, Tensor):
             raise TypeError(f"a gradient hook must return a Tensor or None, got "
                             f"{type(r).__name__} from {getattr(entry.fn, '__name__', entry.fn)!r}")
+        if r._data.dtype.kind != "f":
+            raise TypeError(f"a gradient hook must return a float Tensor, got {r.dtype.name} "
+                            f"from {getattr(entry.fn, '__name__', entry.fn)!r}")
         if r._data.size != g._data.size:
-            raise ValueError(f"a gradient hook returned shape {r.shape} for a gradient of "
-                             f"shape {g.shape}")
+            raise ValueError(f"a gradient hook returned shape {list(r.shape)} for a gradient of "
+                             f"shape {list(g.shape)}")
+        if r._data.dtype != g._data.dtype:      # the gradient keeps its dtype on every path
+            from .ops import astype
+            r = astype(r, g._data.dtype)
         if r._data.shape != g._data.shape:
             from .ops import reshape
             r = reshape(r, g.shape)

@@ -116,7 +116,11 @@ class _GradModeContext:
 
     _mode = True
 
-    def __init__(self) -> None:
+    def __init__(self, *args: Any) -> None:
+        if args:        # `@no_grad` without parentheses passes the function here
+            raise TypeError(f"{type(self).__name__} takes no arguments: write "
+                            f"@{type(self).__name__}() with parentheses, or "
+                            f"`with {type(self).__name__}():`")
         self._prev: list[bool] = []
 
     def __enter__(self) -> None:

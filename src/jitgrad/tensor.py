@@ -14,6 +14,34 @@ from ._printing import tensor_to_string
 _ops: Any = None
 
 
+class Size(list):
+    """`Tensor.shape`: a list (Paddle 3.3's `paddle.Size`) that also equals the same tuple.
+
+    Prints as Paddle does (`paddle.Size([2, 3])`); `shape == [2, 3]` and `== (2, 3)` hold.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return list.__eq__(self, list(other))
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None  # type: ignore[assignment]  (a list: mutable, unhashable)
+
+    def __add__(self, other: Any) -> Size:
+        return Size(list(self) + list(other))
+
+    def __repr__(self) -> str:
+        return f"paddle.Size({list.__repr__(self)})"
+
+    __str__ = __repr__
+
+
 class Tensor:
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
@@ -43,14 +71,19 @@ class Tensor:
 
     # ---- metadata ------------------------------------------------------------------------
     @property
-    def shape(self) -> list[int]:
-        return list(self._data.shape)
+    def shape(self) -> Size:
+        return Size(self._data.shape)
 
     @property
     def ndim(self) -> int:
         return self._data.ndim
 
-    dim = ndim
+    def dim(self) -> int:
+        """The number of dimensions (a method in Paddle, unlike the `ndim` property)."""
+        return self._data.ndim
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
 
     @property
     def size(self) -> int:
@@ -82,6 +115,8 @@ class Tensor:
 
     @stop_gradient.setter
     def stop_gradient(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):     # `= 'no'` must not mean True
+            raise TypeError(f"stop_gradient must be True or False, got {value!r}")
         value = bool(value)
         if not value and self._data.dtype.kind != "f":
             raise TypeError(
@@ -100,8 +135,11 @@ class Tensor:
         if _graph_grads:
             g = graph_grad(self)
             if g is not None:
+                _note_grad_view(g, self)
                 return g
-        return Tensor._make(self._grad, stop_gradient=False)
+        view = Tensor._make(self._grad, stop_gradient=False)
+        _note_grad_view(view, self)
+        return view
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
@@ -112,7 +150,7 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
         if value._data.shape != self._data.shape:
-            raise ValueError(f"grad shape {value.shape} does not match tensor shape {self.shape}")
+            raise ValueError(f"grad shape {list(value.shape)} does not match tensor shape {list(self.shape)}")
         self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
 
     def clear_grad(self) -> None:
@@ -155,8 +193,8 @@ class Tensor:
                 raise TypeError(f"grad_tensor must be a Tensor or None, got "
                                 f"{type(grad_tensor).__name__}")
             if grad_tensor._data.shape != self._data.shape:
-                raise ValueError(f"grad_tensor shape {grad_tensor.shape} does not match the "
-                                 f"tensor's shape {self.shape}")
+                raise ValueError(f"grad_tensor shape {list(grad_tensor.shape)} does not match the "
+                                 f"tensor's shape {list(self.shape)}")
         backward([self], None if grad_tensor is None else [grad_tensor], retain_graph,
                  create_graph, dump_backward_graph_path=dump_backward_graph_path)
 
@@ -168,7 +206,9 @@ class Tensor:
         return self._data.copy()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._data if dtype is None else self._data.astype(dtype)
+        # A copy, as Paddle's: writing into np.asarray(t) must not change t behind the
+        # tape's back (saved values, version counters).
+        return self._data.copy() if dtype is None else self._data.astype(dtype)
 
     def tolist(self) -> Any:
         return self._data.tolist()
@@ -178,13 +218,13 @@ class Tensor:
             return self._data.item(*index)
         if self._data.size != 1:
             raise ValueError(f"item() needs a tensor with one element, this one has shape "
-                             f"{self.shape}")
+                             f"{list(self.shape)}")
         return self._data.item()
 
     def _scalar(self, kind: type) -> Any:
         if self._data.ndim != 0:
             raise TypeError(f"only 0-d tensors can be converted to {kind.__name__}; this one "
-                            f"has shape {self.shape} (use .item())")
+                            f"has shape {list(self.shape)} (use .item())")
         return kind(self._data.item())
 
     def __float__(self) -> float:
@@ -200,7 +240,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise ValueError(f"the truth value of a tensor with shape {self.shape} is "
+            raise ValueError(f"the truth value of a tensor with shape {list(self.shape)} is "
                              "ambiguous; use .any() or .all()")
         return bool(self._data.item())
 
@@ -218,7 +258,7 @@ class Tensor:
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
         if spec:
-            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape {self.shape}")
+            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape {list(self.shape)}")
         return str(self)
 
     def __str__(self) -> str:
@@ -274,6 +314,12 @@ class Tensor:
 
     def __rtruediv__(self, o: Any) -> Tensor:
         return _ops.divide(o, self)
+
+    def __floordiv__(self, o: Any) -> Tensor:
+        return _ops.floor_divide(self, o)        # no gradient, as Paddle's floor_divide
+
+    def __rfloordiv__(self, o: Any) -> Tensor:
+        return _ops.floor_divide(o, self)
 
     def __pow__(self, o: Any) -> Tensor:
         return _ops.pow(self, o)
@@ -357,6 +403,35 @@ def detach_graph_grad(t: Tensor) -> None:
         _graph_grads.pop(id(t), None)
 
 
+# ---- `x.grad` wrappers share the accumulator (Paddle): in-place ops on one write through ---
+# {id(view): (weakref(view), weakref(owner))}; ops/inplace.py asks grad_owner() so that
+# `x.grad.zero_()` or `x.grad.multiply_(s)` under no_grad change x's gradient, not a copy.
+_grad_views: dict[int, tuple[Any, Any]] = {}
+
+
+def _note_grad_view(view: Tensor, owner: Tensor) -> None:
+    import weakref
+    key = id(view)
+
+    def drop(ref: Any) -> None:
+        entry = _grad_views.get(key)
+        if entry is not None and entry[0] is ref:
+            del _grad_views[key]
+    _grad_views[key] = (weakref.ref(view, drop), weakref.ref(owner))
+
+
+def grad_owner(t: Tensor) -> Tensor | None:
+    """The tensor whose `.grad` `t` still is (its accumulator's wrapper, or its
+    differentiable gradient after create_graph=True), or None."""
+    entry = _grad_views.get(id(t))
+    if entry is None or entry[0]() is not t:
+        return None
+    owner = entry[1]()
+    if owner is None or owner._grad is None:
+        return None
+    return owner if owner._grad is t._data or graph_grad(owner) is t else None
+
+
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:
     if isinstance(data, Tensor):
         arr = data._data
@@ -365,7 +440,11 @@ def _infer_array(data: Any, dtype: Any) -> np.ndarray:
     elif isinstance(data, np.generic):
         arr = np.asarray(data)
     else:
-        arr = np.asarray(data)
+        try:
+            arr = np.asarray(data)
+        except ValueError:
+            raise ValueError("to_tensor: nested lists must be rectangular (every row the same "
+                             "length) and hold numbers") from None
         if dtype is None:
             if arr.dtype.kind == "f":
                 arr = arr.astype(dtypes.default_float().np)

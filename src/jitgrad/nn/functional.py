@@ -23,3 +23,7 @@ __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "adaptive_avg_pool2d", "avg_pool2d", "conv1d", "conv2d", "max_pool2d",
            "batch_norm", "group_norm", "layer_norm",
            "interpolate", "pixel_shuffle", "unfold", "upsample"]
+
+from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
+for _name in __all__:                    # TypeError naming the argument for a non-Tensor
+    globals()[_name] = _check_tensor_args(globals()[_name])

@@ -79,3 +79,10 @@ globals().update(INPLACE)           # paddle.add_(x, y) works too
 __all__ += sorted(INPLACE)
 
 _tensor._ops = sys.modules[__name__]
+
+# Public names check their Tensor arguments (a list or numpy array gets a TypeError naming
+# the argument); METHODS above stay unwrapped, their receiver is always a Tensor.
+from .core import check_tensor_args as _check_tensor_args  # noqa: E402
+for _name in __all__:
+    if callable(globals().get(_name)) and not isinstance(globals()[_name], type):
+        globals()[_name] = _check_tensor_args(globals()[_name])

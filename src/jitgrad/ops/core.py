@@ -105,6 +105,8 @@ def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
         out.append(int(a) % max(ndim, 1))
     if len(set(out)) != len(out):
         raise ValueError(f"axis {axis!r} repeats a dimension")
+    if ndim == 0:
+        return None     # axis 0 or -1 of a 0-d tensor: Paddle reduces it to a 0-d result
     return tuple(sorted(out)) if out else None
 
 
@@ -121,3 +123,54 @@ def sum_to(g: Tensor, shape: tuple | list) -> Tensor:
     if axes:
         g = R.sum(g, axis=axes, keepdim=True)
     return S.reshape(g, list(shape))
+
+
+_MISSING = object()
+
+
+def check_tensor_args(fn: Any) -> Any:
+    """`fn` with a TypeError naming the argument when a parameter annotated `Tensor` gets
+    something else (a list, a numpy array), instead of an AttributeError from inside the op.
+
+    Applied to the public names only (jitgrad.*, jitgrad.nn.functional.*); gradient rules
+    call the unwrapped functions, so the backward pays nothing. The arguments are inspected
+    only once the op has failed: the forward pays one call layer (~0.1 us), not a check.
+    """
+    import functools
+    import inspect
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return fn
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    want = [(i, p.name, p.annotation != "Tensor") for i, p in enumerate(params)
+            if p.kind in kinds and p.annotation in ("Tensor", "Sequence[Tensor]")]
+    if not want or hasattr(fn, "__wrapped__"):
+        return fn
+
+    def bad(v: Any, seq: bool) -> bool:
+        if not seq:
+            return not isinstance(v, Tensor)
+        return not isinstance(v, (list, tuple)) or not all(isinstance(t, Tensor) for t in v)
+
+    def diagnose(args: tuple, kwargs: dict) -> TypeError | None:
+        for i, name, seq in want:
+            v = args[i] if i < len(args) else kwargs.get(name, _MISSING)
+            if v is not _MISSING and bad(v, seq):
+                what = "a list or tuple of Tensors" if seq else "a Tensor"
+                got = type(v).__name__ if not isinstance(v, (list, tuple)) else \
+                    f"{type(v).__name__} of " + ", ".join(sorted({type(t).__name__ for t in v}))
+                return TypeError(f"{fn.__name__}(): argument '{name}' must be {what}, got "
+                                 f"{got}; convert data with paddle.to_tensor(...)")
+        return None
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (AttributeError, TypeError, ValueError, IndexError) as e:
+            err = diagnose(args, kwargs)
+            if err is None:
+                raise
+            raise err from None
+    return checked

@@ -68,7 +68,17 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
 def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
     """Copy on write: x gets a fresh buffer holding the new values. Another tensor may share
     the old buffer (a detach(), a reshape or slice view, a node's saved output); it keeps its
-    values, so no recorded gradient can change behind its version counter."""
+    values, so no recorded gradient can change behind its version counter. Except `x.grad`'s
+    wrapper: it writes through into x's accumulator, which it shares (Paddle, item 18)."""
+    from ..tensor import grad_owner
+    owner = grad_owner(x)
+    if owner is not None and owner._grad is x._data:
+        if key is None:
+            np.copyto(x._data, values, casting="unsafe")
+        else:
+            x._data[key] = values
+        bump(x)
+        return
     data = np.array(x._data, copy=True)
     if key is None:
         np.copyto(data, values, casting="unsafe")
@@ -76,6 +86,8 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
         data[key] = values
     x._data = data
     bump(x)
+    if owner is not None:       # x is owner's differentiable grad: keep .grad's values equal
+        np.copyto(owner._grad, data, casting="unsafe")
 
 
 def _positions(x: Tensor, key: Any) -> np.ndarray:

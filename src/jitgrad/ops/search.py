@@ -80,7 +80,11 @@ logical_and, logical_or = _cmp(np.logical_and), _cmp(np.logical_or)
 logical_xor = _cmp(np.logical_xor)
 bitwise_and, bitwise_or, bitwise_xor = (_cmp(np.bitwise_and), _cmp(np.bitwise_or),
                                         _cmp(np.bitwise_xor))
-floor_divide = _cmp(np.floor_divide)
+def floor_divide(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x // y with Paddle's dtype rules (float32 // 2 stays float32); no gradient."""
+    from .core import binary_operands
+    x, y = binary_operands(x, y)
+    return _t(np.floor_divide(x._data, y._data))
 
 
 def logical_not(x: Any, name: str | None = None) -> Tensor:
