@@ -283,7 +283,7 @@ def _lower_put(b, node, g, gins):
         else:
             b.mul(gins[0], x.shape, g, node.saved[0])
     if gins[1] is not None:
-        written = None if node.attrs["reduce"] == "add" else _written_mask(idx, b.dtype)
+        written = node.saved[1]
         if written is None:
             b.gather(gins[1], g, idx)
         else:           # overwritten values get nothing: gv[i] += g[idx[i]] * written[i]
@@ -293,7 +293,9 @@ def _lower_put(b, node, g, gins):
 put_flat_op = defop(
     "put_flat", baked=lambda n: one_element_values(n.saved[0]), forward=_put_forward, nin=2,
     vjp=_put_vjp, lower=_lower_put,
-    save=lambda out, x, v, idx, reduce: (_kept_mask(x.shape, idx, out.dtype),),
+    save=lambda out, x, v, idx, reduce: (
+        _kept_mask(x.shape, idx, out.dtype),
+        None if reduce == "add" else _written_mask(idx, out.dtype)),
     cases=({"shapes": ((6,), (3,)), "attrs": {"idx": np.array([0, 4, 2]), "reduce": "assign"}},
            {"shapes": ((5,), (5,)), "attrs": {"idx": np.array([3, 1, 3, 0, 3]),
                                                "reduce": "assign"}},

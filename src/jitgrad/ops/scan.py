@@ -84,21 +84,27 @@ def _linscan_vjp(h, r, a, b, axis, reverse):
     return lam, lam * _shift(r, axis, later=not reverse)
 
 
+def _save_linscan(r, a, b, axis, reverse):
+    """The shifted multipliers and the shifted output the compiled backward reads."""
+    return _shift_np(b, axis, reverse, 0.0), _shift_np(r, axis, not reverse, 0.0)
+
+
 def _lower_linscan(b, node, g, gins):
     """lam = LINSCAN(g, shifted b) in the other direction; ga += lam, gb += lam * shifted r."""
     a = node.attrs
     shape, (ax, rev) = node.out_data.shape, (a["axis"], a["reverse"])
     lam = b.alloc(shape)
-    mul = b.value(_shift_np(node.inputs[1]._data, ax, rev, 0.0))
-    b.emit("LINSCAN", lam, g, mul, p=b.table(_layout(shape, ax, not rev)), acc=False)
+    b.emit("LINSCAN", lam, g, b.value(node.saved[0]), p=b.table(_layout(shape, ax, not rev)),
+           acc=False)
     if gins[0] is not None:
         b.emit("AXPY", gins[0], lam)
     if gins[1] is not None:
-        b.emit("MUL", gins[1], lam, b.value(_shift_np(node.out_data, ax, not rev, 0.0)))
+        b.emit("MUL", gins[1], lam, b.value(node.saved[1]))
 
 
 linscan_op = defop(
-    "linscan", baked=None, forward=_linscan_np, vjp=_linscan_vjp, lower=_lower_linscan,
+    "linscan", baked=None, forward=_linscan_np, save=_save_linscan, vjp=_linscan_vjp,
+    lower=_lower_linscan,
     nin=2, min_ndim=1,
     cases=tuple({"shapes": (s, s), "attrs": {"axis": ax, "reverse": r}}
                 for s, ax, r in (((5,), 0, False), ((2, 3, 2), 1, True), ((4, 1), 0, False),
@@ -110,14 +116,18 @@ def _cumprod_vjp(g, out, x, axis, reverse):
     return (_shift(out, axis, later=not reverse, fill=1.0) * r,)
 
 
+def _save_cumprod(out, x, axis, reverse):
+    """Shifted x (the recurrence's multipliers) and E, the exclusive running product."""
+    return _shift_np(x, axis, reverse, 0.0), _shift_np(out, axis, not reverse, 1.0)
+
+
 def _lower_cumprod(b, node, g, gins):
     """gx = E * LINSCAN(g, shifted x): exact at zeros, no division (see linscan above)."""
     shape, a = node.out_data.shape, node.attrs
-    ax, rev = a["axis"], a["reverse"]
     r = b.alloc(shape)
-    b.emit("LINSCAN", r, g, b.value(_shift_np(node.inputs[0]._data, ax, rev, 0.0)),
-           p=b.table(_layout(shape, ax, not rev)), acc=False)
-    b.emit("MUL", gins[0], r, b.value(_shift_np(node.out_data, ax, not rev, 1.0)))
+    b.emit("LINSCAN", r, g, b.value(node.saved[0]),
+           p=b.table(_layout(shape, a["axis"], not a["reverse"])), acc=False)
+    b.emit("MUL", gins[0], r, b.value(node.saved[1]))
 
 
 # cases with zeros (one and two in a row) check exactness where a division would fail;
@@ -132,7 +142,7 @@ cumprod_op = defop(
     "cumprod", baked=None, forward=lambda x, axis, reverse: (
         np.flip(np.cumprod(np.flip(x, axis), axis=axis), axis).copy() if reverse
         else np.cumprod(x, axis=axis)).astype(x.dtype, copy=False),
-    vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES + ZERO_CASES, domain=(-1.5, 1.5),
+    save=_save_cumprod, vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES + ZERO_CASES, domain=(-1.5, 1.5),
     min_ndim=1)
 
 
