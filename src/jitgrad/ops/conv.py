@@ -1,9 +1,10 @@
-"""conv1d / conv2d (im2col + batched GEMM) and max / avg pooling, as composites.
+"""conv1d / conv2d (im2col + batched GEMM) and max / avg pooling.
 
 The im2col primitive (ops/im2col.py) unrolls windows with a strided view; its backward is the
 compiled COL2IM. The bias rides in the GEMM as an extra weight column against a ones row of
 the columns, so a convolution's compiled backward is two GEMMs + COL2IM, and its double
-gradient comes from those primitives. Pooling picks windows with `take_flat`."""
+gradient comes from those primitives. Average pooling sums im2col columns; max pooling is a
+primitive of its own (ops/maxpool.py: the first maximum of each window, Paddle's tie rule)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from . import reduce as R
 from .core import const, require_float
 from .im2col import im2col, out_size
 from .indexing import concat
-from .maxpool import max_pool, window_offsets, winners
 from .indexing import pad as _pad
 from .linalg import matmul
+from .maxpool import max_pool, window_offsets, winners
 from .shape import reshape, transpose
 
 

@@ -104,8 +104,7 @@ def _lower_linscan(b, node, g, gins):
 
 linscan_op = defop(
     "linscan", baked=None, forward=_linscan_np, save=_save_linscan, vjp=_linscan_vjp,
-    lower=_lower_linscan,
-    nin=2, min_ndim=1,
+    lower=_lower_linscan, nin=2, min_ndim=1,
     cases=tuple({"shapes": (s, s), "attrs": {"axis": ax, "reverse": r}}
                 for s, ax, r in (((5,), 0, False), ((2, 3, 2), 1, True), ((4, 1), 0, False),
                                  ((1, 4), 1, True))))
@@ -142,8 +141,8 @@ cumprod_op = defop(
     "cumprod", baked=None, forward=lambda x, axis, reverse: (
         np.flip(np.cumprod(np.flip(x, axis), axis=axis), axis).copy() if reverse
         else np.cumprod(x, axis=axis)).astype(x.dtype, copy=False),
-    save=_save_cumprod, vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES + ZERO_CASES, domain=(-1.5, 1.5),
-    min_ndim=1)
+    save=_save_cumprod, vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES + ZERO_CASES,
+    domain=(-1.5, 1.5), min_ndim=1)
 
 
 def _scan(op, x: Tensor, axis: Any, reverse: bool = False) -> Tensor:
