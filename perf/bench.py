@@ -256,14 +256,15 @@ def chart(res: dict, path: str) -> None:
             if lib in r["libs"]:
                 bars.append((f"{lib}/jitgrad ({mode})", {wl: m[lib] / m["jitgrad"] for wl, m in
                                                           r["results"].items() if lib in m}))
-    wls = sorted({wl for _, d in bars for wl in d})
+    wls = list(dict.fromkeys(wl for _, d in bars for wl in d))     # in run order
     width = 0.8 / max(len(bars), 1)
     for i, (label, d) in enumerate(bars):
         xs = [j + i * width for j, wl in enumerate(wls) if wl in d]
         ax.bar(xs, [d[wl] for wl in wls if wl in d], width, label=label)
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_yscale("log")
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(wls))], wls)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(wls))], wls, rotation=20,
+                  ha="right")
     ax.set_ylabel("peer time / jitgrad time (higher: jitgrad faster)")
     ax.set_title("jitgrad vs torch and JAX: ratio of medians")
     ax.legend(fontsize=8)

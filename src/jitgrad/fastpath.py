@@ -2,7 +2,7 @@
 
 Everything a repeat backward needs is computed once per Program (`Replay`): views of the
 seed slots and of the output slots, which seeds the run itself overwrites, and whether the
-leaf gradients can be *owned*: when `lower_opt.own_leaf_grads` turned every write into a
+leaf gradients can be *owned*: when `lower_opt.own_leaf_grads` turned the one write into a
 leaf's slot into an accumulation, the leaf's `.grad` array is a view of that slot, so the
 compiled call accumulates straight into `.grad` and nothing is copied afterwards.
 
@@ -24,10 +24,9 @@ from typing import Any
 import numpy as np
 
 from . import tape, vm
-from .program import OP, Program
+from .program import Program
 from .tensor import detach_graph_grad
 
-_ZERO = OP["ZERO"]
 
 
 class Replay:
@@ -44,32 +43,20 @@ class Replay:
         # a seed slot the program never writes keeps its value between runs
         self.seed_clean = [not bool(np.any((outs < off + n) & (outs + ins > off)))
                            for off, n in prog.seeds]
-        owned = bool(getattr(prog, "owned_leaf_grads", False))
+        owned = getattr(prog, "owned_leaf_slots", frozenset())
         self.owned = owned
         self.leaves: list = []       # (tensor, view) with the slot accumulated in place
         self.others: list = []       # (tensor, view, kind), delivered by autograd's rules
         for t, off, shape, kind in prog.outputs:
             n = int(np.prod(shape, dtype=np.int64))
             view = arena[off:off + n].reshape(shape)
-            if owned and kind == "leaf" and view.dtype == t._data.dtype:
+            if off in owned and kind == "leaf" and view.dtype == t._data.dtype:
                 self.leaves.append((t, view))
             else:
                 self.others.append((t, view, kind))
         self.args = (code, arena, prog.itab, prog.consts, 0, len(prog))
         self.dtype = arena.dtype
         self.work = int(np.sum(code[:, 5])) if len(code) else 0
-
-
-def replay_of(prog: Program) -> Replay:
-    r = getattr(prog, "_replay", None)
-    if r is None:
-        r = prog._replay = Replay(prog)
-    return r
-
-
-def forget(prog: Program) -> None:
-    """Drop the precomputed views (the structural cache rebinds the Program's tensors)."""
-    prog._replay = None
 
 
 def run(prog: Program, seeds: list, keep: bool) -> None:
@@ -167,9 +154,3 @@ def release(prog: Program) -> None:
         if t._grad is view:
             t._grad = view.copy()
     prog._replay = None
-
-
-def target_values(prog: Program) -> list[tuple[Any, np.ndarray]]:
-    """(tensor, gradient view) of every output, for grad()-style callers."""
-    r = replay_of(prog)
-    return [(t, v) for t, v in r.leaves] + [(t, v) for t, v, _ in r.others]

@@ -341,37 +341,50 @@ def compact(prog: Program) -> int:
 
 # ---- 5. owned leaf gradients ---------------------------------------------------------------
 
+# writers that add one computed value per element: `grad += v` rounds exactly like the
+# general path's `slot = v; grad += slot` (ROWSUM and SCATTER add in several steps)
+ONE_ADD = {OP[name] for name in ("AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_BWD",
+                                 "SIGMOID_BWD", "RELU_BWD", "SUM", "BCAST", "GATHER",
+                                 "GATHER_MUL", "SOFTMAX_BWD", "LOGSOFTMAX_BWD", "CHAIN",
+                                 "GEMM")}
+
+
 def own_leaf_grads(prog: Program) -> int:
-    """Make every write into a leaf's gradient slot accumulate, so the slot can serve as the
-    leaf's .grad; returns how many leaves qualify (fastpath reads `prog.owned_leaf_grads`)."""
+    """Let a leaf's gradient slot serve as its .grad: when exactly one row writes the slot
+    (adding one value per element), that row accumulates instead of overwriting. Returns
+    how many leaves qualify; fastpath reads their offsets from `prog.owned_leaf_slots`.
+
+    A GEMM accumulates as C = A@B + C, which BLAS may split over panels of the inner
+    dimension; for inner sizes past a panel that rounds like (C + AB1) + AB2 rather than
+    C + (AB1 + AB2): within float32 rounding of the general path, not bitwise."""
     code = prog.code
     seeds = [(off, off + max(n, 1)) for off, n in prog.seeds]
-    flips, drop, owned = [], [], 0
     outs = code[:, 1]
     ns = np.maximum(code[:, 5], 1)
     reads = code[:, 2:5]
-    leaves = [(off, int(np.prod(shape, dtype=np.int64))) for t, off, shape, kind
-              in prog.outputs if kind == "leaf"]
-    if len(leaves) != sum(1 for o in prog.outputs if o[3] == "leaf"):
-        return 0
-    for off, n in leaves:
+    owned = set()
+    for t, off, shape, kind in prog.outputs:
+        if kind != "leaf":
+            continue
+        n = int(np.prod(shape, dtype=np.int64))
         hi = off + max(n, 1)
         if _overlaps(off, hi, seeds) or bool(np.any((reads >= off) & (reads < hi))):
-            return 0
+            continue
         hit = np.nonzero((outs < hi) & (outs + ns > off))[0]
-        if np.any(outs[hit] != off):
-            return 0
-        for r in hit:
-            if int(code[r, 0]) >> 1 == ZERO:
-                drop.append(int(r))
-            else:
-                flips.append(int(r))
-        owned += 1
-    for r in flips:
+        if len(hit) != 1 or int(outs[hit[0]]) != off:
+            continue
+        r = int(hit[0])
+        op = int(code[r, 0]) >> 1
+        if op not in ONE_ADD or int(code[r, 5]) != n:
+            continue
+        if op == OP["GEMM"]:
+            p = int(code[r, 6])
+            if int(prog.itab[p]) > 1 and int(prog.itab[p + 8]) == 0:
+                continue                 # batches summed into one matrix
         code[r, 0] |= 1
-    _delete_rows(prog, drop)
-    prog.owned_leaf_grads = True
-    return owned
+        owned.add(off)
+    prog.owned_leaf_slots = frozenset(owned)
+    return len(owned)
 
 
 # ---- helpers -------------------------------------------------------------------------------
