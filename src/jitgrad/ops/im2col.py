@@ -50,7 +50,7 @@ def _im2col_np(x: np.ndarray, ksize: tuple, stride: tuple, dil: tuple, pads: tup
     return out
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=8)          # as large as the columns: keep only a few
 def _positions(shape: tuple, ksize: tuple, stride: tuple, dil: tuple, pads: tuple,
                groups: int) -> tuple[np.ndarray, tuple]:
     """Flat position in the padded image of every column entry (for the eager rules)."""
