@@ -357,3 +357,16 @@ def test_max_pool_window_choice_matches_argmax_with_ties_nan_and_inf():
             win = xp[n, c, ho * st[0]:ho * st[0] + k[0], wo * st[1]:wo * st[1] + k[1]]
             assert got[n, c, ho, wo] == np.argmax(win)
             np.testing.assert_array_equal(best[n, c, ho, wo], win.ravel()[np.argmax(win)])
+
+
+def test_scatter_overwrite_with_repeated_rows_is_last_write_wins_with_its_gradient():
+    """Paddle's scatter docs (CPU): index [2, 1, 0, 1] writes row 1 twice, the second
+    update (row 3) lands; only the updates that land receive a gradient, and x's
+    overwritten rows receive none."""
+    x = TT([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]], stop_gradient=False)
+    u = TT([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]], stop_gradient=False)
+    out = paddle.scatter(x, TT([2, 1, 0, 1]), u)
+    assert out.tolist() == [[3.0, 3.0], [4.0, 4.0], [1.0, 1.0]]
+    (out * TT([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
+    assert u.grad.tolist() == [[5.0, 6.0], [0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]
+    assert x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
