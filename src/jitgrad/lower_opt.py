@@ -219,11 +219,12 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
         itab.append(table)
         itab_size += table.size
         acc = int(code[last, 0]) & 1
-        scratch = int(code[h, 1])            # the first intermediate slot is dead now
         if prog.node_names:                  # the fused row names every step it serves
             prog.node_names[last] = "fused: " + " > ".join(
                 f"{NAMES[int(code[r, 0]) >> 1]} {prog.node_names[r]}" for r in rows)
-        code[last] = [OP["CHAIN"] << 1 | acc, code[last, 1], code[h, 2], 0, scratch,
+        # c repeats a: the kernel tiles through a buffer of its own, so the intermediate
+        # slots are all dead and compaction drops them
+        code[last] = [OP["CHAIN"] << 1 | acc, code[last, 1], code[h, 2], 0, code[h, 2],
                       code[h, 5], p, 0]
         drop.extend(rows[:-1])
     prog.itab = np.ascontiguousarray(np.concatenate(itab), dtype=np.int64)
