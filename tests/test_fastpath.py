@@ -310,6 +310,7 @@ def test_random_graphs_agree_with_and_without_peephole(monkeypatch, seed):
 def test_threaded_chain_is_bitwise_equal_to_one_thread(monkeypatch):
     from jitgrad.vm import threads
     monkeypatch.setattr(threads, "PAR_MIN", 2 * lower_opt.TILE)   # split a 5000-element row
+    monkeypatch.setattr(threads, "_par_min", None)
     calls = {"n": 0}
     real = threads.split
 
@@ -325,6 +326,7 @@ def test_threaded_chain_is_bitwise_equal_to_one_thread(monkeypatch):
         threads.set_num_threads(None)
     assert calls["n"] == 2                     # both backward calls split their CHAIN row
     monkeypatch.setenv("JITGRAD_NUM_THREADS", "1")
+    threads.set_num_threads(None)                              # re-reads the environment
     assert threads.par_min() == threads.NEVER
     one = _grads(60, "numba", True, monkeypatch, size=5000)
     assert calls["n"] == 2
@@ -340,9 +342,12 @@ def test_thread_count_settings(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     assert threads.num_threads() == 1
     monkeypatch.setenv("JITGRAD_NUM_THREADS", "3")           # jitgrad's own setting first
+    threads.set_num_threads(None)
     assert threads.num_threads() == 3 and threads.par_min() == threads.PAR_MIN
     monkeypatch.setenv("JITGRAD_NUM_THREADS", "two")
     with pytest.raises(ValueError, match="JITGRAD_NUM_THREADS"):
         threads.num_threads()
     with pytest.raises(ValueError, match="positive int"):
         threads.set_num_threads(0)
+    monkeypatch.undo()
+    threads.set_num_threads(None)

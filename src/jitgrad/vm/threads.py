@@ -9,7 +9,8 @@ Plain Python threads, not Numba's parallel layer: no threading-layer choice (wor
 not thread-safe, GNU OpenMP not fork-safe), and a forked child starts its own pool.
 
 Thread count: `set_num_threads(n)`, else the first of JITGRAD_NUM_THREADS,
-NUMBA_NUM_THREADS, OMP_NUM_THREADS that is set, else the CPUs this process may run on.
+NUMBA_NUM_THREADS, OMP_NUM_THREADS that is set (read at the first backward), else the CPUs
+this process may run on.
 A single thread never touches the pool.
 """
 
@@ -23,6 +24,7 @@ PAR_MIN = 1 << 20        # elements: below ~1 ms of work a split costs more than
 NEVER = 1 << 62          # par_min when running single-threaded
 
 _override: int | None = None
+_par_min: int | None = None                  # cached: read on every backward
 _pool: ThreadPoolExecutor | None = None
 _pool_key: tuple[int, int] | None = None     # (pid, workers) the pool was made for
 
@@ -52,16 +54,22 @@ def num_threads() -> int:
 
 
 def set_num_threads(n: int | None) -> None:
-    """Use n threads for big fused chains (None: back to the environment's setting)."""
-    global _override
+    """Use n threads for big fused chains (None: back to the environment's setting, read
+    again now)."""
+    global _override, _par_min
     if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
         raise ValueError(f"set_num_threads expects a positive int or None, got {n!r}")
     _override = n
+    _par_min = None
 
 
 def par_min() -> int:
-    """Elements from which the compiled interpreter hands a CHAIN row back for splitting."""
-    return PAR_MIN if num_threads() > 1 else NEVER
+    """Elements from which the compiled interpreter hands a CHAIN row back for splitting
+    (the environment is read once; `set_num_threads` changes it)."""
+    global _par_min
+    if _par_min is None:
+        _par_min = PAR_MIN if num_threads() > 1 else NEVER
+    return _par_min
 
 
 def _get_pool(workers: int) -> ThreadPoolExecutor:
