@@ -17,11 +17,13 @@ A single thread never touches the pool.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 PAR_MIN = 1 << 20        # elements: below ~1 ms of work a split costs more than it saves
 NEVER = 1 << 62          # par_min when running single-threaded
+CHUNKS = 4               # parts per thread (load balancing on a busy machine)
 
 _override: int | None = None
 _par_min: int | None = None                  # cached: read on every backward
@@ -84,17 +86,31 @@ def _get_pool(workers: int) -> ThreadPoolExecutor:
 
 
 def split(fn: Callable, args: tuple, n: int, align: int) -> None:
-    """fn(*args, lo, hi) over n elements in one part per thread (parts start at multiples
-    of `align`); the calling thread runs the first part itself."""
+    """fn(*args, lo, hi) over n elements in parts starting at multiples of `align`.
+
+    About CHUNKS parts per thread, handed out one at a time, so a thread the OS delays
+    (a shared machine) leaves its share to the others instead of holding up the row; the
+    calling thread works through the parts too.
+    """
     k = max(1, min(num_threads(), n // max(PAR_MIN // 2, 1)))
-    step = -(-n // k)
-    step = -(-step // align) * align
-    bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
-    if len(bounds) == 1:
+    if k == 1:
         fn(*args, 0, n)
         return
-    pool = _get_pool(len(bounds) - 1)
-    futures = [pool.submit(fn, *args, lo, hi) for lo, hi in bounds[1:]]
-    fn(*args, *bounds[0])
+    step = -(-n // (k * CHUNKS))
+    step = -(-step // align) * align
+    parts = iter(range(0, n, step))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                lo = next(parts, None)
+            if lo is None:
+                return
+            fn(*args, lo, min(n, lo + step))
+
+    pool = _get_pool(k - 1)
+    futures = [pool.submit(work) for _ in range(k - 1)]
+    work()
     for f in futures:
         f.result()
