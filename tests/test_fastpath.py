@@ -351,3 +351,48 @@ def test_thread_count_settings(monkeypatch):
         threads.set_num_threads(0)
     monkeypatch.undo()
     threads.set_num_threads(None)
+
+
+def _scaled_chain(size, dtype="float32"):
+    """Scales right before mul / div / log / sqrt steps (the folded pairs of lower_opt)."""
+    rng = np.random.default_rng(1)
+    x = TT(rng.uniform(0.5, 1.5, size), dtype=dtype, stop_gradient=False)
+    h = x
+    for i in range(24):
+        c = TT(rng.uniform(0.5, 1.5, size), dtype=dtype)
+        kind = i % 6
+        h = (paddle.exp(h * 0.37) if kind == 0 else paddle.log(h * 1.3 + 2.0) if kind == 1
+             else (h * 0.71) / c if kind == 2 else paddle.sqrt(h * 1.9 + 1.0) if kind == 3
+             else paddle.tanh(h) * c * 1.1 if kind == 4 else paddle.sin(h * 0.9) + 1.5)
+    return x, paddle.sum(h * 1.7)
+
+
+def _chain_steps(loss, no_fold=None):
+    if no_fold is not None:
+        no_fold.setattr(lower_opt, "K_FIRST", set())
+    prog = lower_mod.lower([loss])
+    if no_fold is not None:
+        no_fold.setattr(lower_opt, "K_FIRST", {OP["MUL"], OP["DIV"], OP["MULDIV"]})
+    return sum(int(prog.itab[int(r[6])]) for r in prog.code if int(r[0]) >> 1 == OP["CHAIN"])
+
+
+@pytest.mark.parametrize("vm_name", ["numba", "reference"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_folded_scale_steps_are_bitwise_equal_to_unfused(monkeypatch, vm_name, dtype):
+    monkeypatch.setenv("JITGRAD_TIER", "0")
+    got = {}
+    for peephole in (True, False):
+        monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+        x, loss = _scaled_chain(5000, dtype)
+        if peephole:
+            assert _chain_steps(loss) < _chain_steps(loss, monkeypatch)  # folds happened
+        prev = vm.get_vm()
+        vm.set_vm(vm_name)
+        try:
+            loss.backward(retain_graph=True)
+            loss.backward(retain_graph=True)
+        finally:
+            vm.set_vm(prev)
+        got[peephole] = x.grad.numpy()
+    assert np.all(np.isfinite(got[True]))
+    np.testing.assert_array_equal(got[True], got[False])

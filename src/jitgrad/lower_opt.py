@@ -40,6 +40,9 @@ AXPY, MUL, DIV, DIVK, MULDIV = OP["AXPY"], OP["MUL"], OP["DIV"], OP["DIVK"], OP[
 TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BWD"]
 BCAST, ZERO = OP["BCAST"], OP["ZERO"]
 
+# steps computing K * v first (then * B, / B, * B / C): a scale step before one of them
+# with K == 1 folds into it
+K_FIRST = {MUL, DIV, MULDIV}
 # opcode -> which of the fields b, c it reads as n-element operands (a is the gradient)
 STEP_OPERANDS = {AXPY: 0, DIVK: 0, MUL: 1, DIV: 1, TANH_BWD: 1, SIGMOID_BWD: 1,
                  RELU_BWD: 1, MULDIV: 2}
@@ -211,6 +214,11 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
                 continue                     # v = 1 * v: exact, nothing to do
             if op == BCAST:
                 steps.append((AXPY, 0, 0, k))
+            elif (op in K_FIRST and prog.consts[k] == 1 and steps
+                  and steps[-1][0] == AXPY):
+                # v = K1 * v, then v = 1 * v * B: one step v = K1 * v * B, the same
+                # roundings ((K1 * v) * B), one pass over the tile less
+                steps[-1] = (op, int(code[r, 3]), int(code[r, 4]), steps[-1][3])
             else:
                 steps.append((op, int(code[r, 3]), int(code[r, 4]), k))
         scalar = int(int(code[h, 0]) >> 1 == BCAST)
