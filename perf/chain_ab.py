@@ -45,8 +45,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rev", default="f57d56f")
     ap.add_argument("--reps", type=int, default=31)
+    ap.add_argument("--size", type=int, default=4_000_000,
+                    help="elements (a small size leaves memory out: the kernels' own cost)")
+    ap.add_argument("--min", action="store_true", help="minimum instead of median (a busy "
+                    "machine: compare the kernels' own cost)")
     args = ap.parse_args()
-    d = W.data_chain(W.CHAIN_W3, 20, 4_000_000)
+    d = W.data_chain(W.CHAIN_W3, 20, args.size)
     o = W.JitgradChain(d)
     o.grads()
     prog = next(p for p in next(iter(o.loss._node.programs.values())) if hasattr(p, "arena"))
@@ -58,33 +62,42 @@ def main() -> None:
     # there, so the old kernel runs on a copy of the arena with a free tile at its end
     arena2 = np.concatenate([prog.arena, np.zeros(4096, prog.arena.dtype)])
 
-    def run_old() -> None:
-        old(arena2, prog.itab, prog.consts, r[1], r[2], prog.arena.size, r[5], r[6], True)
+    import inspect
+    if "scratch" in inspect.signature(old.py_func).parameters:
+        def run_old() -> None:
+            old(arena2, prog.itab, prog.consts, r[1], r[2], prog.arena.size, r[5], r[6], True)
+    else:                                      # (o, a, lo, hi, p, acc): no scratch slot
+        def run_old() -> None:
+            old(arena2, prog.itab, prog.consts, r[1], r[2], 0, r[5], r[6], True)
 
     default = threads.num_threads()
     fns = {f"{args.rev} kernel, 1 thread": run_old}
+    loops = max(1, 4_000_000 // args.size)     # a sample covers 4M elements either way
 
-    def one() -> None:
-        threads.set_num_threads(1)
-        o.backward()
+    from jitgrad.vm.interpreter import chain_part
 
-    def many() -> None:
-        threads.set_num_threads(None)
+    def one() -> None:                         # the kernel alone, as for the old one
+        chain_part(prog.code, prog.arena, prog.itab, prog.consts, 0, 0, r[5])
+
+    def many() -> None:                        # a whole backward call
         o.backward()
 
     fns["this checkout, 1 thread"] = one
-    fns[f"this checkout, {default} threads"] = many
+    fns[f"this checkout, backward(), {default} threads"] = many
     for f in fns.values():
         f()
     ts: dict = {k: [] for k in fns}
     for _ in range(args.reps):
         for k, f in fns.items():
             t0 = time.perf_counter()
-            f()
+            for _ in range(loops):
+                f()
             ts[k].append(time.perf_counter() - t0)
-    med = {k: statistics.median(v) for k, v in ts.items()}
+    med = {k: (min(v) if args.min else statistics.median(v)) for k, v in ts.items()}
     base = med[f"{args.rev} kernel, 1 thread"]
-    print(f"W3 backward, medians of {args.reps} interleaved samples:")
+    print(f"W3 backward on {args.size} elements, x{loops} per sample, "
+          f"{'minimum' if args.min else 'medians'} of "
+          f"{args.reps} interleaved samples:")
     for k, v in med.items():
         print(f"  {k:32s} {v * 1e3:7.2f} ms   {base / v:4.2f}x")
 

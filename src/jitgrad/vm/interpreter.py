@@ -66,11 +66,26 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc):  # pragma: no cover - com
     nsteps = itab[p]
     scalar = itab[p + 1] != 0
     tile = np.empty(TILE, arena.dtype)
+    # a MUL first step reads the chain's input directly, a MUL last step writes the output:
+    # the same expressions, two passes over the tile less
+    first = 1 if nsteps >= 1 and itab[p + 2] == MUL else 0
+    last = 1 if nsteps >= 2 and itab[p + 2 + 4 * (nsteps - 1)] == MUL else 0
     t0 = lo
     while t0 < hi:
         m = min(TILE, hi - t0)
         buf = tile[:m]
-        if scalar:
+        if first:
+            B = arena[itab[p + 3] + t0:itab[p + 3] + t0 + m]
+            K = consts[itab[p + 5]]
+            if scalar:
+                v = arena[a]
+                for i in range(m):
+                    buf[i] = K * v * B[i]
+            else:
+                A = arena[a + t0:a + t0 + m]
+                for i in range(m):
+                    buf[i] = K * A[i] * B[i]
+        elif scalar:
             v = arena[a]
             for i in range(m):
                 buf[i] = v
@@ -78,8 +93,8 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc):  # pragma: no cover - com
             A = arena[a + t0:a + t0 + m]
             for i in range(m):
                 buf[i] = A[i]
-        q = p + 2
-        for _ in range(nsteps):
+        q = p + 2 + 4 * first
+        for _ in range(nsteps - first - last):
             op = itab[q]
             b = itab[q + 1] + t0
             K = consts[itab[q + 3]]
@@ -112,7 +127,16 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc):  # pragma: no cover - com
                     buf[i] = K * buf[i] * B[i] / C[i]
             q += 4
         out = arena[o + t0:o + t0 + m]
-        if acc:
+        if last:
+            B = arena[itab[q + 1] + t0:itab[q + 1] + t0 + m]
+            K = consts[itab[q + 3]]
+            if acc:
+                for i in range(m):
+                    out[i] += K * buf[i] * B[i]
+            else:
+                for i in range(m):
+                    out[i] = K * buf[i] * B[i]
+        elif acc:
             for i in range(m):
                 out[i] += buf[i]
         else:
