@@ -27,7 +27,7 @@ class Node:
     """One recorded op: what ran, on which tensors, and what its backward needs."""
 
     __slots__ = ("op", "inputs", "attrs", "saved", "out_data", "out_ref", "seq", "freed",
-                 "programs", "site", "versions", "__weakref__")
+                 "programs", "site", "versions", "epoch", "__weakref__")
 
     def __init__(self, op: OpDef, inputs: tuple, attrs: dict, saved: tuple,
                  out_data: np.ndarray) -> None:
@@ -43,6 +43,7 @@ class Node:
         self.site = call_site()         # (code, instruction offset) of the user's line
         # in-place version of each input, then of the output, when recorded (version check)
         self.versions = tuple(getattr(t, "_version", 0) for t in inputs) + (0,)
+        self.epoch = _epoch             # changes that could stale it bump the epoch
 
     def __repr__(self) -> str:
         return f"<Node {self.op.name} #{self.seq}>"
