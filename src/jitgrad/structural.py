@@ -51,10 +51,15 @@ def enabled() -> bool:
 
 
 class Entry:
-    __slots__ = ("prog", "recipe", "outputs", "hits")
+    __slots__ = ("prog", "recipe", "outputs", "hits", "binds")
 
     def __init__(self, prog: Program, recipe: list, outputs: list) -> None:
         self.prog, self.recipe, self.outputs, self.hits = prog, recipe, outputs, 0
+        # the recipe as (arena view in the slot's shape, kind, index, saved index, shape)
+        kinds = {"tensor": 0, "node": 1, "saved": 2}
+        self.binds = [(prog.arena[off:off + n].reshape(shape), kinds[name[0]], name[1],
+                       name[2] if len(name) > 2 else 0, src_shape)
+                      for off, n, name, src_shape, shape in recipe]
 
 
 _cache: "OrderedDict[tuple, Entry]" = OrderedDict()
@@ -281,14 +286,12 @@ def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None
 def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
     """Copy the new graph's saved values into the arena and point outputs at its tensors."""
     prog = entry.prog
-    arena = prog.arena
-    for off, n, name, src_shape, shape in entry.recipe:
-        src = _fetch(name, nodes, tensors)
-        dst = arena[off:off + n]
-        if src.shape == shape:
-            dst[...] = src.reshape(-1) if src.ndim != 1 else src
-        else:
-            dst.reshape(shape)[...] = src.reshape(src_shape)
+    for dst, kind, i, j, src_shape in entry.binds:
+        src = tensors[i]._data if kind == 0 else nodes[i].out_data if kind == 1 else \
+            nodes[i].saved[j]
+        if src.shape != src_shape:
+            src = src.reshape(src_shape)
+        dst[...] = src
     old = prog.outputs
     new = [(tensors[i], off, shape, kind) for i, off, shape, kind in entry.outputs]
     if any(a[0] is not b[0] for a, b in zip(old, new)):
