@@ -26,6 +26,8 @@ def _as_matrices(x: Any, y: Any, tx: bool, ty: bool):
         ys, ty = (ys[0], 1), False
     m, k = (xs[-1], xs[-2]) if tx else xs[-2:]
     n = ys[-2] if ty else ys[-1]
+    if len(xs) == 2 and len(ys) == 2:
+        return xs, ys, tx, ty, m, k, n, ()
     batch = np.broadcast_shapes(xs[:-2], ys[:-2])
     return xs, ys, tx, ty, m, k, n, tuple(batch)
 
@@ -100,7 +102,7 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
            name: str | None = None) -> Tensor:
     """Matrix product with numpy's broadcasting; 1-D @ 1-D gives a 0-d tensor."""
     x, y = binary_operands(x, y)
-    if x.ndim == 0 or y.ndim == 0:
+    if x._data.ndim == 0 or y._data.ndim == 0:
         raise ValueError(f"matmul needs tensors with at least 1 dim, got shapes {x.shape} "
                          f"and {y.shape}")
     xs, ys, tx, ty, m, k, n, _ = _as_matrices(x._data, y._data, transpose_x, transpose_y)
