@@ -105,10 +105,7 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
             nodes.append(n)
     baked_of = BAKED
     ep = tape._epoch
-    k = 0
-    while k < len(nodes):
-        node = nodes[k]
-        k += 1
+    for node in nodes:                    # (the list grows as nodes are met)
         name = node.op.name
         baked = baked_of.get(name, _MISSING)
         if baked is _MISSING:
@@ -256,8 +253,10 @@ def run(roots: list, seeds: list) -> bool:
         _rebind(entry, nodes, tensors)
     fastpath.run(entry.prog, seeds, keep=True)
     entry.prog.nodes = []
-    for node in nodes:
-        node.free()
+    for node in nodes:                    # Node.free, inlined
+        node.saved = None
+        node.programs = None
+        node.freed = True
     tape.bump_epoch()
     return True
 
@@ -293,7 +292,9 @@ def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
             src = src.reshape(src_shape)
         dst[...] = src
     old = prog.outputs
-    new = [(tensors[i], off, shape, kind) for i, off, shape, kind in entry.outputs]
-    if any(a[0] is not b[0] for a, b in zip(old, new)):
-        fastpath.release(prog)            # old leaves keep copies of their gradients
-        prog.outputs = new
+    for a, b in zip(old, entry.outputs):
+        if a[0] is not tensors[b[0]]:
+            fastpath.release(prog)        # old leaves keep copies of their gradients
+            prog.outputs = [(tensors[i], off, shape, kind)
+                            for i, off, shape, kind in entry.outputs]
+            break

@@ -155,9 +155,11 @@ class Tensor:
 
     def clear_grad(self) -> None:
         """Zero the accumulated gradient in place (it stays None if there is none)."""
-        if self._grad is not None:
-            detach_graph_grad(self)
-            self._grad[...] = 0
+        g = self._grad
+        if g is not None:
+            if _graph_grads:
+                detach_graph_grad(self)
+            g.fill(0)
 
     clear_gradient = clear_grad
 
