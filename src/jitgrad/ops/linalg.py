@@ -11,9 +11,10 @@ from .core import binary_operands, sum_to, apply
 from .registry import defop
 
 
-def _forward(x: np.ndarray, y: np.ndarray, tx: bool, ty: bool) -> np.ndarray:
-    a = np.swapaxes(x, -1, -2) if tx and x.ndim >= 2 else x
-    b = np.swapaxes(y, -1, -2) if ty and y.ndim >= 2 else y
+def _forward(x: np.ndarray, y: np.ndarray, transpose_x: bool, transpose_y: bool
+             ) -> np.ndarray:
+    a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
+    b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
     return np.matmul(a, b)
 
 
@@ -86,8 +87,7 @@ def _lower(b, node, g, gins):
 
 
 matmul_op = defop(
-    "matmul", forward=lambda x, y, transpose_x, transpose_y: _forward(x, y, transpose_x,
-                                                                     transpose_y),
+    "matmul", forward=_forward,
     nin=2, vjp=_vjp, lower=_lower, min_ndim=1,
     cases=tuple({"shapes": s, "attrs": {"transpose_x": tx, "transpose_y": ty}}
                 for s, tx, ty in (
