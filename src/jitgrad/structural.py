@@ -276,3 +276,15 @@ def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
     if any(a[0] is not b[0] for a, b in zip(old, new)):
         fastpath.release(prog)            # old leaves keep copies of their gradients
         prog.outputs = new
+
+
+def admit_declared_ops() -> None:
+    """Whitelist every op whose registry entry declares `baked`.
+
+    The declaration is checked against the op's own lowering by
+    test_baked_declaration_matches_the_lowering, so it is as safe as the entries above.
+    """
+    from .ops.registry import REGISTRY
+    for name, op in REGISTRY.items():
+        if "baked" in op.extra:
+            BAKED.setdefault(name, op.extra["baked"])
