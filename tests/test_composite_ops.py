@@ -26,6 +26,10 @@ COMPOSITES = {
     "norm_1": (lambda x: P.norm(x, p=1, axis=-1), [(3, 4)], (0.2, 2)),
     "norm_inf": (lambda x: P.norm(x, p=float("inf")), [(3, 4)], (0.2, 2)),
     "norm_3": (lambda x: P.norm(x, p=3.0, axis=0), [(3, 2)], (0.2, 2)),
+    "matrix_norm_fro": (lambda x: P.norm(x, "fro", axis=[0, 2]), [(2, 3, 2)], (-2, 2)),
+    "matrix_norm_1": (lambda x: P.linalg.norm(x, 1, axis=[1, 0]), [(3, 4)], (-2, 2)),
+    "matrix_norm_neg_inf_keepdim": (lambda x: P.linalg.matrix_norm(x, -np.inf, keepdim=True),
+                                    [(2, 3, 4)], (-2, 2)),
     "amax": (lambda x: P.amax(x, axis=1), [(2, 3)], (-2, 2)),
     "amin": (lambda x: P.amin(x), [(4, 1)], (-2, 2)),
     # shape and indexing
@@ -46,6 +50,8 @@ COMPOSITES = {
                         [(2, 3)], (-2, 2)),
     "put_along_axis": (lambda x, v: P.put_along_axis(x, P.to_tensor([[0], [2]]), v, 1),
                        [(2, 3), (2, 1)], (-2, 2)),
+    "put_along_axis_repeated": (lambda x, v: P.put_along_axis(
+        x, P.to_tensor([[0, 0, 2], [1, 1, 1]]), v, 1), [(2, 3), (2, 3)], (-2, 2)),
     "put_along_axis_add": (lambda x, v: P.put_along_axis(x, P.to_tensor([[0], [0]]), v, 0,
                                                          reduce="add"), [(3, 2), (2, 2)],
                            (-2, 2)),
@@ -67,6 +73,11 @@ COMPOSITES = {
     "repeat_interleave": (lambda x: P.repeat_interleave(x, 2, axis=0), [(2, 3)], (-2, 2)),
     "setitem_nonleaf": (lambda x, v: _setitem(x * 1.0, (slice(None), 1), v), [(3, 2), (3,)],
                         (-2, 2)),
+    "setitem_repeated_rows": (lambda x, v: _setitem(x * 1.0, P.to_tensor([1, 0, 1]), v),
+                              [(3, 2), (3, 2)], (-2, 2)),
+    "setitem_repeated_points": (lambda x, v: _setitem(
+        x * 1.0, (P.to_tensor([0, 2, 0, 0]), P.to_tensor([1, 1, 1, 0])), v), [(3, 2), (4,)],
+        (-2, 2)),
     "setitem_mask": (lambda x: _setitem(x * 2.0, x.detach() > 0, 0.0), [(2, 3)], (-2, 2)),
     # losses and nn.functional composites
     "mse_loss": (lambda x, y: F.mse_loss(x, y), [(3, 2), (3, 2)], (-2, 2)),
@@ -181,6 +192,8 @@ COMPOSITES = {
                   (-2, 2)),
     "scatter_overwrite": (lambda x, u: P.scatter(x, P.to_tensor([2, 0]), u), [(3, 2), (2, 2)],
                           (-2, 2)),
+    "scatter_overwrite_repeated": (lambda x, u: P.scatter(x, P.to_tensor([2, 1, 2, 1]), u),
+                                   [(3, 2), (4, 2)], (-2, 2)),
     "scatter_add": (lambda x, u: P.scatter(x, P.to_tensor([1, 1]), u, overwrite=False),
                     [(3, 2), (2, 2)], (-2, 2)),
     "scatter_nd_add": (lambda x, u: P.scatter_nd_add(x, P.to_tensor([[1], [1]]), u),

@@ -290,3 +290,83 @@ def test_max_pool_gives_the_gradient_to_the_first_maximum_and_returns_its_index(
     assert mask.numpy()[0, 0].tolist() == [[1, 1], [6, 8]]     # ties: the first in the window
     y.sum().backward()
     assert x.grad.numpy()[0, 0].tolist() == [[0, 2, 0], [0, 0, 0], [1, 0, 1]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_ties_go_to_the_first_maximum_on_every_path(dtype):
+    """Paddle CPU's rule: of equal maxima in a window (row-major), the first gets the whole
+    gradient. Overlapping windows (stride 1) and padding (-inf) included; the compiled,
+    reference and eager backwards agree with a closed form built from return_mask."""
+    from jitgrad.testing import gradients
+    x = np.array([[[[2.0, 2.0, 1.0, 2.0], [2.0, 2.0, 0.0, 2.0], [1.0, 1.0, 1.0, 1.0]]]], dtype)
+    seed = np.arange(1.0, 1.0 + 2 * 4, dtype=dtype).reshape(1, 1, 2, 4)
+    _, mask = F.max_pool2d(TT(x), 2, stride=1, padding=[0, 0, 0, 1], return_mask=True)
+    want = np.zeros(x.size, dtype)
+    np.add.at(want, mask.numpy().ravel(), seed.ravel())
+    want = want.reshape(x.shape)
+    assert want[0, 0].tolist() == [[1, 2, 0, 3 + 4], [5, 6, 0, 7 + 8], [0, 0, 0, 0]]
+    fn = lambda t: F.max_pool2d(t, 2, stride=1, padding=[0, 0, 0, 1])  # noqa: E731
+    for path in ("numba", "reference", "eager"):
+        got, = gradients(fn, [x], seed, path)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_norm_with_two_axes_is_a_matrix_norm_as_in_paddle_3():
+    x = np.random.default_rng(3).standard_normal((2, 3, 4))
+    t = TT(x)
+    for p, ax in (("fro", [1, 2]), (1, [1, 2]), (-1, [2, 1]), (np.inf, [0, 2]),
+                  (-np.inf, [-1, -2]), (None, [0, 1])):
+        want = np.linalg.norm(x, "fro" if p is None else p, axis=tuple(ax))
+        np.testing.assert_allclose(paddle.linalg.norm(t, p, axis=ax).numpy(), want,
+                                   rtol=1e-12)
+    np.testing.assert_allclose(paddle.linalg.matrix_norm(t, 1, keepdim=True).numpy(),
+                               np.linalg.norm(x, 1, axis=(-2, -1), keepdims=True), rtol=1e-12)
+    # axis None flattens and p=None / 'fro' is the 2-norm; one axis is a vector norm
+    np.testing.assert_allclose(paddle.norm(t).numpy(), np.linalg.norm(x.ravel()), rtol=1e-12)
+    np.testing.assert_allclose(paddle.norm(t, np.inf, axis=[1]).numpy(),
+                               np.abs(x).max(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(paddle.linalg.vector_norm(t, 3.0, axis=[0, 2]).numpy(),
+                               (np.abs(x) ** 3).sum(axis=(0, 2)) ** (1 / 3), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="singular values"):
+        paddle.linalg.norm(t, "nuc", axis=[1, 2])
+    with pytest.raises(NotImplementedError, match="singular values"):
+        paddle.linalg.norm(t, 2, axis=[1, 2])
+    with pytest.raises(ValueError, match="matrix norms"):
+        paddle.norm(t, "nuc")
+    with pytest.raises(ValueError, match="p must be"):
+        paddle.linalg.matrix_norm(t, 3)
+    with pytest.raises(ValueError, match="same dim"):
+        paddle.linalg.matrix_norm(t, axis=[1, -2])
+
+
+def test_max_pool_window_choice_matches_argmax_with_ties_nan_and_inf():
+    """The strided-view search picks what np.argmax over each window's elements (row-major)
+    picks: the first maximum, or the first NaN if the window has one."""
+    from jitgrad.ops.maxpool import first_max
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        shape = (2, 2, int(rng.integers(3, 7)), int(rng.integers(3, 7)))
+        xp = rng.integers(0, 3, size=shape).astype(float)
+        xp[rng.random(shape) < 0.1] = -np.inf
+        if rng.random() < 0.5:
+            xp[rng.random(shape) < 0.1] = np.nan
+        k = [int(rng.integers(1, 4)), int(rng.integers(1, 4))]
+        st = [int(rng.integers(1, 3)), int(rng.integers(1, 3))]
+        best, got = first_max(xp, k, st)
+        for n, c, ho, wo in np.ndindex(got.shape):
+            win = xp[n, c, ho * st[0]:ho * st[0] + k[0], wo * st[1]:wo * st[1] + k[1]]
+            assert got[n, c, ho, wo] == np.argmax(win)
+            np.testing.assert_array_equal(best[n, c, ho, wo], win.ravel()[np.argmax(win)])
+
+
+def test_scatter_overwrite_with_repeated_rows_is_last_write_wins_with_its_gradient():
+    """Paddle's scatter docs (CPU): index [2, 1, 0, 1] writes row 1 twice, the second
+    update (row 3) lands; only the updates that land receive a gradient, and x's
+    overwritten rows receive none."""
+    x = TT([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]], stop_gradient=False)
+    u = TT([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]], stop_gradient=False)
+    out = paddle.scatter(x, TT([2, 1, 0, 1]), u)
+    assert out.tolist() == [[3.0, 3.0], [4.0, 4.0], [1.0, 1.0]]
+    (out * TT([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
+    assert u.grad.tolist() == [[5.0, 6.0], [0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]
+    assert x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]

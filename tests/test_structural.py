@@ -211,3 +211,27 @@ def test_graph_recorded_before_another_backward_still_hits_correctly():
     assert structural.stats["hits"] == hits + 1
     for p, w in zip(params, want):
         np.testing.assert_array_equal(p.grad.numpy(), w)
+
+
+def test_conv_pool_steps_hit_and_match_a_fresh_lowering():
+    """im2col, max_pool2d and concat are admitted through their registry `baked` declarations."""
+    import jitgrad.nn.functional as F
+    rng = np.random.default_rng(3)
+    w = TT(rng.standard_normal((2, 1, 3, 3)), stop_gradient=False)
+    b = TT(rng.standard_normal(2), stop_gradient=False)
+
+    def loss_of(w, b, x):
+        h = F.max_pool2d(F.relu(F.conv2d(x, w, b, padding=1)), 2)
+        return paddle.sum(paddle.concat([h, h * h], axis=1))
+
+    before = structural.stats["hits"]
+    for step in range(3):
+        x = TT(rng.standard_normal((2, 1, 6, 6)))
+        w2, b2 = (TT(t.numpy().copy(), stop_gradient=False) for t in (w, b))
+        autograd.run_backward([loss_of(w2, b2, x)], [None], False, cache=False)
+        loss_of(w, b, x).backward()
+        np.testing.assert_array_equal(w.grad.numpy(), w2.grad.numpy())
+        np.testing.assert_array_equal(b.grad.numpy(), b2.grad.numpy())
+        w.clear_grad()
+        b.clear_grad()
+    assert structural.stats["hits"] - before == 2

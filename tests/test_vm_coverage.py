@@ -21,6 +21,13 @@ ITAB = {
               OP["MULDIV"], 2 * N, N, 1],
     "CUMSUM": [2, 3, 1, 1],
     "ROWSUM": [3],                               # a = 3 rows of n, summed into out
+    "LINSCAN": [1, 3, 2, 0],
+    # N C H W G R kh kw sh sw dh dw pt pl Ho Wo: a 2x3 image, 2x2 kernel, stride (1, 2),
+    # one row and one column of padding, 16 column entries
+    "COL2IM": [1, 1, 2, 3, 1, 4, 2, 2, 1, 2, 1, 1, 1, 1, 2, 2],
+    # N C H W kh kw sh sw pt pl Ho Wo: 2x2 windows, stride 1, a padding row on top (its
+    # gradient is dropped); the window offsets are b's values truncated (0 or 1)
+    "POOL_BWD": [1, 1, 2, 3, 2, 2, 1, 1, 1, 0, 2, 2],
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}
 

@@ -47,6 +47,18 @@ OPCODES: dict[str, str] = {
              "applied to (a=v, b, c, K=consts[k]); out[i] (+)= v. Tiles use c as scratch",
     "ROWSUM": "out[j] (+)= sum over r < itab[p] of a[r * n + j]   (rows summed in order: a "
               "gradient reduced over leading broadcast axes, e.g. a bias)",
+    "LINSCAN": "rows and direction as CUMSUM: r = a at a row's first position (in scan order), "
+               "then r = a[q] + b[q] * r; out[q] (+)= r   (a first-order linear recurrence: "
+               "cumprod's division-free gradient)",
+    "COL2IM": "out[N, C, H, W] (+)= the columns a[N, G, R, Ho * Wo] summed back onto the "
+              "image (conv2d's im2col gradient); itab[p:p+16] = N, C, H, W, G, R, kh, kw, "
+              "sh, sw, dh, dw, pt, pl, Ho, Wo: channel c = g * C/G + cc, row (cc * kh + i) "
+              "* kw + j of group g reads pixel (ho*sh + i*dh - pt, wo*sw + j*dw - pl); "
+              "rows past C/G*kh*kw and pixels in the padding are dropped",
+    "POOL_BWD": "out[N, C, H, W] (+)= max pooling's gradient: a[n, c, ho, wo] goes to the "
+                "window element k = int(b[same]) (k = i * kw + j), pixel (ho*sh + i - pt, "
+                "wo*sw + j - pl), dropped in the padding; itab[p:p+12] = N, C, H, W, kh, kw, "
+                "sh, sw, pt, pl, Ho, Wo",
 }
 OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
 NAMES: dict[int, str] = {i: name for name, i in OP.items()}

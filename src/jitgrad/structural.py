@@ -83,10 +83,9 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
     gradients, numbering each node when first met: that numbering depends only on the
     graph's structure, so it needs no sort and equal keys mean isomorphic graphs. Every
     such node must have an input needing a gradient, so all of them are on a path to a
-    leaf (the lowering's plan keeps exactly these nodes). Output shapes and dtypes are
-    left out: every whitelisted op's are a function of its inputs' and its attributes.
-    Attributes go into the key as they are: an unhashable one (an index array, a slice)
-    makes the lookup raise TypeError, which the caller treats as not cacheable.
+    leaf (the lowering's plan keeps exactly these nodes). Attributes go into the key as
+    they are: an unhashable one (an index array, a slice) makes the lookup raise
+    TypeError, which the caller treats as not cacheable.
     """
     nodes: list = []
     index: dict[int, int] = {}
@@ -131,6 +130,7 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
             if all(t._stop_gradient for t in node.inputs):
                 return None
         parts.append(name)
+        parts.append(len(node.inputs))    # (concat takes any number)
         for t in node.inputs:
             if t._hooks or t._retain:
                 return None
@@ -151,6 +151,9 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
             else:
                 parts.append(-1 - i)      # a tensor met before: its index is enough
         parts.append(tuple(node.attrs.items()) if node.attrs else ())
+        od = node.out_data
+        parts.append(od.shape)
+        parts.append(od.dtype)
         if baked is not None:
             parts.append(baked(node))
     return tuple(parts), nodes, tensors
@@ -213,15 +216,6 @@ def make_recipe(sources: list, nodes: list, tensors: list) -> list | None:
         by_off[off] = item
         recipe.append((off, int(np.prod(shape, dtype=np.int64)), name, item[1], item[2]))
     return recipe
-
-
-def _fetch(name: tuple, nodes: list, tensors: list) -> np.ndarray:
-    kind = name[0]
-    if kind == "tensor":
-        return tensors[name[1]]._data
-    if kind == "node":
-        return nodes[name[1]].out_data
-    return nodes[name[1]].saved[name[2]]
 
 
 # ---- the backward entry point --------------------------------------------------------------
@@ -298,3 +292,15 @@ def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
             prog.outputs = [(tensors[i], off, shape, kind)
                             for i, off, shape, kind in entry.outputs]
             break
+
+
+def admit_declared_ops() -> None:
+    """Whitelist every op whose registry entry declares `baked`.
+
+    The declaration is checked against the op's own lowering by
+    test_baked_declaration_matches_the_lowering, so it is as safe as the entries above.
+    """
+    from .ops.registry import REGISTRY
+    for name, op in REGISTRY.items():
+        if "baked" in op.extra:
+            BAKED.setdefault(name, op.extra["baked"])

@@ -19,7 +19,7 @@ from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t,
 from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf, expm1, floor,
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
 from .scan import cumprod, cumsum
-from .stats import amax, amin, logsumexp, norm, prod, std, var
+from .stats import amax, amin, logsumexp, matrix_norm, norm, prod, std, var, vector_norm
 from .indexing import (chunk, concat, flip, gather, index_select, masked_select, pad,
                        put_along_axis, repeat_interleave, roll, split, stack, take_along_axis,
                        tile, tril, triu, unbind)
@@ -70,6 +70,7 @@ METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY",
 __all__ += CREATION
 linalg = types.SimpleNamespace(                 # paddle.linalg.*
     inv=inverse, det=det, slogdet=slogdet, solve=solve, cholesky=cholesky, norm=norm,
+    vector_norm=vector_norm, matrix_norm=matrix_norm,
     matmul=matmul, multi_dot=lambda xs: functools.reduce(matmul, xs))
 METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0, bias_after_scale=True: (
     x * scale + bias if bias_after_scale else (x + bias) * scale))

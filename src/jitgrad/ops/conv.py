@@ -1,9 +1,10 @@
-"""conv1d / conv2d (im2col + batched GEMM) and max / avg pooling, as composites.
+"""conv1d / conv2d (im2col + batched GEMM) and max / avg pooling.
 
-The im2col step is `take_flat` with an index map built once per call: its backward is the
-compiled SCATTER (col2im), and the product is one batched matmul whose backward is two GEMMs.
-So a convolution's compiled backward is GEMM + SCATTER, with no new opcode, and its double
-gradient comes from those primitives."""
+The im2col primitive (ops/im2col.py) unrolls windows with a strided view; its backward is the
+compiled COL2IM. The bias rides in the GEMM as an extra weight column against a ones row of
+the columns, so a convolution's compiled backward is two GEMMs + COL2IM, and its double
+gradient comes from those primitives. Average pooling sums im2col columns; max pooling is a
+primitive of its own (ops/maxpool.py: the first maximum of each window, Paddle's tie rule)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ import numpy as np
 from ..tensor import Tensor
 from . import reduce as R
 from .core import const, require_float
+from .im2col import im2col, out_size
+from .indexing import concat
 from .indexing import pad as _pad
 from .linalg import matmul
-from .shape import _take_flat, reshape, transpose
+from .maxpool import max_pool, window_offsets, winners
+from .shape import reshape, transpose
 
 
 def _pair(v: Any, n: int, what: str) -> list[int]:
@@ -118,14 +122,13 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
                          f"{groups} do not fit")
     st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
     widths = _padding(padding, 2, (kh, kw), dl, st, (H, W))
-    xp = _spatial_pad(x, widths)
-    idx, (Ho, Wo) = _windows(xp.shape, (kh, kw), st, dl)
     G = groups
-    cols = _take_flat(xp, idx.ravel(), (N, G, Cg * kh * kw, Ho * Wo))
+    cols = im2col(x, (kh, kw), st, dl, widths, G, ones_row=bias is not None)
     w = reshape(weight, [G, O // G, Cg * kh * kw])
+    if bias is not None:        # a ones row in cols: the bias gradient comes out of the GEMM
+        w = concat([w, reshape(bias, [G, O // G, 1])], axis=2)
+    Ho, Wo = (out_size(*a) for a in zip((H, W), (kh, kw), st, dl, widths))
     y = reshape(matmul(w, cols), [N, O, Ho, Wo])
-    if bias is not None:
-        y = y + reshape(bias, [1, O, 1, 1])
     return _back(y, last)
 
 
@@ -174,17 +177,13 @@ def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     require_float(x, "max_pool2d")
     x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
                                          data_format)
-    xp = _spatial_pad(x, widths, value=-np.inf)
-    idx, (Ho, Wo) = _windows(xp.shape, k, st, [1, 1])
-    N, C = x.shape[:2]
-    order = np.moveaxis(idx, (2, 3), (4, 5)).reshape(N, C, Ho, Wo, k[0] * k[1])
-    first = np.argmax(xp._data.reshape(-1)[order], axis=-1)[..., None]
-    chosen = np.take_along_axis(order, first, axis=-1)[..., 0]
-    out = _back(_take_flat(xp, chosen.ravel(), (N, C, Ho, Wo)), last)
+    y = max_pool(x, k, st, widths)
+    out = _back(y, last)
     if not return_mask:
         return out
-    Hp, Wp = xp.shape[2:]
-    h, w = (chosen // Wp) % Hp - widths[0][0], chosen % Wp - widths[1][0]
+    arg = y._node.saved[0] if y._node is not None else window_offsets(x._data, k, st, widths)
+    pos, (_, _, Hp, Wp) = winners(tuple(x._data.shape), arg, k, st, widths)
+    h, w = (pos // Wp) % Hp - widths[0][0], pos % Wp - widths[1][0]
     mask = Tensor._make((h * x.shape[3] + w).astype(np.int32))
     return out, _back(mask, last)
 
@@ -198,12 +197,10 @@ def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     require_float(x, "avg_pool2d")
     x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
                                          data_format)
-    xp = _spatial_pad(x, widths)
-    idx, (Ho, Wo) = _windows(xp.shape, k, st, [1, 1])
-    N, C = x.shape[:2]
-    order = np.moveaxis(idx, (2, 3), (4, 5))
-    win = _take_flat(xp, order.ravel(), (N, C, Ho, Wo, k[0] * k[1]))
-    total = R.sum(win, axis=-1)
+    N, C, H, W = x.shape
+    Ho, Wo = (out_size(*a) for a in zip((H, W), k, st, (1, 1), widths))
+    cols = im2col(x, k, st, (1, 1), widths, groups=C)      # [N, C, kh * kw, Ho * Wo]
+    total = reshape(R.sum(cols, axis=2), [N, C, Ho, Wo])
     if divisor_override:
         return _back(total / float(divisor_override), last)
     # which padded positions count: the input (exclusive), or the input and the padding

@@ -16,14 +16,18 @@ from .registry import OpDef
 def apply(op: OpDef, *inputs: Tensor, **attrs: Any) -> Tensor:
     datas = [t._data for t in inputs]
     out = op.forward(*datas, **attrs)
+    saved = None
+    if op.extra.get("forward_saves"):       # forward returns (out, saved) in one pass
+        out, saved = out
     if not isinstance(out, np.ndarray):
         out = np.asarray(out)
     if tape._grad_enabled and op.differentiable:
         for t in inputs:
             if not t._stop_gradient:
-                save = op.save
-                node = Node(op, inputs, attrs, save(out, *datas, **attrs)
-                            if save is not None else (), out)
+                if saved is None:
+                    save = op.save
+                    saved = save(out, *datas, **attrs) if save is not None else ()
+                node = Node(op, inputs, attrs, saved, out)
                 result = _make(out, False, node)
                 node.out_ref = _weakref(result)
                 return result

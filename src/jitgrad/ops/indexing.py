@@ -253,28 +253,52 @@ def _kept_mask(shape: tuple, idx: np.ndarray, dtype) -> np.ndarray:
     return m.reshape(shape)
 
 
+def _written_mask(idx: np.ndarray, dtype) -> np.ndarray | None:
+    """For 'assign' with repeated positions: 1 for the value that lands (the last one, as in
+    numpy and Paddle's CPU kernels), 0 for those it overwrites; None when no position
+    repeats (every value lands)."""
+    _, first_from_end = np.unique(idx[::-1], return_index=True)
+    if first_from_end.size == idx.size:
+        return None
+    m = np.zeros(idx.size, dtype)
+    m[idx.size - 1 - first_from_end] = 1
+    return m
+
+
 def _put_vjp(g, out, x, v, idx, reduce):
-    gx = g if reduce == "add" else g * const(_kept_mask(x._data.shape, idx, g._data.dtype),
-                                             g._data.dtype)
-    return gx, _take_flat(g, idx, v._data.shape)
+    dt = g._data.dtype
+    gx = g if reduce == "add" else g * const(_kept_mask(x._data.shape, idx, dt), dt)
+    gv = _take_flat(g, idx, v._data.shape)
+    written = None if reduce == "add" else _written_mask(idx, dt)
+    if written is not None:
+        gv = gv * const(written.reshape(v._data.shape), dt)
+    return gx, gv
 
 
 def _lower_put(b, node, g, gins):
-    x = node.inputs[0]._data
+    x, idx = node.inputs[0]._data, node.attrs["idx"]
     if gins[0] is not None:
         if node.attrs["reduce"] == "add":
             b.emit("AXPY", gins[0], g)
         else:
             b.mul(gins[0], x.shape, g, node.saved[0])
     if gins[1] is not None:
-        b.gather(gins[1], g, node.attrs["idx"])
+        written = node.saved[1]
+        if written is None:
+            b.gather(gins[1], g, idx)
+        else:           # overwritten values get nothing: gv[i] += g[idx[i]] * written[i]
+            b.emit("GATHER_MUL", gins[1], g, b.value(written), p=b.table(idx))
 
 
 put_flat_op = defop(
     "put_flat", baked=lambda n: one_element_values(n.saved[0]), forward=_put_forward, nin=2,
     vjp=_put_vjp, lower=_lower_put,
-    save=lambda out, x, v, idx, reduce: (_kept_mask(x.shape, idx, out.dtype),),
+    save=lambda out, x, v, idx, reduce: (
+        _kept_mask(x.shape, idx, out.dtype),
+        None if reduce == "add" else _written_mask(idx, out.dtype)),
     cases=({"shapes": ((6,), (3,)), "attrs": {"idx": np.array([0, 4, 2]), "reduce": "assign"}},
+           {"shapes": ((5,), (5,)), "attrs": {"idx": np.array([3, 1, 3, 0, 3]),
+                                               "reduce": "assign"}},
            {"shapes": ((2, 3), (2, 2)), "attrs": {"idx": np.array([0, 1, 1, 5]),
                                                    "reduce": "add"}},
            {"shapes": ((), (1,)), "attrs": {"idx": np.array([0]), "reduce": "assign"}}))
@@ -295,7 +319,8 @@ def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assig
 def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: str = "assign",
                    include_self: bool = True, broadcast: bool = True) -> Tensor:
     """Write values at indices along axis; gradients reach arr (where not overwritten) and
-    values. reduce is 'assign', 'add' or 'multiply' (no gradient rule for 'multiply')."""
+    values. reduce is 'assign', 'add' or 'multiply' (no gradient rule for 'multiply').
+    With 'assign' and repeated indices the last value lands and only it gets a gradient."""
     reduce = {"mul": "multiply"}.get(reduce, reduce)
     if reduce not in ("assign", "add", "multiply"):
         raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'multiply', "

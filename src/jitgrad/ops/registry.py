@@ -10,6 +10,9 @@ Every entry states, in one place:
     Extra arrays the compiled backward reads, computed once in the forward pass so that the
     gradient kernels stay algebraic (sin saves cos(x); max saves its tie-split mask).
     Inputs and the output are always available to the lowering without being listed.
+``forward_saves`` (optional, in ``extra``)
+    True when forward returns ``(out, saved)``: values found on the way (max pooling's
+    winners) are saved without a second pass; `save` is then not given.
 ``vjp(g, out, *inputs, **attrs) -> tuple``
     The gradient rule in jitgrad's own Tensor ops, one entry per input (None for no
     gradient). It is the eager backward, the create_graph backward, and the specification

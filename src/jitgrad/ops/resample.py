@@ -9,7 +9,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..tensor import Tensor
-from .conv import _channels_first, _back, _pair, _padding, _spatial_pad, _windows
+from .conv import _channels_first, _back, _pair, _padding
+from .im2col import im2col
 from .core import const, require_float
 from .shape import _flat_positions, _take_flat, reshape, transpose
 
@@ -95,10 +96,9 @@ def unfold(x: Tensor, kernel_sizes: Any, strides: Any = 1, paddings: Any = 0,
     k = _pair(kernel_sizes, 2, "kernel_sizes")
     st, dl = _pair(strides, 2, "strides"), _pair(dilations, 2, "dilations")
     widths = _padding(paddings, 2, k, dl, st, x.shape[2:])
-    xp = _spatial_pad(x, widths)
-    idx, (Ho, Wo) = _windows(xp.shape, k, st, dl)
     N, C = x.shape[:2]
-    return _take_flat(xp, idx.ravel(), (N, C * k[0] * k[1], Ho * Wo))
+    cols = im2col(x, k, st, dl, widths)
+    return reshape(cols, [N, C * k[0] * k[1], cols.shape[3]])
 
 
 def pixel_shuffle(x: Tensor, upscale_factor: int, data_format: str = "NCHW",

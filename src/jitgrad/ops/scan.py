@@ -1,5 +1,6 @@
 """Running sums and products along an axis. cumsum is one compiled kernel (CUMSUM, both
-directions); its gradient is the reverse cumsum, so the rule is its own double grad."""
+directions); its gradient is the reverse cumsum, so the rule is its own double grad.
+cumprod's gradient is a first-order linear recurrence (LINSCAN), exact at zeros."""
 
 from __future__ import annotations
 
@@ -39,25 +40,109 @@ cumsum_op = defop(
     vjp=lambda g, out, x, axis, reverse: (apply(cumsum_op, g, axis=axis, reverse=not reverse),))
 
 
+def _shift_np(x: np.ndarray, axis: int, later: bool, fill: float) -> np.ndarray:
+    """y[k] = x[k - 1] (later) or x[k + 1] along axis; `fill` where that falls outside."""
+    y = np.full_like(x, fill)
+    src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    src[axis], dst[axis] = (slice(0, -1), slice(1, None)) if later else \
+        (slice(1, None), slice(0, -1))
+    y[tuple(dst)] = x[tuple(src)]
+    return y
+
+
+def _shift(x: Tensor, axis: int, later: bool, fill: float = 0.0) -> Tensor:
+    """_shift_np in Tensor ops (slice, then pad by one), differentiable."""
+    from .indexing import pad
+    from .shape import getitem
+    n = x.shape[axis]
+    key = [slice(None)] * x.ndim
+    key[axis] = slice(0, n - 1) if later else slice(1, n)
+    widths = [0] * (2 * x.ndim)
+    widths[2 * axis + (0 if later else 1)] = 1
+    return pad(getitem(x, tuple(key)), widths, value=fill)
+
+
+# ---- linscan: r = a, then r = a + b * r along an axis --------------------------------------
+# The gradient of cumprod without dividing by x (exact where x has zeros):
+#   out_k = prod_{i<=k} x_i,  gx_k = sum_{j>=k} g_j prod_{i<=j, i!=k} x_i = E_k * r_k
+# with E_k = out_{k-1} (1 at k = 0) and r_k = g_k + x_{k+1} r_{k+1}, a reverse linscan.
+# linscan's own adjoint is a linscan in the other direction, so every order stays exact.
+
+def _linscan_np(a: np.ndarray, b: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
+    a_, b_ = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
+    r = np.empty_like(a_)
+    n = a_.shape[0]
+    prev = -1
+    for t in (range(n - 1, -1, -1) if reverse else range(n)):
+        r[t] = a_[t] if prev < 0 else a_[t] + b_[t] * r[prev]
+        prev = t
+    return np.ascontiguousarray(np.moveaxis(r, 0, axis))
+
+
+def _linscan_vjp(h, r, a, b, axis, reverse):
+    lam = apply(linscan_op, h, _shift(b, axis, later=reverse), axis=axis, reverse=not reverse)
+    return lam, lam * _shift(r, axis, later=not reverse)
+
+
+def _save_linscan(r, a, b, axis, reverse):
+    """The shifted multipliers and the shifted output the compiled backward reads."""
+    return _shift_np(b, axis, reverse, 0.0), _shift_np(r, axis, not reverse, 0.0)
+
+
+def _lower_linscan(b, node, g, gins):
+    """lam = LINSCAN(g, shifted b) in the other direction; ga += lam, gb += lam * shifted r."""
+    a = node.attrs
+    shape, (ax, rev) = node.out_data.shape, (a["axis"], a["reverse"])
+    lam = b.alloc(shape)
+    b.emit("LINSCAN", lam, g, b.value(node.saved[0]), p=b.table(_layout(shape, ax, not rev)),
+           acc=False)
+    if gins[0] is not None:
+        b.emit("AXPY", gins[0], lam)
+    if gins[1] is not None:
+        b.emit("MUL", gins[1], lam, b.value(node.saved[1]))
+
+
+linscan_op = defop(
+    "linscan", baked=None, forward=_linscan_np, save=_save_linscan, vjp=_linscan_vjp,
+    lower=_lower_linscan, nin=2, min_ndim=1,
+    cases=tuple({"shapes": (s, s), "attrs": {"axis": ax, "reverse": r}}
+                for s, ax, r in (((5,), 0, False), ((2, 3, 2), 1, True), ((4, 1), 0, False),
+                                 ((1, 4), 1, True))))
+
+
 def _cumprod_vjp(g, out, x, axis, reverse):
-    return (apply(cumsum_op, g * out, axis=axis, reverse=not reverse) / x,)
+    r = apply(linscan_op, g, _shift(x, axis, later=reverse), axis=axis, reverse=not reverse)
+    return (_shift(out, axis, later=not reverse, fill=1.0) * r,)
+
+
+def _save_cumprod(out, x, axis, reverse):
+    """Shifted x (the recurrence's multipliers) and E, the exclusive running product."""
+    return _shift_np(x, axis, reverse, 0.0), _shift_np(out, axis, not reverse, 1.0)
 
 
 def _lower_cumprod(b, node, g, gins):
-    """gx = reverse_cumsum(g * out) / x: MUL, CUMSUM, DIV (x must have no zeros)."""
+    """gx = E * LINSCAN(g, shifted x): exact at zeros, no division (see linscan above)."""
     shape, a = node.out_data.shape, node.attrs
-    t1, t2 = b.alloc(shape), b.alloc(shape)
-    b.emit("MUL", t1, g, b.value(node.out_data), acc=False)
-    b.emit("CUMSUM", t2, t1, p=b.table(_layout(shape, a["axis"], not a["reverse"])), acc=False)
-    b.emit("DIV", gins[0], t2, b.value(node.inputs[0]._data))
+    r = b.alloc(shape)
+    b.emit("LINSCAN", r, g, b.value(node.saved[0]),
+           p=b.table(_layout(shape, a["axis"], not a["reverse"])), acc=False)
+    b.emit("MUL", gins[0], r, b.value(node.saved[1]))
 
+
+# cases with zeros (one and two in a row) check exactness where a division would fail;
+# cumprod is a polynomial, smooth at zeros, so they are checked at second order too
+ZERO_CASES = tuple({"values": (v,), "shapes": (np.shape(v),), "smooth": True,
+                    "attrs": {"axis": ax, "reverse": r}} for v, ax, r in (
+    ([0.5, 0.0, 1.5, -2.0, 0.7], 0, False),
+    ([[1.2, 0.0, 0.0, 0.8], [0.0, -0.6, 1.1, 0.9]], 1, True),
+    ([[0.0, 1.3], [0.9, 0.0], [0.0, 0.0]], 0, False)))
 
 cumprod_op = defop(
     "cumprod", baked=None, forward=lambda x, axis, reverse: (
         np.flip(np.cumprod(np.flip(x, axis), axis=axis), axis).copy() if reverse
         else np.cumprod(x, axis=axis)).astype(x.dtype, copy=False),
-    vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES, domain=(0.5, 1.5),
-    min_ndim=1)
+    save=_save_cumprod, vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES + ZERO_CASES,
+    domain=(-1.5, 1.5), min_ndim=1)
 
 
 def _scan(op, x: Tensor, axis: Any, reverse: bool = False) -> Tensor:
@@ -81,8 +166,8 @@ def cumsum(x: Tensor, axis: int | None = None, dtype: Any = None, name: str | No
 
 def cumprod(x: Tensor, dim: int | None = None, dtype: Any = None, name: str | None = None
             ) -> Tensor:
-    """Running product along `dim`. The gradient divides by x: inputs with zeros give
-    inf/nan gradients."""
+    """Running product along `dim`. Its gradient never divides by x, so it is exact (all
+    orders) where x has zeros, as in Paddle and torch."""
     require_float(x if dtype is None else x.astype(dtype), "cumprod")
     if dtype is not None:
         x = x.astype(dtype)

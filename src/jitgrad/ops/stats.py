@@ -130,17 +130,18 @@ def amin(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = 
     return R.min(x, axis, keepdim)
 
 
-def norm(x: Tensor, p: Any = "fro", axis: Any = None, keepdim: bool = False,
-         name: str | None = None) -> Tensor:
-    """Vector p-norm over `axis` (all elements by default): p = 'fro', 1, 2, inf, -inf, 0 or
-    any positive float. The 2-norm's gradient at the zero vector is nan (as in Paddle)."""
+def vector_norm(x: Tensor, p: Any = 2.0, axis: Any = None, keepdim: bool = False,
+                name: str | None = None) -> Tensor:
+    """Vector p-norm over `axis` (all elements by default): p = 2, 1, inf, -inf, 0 or any
+    positive float. The 2-norm's gradient at the zero vector is nan (as in Paddle)."""
     require_float(x, "norm")
     axes = norm_axis(axis, x.ndim)
-    if p == "fro" or p == 2 or p == 2.0:
-        return E.sqrt(R.sum(x * x, axis=axes, keepdim=keepdim))
     if isinstance(p, str):
-        raise ValueError(f"norm: p must be 'fro' or a number, got {p!r}")
+        raise ValueError(f"vector norm: p must be a number, got {p!r} ('fro' and 'nuc' are "
+                         f"matrix norms: pass two axes)")
     p = float(p)
+    if p == 2:
+        return E.sqrt(R.sum(x * x, axis=axes, keepdim=keepdim))
     if p == np.inf:
         return R.max(E.abs(x), axes, keepdim)
     if p == -np.inf:
@@ -150,3 +151,50 @@ def norm(x: Tensor, p: Any = "fro", axis: Any = None, keepdim: bool = False,
     if p == 1:
         return R.sum(E.abs(x), axis=axes, keepdim=keepdim)
     return R.sum(E.abs(x) ** p, axis=axes, keepdim=keepdim) ** (1.0 / p)
+
+
+def matrix_norm(x: Tensor, p: Any = "fro", axis: Any = (-2, -1), keepdim: bool = False,
+                name: str | None = None) -> Tensor:
+    """Matrix norm over the two axes (rows, columns): 'fro'; 1 / -1 the largest / smallest
+    absolute column sum; inf / -inf the largest / smallest absolute row sum. Ties in the
+    max / min share the gradient. The singular-value norms (2, -2, 'nuc') are not
+    implemented: they raise rather than give a gradient without its second order."""
+    require_float(x, "matrix_norm")
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if len(axes) != 2:
+        raise ValueError(f"matrix_norm: axis must name two dims, got {axis!r}")
+    r, c = (norm_axis(a, x.ndim)[0] for a in axes)
+    if r == c:
+        raise ValueError(f"matrix_norm: axis {axis!r} names the same dim twice")
+    if p == "fro":
+        return E.sqrt(R.sum(x * x, axis=[r, c], keepdim=keepdim))
+    if p in ("nuc", 2, -2) or p == 2.0 or p == -2.0:
+        raise NotImplementedError(f"matrix_norm: p={p!r} needs singular values, which "
+                                  f"jitgrad does not differentiate yet; use 'fro', 1 or inf")
+    if isinstance(p, str) or float(p) not in (1.0, -1.0, np.inf, -np.inf):
+        raise ValueError(f"matrix_norm: p must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
+                         f"got {p!r}")
+    p = float(p)
+    inner, outer = (r, c) if abs(p) == 1 else (c, r)   # 1: column sums; inf: row sums
+    sums = R.sum(E.abs(x), axis=inner, keepdim=True)
+    pick = R.max if p > 0 else R.min
+    y = pick(sums, outer, True)
+    if keepdim:
+        return y
+    from .shape import reshape
+    return reshape(y, [s for i, s in enumerate(x.shape) if i not in (r, c)])
+
+
+def norm(x: Tensor, p: Any = None, axis: Any = None, keepdim: bool = False,
+         name: str | None = None) -> Tensor:
+    """Paddle 3.x's norm: axis None or one int gives a vector norm (over all elements when
+    None; p None or 'fro' mean 2), two axes a matrix norm (p None means 'fro'); see
+    vector_norm and matrix_norm."""
+    if isinstance(axis, (list, tuple)):
+        if len(axis) == 1:
+            axis = axis[0]
+        elif len(axis) != 2:
+            raise ValueError(f"norm: axis must be None, an int or two ints, got {axis!r}")
+    if isinstance(axis, (list, tuple)):
+        return matrix_norm(x, "fro" if p is None else p, axis, keepdim)
+    return vector_norm(x, 2.0 if p is None or p == "fro" else p, axis, keepdim)

@@ -26,6 +26,9 @@ CHAIN = OP["CHAIN"]
 ROWSUM = OP["ROWSUM"]
 TILE = 2048     # lower_opt.TILE: a tile and its operands stay in L1
 CUMSUM = OP["CUMSUM"]
+LINSCAN = OP["LINSCAN"]
+COL2IM = OP["COL2IM"]
+POOL_BWD = OP["POOL_BWD"]
 
 
 @jit
@@ -137,6 +140,100 @@ def _cumsum_rows(out, a, outer, length, inner, acc, reverse):  # pragma: no cove
                     dst[j] += run_[j]
                 else:
                     dst[j] = run_[j]
+
+
+@jit
+def _linscan_rows(out, a, b, outer, length, inner, acc, reverse):  # pragma: no cover
+    """r = a (first position) then r = a + b * r along rows laid out as in _cumsum_rows."""
+    run_ = np.zeros(inner, a.dtype)
+    for i in range(outer):
+        base = i * length * inner
+        for t in range(length):
+            tt = length - 1 - t if reverse else t
+            q = base + tt * inner
+            src = a[q:q + inner]
+            mul = b[q:q + inner]
+            dst = out[q:q + inner]
+            for j in range(inner):
+                run_[j] = src[j] if t == 0 else src[j] + mul[j] * run_[j]
+                if acc:
+                    dst[j] += run_[j]
+                else:
+                    dst[j] = run_[j]
+
+
+@jit
+def _col2im(out, a, prm, acc):  # pragma: no cover - compiled
+    """Sum im2col columns back onto the image, one (n, c) plane at a time through a zeroed
+    padded scratch plane: no bounds tests, and the unit-stride row adds vectorise (145 us
+    against 360 us for in-place adds with clipped ranges, conv2 of perf/cnn.py)."""
+    N, C, H, W, G, R = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    kh, kw, sh, sw, dh, dw = prm[6], prm[7], prm[8], prm[9], prm[10], prm[11]
+    pt, pl, Ho, Wo = prm[12], prm[13], prm[14], prm[15]
+    Cg, S = C // G, Ho * Wo
+    Hp = max(pt + H, (Ho - 1) * sh + (kh - 1) * dh + 1)
+    Wp = max(pl + W, (Wo - 1) * sw + (kw - 1) * dw + 1)
+    img = np.empty(Hp * Wp, a.dtype)
+    for n in range(N):
+        for c in range(C):
+            img[:] = 0
+            abase = ((n * G + c // Cg) * R + (c % Cg) * kh * kw) * S
+            for i in range(kh):
+                for j in range(kw):
+                    arow = abase + (i * kw + j) * S
+                    for ho in range(Ho):
+                        d = (ho * sh + i * dh) * Wp + j * dw
+                        s = arow + ho * Wo
+                        if sw == 1:
+                            dst = img[d:d + Wo]
+                            src = a[s:s + Wo]
+                            for wo in range(Wo):
+                                dst[wo] += src[wo]
+                        else:
+                            for wo in range(Wo):
+                                img[d + wo * sw] += a[s + wo]
+            obase = (n * C + c) * H * W
+            for h in range(H):
+                dst = out[obase + h * W:obase + h * W + W]
+                src = img[(h + pt) * Wp + pl:(h + pt) * Wp + pl + W]
+                if acc:
+                    for w in range(W):
+                        dst[w] += src[w]
+                else:
+                    for w in range(W):
+                        dst[w] = src[w]
+
+
+@jit
+def _pool_bwd(out, g, code, prm, acc):  # pragma: no cover - compiled
+    """Each window's gradient onto its chosen element (offset k = int(code) in the window).
+    Windows that lie inside the image (no padding) add at corner + rel[k] without bounds
+    tests; 1.5 ns per window against 4 with a division and bounds tests for each."""
+    N, C, H, W, kh, kw = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    sh, sw, pt, pl, Ho, Wo = prm[6], prm[7], prm[8], prm[9], prm[10], prm[11]
+    if not acc:
+        out[:] = 0
+    rel = np.empty(kh * kw, np.int64)       # element k's offset from its window's corner
+    for k in range(kh * kw):
+        rel[k] = (k // kw) * W + k % kw
+    inside = pt == 0 and pl == 0 and (Ho - 1) * sh + kh <= H and (Wo - 1) * sw + kw <= W
+    q = 0
+    for nc in range(N * C):
+        obase = nc * H * W
+        for ho in range(Ho):
+            if inside:
+                rbase = obase + ho * sh * W
+                for wo in range(Wo):
+                    out[rbase + wo * sw + rel[int(code[q + wo])]] += g[q + wo]
+            else:
+                h0 = ho * sh - pt
+                for wo in range(Wo):
+                    k = int(code[q + wo])
+                    h = h0 + k // kw
+                    w = wo * sw - pl + k % kw
+                    if h >= 0 and h < H and w >= 0 and w < W:
+                        out[obase + h * W + w] += g[q + wo]
+            q += Wo
 
 
 @jit
@@ -283,6 +380,19 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
         elif op == CUMSUM:
             p = code[pc, 6]
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
+        elif op == COL2IM:
+            p = code[pc, 6]
+            prm = itab[p:p + 16]
+            _col2im(out, arena[a:a + prm[0] * prm[4] * prm[5] * prm[14] * prm[15]], prm, acc)
+        elif op == POOL_BWD:
+            p = code[pc, 6]
+            prm = itab[p:p + 12]
+            m = prm[0] * prm[1] * prm[10] * prm[11]
+            _pool_bwd(out, arena[a:a + m], arena[b:b + m], prm, acc)
+        elif op == LINSCAN:
+            p = code[pc, 6]
+            _linscan_rows(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
+                          itab[p + 3] != 0)
         else:
             return op                    # unknown opcode: the caller raises
     return -1

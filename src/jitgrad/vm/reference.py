@@ -27,6 +27,33 @@ def _gemm(p: np.ndarray, out: int, a: int, b: int, arena: np.ndarray, acc: bool)
             C[...] = A @ B
 
 
+def _col2im(p: np.ndarray, a: int, arena: np.ndarray) -> np.ndarray:
+    N, C, H, W, G, R, kh, kw, sh, sw, dh, dw, pt, pl, Ho, Wo = (int(v) for v in p)
+    cols = arena[a:a + N * G * R * Ho * Wo].reshape(N, G, R, Ho * Wo)
+    cols = cols[:, :, :C // G * kh * kw].reshape(N, C, kh, kw, Ho, Wo)
+    Hp = max(pt + H, (Ho - 1) * sh + (kh - 1) * dh + 1)
+    Wp = max(pl + W, (Wo - 1) * sw + (kw - 1) * dw + 1)
+    img = np.zeros((N, C, Hp, Wp), arena.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            img[:, :, i * dh:i * dh + (Ho - 1) * sh + 1:sh,
+                j * dw:j * dw + (Wo - 1) * sw + 1:sw] += cols[:, :, i, j]
+    return img[:, :, pt:pt + H, pl:pl + W].ravel()
+
+
+def _pool_bwd(p: np.ndarray, a: int, b: int, arena: np.ndarray) -> np.ndarray:
+    N, C, H, W, kh, kw, sh, sw, pt, pl, Ho, Wo = (int(v) for v in p)
+    m = N * C * Ho * Wo
+    g, k = arena[a:a + m], arena[b:b + m].astype(np.int64)
+    q = np.arange(m)
+    h = (q // Wo) % Ho * sh + k // kw - pt
+    w = q % Wo * sw + k % kw - pl
+    ok = (h >= 0) & (h < H) & (w >= 0) & (w < W)
+    img = np.zeros(N * C * H * W, arena.dtype)
+    np.add.at(img, (q // (Ho * Wo) * (H * W) + h * W + w)[ok], g[ok])
+    return img
+
+
 def _rows(x: np.ndarray, p: np.ndarray) -> np.ndarray:
     outer, length, inner = (int(v) for v in p[:3])
     return x.reshape(outer, length, inner)
@@ -122,6 +149,19 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
                 val = np.cumsum(rows[:, ::-1], axis=1)[:, ::-1].ravel()
             else:
                 val = np.cumsum(rows, axis=1).ravel()
+        elif name == "COL2IM":
+            val = _col2im(itab[p:p + 16], a, arena)
+        elif name == "POOL_BWD":
+            val = _pool_bwd(itab[p:p + 12], a, b, arena)
+        elif name == "LINSCAN":
+            rows, mul = _rows(A, itab[p:p + 3]), _rows(B, itab[p:p + 3])
+            r, length = np.empty_like(rows), rows.shape[1]
+            order = range(length - 1, -1, -1) if itab[p + 3] else range(length)
+            prev = -1
+            for t in order:
+                r[:, t] = rows[:, t] if prev < 0 else rows[:, t] + mul[:, t] * r[:, prev]
+                prev = t
+            val = r.ravel()
         else:
             raise NotImplementedError(f"reference VM has no opcode {name}")
         if acc:

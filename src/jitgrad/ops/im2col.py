@@ -1,0 +1,114 @@
+"""im2col: the window-unrolling primitive under conv1d / conv2d.
+
+Forward: one strided view of the (zero-padded) image copied into columns, no index map.
+Backward: the compiled COL2IM kernel, which sums columns back onto the image with loop
+bounds instead of an index table (the take_flat + SCATTER form it replaces needed an int64
+map as large as the columns, rebuilt into every Program). Optionally a row of ones closes
+each group's columns, so that a convolution's bias rides in the same GEMM as its weight.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..tensor import Tensor
+from .core import apply
+from .registry import defop
+from .shape import _scatter_flat, getitem, reshape
+
+
+def out_size(n: int, k: int, s: int, d: int, pad: tuple[int, int]) -> int:
+    """Number of window positions along one spatial dim."""
+    return (n + pad[0] + pad[1] - (k - 1) * d - 1) // s + 1
+
+
+def _geometry(shape, ksize, stride, dil, pads):
+    (N, C, H, W), (kh, kw) = shape, ksize
+    Ho = out_size(H, kh, stride[0], dil[0], pads[0])
+    Wo = out_size(W, kw, stride[1], dil[1], pads[1])
+    return N, C, H, W, kh, kw, Ho, Wo
+
+
+def _im2col_np(x: np.ndarray, ksize: tuple, stride: tuple, dil: tuple, pads: tuple,
+               groups: int, ones_row: bool) -> np.ndarray:
+    N, C, H, W, kh, kw, Ho, Wo = _geometry(x.shape, ksize, stride, dil, pads)
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple(pads)) if any(map(any, pads)) else x
+    G, Cg = groups, C // groups
+    K = Cg * kh * kw
+    s = xp.strides
+    view = as_strided(xp, (N, G, Cg, kh, kw, Ho, Wo),
+                      (s[0], Cg * s[1], s[1], dil[0] * s[2], dil[1] * s[3], stride[0] * s[2],
+                       stride[1] * s[3]), writeable=False)
+    out = np.empty((N, G, K + ones_row, Ho * Wo), x.dtype)
+    np.copyto(out[:, :, :K].reshape(N, G, Cg, kh, kw, Ho, Wo), view)
+    if ones_row:
+        out[:, :, K] = 1
+    return out
+
+
+@functools.lru_cache(maxsize=8)          # as large as the columns: keep only a few
+def _positions(shape: tuple, ksize: tuple, stride: tuple, dil: tuple, pads: tuple,
+               groups: int) -> tuple[np.ndarray, tuple]:
+    """Flat position in the padded image of every column entry (for the eager rules)."""
+    N, C, H, W, kh, kw, Ho, Wo = _geometry(shape, ksize, stride, dil, pads)
+    Hp, Wp = H + sum(pads[0]), W + sum(pads[1])
+    plane = np.arange(N * C * Hp * Wp).reshape(N, C, Hp, Wp)
+    idx = _im2col_np(plane, ksize, stride, dil, ((0, 0), (0, 0)), groups, False)
+    idx.setflags(write=False)
+    return idx.ravel(), (N, C, Hp, Wp)
+
+
+def _im2col_vjp(g, out, x, ksize, stride, dil, pads, groups, ones_row):
+    """Scatter the columns onto the padded image, then crop the padding (composites)."""
+    if ones_row:
+        g = getitem(g, (slice(None), slice(None), slice(0, g.shape[2] - 1)))
+    idx, padded = _positions(tuple(x._data.shape), ksize, stride, dil, pads, groups)
+    gx = _scatter_flat(reshape(g, [-1]), idx, padded)
+    (pt, _), (pl, _) = pads
+    H, W = x._data.shape[2:]
+    if padded[2:] != (H, W):
+        gx = getitem(gx, (slice(None), slice(None), slice(pt, pt + H), slice(pl, pl + W)))
+    return (gx,)
+
+
+def _lower_im2col(b, node, g, gins):
+    a = node.attrs
+    N, C, H, W, kh, kw, Ho, Wo = _geometry(node.inputs[0]._data.shape, a["ksize"],
+                                           a["stride"], a["dil"], a["pads"])
+    rows = node.out_data.shape[2]
+    b.emit("COL2IM", gins[0], g, p=b.table(
+        [N, C, H, W, a["groups"], rows, kh, kw, *a["stride"], *a["dil"], a["pads"][0][0],
+         a["pads"][1][0], Ho, Wo]))
+
+
+def _case(shape, ksize, stride, dil, pads, groups, ones_row):
+    return {"shapes": (shape,), "attrs": dict(ksize=ksize, stride=stride, dil=dil, pads=pads,
+                                              groups=groups, ones_row=ones_row)}
+
+
+im2col_op = defop(
+    "im2col", baked=None, forward=_im2col_np, vjp=_im2col_vjp, lower=_lower_im2col,
+    min_ndim=4,
+    cases=(_case((2, 4, 5, 4), (2, 2), (2, 1), (1, 2), ((1, 2), (0, 1)), 2, False),
+           _case((1, 2, 4, 3), (3, 2), (1, 1), (1, 1), ((1, 1), (0, 0)), 1, True),
+           _case((2, 1, 3, 3), (2, 2), (1, 1), (1, 1), ((0, 0), (0, 0)), 1, False)))
+
+
+def im2col(x: Tensor, ksize: Sequence[int], stride: Sequence[int], dil: Sequence[int],
+           pads: Sequence[tuple[int, int]], groups: int = 1, ones_row: bool = False
+           ) -> Tensor:
+    """Columns [N, G, C/G*kh*kw (+1 with ones_row), Ho*Wo] of x [N, C, H, W] zero-padded by
+    pads ((top, bottom), (left, right))."""
+    pads = tuple((int(p[0]), int(p[1])) for p in pads)
+    N, C, H, W, kh, kw, Ho, Wo = _geometry(x._data.shape, tuple(ksize), tuple(stride),
+                                           tuple(dil), pads)
+    if Ho <= 0 or Wo <= 0:
+        raise ValueError(f"the kernel {list(ksize)} (dilation {list(dil)}) is larger than the "
+                         f"padded input {[H + sum(pads[0]), W + sum(pads[1])]}")
+    return apply(im2col_op, x, ksize=tuple(int(v) for v in ksize),
+                 stride=tuple(int(v) for v in stride), dil=tuple(int(v) for v in dil),
+                 pads=pads, groups=int(groups), ones_row=bool(ones_row))
