@@ -102,6 +102,14 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
            name: str | None = None) -> Tensor:
     """Matrix product with numpy's broadcasting; 1-D @ 1-D gives a 0-d tensor."""
     x, y = binary_operands(x, y)
+    xs, ys = x._data.shape, y._data.shape
+    if not (len(xs) == 2 and len(ys) == 2 and        # (2-D operands that fit: checked)
+            xs[0 if transpose_x else 1] == ys[1 if transpose_y else 0]):
+        _check_operands(x, y, transpose_x, transpose_y)
+    return apply(matmul_op, x, y, transpose_x=bool(transpose_x), transpose_y=bool(transpose_y))
+
+
+def _check_operands(x: Tensor, y: Tensor, transpose_x: bool, transpose_y: bool) -> None:
     if x._data.ndim == 0 or y._data.ndim == 0:
         raise ValueError(f"matmul needs tensors with at least 1 dim, got shapes {x.shape} "
                          f"and {y.shape}")
@@ -110,4 +118,3 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
     if k != k2:
         raise ValueError(f"matmul: shapes {x.shape} and {y.shape} do not fit (inner dims "
                          f"{k} and {k2}, transpose_x={transpose_x}, transpose_y={transpose_y})")
-    return apply(matmul_op, x, y, transpose_x=bool(transpose_x), transpose_y=bool(transpose_y))
