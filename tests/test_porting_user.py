@@ -151,14 +151,33 @@ def test_floor_divide_operator():
     assert (TT([7, -7]) // TT([2, 2])).tolist() == [3, -4] and (7 // TT([2])).tolist() == [3]
 
 
-@pytest.mark.xfail(strict=True, reason="ops: paddle.remainder/mod (with its gradient) and "
-                                       "Tensor.__mod__ are missing")
 def test_remainder_operator_and_its_gradient():
     x = TT([5.0, -3.0], stop_gradient=False)
     y = x % 2
     assert y.tolist() == [1.0, 1.0]
     y.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("vm_name", ["numba", "reference"])
+def test_remainder_takes_the_divisors_sign_and_its_gradients(vm_name):
+    # Paddle's remainder/mod/floor_mod: x - floor(x / y) * y; d/dx 1, d/dy -floor(x / y).
+    paddle.set_vm(vm_name)
+    try:
+        x = TT([5.0, -5.0, 5.0, -5.0, 7.5], dtype="float64", stop_gradient=False)
+        y = TT([3.0, 3.0, -3.0, -3.0, 2.0], dtype="float64", stop_gradient=False)
+        r = paddle.remainder(x, y)
+        assert r.tolist() == [2.0, 1.0, -1.0, -2.0, 1.5]
+        assert paddle.mod(x, y).tolist() == paddle.floor_mod(x, y).tolist() == (x % y).tolist()
+        assert x.remainder(y).tolist() == r.tolist() and (8.0 % y).tolist()[:2] == [2.0, 2.0]
+        (r * TT([1.0, 2.0, 3.0, 4.0, 5.0], dtype="float64")).sum().backward()
+        assert x.grad.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+        assert y.grad.tolist() == [-1.0, 2 * 2.0, 3 * 2.0, -4 * 1.0, -5 * 3.0]
+        assert (TT([7, -7]) % TT([3, 3])).tolist() == [1, 2]
+        with pytest.raises(ValueError, match="division by zero"):
+            TT([7]) % 0
+    finally:
+        paddle.set_vm("numba")
 
 
 def test_stop_gradient_accepts_only_bools():

@@ -321,6 +321,12 @@ class Tensor:
     def __rfloordiv__(self, o: Any) -> Tensor:
         return _ops.floor_divide(o, self)
 
+    def __mod__(self, o: Any) -> Tensor:
+        return _ops.remainder(self, o)           # the sign of the divisor, as Paddle
+
+    def __rmod__(self, o: Any) -> Tensor:
+        return _ops.remainder(o, self)
+
     def __pow__(self, o: Any) -> Tensor:
         return _ops.pow(self, o)
 
