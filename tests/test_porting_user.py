@@ -246,16 +246,19 @@ def test_roots_may_be_leaves_or_inside_other_roots_graphs(create_graph):
     assert gy.tolist() == [7.0, 13.0] and gx.tolist() == [21.0, 39.0]
 
 
-@pytest.mark.xfail(strict=True, reason="nn (ops helper): layers create float32 parameters "
-                                       "after set_default_dtype('float64'); Paddle's Linear "
-                                       "uses get_default_dtype()")
 def test_linear_parameters_follow_the_default_dtype():
     paddle.set_default_dtype("float64")
     try:
         layer = paddle.nn.Linear(3, 2)
+        others = [paddle.nn.Conv2D(1, 2, 3), paddle.nn.Conv1D(1, 2, 3),
+                  paddle.nn.BatchNorm2D(2), paddle.nn.LayerNorm(4), paddle.nn.Embedding(5, 3)]
     finally:
         paddle.set_default_dtype("float32")
     assert layer.weight.dtype == paddle.float64 and layer.bias.dtype == paddle.float64
+    assert {p.dtype for m in others for p in m.parameters()} == {paddle.float64}
+    x = TT(np.arange(6.0).reshape(2, 3), dtype="float64")
+    assert layer(x).dtype == paddle.float64
+    assert paddle.nn.Linear(3, 2).weight.dtype == paddle.float32      # after the reset
 
 
 def test_np_asarray_of_a_tensor_is_a_copy():
