@@ -310,10 +310,6 @@ def test_inplace_on_a_detached_copy_or_an_old_grad_wrapper_leaves_x_alone():
     assert x.grad.tolist() == [5.0, 5.0] and old.tolist() == [0.0, 0.0]
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="tape: Node.inputs hold Tensors, so an in-place write to y after a "
-                          "slice of y was recorded blocks the backward (version check); Paddle's "
-                          "slice_grad needs no buffer of its input and allows it")
 def test_overwriting_a_slice_with_a_function_of_itself():
     x = leaf([1.0, 2.0, 3.0])
     y = x * 2

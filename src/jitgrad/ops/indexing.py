@@ -291,7 +291,8 @@ def _lower_put(b, node, g, gins):
 
 
 put_flat_op = defop(
-    "put_flat", baked=lambda n: one_element_values(n.saved[0]), forward=_put_forward, nin=2,
+    "put_flat", grad_reads=(), baked=lambda n: one_element_values(n.saved[0]),
+    forward=_put_forward, nin=2,
     vjp=_put_vjp, lower=_lower_put,
     save=lambda out, x, v, idx, reduce: (
         _kept_mask(x.shape, idx, out.dtype),
