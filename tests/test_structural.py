@@ -168,7 +168,7 @@ def test_an_in_place_change_after_recording_still_raises():
     _sgd_step(params, x, lr=0.0)
     h = paddle.matmul(x, params[0])
     loss = paddle.sum(paddle.tanh(h + params[1]))
-    h.add_(TT(np.ones_like(h.numpy())))      # changes a value the backward needs
+    x.add_(TT(np.ones_like(x.numpy())))      # matmul reads x for params[0]'s gradient
     with pytest.raises(RuntimeError, match="in-place"):
         loss.backward()
 

@@ -254,9 +254,13 @@ class Plan:
         self.target_ids = None if targets is None else {id(t) for t in targets}
         self.stop = stop
         nodes = reachable_nodes(roots, stop)
+        rewired = False
         for node in nodes:              # before pruning: a stale node may look unreachable
             if not node.freed:
-                check_versions(node)
+                rewired |= check_versions(node)
+        while rewired:                  # an input now leads to the node of its old version
+            nodes = reachable_nodes(roots, stop)
+            rewired = any([check_versions(n) for n in nodes if not n.freed])
         useful: set[int] = set()
         for node in reversed(nodes):            # oldest first: inputs before their users
             if any(self.carries(t, useful) for t in node.inputs):
@@ -277,21 +281,48 @@ class Plan:
         return self.is_target(t) or (t._node is not None and id(t._node) in useful)
 
 
-def check_versions(node: Node) -> None:
-    """Refuse a backward through values changed in place after the node recorded them."""
+def check_versions(node: Node) -> bool:
+    """Refuse a backward through values changed in place after the node recorded them.
+
+    Only values the gradient reads count (the op's `grad_reads`, default all): a slice's
+    gradient needs its input's shape, not its values, so `y[1:] = y[1:] * 3` is allowed, as
+    in Paddle. Such an input, rebound since (ops/inplace.py), is replaced by the stand-in of
+    its recorded version so that gradient reaches the old node. True when one was replaced.
+    """
     vs = getattr(node, "versions", None)
     if vs is None:
-        return
+        return False
     out = node.out_ref() if node.out_ref is not None else None
+    n_in = len(node.inputs)
     pairs = list(zip(node.inputs, vs)) + ([(out, vs[-1])] if out is not None else [])
+    rewired = False
     for i, (t, v) in enumerate(pairs):
         now = getattr(t, "_version", 0)
         if now != v:
-            what = "its output" if i == len(node.inputs) else f"its input {i}"
+            reads = getattr(node.op, "extra", {}).get("grad_reads")
+            if reads is not None and (i if i < n_in else "out") not in reads:
+                if i < n_in:
+                    rewired |= _rewire_to_version(node, i, t, v)
+                continue
+            what = "its output" if i == n_in else f"its input {i}"
             raise RuntimeError(
                 f"{node.grad_name} ({node.op.name}) needs {what}, which was modified by an "
                 f"in-place operation after it was recorded (version {v}, now {now}). "
                 "Run backward before the in-place change, or change a copy (x.clone()).")
+    return rewired
+
+
+def _rewire_to_version(node: Node, i: int, t: Tensor, v: int) -> bool:
+    """Point input i at t's stand-in for version v, if t was rebound since (its graph
+    position moved to the in-place op's node)."""
+    shadows = getattr(t, "_shadows", None)
+    later = [k for k in shadows if k >= v] if shadows else ()
+    if not later:
+        return False            # written without rebinding: same node, nothing to rewire
+    inputs = list(node.inputs)
+    inputs[i] = shadows[min(later)]
+    node.inputs = tuple(inputs)
+    return True
 
 
 def check_not_freed(nodes: Iterable[Node]) -> None:

@@ -46,7 +46,7 @@ class Tensor:
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
     __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
-                 "_version", "__weakref__")
+                 "_version", "_shadows", "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
 
@@ -327,6 +327,12 @@ class Tensor:
 
     def __rfloordiv__(self, o: Any) -> Tensor:
         return _ops.floor_divide(o, self)
+
+    def __mod__(self, o: Any) -> Tensor:
+        return _ops.remainder(self, o)           # the sign of the divisor, as Paddle
+
+    def __rmod__(self, o: Any) -> Tensor:
+        return _ops.remainder(o, self)
 
     def __pow__(self, o: Any) -> Tensor:
         return _ops.pow(self, o)
