@@ -19,7 +19,7 @@ import numpy as np
 from . import fastpath, hooks, structural, tape, vm
 from .lower import lower
 from .program import Program
-from .tensor import Tensor, detach_graph_grad, graph_grad, set_graph_grad
+from .tensor import Tensor, deliver_grad, detach_graph_grad, graph_grad, set_graph_grad
 
 PROGRAMS_KEPT_PER_GRAPH = 4
 
@@ -122,13 +122,7 @@ def deliver(prog: Program, skip: set[int] = frozenset()) -> None:
     for t, off, shape, kind in prog.outputs:
         if skip and id(t) in skip:
             continue
-        val = arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)
-        if kind == "leaf" and t._grad is not None:
-            detach_graph_grad(t)
-            np.add(t._grad, val, out=t._grad, casting="unsafe")
-        elif kind != "target":
-            detach_graph_grad(t)
-            t._grad = val.astype(t._data.dtype, copy=True)
+        deliver_grad(t, arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape), kind)
 
 
 def free_graph(nodes: Sequence[tape.Node]) -> None:

@@ -416,6 +416,17 @@ def detach_graph_grad(t: Tensor) -> None:
         _graph_grads.pop(id(t), None)
 
 
+def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
+    """Hand a backward's result for t over: a leaf accumulates (Paddle), a retained non-leaf
+    is overwritten, and a grad() target is left to the caller."""
+    if kind == "leaf" and t._grad is not None:
+        detach_graph_grad(t)
+        np.add(t._grad, val, out=t._grad, casting="unsafe")
+    elif kind != "target":
+        detach_graph_grad(t)
+        t._grad = val.astype(t._data.dtype, copy=True)
+
+
 # ---- `x.grad` wrappers share the accumulator (Paddle): in-place ops on one write through ---
 # {id(view): (weakref(view), weakref(owner))}; ops/inplace.py asks grad_owner() so that
 # `x.grad.zero_()` or `x.grad.multiply_(s)` under no_grad change x's gradient, not a copy.
