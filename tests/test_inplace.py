@@ -134,3 +134,51 @@ def test_inplace_change_of_a_view_cannot_corrupt_a_recorded_gradient():
     y.backward()
     assert x.grad.tolist() == [3.0, 4.0] and flat.tolist() == [3.0, 4.0]
     assert c.tolist() == [[4.0, 5.0]]
+
+
+# ---- the version check covers only values a gradient reads (registry `grad_reads`) ----------
+
+def _overwrite_slices(x, w):
+    y = x * w                           # multiply reads x and w, never y
+    y[1:] = y[1:] * 3.0                 # getitem reads y's shape only (Paddle's slice_grad)
+    y[:2] = paddle.sin(y[:2])           # sin reads its input: a fresh slice, unchanged since
+    return y * y
+
+
+def test_overwriting_slices_with_functions_of_themselves_matches_finite_differences():
+    from jitgrad.testing import check_grads
+    check_grads(_overwrite_slices, [0.3, -0.7, 1.1, 0.4], [1.5, 0.5, -2.0, 1.0])
+    check_grads(_overwrite_slices, [0.3, -0.7, 1.1, 0.4], [1.5, 0.5, -2.0, 1.0], order=2)
+
+
+def test_changed_values_that_no_gradient_reads_do_not_block_backward():
+    x = TT([1.0, 2.0], stop_gradient=False)
+    y = x + 1.0                         # add reads neither its inputs nor its output
+    s = y.sum()                         # sum reads y's shape only
+    with paddle.no_grad():
+        y.multiply_(TT(2.0))
+    (s + y.sum()).backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    x = TT([1.0, 2.0], stop_gradient=False)
+    y = x * 2.0
+    s = y.sum()
+    y.exp_()                            # recorded: y is rebound, s still reaches x * 2
+    (s + y.sum()).backward()
+    assert x.grad.tolist() == pytest.approx([2 + 2 * np.exp(2.0), 2 + 2 * np.exp(4.0)])
+
+
+def test_changed_values_a_gradient_reads_still_block_backward():
+    x = TT([1.0, 2.0, 3.0], stop_gradient=False)
+    y = x * 1.0
+    z = y[1:] * y[1:]                   # multiply reads the slices, which are not changed
+    w = y * y                           # multiply reads y itself
+    y[1:] = y[1:] * 3.0
+    z.sum().backward()
+    assert x.grad.tolist() == [0.0, 4.0, 6.0]
+    with pytest.raises(RuntimeError, match=r"MultiplyGradNode \(multiply\) needs its input 0"):
+        w.sum().backward()
+    y = paddle.exp(x)
+    with paddle.no_grad():
+        y[0] = 0.0
+    with pytest.raises(RuntimeError, match="ExpGradNode"):
+        y.sum().backward()

@@ -151,14 +151,33 @@ def test_floor_divide_operator():
     assert (TT([7, -7]) // TT([2, 2])).tolist() == [3, -4] and (7 // TT([2])).tolist() == [3]
 
 
-@pytest.mark.xfail(strict=True, reason="ops: paddle.remainder/mod (with its gradient) and "
-                                       "Tensor.__mod__ are missing")
 def test_remainder_operator_and_its_gradient():
     x = TT([5.0, -3.0], stop_gradient=False)
     y = x % 2
     assert y.tolist() == [1.0, 1.0]
     y.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("vm_name", ["numba", "reference"])
+def test_remainder_takes_the_divisors_sign_and_its_gradients(vm_name):
+    # Paddle's remainder/mod/floor_mod: x - floor(x / y) * y; d/dx 1, d/dy -floor(x / y).
+    paddle.set_vm(vm_name)
+    try:
+        x = TT([5.0, -5.0, 5.0, -5.0, 7.5], dtype="float64", stop_gradient=False)
+        y = TT([3.0, 3.0, -3.0, -3.0, 2.0], dtype="float64", stop_gradient=False)
+        r = paddle.remainder(x, y)
+        assert r.tolist() == [2.0, 1.0, -1.0, -2.0, 1.5]
+        assert paddle.mod(x, y).tolist() == paddle.floor_mod(x, y).tolist() == (x % y).tolist()
+        assert x.remainder(y).tolist() == r.tolist() and (8.0 % y).tolist()[:2] == [2.0, 2.0]
+        (r * TT([1.0, 2.0, 3.0, 4.0, 5.0], dtype="float64")).sum().backward()
+        assert x.grad.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+        assert y.grad.tolist() == [-1.0, 2 * 2.0, 3 * 2.0, -4 * 1.0, -5 * 3.0]
+        assert (TT([7, -7]) % TT([3, 3])).tolist() == [1, 2]
+        with pytest.raises(ValueError, match="division by zero"):
+            TT([7]) % 0
+    finally:
+        paddle.set_vm("numba")
 
 
 def test_stop_gradient_accepts_only_bools():
@@ -227,16 +246,19 @@ def test_roots_may_be_leaves_or_inside_other_roots_graphs(create_graph):
     assert gy.tolist() == [7.0, 13.0] and gx.tolist() == [21.0, 39.0]
 
 
-@pytest.mark.xfail(strict=True, reason="nn (ops helper): layers create float32 parameters "
-                                       "after set_default_dtype('float64'); Paddle's Linear "
-                                       "uses get_default_dtype()")
 def test_linear_parameters_follow_the_default_dtype():
     paddle.set_default_dtype("float64")
     try:
         layer = paddle.nn.Linear(3, 2)
+        others = [paddle.nn.Conv2D(1, 2, 3), paddle.nn.Conv1D(1, 2, 3),
+                  paddle.nn.BatchNorm2D(2), paddle.nn.LayerNorm(4), paddle.nn.Embedding(5, 3)]
     finally:
         paddle.set_default_dtype("float32")
     assert layer.weight.dtype == paddle.float64 and layer.bias.dtype == paddle.float64
+    assert {p.dtype for m in others for p in m.parameters()} == {paddle.float64}
+    x = TT(np.arange(6.0).reshape(2, 3), dtype="float64")
+    assert layer(x).dtype == paddle.float64
+    assert paddle.nn.Linear(3, 2).weight.dtype == paddle.float32      # after the reset
 
 
 def test_np_asarray_of_a_tensor_is_a_copy():
@@ -288,10 +310,6 @@ def test_inplace_on_a_detached_copy_or_an_old_grad_wrapper_leaves_x_alone():
     assert x.grad.tolist() == [5.0, 5.0] and old.tolist() == [0.0, 0.0]
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="tape: Node.inputs hold Tensors, so an in-place write to y after a "
-                          "slice of y was recorded blocks the backward (version check); Paddle's "
-                          "slice_grad needs no buffer of its input and allows it")
 def test_overwriting_a_slice_with_a_function_of_itself():
     x = leaf([1.0, 2.0, 3.0])
     y = x * 2

@@ -168,6 +168,70 @@ def test_an_in_place_change_after_recording_still_raises():
     _sgd_step(params, x, lr=0.0)
     h = paddle.matmul(x, params[0])
     loss = paddle.sum(paddle.tanh(h + params[1]))
-    h.add_(TT(np.ones_like(h.numpy())))      # changes a value the backward needs
+    x.add_(TT(np.ones_like(x.numpy())))      # matmul reads x for params[0]'s gradient
     with pytest.raises(RuntimeError, match="in-place"):
         loss.backward()
+
+
+def test_interior_sharing_is_part_of_the_key():
+    a = TT([0.5, -1.0], stop_gradient=False)
+    t = np.tanh(a.numpy())
+    want_one = 2 * t * (1 - t * t)                   # d/da sum(tanh(a)^2)
+    for _ in range(2):
+        a.clear_grad()
+        h = paddle.tanh(a)
+        paddle.sum(h * h).backward()                 # one tanh node used twice
+        np.testing.assert_allclose(a.grad.numpy(), want_one, rtol=1e-6)
+        a.clear_grad()
+        paddle.sum(paddle.tanh(a) * paddle.tanh(a)).backward()    # two tanh nodes
+        np.testing.assert_allclose(a.grad.numpy(), want_one, rtol=1e-6)
+    assert structural.stats["hits"] == 2 and structural.stats["misses"] == 2
+
+
+def test_hook_registered_mid_forward_is_not_skipped():
+    params, x = _mlp()
+    _sgd_step(params, x, lr=0.0)
+    seen = []
+    h = paddle.tanh(paddle.matmul(x, params[0]) + params[1])
+    h.register_hook(lambda g: seen.append(g.numpy().copy()))
+    hits = structural.stats["hits"]
+    paddle.sum(paddle.matmul(h, params[2]) + params[3]).backward()
+    assert len(seen) == 1 and structural.stats["hits"] == hits
+
+
+def test_graph_recorded_before_another_backward_still_hits_correctly():
+    params, x = _mlp()
+    _sgd_step(params, x, lr=0.0)
+    loss = _loss(params, x)                      # recorded, then the epoch moves on
+    other = TT([1.0, 2.0], stop_gradient=False)
+    paddle.sum(other * other).backward()
+    hits = structural.stats["hits"]
+    want = _fresh_grads(params, x)
+    loss.backward()
+    assert structural.stats["hits"] == hits + 1
+    for p, w in zip(params, want):
+        np.testing.assert_array_equal(p.grad.numpy(), w)
+
+
+def test_conv_pool_steps_hit_and_match_a_fresh_lowering():
+    """im2col, max_pool2d and concat are admitted through their registry `baked` declarations."""
+    import jitgrad.nn.functional as F
+    rng = np.random.default_rng(3)
+    w = TT(rng.standard_normal((2, 1, 3, 3)), stop_gradient=False)
+    b = TT(rng.standard_normal(2), stop_gradient=False)
+
+    def loss_of(w, b, x):
+        h = F.max_pool2d(F.relu(F.conv2d(x, w, b, padding=1)), 2)
+        return paddle.sum(paddle.concat([h, h * h], axis=1))
+
+    before = structural.stats["hits"]
+    for step in range(3):
+        x = TT(rng.standard_normal((2, 1, 6, 6)))
+        w2, b2 = (TT(t.numpy().copy(), stop_gradient=False) for t in (w, b))
+        autograd.run_backward([loss_of(w2, b2, x)], [None], False, cache=False)
+        loss_of(w, b, x).backward()
+        np.testing.assert_array_equal(w.grad.numpy(), w2.grad.numpy())
+        np.testing.assert_array_equal(b.grad.numpy(), b2.grad.numpy())
+        w.clear_grad()
+        b.clear_grad()
+    assert structural.stats["hits"] - before == 2

@@ -24,4 +24,8 @@ from .ops import linalg  # noqa: E402  (paddle.linalg.*)
 
 bool = bool_  # noqa: A001  (paddle.bool)
 
+from . import structural as _structural  # noqa: E402
+
+_structural.admit_declared_ops()    # after every op module is imported
+
 __version__ = "0.1.0"

@@ -19,7 +19,7 @@ import numpy as np
 from . import fastpath, hooks, structural, tape, vm
 from .lower import lower
 from .program import Program
-from .tensor import Tensor, detach_graph_grad, graph_grad, set_graph_grad
+from .tensor import Tensor, deliver_grad, detach_graph_grad, graph_grad, set_graph_grad
 
 PROGRAMS_KEPT_PER_GRAPH = 4
 
@@ -115,17 +115,14 @@ def write_seeds(prog: Program, seeds: list[Tensor | None]) -> None:
             prog.arena[off:off + n] = s._data.reshape(-1)
 
 
-def deliver(prog: Program) -> None:
-    """Accumulate into leaf .grad, overwrite retained non-leaf grads (Paddle's rules)."""
+def deliver(prog: Program, skip: set[int] = frozenset()) -> None:
+    """Accumulate into leaf .grad, overwrite retained non-leaf grads (Paddle's rules).
+    Tensors in `skip` (ids) got no gradient (PyLayer backwards returned None)."""
     arena = prog.arena
     for t, off, shape, kind in prog.outputs:
-        val = arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)
-        if kind == "leaf" and t._grad is not None:
-            detach_graph_grad(t)
-            np.add(t._grad, val, out=t._grad, casting="unsafe")
-        elif kind != "target":
-            detach_graph_grad(t)
-            t._grad = val.astype(t._data.dtype, copy=True)
+        if skip and id(t) in skip:
+            continue
+        deliver_grad(t, arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape), kind)
 
 
 def free_graph(nodes: Sequence[tape.Node]) -> None:
@@ -144,7 +141,7 @@ def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: 
     else:
         write_seeds(prog, seeds)
         vm.run(prog)
-        deliver(prog)
+        deliver(prog, undefined_grads(prog, roots))
     if not retain_graph:
         fastpath.release(prog)
         free_graph(prog.nodes)
@@ -199,7 +196,8 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
             for t, c in zip(node.inputs, contribs):
                 if c is not None and plan.carries(t):
                     add(t, sum_to(c, t._data.shape))
-                elif plan.carries(t) and key(t) not in grads:
+                elif plan.carries(t) and key(t) not in grads and \
+                        "py_layer" not in node.op.extra:    # a PyLayer's None: no gradient
                     add(t, Tensor._make(np.zeros_like(t._data)))
         found: dict[int, Tensor] = {}
         for k, t in wanted.items():
@@ -375,10 +373,11 @@ def _compiled_grad(roots: list[Tensor], seeds: list, ins: list[Tensor],
     prog = program_for(roots, ins, stop, retain=retain)
     write_seeds(prog, seeds)
     vm.run(prog)
-    deliver(prog)                               # retained non-leaf grads only
+    skip = undefined_grads(prog, roots) if prog.segments else set()
+    deliver(prog, skip)                         # retained non-leaf grads only
     found = {}
     for t, off, shape, kind in prog.outputs:
-        if kind == "target":
+        if kind == "target" and id(t) not in skip:
             val = prog.arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)
             found[id(t)] = Tensor._make(val.astype(t._data.dtype, copy=True))
     return found
@@ -406,5 +405,6 @@ def _no_grad_ids(no_grad_vars: Any) -> set[int] | None:
 
 
 from .py_layer import PyLayer, PyLayerContext  # noqa: E402  (public: paddle.autograd.PyLayer)
+from .py_layer import undefined_grads  # noqa: E402
 from .functional import Hessian, Jacobian, hessian, jacobian  # noqa: E402
 from .display import graphviz  # noqa: E402,F401  (jitgrad.autograd.graphviz)

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import tape, vm
 from .program import Program
-from .tensor import detach_graph_grad
+from .tensor import deliver_grad, detach_graph_grad
 
 
 
@@ -98,12 +98,7 @@ def run(prog: Program, seeds: list, keep: bool) -> None:
                 detach_graph_grad(t)             # a create_graph .grad keeps its values
                 np.add(t._grad, view, out=t._grad, casting="unsafe")
     for t, view, kind in r.others:
-        if kind == "leaf" and t._grad is not None:
-            detach_graph_grad(t)
-            np.add(t._grad, view, out=t._grad, casting="unsafe")
-        elif kind != "target":
-            detach_graph_grad(t)
-            t._grad = view.astype(t._data.dtype, copy=True)
+        deliver_grad(t, view, kind)
 
 
 # Tiered start: until this process has loaded the compiled interpreter, the first few small

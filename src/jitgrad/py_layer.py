@@ -167,6 +167,7 @@ class PyLayerCall:
 
     def __init__(self, node: tape.Node, g: Any, gins: list, first: list) -> None:
         self.node, self.g, self.gins, self.first = node, g, gins, first
+        self.none: list[int] = []       # inputs the last call returned None for
 
     def __call__(self, arena: np.ndarray) -> None:
         from .ops.core import out_tensor
@@ -175,6 +176,8 @@ class PyLayerCall:
                           .astype(node.out_data.dtype))
         with tape.no_grad():
             res = node.op.vjp(gt, out_tensor(node), *node.inputs, **node.attrs)
+        self.none = [i for i, (gi, r) in enumerate(zip(self.gins, res))
+                     if gi is not None and r is None]
         for gi, r, first in zip(self.gins, res, self.first):
             if gi is None:
                 continue
@@ -187,3 +190,20 @@ class PyLayerCall:
     def __repr__(self) -> str:
         return f"<{self.node.grad_name} (PyLayer backward) [{self.g.off}] -> " \
                f"{[gi.off for gi in self.gins if gi is not None]}>"
+
+
+def undefined_grads(prog: Any, roots: list) -> set[int]:
+    """ids of the Program's output tensors no gradient reached because every path to them
+    went through a PyLayer backward that returned None: their .grad stays None (Paddle),
+    where the arena holds zeros. Empty (and nearly free) when no backward returned None."""
+    none = {(id(cb.node), i) for _, _, cb in prog.segments
+            if isinstance(cb, PyLayerCall) for i in cb.none}
+    if not none:
+        return set()
+    key = lambda t: id(t._node) if t._node is not None else id(t)     # noqa: E731
+    defined = {key(r) for r in roots}
+    for node in sorted(prog.nodes, key=lambda n: n.seq, reverse=True):
+        if id(node) in defined:
+            defined.update(key(t) for i, t in enumerate(node.inputs)
+                           if (id(node), i) not in none)
+    return {id(t) for t, _, _, _ in prog.outputs if key(t) not in defined}

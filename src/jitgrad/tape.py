@@ -27,7 +27,7 @@ class Node:
     """One recorded op: what ran, on which tensors, and what its backward needs."""
 
     __slots__ = ("op", "inputs", "attrs", "saved", "out_data", "out_ref", "seq", "freed",
-                 "programs", "site", "versions", "__weakref__")
+                 "programs", "site", "versions", "epoch", "__weakref__")
 
     def __init__(self, op: OpDef, inputs: tuple, attrs: dict, saved: tuple,
                  out_data: np.ndarray) -> None:
@@ -40,9 +40,23 @@ class Node:
         self.seq = next(_counter)
         self.freed = False
         self.programs = None            # lowered Programs kept for retained replays
-        self.site = call_site()         # (code, instruction offset) of the user's line
+        # (code, instruction offset) of the user's line: call_site(), inlined (a call per
+        # recorded op is measurable). Frame 1 is apply/PyLayer.apply, frame 2 its caller.
+        f = sys._getframe(2)
+        site = None
+        while f is not None:
+            code = f.f_code
+            inside = _inside.get(code)
+            if inside is None:
+                inside = _inside[code] = code.co_filename.startswith(_PKG_DIR)
+            if not inside:
+                site = (code, f.f_lasti)
+                break
+            f = f.f_back
+        self.site = site
         # in-place version of each input, then of the output, when recorded (version check)
-        self.versions = tuple(getattr(t, "_version", 0) for t in inputs) + (0,)
+        self.versions = (*[t._version for t in inputs], 0)
+        self.epoch = _epoch             # changes that could stale it bump the epoch
 
     def __repr__(self) -> str:
         return f"<Node {self.op.name} #{self.seq}>"
@@ -67,8 +81,9 @@ _inside: dict[Any, bool] = {}       # code object -> defined inside jitgrad?
 def call_site() -> tuple | None:
     """(code, f_lasti) of the innermost frame outside jitgrad: the user's line.
 
-    Called from Node.__init__, whose caller (apply, PyLayer.apply) is jitgrad code, so the
-    walk starts one frame further out. Each frame costs a dict lookup plus Python creating
+    Node.__init__ runs the same walk inline (a call per recorded op is measurable); keep
+    the two in step. Called from a function called by jitgrad code, the walk starts at
+    the third frame out. Each frame costs a dict lookup plus Python creating
     its frame object; the line number is only computed when a dump asks (`site_line`).
     """
     f = sys._getframe(3)
@@ -195,6 +210,13 @@ _epoch = 0
 
 
 def bump_epoch() -> None:
+    """Call on every change that could make a recorded node or a lowered Program stale.
+
+    That is: a tensor's `_version` (in-place writes), `_hooks`, `_retain` or `_stop_gradient`
+    changing, and nodes being freed. The structural cache (`structural.graph_key`) skips its
+    per-node checks for nodes recorded in the current epoch, so a mutation that forgets
+    this call lets a changed graph reuse a stale Program.
+    """
     global _epoch
     _epoch += 1
 
@@ -239,9 +261,13 @@ class Plan:
         self.target_ids = None if targets is None else {id(t) for t in targets}
         self.stop = stop
         nodes = reachable_nodes(roots, stop)
+        rewired = False
         for node in nodes:              # before pruning: a stale node may look unreachable
             if not node.freed:
-                check_versions(node)
+                rewired |= check_versions(node)
+        while rewired:                  # an input now leads to the node of its old version
+            nodes = reachable_nodes(roots, stop)
+            rewired = any([check_versions(n) for n in nodes if not n.freed])
         useful: set[int] = set()
         for node in reversed(nodes):            # oldest first: inputs before their users
             if any(self.carries(t, useful) for t in node.inputs):
@@ -262,21 +288,48 @@ class Plan:
         return self.is_target(t) or (t._node is not None and id(t._node) in useful)
 
 
-def check_versions(node: Node) -> None:
-    """Refuse a backward through values changed in place after the node recorded them."""
+def check_versions(node: Node) -> bool:
+    """Refuse a backward through values changed in place after the node recorded them.
+
+    Only values the gradient reads count (the op's `grad_reads`, default all): a slice's
+    gradient needs its input's shape, not its values, so `y[1:] = y[1:] * 3` is allowed, as
+    in Paddle. Such an input, rebound since (ops/inplace.py), is replaced by the stand-in of
+    its recorded version so that gradient reaches the old node. True when one was replaced.
+    """
     vs = getattr(node, "versions", None)
     if vs is None:
-        return
+        return False
     out = node.out_ref() if node.out_ref is not None else None
+    n_in = len(node.inputs)
     pairs = list(zip(node.inputs, vs)) + ([(out, vs[-1])] if out is not None else [])
+    rewired = False
     for i, (t, v) in enumerate(pairs):
         now = getattr(t, "_version", 0)
         if now != v:
-            what = "its output" if i == len(node.inputs) else f"its input {i}"
+            reads = getattr(node.op, "extra", {}).get("grad_reads")
+            if reads is not None and (i if i < n_in else "out") not in reads:
+                if i < n_in:
+                    rewired |= _rewire_to_version(node, i, t, v)
+                continue
+            what = "its output" if i == n_in else f"its input {i}"
             raise RuntimeError(
                 f"{node.grad_name} ({node.op.name}) needs {what}, which was modified by an "
                 f"in-place operation after it was recorded (version {v}, now {now}). "
                 "Run backward before the in-place change, or change a copy (x.clone()).")
+    return rewired
+
+
+def _rewire_to_version(node: Node, i: int, t: Tensor, v: int) -> bool:
+    """Point input i at t's stand-in for version v, if t was rebound since (its graph
+    position moved to the in-place op's node)."""
+    shadows = getattr(t, "_shadows", None)
+    later = [k for k in shadows if k >= v] if shadows else ()
+    if not later:
+        return False            # written without rebinding: same node, nothing to rewire
+    inputs = list(node.inputs)
+    inputs[i] = shadows[min(later)]
+    node.inputs = tuple(inputs)
+    return True
 
 
 def check_not_freed(nodes: Iterable[Node]) -> None:

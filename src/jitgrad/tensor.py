@@ -46,7 +46,7 @@ class Tensor:
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
     __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
-                 "_version", "__weakref__")
+                 "_version", "_shadows", "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
 
@@ -155,9 +155,11 @@ class Tensor:
 
     def clear_grad(self) -> None:
         """Zero the accumulated gradient in place (it stays None if there is none)."""
-        if self._grad is not None:
-            detach_graph_grad(self)
-            self._grad[...] = 0
+        g = self._grad
+        if g is not None:
+            if _graph_grads:
+                detach_graph_grad(self)
+            g.fill(0)
 
     clear_gradient = clear_grad
 
@@ -187,6 +189,11 @@ class Tensor:
         if grad_tensor is None and retain_graph is True and create_graph is False and \
                 dump_backward_graph_path is None and _fast_replay(self):
             return                          # a retained graph's replay (fastpath.py)
+        if grad_tensor is None and (retain_graph is None or retain_graph is False) and \
+                create_graph is False and dump_backward_graph_path is None and \
+                not self._stop_gradient and self._data.dtype.kind == "f":
+            _plain_backward(self)           # what autograd.backward does after its checks
+            return
         from .autograd import backward
         if grad_tensor is not None:
             if not isinstance(grad_tensor, Tensor):
@@ -321,6 +328,12 @@ class Tensor:
     def __rfloordiv__(self, o: Any) -> Tensor:
         return _ops.floor_divide(o, self)
 
+    def __mod__(self, o: Any) -> Tensor:
+        return _ops.remainder(self, o)           # the sign of the divisor, as Paddle
+
+    def __rmod__(self, o: Any) -> Tensor:
+        return _ops.remainder(o, self)
+
     def __pow__(self, o: Any) -> Tensor:
         return _ops.pow(self, o)
 
@@ -401,6 +414,17 @@ def detach_graph_grad(t: Tensor) -> None:
     """Forget t's differentiable gradient before `_grad` changes (frees the graph early)."""
     if _graph_grads:
         _graph_grads.pop(id(t), None)
+
+
+def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
+    """Hand a backward's result for t over: a leaf accumulates (Paddle), a retained non-leaf
+    is overwritten, and a grad() target is left to the caller."""
+    if kind == "leaf" and t._grad is not None:
+        detach_graph_grad(t)
+        np.add(t._grad, val, out=t._grad, casting="unsafe")
+    elif kind != "target":
+        detach_graph_grad(t)
+        t._grad = val.astype(t._data.dtype, copy=True)
 
 
 # ---- `x.grad` wrappers share the accumulator (Paddle): in-place ops on one write through ---
@@ -496,3 +520,15 @@ def _fast_replay(t: Tensor) -> bool:
         from .fastpath import replay_retained
         _replay_retained = replay_retained
     return _replay_retained(t)
+
+
+_run_backward: Any = None
+
+
+def _plain_backward(t: Tensor) -> None:
+    """`t.backward()`: a float root needing grad, ones seed, graph freed afterwards."""
+    global _run_backward
+    if _run_backward is None:
+        from .autograd import run_backward
+        _run_backward = run_backward
+    _run_backward([t], [None], False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
+from ..dtypes import get_default_dtype
 from ..ops import creation
 from ..ops.shape import flatten
 from ..tensor import Tensor
@@ -18,7 +19,7 @@ class Linear(Layer):
 
     def __init__(self, in_features: int, out_features: int, weight_attr: Any = None,
                  bias_attr: Any = None, name: str | None = None) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())     # the default dtype, as Paddle
         self.in_features, self.out_features = in_features, out_features
         self.weight = self.create_parameter([in_features, out_features], weight_attr)
         self.bias = None if bias_attr is False else \
@@ -36,7 +37,7 @@ class _ConvNd(Layer):
                  stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW"
                  ) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())
         k = [kernel_size] * nd if isinstance(kernel_size, int) else list(kernel_size)
         fan_in = in_channels // groups * math.prod(k)
         self.weight = self.create_parameter([out_channels, in_channels // groups] + k,
@@ -76,7 +77,7 @@ class _BatchNorm(Layer):
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
                  use_global_stats: bool | None = None, name: str | None = None) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())
         self.weight = self.create_parameter([num_features], weight_attr,
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([num_features], bias_attr, is_bias=True)
@@ -107,7 +108,7 @@ class BatchNorm2D(_BatchNorm):
 class LayerNorm(Layer):
     def __init__(self, normalized_shape: Any, epsilon: float = 1e-05, weight_attr: Any = None,
                  bias_attr: Any = None, name: str | None = None) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())
         shape = [normalized_shape] if isinstance(normalized_shape, int) else \
             list(normalized_shape)
         self._shape, self._epsilon = shape, epsilon
@@ -124,7 +125,7 @@ class Embedding(Layer):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  sparse: bool = False, weight_attr: Any = None, name: str | None = None
                  ) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())
         self._padding_idx = padding_idx
         self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
 

@@ -18,6 +18,7 @@ from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t,
                     unsqueeze)
 from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf, expm1, floor,
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
+from .math import floor_mod, mod, remainder
 from .scan import cumprod, cumsum
 from .stats import amax, amin, logsumexp, matrix_norm, norm, prod, std, var, vector_norm
 from .indexing import (chunk, concat, flip, gather, index_select, masked_select, pad,
@@ -46,7 +47,7 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
            "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "cosh", "erf",
            "expm1", "floor", "lerp", "log1p", "log2", "log10", "reciprocal", "round", "rsqrt",
            "sign", "sinh", "tan", "cumprod", "cumsum", "amax", "amin", "logsumexp", "norm",
-           "prod", "std", "var",
+           "prod", "std", "var", "remainder", "mod", "floor_mod",
            # ops/indexing.py, inplace.py
            "chunk", "concat", "flip", "gather", "index_select", "masked_select", "pad",
            "put_along_axis", "repeat_interleave", "roll", "split", "stack", "take_along_axis",

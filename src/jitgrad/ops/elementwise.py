@@ -35,7 +35,7 @@ def _lower_mul_out(b, node, g, gins):
 
 
 neg_op = defop(
-    "neg", forward=np.negative, vjp=lambda g, out, x: (-g,),
+    "neg", grad_reads=(), forward=np.negative, vjp=lambda g, out, x: (-g,),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g, k=-1.0))
 
 square_op = defop(
@@ -122,14 +122,14 @@ clip_op = defop(
                                    {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
 
 cast_op = defop(
-    "cast", forward=lambda x, dtype: x.astype(dtype),
+    "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
     vjp=lambda g, out, x, dtype: (astype(g, x._data.dtype),),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g),
     cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},
            {"shapes": ((),), "attrs": {"dtype": np.float64}}))
 
 clone_op = defop(
-    "clone", forward=lambda x: x.copy(), vjp=lambda g, out, x: (g,),
+    "clone", grad_reads=(), forward=lambda x: x.copy(), vjp=lambda g, out, x: (g,),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g))
 
 
@@ -161,10 +161,11 @@ def _lower_divide(b, node, g, gins):
                      b.value(y, _shape(node)), k=-1.0)
 
 
-add_op = defop("add", forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g), lower=_lower_add)
+add_op = defop("add", grad_reads=(), forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g),
+               lower=_lower_add)
 
 subtract_op = defop(
-    "subtract", forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
+    "subtract", grad_reads=(), forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
     lower=lambda b, node, g, gins: _lower_add(b, node, g, gins, ky=-1.0))
 
 multiply_op = defop("multiply", forward=np.multiply, nin=2,

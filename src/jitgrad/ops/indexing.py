@@ -198,11 +198,17 @@ def index_select(x: Tensor, index: Any, axis: int = 0, name: str | None = None) 
 
 
 def gather(x: Tensor, index: Any, axis: int | None = None, name: str | None = None) -> Tensor:
-    """Paddle's gather: rows (or slices along `axis`) picked by a 1-D index."""
+    """Paddle's gather: rows (or slices along `axis`) picked by a 1-D index; a 0-d index
+    picks one slice and drops the axis (Paddle's 0-d rule)."""
     idx = _index_array(index, "gather")
+    ax = 0 if axis is None else axis
+    if x.ndim == 0:
+        raise ValueError("gather: x is 0-d and has no axis to gather along; reshape it to "
+                         "[1] first (x.reshape([1]))")
     if idx.ndim == 0:
-        idx = idx.reshape(1)
-    return index_select(x, idx.reshape(-1), 0 if axis is None else axis)
+        from .shape import squeeze
+        return squeeze(index_select(x, idx.reshape(1), ax), axis=ax)
+    return index_select(x, idx.reshape(-1), ax)
 
 
 def take_along_axis(arr: Tensor, indices: Any, axis: int, broadcast: bool = True) -> Tensor:
@@ -291,7 +297,8 @@ def _lower_put(b, node, g, gins):
 
 
 put_flat_op = defop(
-    "put_flat", baked=lambda n: one_element_values(n.saved[0]), forward=_put_forward, nin=2,
+    "put_flat", grad_reads=(), baked=lambda n: one_element_values(n.saved[0]),
+    forward=_put_forward, nin=2,
     vjp=_put_vjp, lower=_lower_put,
     save=lambda out, x, v, idx, reduce: (
         _kept_mask(x.shape, idx, out.dtype),

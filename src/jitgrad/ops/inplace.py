@@ -55,6 +55,11 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
         return x
     if x._node is not None:
         x._node.out_ref = weakref.ref(shadow)
+    # consumers of this version reach its node through the stand-in (tape.check_versions)
+    shadows = getattr(x, "_shadows", None)
+    if shadows is None:
+        x._shadows = shadows = {}
+    shadows[x._version] = shadow
     if new._data.dtype != x._data.dtype:
         new = E.astype(new, x._data.dtype)
     x._data, x._node, x._stop_gradient = new._data, new._node, new._stop_gradient

@@ -110,6 +110,29 @@ atan2_op = defop("atan2", forward=np.arctan2, nin=2, save=_atan2_save, vjp=_atan
                  lower=_lower_saved_pair, domain=(0.5, 2.0))
 
 
+
+def _remainder_save(out, x, y):
+    return (np.asarray(-np.floor_divide(x, y), dtype=out.dtype),)
+
+
+def _lower_remainder(b, node, g, gins) -> None:
+    if gins[0] is not None:
+        b.contribute(gins[0], node.out_data.shape, "AXPY", g)
+    if gins[1] is not None:
+        b.mul(gins[1], node.out_data.shape, g, node.saved[0])
+
+
+def _remainder_vjp(g, out, x, y):
+    q = np.floor_divide(x._data, y._data)       # piecewise constant: a constant factor
+    return g, g * Tensor._make(np.asarray(-q, dtype=out._data.dtype))
+
+
+remainder_op = defop(
+    "remainder", forward=np.remainder, nin=2, save=_remainder_save, vjp=_remainder_vjp,
+    lower=_lower_remainder, baked=lambda n: one_element_values(n.saved[0]), domain=(0.5, 2.0),
+    doc="x - floor(x / y) * y: the sign of the divisor (Paddle, Python); d/dx 1, "
+        "d/dy -floor(x / y)")
+
 # ---- public functions ----------------------------------------------------------------------
 
 def _u(op):
@@ -156,3 +179,16 @@ def atan2(x: Any, y: Any, name: str | None = None) -> Tensor:
 def lerp(x: Any, y: Any, weight: Any, name: str | None = None) -> Tensor:
     """x + weight * (y - x); weight may be a float or a Tensor (composite)."""
     return x + weight * (y - x)
+
+
+def remainder(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x mod y with the sign of y (Paddle's remainder / mod / floor_mod, and `%`)."""
+    x, y = binary_operands(x, y)
+    if x._data.dtype.kind != "f" or y._data.dtype.kind != "f":
+        if (np.asarray(y._data) == 0).any():
+            raise ValueError("remainder: integer division by zero")
+        return Tensor._make(np.remainder(x._data, y._data))
+    return apply(remainder_op, x, y)
+
+
+mod = floor_mod = remainder

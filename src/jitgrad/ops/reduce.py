@@ -42,12 +42,12 @@ REDUCE_CASES = tuple({"shapes": ((2, 3),), "attrs": a} for a in (
                                                                       "keepdim": False}},)
 
 sum_op = defop(
-    "sum", forward=lambda x, axes, keepdim: np.sum(x, axis=axes, keepdims=keepdim),
+    "sum", grad_reads=(), forward=lambda x, axes, keepdim: np.sum(x, axis=axes, keepdims=keepdim),
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes),),
     lower=_lower_spread, cases=REDUCE_CASES)
 
 mean_op = defop(
-    "mean",
+    "mean", grad_reads=(),
     forward=lambda x, axes, keepdim: np.mean(x, axis=axes, keepdims=keepdim).astype(x.dtype),
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes) * (1.0 / _count(x.shape, axes)),),
     lower=lambda b, node, g, gins: _lower_spread(

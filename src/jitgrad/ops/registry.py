@@ -27,6 +27,10 @@ Every entry states, in one place:
     lowering folds into the Program as constants (a one-element factor becomes K), or None
     when the Program depends only on shapes, dtypes and attributes. Ops that do not declare
     it are not known to be cacheable.
+``grad_reads`` (optional, in ``extra``)
+    Which recorded values the backward (vjp and lower) reads: input positions and/or
+    ``"out"``; default all. An in-place change of a value not listed does not block the
+    backward (tape.check_versions): the slice gradient reads its input's shape only.
 ``domain``, ``cases``
     Where the generated gradient tests sample inputs (away from singularities), and which
     input shapes and attributes they try.

@@ -149,8 +149,10 @@ def _scan(op, x: Tensor, axis: Any, reverse: bool = False) -> Tensor:
     from .shape import reshape
     if axis is None:
         x, axis = reshape(x, [-1]), 0
-    if x.ndim == 0:
-        x = reshape(x, [1])
+    if x.ndim == 0:             # axis 0 or -1 of a 0-d tensor: a 0-d result, as in Paddle
+        if int(axis) not in (0, -1):
+            raise ValueError(f"{op.name}: axis {axis} is out of range for a 0-d tensor")
+        return reshape(apply(op, reshape(x, [1]), axis=0, reverse=bool(reverse)), [])
     if not -x.ndim <= int(axis) < x.ndim:
         raise ValueError(f"{op.name}: axis {axis} is out of range for shape {x.shape}")
     return apply(op, x, axis=int(axis) % x.ndim, reverse=bool(reverse))
