@@ -4,7 +4,8 @@ kernel of an older revision against this checkout's, one thread and default thre
     python perf/chain_ab.py [--rev f57d56f] [--reps 31]
 
 The old kernel is compiled from `git show REV:src/jitgrad/vm/interpreter.py` (no disk
-cache) and run on a copy of this checkout's arena (plus the scratch tile it needs); samples are
+cache) and runs a Program lowered as REV would (without the scale folds if REV predates
+them), in an arena of its own with the scratch tile it needs; samples are
 interleaved and the medians printed. Not a test, nothing imports it.
 """
 
@@ -24,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.abspath(os.path.join(HERE, "..", "src"))]
 
 import workloads as W  # noqa: E402
+from jitgrad import lower_opt  # noqa: E402
 from jitgrad.vm import threads  # noqa: E402
 from jitgrad.vm._numba import jit  # noqa: E402
 
@@ -51,24 +53,37 @@ def main() -> None:
                     "machine: compare the kernels' own cost)")
     args = ap.parse_args()
     d = W.data_chain(W.CHAIN_W3, 20, args.size)
+    os.environ["JITGRAD_NO_STRUCTURAL"] = "1"     # two Programs, not one shared
+    # the old side: lowered without the scale folds (lower_opt.K_FIRST) when REV predates them
+    folds = lower_opt.K_FIRST
+    had_folds = "K_FIRST" in subprocess.run(
+        ["git", "show", f"{args.rev}:src/jitgrad/lower_opt.py"], cwd=HERE,
+        capture_output=True, text=True, check=True).stdout
+    lower_opt.K_FIRST = folds if had_folds else set()
+    o_old = W.JitgradChain(d)
+    o_old.grads()
+    lower_opt.K_FIRST = folds
     o = W.JitgradChain(d)
     o.grads()
-    prog = next(p for p in next(iter(o.loss._node.programs.values())) if hasattr(p, "arena"))
-    if prog.code.shape[0] != 1:
+    old_prog, prog = (next(p for p in next(iter(x.loss._node.programs.values()))
+                           if hasattr(p, "arena")) for x in (o_old, o))
+    if prog.code.shape[0] != 1 or old_prog.code.shape[0] != 1:
         raise SystemExit("expected W3's backward to be one CHAIN row")
     r = [int(v) for v in prog.code[0]]
+    ro = [int(v) for v in old_prog.code[0]]
     old = old_chain(args.rev)
     # the old kernel tiled through a scratch slot (field c); this checkout's row repeats a
     # there, so the old kernel runs on a copy of the arena with a free tile at its end
-    arena2 = np.concatenate([prog.arena, np.zeros(4096, prog.arena.dtype)])
+    arena2 = np.concatenate([old_prog.arena, np.zeros(4096, old_prog.arena.dtype)])
 
     import inspect
     if "scratch" in inspect.signature(old.py_func).parameters:
         def run_old() -> None:
-            old(arena2, prog.itab, prog.consts, r[1], r[2], prog.arena.size, r[5], r[6], True)
+            old(arena2, old_prog.itab, old_prog.consts, ro[1], ro[2], arena2.size - 4096,
+                ro[5], ro[6], True)
     else:                                      # (o, a, lo, hi, p, acc): no scratch slot
         def run_old() -> None:
-            old(arena2, prog.itab, prog.consts, r[1], r[2], 0, r[5], r[6], True)
+            old(arena2, old_prog.itab, old_prog.consts, ro[1], ro[2], 0, ro[5], ro[6], True)
 
     default = threads.num_threads()
     fns = {f"{args.rev} kernel, 1 thread": run_old}
