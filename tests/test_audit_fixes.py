@@ -42,3 +42,25 @@ def test_gather_with_a_0d_index_drops_the_axis():
     check_grads(lambda t: paddle.gather(t, TT(1), axis=1) ** 2, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     with pytest.raises(ValueError, match="0-d and has no axis"):
         paddle.gather(leaf(3.0), TT(0))
+
+
+# ---- nan/inf without numpy's RuntimeWarnings (Paddle is silent) -----------------------------
+
+def test_forwards_return_nan_and_inf_without_warnings():
+    import warnings
+    x = leaf([-1.0, 0.0, 4.0], "float32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = {"log": paddle.log(x), "sqrt": paddle.sqrt(x), "div": x / 0.0,
+               "log2": paddle.log2(x), "rsqrt": paddle.rsqrt(x), "recip": paddle.reciprocal(x),
+               "pow": x ** -1.0, "mod": x % 0.0, "exp": paddle.exp(TT([100.0])),
+               "acosh": paddle.acosh(x)}
+        with pytest.raises(RuntimeWarning):           # the filter is live: numpy itself warns
+            np.log(np.array([-1.0]))
+    assert {k: v.dtype for k, v in got.items()} == {k: paddle.float32 for k in got}
+    vals = {k: v.tolist() for k, v in got.items()}
+    assert np.isnan(vals["log"][0]) and vals["log"][1:] == [-np.inf, pytest.approx(1.3862944)]
+    assert np.isnan(vals["sqrt"][0]) and vals["sqrt"][1:] == [0.0, 2.0]
+    assert vals["div"][0] == -np.inf and np.isnan(vals["div"][1]) and vals["div"][2] == np.inf
+    assert vals["recip"] == vals["pow"] == [-1.0, np.inf, 0.25] and vals["exp"] == [np.inf]
+    assert np.isnan(vals["mod"]).all() and vals["rsqrt"][1:] == [np.inf, 0.5]
