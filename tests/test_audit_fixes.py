@@ -64,3 +64,70 @@ def test_forwards_return_nan_and_inf_without_warnings():
     assert vals["div"][0] == -np.inf and np.isnan(vals["div"][1]) and vals["div"][2] == np.inf
     assert vals["recip"] == vals["pow"] == [-1.0, np.inf, 0.25] and vals["exp"] == [np.inf]
     assert np.isnan(vals["mod"]).all() and vals["rsqrt"][1:] == [np.inf, 0.5]
+
+
+# ---- argument errors a user can act on -------------------------------------------------------
+
+def test_softmax_axis_must_be_an_int():
+    F = paddle.nn.functional
+    x = TT(np.ones((2, 3)))
+    for fn in (F.softmax, F.log_softmax, paddle.softmax):
+        for bad in (1.5, "1", True):
+            with pytest.raises(TypeError, match="axis must be an int"):
+                fn(x, axis=bad)
+    assert F.softmax(x, axis=np.int64(1)).tolist() == [[pytest.approx(1 / 3)] * 3] * 2
+
+
+@pytest.mark.parametrize("eq, shapes, err, match", [
+    ("ij,jk", [(2, 3)], ValueError, "2 operand subscript.*1 operand"),
+    ("ij->i", [(2, 3), (2, 3)], ValueError, "1 operand subscript.*2 operand"),
+    ("ijk->i", [(2, 3)], ValueError, "do not fit"),
+    ("i$j->i", [(2, 3)], ValueError, r"invalid equation.*'\$'"),
+    ("ij->k", [(2, 3)], ValueError, "'k' of 'ij->k' appear in no operand"),
+    ("ij->ii", [(2, 3)], ValueError, "repeats a subscript"),
+    ("ij->i->j", [(2, 3)], ValueError, "invalid equation"),
+    ("ij,ij->i", [(2, 3), (3, 2)], ValueError, "sizes 2 and 3"),
+])
+def test_einsum_wrong_equations_say_what_is_wrong(eq, shapes, err, match):
+    with pytest.raises(err, match=match):
+        paddle.einsum(eq, *[paddle.ones(list(s), "float64") for s in shapes])
+
+
+def test_einsum_non_str_equation_or_non_tensor_operand():
+    x = paddle.ones([2, 2])
+    with pytest.raises(TypeError, match="equation must be a str"):
+        paddle.einsum(3, x)
+    with pytest.raises(TypeError, match="operand 1 must be a Tensor"):
+        paddle.einsum("ij,jk->ik", x, [[1.0, 2.0], [3.0, 4.0]])
+    assert paddle.einsum("ij,jk->ik", x, x).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_normal_and_randint_argument_errors():
+    with pytest.raises(TypeError, match="shape must be a list or tuple"):
+        paddle.normal(0.0, 1.0, shape="3")
+    with pytest.raises(TypeError, match="mean must be a float or a Tensor"):
+        paddle.normal("a", 1.0, shape=[3])
+    with pytest.raises(ValueError, match="std must be >= 0"):
+        paddle.normal(0.0, -1.0, shape=[3])
+    with pytest.raises(ValueError, match="do not broadcast"):
+        paddle.normal(paddle.zeros([2]), paddle.ones([3]))
+    with pytest.raises(ValueError, match=r"low \(5\) must be less than high \(2\)"):
+        paddle.randint(5, 2, [3])
+    with pytest.raises(TypeError, match="low must be an int"):
+        paddle.randint(0.5, 5, [3])
+    with pytest.raises(ValueError, match="negative dimension"):
+        paddle.randint(0, 5, [-2])
+    with pytest.raises(TypeError, match="shape must hold ints"):
+        paddle.zeros([2, 1.5])
+
+
+def test_normal_with_tensor_mean_takes_its_shape_and_dtype():
+    paddle.seed(7)
+    mean = TT([[0.0, 100.0]] * 500, dtype="float64")
+    out = paddle.normal(mean, 0.5, shape=[3])           # shape is ignored, as in Paddle
+    assert out.shape == [500, 2] and out.dtype == paddle.float64
+    m = out.numpy().mean(axis=0)
+    assert abs(m[0]) < 0.1 and abs(m[1] - 100.0) < 0.1
+    assert paddle.normal(shape=np.array([2, 2])).shape == [2, 2]
+    r = paddle.randint(3, shape=[1000])
+    assert r.dtype == paddle.int64 and set(r.tolist()) == {0, 1, 2}

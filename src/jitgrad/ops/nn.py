@@ -54,6 +54,8 @@ log_softmax_op = defop(
 
 def _axis(x: Tensor, axis: int) -> int:
     require_float(x, "softmax")
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"softmax: axis must be an int, got {axis!r}")
     if x.ndim == 0:
         return 0
     if not -x.ndim <= axis < x.ndim:
