@@ -131,3 +131,48 @@ def test_normal_with_tensor_mean_takes_its_shape_and_dtype():
     assert paddle.normal(shape=np.array([2, 2])).shape == [2, 2]
     r = paddle.randint(3, shape=[1000])
     assert r.dtype == paddle.int64 and set(r.tolist()) == {0, 1, 2}
+
+
+# ---- Paddle names ported code uses ----------------------------------------------------------
+
+def test_shape_rank_and_element_size():
+    x = paddle.ones([2, 3, 4])
+    s, r = paddle.shape(x), paddle.rank(x)
+    assert s.tolist() == [2, 3, 4] and s.dtype == paddle.int64 and s.shape == [3]
+    assert r.item() == 3 and r.dtype == paddle.int32 and r.shape == []
+    assert paddle.shape(TT(1.0)).shape == [0] and paddle.rank(TT(1.0)).item() == 0
+    assert [TT(np.zeros(2, d)).element_size() for d in ("float32", "float64", "int64", "int32",
+                                                         "bool", "float16")] == [4, 8, 8, 4, 1, 2]
+    with pytest.raises(TypeError, match="input must be a Tensor"):
+        paddle.shape([1, 2])
+
+
+def test_mm_and_scale_gradients():
+    a, b = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]]
+    assert paddle.mm(TT(a), TT(b)).tolist() == (np.array(a) @ np.array(b)).tolist()
+    check_grads(lambda x, y: paddle.mm(x, y), a, b)
+    x = leaf([1.0, -2.0])
+    assert paddle.scale(x, 3.0, 1.0).tolist() == [4.0, -5.0]
+    assert paddle.scale(x, 3.0, 1.0, bias_after_scale=False).tolist() == [6.0, -3.0]
+    assert x.scale(2.0).tolist() == [2.0, -4.0]
+    check_grads(lambda x, s: paddle.scale(x, s, 0.5, bias_after_scale=False), [1.0, -2.0], 1.5)
+
+
+def test_assign_copies_and_carries_the_gradient():
+    x = leaf([1.0, 2.0])
+    y = paddle.assign(x)
+    assert y is not x and y.tolist() == [1.0, 2.0] and not y.stop_gradient
+    (y * TT([3.0, 4.0], dtype="float64")).sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0]
+    a = np.array([1.0, 2.0])
+    t = paddle.assign(a)
+    a[0] = 9.0
+    assert t.tolist() == [1.0, 2.0] and t.dtype == paddle.float64
+    assert paddle.assign([1, 2]).dtype == paddle.int64
+    out = paddle.zeros([2], "float64")
+    x = leaf([5.0, 6.0])
+    assert paddle.assign(x * 2, output=out) is out and out.tolist() == [10.0, 12.0]
+    (out * out).sum().backward()                        # out now carries x's graph
+    assert x.grad.tolist() == [40.0, 48.0]
+    with pytest.raises(ValueError, match="shape"):
+        paddle.assign(TT([1.0, 2.0, 3.0]), output=paddle.zeros([2]))
