@@ -57,10 +57,12 @@ def _via_float64(fn):
     return forward
 
 
-exp_op = defop("exp", quiet=True, forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,), lower=_lower_mul_out)
+exp_op = defop("exp", quiet=True, forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,),
+               lower=_lower_mul_out)
 
 log_op = defop(
-    "log", quiet=True, forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,), domain=(0.3, 3.0),
+    "log", quiet=True, forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,),
+    domain=(0.3, 3.0),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "DIV", g, b.value(node.inputs[0]._data)))
 

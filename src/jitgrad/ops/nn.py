@@ -47,7 +47,8 @@ softmax_op = defop(
     vjp=lambda g, out, x, axis: (out * (g - (g * out).sum(axis=axis, keepdim=True)),))
 
 log_softmax_op = defop(
-    "log_softmax", quiet=True, forward=_log_softmax, lower=_lower("LOGSOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    "log_softmax", quiet=True, forward=_log_softmax, lower=_lower("LOGSOFTMAX_BWD"),
+    cases=SOFTMAX_CASES,
     save=lambda out, x, axis: (np.exp(out),),
     vjp=lambda g, out, x, axis: (g - out.exp() * g.sum(axis=axis, keepdim=True),))
 
