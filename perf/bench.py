@@ -8,8 +8,8 @@ Peers come from the `perf` extra (torch==2.13.0, jax, jaxlib, matplotlib); a pee
 installed is skipped with a note. Every workload builds the same seeded float32 data for
 each library, checks the gradients against each other before timing, then times the
 contenders round robin (interleaved samples) and reports medians. The whole suite runs in
-two child processes, one single-threaded (OMP/OPENBLAS/MKL threads 1, torch 1 thread, XLA
-single-threaded Eigen) and one with default threads; the parent prints one table and writes
+two child processes, one single-threaded (pinned to one CPU; OMP/OPENBLAS/MKL threads 1,
+torch 1 thread, XLA single-threaded Eigen) and one with default threads; the parent prints one table and writes
 perf/results.json and the bar chart perf/results.png.
 """
 
@@ -170,6 +170,11 @@ def run_w6(libs: list[str], reps: int) -> dict:
 # ---- one thread mode (child process) ---------------------------------------------------------
 
 def child(args: argparse.Namespace) -> None:
+    if args.threads == "single" and hasattr(os, "sched_setaffinity"):
+        # XLA's CPU runtime splits big fused loops over its own thread pool whatever
+        # XLA_FLAGS say (W3: 11 ms of CPU time in 6 ms of wall time), so the single-thread
+        # run is pinned to one CPU: every contender gets exactly one core
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     libs = list(available())
     if args.threads == "single":
         try:

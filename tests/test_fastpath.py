@@ -87,6 +87,14 @@ def test_fused_program_is_bitwise_equal_to_unfused_in_the_reference(monkeypatch,
     np.testing.assert_array_equal(fused, plain)
 
 
+@pytest.mark.parametrize("size", [8, 5000])        # 5000: many CHAIN tiles and a partial one
+def test_compiled_fused_program_is_bitwise_equal_to_compiled_unfused(monkeypatch, size):
+    assert size < lower_opt.TILE or size % lower_opt.TILE
+    plain = _grads(60, "numba", False, monkeypatch, size=size)
+    fused = _grads(60, "numba", True, monkeypatch, size=size)
+    np.testing.assert_array_equal(fused, plain)
+
+
 @pytest.mark.parametrize("size", [8, 5000])        # 5000 > one CHAIN tile
 def test_compiled_fused_program_matches_reference(monkeypatch, size):
     ref = _grads(60, "reference", True, monkeypatch, size=size)
@@ -297,3 +305,49 @@ def test_random_graphs_agree_with_and_without_peephole(monkeypatch, seed):
     for a, b in zip(results["0", "numba"], results["0", "reference"]):
         if a is not None:
             np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
+
+
+def test_threaded_chain_is_bitwise_equal_to_one_thread(monkeypatch):
+    from jitgrad.vm import threads
+    monkeypatch.setattr(threads, "PAR_MIN", 2 * lower_opt.TILE)   # split a 5000-element row
+    monkeypatch.setattr(threads, "_par_min", None)
+    calls = {"n": 0}
+    real = threads.split
+
+    def counted(*a):
+        calls["n"] += 1
+        return real(*a)
+
+    monkeypatch.setattr(threads, "split", counted)
+    threads.set_num_threads(3)
+    try:
+        split = _grads(60, "numba", True, monkeypatch, size=5000)
+    finally:
+        threads.set_num_threads(None)
+    assert calls["n"] == 2                     # both backward calls split their CHAIN row
+    monkeypatch.setenv("JITGRAD_NUM_THREADS", "1")
+    threads.set_num_threads(None)                              # re-reads the environment
+    assert threads.par_min() == threads.NEVER
+    one = _grads(60, "numba", True, monkeypatch, size=5000)
+    assert calls["n"] == 2
+    np.testing.assert_array_equal(split, one)
+    plain = _grads(60, "numba", False, monkeypatch, size=5000)
+    np.testing.assert_array_equal(split, plain)
+
+
+def test_thread_count_settings(monkeypatch):
+    from jitgrad.vm import threads
+    for name in ("JITGRAD_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert threads.num_threads() == 1
+    monkeypatch.setenv("JITGRAD_NUM_THREADS", "3")           # jitgrad's own setting first
+    threads.set_num_threads(None)
+    assert threads.num_threads() == 3 and threads.par_min() == threads.PAR_MIN
+    monkeypatch.setenv("JITGRAD_NUM_THREADS", "two")
+    with pytest.raises(ValueError, match="JITGRAD_NUM_THREADS"):
+        threads.num_threads()
+    with pytest.raises(ValueError, match="positive int"):
+        threads.set_num_threads(0)
+    monkeypatch.undo()
+    threads.set_num_threads(None)

@@ -173,6 +173,46 @@ def test_an_in_place_change_after_recording_still_raises():
         loss.backward()
 
 
+def test_interior_sharing_is_part_of_the_key():
+    a = TT([0.5, -1.0], stop_gradient=False)
+    t = np.tanh(a.numpy())
+    want_one = 2 * t * (1 - t * t)                   # d/da sum(tanh(a)^2)
+    for _ in range(2):
+        a.clear_grad()
+        h = paddle.tanh(a)
+        paddle.sum(h * h).backward()                 # one tanh node used twice
+        np.testing.assert_allclose(a.grad.numpy(), want_one, rtol=1e-6)
+        a.clear_grad()
+        paddle.sum(paddle.tanh(a) * paddle.tanh(a)).backward()    # two tanh nodes
+        np.testing.assert_allclose(a.grad.numpy(), want_one, rtol=1e-6)
+    assert structural.stats["hits"] == 2 and structural.stats["misses"] == 2
+
+
+def test_hook_registered_mid_forward_is_not_skipped():
+    params, x = _mlp()
+    _sgd_step(params, x, lr=0.0)
+    seen = []
+    h = paddle.tanh(paddle.matmul(x, params[0]) + params[1])
+    h.register_hook(lambda g: seen.append(g.numpy().copy()))
+    hits = structural.stats["hits"]
+    paddle.sum(paddle.matmul(h, params[2]) + params[3]).backward()
+    assert len(seen) == 1 and structural.stats["hits"] == hits
+
+
+def test_graph_recorded_before_another_backward_still_hits_correctly():
+    params, x = _mlp()
+    _sgd_step(params, x, lr=0.0)
+    loss = _loss(params, x)                      # recorded, then the epoch moves on
+    other = TT([1.0, 2.0], stop_gradient=False)
+    paddle.sum(other * other).backward()
+    hits = structural.stats["hits"]
+    want = _fresh_grads(params, x)
+    loss.backward()
+    assert structural.stats["hits"] == hits + 1
+    for p, w in zip(params, want):
+        np.testing.assert_array_equal(p.grad.numpy(), w)
+
+
 def test_conv_pool_steps_hit_and_match_a_fresh_lowering():
     """im2col, max_pool2d and concat are admitted through their registry `baked` declarations."""
     import jitgrad.nn.functional as F

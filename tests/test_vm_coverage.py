@@ -16,7 +16,7 @@ ITAB = {
     "SOFTMAX_BWD": [2, 3, 1],
     "LOGSOFTMAX_BWD": [3, 2, 1],
     # 3 fused steps (op, b, c, k): MUL by b with K, TANH_BWD with b, MULDIV by b / a;
-    # the row's c slot is the scratch tile
+    # (the row's c field is unused)
     "CHAIN": [3, 0, OP["MUL"], 2 * N, 0, 1, OP["TANH_BWD"], 2 * N, 0, 0,
               OP["MULDIV"], 2 * N, N, 1],
     "CUMSUM": [2, 3, 1, 1],

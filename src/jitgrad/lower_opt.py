@@ -30,7 +30,11 @@ import numpy as np
 
 from .program import NAMES, OP, Program
 
-TILE = 2048          # elements per CHAIN tile: 8 KB of float32, stays in L1 with its operands
+# elements per CHAIN tile (1 KB of float32). A tile walks every step before the next, so
+# a small tile keeps all the chain's operand streams advancing together, which the hardware
+# prefetchers follow like one fused loop; with 2048 each step read an 8 KB run of one
+# operand at a time, and W3 (12 operands of 16 MB) ran ~25% slower (perf/README.md).
+TILE = 256
 
 AXPY, MUL, DIV, DIVK, MULDIV = OP["AXPY"], OP["MUL"], OP["DIV"], OP["DIVK"], OP["MULDIV"]
 TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BWD"]
@@ -215,11 +219,12 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
         itab.append(table)
         itab_size += table.size
         acc = int(code[last, 0]) & 1
-        scratch = int(code[h, 1])            # the first intermediate slot is dead now
         if prog.node_names:                  # the fused row names every step it serves
             prog.node_names[last] = "fused: " + " > ".join(
                 f"{NAMES[int(code[r, 0]) >> 1]} {prog.node_names[r]}" for r in rows)
-        code[last] = [OP["CHAIN"] << 1 | acc, code[last, 1], code[h, 2], 0, scratch,
+        # c repeats a: the kernel tiles through a buffer of its own, so the intermediate
+        # slots are all dead and compaction drops them
+        code[last] = [OP["CHAIN"] << 1 | acc, code[last, 1], code[h, 2], 0, code[h, 2],
                       code[h, 5], p, 0]
         drop.extend(rows[:-1])
     prog.itab = np.ascontiguousarray(np.concatenate(itab), dtype=np.int64)

@@ -44,7 +44,7 @@ OPCODES: dict[str, str] = {
               "out (+)= running sum of a along each row, from its end when reverse",
     "CHAIN": "fused elementwise steps (lower_opt.py): v = a[i] (a[0] if itab[p+1]); for each "
              "step s < itab[p]: (op, b, c, k) = itab[p+2+4s : p+6+4s], v = that op's kernel "
-             "applied to (a=v, b, c, K=consts[k]); out[i] (+)= v. Tiles use c as scratch",
+             "applied to (a=v, b, c, K=consts[k]); out[i] (+)= v. c is unused",
     "ROWSUM": "out[j] (+)= sum over r < itab[p] of a[r * n + j]   (rows summed in order: a "
               "gradient reduced over leading broadcast axes, e.g. a bias)",
     "LINSCAN": "rows and direction as CUMSUM: r = a at a row's first position (in scan order), "

@@ -14,7 +14,6 @@ outside the whitelist (PyLayer, new ops) or a debug dump never use the cache.
 
 from __future__ import annotations
 
-import operator
 import os
 from collections import OrderedDict
 from typing import Any, Callable
@@ -52,10 +51,15 @@ def enabled() -> bool:
 
 
 class Entry:
-    __slots__ = ("prog", "recipe", "outputs", "hits")
+    __slots__ = ("prog", "recipe", "outputs", "hits", "binds")
 
     def __init__(self, prog: Program, recipe: list, outputs: list) -> None:
         self.prog, self.recipe, self.outputs, self.hits = prog, recipe, outputs, 0
+        # the recipe as (arena view in the slot's shape, kind, index, saved index, shape)
+        kinds = {"tensor": 0, "node": 1, "saved": 2}
+        self.binds = [(prog.arena[off:off + n].reshape(shape), kinds[name[0]], name[1],
+                       name[2] if len(name) > 2 else 0, src_shape)
+                      for off, n, name, src_shape, shape in recipe]
 
 
 _cache: "OrderedDict[tuple, Entry]" = OrderedDict()
@@ -73,67 +77,81 @@ def clear() -> None:
 # ---- the key ---------------------------------------------------------------------------------
 
 def graph_key(roots: list) -> tuple[tuple, list, list] | None:
-    """(key, nodes newest first, tensors by local index), or None if not cacheable.
+    """(key, nodes in canonical order, tensors by local index), or None if not cacheable.
 
-    One walk over the nodes the roots reach through tensors needing gradients. Every such
-    node must have an input needing a gradient, so all of them are on a path to a leaf
-    (the lowering's plan keeps exactly these nodes). Attributes go into the key as they
-    are: an unhashable one (an index array, a slice) makes the lookup raise TypeError,
-    which the caller treats as not cacheable.
+    One breadth-first pass over the nodes the roots reach through tensors needing
+    gradients, numbering each node when first met: that numbering depends only on the
+    graph's structure, so it needs no sort and equal keys mean isomorphic graphs. Every
+    such node must have an input needing a gradient, so all of them are on a path to a
+    leaf (the lowering's plan keeps exactly these nodes). Attributes go into the key as
+    they are: an unhashable one (an index array, a slice) makes the lookup raise
+    TypeError, which the caller treats as not cacheable.
     """
-    seen: dict[int, Any] = {}
-    stack = [r._node for r in roots]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen[id(node)] = node
-        for t in node.inputs:
-            if t._node is not None and not t._stop_gradient:
-                stack.append(t._node)
-    nodes = sorted(seen.values(), key=_SEQ, reverse=True)
-    index = {id(n): k for k, n in enumerate(nodes)}
+    nodes: list = []
+    index: dict[int, int] = {}
     tid: dict[int, int] = {}
     tensors: list = []
     parts: list = []
     for r in roots:
         tid[id(r)] = len(tensors)
         tensors.append(r)
-        parts.append(r._data.shape)
-        parts.append(r._data.dtype)
-    chains = _node_chains()
-    hooked = len(chains) > 0
-    for node in nodes:
+        d = r._data
+        parts.append(d.shape)
+        parts.append(d.dtype)
+        n = r._node
+        if n is not None and id(n) not in index:
+            index[id(n)] = len(nodes)
+            nodes.append(n)
+    baked_of = BAKED
+    ep = tape._epoch
+    for node in nodes:                    # (the list grows as nodes are met)
         name = node.op.name
-        baked = BAKED.get(name, _MISSING)
-        if baked is _MISSING or node.freed or (hooked and node in chains):
+        baked = baked_of.get(name, _MISSING)
+        if baked is _MISSING:
             return None
-        versions = node.versions
-        ref = node.out_ref
-        out = ref() if ref is not None else None
-        if out is not None and (out._hooks or out._retain or out._version != versions[-1]):
-            return None                   # (a changed value: the general path raises)
-        live = False
+        # Every change that could spoil a node (freeing it, hooks or retain_grads on its
+        # output, in-place writes, stop_gradient flips) bumps the epoch: a node recorded
+        # in this epoch needs none of the checks below, and its recording found an input
+        # needing a gradient.
+        fresh = node.epoch == ep
+        if not fresh:
+            chains = _node_chains()
+            if node.freed or (len(chains) > 0 and node in chains):
+                return None
+            versions = node.versions
+            ref = node.out_ref
+            out = ref() if ref is not None else None
+            if out is not None and (out._hooks or out._retain or
+                                    out._version != versions[-1]):
+                return None               # (a changed value: the general path raises)
+            for t, v in zip(node.inputs, versions):
+                if t._version != v:
+                    return None
+            if all(t._stop_gradient for t in node.inputs):
+                return None
         parts.append(name)
-        for t, v in zip(node.inputs, versions):
-            if t._hooks or t._retain or t._version != v:
+        parts.append(len(node.inputs))    # (concat takes any number)
+        for t in node.inputs:
+            if t._hooks or t._retain:
                 return None
             n = t._node
-            if not t._stop_gradient:
-                live = True
-                if n is not None:
-                    parts.append(index[id(n)])
-                    continue
+            if n is not None and not t._stop_gradient:
+                i = index.get(id(n))
+                if i is None:
+                    i = index[id(n)] = len(nodes)
+                    nodes.append(n)
+                parts.append(i)
+                continue
             i = tid.get(id(t))
             if i is None:
                 i = tid[id(t)] = len(tensors)
                 tensors.append(t)
-            d = t._data
-            parts.append((i, d.shape, d.dtype, t._stop_gradient, n is None))
-        if not live:
-            return None
+                d = t._data
+                parts.append((i, d.shape, d.dtype, t._stop_gradient, n is None))
+            else:
+                parts.append(-1 - i)      # a tensor met before: its index is enough
+        parts.append(tuple(node.attrs.items()) if node.attrs else ())
         od = node.out_data
-        parts.append(tuple(node.attrs.items()))
         parts.append(od.shape)
         parts.append(od.dtype)
         if baked is not None:
@@ -142,13 +160,18 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
 
 
 _MISSING = object()
-_SEQ = operator.attrgetter("seq")
 
 
 def _node_chains() -> Any:
     """Hooks registered on non-leaf tensors live with their nodes (hooks.py)."""
-    from .hooks import _node_chains as chains
-    return chains
+    global _chains
+    if _chains is None:
+        from .hooks import _node_chains as chains
+        _chains = chains
+    return _chains
+
+
+_chains: Any = None
 
 
 # ---- recipes: where each arena value comes from -----------------------------------------------
@@ -195,15 +218,6 @@ def make_recipe(sources: list, nodes: list, tensors: list) -> list | None:
     return recipe
 
 
-def _fetch(name: tuple, nodes: list, tensors: list) -> np.ndarray:
-    kind = name[0]
-    if kind == "tensor":
-        return tensors[name[1]]._data
-    if kind == "node":
-        return nodes[name[1]].out_data
-    return nodes[name[1]].saved[name[2]]
-
-
 # ---- the backward entry point --------------------------------------------------------------
 
 def run(roots: list, seeds: list) -> bool:
@@ -233,8 +247,10 @@ def run(roots: list, seeds: list) -> bool:
         _rebind(entry, nodes, tensors)
     fastpath.run(entry.prog, seeds, keep=True)
     entry.prog.nodes = []
-    for node in nodes:
-        node.free()
+    for node in nodes:                    # Node.free, inlined
+        node.saved = None
+        node.programs = None
+        node.freed = True
     tape.bump_epoch()
     return True
 
@@ -263,19 +279,19 @@ def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None
 def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
     """Copy the new graph's saved values into the arena and point outputs at its tensors."""
     prog = entry.prog
-    arena = prog.arena
-    for off, n, name, src_shape, shape in entry.recipe:
-        src = _fetch(name, nodes, tensors)
-        dst = arena[off:off + n]
-        if src.shape == shape:
-            dst[...] = src.reshape(-1) if src.ndim != 1 else src
-        else:
-            dst.reshape(shape)[...] = src.reshape(src_shape)
+    for dst, kind, i, j, src_shape in entry.binds:
+        src = tensors[i]._data if kind == 0 else nodes[i].out_data if kind == 1 else \
+            nodes[i].saved[j]
+        if src.shape != src_shape:
+            src = src.reshape(src_shape)
+        dst[...] = src
     old = prog.outputs
-    new = [(tensors[i], off, shape, kind) for i, off, shape, kind in entry.outputs]
-    if any(a[0] is not b[0] for a, b in zip(old, new)):
-        fastpath.release(prog)            # old leaves keep copies of their gradients
-        prog.outputs = new
+    for a, b in zip(old, entry.outputs):
+        if a[0] is not tensors[b[0]]:
+            fastpath.release(prog)        # old leaves keep copies of their gradients
+            prog.outputs = [(tensors[i], off, shape, kind)
+                            for i, off, shape, kind in entry.outputs]
+            break
 
 
 def admit_declared_ops() -> None:

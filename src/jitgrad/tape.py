@@ -27,7 +27,7 @@ class Node:
     """One recorded op: what ran, on which tensors, and what its backward needs."""
 
     __slots__ = ("op", "inputs", "attrs", "saved", "out_data", "out_ref", "seq", "freed",
-                 "programs", "site", "versions", "__weakref__")
+                 "programs", "site", "versions", "epoch", "__weakref__")
 
     def __init__(self, op: OpDef, inputs: tuple, attrs: dict, saved: tuple,
                  out_data: np.ndarray) -> None:
@@ -40,9 +40,23 @@ class Node:
         self.seq = next(_counter)
         self.freed = False
         self.programs = None            # lowered Programs kept for retained replays
-        self.site = call_site()         # (code, instruction offset) of the user's line
+        # (code, instruction offset) of the user's line: call_site(), inlined (a call per
+        # recorded op is measurable). Frame 1 is apply/PyLayer.apply, frame 2 its caller.
+        f = sys._getframe(2)
+        site = None
+        while f is not None:
+            code = f.f_code
+            inside = _inside.get(code)
+            if inside is None:
+                inside = _inside[code] = code.co_filename.startswith(_PKG_DIR)
+            if not inside:
+                site = (code, f.f_lasti)
+                break
+            f = f.f_back
+        self.site = site
         # in-place version of each input, then of the output, when recorded (version check)
-        self.versions = tuple(getattr(t, "_version", 0) for t in inputs) + (0,)
+        self.versions = (*[t._version for t in inputs], 0)
+        self.epoch = _epoch             # changes that could stale it bump the epoch
 
     def __repr__(self) -> str:
         return f"<Node {self.op.name} #{self.seq}>"
@@ -67,8 +81,9 @@ _inside: dict[Any, bool] = {}       # code object -> defined inside jitgrad?
 def call_site() -> tuple | None:
     """(code, f_lasti) of the innermost frame outside jitgrad: the user's line.
 
-    Called from Node.__init__, whose caller (apply, PyLayer.apply) is jitgrad code, so the
-    walk starts one frame further out. Each frame costs a dict lookup plus Python creating
+    Node.__init__ runs the same walk inline (a call per recorded op is measurable); keep
+    the two in step. Called from a function called by jitgrad code, the walk starts at
+    the third frame out. Each frame costs a dict lookup plus Python creating
     its frame object; the line number is only computed when a dump asks (`site_line`).
     """
     f = sys._getframe(3)

@@ -159,9 +159,11 @@ class Tensor:
 
     def clear_grad(self) -> None:
         """Zero the accumulated gradient in place (it stays None if there is none)."""
-        if self._grad is not None:
-            detach_graph_grad(self)
-            self._grad[...] = 0
+        g = self._grad
+        if g is not None:
+            if _graph_grads:
+                detach_graph_grad(self)
+            g.fill(0)
 
     clear_gradient = clear_grad
 
@@ -191,6 +193,11 @@ class Tensor:
         if grad_tensor is None and retain_graph is True and create_graph is False and \
                 dump_backward_graph_path is None and _fast_replay(self):
             return                          # a retained graph's replay (fastpath.py)
+        if grad_tensor is None and (retain_graph is None or retain_graph is False) and \
+                create_graph is False and dump_backward_graph_path is None and \
+                not self._stop_gradient and self._data.dtype.kind == "f":
+            _plain_backward(self)           # what autograd.backward does after its checks
+            return
         from .autograd import backward
         if grad_tensor is not None:
             if not isinstance(grad_tensor, Tensor):
@@ -506,3 +513,15 @@ def _fast_replay(t: Tensor) -> bool:
         from .fastpath import replay_retained
         _replay_retained = replay_retained
     return _replay_retained(t)
+
+
+_run_backward: Any = None
+
+
+def _plain_backward(t: Tensor) -> None:
+    """`t.backward()`: a float root needing grad, ones seed, graph freed afterwards."""
+    global _run_backward
+    if _run_backward is None:
+        from .autograd import run_backward
+        _run_backward = run_backward
+    _run_backward([t], [None], False)

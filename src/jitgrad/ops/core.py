@@ -25,12 +25,17 @@ def apply(op: OpDef, *inputs: Tensor, **attrs: Any) -> Tensor:
         for t in inputs:
             if not t._stop_gradient:
                 if saved is None:
-                    saved = op.save(out, *datas, **attrs) if op.save is not None else ()
+                    save = op.save
+                    saved = save(out, *datas, **attrs) if save is not None else ()
                 node = Node(op, inputs, attrs, saved, out)
-                result = Tensor._make(out, False, node)
-                node.out_ref = weakref.ref(result)
+                result = _make(out, False, node)
+                node.out_ref = _weakref(result)
                 return result
-    return Tensor._make(out)
+    return _make(out)
+
+
+_make = Tensor._make
+_weakref = weakref.ref
 
 
 def out_tensor(node: Node) -> Tensor:
@@ -48,6 +53,10 @@ def const(value: Any, dtype: np.dtype) -> Tensor:
 
 def binary_operands(x: Any, y: Any, true_divide: bool = False) -> tuple[Tensor, Tensor]:
     """Tensors for both sides, with Paddle's promotion between tensors and scalars."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor):     # the common case: two floats
+        dx = x._data.dtype
+        if dx is y._data.dtype and dx.kind == "f":
+            return x, y
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
     if isinstance(x, np.ndarray):
         x, xt = Tensor._make(np.asarray(x)), True

@@ -11,9 +11,10 @@ from .core import binary_operands, sum_to, apply
 from .registry import defop
 
 
-def _forward(x: np.ndarray, y: np.ndarray, tx: bool, ty: bool) -> np.ndarray:
-    a = np.swapaxes(x, -1, -2) if tx and x.ndim >= 2 else x
-    b = np.swapaxes(y, -1, -2) if ty and y.ndim >= 2 else y
+def _forward(x: np.ndarray, y: np.ndarray, transpose_x: bool, transpose_y: bool
+             ) -> np.ndarray:
+    a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
+    b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
     return np.matmul(a, b)
 
 
@@ -26,6 +27,8 @@ def _as_matrices(x: Any, y: Any, tx: bool, ty: bool):
         ys, ty = (ys[0], 1), False
     m, k = (xs[-1], xs[-2]) if tx else xs[-2:]
     n = ys[-2] if ty else ys[-1]
+    if len(xs) == 2 and len(ys) == 2:
+        return xs, ys, tx, ty, m, k, n, ()
     batch = np.broadcast_shapes(xs[:-2], ys[:-2])
     return xs, ys, tx, ty, m, k, n, tuple(batch)
 
@@ -84,8 +87,7 @@ def _lower(b, node, g, gins):
 
 
 matmul_op = defop(
-    "matmul", forward=lambda x, y, transpose_x, transpose_y: _forward(x, y, transpose_x,
-                                                                     transpose_y),
+    "matmul", forward=_forward,
     nin=2, vjp=_vjp, lower=_lower, min_ndim=1,
     cases=tuple({"shapes": s, "attrs": {"transpose_x": tx, "transpose_y": ty}}
                 for s, tx, ty in (
@@ -100,7 +102,15 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
            name: str | None = None) -> Tensor:
     """Matrix product with numpy's broadcasting; 1-D @ 1-D gives a 0-d tensor."""
     x, y = binary_operands(x, y)
-    if x.ndim == 0 or y.ndim == 0:
+    xs, ys = x._data.shape, y._data.shape
+    if not (len(xs) == 2 and len(ys) == 2 and        # (2-D operands that fit: checked)
+            xs[0 if transpose_x else 1] == ys[1 if transpose_y else 0]):
+        _check_operands(x, y, transpose_x, transpose_y)
+    return apply(matmul_op, x, y, transpose_x=bool(transpose_x), transpose_y=bool(transpose_y))
+
+
+def _check_operands(x: Tensor, y: Tensor, transpose_x: bool, transpose_y: bool) -> None:
+    if x._data.ndim == 0 or y._data.ndim == 0:
         raise ValueError(f"matmul needs tensors with at least 1 dim, got shapes {x.shape} "
                          f"and {y.shape}")
     xs, ys, tx, ty, m, k, n, _ = _as_matrices(x._data, y._data, transpose_x, transpose_y)
@@ -108,4 +118,3 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
     if k != k2:
         raise ValueError(f"matmul: shapes {x.shape} and {y.shape} do not fit (inner dims "
                          f"{k} and {k2}, transpose_x={transpose_x}, transpose_y={transpose_y})")
-    return apply(matmul_op, x, y, transpose_x=bool(transpose_x), transpose_y=bool(transpose_y))

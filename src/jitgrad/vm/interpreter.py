@@ -14,6 +14,7 @@ import numpy as np
 
 from ..program import OP
 from ._numba import jit
+from . import threads
 from .blas import gemm
 
 ZERO, AXPY, MUL, DIV, MULDIV = OP["ZERO"], OP["AXPY"], OP["MUL"], OP["DIV"], OP["MULDIV"]
@@ -24,7 +25,7 @@ SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
 CHAIN = OP["CHAIN"]
 ROWSUM = OP["ROWSUM"]
-TILE = 2048     # lower_opt.TILE: a tile and its operands stay in L1
+TILE = 256      # lower_opt.TILE
 CUMSUM = OP["CUMSUM"]
 LINSCAN = OP["LINSCAN"]
 COL2IM = OP["COL2IM"]
@@ -51,21 +52,24 @@ def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - 
 
 
 @jit
-def _chain(arena, itab, consts, o, a, scratch, n, p, acc):  # pragma: no cover - compiled
-    """CHAIN: fused elementwise gradient steps, tile by tile through a scratch slot.
+def _chain(arena, itab, consts, o, a, lo, hi, p, acc):  # pragma: no cover - compiled
+    """CHAIN over elements lo..hi-1: fused elementwise gradient steps, tile by tile.
 
     Each step evaluates the same expression, in the same order, as its stand-alone opcode,
-    so fused and unfused programs agree bitwise; the tile never leaves L1, so a long chain
-    reads each saved forward value once and writes its result once.
+    so fused and unfused programs agree bitwise (and so do any split of the range, which
+    `run_program` uses to share a big row between threads). A tile walks every step before
+    the next tile, so all the chain's operand streams advance together, and the tile stays
+    in L1 in a buffer of its own (so concurrent ranges never share scratch memory).
     """
     one = consts[0]
     zero = one - one
     nsteps = itab[p]
     scalar = itab[p + 1] != 0
-    t0 = 0
-    while t0 < n:
-        m = min(TILE, n - t0)
-        buf = arena[scratch:scratch + m]
+    tile = np.empty(TILE, arena.dtype)
+    t0 = lo
+    while t0 < hi:
+        m = min(TILE, hi - t0)
+        buf = tile[:m]
         if scalar:
             v = arena[a]
             for i in range(m):
@@ -80,13 +84,9 @@ def _chain(arena, itab, consts, o, a, scratch, n, p, acc):  # pragma: no cover -
             b = itab[q + 1] + t0
             K = consts[itab[q + 3]]
             B = arena[b:b + m]
-            if op == MUL:
-                if K == one:                 # 1 * x is exact: the same result, one mul less
-                    for i in range(m):
-                        buf[i] = buf[i] * B[i]
-                else:
-                    for i in range(m):
-                        buf[i] = K * buf[i] * B[i]
+            if op == MUL:                    # no K == 1 special case: measured slower
+                for i in range(m):
+                    buf[i] = K * buf[i] * B[i]
             elif op == TANH_BWD:
                 for i in range(m):
                     buf[i] = buf[i] * (one - B[i] * B[i])
@@ -237,7 +237,9 @@ def _pool_bwd(out, g, code, prm, acc):  # pragma: no cover - compiled
 
 
 @jit
-def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
+def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - compiled
+    """Rows start..stop-1; returns -1, an unknown opcode, or -2 - pc for a CHAIN row of
+    at least `par_min` elements that `run_program` runs in parallel parts."""
     one = consts[0]                      # 1.0 in the arena's dtype: no float64 promotion
     zero = one - one
     for pc in range(start, stop):
@@ -376,7 +378,9 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
                 for j in range(n):
                     out[j] += S[j]
         elif op == CHAIN:
-            _chain(arena, itab, consts, o, a, code[pc, 4], n, code[pc, 6], acc)
+            if n >= par_min:
+                return -2 - pc           # the caller splits this row between threads
+            _chain(arena, itab, consts, o, a, 0, n, code[pc, 6], acc)
         elif op == CUMSUM:
             p = code[pc, 6]
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
@@ -398,8 +402,22 @@ def run(code, arena, itab, consts, start, stop):  # pragma: no cover - compiled
     return -1
 
 
+@jit
+def chain_part(code, arena, itab, consts, pc, lo, hi):  # pragma: no cover - compiled
+    """Elements lo..hi-1 of the CHAIN row pc (one thread's share)."""
+    _chain(arena, itab, consts, code[pc, 1], code[pc, 2], lo, hi, code[pc, 6],
+           (code[pc, 0] & 1) == 1)
+
+
 def run_program(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
                 start: int, stop: int) -> None:
-    status = run(code, arena, itab, consts, start, stop)
+    par_min = threads.par_min()
+    while True:
+        status = run(code, arena, itab, consts, start, stop, par_min)
+        if status >= -1:
+            break
+        pc = -2 - status
+        threads.split(chain_part, (code, arena, itab, consts, pc), int(code[pc, 5]), TILE)
+        start = pc + 1
     if status != -1:
         raise RuntimeError(f"compiled interpreter has no kernel for opcode {status}")

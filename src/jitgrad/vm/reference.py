@@ -10,7 +10,6 @@ import numpy as np
 
 from ..program import NAMES
 
-TILE = 2048          # lower_opt.TILE: CHAIN's scratch holds the last tile afterwards
 
 
 def _gemm(p: np.ndarray, out: int, a: int, b: int, arena: np.ndarray, acc: bool) -> None:
@@ -72,15 +71,13 @@ _STEPS = {
 
 
 def _chain(arena: np.ndarray, itab: np.ndarray, consts: np.ndarray, a: int, n: int,
-           p: int, scratch: int) -> np.ndarray:
+           p: int) -> np.ndarray:
     """CHAIN: the fused steps one after another, each the same expression as its opcode."""
     steps, scalar = int(itab[p]), bool(itab[p + 1])
     v = np.full(n, arena[a], arena.dtype) if scalar else arena[a:a + n].copy()
     for s in range(steps):
         op, b, c, k = (int(x) for x in itab[p + 2 + 4 * s: p + 6 + 4 * s])
         v = _STEPS[NAMES[op]](consts[k], v, arena[b:b + n], arena[c:c + n])
-    start = (max(n, 1) - 1) // TILE * TILE       # the scratch slot ends up holding the last
-    arena[scratch:scratch + n - start] = v[start:]   # tile, as in the compiled kernel
     return v
 
 
@@ -142,7 +139,7 @@ def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarra
             arena[o:o + n] = val
             continue
         elif name == "CHAIN":
-            val = _chain(arena, itab, consts, a, n, p, c)
+            val = _chain(arena, itab, consts, a, n, p)
         elif name == "CUMSUM":
             rows = _rows(A, itab[p:p + 3])
             if itab[p + 3]:
