@@ -63,13 +63,16 @@ class Entry:
 
 
 _cache: "OrderedDict[tuple, Entry]" = OrderedDict()
+_mru: Entry | None = None                 # the entry at the end of _cache
 stats = {"hits": 0, "misses": 0, "uncacheable": 0}
 
 
 def clear() -> None:
+    global _mru
     for e in _cache.values():
         fastpath.release(e.prog)
     _cache.clear()
+    _mru = None
     for k in stats:
         stats[k] = 0
 
@@ -222,6 +225,7 @@ def make_recipe(sources: list, nodes: list, tensors: list) -> list | None:
 
 def run(roots: list, seeds: list) -> bool:
     """A non-retained backward through the cache. False: not cacheable, use the general path."""
+    global _mru
     if not enabled() or any(r._node is not None and r._node.programs for r in roots):
         return False                      # a retained graph's own Program comes first
     found = graph_key(roots)
@@ -243,7 +247,9 @@ def run(roots: list, seeds: list) -> bool:
     else:
         stats["hits"] += 1
         entry.hits += 1
-        _cache.move_to_end(key)
+        if entry is not _mru:             # (already last: moving it would rehash the key)
+            _cache.move_to_end(key)
+            _mru = entry
         _rebind(entry, nodes, tensors)
     fastpath.run(entry.prog, seeds, keep=True)
     entry.prog.nodes = []
@@ -269,7 +275,9 @@ def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None
         return None
     outputs = [(tensor_index[id(t)], off, shape, kind) for t, off, shape, kind in prog.outputs]
     entry = Entry(prog, recipe, outputs)
+    global _mru
     _cache[key] = entry
+    _mru = entry
     if len(_cache) > MAX_PROGRAMS:
         _, old = _cache.popitem(last=False)
         fastpath.release(old.prog)
