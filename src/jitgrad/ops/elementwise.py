@@ -43,7 +43,7 @@ square_op = defop(
     lower=lambda b, node, g, gins: b.mul(gins[0], _shape(node), g, node.inputs[0]._data, k=2.0))
 
 sqrt_op = defop(
-    "sqrt", forward=np.sqrt, vjp=lambda g, out, x: (g * 0.5 / out,), domain=(0.3, 3.0),
+    "sqrt", quiet=True, forward=np.sqrt, vjp=lambda g, out, x: (g * 0.5 / out,), domain=(0.3, 3.0),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "DIV", g, b.value(node.out_data), k=0.5))
 
@@ -57,10 +57,12 @@ def _via_float64(fn):
     return forward
 
 
-exp_op = defop("exp", forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,), lower=_lower_mul_out)
+exp_op = defop("exp", quiet=True, forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,),
+               lower=_lower_mul_out)
 
 log_op = defop(
-    "log", forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,), domain=(0.3, 3.0),
+    "log", quiet=True, forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,),
+    domain=(0.3, 3.0),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "DIV", g, b.value(node.inputs[0]._data)))
 
@@ -108,7 +110,7 @@ def _pow_scalar_grad(x: np.ndarray, p: float) -> np.ndarray:
 
 
 pow_scalar_op = defop(
-    "pow_scalar", forward=lambda x, p: np.power(x, x.dtype.type(p)),
+    "pow_scalar", quiet=True, forward=lambda x, p: np.power(x, x.dtype.type(p)),
     save=lambda out, x, p: (_pow_scalar_grad(x, p),),
     vjp=lambda g, out, x, p: (g * (x ** (p - 1)) * p if p not in (0, 1) else g * float(p),),
     lower=_lower_mul_saved, domain=(0.3, 2.0),
@@ -172,7 +174,7 @@ multiply_op = defop("multiply", forward=np.multiply, nin=2,
                     vjp=lambda g, out, x, y: (g * y, g * x), lower=_lower_multiply)
 
 divide_op = defop(
-    "divide", forward=np.true_divide, nin=2, domain=(0.5, 2.0),
+    "divide", quiet=True, forward=np.true_divide, nin=2, domain=(0.5, 2.0),
     vjp=lambda g, out, x, y: (g / y, -(g * out / y)), lower=_lower_divide)
 
 
@@ -189,7 +191,7 @@ def _lower_pow(b, node, g, gins):
 
 
 pow_op = defop(
-    "pow", forward=np.power, nin=2, save=_pow_save, domain=(0.5, 2.0), lower=_lower_pow,
+    "pow", quiet=True, forward=np.power, nin=2, save=_pow_save, domain=(0.5, 2.0), lower=_lower_pow,
     vjp=lambda g, out, x, y: (g * y * x ** (y - 1.0), g * out * log(x)))
 
 
