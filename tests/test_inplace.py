@@ -165,6 +165,12 @@ def test_changed_values_that_no_gradient_reads_do_not_block_backward():
     y.exp_()                            # recorded: y is rebound, s still reaches x * 2
     (s + y.sum()).backward()
     assert x.grad.tolist() == pytest.approx([2 + 2 * np.exp(2.0), 2 + 2 * np.exp(4.0)])
+    x = TT([1.0, 2.0], stop_gradient=False)
+    a = x * 3.0
+    y = paddle.concat([a, x * x])                   # concat reads shapes only
+    a.tanh_()
+    (y * TT([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    assert x.grad.tolist() == [3.0 + 6.0, 6.0 + 16.0]
 
 
 def test_changed_values_a_gradient_reads_still_block_backward():

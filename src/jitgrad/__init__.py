@@ -12,6 +12,7 @@ from .autograd import backward, grad
 from .dtypes import (DType, bool_, float16, float32, float64, get_default_dtype, int8, int16,
                      int32, int64, set_default_dtype, uint8)
 from .ops import *  # noqa: F401,F403  (the op functions, Paddle names)
+from .ops.attribute import shape  # noqa: E402  (paddle.shape; jitgrad.ops.shape is a module)
 from .tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Size, Tensor, to_tensor
 from .vm import set_vm, warmup

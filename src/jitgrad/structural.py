@@ -26,24 +26,10 @@ from .program import Program
 MAX_PROGRAMS = 32
 
 
-def _one(*arrays: np.ndarray) -> tuple:
-    return tuple(float(a.reshape(-1)[0]) if a.size == 1 else None for a in arrays)
-
-
-# op name -> the forward values its lowering bakes into the Program (as constants)
-BAKED: dict[str, Callable[[Any], tuple] | None] = {
-    **{name: None for name in (
-        "add", "subtract", "neg", "sqrt", "log", "tanh", "sigmoid", "relu", "cast", "clone",
-        "sum", "mean", "max", "min", "matmul", "reshape", "transpose", "broadcast_to",
-        "softmax", "log_softmax")},
-    "exp": lambda n: _one(n.out_data),
-    "square": lambda n: _one(n.inputs[0]._data),
-    "multiply": lambda n: _one(n.inputs[0]._data, n.inputs[1]._data),
-    "divide": lambda n: _one(n.inputs[1]._data),
-    **{name: (lambda n: _one(n.saved[0])) for name in ("sin", "cos", "abs", "clip",
-                                                      "pow_scalar", "pow")},
-}
-BAKED["pow"] = lambda n: _one(*n.saved)
+# op name -> the forward values its lowering bakes into the Program (as constants). Filled
+# from the registry by admit_declared_ops(): each entry's `baked` declaration is the one
+# place this is stated, and test_baked_declaration_matches_the_lowering checks it.
+BAKED: dict[str, Callable[[Any], tuple] | None] = {}
 
 
 def enabled() -> bool:
@@ -303,10 +289,10 @@ def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
 
 
 def admit_declared_ops() -> None:
-    """Whitelist every op whose registry entry declares `baked`.
+    """Whitelist every op whose registry entry declares `baked` (called once ops are loaded).
 
     The declaration is checked against the op's own lowering by
-    test_baked_declaration_matches_the_lowering, so it is as safe as the entries above.
+    test_baked_declaration_matches_the_lowering.
     """
     from .ops.registry import REGISTRY
     for name, op in REGISTRY.items():

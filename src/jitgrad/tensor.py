@@ -92,6 +92,10 @@ class Tensor:
     def numel(self) -> int:
         return int(self._data.size)
 
+    def element_size(self) -> int:
+        """Bytes per element (4 for float32), as Paddle's Tensor.element_size()."""
+        return int(self._data.itemsize)
+
     @property
     def dtype(self) -> dtypes.DType:
         return dtypes.from_numpy(self._data.dtype)

@@ -19,6 +19,7 @@ from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t,
 from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf, expm1, floor,
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
 from .math import floor_mod, mod, remainder
+from .attribute import assign, mm, rank, scale     # and shape: jitgrad/__init__.py
 from .scan import cumprod, cumsum
 from .stats import amax, amin, logsumexp, matrix_norm, norm, prod, std, var, vector_norm
 from .indexing import (chunk, concat, flip, gather, index_select, masked_select, pad,
@@ -48,6 +49,9 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
            "expm1", "floor", "lerp", "log1p", "log2", "log10", "reciprocal", "round", "rsqrt",
            "sign", "sinh", "tan", "cumprod", "cumsum", "amax", "amin", "logsumexp", "norm",
            "prod", "std", "var", "remainder", "mod", "floor_mod",
+           # ops/attribute.py (paddle.shape is bound in jitgrad/__init__.py: ops.shape is
+           # the module of shape ops)
+           "assign", "mm", "rank", "scale",
            # ops/indexing.py, inplace.py
            "chunk", "concat", "flip", "gather", "index_select", "masked_select", "pad",
            "put_along_axis", "repeat_interleave", "roll", "split", "stack", "take_along_axis",

@@ -29,11 +29,20 @@ def _dt(dtype: Any, default: Any = None) -> np.dtype:
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, Tensor):
+    if isinstance(shape, (Tensor, np.ndarray)):
         shape = shape.tolist()
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s.item() if isinstance(s, Tensor) else s) for s in shape)
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = [shape]
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"shape must be a list or tuple of ints (or an int Tensor), got "
+                        f"{shape!r}")
+    dims = [s.item() if isinstance(s, Tensor) else s for s in shape]
+    for d in dims:
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise TypeError(f"shape must hold ints, got {d!r} in {list(shape)!r}")
+        if d < 0:
+            raise ValueError(f"shape {list(dims)} has a negative dimension")
+    return tuple(int(d) for d in dims)
 
 
 def _t(arr: np.ndarray) -> Tensor:
@@ -102,16 +111,42 @@ def uniform(shape: Any, dtype: Any = None, min: float = -1.0, max: float = 1.0, 
     return _t(r.uniform(min, max, _shape(shape)).astype(_dt(dtype)))
 
 
-def normal(mean: float = 0.0, std: float = 1.0, shape: Any = None, name: str | None = None
+def normal(mean: Any = 0.0, std: Any = 1.0, shape: Any = None, name: str | None = None
            ) -> Tensor:
-    return _t(_rng.normal(mean, std, _shape(shape if shape is not None else [1]))
-              .astype(_dt(None)))
+    """Samples of N(mean, std^2). With a Tensor mean or std the result has their
+    (broadcast) shape and `shape` is ignored, as in Paddle."""
+    def value(v: Any, what: str) -> Any:
+        if isinstance(v, Tensor):
+            return v._data
+        if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+            return float(v)
+        raise TypeError(f"normal: {what} must be a float or a Tensor, got {v!r}")
+    m, sd = value(mean, "mean"), value(std, "std")
+    if np.any(np.asarray(sd) < 0):
+        raise ValueError(f"normal: std must be >= 0, got {std!r}")
+    tensors = [v for v in (m, sd) if isinstance(v, np.ndarray)]
+    if tensors:
+        try:
+            out_shape = np.broadcast_shapes(*(t.shape for t in tensors))
+        except ValueError:
+            raise ValueError(f"normal: mean and std have shapes {list(np.shape(m))} and "
+                             f"{list(np.shape(sd))}, which do not broadcast") from None
+        dt = np.result_type(*[t.dtype for t in tensors if t.dtype.kind == "f"] or [_dt(None)])
+    else:
+        out_shape, dt = _shape(shape if shape is not None else [1]), _dt(None)
+    return _t(_rng.normal(m, sd, out_shape).astype(dt))
 
 
 def randint(low: int = 0, high: int | None = None, shape: Sequence[int] = (1,),
             dtype: Any = None, name: str | None = None) -> Tensor:
     if high is None:
         low, high = 0, low
+    for what, v in (("low", low), ("high", high)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"randint: {what} must be an int, got {v!r}")
+    if low >= high:
+        raise ValueError(f"randint: low ({low}) must be less than high ({high}); the values "
+                         "are drawn from [low, high)")
     return _t(_rng.integers(low, high, _shape(shape)).astype(_dt(dtype, np.int64)))
 
 

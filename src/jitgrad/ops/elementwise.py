@@ -12,7 +12,33 @@ import numpy as np
 
 from ..tensor import Tensor
 from .core import apply, binary_operands, const, require_float
-from .registry import defop
+from .registry import defop, one_element_values
+
+
+# `baked` rules (see registry.py): the one-element forward values a lowering folds into the
+# Program as constants, which the structural cache therefore keys on.
+def _K_OUT(n: Any) -> tuple:
+    return one_element_values(n.out_data)
+
+
+def _K_X(n: Any) -> tuple:
+    return one_element_values(n.inputs[0]._data)
+
+
+def _K_Y(n: Any) -> tuple:
+    return one_element_values(n.inputs[1]._data)
+
+
+def _K_XY(n: Any) -> tuple:
+    return one_element_values(n.inputs[0]._data, n.inputs[1]._data)
+
+
+def _K_SAVED(n: Any) -> tuple:
+    return one_element_values(n.saved[0])
+
+
+def _K_ALL_SAVED(n: Any) -> tuple:
+    return one_element_values(*n.saved)
 
 
 def _mask(t: Tensor, m: np.ndarray) -> Tensor:
@@ -35,15 +61,16 @@ def _lower_mul_out(b, node, g, gins):
 
 
 neg_op = defop(
-    "neg", grad_reads=(), forward=np.negative, vjp=lambda g, out, x: (-g,),
+    "neg", baked=None, grad_reads=(), forward=np.negative, vjp=lambda g, out, x: (-g,),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g, k=-1.0))
 
 square_op = defop(
-    "square", forward=np.square, vjp=lambda g, out, x: (g * x * 2.0,),
+    "square", baked=_K_X, forward=np.square, vjp=lambda g, out, x: (g * x * 2.0,),
     lower=lambda b, node, g, gins: b.mul(gins[0], _shape(node), g, node.inputs[0]._data, k=2.0))
 
 sqrt_op = defop(
-    "sqrt", forward=np.sqrt, vjp=lambda g, out, x: (g * 0.5 / out,), domain=(0.3, 3.0),
+    "sqrt", baked=None,
+    quiet=True, forward=np.sqrt, vjp=lambda g, out, x: (g * 0.5 / out,), domain=(0.3, 3.0),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "DIV", g, b.value(node.out_data), k=0.5))
 
@@ -57,28 +84,31 @@ def _via_float64(fn):
     return forward
 
 
-exp_op = defop("exp", forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,), lower=_lower_mul_out)
+exp_op = defop("exp", baked=_K_OUT,
+               quiet=True, forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,),
+               lower=_lower_mul_out)
 
 log_op = defop(
-    "log", forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,), domain=(0.3, 3.0),
+    "log", baked=None, quiet=True, forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,),
+    domain=(0.3, 3.0),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "DIV", g, b.value(node.inputs[0]._data)))
 
 abs_op = defop(
-    "abs", forward=np.abs, save=lambda out, x: (np.sign(x),),
+    "abs", baked=_K_SAVED, forward=np.abs, save=lambda out, x: (np.sign(x),),
     vjp=lambda g, out, x: (g * _mask(x, np.sign(x._data)),), lower=_lower_mul_saved)
 
 tanh_op = defop(
-    "tanh", forward=np.tanh, vjp=lambda g, out, x: (g * (1.0 - out * out),),
+    "tanh", baked=None, forward=np.tanh, vjp=lambda g, out, x: (g * (1.0 - out * out),),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "TANH_BWD", g, b.value(node.out_data)))
 
 sin_op = defop(
-    "sin", forward=np.sin, save=lambda out, x: (np.cos(x),),
+    "sin", baked=_K_SAVED, forward=np.sin, save=lambda out, x: (np.cos(x),),
     vjp=lambda g, out, x: (g * cos(x),), lower=_lower_mul_saved)
 
 cos_op = defop(
-    "cos", forward=np.cos, save=lambda out, x: (np.sin(x),),
+    "cos", baked=_K_SAVED, forward=np.cos, save=lambda out, x: (np.sin(x),),
     vjp=lambda g, out, x: (-(g * sin(x)),),
     lower=lambda b, node, g, gins: _lower_mul_saved(b, node, g, gins, k=-1.0))
 
@@ -90,12 +120,12 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 sigmoid_op = defop(
-    "sigmoid", forward=_sigmoid, vjp=lambda g, out, x: (g * out * (1.0 - out),),
+    "sigmoid", baked=None, forward=_sigmoid, vjp=lambda g, out, x: (g * out * (1.0 - out),),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "SIGMOID_BWD", g, b.value(node.out_data)))
 
 relu_op = defop(
-    "relu", forward=lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
+    "relu", baked=None, forward=lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
     vjp=lambda g, out, x: (g * _mask(x, out._data > 0),),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "RELU_BWD", g, b.value(node.out_data)))
@@ -108,28 +138,29 @@ def _pow_scalar_grad(x: np.ndarray, p: float) -> np.ndarray:
 
 
 pow_scalar_op = defop(
-    "pow_scalar", forward=lambda x, p: np.power(x, x.dtype.type(p)),
+    "pow_scalar", baked=_K_SAVED, quiet=True, forward=lambda x, p: np.power(x, x.dtype.type(p)),
     save=lambda out, x, p: (_pow_scalar_grad(x, p),),
     vjp=lambda g, out, x, p: (g * (x ** (p - 1)) * p if p not in (0, 1) else g * float(p),),
     lower=_lower_mul_saved, domain=(0.3, 2.0),
     cases=tuple({"shapes": s, "attrs": {"p": p}} for s in (((), ), ((4,),)) for p in (3.0, 0.5, -1.5)))
 
 clip_op = defop(
-    "clip", forward=lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
+    "clip", baked=_K_SAVED,
+    forward=lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
     save=lambda out, x, lo, hi: (((x >= lo) & (x <= hi)).astype(x.dtype),),
     vjp=lambda g, out, x, lo, hi: (g * _mask(x, (x._data >= lo) & (x._data <= hi)),),
     lower=_lower_mul_saved, cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
                                    {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
 
 cast_op = defop(
-    "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
+    "cast", baked=None, grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
     vjp=lambda g, out, x, dtype: (astype(g, x._data.dtype),),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g),
     cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},
            {"shapes": ((),), "attrs": {"dtype": np.float64}}))
 
 clone_op = defop(
-    "clone", grad_reads=(), forward=lambda x: x.copy(), vjp=lambda g, out, x: (g,),
+    "clone", baked=None, grad_reads=(), forward=lambda x: x.copy(), vjp=lambda g, out, x: (g,),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g))
 
 
@@ -161,18 +192,20 @@ def _lower_divide(b, node, g, gins):
                      b.value(y, _shape(node)), k=-1.0)
 
 
-add_op = defop("add", grad_reads=(), forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g),
+add_op = defop("add", baked=None,
+               grad_reads=(), forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g),
                lower=_lower_add)
 
 subtract_op = defop(
-    "subtract", grad_reads=(), forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
+    "subtract", baked=None,
+    grad_reads=(), forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
     lower=lambda b, node, g, gins: _lower_add(b, node, g, gins, ky=-1.0))
 
-multiply_op = defop("multiply", forward=np.multiply, nin=2,
+multiply_op = defop("multiply", baked=_K_XY, forward=np.multiply, nin=2,
                     vjp=lambda g, out, x, y: (g * y, g * x), lower=_lower_multiply)
 
 divide_op = defop(
-    "divide", forward=np.true_divide, nin=2, domain=(0.5, 2.0),
+    "divide", baked=_K_Y, quiet=True, forward=np.true_divide, nin=2, domain=(0.5, 2.0),
     vjp=lambda g, out, x, y: (g / y, -(g * out / y)), lower=_lower_divide)
 
 
@@ -189,7 +222,8 @@ def _lower_pow(b, node, g, gins):
 
 
 pow_op = defop(
-    "pow", forward=np.power, nin=2, save=_pow_save, domain=(0.5, 2.0), lower=_lower_pow,
+    "pow", baked=_K_ALL_SAVED,
+    quiet=True, forward=np.power, nin=2, save=_pow_save, domain=(0.5, 2.0), lower=_lower_pow,
     vjp=lambda g, out, x, y: (g * y * x ** (y - 1.0), g * out * log(x)))
 
 

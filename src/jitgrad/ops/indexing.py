@@ -60,7 +60,8 @@ def _lower_concat(b, node, g, gins):
 
 
 concat_op = defop(
-    "concat", baked=None, forward=lambda *xs, axis: np.concatenate(xs, axis=axis), nin=2,
+    "concat", baked=None, grad_reads=(), nin=2,
+    forward=lambda *xs, axis: np.concatenate(xs, axis=axis),
     vjp=_concat_vjp, lower=_lower_concat,
     cases=({"shapes": ((2, 3), (2, 1)), "attrs": {"axis": 1}},
            {"shapes": ((2,), (3,)), "attrs": {"axis": 0}},

@@ -27,7 +27,9 @@ def _lower_mul_saved(b, node, g, gins, k: float = 1.0) -> None:
 def unary(name: str, forward: Callable, deriv: Callable, vjp: Callable,
           domain: tuple[float, float] = (-2.0, 2.0), cases: tuple | None = None,
           **extra: Any):
-    """A unary op whose derivative deriv(x, out, **attrs) is saved by the forward."""
+    """A unary op whose derivative deriv(x, out, **attrs) is saved by the forward; numpy's
+    nan/inf warnings are off (quiet), as Paddle returns them silently."""
+    extra.setdefault("quiet", True)
     return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_saved, domain=domain,
                  cases=cases, baked=lambda n: one_element_values(n.saved[0]),
                  save=lambda out, x, **a: (np.asarray(deriv(x, out, **a), dtype=out.dtype),),
@@ -128,7 +130,7 @@ def _remainder_vjp(g, out, x, y):
 
 
 remainder_op = defop(
-    "remainder", forward=np.remainder, nin=2, save=_remainder_save, vjp=_remainder_vjp,
+    "remainder", quiet=True, forward=np.remainder, nin=2, save=_remainder_save, vjp=_remainder_vjp,
     lower=_lower_remainder, baked=lambda n: one_element_values(n.saved[0]), domain=(0.5, 2.0),
     doc="x - floor(x / y) * y: the sign of the divisor (Paddle, Python); d/dx 1, "
         "d/dy -floor(x / y)")

@@ -295,11 +295,30 @@ def diag(x: Tensor, offset: int = 0, padding_value: float = 0, name: str | None 
 # ---- einsum: transposes, reshapes and one batched matmul per pair of operands ---------------
 
 def _parse(equation: str, operands: list[Tensor]) -> tuple[list[str], str]:
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum: the equation must be a str like 'ij,jk->ik', got "
+                        f"{type(equation).__name__}")
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"einsum: operand {i} must be a Tensor, got {type(t).__name__}")
     eq = equation.replace(" ", "")
     lhs, arrow, out = eq.partition("->")
+    bad = sorted({c for c in lhs.replace("...", "") + out.replace("...", "")
+                  if c not in string.ascii_letters and c != ","})
+    if bad or "->" in out or "," in out:
+        raise ValueError(f"einsum: invalid equation {equation!r}: subscripts are letters, "
+                         "'...' and ',' between operands, with one optional '->' before the "
+                         "output" + (f" (found {''.join(bad)!r})" if bad else ""))
     subs = lhs.split(",")
     if len(subs) != len(operands):
-        raise ValueError(f"einsum: {len(subs)} subscripts for {len(operands)} operands")
+        raise ValueError(f"einsum: the equation {equation!r} has {len(subs)} operand "
+                         f"subscript(s) but {len(operands)} operand(s) were given")
+    missing = sorted(set(out.replace("...", "")) - set(lhs))
+    if missing:
+        raise ValueError(f"einsum: output subscript(s) {''.join(missing)!r} of {equation!r} "
+                         "appear in no operand")
+    if len(set(out.replace("...", ""))) != len(out.replace("...", "")):
+        raise ValueError(f"einsum: the output of {equation!r} repeats a subscript")
     spare = [c for c in string.ascii_letters if c not in eq]
     nell = builtins.max([t.ndim - len(s.replace("...", "")) for s, t in zip(subs, operands)
                          if "..." in s] or [0])

@@ -43,17 +43,21 @@ SOFTMAX_CASES = tuple({"shapes": (s,), "attrs": {"axis": a}}
                                    ((), 0), ((1, 4), 1), ((4, 1), 1)))
 
 softmax_op = defop(
-    "softmax", forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    "softmax", baked=None,
+    quiet=True, forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
     vjp=lambda g, out, x, axis: (out * (g - (g * out).sum(axis=axis, keepdim=True)),))
 
 log_softmax_op = defop(
-    "log_softmax", forward=_log_softmax, lower=_lower("LOGSOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    "log_softmax", baked=None, quiet=True, forward=_log_softmax, lower=_lower("LOGSOFTMAX_BWD"),
+    cases=SOFTMAX_CASES,
     save=lambda out, x, axis: (np.exp(out),),
     vjp=lambda g, out, x, axis: (g - out.exp() * g.sum(axis=axis, keepdim=True),))
 
 
 def _axis(x: Tensor, axis: int) -> int:
     require_float(x, "softmax")
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"softmax: axis must be an int, got {axis!r}")
     if x.ndim == 0:
         return 0
     if not -x.ndim <= axis < x.ndim:

@@ -42,12 +42,13 @@ REDUCE_CASES = tuple({"shapes": ((2, 3),), "attrs": a} for a in (
                                                                       "keepdim": False}},)
 
 sum_op = defop(
-    "sum", grad_reads=(), forward=lambda x, axes, keepdim: np.sum(x, axis=axes, keepdims=keepdim),
+    "sum", baked=None,
+    grad_reads=(), forward=lambda x, axes, keepdim: np.sum(x, axis=axes, keepdims=keepdim),
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes),),
     lower=_lower_spread, cases=REDUCE_CASES)
 
 mean_op = defop(
-    "mean", grad_reads=(),
+    "mean", baked=None, grad_reads=(),
     forward=lambda x, axes, keepdim: np.mean(x, axis=axes, keepdims=keepdim).astype(x.dtype),
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes) * (1.0 / _count(x.shape, axes)),),
     lower=lambda b, node, g, gins: _lower_spread(
@@ -74,12 +75,12 @@ EXTREME_CASES = REDUCE_CASES + ({"shapes": ((4,),), "attrs": {"axes": None, "kee
                                  "values": [[1.0, 3.0, 3.0, -1.0]]},)
 
 max_op = defop(
-    "max", forward=lambda x, axes, keepdim: np.max(x, axis=axes, keepdims=keepdim),
+    "max", baked=None, forward=lambda x, axes, keepdim: np.max(x, axis=axes, keepdims=keepdim),
     save=lambda out, x, axes, keepdim: (_tie_mask(out, x, axes),),
     vjp=_extreme_vjp, lower=_lower_extreme, cases=EXTREME_CASES)
 
 min_op = defop(
-    "min", forward=lambda x, axes, keepdim: np.min(x, axis=axes, keepdims=keepdim),
+    "min", baked=None, forward=lambda x, axes, keepdim: np.min(x, axis=axes, keepdims=keepdim),
     save=lambda out, x, axes, keepdim: (_tie_mask(out, x, axes),),
     vjp=_extreme_vjp, lower=_lower_extreme, cases=EXTREME_CASES)
 

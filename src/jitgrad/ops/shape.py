@@ -17,14 +17,14 @@ def _flat_positions(shape: tuple) -> np.ndarray:
 
 
 reshape_op = defop(
-    "reshape", grad_reads=(), forward=lambda x, shape: x.reshape(shape),
+    "reshape", baked=None, grad_reads=(), forward=lambda x, shape: x.reshape(shape),
     vjp=lambda g, out, x, shape: (reshape(g, x.shape),),
     lower=lambda b, node, g, gins: b.emit("AXPY", gins[0], g),
     cases=({"shapes": ((2, 3),), "attrs": {"shape": (3, 2)}},
            {"shapes": ((),), "attrs": {"shape": (1, 1)}}))
 
 transpose_op = defop(
-    "transpose", grad_reads=(), forward=lambda x, perm: np.transpose(x, perm),
+    "transpose", baked=None, grad_reads=(), forward=lambda x, perm: np.transpose(x, perm),
     save=lambda out, x, perm: (_flat_positions(out.shape).transpose(np.argsort(perm)).ravel(),),
     vjp=lambda g, out, x, perm: (transpose(g, [int(i) for i in np.argsort(perm)]),),
     lower=lambda b, node, g, gins: b.gather(gins[0], g, node.saved[0]),
@@ -32,7 +32,8 @@ transpose_op = defop(
            {"shapes": ((),), "attrs": {"perm": ()}}))
 
 broadcast_op = defop(
-    "broadcast_to", grad_reads=(), forward=lambda x, shape: np.broadcast_to(x, shape).copy(),
+    "broadcast_to", baked=None,
+    grad_reads=(), forward=lambda x, shape: np.broadcast_to(x, shape).copy(),
     vjp=lambda g, out, x, shape: (sum_to(g, x.shape),),
     lower=lambda b, node, g, gins: b.reduce_into(gins[0], g),
     cases=({"shapes": ((3, 1),), "attrs": {"shape": (2, 3, 4)}},

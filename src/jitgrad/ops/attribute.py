@@ -1,0 +1,58 @@
+"""Paddle names ported code uses for shapes and copies: shape, rank, assign, mm, scale."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor, to_tensor
+from .elementwise import clone
+from .linalg import matmul
+
+
+def _check(x: Any, what: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{what}(): input must be a Tensor, got {type(x).__name__}")
+
+
+def shape(input: Tensor) -> Tensor:
+    """The shape as a 1-D int64 Tensor (Paddle 3's paddle.shape; `x.shape` is a list)."""
+    _check(input, "shape")
+    return Tensor._make(np.asarray(input._data.shape, dtype=np.int64))
+
+
+def rank(input: Tensor) -> Tensor:
+    """The number of dimensions as a 0-d int32 Tensor (paddle.rank)."""
+    _check(input, "rank")
+    return Tensor._make(np.asarray(input._data.ndim, dtype=np.int32))
+
+
+def mm(input: Tensor, mat2: Tensor, name: str | None = None) -> Tensor:
+    """Matrix product without transposes (paddle.mm): matmul(input, mat2)."""
+    return matmul(input, mat2)
+
+
+def scale(x: Tensor, scale: Any = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
+          act: Any = None, name: str | None = None) -> Tensor:
+    """x * scale + bias (or (x + bias) * scale); differentiable in x (and a Tensor scale)."""
+    if act is not None:
+        raise NotImplementedError("scale(act=...) is not supported; apply the activation "
+                                  "to the result")
+    return x * scale + bias if bias_after_scale else (x + bias) * scale
+
+
+def assign(x: Any, output: Tensor | None = None) -> Tensor:
+    """A copy of x (a Tensor, numpy array, list or number); a Tensor's copy carries its
+    gradient (Paddle's assign_grad is the identity). With `output`, x's values are written
+    into it in place (shapes must agree) and output is returned."""
+    src = clone(x) if isinstance(x, Tensor) else to_tensor(x)
+    if output is None:
+        return src
+    if not isinstance(output, Tensor):
+        raise TypeError(f"assign: output must be a Tensor, got {type(output).__name__}")
+    if tuple(src._data.shape) != tuple(output._data.shape):
+        raise ValueError(f"assign: x has shape {src.shape} but output has shape "
+                         f"{output.shape}")
+    from .inplace import inplace
+    return inplace(output, lambda _: src, "assign")
