@@ -396,3 +396,33 @@ def test_folded_scale_steps_are_bitwise_equal_to_unfused(monkeypatch, vm_name, d
         got[peephole] = x.grad.numpy()
     assert np.all(np.isfinite(got[True]))
     np.testing.assert_array_equal(got[True], got[False])
+
+
+@pytest.mark.parametrize("steps", [
+    [("MUL", 1)],                               # one step: read the input, write the buffer
+    [("TANH_BWD", 0), ("MUL", 1)],              # MUL last: written straight to the output
+    [("MUL", 2), ("AXPY", 2), ("MUL", 1)],      # MUL first and last
+    [("DIV", 2), ("SIGMOID_BWD", 0), ("RELU_BWD", 0), ("MULDIV", 2), ("DIVK", 2)],
+])
+@pytest.mark.parametrize("scalar", [0, 1])
+@pytest.mark.parametrize("acc", [0, 1])
+def test_chain_kernel_edges_match_reference(steps, scalar, acc):
+    """Hand-built CHAIN rows over 5000 elements (tiles and a partial one), the MUL first /
+    last shortcuts on and off, agree bitwise with the reference's step-by-step kernels."""
+    from jitgrad.program import WIDTH, Program
+    n = 5000
+    rng = np.random.default_rng(len(steps) + 2 * scalar + acc)
+    arena = rng.uniform(0.5, 1.5, 5 * n).astype(np.float32)      # a, b, c, out, spare
+    table = [len(steps), scalar]
+    for name, k in steps:
+        table += [OP[name], n, 2 * n, k]
+    code = np.zeros((1, WIDTH), np.int64)
+    code[0] = [OP["CHAIN"] << 1 | acc, 3 * n, 0, 0, 0, n, 0, 0]
+    consts = np.array([1.0, 1.0, 0.75], np.float32)
+    arenas = []
+    for name in ("reference", "numba"):
+        p = Program(code.copy(), arena.copy(), np.array(table, np.int64), consts, [], [])
+        vm.execute(p, vm=name)
+        arenas.append(p.arena)
+    np.testing.assert_array_equal(arenas[1], arenas[0])
+    assert not np.array_equal(arenas[0], arena)
