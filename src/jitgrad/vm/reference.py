@@ -83,7 +83,16 @@ def _chain(arena: np.ndarray, itab: np.ndarray, consts: np.ndarray, a: int, n: i
 
 def run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
         start: int = 0, stop: int = -1) -> int:
-    """Execute instructions start..stop-1 (all by default) in order; returns 0."""
+    """Execute instructions start..stop-1 (all by default) in order; returns 0.
+
+    inf and nan results are silent, as in the compiled interpreter (and in Paddle).
+    """
+    with np.errstate(all="ignore"):
+        return _run(code, arena, itab, consts, start, stop)
+
+
+def _run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
+         start: int, stop: int) -> int:
     stop = code.shape[0] if stop < 0 else stop
     for pc in range(start, stop):
         opacc, o, a, b, c, n, p, k = (int(v) for v in code[pc])
