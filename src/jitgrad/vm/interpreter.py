@@ -94,37 +94,39 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc):  # pragma: no cover - com
             for i in range(m):
                 buf[i] = A[i]
         q = p + 2 + 4 * first
+        um = np.uint64(m)
+        # steps index the arena with unsigned offsets instead of slicing it: a slice view
+        # costs an NRT incref/decref pair (two atomic calls) per step, more than a 64-element
+        # step itself, and unsigned indexes skip the negative-index fix-up, so loops vectorise
         for _ in range(nsteps - first - last):
             op = itab[q]
-            b = itab[q + 1] + t0
+            b = np.uint64(itab[q + 1] + t0)
             K = consts[itab[q + 3]]
-            B = arena[b:b + m]
             if op == MUL:                    # no K == 1 special case: measured slower
-                for i in range(m):
-                    buf[i] = K * buf[i] * B[i]
+                for i in range(um):
+                    buf[i] = K * buf[i] * arena[b + i]
             elif op == TANH_BWD:
-                for i in range(m):
-                    buf[i] = buf[i] * (one - B[i] * B[i])
+                for i in range(um):
+                    buf[i] = buf[i] * (one - arena[b + i] * arena[b + i])
             elif op == AXPY:
-                for i in range(m):
+                for i in range(um):
                     buf[i] = K * buf[i]
             elif op == SIGMOID_BWD:
-                for i in range(m):
-                    buf[i] = buf[i] * B[i] * (one - B[i])
+                for i in range(um):
+                    buf[i] = buf[i] * arena[b + i] * (one - arena[b + i])
             elif op == RELU_BWD:
-                for i in range(m):
-                    buf[i] = buf[i] if B[i] > zero else zero
+                for i in range(um):
+                    buf[i] = buf[i] if arena[b + i] > zero else zero
             elif op == DIV:
-                for i in range(m):
-                    buf[i] = K * buf[i] / B[i]
+                for i in range(um):
+                    buf[i] = K * buf[i] / arena[b + i]
             elif op == DIVK:
-                for i in range(m):
+                for i in range(um):
                     buf[i] = buf[i] / K
             else:                        # MULDIV
-                c = itab[q + 2] + t0
-                C = arena[c:c + m]
-                for i in range(m):
-                    buf[i] = K * buf[i] * B[i] / C[i]
+                c = np.uint64(itab[q + 2] + t0)
+                for i in range(um):
+                    buf[i] = K * buf[i] * arena[b + i] / arena[c + i]
             q += 4
         out = arena[o + t0:o + t0 + m]
         if last:
