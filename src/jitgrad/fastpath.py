@@ -33,7 +33,7 @@ class Replay:
     """Precomputed views and flags for running one Program cheaply."""
 
     __slots__ = ("seed_views", "seed_ones", "seed_clean", "leaves", "others", "owned",
-                 "args", "dtype", "work")
+                 "args", "dtype", "work", "entry", "runner")
 
     def __init__(self, prog: Program) -> None:
         arena, code = prog.arena, prog.code
@@ -57,6 +57,8 @@ class Replay:
         self.args = (code, arena, prog.itab, prog.consts, 0, len(prog))
         self.dtype = arena.dtype
         self.work = int(np.sum(code[:, 5])) if len(code) else 0
+        self.entry: Any = None       # the compiled run's entry point for these arrays
+        self.runner: Any = False     # the vm._compiled it belongs with (none yet)
 
 
 def run(prog: Program, seeds: list, keep: bool) -> None:
@@ -116,14 +118,38 @@ def _execute(prog: Program, r: Replay) -> None:
     argument tuple and the first-call bookkeeping, which vm.execute does on first use)."""
     global _tier_left
     runner = vm._compiled
-    if vm._vm == "numba" and runner is not None and r.dtype in vm._ready:
+    if runner is r.runner and vm._vm == "numba":
+        # the compiled `run` straight through its entry point: what run_program does,
+        # minus the dispatcher's type matching and a Python frame
+        par_min = threads._par_min
+        status = r.entry(*r.args, threads.par_min() if par_min is None else par_min)
+        if status != -1:
+            interpreter.resume(status, *r.args[:4], r.args[5])
+    elif vm._vm == "numba" and runner is not None and r.dtype in vm._ready:
         runner(*r.args)
+        _bind_entry(r, runner)
     elif (runner is None and _tier_left > 0 and vm._vm == "numba" and r.work < TIER_MAX_WORK
           and os.environ.get("JITGRAD_TIER", "1") != "0"):
         _tier_left -= 1
         vm.execute(prog, vm="reference")
     else:
         vm.execute(prog)
+
+
+def _bind_entry(r: Replay, runner: Any) -> None:
+    """Once the compiled interpreter has run this Program, later runs call its entry
+    point directly (only while vm._compiled is still the stock run_program)."""
+    global interpreter, threads
+    if interpreter is None:
+        from .vm import interpreter, threads
+    if runner is interpreter.run_program:
+        r.entry = interpreter.entry_for(r.args)
+        if r.entry is not None:
+            r.runner = runner
+
+
+interpreter: Any = None     # jitgrad.vm.interpreter and .threads, imported on first use
+threads: Any = None         # (importing them imports Numba)
 
 
 def replay_retained(t: Any) -> bool:

@@ -10,6 +10,8 @@ all done by the lowering; nothing here checks its input.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from ..program import OP
@@ -437,13 +439,28 @@ def chain_part(code, arena, itab, consts, pc, lo, hi):  # pragma: no cover - com
 
 def run_program(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
                 start: int, stop: int) -> None:
-    par_min = threads.par_min()
-    while True:
-        status = run(code, arena, itab, consts, start, stop, par_min)
-        if status >= -1:
-            break
+    status = run(code, arena, itab, consts, start, stop, threads.par_min())
+    if status != -1:
+        resume(status, code, arena, itab, consts, stop)
+
+
+def resume(status: int, code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
+           consts: np.ndarray, stop: int) -> None:
+    """After `run` returned `status` != -1: split the CHAIN row it handed back between
+    threads and carry on after it, until done; raise for an unknown opcode."""
+    while status < -1:
         pc = -2 - status
         threads.split(chain_part, (code, arena, itab, consts, pc), int(code[pc, 5]), TILE)
-        start = pc + 1
+        status = run(code, arena, itab, consts, pc + 1, stop, threads.par_min())
     if status != -1:
         raise RuntimeError(f"compiled interpreter has no kernel for opcode {status}")
+
+
+def entry_for(args: tuple) -> Callable | None:
+    """`run`'s compiled entry point for exactly these argument types (plus par_min), or
+    None if that signature is not compiled yet. Calling it skips the dispatcher's type
+    matching (~0.13 us of the ~0.5 us a call costs); only for arguments that never change
+    type, such as a Program's own arrays."""
+    from numba import typeof, types
+    cres = run.overloads.get(tuple(typeof(a) for a in args) + (types.int64,))
+    return None if cres is None else cres.entry_point
