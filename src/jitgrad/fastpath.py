@@ -33,12 +33,13 @@ class Replay:
     """Precomputed views and flags for running one Program cheaply."""
 
     __slots__ = ("seed_views", "seed_ones", "seed_clean", "leaves", "others", "owned",
-                 "args", "dtype", "work", "entry", "runner")
+                 "args", "dtype", "work", "entry", "runner", "ones_kept")
 
     def __init__(self, prog: Program) -> None:
         arena, code = prog.arena, prog.code
         self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
         self.seed_ones = [False] * len(prog.seeds)
+        self.ones_kept = False       # every seed slot holds ones the run leaves alone
         outs, ins = code[:, 1], code[:, 5]
         # a seed slot the program never writes keeps its value between runs
         self.seed_clean = [not bool(np.any((outs < off + n) & (outs + ins > off)))
@@ -61,8 +62,9 @@ class Replay:
         self.runner: Any = False     # the vm._compiled it belongs with (none yet)
 
 
-def run(prog: Program, seeds: list, keep: bool) -> None:
-    """Write seeds, make one compiled (or reference) call, deliver gradients.
+def run(prog: Program, seeds: list | None, keep: bool) -> None:
+    """Write seeds (None: a ones seed for every root), make one compiled (or reference)
+    call, deliver gradients.
 
     `keep` says whether the Program outlives this call (retained graph or cached); only then
     may leaf gradients stay views of its arena.
@@ -70,15 +72,22 @@ def run(prog: Program, seeds: list, keep: bool) -> None:
     r = getattr(prog, "_replay", None)
     if r is None:
         r = prog._replay = Replay(prog)
-    views, ones, clean = r.seed_views, r.seed_ones, r.seed_clean
-    for i, s in enumerate(seeds):
-        if s is None:
-            if not (ones[i] and clean[i]):
-                views[i][...] = 1
-                ones[i] = True
-        else:
-            views[i][...] = s._data.reshape(-1)
-            ones[i] = False
+    if seeds is None:
+        if not r.ones_kept:
+            seeds = [None] * len(r.seed_views)
+    else:
+        r.ones_kept = False
+    if seeds is not None:
+        views, ones, clean = r.seed_views, r.seed_ones, r.seed_clean
+        for i, s in enumerate(seeds):
+            if s is None:
+                if not (ones[i] and clean[i]):
+                    views[i][...] = 1
+                    ones[i] = True
+            else:
+                views[i][...] = s._data.reshape(-1)
+                ones[i] = False
+        r.ones_kept = all(ones) and all(clean)
     if r.owned:     # own_leaf_grads made every leaf slot accumulate; a leaf of another
         for t, view, kind in r.others:          # dtype is not owned: start it from zero
             if kind == "leaf":
@@ -119,8 +128,8 @@ def _execute(prog: Program, r: Replay) -> None:
     global _tier_left
     runner = vm._compiled
     if runner is r.runner and vm._vm == "numba":
-        # the compiled `run` straight through its entry point: what run_program does,
-        # minus the dispatcher's type matching and a Python frame
+        # the compiled `run` straight through its entry point (see _bind_entry): what
+        # run_program does, minus the dispatcher's type matching and a Python frame
         par_min = threads._par_min
         status = r.entry(*r.args, threads.par_min() if par_min is None else par_min)
         if status != -1:
@@ -142,7 +151,7 @@ def _bind_entry(r: Replay, runner: Any) -> None:
     global interpreter, threads
     if interpreter is None:
         from .vm import interpreter, threads
-    if runner is interpreter.run_program:
+    if runner is interpreter.run_program and r.runner is not runner:
         r.entry = interpreter.entry_for(r.args)
         if r.entry is not None:
             r.runner = runner
@@ -162,7 +171,7 @@ def replay_retained(t: Any) -> bool:
     hit = node.programs.get(((id(t),), None, None))
     if hit is None or hit[0] != tape._epoch or hit[1].segments:
         return False
-    run(hit[1], [None], True)
+    run(hit[1], None, True)
     return True
 
 
