@@ -33,7 +33,7 @@ class Replay:
     """Precomputed views and flags for running one Program cheaply."""
 
     __slots__ = ("seed_views", "seed_ones", "seed_clean", "leaves", "others", "owned",
-                 "args", "dtype", "work", "entry", "runner", "ones_kept")
+                 "args", "dtype", "work", "entry", "runner", "ones_kept", "zeroed")
 
     def __init__(self, prog: Program) -> None:
         arena, code = prog.arena, prog.code
@@ -55,6 +55,9 @@ class Replay:
                 self.leaves.append((t, view))
             else:
                 self.others.append((t, view, kind))
+        # own_leaf_grads made every leaf slot accumulate; a leaf of another dtype is not
+        # owned, so its slot starts each run from zero
+        self.zeroed = [view for t, view, kind in self.others if kind == "leaf"] if owned else []
         self.args = (code, arena, prog.itab, prog.consts, 0, len(prog))
         self.dtype = arena.dtype
         self.work = int(np.sum(code[:, 5])) if len(code) else 0
@@ -88,10 +91,8 @@ def run(prog: Program, seeds: list | None, keep: bool) -> None:
                 views[i][...] = s._data.reshape(-1)
                 ones[i] = False
         r.ones_kept = all(ones) and all(clean)
-    if r.owned:     # own_leaf_grads made every leaf slot accumulate; a leaf of another
-        for t, view, kind in r.others:          # dtype is not owned: start it from zero
-            if kind == "leaf":
-                view[...] = 0
+    for view in r.zeroed:
+        view[...] = 0
     fresh = None
     for t, view in r.leaves:
         g = t._grad
