@@ -426,3 +426,47 @@ def test_chain_kernel_edges_match_reference(steps, scalar, acc):
         arenas.append(p.arena)
     np.testing.assert_array_equal(arenas[1], arenas[0])
     assert not np.array_equal(arenas[0], arena)
+
+
+def test_repeated_replays_through_the_entry_point_match_the_general_path(monkeypatch):
+    """From the third retained backward on, a replay calls the compiled `run` through its
+    entry point (Replay.entry) and skips rewriting ones seeds it already holds; threaded
+    splits, explicit seeds in between and a switch to the reference VM stay exact."""
+    from jitgrad.vm import threads
+    monkeypatch.setenv("JITGRAD_TIER", "0")
+    monkeypatch.setattr(threads, "PAR_MIN", 2 * lower_opt.TILE)   # split a 5000-element row
+    monkeypatch.setattr(threads, "_par_min", None)
+    splits = {"n": 0}
+    real = threads.split
+
+    def counted(*a):
+        splits["n"] += 1
+        return real(*a)
+
+    monkeypatch.setattr(threads, "split", counted)
+    threads.set_num_threads(3)
+    try:
+        x, loss = _chain(40, size=5000)
+        loss.backward(retain_graph=True)
+        one = x.grad.numpy().copy()
+        for k in range(2, 6):
+            loss.backward(retain_graph=True)
+            np.testing.assert_allclose(x.grad.numpy(), k * one, rtol=1e-5)
+        prog = loss._node.programs[((id(loss),), None, None)][1]
+        assert prog._replay.entry is not None and prog._replay.ones_kept
+        assert splits["n"] == 5                              # every run split the CHAIN row
+        x.clear_grad()
+        loss.backward(TT(3.0), retain_graph=True)            # a non-ones seed in the slot
+        np.testing.assert_allclose(x.grad.numpy(), 3 * one, rtol=1e-5)
+        x.clear_grad()
+        loss.backward(retain_graph=True)                      # ones again, not 3s
+        np.testing.assert_allclose(x.grad.numpy(), one, rtol=1e-5)
+        vm.set_vm("reference")
+        try:
+            x.clear_grad()
+            loss.backward(retain_graph=True)
+            np.testing.assert_allclose(x.grad.numpy(), one, rtol=2e-5, atol=1e-6)
+        finally:
+            vm.set_vm("numba")
+    finally:
+        threads.set_num_threads(None)
