@@ -278,6 +278,11 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
         a = code[pc, 2]
         b = code[pc, 3]
         n = code[pc, 5]
+        if op == CHAIN:                  # first, and before the slices below: a view
+            if n >= par_min:             # costs an NRT incref/decref pair
+                return -2 - pc           # the caller splits this row between threads
+            _chain(arena, itab, consts, o, a, 0, n, code[pc, 6], acc)
+            continue
         K = consts[code[pc, 7]]
         out = arena[o:o + n]
         A = arena[a:a + n]
@@ -405,10 +410,6 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 S = arena[a + r * n:a + r * n + n]
                 for j in range(n):
                     out[j] += S[j]
-        elif op == CHAIN:
-            if n >= par_min:
-                return -2 - pc           # the caller splits this row between threads
-            _chain(arena, itab, consts, o, a, 0, n, code[pc, 6], acc)
         elif op == CUMSUM:
             p = code[pc, 6]
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
