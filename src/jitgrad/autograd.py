@@ -125,12 +125,6 @@ def deliver(prog: Program, skip: set[int] = frozenset()) -> None:
         deliver_grad(t, arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape), kind)
 
 
-def free_graph(nodes: Sequence[tape.Node]) -> None:
-    for node in nodes:
-        node.free()
-    tape.bump_epoch()
-
-
 def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: bool,
                  cache: bool = True) -> None:
     if cache and not retain_graph and structural.run(roots, seeds):
@@ -144,7 +138,7 @@ def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: 
         deliver(prog, undefined_grads(prog, roots))
     if not retain_graph:
         fastpath.release(prog)
-        free_graph(prog.nodes)
+        tape.free_nodes(prog.nodes)
 
 
 # ---- the eager path (create_graph=True, and a third opinion in tests) ----------------------
@@ -230,7 +224,7 @@ def eager_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph
         detach_graph_grad(t)
         t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
     if not retain_graph:
-        free_graph(plan_nodes)
+        tape.free_nodes(plan_nodes)
 
 
 def accumulate_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:

@@ -239,11 +239,7 @@ def run(roots: list, seeds: list) -> bool:
         _rebind(entry, nodes, tensors)
     fastpath.run(entry.prog, seeds, keep=True)
     entry.prog.nodes = []
-    for node in nodes:                    # Node.free, inlined
-        node.saved = None
-        node.programs = None
-        node.freed = True
-    tape.bump_epoch()
+    tape.free_nodes(nodes)
     return True
 
 

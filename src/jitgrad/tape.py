@@ -66,10 +66,6 @@ class Node:
         """The backward node's name, in Paddle's style (MatmulGradNode)."""
         return "".join(p.capitalize() for p in self.op.name.split("_")) + "GradNode"
 
-    def free(self) -> None:
-        self.saved = None
-        self.programs = None
-        self.freed = True
 
 
 # ---- where an op was created (dump_backward_graph_path's call-stack log) -------------------
@@ -219,6 +215,19 @@ def bump_epoch() -> None:
     """
     global _epoch
     _epoch += 1
+
+
+def free_nodes(nodes: Iterable[Node]) -> None:
+    """Drop what a backward through these nodes needs; the next one through them raises.
+
+    The per-node body is written out rather than a method call: training loops free every
+    node of every step.
+    """
+    for node in nodes:
+        node.saved = None
+        node.programs = None
+        node.freed = True
+    bump_epoch()
 
 
 def epoch() -> int:
