@@ -6,7 +6,7 @@ Each backward()/grad() call given a directory writes four files with one timesta
 - `backward_graph.dot`: the grad nodes (`MatmulGradNode`) and edges to their inputs' nodes;
 - `ref_forward_graph.dot`: the recorded forward ops;
 - `call_stack.log`: for each grad node, the user's source line that created its forward op
-  (recorded for every op at creation, see `tape.call_site`);
+  (recorded for every op at creation, see `tape.Node.__init__`);
 - `program.txt`: the lowered Program, one instruction per line.
 """
 

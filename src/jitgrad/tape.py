@@ -40,8 +40,10 @@ class Node:
         self.seq = next(_counter)
         self.freed = False
         self.programs = None            # lowered Programs kept for retained replays
-        # (code, instruction offset) of the user's line: call_site(), inlined (a call per
-        # recorded op is measurable). Frame 1 is apply/PyLayer.apply, frame 2 its caller.
+        # The site: (code, instruction offset) of the innermost frame outside jitgrad, the
+        # user's line (site_line() turns it into file:line when a dump asks). Walked inline,
+        # as a call per recorded op is measurable. Frame 1 is apply/PyLayer.apply, frame 2
+        # its caller.
         f = sys._getframe(2)
         site = None
         while f is not None:
@@ -72,26 +74,6 @@ class Node:
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _inside: dict[Any, bool] = {}       # code object -> defined inside jitgrad?
-
-
-def call_site() -> tuple | None:
-    """(code, f_lasti) of the innermost frame outside jitgrad: the user's line.
-
-    Node.__init__ runs the same walk inline (a call per recorded op is measurable); keep
-    the two in step. Called from a function called by jitgrad code, the walk starts at
-    the third frame out. Each frame costs a dict lookup plus Python creating
-    its frame object; the line number is only computed when a dump asks (`site_line`).
-    """
-    f = sys._getframe(3)
-    while f is not None:
-        code = f.f_code
-        inside = _inside.get(code)
-        if inside is None:
-            inside = _inside[code] = code.co_filename.startswith(_PKG_DIR)
-        if not inside:
-            return (code, f.f_lasti)
-        f = f.f_back
-    return None
 
 
 def site_line(site: tuple | None) -> tuple[str, int, str] | None:
