@@ -307,7 +307,9 @@ def test_random_graphs_agree_with_and_without_peephole(monkeypatch, seed):
             np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
 
 
-def test_threaded_chain_is_bitwise_equal_to_one_thread(monkeypatch):
+@pytest.fixture
+def split_counter(monkeypatch):
+    """Three threads, and CHAIN rows of 5000 elements split between them; counts the splits."""
     from jitgrad.vm import threads
     monkeypatch.setattr(threads, "PAR_MIN", 2 * lower_opt.TILE)   # split a 5000-element row
     monkeypatch.setattr(threads, "_par_min", None)
@@ -320,10 +322,15 @@ def test_threaded_chain_is_bitwise_equal_to_one_thread(monkeypatch):
 
     monkeypatch.setattr(threads, "split", counted)
     threads.set_num_threads(3)
-    try:
-        split = _grads(60, "numba", True, monkeypatch, size=5000)
-    finally:
-        threads.set_num_threads(None)
+    yield calls
+    threads.set_num_threads(None)
+
+
+def test_threaded_chain_is_bitwise_equal_to_one_thread(monkeypatch, split_counter):
+    from jitgrad.vm import threads
+    calls = split_counter
+    split = _grads(60, "numba", True, monkeypatch, size=5000)
+    threads.set_num_threads(None)
     assert calls["n"] == 2                     # both backward calls split their CHAIN row
     monkeypatch.setenv("JITGRAD_NUM_THREADS", "1")
     threads.set_num_threads(None)                              # re-reads the environment
@@ -428,45 +435,32 @@ def test_chain_kernel_edges_match_reference(steps, scalar, acc):
     assert not np.array_equal(arenas[0], arena)
 
 
-def test_repeated_replays_through_the_entry_point_match_the_general_path(monkeypatch):
+def test_repeated_replays_through_the_entry_point_match_the_general_path(monkeypatch,
+                                                                          split_counter):
     """From the third retained backward on, a replay calls the compiled `run` through its
     entry point (Replay.entry) and skips rewriting ones seeds it already holds; threaded
     splits, explicit seeds in between and a switch to the reference VM stay exact."""
-    from jitgrad.vm import threads
     monkeypatch.setenv("JITGRAD_TIER", "0")
-    monkeypatch.setattr(threads, "PAR_MIN", 2 * lower_opt.TILE)   # split a 5000-element row
-    monkeypatch.setattr(threads, "_par_min", None)
-    splits = {"n": 0}
-    real = threads.split
-
-    def counted(*a):
-        splits["n"] += 1
-        return real(*a)
-
-    monkeypatch.setattr(threads, "split", counted)
-    threads.set_num_threads(3)
-    try:
-        x, loss = _chain(40, size=5000)
+    splits = split_counter
+    x, loss = _chain(40, size=5000)
+    loss.backward(retain_graph=True)
+    one = x.grad.numpy().copy()
+    for k in range(2, 6):
         loss.backward(retain_graph=True)
-        one = x.grad.numpy().copy()
-        for k in range(2, 6):
-            loss.backward(retain_graph=True)
-            np.testing.assert_allclose(x.grad.numpy(), k * one, rtol=1e-5)
-        prog = loss._node.programs[((id(loss),), None, None)][1]
-        assert prog._replay.entry is not None and prog._replay.ones_kept
-        assert splits["n"] == 5                              # every run split the CHAIN row
+        np.testing.assert_allclose(x.grad.numpy(), k * one, rtol=1e-5)
+    prog = loss._node.programs[((id(loss),), None, None)][1]
+    assert prog._replay.entry is not None and prog._replay.ones_kept
+    assert splits["n"] == 5                              # every run split the CHAIN row
+    x.clear_grad()
+    loss.backward(TT(3.0), retain_graph=True)            # a non-ones seed in the slot
+    np.testing.assert_allclose(x.grad.numpy(), 3 * one, rtol=1e-5)
+    x.clear_grad()
+    loss.backward(retain_graph=True)                      # ones again, not 3s
+    np.testing.assert_allclose(x.grad.numpy(), one, rtol=1e-5)
+    vm.set_vm("reference")
+    try:
         x.clear_grad()
-        loss.backward(TT(3.0), retain_graph=True)            # a non-ones seed in the slot
-        np.testing.assert_allclose(x.grad.numpy(), 3 * one, rtol=1e-5)
-        x.clear_grad()
-        loss.backward(retain_graph=True)                      # ones again, not 3s
-        np.testing.assert_allclose(x.grad.numpy(), one, rtol=1e-5)
-        vm.set_vm("reference")
-        try:
-            x.clear_grad()
-            loss.backward(retain_graph=True)
-            np.testing.assert_allclose(x.grad.numpy(), one, rtol=2e-5, atol=1e-6)
-        finally:
-            vm.set_vm("numba")
+        loss.backward(retain_graph=True)
+        np.testing.assert_allclose(x.grad.numpy(), one, rtol=2e-5, atol=1e-6)
     finally:
-        threads.set_num_threads(None)
+        vm.set_vm("numba")
