@@ -183,13 +183,9 @@ def test_backward_to_inf_is_silent_on_every_interpreter(vm, monkeypatch):
     """log at 0: the gradient is inf, returned without numpy's RuntimeWarning (as Paddle)."""
     import warnings
     from jitgrad import vm as V
-    prev = V.get_vm()
-    V.set_vm(vm)
-    try:
+    with V.using(vm):
         x = paddle.to_tensor([0.0, 2.0], stop_gradient=False)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             paddle.log(x).sum().backward()
         assert x.grad.numpy().tolist() == [np.inf, 0.5]
-    finally:
-        V.set_vm(prev)

@@ -70,14 +70,15 @@ def _grads(n_ops, vm_name, peephole, monkeypatch, dtype="float32", size=8):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
     monkeypatch.setenv("JITGRAD_TIER", "0")          # "numba" means compiled here
     x, loss = _chain(n_ops, size=size, dtype=dtype)
-    prev = vm.get_vm()
-    vm.set_vm(vm_name)
-    try:
-        loss.backward(retain_graph=True)
-        loss.backward(retain_graph=True)
-    finally:
-        vm.set_vm(prev)
+    _backward_twice(loss, vm_name)
     return x.grad.numpy()
+
+
+def _backward_twice(loss, vm_name):
+    """A first backward (lowering) and a retained replay, on the given interpreter."""
+    with vm.using(vm_name):
+        loss.backward(retain_graph=True)
+        loss.backward(retain_graph=True)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -171,12 +172,8 @@ def _hooked_chain_grads(monkeypatch, peephole, vm_name="numba"):
         h = paddle.tanh(h) * TT(rng.uniform(0.5, 1.5, 6), dtype="float32")
         if i == 14:
             h.register_hook(lambda g: (seen.append(g.numpy().copy()), g * 2.0)[1])
-    prev = vm.get_vm()
-    vm.set_vm(vm_name)
-    try:
+    with vm.using(vm_name):
         paddle.sum(paddle.exp(h)).backward()
-    finally:
-        vm.set_vm(prev)
     return x.grad.numpy(), seen[0]
 
 
@@ -242,12 +239,8 @@ def _relu_mlp_grads(monkeypatch, peephole, vm_name):
             h = paddle.relu(h)
     loss = paddle.mean(h)
     prog = lower_mod.lower([loss])
-    prev = vm.get_vm()
-    vm.set_vm(vm_name)
-    try:
+    with vm.using(vm_name):
         loss.backward()
-    finally:
-        vm.set_vm(prev)
     return [p.grad.numpy() for p in ps], prog.arena.size
 
 
@@ -288,13 +281,9 @@ def test_random_graphs_agree_with_and_without_peephole(monkeypatch, seed):
         for vm_name in ("reference", "numba"):
             monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", peep)
             leaves, loss = _random_graph(seed)
-            prev = vm.get_vm()
-            vm.set_vm(vm_name)
-            try:
+            with vm.using(vm_name):
                 loss.backward(retain_graph=True)
                 loss.backward()
-            finally:
-                vm.set_vm(prev)
             results[peep, vm_name] = [t.grad.numpy() if t.grad is not None else None
                                       for t in leaves]
     for a, b in zip(results["0", "reference"], results["1", "reference"]):
@@ -393,13 +382,7 @@ def test_folded_scale_steps_are_bitwise_equal_to_unfused(monkeypatch, vm_name, d
         x, loss = _scaled_chain(5000, dtype)
         if peephole:
             assert _chain_steps(loss) < _chain_steps(loss, monkeypatch)  # folds happened
-        prev = vm.get_vm()
-        vm.set_vm(vm_name)
-        try:
-            loss.backward(retain_graph=True)
-            loss.backward(retain_graph=True)
-        finally:
-            vm.set_vm(prev)
+        _backward_twice(loss, vm_name)
         got[peephole] = x.grad.numpy()
     assert np.all(np.isfinite(got[True]))
     np.testing.assert_array_equal(got[True], got[False])
@@ -457,10 +440,7 @@ def test_repeated_replays_through_the_entry_point_match_the_general_path(monkeyp
     x.clear_grad()
     loss.backward(retain_graph=True)                      # ones again, not 3s
     np.testing.assert_allclose(x.grad.numpy(), one, rtol=1e-5)
-    vm.set_vm("reference")
-    try:
+    with vm.using("reference"):
         x.clear_grad()
         loss.backward(retain_graph=True)
         np.testing.assert_allclose(x.grad.numpy(), one, rtol=2e-5, atol=1e-6)
-    finally:
-        vm.set_vm("numba")

@@ -131,13 +131,10 @@ def test_float64_stays_float64_compiled_and_replayed(vm_name):
     assert x.dtype == paddle.float64
     loss = _f64_graph(x, w)
     assert loss.dtype == paddle.float64 and loss.shape == []
-    paddle.set_vm(vm_name)
-    try:
+    with paddle.vm.using(vm_name):
         loss.backward(retain_graph=True)
         first = x.grad.numpy()
         loss.backward()                                   # the replay
-    finally:
-        paddle.set_vm("numba")
     assert x.grad.dtype == w.grad.dtype == paddle.float64
     np.testing.assert_allclose(x.grad.numpy(), 2 * first, rtol=1e-14)
     # The compiled result equals the eager rules' result to float64 precision.
@@ -492,11 +489,8 @@ def _semantics_probe(cg):
 
 @pytest.mark.parametrize("path", ["numba", "reference", "eager"])
 def test_semantics_hold_on_every_backward_path(path):
-    paddle.set_vm("reference" if path == "reference" else "numba")
-    try:
+    with paddle.vm.using("reference" if path == "reference" else "numba"):
         got = _semantics_probe(cg=path == "eager")
-    finally:
-        paddle.set_vm("numba")
     assert got == {
         "B11": [[6.0, 8.0]], "B12": (paddle.float32, [2.0, 2.0]), "B13": None,
         "B14": [2.0, 2.0], "C15": [500.0, 1000.0, 1500.0], "C16": [0.0], "C16b": [3.0],
@@ -509,9 +503,8 @@ def test_semantics_hold_on_every_backward_path(path):
 def test_retained_grad_is_overwritten_per_call_and_summed_within_one(path):
     # E.26: each backward overwrites a retained non-leaf grad; within one call the
     # contributions of all roots are summed (C.15).
-    paddle.set_vm("reference" if path == "reference" else "numba")
     cg = path == "eager"
-    try:
+    with paddle.vm.using("reference" if path == "reference" else "numba"):
         x = leaf([1.0])
         y = x * 1
         y.retain_grads()
@@ -525,5 +518,3 @@ def test_retained_grad_is_overwritten_per_call_and_summed_within_one(path):
         y.retain_grads()
         paddle.autograd.backward([y * 2, y * 3], create_graph=cg)
         assert (y.grad.tolist(), x.grad.tolist()) == ([5.0], [5.0])
-    finally:
-        paddle.set_vm("numba")

@@ -162,8 +162,7 @@ def test_remainder_operator_and_its_gradient():
 @pytest.mark.parametrize("vm_name", ["numba", "reference"])
 def test_remainder_takes_the_divisors_sign_and_its_gradients(vm_name):
     # Paddle's remainder/mod/floor_mod: x - floor(x / y) * y; d/dx 1, d/dy -floor(x / y).
-    paddle.set_vm(vm_name)
-    try:
+    with paddle.vm.using(vm_name):
         x = TT([5.0, -5.0, 5.0, -5.0, 7.5], dtype="float64", stop_gradient=False)
         y = TT([3.0, 3.0, -3.0, -3.0, 2.0], dtype="float64", stop_gradient=False)
         r = paddle.remainder(x, y)
@@ -176,8 +175,6 @@ def test_remainder_takes_the_divisors_sign_and_its_gradients(vm_name):
         assert (TT([7, -7]) % TT([3, 3])).tolist() == [1, 2]
         with pytest.raises(ValueError, match="division by zero"):
             TT([7]) % 0
-    finally:
-        paddle.set_vm("numba")
 
 
 def test_stop_gradient_accepts_only_bools():
@@ -335,15 +332,12 @@ def test_rebuilt_identical_graphs_with_a_cast_give_each_new_leaf_its_own_gradien
     # A training loop rebuilds the same graph every step with fresh leaves; a float32 leaf
     # whose graph runs in float64 (astype) must get its own gradient each time (C.15 is
     # per tensor). Guards graph-structure caches against leaking a slot between leaves.
-    paddle.set_vm(vm_name)
-    try:
+    with paddle.vm.using(vm_name):
         seen = []
         for _ in range(3):
             x = leaf([1.0, 2.0])
             (x.astype("float64") ** 2).sum().backward()
             seen.append((x.grad.dtype, x.grad.tolist()))
-    finally:
-        paddle.set_vm("numba")
     assert seen == [(paddle.float32, [2.0, 4.0])] * 3
 
 
@@ -352,8 +346,7 @@ def test_float32_leaf_in_a_float64_graph_accumulates_exactly_on_replay(vm_name):
     # A.3 + C.15/D.21: float32 x times a float64 constant runs in float64; each retained
     # replay adds one gradient. The fast path used to leave the float64 slot of a float32
     # leaf un-zeroed, so replays added 1x, 2x, 3x ... ([3, 4] -> [9, 12] -> [18, 24]).
-    paddle.set_vm(vm_name)
-    try:
+    with paddle.vm.using(vm_name):
         x = leaf([1.0, 2.0])
         loss = (x * TT(np.array([3.0, 4.0]))).sum()
         seen = []
@@ -363,7 +356,5 @@ def test_float32_leaf_in_a_float64_graph_accumulates_exactly_on_replay(vm_name):
         x.clear_grad()
         loss.backward()
         seen.append(x.grad.tolist())
-    finally:
-        paddle.set_vm("numba")
     assert seen == [[3.0, 4.0], [6.0, 8.0], [9.0, 12.0], [3.0, 4.0]]
     assert x.grad.dtype == paddle.float32

@@ -135,26 +135,6 @@ def test_non_tensor_gradient_raises_type_error():
         Bad.apply(leaf([1.0])).backward()
 
 
-def test_none_gradient_means_no_contribution():
-    class HalfStop(paddle.autograd.PyLayer):
-        @staticmethod
-        def forward(ctx, a, b):
-            return a * b
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2, None
-
-    a, b = leaf([1.0]), leaf([3.0])
-    (HalfStop.apply(a, b) + b).backward()
-    assert a.grad.tolist() == [2.0] and b.grad.tolist() == [1.0]
-
-
-def test_pylayer_graph_node_is_named_after_the_class():
-    x = leaf([1.0])
-    assert Cube.apply(x)._node.grad_name == "CubeGradNode"
-
-
 class _GradForAOnly(paddle.autograd.PyLayer):
     @staticmethod
     def forward(ctx, a, b):
@@ -165,12 +145,22 @@ class _GradForAOnly(paddle.autograd.PyLayer):
         return g * 2, None
 
 
+def test_none_gradient_means_no_contribution():
+    a, b = leaf([1.0]), leaf([3.0])
+    (_GradForAOnly.apply(a, b) + b).backward()
+    assert a.grad.tolist() == [2.0] and b.grad.tolist() == [1.0]
+
+
+def test_pylayer_graph_node_is_named_after_the_class():
+    x = leaf([1.0])
+    assert Cube.apply(x)._node.grad_name == "CubeGradNode"
+
+
 @pytest.mark.parametrize("vm_name", ["numba", "reference"])
 def test_none_gradient_leaves_grad_none_when_nothing_else_reaches_it(vm_name):
     # Paddle (PR 51740): backward may return None for an input that needs a gradient; that
     # input gets no contribution, so its .grad stays None rather than zeros.
-    paddle.set_vm(vm_name)
-    try:
+    with paddle.vm.using(vm_name):
         a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
         c = b * 5.0                                 # None also stops the flow upstream
         y = _GradForAOnly.apply(a, c).sum()
@@ -189,8 +179,6 @@ def test_none_gradient_leaves_grad_none_when_nothing_else_reaches_it(vm_name):
         a, b = leaf([1.0]), leaf([3.0])                # another path still contributes
         (_GradForAOnly.apply(a, b) + b * b).sum().backward()
         assert a.grad.tolist() == [2.0] and b.grad.tolist() == [6.0]
-    finally:
-        paddle.set_vm("numba")
 
 
 def test_none_gradient_under_create_graph_backward_leaves_grad_none():

@@ -78,11 +78,8 @@ def test_repeated_backward_calls_agree_with_the_eager_rules(kind, scenario, dtyp
     arrays = [rng.standard_normal((2, 3)), rng.standard_normal((3, 2))]
     want = run_scenario(scenario, kind, arrays, dtypes, create_graph=True)
     for vm_name in ("numba", "reference"):
-        paddle.set_vm(vm_name)
-        try:
+        with paddle.vm.using(vm_name):
             got = run_scenario(scenario, kind, arrays, dtypes, create_graph=False)
-        finally:
-            paddle.set_vm("numba")
         assert len(got) == len(want)
         for call, (gs, ws) in enumerate(zip(got, want)):
             for g, w in zip(gs, ws):

@@ -7,11 +7,12 @@ so that `import jitgrad` stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import time
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -31,6 +32,18 @@ def set_vm(name: str) -> None:
 
 def get_vm() -> str:
     return _vm
+
+
+@contextlib.contextmanager
+def using(name: str) -> Iterator[None]:
+    """Run the backwards inside the block on one interpreter, then restore the previous one
+    (to compare the compiled interpreter with the reference, as the tests do)."""
+    prev = _vm
+    set_vm(name)
+    try:
+        yield
+    finally:
+        set_vm(prev)
 
 
 def _compiled_runner() -> Callable:
