@@ -14,12 +14,20 @@ from .registry import OpDef
 
 
 def apply(op: OpDef, *inputs: Tensor, **attrs: Any) -> Tensor:
-    datas = [t._data for t in inputs]
+    # Every recorded op runs this: it is written for the interpreter (no comprehensions,
+    # which are a call each in 3.11; one- and two-input ops spelled out).
+    n = len(inputs)
+    if n == 1:
+        datas = (inputs[0]._data,)
+    elif n == 2:
+        datas = (inputs[0]._data, inputs[1]._data)
+    else:
+        datas = tuple([t._data for t in inputs])
     out = op.forward(*datas, **attrs)
     saved = None
-    if op.extra.get("forward_saves"):       # forward returns (out, saved) in one pass
+    if op.forward_saves:                    # forward returns (out, saved) in one pass
         out, saved = out
-    if not isinstance(out, np.ndarray):
+    if not isinstance(out, _ndarray):
         out = np.asarray(out)
     if tape._grad_enabled and op.differentiable:
         for t in inputs:
@@ -34,6 +42,7 @@ def apply(op: OpDef, *inputs: Tensor, **attrs: Any) -> Tensor:
     return _make(out)
 
 
+_ndarray = np.ndarray
 _make = Tensor._make
 _weakref = weakref.ref
 
@@ -154,7 +163,7 @@ def check_tensor_args(fn: Any) -> Any:
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     want = [(i, p.name, p.annotation != "Tensor") for i, p in enumerate(params)
             if p.kind in kinds and p.annotation in ("Tensor", "Sequence[Tensor]")]
-    if not want or hasattr(fn, "__wrapped__"):
+    if not want or hasattr(fn, "__wrapped__") or getattr(fn, "checks_own_tensor_args", False):
         return fn
 
     def bad(v: Any, seq: bool) -> bool:
@@ -166,11 +175,7 @@ def check_tensor_args(fn: Any) -> Any:
         for i, name, seq in want:
             v = args[i] if i < len(args) else kwargs.get(name, _MISSING)
             if v is not _MISSING and bad(v, seq):
-                what = "a list or tuple of Tensors" if seq else "a Tensor"
-                got = type(v).__name__ if not isinstance(v, (list, tuple)) else \
-                    f"{type(v).__name__} of " + ", ".join(sorted({type(t).__name__ for t in v}))
-                return TypeError(f"{fn.__name__}(): argument '{name}' must be {what}, got "
-                                 f"{got}; convert data with paddle.to_tensor(...)")
+                return tensor_arg_error(fn.__name__, name, v, seq)
         return None
 
     @functools.wraps(fn)
@@ -183,3 +188,21 @@ def check_tensor_args(fn: Any) -> Any:
                 raise
             raise err from None
     return checked
+
+
+def tensor_arg_error(fn_name: str, name: str, value: Any, seq: bool = False) -> TypeError:
+    """check_tensor_args' error: argument `name` of `fn_name` is not a Tensor (seq: not a
+    list or tuple of Tensors)."""
+    what = "a list or tuple of Tensors" if seq else "a Tensor"
+    got = type(value).__name__ if not isinstance(value, (list, tuple)) else \
+        f"{type(value).__name__} of " + ", ".join(sorted({type(t).__name__ for t in value}))
+    return TypeError(f"{fn_name}(): argument '{name}' must be {what}, got {got}; convert "
+                     "data with paddle.to_tensor(...)")
+
+
+def checks_own_tensor_args(fn: Any) -> Any:
+    """Mark a public op that raises tensor_arg_error itself for each Tensor parameter, so
+    check_tensor_args leaves it unwrapped: the hot ops of small training loops (tanh, sum)
+    save the wrapper's call layer, and a frame less for Node's call-site walk."""
+    fn.checks_own_tensor_args = True
+    return fn

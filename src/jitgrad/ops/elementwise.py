@@ -6,13 +6,14 @@ backward only multiplies: Numba's sin/cos/exp are scalar and 3-5x slower than nu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from ..tensor import Tensor
-from .core import apply, binary_operands, const, require_float
-from .registry import defop, one_element_values
+from .core import (apply, binary_operands, checks_own_tensor_args, const, require_float,
+                   tensor_arg_error)
+from .registry import OpDef, defop, one_element_values
 
 
 # `baked` rules (see registry.py): the one-element forward values a lowering folds into the
@@ -265,53 +266,36 @@ where_op = defop(
 
 # ---- public functions ----------------------------------------------------------------------
 
-def _unary(op, x: Tensor) -> Tensor:
-    require_float(x, op.name)
-    return apply(op, x)
+def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
+    """The public function of a one-input op without attributes. It checks its argument
+    itself (checks_own_tensor_args, require_float's message): these run on every step of
+    small training loops, where a wrapper layer and a helper call are a visible part of
+    the op's cost."""
+    name = op.name
+
+    def public(x: Tensor) -> Tensor:
+        if isinstance(x, Tensor) and (x._data.dtype.kind == "f" or not float_only):
+            return apply(op, x)
+        if not isinstance(x, Tensor):
+            raise tensor_arg_error(name, "x", x)
+        require_float(x, name)
+        raise AssertionError("unreachable")     # pragma: no cover
+    public.__name__ = public.__qualname__ = name
+    public.__doc__ = f"Elementwise {name}" + (" of a float tensor." if float_only else ".")
+    return checks_own_tensor_args(public)
 
 
-def neg(x: Tensor) -> Tensor:
-    return apply(neg_op, x)
-
-
-def square(x: Tensor) -> Tensor:
-    return apply(square_op, x)
-
-
-def sqrt(x: Tensor) -> Tensor:
-    return _unary(sqrt_op, x)
-
-
-def exp(x: Tensor) -> Tensor:
-    return _unary(exp_op, x)
-
-
-def log(x: Tensor) -> Tensor:
-    return _unary(log_op, x)
-
-
-def abs(x: Tensor) -> Tensor:
-    return apply(abs_op, x)
-
-
-def tanh(x: Tensor) -> Tensor:
-    return _unary(tanh_op, x)
-
-
-def sin(x: Tensor) -> Tensor:
-    return _unary(sin_op, x)
-
-
-def cos(x: Tensor) -> Tensor:
-    return _unary(cos_op, x)
-
-
-def sigmoid(x: Tensor) -> Tensor:
-    return _unary(sigmoid_op, x)
-
-
-def relu(x: Tensor) -> Tensor:
-    return apply(relu_op, x)
+neg = _public_unary(neg_op, float_only=False)
+square = _public_unary(square_op, float_only=False)
+abs = _public_unary(abs_op, float_only=False)
+relu = _public_unary(relu_op, float_only=False)
+sqrt = _public_unary(sqrt_op, float_only=True)
+exp = _public_unary(exp_op, float_only=True)
+log = _public_unary(log_op, float_only=True)
+tanh = _public_unary(tanh_op, float_only=True)
+sin = _public_unary(sin_op, float_only=True)
+cos = _public_unary(cos_op, float_only=True)
+sigmoid = _public_unary(sigmoid_op, float_only=True)
 
 
 def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
