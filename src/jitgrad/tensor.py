@@ -515,6 +515,18 @@ def ensure_tensor(x: Any, name: str = "x") -> Tensor:
 
 
 
+def bind_operators(**fns: Callable) -> None:
+    """Make Tensor's non-reflected operators the op functions themselves (`__add__=add`),
+    called by the op modules once those exist. `x + y` then skips a forwarding call, and
+    Node's call-site walk a frame: a tenth of a small op's recorded cost. The methods in
+    the class body stay the reference (and serve until the ops are imported)."""
+    for name, fn in fns.items():
+        if name not in ("__neg__", "__abs__", "__add__", "__sub__", "__mul__", "__truediv__",
+                        "__matmul__"):
+            raise ValueError(f"bind_operators: {name} is not a forward operator")
+        setattr(Tensor, name, fn)
+
+
 _replay_retained: Callable[[Tensor], bool] | None = None
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Tensor, bind_operators
 from .core import (apply, binary_operands, checks_own_tensor_args, const, require_float,
                    tensor_arg_error)
 from .registry import OpDef, defop, one_element_values
@@ -365,3 +365,7 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
         raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
     x, y = binary_operands(x, y)
     return apply(where_op, x, y, cond=cond)
+
+
+bind_operators(__neg__=neg, __abs__=abs, __add__=add, __sub__=subtract,
+               __mul__=multiply, __truediv__=divide)

@@ -58,10 +58,10 @@ def _mean_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
     if x.dtype.type not in (np.float32, np.float64) or x.size == 0:
         return np.mean(x, axis=axes, keepdims=keepdim).astype(x.dtype)
     s = _add_reduce(x, axes, None, None, keepdim)
-    n = _intp(x.size if axes is None else math.prod([x.shape[a] for a in axes]))
+    n = x.size if axes is None else math.prod([x.shape[a] for a in axes])
     if isinstance(s, np.ndarray):
-        return np.true_divide(s, n, out=s, casting="unsafe")
-    return s.dtype.type(s / n)
+        return np.true_divide(s, _intp(n), out=s, casting="unsafe")
+    return s.dtype.type(float(s) / n)       # numpy's float64 division, as Python's float
 
 
 sum_op = defop(
