@@ -9,6 +9,8 @@ import numpy as np
 from . import dtypes, tape
 from ._printing import tensor_to_string
 
+_new_object = object.__new__     # cached: _make runs for every op's output
+
 # Filled in by jitgrad.ops at import time; Tensor methods and operators call through it so
 # that the op modules can import Tensor without a cycle.
 _ops: Any = None
@@ -60,7 +62,7 @@ class Tensor:
     @classmethod
     def _make(cls, data: np.ndarray, stop_gradient: bool = True, node: tape.Node | None = None
               ) -> Tensor:
-        t = object.__new__(cls)
+        t = _new_object(cls)
         t._data = data
         t._node = node
         t._stop_gradient = stop_gradient

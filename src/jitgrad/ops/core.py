@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, tape
-from ..tape import Node
+from ..tape import Node, new_node
 from ..tensor import Tensor
 from .registry import OpDef
 
@@ -35,7 +35,7 @@ def apply(op: OpDef, *inputs: Tensor, **attrs: Any) -> Tensor:
                 if saved is None:
                     save = op.save
                     saved = save(out, *datas, **attrs) if save is not None else ()
-                node = Node(op, inputs, attrs, saved, out)
+                node = new_node(op, inputs, attrs, saved, out)
                 result = _make(out, False, node)
                 node.out_ref = _weakref(result)
                 return result

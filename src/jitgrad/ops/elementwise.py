@@ -324,20 +324,26 @@ def clone(x: Tensor) -> Tensor:
     return apply(clone_op, x)
 
 
-def add(x: Any, y: Any) -> Tensor:
-    return apply(add_op, *binary_operands(x, y))
+def _public_binary(op: OpDef, true_divide: bool = False) -> Callable[[Any, Any], Tensor]:
+    """The public function of a two-input op without attributes: Paddle's promotion
+    (binary_operands), which leaves two Tensors of one dtype as they are (but for ints under
+    true division), so that case, the common one, skips it."""
+    def public(x: Any, y: Any) -> Tensor:
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype \
+                and (not true_divide or x._data.dtype.kind == "f"):
+            return apply(op, x, y)
+        return apply(op, *binary_operands(x, y, true_divide))
+    public.__name__ = public.__qualname__ = op.name
+    public.__doc__ = f"Elementwise {op.name}, with broadcasting and Paddle's dtype promotion."
+    return public
 
 
-def subtract(x: Any, y: Any) -> Tensor:
-    return apply(subtract_op, *binary_operands(x, y))
-
-
-def multiply(x: Any, y: Any) -> Tensor:
-    return apply(multiply_op, *binary_operands(x, y))
-
-
-def divide(x: Any, y: Any) -> Tensor:
-    return apply(divide_op, *binary_operands(x, y, true_divide=True))
+add = _public_binary(add_op)
+subtract = _public_binary(subtract_op)
+multiply = _public_binary(multiply_op)
+divide = _public_binary(divide_op, true_divide=True)
+maximum = _public_binary(maximum_op)
+minimum = _public_binary(minimum_op)
 
 
 def pow(x: Any, y: Any) -> Tensor:
@@ -348,14 +354,6 @@ def pow(x: Any, y: Any) -> Tensor:
             x = Tensor._make(x._data.astype(np.float32))
         return apply(pow_scalar_op, x, p=float(y) if x._data.dtype.kind == "f" else y)
     return apply(pow_op, *binary_operands(x, y))
-
-
-def maximum(x: Any, y: Any) -> Tensor:
-    return apply(maximum_op, *binary_operands(x, y))
-
-
-def minimum(x: Any, y: Any) -> Tensor:
-    return apply(minimum_op, *binary_operands(x, y))
 
 
 def where(condition: Any, x: Any, y: Any) -> Tensor:

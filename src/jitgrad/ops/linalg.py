@@ -105,14 +105,16 @@ matmul_op = defop(
 def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
            name: str | None = None) -> Tensor:
     """Matrix product with numpy's broadcasting; 1-D @ 1-D gives a 0-d tensor."""
-    if not (isinstance(x, Tensor) and isinstance(y, Tensor) and        # (binary_operands'
-            x._data.dtype is y._data.dtype and x._data.dtype.kind == "f"):  # shortcut)
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor) and   # binary_operands leaves
+            x._data.dtype is y._data.dtype):                          # these as they are
         x, y = binary_operands(x, y)
-    xs, ys = x._data.shape, y._data.shape
-    if not (len(xs) == 2 and len(ys) == 2 and        # (2-D operands that fit: checked)
-            xs[0 if transpose_x else 1] == ys[1 if transpose_y else 0]):
-        _check_operands(x, y, transpose_x, transpose_y)
-    return apply(matmul_op, x, y, transpose_x=bool(transpose_x), transpose_y=bool(transpose_y))
+    try:
+        return apply(matmul_op, x, y, transpose_x=bool(transpose_x),
+                     transpose_y=bool(transpose_y))
+    except ValueError as e:             # shapes that do not fit: numpy refused them
+        numpy_error = e
+    _check_operands(x, y, transpose_x, transpose_y)     # raises ours, outside the except
+    raise numpy_error
 
 
 def _check_operands(x: Tensor, y: Tensor, transpose_x: bool, transpose_y: bool) -> None:
