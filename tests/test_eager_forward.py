@@ -28,11 +28,17 @@ def test_sum_and_mean_forwards_equal_numpys_bit_for_bit(dtype, shape):
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered")
-def test_mean_of_float16_and_of_empty_tensors_keep_numpys_rules():
+def test_mean_of_float16_big_endian_and_empty_tensors_keep_numpys_rules():
     h = np.arange(6, dtype=np.float16).reshape(2, 3)
     got = paddle.mean(TT(h), axis=1).numpy()
     assert got.dtype == np.float16
     np.testing.assert_array_equal(got, np.mean(h, axis=1).astype(np.float16))
+    big = np.arange(6, dtype=">f4").reshape(2, 3) / 7        # not native: numpy's own path
+    for axis in (None, 1):
+        got = paddle.mean(TT(big), axis=axis).numpy()
+        want = np.asarray(np.mean(big, axis=axis).astype(big.dtype))
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
     with pytest.warns(RuntimeWarning, match="empty"):
         assert np.isnan(paddle.mean(TT(np.zeros((0,), np.float32))).item())
 

@@ -46,22 +46,32 @@ REDUCE_CASES = tuple({"shapes": ((2, 3),), "attrs": a} for a in (
 # forwards call the ufunc reduction they end in, with the same arguments and rounding.
 _add_reduce = np.add.reduce
 _intp = np.intp
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+try:        # numpy >= 2.3: out=... makes a full reduction return a 0-d array, not a scalar
+    _add_reduce(np.zeros(1), None, out=...)
+    _ARRAY_OUT = True
+except TypeError:                                   # pragma: no cover - older numpy
+    _ARRAY_OUT = False
 
 
 def _sum_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
-    return _add_reduce(x, axes, None, None, keepdim)        # what np.sum(x, axes) runs
+    if _ARRAY_OUT:          # what np.sum(x, axes) runs, as an array (apply needs one)
+        return _add_reduce(x, axes, out=..., keepdims=keepdim)
+    return _add_reduce(x, axes, None, None, keepdim)        # pragma: no cover
 
 
 def _mean_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
-    """np.mean(x, axes).astype(x.dtype); float32/float64 spelled out as numpy's _mean does
-    (sum, then divide by the count as intp: float32 divides in float64, then rounds)."""
-    if x.dtype.type not in (np.float32, np.float64) or x.size == 0:
-        return np.mean(x, axis=axes, keepdims=keepdim).astype(x.dtype)
+    """np.mean(x, axes).astype(x.dtype); native float32/float64 spelled out as numpy's _mean
+    does (sum, then divide by the count as intp: float32 divides in float64, then rounds)."""
+    dt = x.dtype
+    if (dt is not _F32 and dt is not _F64) or x.size == 0:
+        return np.mean(x, axis=axes, keepdims=keepdim).astype(dt)
     s = _add_reduce(x, axes, None, None, keepdim)
     n = x.size if axes is None else math.prod([x.shape[a] for a in axes])
     if isinstance(s, np.ndarray):
         return np.true_divide(s, _intp(n), out=s, casting="unsafe")
-    return s.dtype.type(float(s) / n)       # numpy's float64 division, as Python's float
+    return np.array(float(s) / n, dtype=dt)      # numpy's float64 division, as a Python float
 
 
 sum_op = defop(
