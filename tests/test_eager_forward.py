@@ -86,3 +86,25 @@ def test_node_versions_and_site_for_one_two_and_three_inputs():
     assert cat and cat[0].versions == (0, 0, 0, 0)
     for t in (a, b, c):
         assert tape.site_line(t._node.site)[0] == here
+
+
+def _line_of(marker):
+    with open(__file__) as f:
+        return next(i for i, line in enumerate(f, 1) if marker in line and "_line_of" not in line)
+
+
+def test_call_sites_of_public_ops_composites_and_direct_apply_point_here():
+    from jitgrad.ops.core import apply
+    from jitgrad.ops.elementwise import exp_op
+    import jitgrad.nn.functional as F
+    x = TT(np.ones((1, 3), np.float32), stop_gradient=False)
+    w = TT(np.ones((3, 2), np.float32), stop_gradient=False)
+    ys = [paddle.tanh(x), x + x, x - 1.0, paddle.matmul(x, w), x @ w, -x,          # SITE_A
+          paddle.sum(x), paddle.mean(x), paddle.sum(x, axis=1), F.relu6(x)]      # SITE_B
+    lin = F.linear(x, w, TT(np.ones(2, np.float32), stop_gradient=False))       # SITE_C
+    direct = apply(exp_op, x)                                                    # SITE_D
+    for y, marker in [(y, "# SITE_A") for y in ys[:6]] + [(y, "# SITE_B") for y in ys[6:]] + \
+            [(lin, "# SITE_C"), (direct, "# SITE_D")]:
+        assert tape.site_line(y._node.site)[:2] == (__file__, _line_of(marker)), marker
+    for node in tape.reachable_nodes([lin]):                    # linear's matmul and add
+        assert tape.site_line(node.site)[:2] == (__file__, _line_of("# SITE_C"))

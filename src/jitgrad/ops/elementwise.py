@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..tensor import Tensor, bind_operators
-from .core import (apply, binary_operands, checks_own_tensor_args, const, require_float,
+from .core import (apply_internal, binary_operands, checks_own_tensor_args, const, require_float,
                    tensor_arg_error)
 from .registry import OpDef, defop, one_element_values
 
@@ -275,7 +275,7 @@ def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
 
     def public(x: Tensor) -> Tensor:
         if isinstance(x, Tensor) and (x._data.dtype.kind == "f" or not float_only):
-            return apply(op, x)
+            return apply_internal(op, x)
         if not isinstance(x, Tensor):
             raise tensor_arg_error(name, "x", x)
         require_float(x, name)
@@ -304,24 +304,24 @@ def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tenso
     hi = np.inf if max is None else float(max)
     if lo > hi:
         raise ValueError(f"clip: min ({lo}) is larger than max ({hi})")
-    return apply(clip_op, x, lo=lo, hi=hi)
+    return apply_internal(clip_op, x, lo=lo, hi=hi)
 
 
 def astype(x: Tensor, dtype: Any) -> Tensor:
     from .. import dtypes
     dt = dtypes.to_dtype(dtype).np
     if dt == x._data.dtype:
-        return apply(clone_op, x)
+        return apply_internal(clone_op, x)
     if dt.kind != "f":
         return Tensor._make(x._data.astype(dt))     # ints and bools carry no gradient
-    return apply(cast_op, x, dtype=dt)
+    return apply_internal(cast_op, x, dtype=dt)
 
 
 cast = astype
 
 
 def clone(x: Tensor) -> Tensor:
-    return apply(clone_op, x)
+    return apply_internal(clone_op, x)
 
 
 def _public_binary(op: OpDef, true_divide: bool = False) -> Callable[[Any, Any], Tensor]:
@@ -331,8 +331,8 @@ def _public_binary(op: OpDef, true_divide: bool = False) -> Callable[[Any, Any],
     def public(x: Any, y: Any) -> Tensor:
         if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype \
                 and (not true_divide or x._data.dtype.kind == "f"):
-            return apply(op, x, y)
-        return apply(op, *binary_operands(x, y, true_divide))
+            return apply_internal(op, x, y)
+        return apply_internal(op, *binary_operands(x, y, true_divide))
     public.__name__ = public.__qualname__ = op.name
     public.__doc__ = f"Elementwise {op.name}, with broadcasting and Paddle's dtype promotion."
     return public
@@ -352,8 +352,8 @@ def pow(x: Any, y: Any) -> Tensor:
             and not isinstance(y, bool):
         if x._data.dtype.kind != "f" and (isinstance(y, float) or y < 0):
             x = Tensor._make(x._data.astype(np.float32))
-        return apply(pow_scalar_op, x, p=float(y) if x._data.dtype.kind == "f" else y)
-    return apply(pow_op, *binary_operands(x, y))
+        return apply_internal(pow_scalar_op, x, p=float(y) if x._data.dtype.kind == "f" else y)
+    return apply_internal(pow_op, *binary_operands(x, y))
 
 
 def where(condition: Any, x: Any, y: Any) -> Tensor:
@@ -362,7 +362,7 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
     x, y = binary_operands(x, y)
-    return apply(where_op, x, y, cond=cond)
+    return apply_internal(where_op, x, y, cond=cond)
 
 
 bind_operators(__neg__=neg, __abs__=abs, __add__=add, __sub__=subtract,

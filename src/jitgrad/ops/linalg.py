@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor, bind_operators
-from .core import binary_operands, sum_to, apply
+from .core import apply_internal, binary_operands, sum_to
 from .registry import defop
 
 _np_matmul = np.matmul
@@ -109,8 +109,8 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
             x._data.dtype is y._data.dtype):                          # these as they are
         x, y = binary_operands(x, y)
     try:
-        return apply(matmul_op, x, y, transpose_x=bool(transpose_x),
-                     transpose_y=bool(transpose_y))
+        return apply_internal(matmul_op, x, y, transpose_x=bool(transpose_x),
+                              transpose_y=bool(transpose_y))
     except ValueError as e:             # shapes that do not fit: numpy refused them
         numpy_error = e
     _check_operands(x, y, transpose_x, transpose_y)     # raises ours, outside the except

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..lower import broadcast_index
 from ..tensor import Tensor
-from .core import apply, checks_own_tensor_args, const, norm_axis, tensor_arg_error
+from .core import apply_internal, checks_own_tensor_args, const, norm_axis, tensor_arg_error
 from .registry import defop
 
 
@@ -121,7 +121,7 @@ def _reduce(op, x: Tensor, axis: Any, keepdim: bool) -> Tensor:
     if not isinstance(keepdim, bool):
         raise TypeError(f"keepdim must be a bool, got {keepdim!r}")
     axes = norm_axis(axis, x.ndim)
-    return apply(op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
+    return apply_internal(op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
 
 
 @checks_own_tensor_args
@@ -134,7 +134,7 @@ def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -
     elif x._data.dtype.kind in "bi" and x._data.dtype != np.int64:
         x = Tensor._make(x._data.astype(np.int64))
     if axis is None and keepdim is False:       # the common case: _reduce's checks hold
-        return apply(sum_op, x, axes=None, keepdim=False)
+        return apply_internal(sum_op, x, axes=None, keepdim=False)
     return _reduce(sum_op, x, axis, keepdim)
 
 
@@ -145,7 +145,7 @@ def mean(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
     if x._data.dtype.kind != "f":
         raise TypeError(f"mean expects a float tensor, got {x.dtype.name}")
     if axis is None and keepdim is False:
-        return apply(mean_op, x, axes=None, keepdim=False)
+        return apply_internal(mean_op, x, axes=None, keepdim=False)
     return _reduce(mean_op, x, axis, keepdim)
 
 
