@@ -142,11 +142,14 @@ class _GradModeContext:
                             f"`with {type(self).__name__}():`")
         self._prev: list[bool] = []
 
-    def __enter__(self) -> None:
-        self._prev.append(_set_grad_enabled(self._mode))
+    def __enter__(self) -> None:        # _set_grad_enabled, inlined (training loops' updates)
+        global _grad_enabled
+        self._prev.append(_grad_enabled)
+        _grad_enabled = self._mode
 
-    def __exit__(self, *exc: Any) -> None:
-        _set_grad_enabled(self._prev.pop())
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        global _grad_enabled
+        _grad_enabled = self._prev.pop()
 
     def __call__(self, fn: Callable) -> Callable:
         if not callable(fn):
