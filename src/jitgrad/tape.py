@@ -51,8 +51,8 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     """Record one op: `Node(...)`, which ops.core.apply calls directly (a plain function call
     costs less than a class call, and every recorded op makes one). Call it from the op's
     apply (core.apply, PyLayer.apply): the call-site walk starts `depth` frames up, at that
-    function's caller; depth 3 skips a caller known to be inside jitgrad (core.apply_public),
-    which saves making a frame object for it (~0.2 us).
+    function's caller; depth 3 skips a caller known to be inside jitgrad
+    (core.apply_internal), which saves making a frame object for it (~0.2 us).
     """
     node = _new_object(Node)
     node.op = op
@@ -67,7 +67,8 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     # The site: (code, instruction offset) of the innermost frame outside jitgrad, the
     # user's line (site_line() turns it into file:line when a dump asks). Walked inline,
     # as a call per recorded op is measurable. Frame 1 is apply (or Node.__new__ under
-    # PyLayer.apply: one more frame inside jitgrad), frame 2 its caller.
+    # PyLayer.apply: one more frame inside jitgrad), frame 2 its caller, frame 3 the
+    # caller's caller.
     f = _getframe(depth)
     while True:
         code = f.f_code
@@ -91,7 +92,6 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
         node.versions = (*[t._version for t in inputs], 0)
     node.epoch = _epoch             # changes that could stale it bump the epoch
     return node
-
 
 
 # ---- where an op was created (dump_backward_graph_path's call-stack log) -------------------

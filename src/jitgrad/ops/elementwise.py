@@ -274,12 +274,11 @@ def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
     name = op.name
 
     def public(x: Tensor) -> Tensor:
-        if isinstance(x, Tensor) and (x._data.dtype.kind == "f" or not float_only):
-            return apply_internal(op, x)
-        if not isinstance(x, Tensor):
-            raise tensor_arg_error(name, "x", x)
-        require_float(x, name)
-        raise AssertionError("unreachable")     # pragma: no cover
+        if isinstance(x, Tensor):
+            if x._data.dtype.kind == "f" or not float_only:
+                return apply_internal(op, x)
+            require_float(x, name)              # raises: an int or bool tensor
+        raise tensor_arg_error(name, "x", x)
     public.__name__ = public.__qualname__ = name
     public.__doc__ = f"Elementwise {name}" + (" of a float tensor." if float_only else ".")
     return checks_own_tensor_args(public)
