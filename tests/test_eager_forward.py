@@ -108,3 +108,28 @@ def test_call_sites_of_public_ops_composites_and_direct_apply_point_here():
         assert tape.site_line(y._node.site)[:2] == (__file__, _line_of(marker)), marker
     for node in tape.reachable_nodes([lin]):                    # linear's matmul and add
         assert tape.site_line(node.site)[:2] == (__file__, _line_of("# SITE_C"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_tensor_scalar_shortcut_keeps_the_tensors_dtype_and_the_operand_order(dtype):
+    t = TT(np.array([1.5, -2.0, 4.0], dtype), stop_gradient=False)
+    for v in (2.0, 3, -1, 0.1):
+        for got, want, first in [(t * v, t._data * dtype(v), t), (v - t, dtype(v) - t._data, None),
+                                 (t / v, t._data / dtype(v), t), (v + t, dtype(v) + t._data, None)]:
+            assert got.dtype == t.dtype
+            np.testing.assert_array_equal(got.numpy(), want)
+            a, b = got._node.inputs
+            const, var = (b, a) if first is t else (a, b)
+            assert var is t and const._data.shape == () and const._data.dtype == dtype
+            assert const.stop_gradient and const._data == dtype(v)
+
+
+def test_scalars_the_shortcut_leaves_to_paddles_promotion():
+    n = TT(np.array([1, 2], np.int64))
+    assert (n * 2).dtype == paddle.int64 and (n * 2.5).dtype == paddle.float32
+    assert (n / 2).dtype == paddle.float32
+    t = TT(np.ones(2, np.float32))
+    assert (t * np.float64(2.0)).dtype == paddle.float32     # a numpy scalar: general path
+    assert (t * True).dtype == paddle.float32
+    with pytest.raises(TypeError, match="unsupported operand"):
+        t * "2"

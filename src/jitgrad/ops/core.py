@@ -59,6 +59,7 @@ apply_internal.__doc__ = """apply, for callers inside jitgrad (the op functions:
 
 
 _ndarray = np.ndarray
+_array = np.array
 _make = Tensor._make
 _weakref = weakref.ref
 
@@ -78,10 +79,17 @@ def const(value: Any, dtype: np.dtype) -> Tensor:
 
 def binary_operands(x: Any, y: Any, true_divide: bool = False) -> tuple[Tensor, Tensor]:
     """Tensors for both sides, with Paddle's promotion between tensors and scalars."""
-    if isinstance(x, Tensor) and isinstance(y, Tensor):     # the common case: two floats
+    if isinstance(x, Tensor):
         dx = x._data.dtype
-        if dx is y._data.dtype and dx.kind == "f":
-            return x, y
+        if isinstance(y, Tensor):                           # the common case: two floats
+            if dx is y._data.dtype and dx.kind == "f":
+                return x, y
+        elif dx.kind == "f" and (type(y) is float or type(y) is int):
+            return x, Tensor._make(_array(y, dx))           # what the general path gives
+    elif isinstance(y, Tensor) and (type(x) is float or type(x) is int):
+        dy = y._data.dtype
+        if dy.kind == "f":
+            return Tensor._make(_array(x, dy)), y
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
     if isinstance(x, np.ndarray):
         x, xt = Tensor._make(np.asarray(x)), True
