@@ -133,3 +133,48 @@ def test_scalars_the_shortcut_leaves_to_paddles_promotion():
     assert (t * True).dtype == paddle.float32
     with pytest.raises(TypeError, match="unsupported operand"):
         t * "2"
+
+
+def test_apply_xy_records_exactly_when_the_general_apply_does():
+    from jitgrad.ops.core import NO_ATTRS
+    c = TT(np.ones((2, 3), np.float32))                         # stop_gradient constant
+    v = TT(np.ones((2, 3), np.float32), stop_gradient=False)
+    assert (c + c)._node is None and paddle.tanh(c)._node is None
+    for a, b in ((c, v), (v, c), (v, v)):
+        y = a * b
+        assert y._node is not None and y._node.inputs == (a, b) and not y.stop_gradient
+        assert y._node.attrs == {} and y._node.attrs is NO_ATTRS
+        assert y._node.out_ref() is y and y._node.out_data is y._data
+    with paddle.no_grad():
+        assert (v + v)._node is None and paddle.sum(v)._node is None
+    assert NO_ATTRS == {}
+
+
+def test_apply_xy_versions_when_only_the_second_input_was_written():
+    x = TT(np.ones(3, np.float32), stop_gradient=False)
+    y = TT(np.ones(3, np.float32), stop_gradient=False)
+    with paddle.no_grad():
+        y.add_(x)
+        y.add_(x)                                    # y at version 2
+    assert (x * y)._node.versions == (0, 2, 0)
+    assert (y * x)._node.versions == (2, 0, 0)
+    assert (x * x)._node.versions == (0, 0, 0) and paddle.exp(x)._node.versions == (0, 0)
+
+
+def test_shared_attrs_of_matmul_and_full_reductions_are_right_and_unchanged():
+    x = TT(np.arange(6, dtype=np.float64).reshape(2, 3), stop_gradient=False)
+    w = TT(np.arange(6, dtype=np.float64).reshape(3, 2), stop_gradient=False)
+    a, b = paddle.matmul(x, w), x @ w
+    assert a._node.attrs == {"transpose_x": False, "transpose_y": False}
+    assert a._node.attrs is b._node.attrs                       # one shared dict
+    t = paddle.matmul(x, x, transpose_y=True)
+    assert t._node.attrs == {"transpose_x": False, "transpose_y": True}
+    np.testing.assert_allclose(t.numpy(), x._data @ x._data.T)
+    s, m = paddle.sum(x), paddle.mean(x)
+    assert s._node.attrs == m._node.attrs == {"axes": None, "keepdim": False}
+    assert paddle.sum(x, axis=1)._node.attrs == {"axes": (1,), "keepdim": False}
+    (paddle.sum(t) + s + m + paddle.sum(a)).backward()
+    # d/dx [sum(x x^T) + sum(x) + mean(x) + sum(x w)]: 2 * colsum broadcast + 1 + 1/6 + w row sums
+    want = 2 * np.broadcast_to(x._data.sum(0), (2, 3)) + 1 + 1 / 6 + w._data.sum(1)
+    np.testing.assert_allclose(x.grad.numpy(), want)
+    assert a._node.attrs == {"transpose_x": False, "transpose_y": False}     # not written

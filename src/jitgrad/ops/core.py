@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any, Callable
 
@@ -62,6 +63,89 @@ _ndarray = np.ndarray
 _array = np.array
 _make = Tensor._make
 _weakref = weakref.ref
+_new_object = object.__new__
+_getframe = sys._getframe
+_counter = tape._counter
+_inside = tape._inside
+_PKG_DIR = tape._PKG_DIR
+_V1, _V2 = (0, 0), (0, 0, 0)      # versions of nodes whose inputs were never written in place
+
+# The attributes of nodes without any (tanh, add ...): one dict shared by all of them, which
+# nothing writes (node.attrs is read only: the lowering, vjp rules, structural keys).
+NO_ATTRS: dict = {}
+
+
+def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATTRS
+             ) -> Tensor:
+    """apply_internal for one or two inputs (y None: one), the attributes passed as a dict
+    that the node keeps as it is: a constant one can be shared (matmul's, sum's).
+
+    The hot path of small training loops: what apply, new_node and Tensor._make do, written
+    out in one frame (each call layer and the *inputs / **attrs packing cost ~0.05-0.1 us of
+    an op's ~1 us). Keep it in step with them. Its caller must be inside jitgrad (an op
+    function): the call-site walk starts at the caller's caller, as apply_internal's.
+    """
+    d = x._data
+    if y is None:
+        out = op.forward(d, **attrs) if attrs else op.forward(d)
+    else:
+        e = y._data
+        out = op.forward(d, e, **attrs) if attrs else op.forward(d, e)
+    saved = None
+    if op.forward_saves:
+        out, saved = out
+    if not isinstance(out, _ndarray):
+        out = np.asarray(out)
+    if not tape._grad_enabled or not op.differentiable or (
+            x._stop_gradient and (y is None or y._stop_gradient)):
+        return _make(out)
+    if saved is None:
+        save = op.save
+        if save is None:
+            saved = ()
+        elif y is None:
+            saved = save(out, d, **attrs)
+        else:
+            saved = save(out, d, e, **attrs)
+    node = _new_object(Node)                # new_node, inlined
+    node.op = op
+    node.attrs = attrs
+    node.saved = saved
+    node.out_data = out
+    node.seq = next(_counter)
+    node.freed = False
+    node.programs = None
+    f = _getframe(2)
+    while True:
+        code = f.f_code
+        inside = _inside.get(code.co_filename)
+        if inside is None:
+            inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
+        if not inside:
+            node.site = (code, f.f_lasti)
+            break
+        f = f.f_back
+        if f is None:
+            node.site = None
+            break
+    if y is None:
+        node.inputs = (x,)
+        v = x._version
+        node.versions = (v, 0) if v else _V1
+    else:
+        node.inputs = (x, y)
+        v, w = x._version, y._version
+        node.versions = (v, w, 0) if v or w else _V2
+    node.epoch = tape._epoch
+    t = _new_object(Tensor)                 # Tensor._make, inlined
+    t._data = out
+    t._node = node
+    t._stop_gradient = False
+    t._grad = t._retain = t._hooks = None
+    t.name = ""
+    t._version = 0
+    node.out_ref = _weakref(t)
+    return t
 
 
 def out_tensor(node: Node) -> Tensor:

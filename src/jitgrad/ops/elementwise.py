@@ -11,8 +11,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..tensor import Tensor, bind_operators
-from .core import (apply_internal, binary_operands, checks_own_tensor_args, const, require_float,
-                   tensor_arg_error)
+from .core import (apply_internal, apply_xy, binary_operands, checks_own_tensor_args, const,
+                   require_float, tensor_arg_error)
 from .registry import OpDef, defop, one_element_values
 
 
@@ -276,7 +276,7 @@ def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
     def public(x: Tensor) -> Tensor:
         if isinstance(x, Tensor):
             if x._data.dtype.kind == "f" or not float_only:
-                return apply_internal(op, x)
+                return apply_xy(op, x)
             require_float(x, name)              # raises: an int or bool tensor
         raise tensor_arg_error(name, "x", x)
     public.__name__ = public.__qualname__ = name
@@ -330,8 +330,9 @@ def _public_binary(op: OpDef, true_divide: bool = False) -> Callable[[Any, Any],
     def public(x: Any, y: Any) -> Tensor:
         if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype \
                 and (not true_divide or x._data.dtype.kind == "f"):
-            return apply_internal(op, x, y)
-        return apply_internal(op, *binary_operands(x, y, true_divide))
+            return apply_xy(op, x, y)
+        x, y = binary_operands(x, y, true_divide)
+        return apply_xy(op, x, y)
     public.__name__ = public.__qualname__ = op.name
     public.__doc__ = f"Elementwise {op.name}, with broadcasting and Paddle's dtype promotion."
     return public

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor, bind_operators
-from .core import apply_internal, binary_operands, sum_to
+from .core import apply_xy, binary_operands, sum_to
 from .registry import defop
 
 _np_matmul = np.matmul
@@ -102,15 +102,22 @@ matmul_op = defop(
                     (((2, 1, 2, 3), (3, 4, 3)), False, True))))
 
 
+# The attributes of every plain x @ y node (one dict, never written: see core.NO_ATTRS).
+_NO_TRANSPOSE = {"transpose_x": False, "transpose_y": False}
+
+
 def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
            name: str | None = None) -> Tensor:
     """Matrix product with numpy's broadcasting; 1-D @ 1-D gives a 0-d tensor."""
     if not (isinstance(x, Tensor) and isinstance(y, Tensor) and   # binary_operands leaves
             x._data.dtype is y._data.dtype):                          # these as they are
         x, y = binary_operands(x, y)
+    if transpose_x is False and transpose_y is False:
+        attrs = _NO_TRANSPOSE
+    else:
+        attrs = {"transpose_x": bool(transpose_x), "transpose_y": bool(transpose_y)}
     try:
-        return apply_internal(matmul_op, x, y, transpose_x=bool(transpose_x),
-                              transpose_y=bool(transpose_y))
+        return apply_xy(matmul_op, x, y, attrs)
     except ValueError as e:             # shapes that do not fit: numpy refused them
         numpy_error = e
     _check_operands(x, y, transpose_x, transpose_y)     # raises ours, outside the except

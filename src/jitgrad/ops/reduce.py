@@ -10,7 +10,7 @@ import numpy as np
 
 from ..lower import broadcast_index
 from ..tensor import Tensor
-from .core import apply_internal, checks_own_tensor_args, const, norm_axis, tensor_arg_error
+from .core import apply_internal, apply_xy, checks_own_tensor_args, const, norm_axis, tensor_arg_error
 from .registry import defop
 
 
@@ -124,6 +124,10 @@ def _reduce(op, x: Tensor, axis: Any, keepdim: bool) -> Tensor:
     return apply_internal(op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
 
 
+# The attributes of every full reduction's node (one dict, never written: see core.NO_ATTRS).
+_ALL_AXES = {"axes": None, "keepdim": False}
+
+
 @checks_own_tensor_args
 def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -> Tensor:
     """Sum over `axis` (all axes by default, giving a 0-d tensor)."""
@@ -134,7 +138,7 @@ def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -
     elif x._data.dtype.kind in "bi" and x._data.dtype != np.int64:
         x = Tensor._make(x._data.astype(np.int64))
     if axis is None and keepdim is False:       # the common case: _reduce's checks hold
-        return apply_internal(sum_op, x, axes=None, keepdim=False)
+        return apply_xy(sum_op, x, None, _ALL_AXES)
     return _reduce(sum_op, x, axis, keepdim)
 
 
@@ -145,7 +149,7 @@ def mean(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
     if x._data.dtype.kind != "f":
         raise TypeError(f"mean expects a float tensor, got {x.dtype.name}")
     if axis is None and keepdim is False:
-        return apply_internal(mean_op, x, axes=None, keepdim=False)
+        return apply_xy(mean_op, x, None, _ALL_AXES)
     return _reduce(mean_op, x, axis, keepdim)
 
 
