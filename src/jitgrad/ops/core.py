@@ -75,10 +75,12 @@ _V1, _V2 = (0, 0), (0, 0, 0)      # versions of nodes whose inputs were never wr
 NO_ATTRS: dict = {}
 
 
-def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATTRS
-             ) -> Tensor:
+def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATTRS,
+             out: np.ndarray | None = None) -> Tensor:
     """apply_internal for one or two inputs (y None: one), the attributes passed as a dict
-    that the node keeps as it is: a constant one can be shared (matmul's, sum's).
+    that the node keeps as it is: a constant one can be shared (matmul's, sum's). `out`:
+    the array op.forward would return, when the caller computed it already (matmul's and
+    sum's common cases call numpy directly: no forward frame, no keyword arguments).
 
     The hot path of small training loops: what apply, new_node and Tensor._make do, written
     out in one frame (each call layer and the *inputs / **attrs packing cost ~0.05-0.1 us of
@@ -86,16 +88,17 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     function): the call-site walk starts at the caller's caller, as apply_internal's.
     """
     d = x._data
-    if y is None:
-        out = op.forward(d, **attrs) if attrs else op.forward(d)
-    else:
-        e = y._data
-        out = op.forward(d, e, **attrs) if attrs else op.forward(d, e)
+    e = None if y is None else y._data
     saved = None
-    if op.forward_saves:
-        out, saved = out
-    if not isinstance(out, _ndarray):
-        out = np.asarray(out)
+    if out is None:
+        if y is None:
+            out = op.forward(d, **attrs) if attrs else op.forward(d)
+        else:
+            out = op.forward(d, e, **attrs) if attrs else op.forward(d, e)
+        if op.forward_saves:
+            out, saved = out
+        if not isinstance(out, _ndarray):
+            out = np.asarray(out)
     if not tape._grad_enabled or not op.differentiable or (
             x._stop_gradient and (y is None or y._stop_gradient)):
         return _make(out)

@@ -138,7 +138,9 @@ def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -
     elif x._data.dtype.kind in "bi" and x._data.dtype != np.int64:
         x = Tensor._make(x._data.astype(np.int64))
     if axis is None and keepdim is False:       # the common case: _reduce's checks hold
-        return apply_xy(sum_op, x, None, _ALL_AXES)
+        if _ARRAY_OUT:                          # _sum_forward, called directly
+            return apply_xy(sum_op, x, None, _ALL_AXES, _add_reduce(x._data, None, out=...))
+        return apply_xy(sum_op, x, None, _ALL_AXES)     # pragma: no cover - older numpy
     return _reduce(sum_op, x, axis, keepdim)
 
 
