@@ -178,3 +178,24 @@ def test_shared_attrs_of_matmul_and_full_reductions_are_right_and_unchanged():
     want = 2 * np.broadcast_to(x._data.sum(0), (2, 3)) + 1 + 1 / 6 + w._data.sum(1)
     np.testing.assert_allclose(x.grad.numpy(), want)
     assert a._node.attrs == {"transpose_x": False, "transpose_y": False}     # not written
+
+
+def _helper_tanh(x):
+    return paddle.tanh(x)                                                        # SITE_H
+
+
+def test_call_sites_stay_right_when_the_recording_function_changes():
+    # new_node and apply_xy remember the last user function seen: alternating callers,
+    # and composites (whose inner ops walk out of jitgrad) in between, keep their own sites.
+    import jitgrad.nn.functional as F
+    x = TT(np.ones((1, 3), np.float32), stop_gradient=False)
+    for _ in range(2):
+        a = paddle.tanh(x)                                                       # SITE_E
+        b = _helper_tanh(x)
+        c = F.relu6(x)                                                           # SITE_F
+        d = paddle.exp(_helper_tanh(x))                                          # SITE_G
+        assert tape.site_line(a._node.site)[:2] == (__file__, _line_of("# SITE_E"))
+        assert tape.site_line(b._node.site)[1:] == (_line_of("# SITE_H"), "_helper_tanh")
+        assert tape.site_line(c._node.site)[:2] == (__file__, _line_of("# SITE_F"))
+        assert tape.site_line(d._node.site)[:2] == (__file__, _line_of("# SITE_G"))
+        assert tape.site_line(d._node.inputs[0]._node.site)[1] == _line_of("# SITE_H")

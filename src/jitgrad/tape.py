@@ -70,18 +70,23 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     # PyLayer.apply: one more frame inside jitgrad), frame 2 its caller, frame 3 the
     # caller's caller.
     f = _getframe(depth)
-    while True:
-        code = f.f_code
-        inside = _inside.get(code.co_filename)
-        if inside is None:
-            inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
-        if not inside:
-            node.site = (code, f.f_lasti)
-            break
-        f = f.f_back
-        if f is None:
-            node.site = None
-            break
+    code = f.f_code
+    if code is _last_site_code[0]:          # the same user function as last time: outside
+        node.site = (code, f.f_lasti)
+    else:
+        while True:
+            inside = _inside.get(code.co_filename)
+            if inside is None:
+                inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
+            if not inside:
+                node.site = (code, f.f_lasti)
+                _last_site_code[0] = code
+                break
+            f = f.f_back
+            if f is None:
+                node.site = None
+                break
+            code = f.f_code
     # in-place version of each input, then of the output, when recorded (version check)
     n = len(inputs)
     if n == 1:
@@ -100,6 +105,10 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # filename -> inside jitgrad? Keyed by the code's filename, not the code object: a code
 # object's hash is computed from its bytecode and constants on every lookup (~0.17 us).
 _inside: dict[str, bool] = {}
+# The code object of the last site found outside jitgrad (held, so `is` cannot meet a
+# recycled one): a training loop's ops come from one or a few functions, whose frames then
+# skip the filename lookup. Written by new_node and ops.core.apply_xy.
+_last_site_code: list = [None]
 
 
 def site_line(site: tuple | None) -> tuple[str, int, str] | None:

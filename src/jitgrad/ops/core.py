@@ -68,6 +68,7 @@ _getframe = sys._getframe
 _counter = tape._counter
 _inside = tape._inside
 _PKG_DIR = tape._PKG_DIR
+_last_site_code = tape._last_site_code
 _V1, _V2 = (0, 0), (0, 0, 0)      # versions of nodes whose inputs were never written in place
 
 # The attributes of nodes without any (tanh, add ...): one dict shared by all of them, which
@@ -119,18 +120,23 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     node.freed = False
     node.programs = None
     f = _getframe(2)
-    while True:
-        code = f.f_code
-        inside = _inside.get(code.co_filename)
-        if inside is None:
-            inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
-        if not inside:
-            node.site = (code, f.f_lasti)
-            break
-        f = f.f_back
-        if f is None:
-            node.site = None
-            break
+    code = f.f_code
+    if code is _last_site_code[0]:          # the same user function as last time: outside
+        node.site = (code, f.f_lasti)
+    else:
+        while True:
+            inside = _inside.get(code.co_filename)
+            if inside is None:
+                inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
+            if not inside:
+                node.site = (code, f.f_lasti)
+                _last_site_code[0] = code
+                break
+            f = f.f_back
+            if f is None:
+                node.site = None
+                break
+            code = f.f_code
     if y is None:
         node.inputs = (x,)
         v = x._version
