@@ -199,3 +199,31 @@ def test_call_sites_stay_right_when_the_recording_function_changes():
         assert tape.site_line(c._node.site)[:2] == (__file__, _line_of("# SITE_F"))
         assert tape.site_line(d._node.site)[:2] == (__file__, _line_of("# SITE_G"))
         assert tape.site_line(d._node.inputs[0]._node.site)[1] == _line_of("# SITE_H")
+
+
+def test_one_grad_mode_instance_entered_again_while_in_use_restores_each_level():
+    ng, eg = paddle.no_grad(), paddle.enable_grad()
+    assert paddle.is_grad_enabled()
+    with ng:
+        with eg:
+            assert paddle.is_grad_enabled()
+            with ng:                                    # the same instance, nested
+                assert not paddle.is_grad_enabled()
+                with eg:
+                    assert paddle.is_grad_enabled()
+                assert not paddle.is_grad_enabled()
+            assert paddle.is_grad_enabled()
+        assert not paddle.is_grad_enabled()
+    assert paddle.is_grad_enabled()
+
+    @paddle.no_grad()
+    def depth(n):                                       # one instance, entered n deep
+        assert not paddle.is_grad_enabled()
+        return 0 if n == 0 else 1 + depth(n - 1)
+    assert depth(4) == 4 and paddle.is_grad_enabled()
+    with pytest.raises(ZeroDivisionError):
+        with ng:
+            1 / 0
+    assert paddle.is_grad_enabled()
+    with pytest.raises(TypeError, match=r"no_grad takes no arguments: write @no_grad\(\)"):
+        paddle.no_grad(depth)

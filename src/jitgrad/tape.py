@@ -142,6 +142,10 @@ def _set_grad_enabled(mode: bool) -> bool:
 class _GradModeContext:
     """Base of no_grad / enable_grad: a context manager and a decorator (generators too)."""
 
+    # The modes to restore: (mode, rest) pairs, so that one instance can be entered again
+    # while in use (a decorated recursive function). A slot and a tuple, not a __dict__ and
+    # a list: `with no_grad():` runs on every step of a training loop's update.
+    __slots__ = ("_prev",)
     _mode = True
 
     def __init__(self, *args: Any) -> None:
@@ -149,16 +153,16 @@ class _GradModeContext:
             raise TypeError(f"{type(self).__name__} takes no arguments: write "
                             f"@{type(self).__name__}() with parentheses, or "
                             f"`with {type(self).__name__}():`")
-        self._prev: list[bool] = []
+        self._prev: tuple | None = None
 
     def __enter__(self) -> None:        # _set_grad_enabled, inlined (training loops' updates)
         global _grad_enabled
-        self._prev.append(_grad_enabled)
+        self._prev = (_grad_enabled, self._prev)
         _grad_enabled = self._mode
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         global _grad_enabled
-        _grad_enabled = self._prev.pop()
+        _grad_enabled, self._prev = self._prev
 
     def __call__(self, fn: Callable) -> Callable:
         if not callable(fn):
@@ -193,6 +197,7 @@ class _GradModeContext:
 class no_grad(_GradModeContext):
     """Ops run inside record nothing: `with no_grad():` or `@no_grad()`."""
 
+    __slots__ = ()
     _mode = False
 
     def __init_subclass__(cls) -> None:  # pragma: no cover - keeps the class final
@@ -202,6 +207,7 @@ class no_grad(_GradModeContext):
 class enable_grad(_GradModeContext):
     """Re-enables recording inside a no_grad block."""
 
+    __slots__ = ()
     _mode = True
 
 
