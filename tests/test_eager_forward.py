@@ -227,3 +227,44 @@ def test_one_grad_mode_instance_entered_again_while_in_use_restores_each_level()
     assert paddle.is_grad_enabled()
     with pytest.raises(TypeError, match=r"no_grad takes no arguments: write @no_grad\(\)"):
         paddle.no_grad(depth)
+
+
+def test_method_forms_become_methods_with_the_functions_results_and_errors():
+    x = TT(np.array([[0.5, -1.0, 2.0]], np.float32), stop_gradient=False)
+    a = x.sum()                                                                  # SITE_M
+    assert paddle.Tensor.__dict__.get("sum") is paddle.ops.METHODS["sum"]       # bound now
+    b = x.sum(axis=1, keepdim=True)
+    c = x.tanh()
+    np.testing.assert_array_equal(a.numpy(), paddle.sum(x).numpy())
+    np.testing.assert_array_equal(b.numpy(), paddle.sum(x, axis=1, keepdim=True).numpy())
+    np.testing.assert_array_equal(c.numpy(), np.tanh(x._data))
+    assert tape.site_line(a._node.site)[:2] == (__file__, _line_of("# SITE_M"))
+    (a + c.sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), 1 + (1 - np.tanh(x._data) ** 2), rtol=1e-6)
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'no_such_op'"):
+        x.no_such_op()
+    with pytest.raises(AttributeError):
+        x._shadows                       # an unset slot is not mistaken for a method
+    assert isinstance(paddle.Tensor.__dict__["shape"], property)
+    assert x.shape == [1, 3] and x.size == 3 and x.ndim == 2          # not replaced
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reflected_operators_give_the_functions_results_gradients_and_errors(dtype):
+    t = TT(np.array([1.5, -2.0, 4.0], dtype), stop_gradient=False)
+    arr = np.array([2.0, 3.0, 5.0], dtype)
+    for got, want in [(1 - t, 1 - t._data), (2.5 / t, dtype(2.5) / t._data), (3 * t, 3 * t._data),
+                      (1 + t, 1 + t._data), (arr - t, arr - t._data), (arr / t, arr / t._data),
+                      (np.float32(2) * t, np.float32(2) * t._data)]:
+        np.testing.assert_array_equal(got.numpy(), want.astype(got._data.dtype))
+        assert got._node is not None
+    n = TT(np.array([1, 2], np.int64))
+    assert (3 - n).dtype == paddle.int64 and (3 / n).dtype == paddle.float32
+    np.testing.assert_allclose((3 / n).numpy(), [3.0, 1.5])
+    (1 - t * t).sum().backward()                   # d/dt (1 - t^2) = -2t
+    np.testing.assert_allclose(t.grad.numpy(), -2 * t._data)
+    t.clear_grad()
+    (2.0 / t).sum().backward()                      # -2 / t^2
+    np.testing.assert_allclose(t.grad.numpy(), -2 / t._data ** 2, rtol=1e-6)
+    with pytest.raises(TypeError, match="unsupported operand"):
+        "2" - t

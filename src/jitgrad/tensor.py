@@ -10,6 +10,7 @@ from . import dtypes, tape
 from ._printing import tensor_to_string
 
 _new_object = object.__new__     # cached: _make runs for every op's output
+_function = type(lambda: None)
 
 # Filled in by jitgrad.ops at import time; Tensor methods and operators call through it so
 # that the op modules can import Tensor without a cycle.
@@ -379,10 +380,16 @@ class Tensor:
         return _ops.transpose(self, list(range(self.ndim))[::-1])
 
     def __getattr__(self, name: str) -> Any:
-        # Method forms of the ops (x.sum(), x.exp(), x.reshape(...)).
+        # Method forms of the ops (x.sum(), x.exp(), x.reshape(...)). An op that is a plain
+        # function becomes a method of the class on first use (Tensor.sum = sum), so later
+        # calls find it without the failed lookup that leads here, nor a lambda: ~1 us less
+        # a call. Only a name the class does not have (an unset slot also ends up here).
         fn = _ops.METHODS.get(name) if _ops is not None else None
         if fn is None:
             raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+        if type(fn) is _function and not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+            return fn.__get__(self)
         return lambda *a, **k: fn(self, *a, **k)
 
 
@@ -518,13 +525,14 @@ def ensure_tensor(x: Any, name: str = "x") -> Tensor:
 
 
 def bind_operators(**fns: Callable) -> None:
-    """Make Tensor's non-reflected operators the op functions themselves (`__add__=add`),
-    called by the op modules once those exist. `x + y` then skips a forwarding call, and
-    Node's call-site walk a frame: a tenth of a small op's recorded cost. The methods in
-    the class body stay the reference (and serve until the ops are imported)."""
+    """Make Tensor's operators the op functions themselves (`__add__=add`; a reflected one,
+    `__rsub__`, takes its operands swapped), called by the op modules once those exist.
+    `x + y` then skips a forwarding call, and Node's call-site walk a frame: a tenth of a
+    small op's recorded cost. The methods in the class body stay the reference (and serve
+    until the ops are imported)."""
     for name, fn in fns.items():
         if name not in ("__neg__", "__abs__", "__add__", "__sub__", "__mul__", "__truediv__",
-                        "__matmul__"):
+                        "__matmul__", "__radd__", "__rsub__", "__rmul__", "__rtruediv__"):
             raise ValueError(f"bind_operators: {name} is not a forward operator")
         setattr(Tensor, name, fn)
 

@@ -342,6 +342,16 @@ add = _public_binary(add_op)
 subtract = _public_binary(subtract_op)
 multiply = _public_binary(multiply_op)
 divide = _public_binary(divide_op, true_divide=True)
+
+
+def _reflected(op: OpDef, true_divide: bool = False) -> Callable[[Tensor, Any], Tensor]:
+    """Tensor's reflected operator for op: `y.__rsub__(x)` is x - y (`1 - t`), without a
+    forwarding call to the public function."""
+    def reflected(y: Tensor, x: Any) -> Tensor:
+        x, y = binary_operands(x, y, true_divide)
+        return apply_xy(op, x, y)
+    reflected.__name__ = reflected.__qualname__ = f"r{op.name}"
+    return reflected
 maximum = _public_binary(maximum_op)
 minimum = _public_binary(minimum_op)
 
@@ -367,3 +377,6 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
 
 bind_operators(__neg__=neg, __abs__=abs, __add__=add, __sub__=subtract,
                __mul__=multiply, __truediv__=divide)
+bind_operators(__radd__=_reflected(add_op), __rsub__=_reflected(subtract_op),
+               __rmul__=_reflected(multiply_op),
+               __rtruediv__=_reflected(divide_op, true_divide=True))
