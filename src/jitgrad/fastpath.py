@@ -34,7 +34,7 @@ class Replay:
 
     __slots__ = ("seed_views", "seed_ones", "seed_clean", "leaves", "others", "owned",
                  "args", "dtype", "work", "entry", "runner", "ones_kept", "zeroed", "armed",
-                 "call_args")
+                 "call_args", "simple")
 
     def __init__(self, prog: Program) -> None:
         arena, code = prog.arena, prog.code
@@ -59,6 +59,7 @@ class Replay:
         # own_leaf_grads made every leaf slot accumulate; a leaf of another dtype is not
         # owned, so its slot starts each run from zero
         self.zeroed = [view for t, view, kind in self.others if kind == "leaf"] if owned else []
+        self.simple = not self.others and not self.zeroed    # leaves owned, nothing else
         self.args = (code, arena, prog.itab, prog.consts, 0, len(prog))
         self.dtype = arena.dtype
         self.work = int(np.sum(code[:, 5])) if len(code) else 0
@@ -165,16 +166,36 @@ interpreter: Any = None     # jitgrad.vm.interpreter and .threads, imported on f
 threads: Any = None         # (importing them imports Numba)
 
 
+def quick(r: Replay) -> bool:
+    """`run(prog, None, keep=True)` when all it would do is the compiled call: the seed slots
+    already hold ones, every leaf's `.grad` is its slot (owned), no other outputs, and the
+    compiled entry point is bound for the chosen interpreter. False: nothing was run."""
+    if r.simple and r.ones_kept and vm._compiled is r.runner and vm._vm == "numba":
+        for leaf, view in r.leaves:
+            if leaf._grad is not view:
+                return False
+        pm = threads._par_min
+        if pm is None:
+            pm = threads.par_min()
+        args = r.call_args
+        if args[6] != pm:
+            args = r.call_args = r.args + (pm,)
+        status = r.entry(*args)
+        if status != -1:
+            interpreter.resume(status, *args[:4], args[5])
+        return True
+    return False
+
+
 def replay_retained(t: Any) -> bool:
     """`t.backward(retain_graph=True)` with a ones seed on a graph already lowered for
     exactly this call: the whole call is seeds + one compiled call. False if not applicable
     (the caller then takes the general path, which checks everything).
 
-    The common repeat is one dict hit and one compiled call: once a replay through `run`
-    found nothing to do but the compiled call (seeds already ones, every leaf owning its
-    slot, no other outputs, the entry point bound), the Replay is *armed* for this epoch
-    under `node.programs[id(t)]`. Each later call re-checks what can change without an
-    epoch bump: the interpreter chosen, the seed slots, each leaf's `.grad` still the view.
+    The common repeat is one dict hit and `quick`'s compiled call: once a replay through
+    `run` has bound the entry point, the Replay is *armed* for this epoch under
+    `node.programs[id(t)]` (the epoch covers hooks, retain_grads, in-place writes,
+    stop_gradient flips, freeing); `quick` re-checks what can change without an epoch bump.
     """
     node = t._node
     if node is None:
@@ -183,22 +204,8 @@ def replay_retained(t: Any) -> bool:
     if progs is None:
         return False
     r = progs.get(id(t))
-    if r is not None and r.armed == tape._epoch and r.ones_kept and \
-            vm._compiled is r.runner and vm._vm == "numba":
-        for leaf, view in r.leaves:
-            if leaf._grad is not view:
-                break
-        else:
-            pm = threads._par_min
-            if pm is None:
-                pm = threads.par_min()
-            args = r.call_args
-            if args[6] != pm:
-                args = r.call_args = r.args + (pm,)
-            status = r.entry(*args)
-            if status != -1:
-                interpreter.resume(status, *args[:4], args[5])
-            return True
+    if r is not None and r.armed == tape._epoch and quick(r):
+        return True
     if t._stop_gradient:
         return False
     hit = progs.get(((id(t),), None, None))
@@ -207,8 +214,7 @@ def replay_retained(t: Any) -> bool:
     prog = hit[1]
     run(prog, None, True)
     r = prog._replay
-    if r.ones_kept and not r.others and not r.zeroed and r.entry is not None and \
-            vm._compiled is r.runner and vm._vm == "numba":
+    if r.simple and r.entry is not None:
         r.armed = hit[0]
         progs[id(t)] = r
     return True

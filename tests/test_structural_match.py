@@ -1,0 +1,144 @@
+"""The compiled MRU matcher (structural.compile_matcher) decides exactly as the key does.
+
+Graphs are drawn from a small family with a few structural choices (ops, sharing, shapes,
+a baked one-element factor, an attribute, which leaves need gradients, extra roots), so
+that two draws often have equal keys and often differ in one detail. For each pair the
+matcher compiled from the first graph's cache entry must accept the second exactly when
+their keys are equal, and the gradients through the cache must equal a fresh lowering.
+"""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad import autograd, structural, tape
+
+TT = paddle.to_tensor
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(monkeypatch):
+    monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
+    structural.clear()
+    yield
+    structural.clear()
+
+
+def _choices(rng):
+    return {k: int(rng.integers(n)) for k, n in
+            (("op", 2), ("share", 2), ("shape", 2), ("k", 2), ("axis", 2), ("b_sg", 2),
+             ("roots", 3))}
+
+
+def _build(ch, seed):
+    """(roots, leaves) for the choices `ch`; values from `seed` (values never matter)."""
+    rng = np.random.default_rng(seed)
+    shape = (3,) if ch["shape"] == 0 else (2, 3)
+    a = TT(rng.uniform(-1, 1, shape), dtype="float32", stop_gradient=False)
+    b = TT(rng.uniform(-1, 1, shape), dtype="float32", stop_gradient=bool(ch["b_sg"]))
+    c = TT(rng.uniform(-1, 1, shape), dtype="float32", stop_gradient=False)
+    f = paddle.tanh if ch["op"] == 0 else paddle.sin
+    if ch["share"]:
+        h = f(a)
+        h = h * h
+    else:
+        h = f(a) * f(a)
+    h = h * TT([2.0 if ch["k"] == 0 else 3.0]) + b
+    loss = paddle.sum(paddle.sum(h, axis=0 if ch["axis"] == 0 else -1))
+    roots = [loss] if ch["roots"] == 0 else [loss, paddle.sum(h * h)] if ch["roots"] == 1 \
+        else [loss, c]                   # a leaf root: which roots own nodes is structure
+    return roots, [a, b, c]
+
+
+def _grads(leaves):
+    return [None if t.grad is None else t.grad.numpy().copy() for t in leaves]
+
+
+def test_matcher_accepts_exactly_the_graphs_with_the_entry_key():
+    rng = np.random.default_rng(0)
+    accepted = rejected = 0
+    for i in range(36):
+        first = _choices(rng)
+        second = dict(first)
+        if i % 3:                        # one detail changed (or, by chance, not)
+            name = list(second)[i % len(second)]
+            second[name] = _choices(rng)[name]
+        structural.clear()
+        roots, _ = _build(first, 1)
+        assert structural.run(roots, [None] * len(roots))
+        entry = structural._mru
+        key = next(k for k, e in structural._cache.items() if e is entry)
+        assert entry.match is not None
+        roots, leaves = _build(second, 2)
+        same = structural.graph_key(roots)[0] == key
+        found = entry.match(roots, tape._epoch)
+        assert (found is not None) == same, (first, second)
+        accepted += same
+        rejected += not same
+        # the whole backward (a hit exactly when the keys are equal) against a fresh lowering
+        hits = structural.stats["hits"]
+        assert structural.run(roots, [None] * len(roots))
+        assert structural.stats["hits"] == hits + same
+        want_roots, want_leaves = _build(second, 2)
+        autograd.run_backward(want_roots, [None] * len(want_roots), False, cache=False)
+        for g, w in zip(_grads(leaves), _grads(want_leaves)):
+            if g is None or w is None:
+                assert g is None and w is None
+            else:
+                np.testing.assert_array_equal(g, w)
+    assert accepted >= 3 and rejected >= 10            # both outcomes well exercised
+
+
+def test_a_graph_recorded_in_an_older_epoch_takes_the_key_path_and_still_hits():
+    ch = {"op": 0, "share": 0, "shape": 0, "k": 0, "axis": 0, "b_sg": 0, "roots": 0}
+    roots, _ = _build(ch, 1)
+    structural.run(roots, [None])
+    roots, leaves = _build(ch, 2)
+    tape.bump_epoch()                    # (what any hook, retain_grads, free ... does)
+    assert structural._mru.match(roots, tape._epoch) is None
+    hits = structural.stats["hits"]
+    structural.run(roots, [None])
+    assert structural.stats["hits"] == hits + 1
+    want, want_leaves = _build(ch, 2)
+    autograd.run_backward(want, [None], False, cache=False)
+    for g, w in zip(_grads(leaves), _grads(want_leaves)):
+        if w is not None:
+            np.testing.assert_array_equal(g, w)
+
+
+def test_a_leaf_hook_or_retain_grads_added_between_steps_is_seen():
+    a = TT([0.5, -1.0, 2.0], stop_gradient=False)
+    t = np.tanh(a.numpy())
+    for step in range(5):
+        a.clear_grad()
+        if step == 2:
+            handle = a.register_hook(lambda g: g * 0.0)
+        if step == 3:
+            handle.remove()
+        h = paddle.tanh(a)
+        if step == 4:
+            h.retain_grads()
+        paddle.sum(h * 3.0).backward()
+        want = np.zeros(3) if step == 2 else 3 * (1 - t * t)
+        np.testing.assert_allclose(a.grad.numpy(), want, rtol=1e-6)
+    np.testing.assert_array_equal(h.grad.numpy(), np.full(3, 3.0, np.float32))
+    assert structural.stats["hits"] == 1       # step 1 (an emptied hook chain stays off)
+
+
+def test_multi_root_graphs_differing_in_which_root_owns_a_node_do_not_share_a_program():
+    def case(interior):
+        x = TT([0.1, 0.2, 0.3], stop_gradient=False)
+        c = TT([1.0, 1.0, 1.0], stop_gradient=False)
+        h = paddle.tanh(x)
+        return x, c, [paddle.tanh(h), h if interior else c]
+
+    for first in (True, False):
+        structural.clear()
+        for interior in (first, not first):
+            x, c, roots = case(interior)
+            x0, c0, roots0 = case(interior)
+            paddle.autograd.backward(roots)
+            autograd.run_backward(roots0, [None, None], False, cache=False)
+            np.testing.assert_array_equal(x.grad.numpy(), x0.grad.numpy())
+            assert (c.grad is None) == (c0.grad is None)
+        assert structural.stats["misses"] == 2 and structural.stats["hits"] == 0
