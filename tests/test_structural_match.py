@@ -142,3 +142,20 @@ def test_multi_root_graphs_differing_in_which_root_owns_a_node_do_not_share_a_pr
             np.testing.assert_array_equal(x.grad.numpy(), x0.grad.numpy())
             assert (c.grad is None) == (c0.grad is None)
         assert structural.stats["misses"] == 2 and structural.stats["hits"] == 0
+
+
+def test_the_environment_switch_is_read_on_every_backward(monkeypatch):
+    x = TT([0.5, 2.0], stop_gradient=False)
+    for value, on in (("1", False), ("0", True), ("", True), ("yes", False), (None, True)):
+        if value is None:
+            monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
+        else:
+            monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", value)
+        assert structural.enabled() is on
+        before = dict(structural.stats)
+        x.clear_grad()
+        paddle.sum(paddle.tanh(x)).backward()
+        used = structural.stats["hits"] + structural.stats["misses"] > \
+            before["hits"] + before["misses"]
+        assert used is on
+        np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.numpy()) ** 2, rtol=1e-6)

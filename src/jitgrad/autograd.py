@@ -143,6 +143,14 @@ def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: 
         tape.free_nodes(prog.nodes)
 
 
+def plain_backward(t: Tensor) -> None:
+    """`t.backward()` on a float root needing a gradient: what backward() does after its
+    checks, with the structural cache tried first (Tensor.backward calls this directly)."""
+    seeds = [None]
+    if not structural.run([t], seeds):
+        run_backward([t], seeds, False, cache=False)
+
+
 # ---- the eager path (create_graph=True, and a third opinion in tests) ----------------------
 
 def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],

@@ -371,60 +371,63 @@ def make_recipe(sources: list, nodes: list, tensors: list) -> list | None:
 def run(roots: list, seeds: list) -> bool:
     """A non-retained backward through the cache. False: not cacheable, use the general path."""
     global _mru
-    if not enabled():
+    env = os.environ                      # enabled(), inline: read on every backward
+    if env is _ENV:
+        v = _ENV_DATA.get(_NO_KEY)
+        if v is not None and v not in _OFF:
+            return False
+    elif not enabled():
         return False
-    ones = True
     for r in roots:
         n = r._node
         if n is not None and n.programs:
             return False                  # a retained graph's own Program comes first
+    entry = _mru
+    found = None
+    if entry is not None and entry.match is not None:
+        try:
+            found = entry.match(roots, tape._epoch)
+        except (TypeError, ValueError):   # an attribute that does not compare (an array)
+            found = None
+    if found is not None:                 # the previous step's graph again, rebound
+        nodes, tensors = found
+        if tensors is not None:
+            _retarget(entry, tensors)
+        stats["hits"] += 1
+        entry.hits += 1
+    else:
+        found = graph_key(roots)
+        if found is None:
+            stats["uncacheable"] += 1
+            return False
+        key, nodes, tensors = found
+        try:
+            entry = _cache.get(key)
+        except TypeError:                 # an unhashable attribute
+            stats["uncacheable"] += 1
+            return False
+        if entry is None:
+            entry = _insert(key, roots, nodes, tensors)
+            if entry is None:
+                stats["uncacheable"] += 1
+                return False
+            stats["misses"] += 1
+        else:
+            stats["hits"] += 1
+            entry.hits += 1
+            if entry is not _mru:         # (already last: moving it would rehash the key)
+                _cache.move_to_end(key)
+                _mru = entry
+            _rebind(entry, nodes, tensors)
+    prog = entry.prog
+    r = getattr(prog, "_replay", None)
+    ones = r is not None
     for s in seeds:
         if s is not None:
             ones = False
-    mru = _mru
-    if mru is not None and mru.match is not None:
-        try:
-            found = mru.match(roots, tape._epoch)
-        except (TypeError, ValueError):   # an attribute that does not compare (an array)
-            found = None
-        if found is not None:             # the previous step's graph again, rebound
-            nodes, tensors = found
-            if tensors is not None:
-                _retarget(mru, tensors)
-            stats["hits"] += 1
-            mru.hits += 1
-            prog = mru.prog
-            r = prog._replay
-            if r is None or not ones or not fastpath.quick(r):
-                fastpath.run(prog, seeds, keep=True)
-            prog.nodes = []
-            tape.free_nodes(nodes)
-            return True
-    found = graph_key(roots)
-    if found is None:
-        stats["uncacheable"] += 1
-        return False
-    key, nodes, tensors = found
-    try:
-        entry = _cache.get(key)
-    except TypeError:                     # an unhashable attribute
-        stats["uncacheable"] += 1
-        return False
-    if entry is None:
-        entry = _insert(key, roots, nodes, tensors)
-        if entry is None:
-            stats["uncacheable"] += 1
-            return False
-        stats["misses"] += 1
-    else:
-        stats["hits"] += 1
-        entry.hits += 1
-        if entry is not _mru:             # (already last: moving it would rehash the key)
-            _cache.move_to_end(key)
-            _mru = entry
-        _rebind(entry, nodes, tensors)
-    fastpath.run(entry.prog, seeds, keep=True)
-    entry.prog.nodes = []
+    if not (ones and fastpath.quick(r)):
+        fastpath.run(prog, seeds, keep=True)
+    prog.nodes = []
     tape.free_nodes(nodes)
     return True
 

@@ -524,13 +524,10 @@ def _fast_replay(t: Tensor) -> bool:
     return replay_retained(t)
 
 
-_run_backward: Any = None
-
-
 def _plain_backward(t: Tensor) -> None:
-    """`t.backward()`: a float root needing grad, ones seed, graph freed afterwards."""
-    global _run_backward
-    if _run_backward is None:
-        from .autograd import run_backward
-        _run_backward = run_backward
-    _run_backward([t], [None], False)
+    """`t.backward()`: a float root needing grad, ones seed, graph freed afterwards
+    (autograd.plain_backward; on first use this name is rebound to it)."""
+    global _plain_backward
+    from .autograd import plain_backward
+    _plain_backward = plain_backward
+    plain_backward(t)
