@@ -67,8 +67,11 @@ def test_matcher_accepts_exactly_the_graphs_with_the_entry_key():
         roots, _ = _build(first, 1)
         assert structural.run(roots, [None] * len(roots))
         entry = structural._mru
+        assert entry.match is None       # compiled on the entry's first hit, not on a miss
+        roots, _ = _build(first, 3)
+        assert structural.run(roots, [None] * len(roots))
         key = next(k for k, e in structural._cache.items() if e is entry)
-        assert entry.match is not None
+        assert entry.hits == 1 and entry.match is not None
         roots, leaves = _build(second, 2)
         same = structural.graph_key(roots)[0] == key
         found = entry.match(roots, tape._epoch)
@@ -91,8 +94,11 @@ def test_matcher_accepts_exactly_the_graphs_with_the_entry_key():
 
 def test_a_graph_recorded_in_an_older_epoch_takes_the_key_path_and_still_hits():
     ch = {"op": 0, "share": 0, "shape": 0, "k": 0, "axis": 0, "b_sg": 0, "roots": 0}
-    roots, _ = _build(ch, 1)
-    structural.run(roots, [None])
+    for seed in (0, 1):                  # a miss, then a hit compiles the matcher
+        roots, _ = _build(ch, seed)
+        structural.run(roots, [None])
+    roots, leaves = _build(ch, 2)
+    assert structural._mru.match(roots, tape._epoch) is not None
     roots, leaves = _build(ch, 2)
     tape.bump_epoch()                    # (what any hook, retain_grads, free ... does)
     assert structural._mru.match(roots, tape._epoch) is None

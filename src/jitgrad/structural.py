@@ -419,6 +419,8 @@ def run(roots: list, seeds: list) -> bool:
                 _cache.move_to_end(key)
                 _mru = entry
             _rebind(entry, nodes, tensors)
+            if entry.hits == 1:           # the graph recurs: worth a matcher (~0.1 ms/node)
+                entry.match = compile_matcher(key, nodes, entry)
     prog = entry.prog
     r = getattr(prog, "_replay", None)
     ones = r is not None
@@ -446,7 +448,6 @@ def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None
         return None
     outputs = [(tensor_index[id(t)], off, shape, kind) for t, off, shape, kind in prog.outputs]
     entry = Entry(prog, recipe, outputs)
-    entry.match = compile_matcher(key, nodes, entry)
     global _mru
     _cache[key] = entry
     _mru = entry
