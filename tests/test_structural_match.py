@@ -165,3 +165,20 @@ def test_the_environment_switch_is_read_on_every_backward(monkeypatch):
             before["hits"] + before["misses"]
         assert used is on
         np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.numpy()) ** 2, rtol=1e-6)
+
+
+def test_an_attribute_equal_but_unhashable_is_not_a_match():
+    """The key's dict lookup needs hashable attributes; the matcher's `==` alone would take
+    a one-element array for the scalar it equals."""
+    x = TT(np.arange(6, dtype=np.float32).reshape(2, 3), stop_gradient=False)
+    for _ in range(2):                   # a miss, then a hit compiles the matcher
+        paddle.sum(paddle.sum(x * x, axis=0)).backward()
+    loss = paddle.sum(paddle.sum(x * x, axis=0))
+    inner = loss._node.inputs[0]._node
+    assert inner.attrs["axes"] == (0,)
+    assert structural._mru.match([loss], tape._epoch) is not None
+    inner.attrs["axes"] = np.array([0])  # (0,) == array([0]) is array([True])
+    with pytest.raises(TypeError, match="unhashable"):
+        structural._mru.match([loss], tape._epoch)
+    with pytest.raises(TypeError, match="unhashable"):
+        structural._cache.get(structural.graph_key([loss])[0])

@@ -282,8 +282,11 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
                 else:
                     emit(f"    if n is not N{part}: return None")
         attrs = key[i]
-        emit(f"    if {N}.attrs != {c(dict(attrs))}: return None" if attrs else
-             f"    if {N}.attrs: return None")
+        if attrs:                         # equal, and hashable as the key's lookup needs
+            emit(f"    if {N}.attrs != {c(dict(attrs))}: return None")
+            emit(f"    hash(tuple({N}.attrs.values()))")
+        else:
+            emit(f"    if {N}.attrs: return None")
         emit(f"    d = {N}.out_data")
         emit(f"    if d.shape != {c(key[i + 1])} or d.dtype is not {c(key[i + 2])}: return None")
         node_sigs.append((id(node.op), key[i + 1], key[i + 2]))
