@@ -182,3 +182,34 @@ def test_an_attribute_equal_but_unhashable_is_not_a_match():
         structural._mru.match([loss], tape._epoch)
     with pytest.raises(TypeError, match="unhashable"):
         structural._cache.get(structural.graph_key([loss])[0])
+
+
+def test_long_same_shape_chains_check_distinct_nodes_with_one_set():
+    """Two 12-op tanh chains: many nodes of equal signature, so the matcher tests node
+    distinctness with one set of ids; one chain used twice must not pass for two."""
+    x = TT([0.3, -0.2], stop_gradient=False)
+
+    def chain():
+        h = x
+        for _ in range(12):
+            h = paddle.tanh(h)
+        return h
+
+    def two():
+        return paddle.sum(chain() * chain())
+
+    def one():
+        h = chain()
+        return paddle.sum(h * h)
+
+    for build in (two, two, two, one, two, one):
+        x.clear_grad()
+        loss = build()
+        want_x = TT(x.numpy(), stop_gradient=False)
+        h = want_x
+        for _ in range(12):
+            h = paddle.tanh(h)
+        autograd.run_backward([paddle.sum(h * h)], [None], False, cache=False)
+        loss.backward()
+        np.testing.assert_allclose(x.grad.numpy(), want_x.grad.numpy(), rtol=1e-6)
+    assert structural.stats["misses"] == 2 and structural.stats["hits"] == 4

@@ -255,15 +255,14 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
             part = key[i]
             i += 1
             t = f"a{p}"
-            if isinstance(part, tuple) or part < 0:
-                # (a node's output got hooks or retain_grads after the node was recorded:
-                # that bumped the epoch, and every node's own epoch is checked)
-                emit(f"    if {t}._hooks or {t}._retain: return None")
+            # (no hook test for a node's output: hooks or retain_grads added after the node
+            # was recorded bumped the epoch, and every node's own epoch is checked)
+            hooked = f"{t}._hooks or {t}._retain"
             if isinstance(part, tuple):   # a tensor met for the first time
                 ti, shape, dtype, sg, leaf = part
                 if ti != ntensors:
                     return None
-                emit(f"    if {'not ' if sg else ''}{t}._stop_gradient or "
+                emit(f"    if {hooked} or {'not ' if sg else ''}{t}._stop_gradient or "
                      f"{t}._node is {'not ' if leaf else ''}None: return None")
                 emit(f"    T{ti} = {t}")
                 tensor_sigs.append((shape, dtype, leaf))
@@ -271,8 +270,8 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
                 emit(f"    if d.shape != {c(shape)} or d.dtype is not {c(dtype)}: return None")
                 ntensors += 1
             elif part < 0:                # a tensor met before
-                emit(f"    if {t} is not T{-1 - part} or ({t}._node is not None and "
-                     f"not {t}._stop_gradient): return None")
+                emit(f"    if {t} is not T{-1 - part} or {hooked} or ({t}._node is not None "
+                     f"and not {t}._stop_gradient): return None")
             else:                         # a node
                 emit(f"    n = {t}._node")
                 emit(f"    if n is None or {t}._stop_gradient: return None")
@@ -283,8 +282,9 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
                     emit(f"    if n is not N{part}: return None")
         attrs = key[i]
         if attrs:                         # equal, and hashable as the key's lookup needs
-            emit(f"    if {N}.attrs != {c(dict(attrs))}: return None")
-            emit(f"    hash(tuple({N}.attrs.values()))")
+            emit(f"    x = {N}.attrs")
+            emit(f"    if x != {c(dict(attrs))}: return None")
+            emit("    hash(tuple(x.values()))")
         else:
             emit(f"    if {N}.attrs: return None")
         emit(f"    d = {N}.out_data")
@@ -297,12 +297,11 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
             i += 1
     if i != len(key) or nnodes != len(nodes):
         return None
-    node_list = ", ".join(f"N{k}" for k in range(nnodes))
-    tensor_list = ", ".join(f"T{t}" for t in range(ntensors))
-    emit(f"    nodes = [{node_list}]")
-    emit(f"    tensors = [{tensor_list}]")
-    for var, count, sigs in (("nodes", nnodes, node_sigs), ("tensors", ntensors, tensor_sigs)):
-        _emit_distinct(emit, var, count, sigs)
+    nodes_list = f"[{', '.join(f'N{k}' for k in range(nnodes))}]"
+    tensors_list = f"[{', '.join(f'T{t}' for t in range(ntensors))}]"
+    emit(f"    nodes = {nodes_list}")
+    _emit_distinct(emit, "N", "nodes", nnodes, node_sigs)
+    _emit_distinct(emit, "T", tensors_list, ntensors, tensor_sigs)
     for dst, kind, a, b, src_shape in entry.binds:   # the values, as _rebind copies them
         if kind == 2:
             emit(f"    s = N{a}.saved[{b}]")
@@ -315,7 +314,7 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
                        enumerate(entry.outputs))
     if outs:                              # tensors too when the outputs need retargeting
         emit(f"    o = {c(entry.prog)}.outputs")
-        emit(f"    if {outs}: return nodes, tensors")
+        emit(f"    if {outs}: return nodes, {tensors_list}")
     emit("    return nodes, None")
     names = ", ".join(f"C{j}" for j in range(len(consts)))
     src = (f"def make({names}):\n" + "\n".join("    " + ln for ln in lines) +
@@ -476,18 +475,17 @@ def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
             break
 
 
-def _emit_distinct(emit: Callable, var: str, count: int, sigs: list) -> None:
-    """The matcher's check that its `count` objects (named by the first letter of `var`)
-    are distinct: `is` tests between those of equal signature, or one set of ids when
-    there would be many such pairs."""
+def _emit_distinct(emit: Callable, x: str, listed: str, count: int, sigs: list) -> None:
+    """The matcher's check that its `count` objects x0, x1, ... (listed by the expression
+    `listed`) are distinct: `is` tests between those of equal signature, or one set of
+    ids when there would be many such pairs."""
     groups: dict = {}
     for k, sig in enumerate(sigs):
         groups.setdefault(sig, []).append(k)
     pairs = [(a, b) for g in groups.values() for j, a in enumerate(g) for b in g[j + 1:]]
     if len(pairs) > 8:
-        emit(f"    if len(set(map(id, {var}))) != {count}: return None")
+        emit(f"    if len(set(map(id, {listed}))) != {count}: return None")
         return
-    x = var[0].upper()
     for a, b in pairs:
         emit(f"    if {x}{a} is {x}{b}: return None")
 
