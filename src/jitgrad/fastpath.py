@@ -209,11 +209,11 @@ def replay_retained(t: Any) -> bool:
     progs = node.programs
     if progs is None:
         return False
+    if t._stop_gradient:
+        return False
     r = progs.get(id(t))
     if r is not None and r.armed == tape._epoch and quick(r):
         return True
-    if t._stop_gradient:
-        return False
     hit = progs.get(((id(t),), None, None))
     if hit is None or hit[0] != tape._epoch or hit[1].segments:
         return False

@@ -194,8 +194,9 @@ MATCH_MAX_NODES = 400             # larger graphs take the key path (and a bigge
 
 def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
     """A function `(roots, epoch) -> (nodes, tensors) | None` saying whether a new graph has
-    exactly `key`, without building or hashing it; on a match it has also rebound the new
-    graph's values into the entry's arena (`_rebind`'s copies).
+    exactly `key`, without building or hashing it; on a match it has also copied the new
+    graph's values into the entry's arena (`_rebind`'s copies) and returns its nodes, and
+    its tensors if the Program's outputs must be pointed at them (`_retarget`), else None.
 
     The training-loop case: the graph of the previous step again. The key is parsed back
     into its parts (graph_key's layout) and each part becomes a line of straight-line code
