@@ -213,3 +213,44 @@ def test_long_same_shape_chains_check_distinct_nodes_with_one_set():
         loss.backward()
         np.testing.assert_allclose(x.grad.numpy(), want_x.grad.numpy(), rtol=1e-6)
     assert structural.stats["misses"] == 2 and structural.stats["hits"] == 4
+
+
+def test_two_graphs_taking_turns_both_hit_through_their_matchers(monkeypatch):
+    """A GAN-like loop alternates two graphs: the entry before the most recent one is
+    tried too; gradients stay those of a fresh lowering. Eviction of that entry (a cache
+    of one Program) leaves nothing stale behind."""
+    params, x = [TT(np.full((3,), 0.5, np.float32), stop_gradient=False)], None
+    w = params[0]
+
+    def g1():
+        return paddle.sum(paddle.tanh(w) * 2.0)
+
+    def g2():
+        return paddle.sum(paddle.exp(w * w))
+
+    def want(build):
+        c = TT(w.numpy(), stop_gradient=False)
+        loss = paddle.sum(paddle.tanh(c) * 2.0) if build is g1 else paddle.sum(paddle.exp(c * c))
+        autograd.run_backward([loss], [None], False, cache=False)
+        return c.grad.numpy()
+
+    keyed = []
+    real_key = structural.graph_key
+    monkeypatch.setattr(structural, "graph_key", lambda roots: keyed.append(1) or
+                        real_key(roots))
+    for cap in (structural.MAX_PROGRAMS, 1):
+        structural.clear()
+        monkeypatch.setattr(structural, "MAX_PROGRAMS", cap)
+        for step in range(8):
+            if step == 4:
+                keyed.clear()            # from here on the matchers decide alone
+            build = g1 if step % 2 == 0 else g2
+            w.clear_grad()
+            build().backward()
+            np.testing.assert_allclose(w.grad.numpy(), want(build), rtol=1e-6)
+        if cap > 1:
+            assert structural.stats["misses"] == 2 and structural.stats["hits"] == 6
+            assert structural._mru.match is not None and structural._prev.match is not None
+            assert keyed == []
+        else:
+            assert structural._prev is None and len(structural._cache) == 1

@@ -55,10 +55,11 @@ except AttributeError:                    # pragma: no cover - another Python
 
 
 class Entry:
-    __slots__ = ("prog", "recipe", "outputs", "hits", "binds", "match")
+    __slots__ = ("prog", "recipe", "outputs", "hits", "binds", "match", "key")
 
-    def __init__(self, prog: Program, recipe: list, outputs: list) -> None:
+    def __init__(self, prog: Program, recipe: list, outputs: list, key: tuple) -> None:
         self.prog, self.recipe, self.outputs, self.hits = prog, recipe, outputs, 0
+        self.key = key
         self.match: Callable | None = None     # see compile_matcher
         # the recipe as (arena view in the slot's shape, kind, index, saved index, shape)
         kinds = {"tensor": 0, "node": 1, "saved": 2}
@@ -69,15 +70,16 @@ class Entry:
 
 _cache: "OrderedDict[tuple, Entry]" = OrderedDict()
 _mru: Entry | None = None                 # the entry at the end of _cache
+_prev: Entry | None = None                # the one before it (two graphs taking turns)
 stats = {"hits": 0, "misses": 0, "uncacheable": 0}
 
 
 def clear() -> None:
-    global _mru
+    global _mru, _prev
     for e in _cache.values():
         fastpath.release(e.prog)
     _cache.clear()
-    _mru = None
+    _mru = _prev = None
     for k in stats:
         stats[k] = 0
 
@@ -373,7 +375,6 @@ def make_recipe(sources: list, nodes: list, tensors: list) -> list | None:
 
 def run(roots: list, seeds: list) -> bool:
     """A non-retained backward through the cache. False: not cacheable, use the general path."""
-    global _mru
     env = os.environ                      # enabled(), inline: read on every backward
     if env is _ENV:
         v = _ENV_DATA.get(_NO_KEY)
@@ -385,14 +386,19 @@ def run(roots: list, seeds: list) -> bool:
         n = r._node
         if n is not None and n.programs:
             return False                  # a retained graph's own Program comes first
-    entry = _mru
     found = None
-    if entry is not None and entry.match is not None:
-        try:
-            found = entry.match(roots, tape._epoch)
-        except (TypeError, ValueError):   # an attribute that does not compare (an array)
-            found = None
-    if found is not None:                 # the previous step's graph again, rebound
+    for entry in (_mru, _prev):           # the previous step's graph (or the one before)
+        if entry is not None and entry.match is not None:
+            try:
+                found = entry.match(roots, tape._epoch)
+            except (TypeError, ValueError):   # an attribute that does not compare (an array)
+                found = None
+            if found is not None:
+                break
+    if found is not None:                 # a recent graph again, rebound
+        if entry is not _mru:
+            _cache.move_to_end(entry.key)
+            _make_mru(entry)
         nodes, tensors = found
         if tensors is not None:
             _retarget(entry, tensors)
@@ -420,7 +426,7 @@ def run(roots: list, seeds: list) -> bool:
             entry.hits += 1
             if entry is not _mru:         # (already last: moving it would rehash the key)
                 _cache.move_to_end(key)
-                _mru = entry
+                _make_mru(entry)
             _rebind(entry, nodes, tensors)
             if entry.hits == 1:           # the graph recurs: worth a matcher (~0.1 ms/node)
                 entry.match = compile_matcher(key, nodes, entry)
@@ -450,14 +456,22 @@ def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None
                                               for t, _, _, _ in prog.outputs):
         return None
     outputs = [(tensor_index[id(t)], off, shape, kind) for t, off, shape, kind in prog.outputs]
-    entry = Entry(prog, recipe, outputs)
-    global _mru
+    entry = Entry(prog, recipe, outputs, key)
     _cache[key] = entry
-    _mru = entry
+    _make_mru(entry)
     if len(_cache) > MAX_PROGRAMS:
+        global _prev
         _, old = _cache.popitem(last=False)
         fastpath.release(old.prog)
+        if old is _prev:
+            _prev = None
     return entry
+
+
+def _make_mru(entry: Entry) -> None:
+    """`entry` is now last in _cache; the one that was last becomes _prev."""
+    global _mru, _prev
+    _prev, _mru = _mru, entry
 
 
 def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
