@@ -10,6 +10,10 @@ Only whitelisted ops take part. For each, `BAKED` names the forward values its l
 folds into the Program as constants (a one-element factor becomes K); those values are part
 of the key, so a different value misses. Graphs with hooks, retain_grads() tensors, ops
 outside the whitelist (PyLayer, new ops) or a debug dump never use the cache.
+
+A training loop's next graph is usually the last one again: the two most recent entries
+each carry a compiled matcher (compile_matcher) that compares a new graph with their key
+part by part, without building it; anything else takes the key path.
 """
 
 from __future__ import annotations
