@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 _counter = itertools.count()
+_getframe = sys._getframe
 
 
 class Node:
@@ -29,36 +30,9 @@ class Node:
     __slots__ = ("op", "inputs", "attrs", "saved", "out_data", "out_ref", "seq", "freed",
                  "programs", "site", "versions", "epoch", "__weakref__")
 
-    def __init__(self, op: OpDef, inputs: tuple, attrs: dict, saved: tuple,
-                 out_data: np.ndarray) -> None:
-        self.op = op
-        self.inputs = inputs            # Tensors (constants are stop_gradient Tensors)
-        self.attrs = attrs              # static arguments: axis, keepdim, shapes ...
-        self.saved = saved              # numpy arrays the gradient kernels read
-        self.out_data = out_data
-        self.out_ref = None             # weakref to the output Tensor, set by the Tensor
-        self.seq = next(_counter)
-        self.freed = False
-        self.programs = None            # lowered Programs kept for retained replays
-        # The site: (code, instruction offset) of the innermost frame outside jitgrad, the
-        # user's line (site_line() turns it into file:line when a dump asks). Walked inline,
-        # as a call per recorded op is measurable. Frame 1 is apply/PyLayer.apply, frame 2
-        # its caller.
-        f = sys._getframe(2)
-        site = None
-        while f is not None:
-            code = f.f_code
-            inside = _inside.get(code)
-            if inside is None:
-                inside = _inside[code] = code.co_filename.startswith(_PKG_DIR)
-            if not inside:
-                site = (code, f.f_lasti)
-                break
-            f = f.f_back
-        self.site = site
-        # in-place version of each input, then of the output, when recorded (version check)
-        self.versions = (*[t._version for t in inputs], 0)
-        self.epoch = _epoch             # changes that could stale it bump the epoch
+    def __new__(cls, op: OpDef, inputs: tuple, attrs: dict, saved: tuple,
+                out_data: np.ndarray) -> Node:
+        return new_node(op, inputs, attrs, saved, out_data)
 
     def __repr__(self) -> str:
         return f"<Node {self.op.name} #{self.seq}>"
@@ -69,11 +43,63 @@ class Node:
         return "".join(p.capitalize() for p in self.op.name.split("_")) + "GradNode"
 
 
+_new_object = object.__new__
+
+
+def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.ndarray,
+             depth: int = 2) -> Node:
+    """Record one op: `Node(...)`, which ops.core.apply calls directly (a plain function call
+    costs less than a class call, and every recorded op makes one). Call it from the op's
+    apply (core.apply, PyLayer.apply): the call-site walk starts `depth` frames up, at that
+    function's caller; depth 3 skips a caller known to be inside jitgrad
+    (core.apply_internal), which saves making a frame object for it (~0.2 us).
+    """
+    node = _new_object(Node)
+    node.op = op
+    node.inputs = inputs            # Tensors (constants are stop_gradient Tensors)
+    node.attrs = attrs              # static arguments: axis, keepdim, shapes ...
+    node.saved = saved              # numpy arrays the gradient kernels read
+    node.out_data = out_data
+    node.out_ref = None             # weakref to the output Tensor, set by the Tensor's maker
+    node.seq = next(_counter)
+    node.freed = False
+    node.programs = None            # lowered Programs kept for retained replays
+    # The site: (code, instruction offset) of the innermost frame outside jitgrad, the
+    # user's line (site_line() turns it into file:line when a dump asks). Walked inline,
+    # as a call per recorded op is measurable. Frame 1 is apply (or Node.__new__ under
+    # PyLayer.apply: one more frame inside jitgrad), frame 2 its caller, frame 3 the
+    # caller's caller.
+    f = _getframe(depth)
+    while True:
+        code = f.f_code
+        inside = _inside.get(code.co_filename)
+        if inside is None:
+            inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
+        if not inside:
+            node.site = (code, f.f_lasti)
+            break
+        f = f.f_back
+        if f is None:
+            node.site = None
+            break
+    # in-place version of each input, then of the output, when recorded (version check)
+    n = len(inputs)
+    if n == 1:
+        node.versions = (inputs[0]._version, 0)
+    elif n == 2:
+        node.versions = (inputs[0]._version, inputs[1]._version, 0)
+    else:
+        node.versions = (*[t._version for t in inputs], 0)
+    node.epoch = _epoch             # changes that could stale it bump the epoch
+    return node
+
 
 # ---- where an op was created (dump_backward_graph_path's call-stack log) -------------------
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_inside: dict[Any, bool] = {}       # code object -> defined inside jitgrad?
+# filename -> inside jitgrad? Keyed by the code's filename, not the code object: a code
+# object's hash is computed from its bytecode and constants on every lookup (~0.17 us).
+_inside: dict[str, bool] = {}
 
 
 def site_line(site: tuple | None) -> tuple[str, int, str] | None:
@@ -116,11 +142,14 @@ class _GradModeContext:
                             f"`with {type(self).__name__}():`")
         self._prev: list[bool] = []
 
-    def __enter__(self) -> None:
-        self._prev.append(_set_grad_enabled(self._mode))
+    def __enter__(self) -> None:        # _set_grad_enabled, inlined (training loops' updates)
+        global _grad_enabled
+        self._prev.append(_grad_enabled)
+        _grad_enabled = self._mode
 
-    def __exit__(self, *exc: Any) -> None:
-        _set_grad_enabled(self._prev.pop())
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        global _grad_enabled
+        _grad_enabled = self._prev.pop()
 
     def __call__(self, fn: Callable) -> Callable:
         if not callable(fn):

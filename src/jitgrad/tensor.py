@@ -9,6 +9,8 @@ import numpy as np
 from . import dtypes, tape
 from ._printing import tensor_to_string
 
+_new_object = object.__new__     # cached: _make runs for every op's output
+
 # Filled in by jitgrad.ops at import time; Tensor methods and operators call through it so
 # that the op modules can import Tensor without a cycle.
 _ops: Any = None
@@ -60,7 +62,7 @@ class Tensor:
     @classmethod
     def _make(cls, data: np.ndarray, stop_gradient: bool = True, node: tape.Node | None = None
               ) -> Tensor:
-        t = object.__new__(cls)
+        t = _new_object(cls)
         t._data = data
         t._node = node
         t._stop_gradient = stop_gradient
@@ -513,6 +515,18 @@ def ensure_tensor(x: Any, name: str = "x") -> Tensor:
         return x
     raise TypeError(f"{name} must be a jitgrad Tensor, got {type(x).__name__}")
 
+
+
+def bind_operators(**fns: Callable) -> None:
+    """Make Tensor's non-reflected operators the op functions themselves (`__add__=add`),
+    called by the op modules once those exist. `x + y` then skips a forwarding call, and
+    Node's call-site walk a frame: a tenth of a small op's recorded cost. The methods in
+    the class body stay the reference (and serve until the ops are imported)."""
+    for name, fn in fns.items():
+        if name not in ("__neg__", "__abs__", "__add__", "__sub__", "__mul__", "__truediv__",
+                        "__matmul__"):
+            raise ValueError(f"bind_operators: {name} is not a forward operator")
+        setattr(Tensor, name, fn)
 
 
 _replay_retained: Callable[[Tensor], bool] | None = None

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import elementwise as E
-from .core import apply, const, require_float
+from .core import apply_internal, const, require_float
 from .elementwise import _sigmoid
 from .math import _erf, erf, unary
 from .registry import UNARY_CASES
@@ -155,7 +155,7 @@ hardswish_op = unary(
 
 def _f(x: Tensor, op, **attrs) -> Tensor:
     require_float(x, op.name)
-    return apply(op, x, **attrs)
+    return apply_internal(op, x, **attrs)
 
 
 def relu6(x: Tensor, name: str | None = None) -> Tensor:

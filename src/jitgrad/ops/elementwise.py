@@ -6,13 +6,14 @@ backward only multiplies: Numba's sin/cos/exp are scalar and 3-5x slower than nu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from ..tensor import Tensor
-from .core import apply, binary_operands, const, require_float
-from .registry import defop, one_element_values
+from ..tensor import Tensor, bind_operators
+from .core import (apply_internal, binary_operands, checks_own_tensor_args, const, require_float,
+                   tensor_arg_error)
+from .registry import OpDef, defop, one_element_values
 
 
 # `baked` rules (see registry.py): the one-element forward values a lowering folds into the
@@ -265,53 +266,35 @@ where_op = defop(
 
 # ---- public functions ----------------------------------------------------------------------
 
-def _unary(op, x: Tensor) -> Tensor:
-    require_float(x, op.name)
-    return apply(op, x)
+def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
+    """The public function of a one-input op without attributes. It checks its argument
+    itself (checks_own_tensor_args, require_float's message): these run on every step of
+    small training loops, where a wrapper layer and a helper call are a visible part of
+    the op's cost."""
+    name = op.name
+
+    def public(x: Tensor) -> Tensor:
+        if isinstance(x, Tensor):
+            if x._data.dtype.kind == "f" or not float_only:
+                return apply_internal(op, x)
+            require_float(x, name)              # raises: an int or bool tensor
+        raise tensor_arg_error(name, "x", x)
+    public.__name__ = public.__qualname__ = name
+    public.__doc__ = f"Elementwise {name}" + (" of a float tensor." if float_only else ".")
+    return checks_own_tensor_args(public)
 
 
-def neg(x: Tensor) -> Tensor:
-    return apply(neg_op, x)
-
-
-def square(x: Tensor) -> Tensor:
-    return apply(square_op, x)
-
-
-def sqrt(x: Tensor) -> Tensor:
-    return _unary(sqrt_op, x)
-
-
-def exp(x: Tensor) -> Tensor:
-    return _unary(exp_op, x)
-
-
-def log(x: Tensor) -> Tensor:
-    return _unary(log_op, x)
-
-
-def abs(x: Tensor) -> Tensor:
-    return apply(abs_op, x)
-
-
-def tanh(x: Tensor) -> Tensor:
-    return _unary(tanh_op, x)
-
-
-def sin(x: Tensor) -> Tensor:
-    return _unary(sin_op, x)
-
-
-def cos(x: Tensor) -> Tensor:
-    return _unary(cos_op, x)
-
-
-def sigmoid(x: Tensor) -> Tensor:
-    return _unary(sigmoid_op, x)
-
-
-def relu(x: Tensor) -> Tensor:
-    return apply(relu_op, x)
+neg = _public_unary(neg_op, float_only=False)
+square = _public_unary(square_op, float_only=False)
+abs = _public_unary(abs_op, float_only=False)
+relu = _public_unary(relu_op, float_only=False)
+sqrt = _public_unary(sqrt_op, float_only=True)
+exp = _public_unary(exp_op, float_only=True)
+log = _public_unary(log_op, float_only=True)
+tanh = _public_unary(tanh_op, float_only=True)
+sin = _public_unary(sin_op, float_only=True)
+cos = _public_unary(cos_op, float_only=True)
+sigmoid = _public_unary(sigmoid_op, float_only=True)
 
 
 def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
@@ -320,40 +303,46 @@ def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tenso
     hi = np.inf if max is None else float(max)
     if lo > hi:
         raise ValueError(f"clip: min ({lo}) is larger than max ({hi})")
-    return apply(clip_op, x, lo=lo, hi=hi)
+    return apply_internal(clip_op, x, lo=lo, hi=hi)
 
 
 def astype(x: Tensor, dtype: Any) -> Tensor:
     from .. import dtypes
     dt = dtypes.to_dtype(dtype).np
     if dt == x._data.dtype:
-        return apply(clone_op, x)
+        return apply_internal(clone_op, x)
     if dt.kind != "f":
         return Tensor._make(x._data.astype(dt))     # ints and bools carry no gradient
-    return apply(cast_op, x, dtype=dt)
+    return apply_internal(cast_op, x, dtype=dt)
 
 
 cast = astype
 
 
 def clone(x: Tensor) -> Tensor:
-    return apply(clone_op, x)
+    return apply_internal(clone_op, x)
 
 
-def add(x: Any, y: Any) -> Tensor:
-    return apply(add_op, *binary_operands(x, y))
+def _public_binary(op: OpDef, true_divide: bool = False) -> Callable[[Any, Any], Tensor]:
+    """The public function of a two-input op without attributes: Paddle's promotion
+    (binary_operands), which leaves two Tensors of one dtype as they are (but for ints under
+    true division), so that case, the common one, skips it."""
+    def public(x: Any, y: Any) -> Tensor:
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype \
+                and (not true_divide or x._data.dtype.kind == "f"):
+            return apply_internal(op, x, y)
+        return apply_internal(op, *binary_operands(x, y, true_divide))
+    public.__name__ = public.__qualname__ = op.name
+    public.__doc__ = f"Elementwise {op.name}, with broadcasting and Paddle's dtype promotion."
+    return public
 
 
-def subtract(x: Any, y: Any) -> Tensor:
-    return apply(subtract_op, *binary_operands(x, y))
-
-
-def multiply(x: Any, y: Any) -> Tensor:
-    return apply(multiply_op, *binary_operands(x, y))
-
-
-def divide(x: Any, y: Any) -> Tensor:
-    return apply(divide_op, *binary_operands(x, y, true_divide=True))
+add = _public_binary(add_op)
+subtract = _public_binary(subtract_op)
+multiply = _public_binary(multiply_op)
+divide = _public_binary(divide_op, true_divide=True)
+maximum = _public_binary(maximum_op)
+minimum = _public_binary(minimum_op)
 
 
 def pow(x: Any, y: Any) -> Tensor:
@@ -362,16 +351,8 @@ def pow(x: Any, y: Any) -> Tensor:
             and not isinstance(y, bool):
         if x._data.dtype.kind != "f" and (isinstance(y, float) or y < 0):
             x = Tensor._make(x._data.astype(np.float32))
-        return apply(pow_scalar_op, x, p=float(y) if x._data.dtype.kind == "f" else y)
-    return apply(pow_op, *binary_operands(x, y))
-
-
-def maximum(x: Any, y: Any) -> Tensor:
-    return apply(maximum_op, *binary_operands(x, y))
-
-
-def minimum(x: Any, y: Any) -> Tensor:
-    return apply(minimum_op, *binary_operands(x, y))
+        return apply_internal(pow_scalar_op, x, p=float(y) if x._data.dtype.kind == "f" else y)
+    return apply_internal(pow_op, *binary_operands(x, y))
 
 
 def where(condition: Any, x: Any, y: Any) -> Tensor:
@@ -380,4 +361,8 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
     x, y = binary_operands(x, y)
-    return apply(where_op, x, y, cond=cond)
+    return apply_internal(where_op, x, y, cond=cond)
+
+
+bind_operators(__neg__=neg, __abs__=abs, __add__=add, __sub__=subtract,
+               __mul__=multiply, __truediv__=divide)

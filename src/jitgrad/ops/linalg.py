@@ -6,13 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
-from .core import binary_operands, sum_to, apply
+from ..tensor import Tensor, bind_operators
+from .core import apply_internal, binary_operands, sum_to
 from .registry import defop
+
+_np_matmul = np.matmul
 
 
 def _forward(x: np.ndarray, y: np.ndarray, transpose_x: bool, transpose_y: bool
              ) -> np.ndarray:
+    if not (transpose_x or transpose_y):
+        return _np_matmul(x, y)
     a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
     b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
     return np.matmul(a, b)
@@ -101,12 +105,16 @@ matmul_op = defop(
 def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
            name: str | None = None) -> Tensor:
     """Matrix product with numpy's broadcasting; 1-D @ 1-D gives a 0-d tensor."""
-    x, y = binary_operands(x, y)
-    xs, ys = x._data.shape, y._data.shape
-    if not (len(xs) == 2 and len(ys) == 2 and        # (2-D operands that fit: checked)
-            xs[0 if transpose_x else 1] == ys[1 if transpose_y else 0]):
-        _check_operands(x, y, transpose_x, transpose_y)
-    return apply(matmul_op, x, y, transpose_x=bool(transpose_x), transpose_y=bool(transpose_y))
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor) and   # binary_operands leaves
+            x._data.dtype is y._data.dtype):                          # these as they are
+        x, y = binary_operands(x, y)
+    try:
+        return apply_internal(matmul_op, x, y, transpose_x=bool(transpose_x),
+                              transpose_y=bool(transpose_y))
+    except ValueError as e:             # shapes that do not fit: numpy refused them
+        numpy_error = e
+    _check_operands(x, y, transpose_x, transpose_y)     # raises ours, outside the except
+    raise numpy_error
 
 
 def _check_operands(x: Tensor, y: Tensor, transpose_x: bool, transpose_y: bool) -> None:
@@ -118,3 +126,6 @@ def _check_operands(x: Tensor, y: Tensor, transpose_x: bool, transpose_y: bool) 
     if k != k2:
         raise ValueError(f"matmul: shapes {x.shape} and {y.shape} do not fit (inner dims "
                          f"{k} and {k2}, transpose_x={transpose_x}, transpose_y={transpose_y})")
+
+
+bind_operators(__matmul__=matmul)

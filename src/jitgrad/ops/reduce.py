@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
 
 from ..lower import broadcast_index
 from ..tensor import Tensor
-from .core import apply, const, norm_axis
+from .core import apply_internal, checks_own_tensor_args, const, norm_axis, tensor_arg_error
 from .registry import defop
 
 
@@ -41,15 +42,46 @@ REDUCE_CASES = tuple({"shapes": ((2, 3),), "attrs": a} for a in (
     {"axes": (0,), "keepdim": True})) + ({"shapes": ((),), "attrs": {"axes": None,
                                                                       "keepdim": False}},)
 
+# np.sum and np.mean go through numpy's Python wrappers (~1 us on a small array); the
+# forwards call the ufunc reduction they end in, with the same arguments and rounding.
+_add_reduce = np.add.reduce
+_intp = np.intp
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+try:        # numpy >= 2.3: out=... makes a full reduction return a 0-d array, not a scalar
+    _add_reduce(np.zeros(1), None, out=...)
+    _ARRAY_OUT = True
+except TypeError:                                   # pragma: no cover - older numpy
+    _ARRAY_OUT = False
+
+
+def _sum_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
+    if _ARRAY_OUT:          # what np.sum(x, axes) runs, as an array (apply needs one)
+        return _add_reduce(x, axes, out=..., keepdims=keepdim)
+    return _add_reduce(x, axes, None, None, keepdim)        # pragma: no cover
+
+
+def _mean_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
+    """np.mean(x, axes).astype(x.dtype); native float32/float64 spelled out as numpy's _mean
+    does (sum, then divide by the count as intp: float32 divides in float64, then rounds)."""
+    dt = x.dtype
+    if (dt is not _F32 and dt is not _F64) or x.size == 0:
+        return np.mean(x, axis=axes, keepdims=keepdim).astype(dt)
+    s = _add_reduce(x, axes, None, None, keepdim)
+    n = x.size if axes is None else math.prod([x.shape[a] for a in axes])
+    if isinstance(s, np.ndarray):
+        return np.true_divide(s, _intp(n), out=s, casting="unsafe")
+    return np.array(float(s) / n, dtype=dt)      # numpy's float64 division, as a Python float
+
+
 sum_op = defop(
-    "sum", baked=None,
-    grad_reads=(), forward=lambda x, axes, keepdim: np.sum(x, axis=axes, keepdims=keepdim),
+    "sum", baked=None, grad_reads=(), forward=_sum_forward,
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes),),
     lower=_lower_spread, cases=REDUCE_CASES)
 
 mean_op = defop(
     "mean", baked=None, grad_reads=(),
-    forward=lambda x, axes, keepdim: np.mean(x, axis=axes, keepdims=keepdim).astype(x.dtype),
+    forward=_mean_forward,
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes) * (1.0 / _count(x.shape, axes)),),
     lower=lambda b, node, g, gins: _lower_spread(
         b, node, g, gins, k=1.0 / builtins.max(_count(node.inputs[0]._data.shape, node.attrs["axes"]), 1)),
@@ -89,21 +121,31 @@ def _reduce(op, x: Tensor, axis: Any, keepdim: bool) -> Tensor:
     if not isinstance(keepdim, bool):
         raise TypeError(f"keepdim must be a bool, got {keepdim!r}")
     axes = norm_axis(axis, x.ndim)
-    return apply(op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
+    return apply_internal(op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
 
 
+@checks_own_tensor_args
 def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -> Tensor:
     """Sum over `axis` (all axes by default, giving a 0-d tensor)."""
+    if not isinstance(x, Tensor):
+        raise tensor_arg_error("sum", "x", x)
     if dtype is not None:
         x = x.astype(dtype)
     elif x._data.dtype.kind in "bi" and x._data.dtype != np.int64:
         x = Tensor._make(x._data.astype(np.int64))
+    if axis is None and keepdim is False:       # the common case: _reduce's checks hold
+        return apply_internal(sum_op, x, axes=None, keepdim=False)
     return _reduce(sum_op, x, axis, keepdim)
 
 
+@checks_own_tensor_args
 def mean(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise tensor_arg_error("mean", "x", x)
     if x._data.dtype.kind != "f":
         raise TypeError(f"mean expects a float tensor, got {x.dtype.name}")
+    if axis is None and keepdim is False:
+        return apply_internal(mean_op, x, axes=None, keepdim=False)
     return _reduce(mean_op, x, axis, keepdim)
 
 

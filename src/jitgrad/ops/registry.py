@@ -65,6 +65,11 @@ class OpDef:
     differentiable: bool = True
     doc: str = ""
     extra: dict = field(default_factory=dict)
+    # extra["forward_saves"] as an attribute: apply() reads it on every call
+    forward_saves: bool = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.forward_saves = bool(self.extra.get("forward_saves"))
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
