@@ -101,7 +101,9 @@ def program_for(roots: list[Tensor], targets: list | None = None, stop: set[int]
             return hit[1]
     prog = lower(roots, targets, stop)
     if retain and holder is not None and stop is None:     # no_grad_vars: ids only, no cache
-        if holder.programs is None or len(holder.programs) >= PROGRAMS_KEPT_PER_GRAPH:
+        # (int keys are fastpath.replay_retained's armed replays, not Programs)
+        if holder.programs is None or sum(type(k) is tuple for k in holder.programs) >= \
+                PROGRAMS_KEPT_PER_GRAPH:
             holder.programs = {}
         holder.programs[key] = (tape.epoch(), prog, tuple(weakref.ref(t) for t in named))
     return prog
@@ -139,6 +141,14 @@ def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: 
     if not retain_graph:
         fastpath.release(prog)
         tape.free_nodes(prog.nodes)
+
+
+def plain_backward(t: Tensor) -> None:
+    """`t.backward()` on a float root needing a gradient: what backward() does after its
+    checks, with the structural cache tried first (Tensor.backward calls this directly)."""
+    seeds = [None]
+    if not structural.run([t], seeds):
+        run_backward([t], seeds, False, cache=False)
 
 
 # ---- the eager path (create_graph=True, and a third opinion in tests) ----------------------

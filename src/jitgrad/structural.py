@@ -10,6 +10,10 @@ Only whitelisted ops take part. For each, `BAKED` names the forward values its l
 folds into the Program as constants (a one-element factor becomes K); those values are part
 of the key, so a different value misses. Graphs with hooks, retain_grads() tensors, ops
 outside the whitelist (PyLayer, new ops) or a debug dump never use the cache.
+
+A training loop's next graph is usually the last one again: the two most recent entries
+each carry a compiled matcher (compile_matcher) that compares a new graph with their key
+part by part, without building it; anything else takes the key path.
 """
 
 from __future__ import annotations
@@ -33,14 +37,34 @@ BAKED: dict[str, Callable[[Any], tuple] | None] = {}
 
 
 def enabled() -> bool:
-    return os.environ.get("JITGRAD_NO_STRUCTURAL", "") in ("", "0")
+    """False when JITGRAD_NO_STRUCTURAL is set to anything but "" or "0".
+
+    Read on every backward (tests and scripts toggle it at run time), straight from
+    os.environ's own dict: `os.environ.get` on an unset name raises and catches a KeyError
+    inside, ~0.6 us a backward.
+    """
+    env = os.environ
+    if env is _ENV:
+        v = _ENV_DATA.get(_NO_KEY)
+        return v is None or v in _OFF
+    return env.get("JITGRAD_NO_STRUCTURAL", "") in ("", "0")
+
+
+try:                                      # os._Environ's internals (CPython, every platform)
+    _ENV, _ENV_DATA = os.environ, os.environ._data            # type: ignore[attr-defined]
+    _NO_KEY = os.environ.encodekey("JITGRAD_NO_STRUCTURAL")   # type: ignore[attr-defined]
+    _OFF = (os.environ.encodevalue(""), os.environ.encodevalue("0"))  # type: ignore
+except AttributeError:                    # pragma: no cover - another Python
+    _ENV = None
 
 
 class Entry:
-    __slots__ = ("prog", "recipe", "outputs", "hits", "binds")
+    __slots__ = ("prog", "recipe", "outputs", "hits", "binds", "match", "key")
 
-    def __init__(self, prog: Program, recipe: list, outputs: list) -> None:
+    def __init__(self, prog: Program, recipe: list, outputs: list, key: tuple) -> None:
         self.prog, self.recipe, self.outputs, self.hits = prog, recipe, outputs, 0
+        self.key = key
+        self.match: Callable | None = None     # see compile_matcher
         # the recipe as (arena view in the slot's shape, kind, index, saved index, shape)
         kinds = {"tensor": 0, "node": 1, "saved": 2}
         self.binds = [(prog.arena[off:off + n].reshape(shape), kinds[name[0]], name[1],
@@ -50,15 +74,16 @@ class Entry:
 
 _cache: "OrderedDict[tuple, Entry]" = OrderedDict()
 _mru: Entry | None = None                 # the entry at the end of _cache
+_prev: Entry | None = None                # the one before it (two graphs taking turns)
 stats = {"hits": 0, "misses": 0, "uncacheable": 0}
 
 
 def clear() -> None:
-    global _mru
+    global _mru, _prev
     for e in _cache.values():
         fastpath.release(e.prog)
     _cache.clear()
-    _mru = None
+    _mru = _prev = None
     for k in stats:
         stats[k] = 0
 
@@ -88,9 +113,14 @@ def graph_key(roots: list) -> tuple[tuple, list, list] | None:
         parts.append(d.shape)
         parts.append(d.dtype)
         n = r._node
-        if n is not None and id(n) not in index:
-            index[id(n)] = len(nodes)
-            nodes.append(n)
+        if n is None:
+            parts.append(-1)              # a leaf root (which roots own nodes is structure)
+        else:
+            i = index.get(id(n))
+            if i is None:
+                i = index[id(n)] = len(nodes)
+                nodes.append(n)
+            parts.append(i)
     baked_of = BAKED
     ep = tape._epoch
     for node in nodes:                    # (the list grows as nodes are met)
@@ -163,6 +193,144 @@ def _node_chains() -> Any:
 _chains: Any = None
 
 
+# ---- the MRU check: graph_key's comparison, compiled for one entry ----------------------------
+
+MATCH_MAX_NODES = 400             # larger graphs take the key path (and a bigger function)
+
+
+def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
+    """A function `(roots, epoch) -> (nodes, tensors) | None` saying whether a new graph has
+    exactly `key`, without building or hashing it; on a match it has also copied the new
+    graph's values into the entry's arena (`_rebind`'s copies) and returns its nodes, and
+    its tensors if the Program's outputs must be pointed at them (`_retarget`), else None.
+
+    The training-loop case: the graph of the previous step again. The key is parsed back
+    into its parts (graph_key's layout) and each part becomes a line of straight-line code
+    comparing the new graph's attribute with the constant. Node and tensor numbering is
+    checked as graph_key makes it: an input the key numbers as met before must be that very
+    object, one met for the first time is taken as the next number, and at the end all
+    nodes (and all tensors) must be distinct objects. Checks stricter than the key's
+    equality (the op object, dtype identity, every node recorded in the current epoch) only
+    send a graph to the key path, which decides exactly. None: too large to compile.
+    """
+    if len(nodes) > MATCH_MAX_NODES:
+        return None
+    consts: list = []
+
+    def c(value: Any) -> str:
+        consts.append(value)
+        return f"C{len(consts) - 1}"
+
+    lines = ["def match(roots, ep):"]
+    emit = lines.append
+    i = nroots = nnodes = 0
+    while i < len(key) and not isinstance(key[i], str):      # roots: shape, dtype, node
+        shape, dtype, ni = key[i:i + 3]
+        r = nroots
+        emit(f"    T{r} = roots[{r}]")
+        emit(f"    d = T{r}._data")
+        emit(f"    if d.shape != {c(shape)} or d.dtype is not {c(dtype)}: return None")
+        emit(f"    n = T{r}._node")
+        if ni < 0:
+            emit("    if n is not None: return None")
+        elif ni == nnodes:
+            emit("    if n is None: return None")
+            emit(f"    N{ni} = n")
+            nnodes += 1
+        else:
+            emit(f"    if n is not N{ni}: return None")
+        nroots += 1
+        i += 3
+    lines.insert(1, f"    if len(roots) != {nroots}: return None")
+    ntensors = nroots
+    # what the checks fix about each object: two with different signatures cannot be the
+    # same object, so only equal signatures need the distinctness check
+    tensor_sigs = [(key[3 * r], key[3 * r + 1], key[3 * r + 2] < 0) for r in range(nroots)]
+    node_sigs: list = []
+    for k, node in enumerate(nodes):
+        name, nin = key[i], key[i + 1]
+        i += 2
+        if node.op.name != name:
+            return None                   # (cannot happen: key and nodes come together)
+        N = f"N{k}"
+        emit(f"    if {N}.epoch != ep or {N}.op is not {c(node.op)}: return None")
+        if nin:
+            emit(f"    {', '.join(f'a{p}' for p in range(nin))}, = {N}.inputs")
+        else:
+            emit(f"    if {N}.inputs: return None")
+        for p in range(nin):
+            part = key[i]
+            i += 1
+            t = f"a{p}"
+            # (no hook test for a node's output: hooks or retain_grads added after the node
+            # was recorded bumped the epoch, and every node's own epoch is checked)
+            hooked = f"{t}._hooks or {t}._retain"
+            if isinstance(part, tuple):   # a tensor met for the first time
+                ti, shape, dtype, sg, leaf = part
+                if ti != ntensors:
+                    return None
+                emit(f"    if {hooked} or {'not ' if sg else ''}{t}._stop_gradient or "
+                     f"{t}._node is {'not ' if leaf else ''}None: return None")
+                emit(f"    T{ti} = {t}")
+                tensor_sigs.append((shape, dtype, leaf))
+                emit(f"    d = {t}._data")
+                emit(f"    if d.shape != {c(shape)} or d.dtype is not {c(dtype)}: return None")
+                ntensors += 1
+            elif part < 0:                # a tensor met before
+                emit(f"    if {t} is not T{-1 - part} or {hooked} or ({t}._node is not None "
+                     f"and not {t}._stop_gradient): return None")
+            else:                         # a node
+                emit(f"    n = {t}._node")
+                emit(f"    if n is None or {t}._stop_gradient: return None")
+                if part == nnodes:
+                    emit(f"    N{part} = n")
+                    nnodes += 1
+                else:
+                    emit(f"    if n is not N{part}: return None")
+        attrs = key[i]
+        if attrs:                         # equal, and hashable as the key's lookup needs
+            emit(f"    x = {N}.attrs")
+            emit(f"    if x != {c(dict(attrs))}: return None")
+            emit("    hash(tuple(x.values()))")
+        else:
+            emit(f"    if {N}.attrs: return None")
+        emit(f"    d = {N}.out_data")
+        emit(f"    if d.shape != {c(key[i + 1])} or d.dtype is not {c(key[i + 2])}: return None")
+        node_sigs.append((id(node.op), key[i + 1], key[i + 2]))
+        i += 3
+        baked = BAKED.get(name)
+        if baked is not None:
+            emit(f"    if {c(baked)}({N}) != {c(key[i])}: return None")
+            i += 1
+    if i != len(key) or nnodes != len(nodes):
+        return None
+    nodes_list = f"[{', '.join(f'N{k}' for k in range(nnodes))}]"
+    tensors_list = f"[{', '.join(f'T{t}' for t in range(ntensors))}]"
+    emit(f"    nodes = {nodes_list}")
+    _emit_distinct(emit, "N", "nodes", nnodes, node_sigs)
+    _emit_distinct(emit, "T", tensors_list, ntensors, tensor_sigs)
+    for dst, kind, a, b, src_shape in entry.binds:   # the values, as _rebind copies them
+        if kind == 2:
+            emit(f"    s = N{a}.saved[{b}]")
+            emit(f"    if s.shape != {c(src_shape)}: s = s.reshape({c(src_shape)})")
+            emit(f"    {c(dst)}[...] = s")
+        else:                             # (the key fixed these shapes)
+            emit(f"    {c(dst)}[...] = {'T' if kind == 0 else 'N'}{a}."
+                 f"{'_data' if kind == 0 else 'out_data'}")
+    outs = " or ".join(f"o[{j}][0] is not T{ti}" for j, (ti, _, _, _) in
+                       enumerate(entry.outputs))
+    if outs:                              # tensors too when the outputs need retargeting
+        emit(f"    o = {c(entry.prog)}.outputs")
+        emit(f"    if {outs}: return nodes, {tensors_list}")
+    emit("    return nodes, None")
+    names = ", ".join(f"C{j}" for j in range(len(consts)))
+    src = (f"def make({names}):\n" + "\n".join("    " + ln for ln in lines) +
+           "\n    return match\n")
+    scope: dict = {}
+    exec(compile(src, f"<structural matcher, {len(nodes)} nodes>", "exec"), scope)
+    return scope["make"](*consts)
+
+
 # ---- recipes: where each arena value comes from -----------------------------------------------
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -211,34 +379,70 @@ def make_recipe(sources: list, nodes: list, tensors: list) -> list | None:
 
 def run(roots: list, seeds: list) -> bool:
     """A non-retained backward through the cache. False: not cacheable, use the general path."""
-    global _mru
-    if not enabled() or any(r._node is not None and r._node.programs for r in roots):
-        return False                      # a retained graph's own Program comes first
-    found = graph_key(roots)
-    if found is None:
-        stats["uncacheable"] += 1
-        return False
-    key, nodes, tensors = found
-    try:
-        entry = _cache.get(key)
-    except TypeError:                     # an unhashable attribute
-        stats["uncacheable"] += 1
-        return False
-    if entry is None:
-        entry = _insert(key, roots, nodes, tensors)
-        if entry is None:
-            stats["uncacheable"] += 1
+    env = os.environ                      # enabled(), inline: read on every backward
+    if env is _ENV:
+        v = _ENV_DATA.get(_NO_KEY)
+        if v is not None and v not in _OFF:
             return False
-        stats["misses"] += 1
-    else:
+    elif not enabled():
+        return False
+    for r in roots:
+        n = r._node
+        if n is not None and n.programs:
+            return False                  # a retained graph's own Program comes first
+    found = None
+    for entry in (_mru, _prev):           # the previous step's graph (or the one before)
+        if entry is not None and entry.match is not None:
+            try:
+                found = entry.match(roots, tape._epoch)
+            except (TypeError, ValueError):   # an attribute that does not compare (an array)
+                found = None
+            if found is not None:
+                break
+    if found is not None:                 # a recent graph again, rebound
+        if entry is not _mru:
+            _cache.move_to_end(entry.key)
+            _make_mru(entry)
+        nodes, tensors = found
+        if tensors is not None:
+            _retarget(entry, tensors)
         stats["hits"] += 1
         entry.hits += 1
-        if entry is not _mru:             # (already last: moving it would rehash the key)
-            _cache.move_to_end(key)
-            _mru = entry
-        _rebind(entry, nodes, tensors)
-    fastpath.run(entry.prog, seeds, keep=True)
-    entry.prog.nodes = []
+    else:
+        found = graph_key(roots)
+        if found is None:
+            stats["uncacheable"] += 1
+            return False
+        key, nodes, tensors = found
+        try:
+            entry = _cache.get(key)
+        except TypeError:                 # an unhashable attribute
+            stats["uncacheable"] += 1
+            return False
+        if entry is None:
+            entry = _insert(key, roots, nodes, tensors)
+            if entry is None:
+                stats["uncacheable"] += 1
+                return False
+            stats["misses"] += 1
+        else:
+            stats["hits"] += 1
+            entry.hits += 1
+            if entry is not _mru:         # (already last: moving it would rehash the key)
+                _cache.move_to_end(key)
+                _make_mru(entry)
+            _rebind(entry, nodes, tensors)
+            if entry.hits == 1:           # the graph recurs: worth a matcher (~0.1 ms/node)
+                entry.match = compile_matcher(key, nodes, entry)
+    prog = entry.prog
+    r = getattr(prog, "_replay", None)
+    ones = r is not None
+    for s in seeds:
+        if s is not None:
+            ones = False
+    if not (ones and fastpath.quick(r)):
+        fastpath.run(prog, seeds, keep=True)
+    prog.nodes = []
     tape.free_nodes(nodes)
     return True
 
@@ -256,14 +460,22 @@ def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None
                                               for t, _, _, _ in prog.outputs):
         return None
     outputs = [(tensor_index[id(t)], off, shape, kind) for t, off, shape, kind in prog.outputs]
-    entry = Entry(prog, recipe, outputs)
-    global _mru
+    entry = Entry(prog, recipe, outputs, key)
     _cache[key] = entry
-    _mru = entry
+    _make_mru(entry)
     if len(_cache) > MAX_PROGRAMS:
+        global _prev
         _, old = _cache.popitem(last=False)
         fastpath.release(old.prog)
+        if old is _prev:
+            _prev = None
     return entry
+
+
+def _make_mru(entry: Entry) -> None:
+    """`entry` is now last in _cache; the one that was last becomes _prev."""
+    global _mru, _prev
+    _prev, _mru = _mru, entry
 
 
 def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
@@ -278,10 +490,30 @@ def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
     old = prog.outputs
     for a, b in zip(old, entry.outputs):
         if a[0] is not tensors[b[0]]:
-            fastpath.release(prog)        # old leaves keep copies of their gradients
-            prog.outputs = [(tensors[i], off, shape, kind)
-                            for i, off, shape, kind in entry.outputs]
+            _retarget(entry, tensors)
             break
+
+
+def _emit_distinct(emit: Callable, x: str, listed: str, count: int, sigs: list) -> None:
+    """The matcher's check that its `count` objects x0, x1, ... (listed by the expression
+    `listed`) are distinct: `is` tests between those of equal signature, or one set of
+    ids when there would be many such pairs."""
+    groups: dict = {}
+    for k, sig in enumerate(sigs):
+        groups.setdefault(sig, []).append(k)
+    pairs = [(a, b) for g in groups.values() for j, a in enumerate(g) for b in g[j + 1:]]
+    if len(pairs) > 8:
+        emit(f"    if len(set(map(id, {listed}))) != {count}: return None")
+        return
+    for a, b in pairs:
+        emit(f"    if {x}{a} is {x}{b}: return None")
+
+
+def _retarget(entry: Entry, tensors: list) -> None:
+    """Point the Program's outputs at the new graph's tensors."""
+    prog = entry.prog
+    fastpath.release(prog)                # old leaves keep copies of their gradients
+    prog.outputs = [(tensors[i], off, shape, kind) for i, off, shape, kind in entry.outputs]
 
 
 def admit_declared_ops() -> None:

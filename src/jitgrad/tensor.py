@@ -537,24 +537,19 @@ def bind_operators(**fns: Callable) -> None:
         setattr(Tensor, name, fn)
 
 
-_replay_retained: Callable[[Tensor], bool] | None = None
-
-
 def _fast_replay(t: Tensor) -> bool:
-    global _replay_retained
-    if _replay_retained is None:
-        from .fastpath import replay_retained
-        _replay_retained = replay_retained
-    return _replay_retained(t)
-
-
-_run_backward: Any = None
+    """fastpath.replay_retained; on first use this name is rebound to it (no extra frame
+    on a retained replay, whose whole budget is ~2 us)."""
+    global _fast_replay
+    from .fastpath import replay_retained
+    _fast_replay = replay_retained
+    return replay_retained(t)
 
 
 def _plain_backward(t: Tensor) -> None:
-    """`t.backward()`: a float root needing grad, ones seed, graph freed afterwards."""
-    global _run_backward
-    if _run_backward is None:
-        from .autograd import run_backward
-        _run_backward = run_backward
-    _run_backward([t], [None], False)
+    """`t.backward()`: a float root needing grad, ones seed, graph freed afterwards
+    (autograd.plain_backward; on first use this name is rebound to it)."""
+    global _plain_backward
+    from .autograd import plain_backward
+    _plain_backward = plain_backward
+    plain_backward(t)

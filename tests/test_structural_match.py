@@ -1,0 +1,256 @@
+"""The compiled MRU matcher (structural.compile_matcher) decides exactly as the key does.
+
+Graphs are drawn from a small family with a few structural choices (ops, sharing, shapes,
+a baked one-element factor, an attribute, which leaves need gradients, extra roots), so
+that two draws often have equal keys and often differ in one detail. For each pair the
+matcher compiled from the first graph's cache entry must accept the second exactly when
+their keys are equal, and the gradients through the cache must equal a fresh lowering.
+"""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad import autograd, structural, tape
+
+TT = paddle.to_tensor
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(monkeypatch):
+    monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
+    structural.clear()
+    yield
+    structural.clear()
+
+
+def _choices(rng):
+    return {k: int(rng.integers(n)) for k, n in
+            (("op", 2), ("share", 2), ("shape", 2), ("k", 2), ("axis", 2), ("b_sg", 2),
+             ("roots", 3))}
+
+
+def _build(ch, seed):
+    """(roots, leaves) for the choices `ch`; values from `seed` (values never matter)."""
+    rng = np.random.default_rng(seed)
+    shape = (3,) if ch["shape"] == 0 else (2, 3)
+    a = TT(rng.uniform(-1, 1, shape), dtype="float32", stop_gradient=False)
+    b = TT(rng.uniform(-1, 1, shape), dtype="float32", stop_gradient=bool(ch["b_sg"]))
+    c = TT(rng.uniform(-1, 1, shape), dtype="float32", stop_gradient=False)
+    f = paddle.tanh if ch["op"] == 0 else paddle.sin
+    if ch["share"]:
+        h = f(a)
+        h = h * h
+    else:
+        h = f(a) * f(a)
+    h = h * TT([2.0 if ch["k"] == 0 else 3.0]) + b
+    loss = paddle.sum(paddle.sum(h, axis=0 if ch["axis"] == 0 else -1))
+    roots = [loss] if ch["roots"] == 0 else [loss, paddle.sum(h * h)] if ch["roots"] == 1 \
+        else [loss, c]                   # a leaf root: which roots own nodes is structure
+    return roots, [a, b, c]
+
+
+def _grads(leaves):
+    return [None if t.grad is None else t.grad.numpy().copy() for t in leaves]
+
+
+def test_matcher_accepts_exactly_the_graphs_with_the_entry_key():
+    rng = np.random.default_rng(0)
+    accepted = rejected = 0
+    for i in range(36):
+        first = _choices(rng)
+        second = dict(first)
+        if i % 3:                        # one detail changed (or, by chance, not)
+            name = list(second)[i % len(second)]
+            second[name] = _choices(rng)[name]
+        structural.clear()
+        roots, _ = _build(first, 1)
+        assert structural.run(roots, [None] * len(roots))
+        entry = structural._mru
+        assert entry.match is None       # compiled on the entry's first hit, not on a miss
+        roots, _ = _build(first, 3)
+        assert structural.run(roots, [None] * len(roots))
+        key = next(k for k, e in structural._cache.items() if e is entry)
+        assert entry.hits == 1 and entry.match is not None
+        roots, leaves = _build(second, 2)
+        same = structural.graph_key(roots)[0] == key
+        found = entry.match(roots, tape._epoch)
+        assert (found is not None) == same, (first, second)
+        accepted += same
+        rejected += not same
+        # the whole backward (a hit exactly when the keys are equal) against a fresh lowering
+        hits = structural.stats["hits"]
+        assert structural.run(roots, [None] * len(roots))
+        assert structural.stats["hits"] == hits + same
+        want_roots, want_leaves = _build(second, 2)
+        autograd.run_backward(want_roots, [None] * len(want_roots), False, cache=False)
+        for g, w in zip(_grads(leaves), _grads(want_leaves)):
+            if g is None or w is None:
+                assert g is None and w is None
+            else:
+                np.testing.assert_array_equal(g, w)
+    assert accepted >= 3 and rejected >= 10            # both outcomes well exercised
+
+
+def test_a_graph_recorded_in_an_older_epoch_takes_the_key_path_and_still_hits():
+    ch = {"op": 0, "share": 0, "shape": 0, "k": 0, "axis": 0, "b_sg": 0, "roots": 0}
+    for seed in (0, 1):                  # a miss, then a hit compiles the matcher
+        roots, _ = _build(ch, seed)
+        structural.run(roots, [None])
+    roots, leaves = _build(ch, 2)
+    assert structural._mru.match(roots, tape._epoch) is not None
+    roots, leaves = _build(ch, 2)
+    tape.bump_epoch()                    # (what any hook, retain_grads, free ... does)
+    assert structural._mru.match(roots, tape._epoch) is None
+    hits = structural.stats["hits"]
+    structural.run(roots, [None])
+    assert structural.stats["hits"] == hits + 1
+    want, want_leaves = _build(ch, 2)
+    autograd.run_backward(want, [None], False, cache=False)
+    for g, w in zip(_grads(leaves), _grads(want_leaves)):
+        if w is not None:
+            np.testing.assert_array_equal(g, w)
+
+
+def test_a_leaf_hook_or_retain_grads_added_between_steps_is_seen():
+    a = TT([0.5, -1.0, 2.0], stop_gradient=False)
+    t = np.tanh(a.numpy())
+    for step in range(5):
+        a.clear_grad()
+        if step == 2:
+            handle = a.register_hook(lambda g: g * 0.0)
+        if step == 3:
+            handle.remove()
+        h = paddle.tanh(a)
+        if step == 4:
+            h.retain_grads()
+        paddle.sum(h * 3.0).backward()
+        want = np.zeros(3) if step == 2 else 3 * (1 - t * t)
+        np.testing.assert_allclose(a.grad.numpy(), want, rtol=1e-6)
+    np.testing.assert_array_equal(h.grad.numpy(), np.full(3, 3.0, np.float32))
+    assert structural.stats["hits"] == 1       # step 1 (an emptied hook chain stays off)
+
+
+def test_multi_root_graphs_differing_in_which_root_owns_a_node_do_not_share_a_program():
+    def case(interior):
+        x = TT([0.1, 0.2, 0.3], stop_gradient=False)
+        c = TT([1.0, 1.0, 1.0], stop_gradient=False)
+        h = paddle.tanh(x)
+        return x, c, [paddle.tanh(h), h if interior else c]
+
+    for first in (True, False):
+        structural.clear()
+        for interior in (first, not first):
+            x, c, roots = case(interior)
+            x0, c0, roots0 = case(interior)
+            paddle.autograd.backward(roots)
+            autograd.run_backward(roots0, [None, None], False, cache=False)
+            np.testing.assert_array_equal(x.grad.numpy(), x0.grad.numpy())
+            assert (c.grad is None) == (c0.grad is None)
+        assert structural.stats["misses"] == 2 and structural.stats["hits"] == 0
+
+
+def test_the_environment_switch_is_read_on_every_backward(monkeypatch):
+    x = TT([0.5, 2.0], stop_gradient=False)
+    for value, on in (("1", False), ("0", True), ("", True), ("yes", False), (None, True)):
+        if value is None:
+            monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
+        else:
+            monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", value)
+        assert structural.enabled() is on
+        before = dict(structural.stats)
+        x.clear_grad()
+        paddle.sum(paddle.tanh(x)).backward()
+        used = structural.stats["hits"] + structural.stats["misses"] > \
+            before["hits"] + before["misses"]
+        assert used is on
+        np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.numpy()) ** 2, rtol=1e-6)
+
+
+def test_an_attribute_equal_but_unhashable_is_not_a_match():
+    """The key's dict lookup needs hashable attributes; the matcher's `==` alone would take
+    a one-element array for the scalar it equals."""
+    x = TT(np.arange(6, dtype=np.float32).reshape(2, 3), stop_gradient=False)
+    for _ in range(2):                   # a miss, then a hit compiles the matcher
+        paddle.sum(paddle.sum(x * x, axis=0)).backward()
+    loss = paddle.sum(paddle.sum(x * x, axis=0))
+    inner = loss._node.inputs[0]._node
+    assert inner.attrs["axes"] == (0,)
+    assert structural._mru.match([loss], tape._epoch) is not None
+    inner.attrs["axes"] = np.array([0])  # (0,) == array([0]) is array([True])
+    with pytest.raises(TypeError, match="unhashable"):
+        structural._mru.match([loss], tape._epoch)
+    with pytest.raises(TypeError, match="unhashable"):
+        structural._cache.get(structural.graph_key([loss])[0])
+
+
+def test_long_same_shape_chains_check_distinct_nodes_with_one_set():
+    """Two 12-op tanh chains: many nodes of equal signature, so the matcher tests node
+    distinctness with one set of ids; one chain used twice must not pass for two."""
+    x = TT([0.3, -0.2], stop_gradient=False)
+
+    def chain():
+        h = x
+        for _ in range(12):
+            h = paddle.tanh(h)
+        return h
+
+    def two():
+        return paddle.sum(chain() * chain())
+
+    def one():
+        h = chain()
+        return paddle.sum(h * h)
+
+    for build in (two, two, two, one, two, one):
+        x.clear_grad()
+        loss = build()
+        want_x = TT(x.numpy(), stop_gradient=False)
+        h = want_x
+        for _ in range(12):
+            h = paddle.tanh(h)
+        autograd.run_backward([paddle.sum(h * h)], [None], False, cache=False)
+        loss.backward()
+        np.testing.assert_allclose(x.grad.numpy(), want_x.grad.numpy(), rtol=1e-6)
+    assert structural.stats["misses"] == 2 and structural.stats["hits"] == 4
+
+
+def test_two_graphs_taking_turns_both_hit_through_their_matchers(monkeypatch):
+    """A GAN-like loop alternates two graphs: the entry before the most recent one is
+    tried too; gradients stay those of a fresh lowering. Eviction of that entry (a cache
+    of one Program) leaves nothing stale behind."""
+    params, x = [TT(np.full((3,), 0.5, np.float32), stop_gradient=False)], None
+    w = params[0]
+
+    def g1():
+        return paddle.sum(paddle.tanh(w) * 2.0)
+
+    def g2():
+        return paddle.sum(paddle.exp(w * w))
+
+    def want(build):
+        c = TT(w.numpy(), stop_gradient=False)
+        loss = paddle.sum(paddle.tanh(c) * 2.0) if build is g1 else paddle.sum(paddle.exp(c * c))
+        autograd.run_backward([loss], [None], False, cache=False)
+        return c.grad.numpy()
+
+    keyed = []
+    real_key = structural.graph_key
+    monkeypatch.setattr(structural, "graph_key", lambda roots: keyed.append(1) or
+                        real_key(roots))
+    for cap in (structural.MAX_PROGRAMS, 1):
+        structural.clear()
+        monkeypatch.setattr(structural, "MAX_PROGRAMS", cap)
+        for step in range(8):
+            if step == 4:
+                keyed.clear()            # from here on the matchers decide alone
+            build = g1 if step % 2 == 0 else g2
+            w.clear_grad()
+            build().backward()
+            np.testing.assert_allclose(w.grad.numpy(), want(build), rtol=1e-6)
+        if cap > 1:
+            assert structural.stats["misses"] == 2 and structural.stats["hits"] == 6
+            assert structural._mru.match is not None and structural._prev.match is not None
+            assert keyed == []
+        else:
+            assert structural._prev is None and len(structural._cache) == 1
