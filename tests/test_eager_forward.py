@@ -268,3 +268,33 @@ def test_reflected_operators_give_the_functions_results_gradients_and_errors(dty
     np.testing.assert_allclose(t.grad.numpy(), -2 / t._data ** 2, rtol=1e-6)
     with pytest.raises(TypeError, match="unsupported operand"):
         "2" - t
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matmul_of_two_float_matrices_equals_numpys_matmul_bit_for_bit(dtype):
+    # matmul's shortcut for two float matrices (ndarray.dot): the same BLAS call as np.matmul
+    from jitgrad.ops.linalg import _forward
+    rng = np.random.default_rng(3)
+    for m, k, n in [(1, 16, 32), (1, 32, 1), (3, 5, 7), (16, 64, 1), (33, 257, 65), (64, 31, 128),
+                    (0, 3, 2), (2, 0, 3), (1, 1, 1)]:
+        a = (rng.standard_normal((m, k)) * 3).astype(dtype)
+        b = (rng.standard_normal((k, n)) * 3).astype(dtype)
+        x, y = TT(a, stop_gradient=False), TT(b)
+        want = np.matmul(x._data, y._data)
+        for got in (paddle.matmul(x, y), x @ y):
+            assert got.dtype == x.dtype and got._data.shape == want.shape
+            np.testing.assert_array_equal(got.numpy(), want)
+        # (a layout changes BLAS's kernel, so each is compared with np.matmul of the same)
+        for A, B in [(np.asfortranarray(a), b), (a, np.asfortranarray(b))]:
+            np.testing.assert_array_equal(_forward(A, B, False, False), np.matmul(A, B))
+        at = np.ascontiguousarray(a.T)
+        np.testing.assert_array_equal(_forward(a, at, False, False), np.matmul(a, at))
+        for view in (np.repeat(a, 2, axis=1)[:, ::2], a.T.T, a[:, :]):   # views: np.matmul
+            np.testing.assert_array_equal(_forward(view, b, False, False), np.matmul(view, b))
+            vt = paddle.transpose(TT(view.T.copy(), stop_gradient=False), [1, 0])
+            got = paddle.matmul(vt, TT(b))
+            np.testing.assert_array_equal(got.numpy(), np.matmul(vt._data, b))
+    mixed = paddle.matmul(TT(np.ones((2, 3), np.float32)), TT(np.ones((3, 2), np.float64)))
+    assert mixed.dtype == paddle.float64 and np.all(mixed.numpy() == 3)
+    with pytest.raises(ValueError, match=r"matmul: shapes .* do not fit \(inner dims 16 and 15"):
+        paddle.matmul(TT(np.ones((1, 16), dtype)), TT(np.ones((15, 32), dtype)))

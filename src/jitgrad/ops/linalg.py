@@ -13,9 +13,16 @@ from .registry import defop
 _np_matmul = np.matmul
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def _forward(x: np.ndarray, y: np.ndarray, transpose_x: bool, transpose_y: bool
              ) -> np.ndarray:
     if not (transpose_x or transpose_y):
+        dt = x.dtype
+        if x.ndim == 2 and y.ndim == 2 and (dt is _F32 or dt is _F64) and y.dtype is dt \
+                and x.base is None and y.base is None:
+            return x.dot(y)             # as matmul's first lines (see there)
         return _np_matmul(x, y)
     a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
     b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
@@ -113,8 +120,18 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
             x._data.dtype is y._data.dtype):                          # these as they are
         x, y = binary_operands(x, y)
     try:
-        if transpose_x is False and transpose_y is False:       # _forward's first line
-            return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, _np_matmul(x._data, y._data))
+        if transpose_x is False and transpose_y is False:       # _forward's first lines
+            xd, yd = x._data, y._data
+            dt = xd.dtype
+            if xd.ndim == 2 and yd.ndim == 2 and (dt is _F32 or dt is _F64) and \
+                    yd.dtype is dt and xd.base is None and yd.base is None:
+                # ndarray.dot makes the same BLAS call as np.matmul for two float matrices
+                # of one dtype that own their (C or Fortran ordered) data, with less
+                # dispatch: ~0.3 us of a (1, 16) @ (16, 32) product's 0.6. Bitwise equal:
+                # tests/test_eager_forward.py. (A strided view: np.matmul does not call
+                # BLAS, np.dot copies and does, rounding differently.)
+                return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, xd.dot(yd))
+            return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, _np_matmul(xd, yd))
         return apply_xy(matmul_op, x, y, {"transpose_x": bool(transpose_x),
                                           "transpose_y": bool(transpose_y)})
     except ValueError as e:             # shapes that do not fit: numpy refused them
