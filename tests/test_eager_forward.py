@@ -298,3 +298,25 @@ def test_matmul_of_two_float_matrices_equals_numpys_matmul_bit_for_bit(dtype):
     assert mixed.dtype == paddle.float64 and np.all(mixed.numpy() == 3)
     with pytest.raises(ValueError, match=r"matmul: shapes .* do not fit \(inner dims 16 and 15"):
         paddle.matmul(TT(np.ones((1, 16), dtype)), TT(np.ones((15, 32), dtype)))
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "maximum", "minimum"])
+def test_binary_ops_on_operands_one_dim_apart_match_numpy_and_its_errors(name):
+    rng = np.random.default_rng(5)
+    fn, npf = getattr(paddle, name), getattr(np, name)
+    for xs, ys in [((1, 32), (32,)), ((4, 3), (3,)), ((4, 3), (1,)), ((3,), ()), ((2, 3, 4), (3, 4)),
+                   ((2, 1, 4), (3, 1)), ((0, 3), (3,)), ((3,), (4, 3))]:
+        a = rng.standard_normal(xs).astype(np.float32) + 3
+        b = rng.standard_normal(ys).astype(np.float32) + 3
+        x, y = TT(a, stop_gradient=False), TT(b, stop_gradient=False)
+        out = fn(x, y)
+        want = npf(a, b)
+        assert out._data.shape == want.shape and out._data.dtype == want.dtype
+        np.testing.assert_array_equal(out.numpy(), want)
+        assert out._node.inputs == (x, y) and out._node.out_data is out._data
+        if a.size and b.size:
+            out.sum().backward()
+            assert x.grad.shape == list(xs) and y.grad.shape == list(ys)
+    with pytest.raises(ValueError, match=r"operands could not be broadcast together with "
+                                         r"shapes \(2,3\) \(4,\)"):
+        fn(TT(np.ones((2, 3), np.float32)), TT(np.ones(4, np.float32)))
