@@ -320,3 +320,25 @@ def test_binary_ops_on_operands_one_dim_apart_match_numpy_and_its_errors(name):
     with pytest.raises(ValueError, match=r"operands could not be broadcast together with "
                                          r"shapes \(2,3\) \(4,\)"):
         fn(TT(np.ones((2, 3), np.float32)), TT(np.ones(4, np.float32)))
+
+
+def test_apply_xy_sets_the_fields_tensor_make_and_new_node_set():
+    # apply_xy writes Tensor._make and tape.new_node out inline: a field added to either
+    # must be added there too, or nodes and outputs recorded through it would lack it.
+    from jitgrad.ops.core import apply
+    from jitgrad.ops.elementwise import exp_op
+    from jitgrad.tensor import Tensor
+
+    def fields(obj, slots):
+        return {s: getattr(obj, s) for s in slots if s != "__weakref__" and hasattr(obj, s)}
+    x = TT(np.ones(3, np.float32), stop_gradient=False)
+    general, fast = apply(exp_op, x), paddle.exp(x)          # new_node + _make / apply_xy
+    tf_general, tf_fast = fields(general, Tensor.__slots__), fields(fast, Tensor.__slots__)
+    assert tf_general.keys() == tf_fast.keys()
+    assert all(tf_general[k] is tf_fast[k] or k in ("_data", "_node") for k in tf_fast)
+    nf_general = fields(general._node, tape.Node.__slots__)
+    nf_fast = fields(fast._node, tape.Node.__slots__)
+    assert nf_general.keys() == nf_fast.keys()
+    for k in ("op", "attrs", "saved", "inputs", "versions", "freed", "programs", "epoch"):
+        assert nf_general[k] == nf_fast[k], k
+    assert nf_fast["seq"] == nf_general["seq"] + 1 and nf_fast["out_ref"]() is fast
