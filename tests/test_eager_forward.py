@@ -304,8 +304,8 @@ def test_matmul_of_two_float_matrices_equals_numpys_matmul_bit_for_bit(dtype):
 def test_binary_ops_on_operands_one_dim_apart_match_numpy_and_its_errors(name):
     rng = np.random.default_rng(5)
     fn, npf = getattr(paddle, name), getattr(np, name)
-    for xs, ys in [((1, 32), (32,)), ((4, 3), (3,)), ((4, 3), (1,)), ((3,), ()), ((2, 3, 4), (3, 4)),
-                   ((2, 1, 4), (3, 1)), ((0, 3), (3,)), ((3,), (4, 3))]:
+    for xs, ys in [((1, 32), (32,)), ((4, 3), (3,)), ((4, 3), (1,)), ((3,), ()),
+                   ((2, 3, 4), (3, 4)), ((2, 1, 4), (3, 1)), ((0, 3), (3,)), ((3,), (4, 3))]:
         a = rng.standard_normal(xs).astype(np.float32) + 3
         b = rng.standard_normal(ys).astype(np.float32) + 3
         x, y = TT(a, stop_gradient=False), TT(b, stop_gradient=False)

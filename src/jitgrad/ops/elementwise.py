@@ -354,6 +354,8 @@ add = _public_binary(add_op)
 subtract = _public_binary(subtract_op)
 multiply = _public_binary(multiply_op)
 divide = _public_binary(divide_op, true_divide=True)
+maximum = _public_binary(maximum_op)
+minimum = _public_binary(minimum_op)
 
 
 def _reflected(op: OpDef, true_divide: bool = False) -> Callable[[Tensor, Any], Tensor]:
@@ -364,8 +366,6 @@ def _reflected(op: OpDef, true_divide: bool = False) -> Callable[[Tensor, Any], 
         return apply_xy(op, x, y)
     reflected.__name__ = reflected.__qualname__ = f"r{op.name}"
     return reflected
-maximum = _public_binary(maximum_op)
-minimum = _public_binary(minimum_op)
 
 
 def pow(x: Any, y: Any) -> Tensor:
