@@ -95,6 +95,9 @@ def build(wl: str, libs: list[str]) -> tuple[dict, dict]:
             objs[lib].retain()
     errs = _check(wl, {lib: o.grads() for lib, o in objs.items()})
     if wl in ("W5a", "W5b"):
+        # fresh models for the steps: the check above left a retained graph whose Program
+        # owns jitgrad's leaf gradients (each step then adds into them: ~1.2 us a leaf)
+        objs = {lib: W.LIBS[lib]["mlp"](d, act, loss) for lib in libs}
         return {lib: o.step for lib, o in objs.items()}, errs
     return {lib: o.backward for lib, o in objs.items()}, errs
 
