@@ -9,12 +9,7 @@ from jitgrad import autograd, structural
 TT = paddle.to_tensor
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache(monkeypatch):
-    monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
-    structural.clear()
-    yield
-    structural.clear()
+pytestmark = pytest.mark.usefixtures("fresh_structural_cache")
 
 
 def _mlp(seed=0, batch=1, sizes=(4, 6, 1)):

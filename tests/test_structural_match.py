@@ -16,12 +16,7 @@ from jitgrad import autograd, structural, tape
 TT = paddle.to_tensor
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache(monkeypatch):
-    monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
-    structural.clear()
-    yield
-    structural.clear()
+pytestmark = pytest.mark.usefixtures("fresh_structural_cache")
 
 
 def _choices(rng):

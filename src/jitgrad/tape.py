@@ -74,19 +74,7 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     if code is _last_site_code[0]:          # the same user function as last time: outside
         node.site = (code, f.f_lasti)
     else:
-        while True:
-            inside = _inside.get(code.co_filename)
-            if inside is None:
-                inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
-            if not inside:
-                node.site = (code, f.f_lasti)
-                _last_site_code[0] = code
-                break
-            f = f.f_back
-            if f is None:
-                node.site = None
-                break
-            code = f.f_code
+        node.site = walk_site(f)
     # in-place version of each input, then of the output, when recorded (version check)
     n = len(inputs)
     if n == 1:
@@ -98,6 +86,22 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     node.epoch = _epoch             # changes that could stale it bump the epoch
     return node
 
+
+
+def walk_site(f: Any) -> tuple | None:
+    """(code, instruction offset) of the first frame from `f` outward whose code is outside
+    jitgrad, remembered as the last site's code (the recorders test that one inline first:
+    a training loop's ops mostly come from one function)."""
+    while f is not None:
+        code = f.f_code
+        inside = _inside.get(code.co_filename)
+        if inside is None:
+            inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
+        if not inside:
+            _last_site_code[0] = code
+            return (code, f.f_lasti)
+        f = f.f_back
+    return None
 
 # ---- where an op was created (dump_backward_graph_path's call-stack log) -------------------
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes, tape
-from ..tape import Node, new_node
+from ..tape import Node, new_node, walk_site
 from ..tensor import Tensor
 from .registry import OpDef
 
@@ -66,8 +66,6 @@ _weakref = weakref.ref
 _new_object = object.__new__
 _getframe = sys._getframe
 _counter = tape._counter
-_inside = tape._inside
-_PKG_DIR = tape._PKG_DIR
 _last_site_code = tape._last_site_code
 _V1, _V2 = (0, 0), (0, 0, 0)      # versions of nodes whose inputs were never written in place
 
@@ -124,19 +122,7 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     if code is _last_site_code[0]:          # the same user function as last time: outside
         node.site = (code, f.f_lasti)
     else:
-        while True:
-            inside = _inside.get(code.co_filename)
-            if inside is None:
-                inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
-            if not inside:
-                node.site = (code, f.f_lasti)
-                _last_site_code[0] = code
-                break
-            f = f.f_back
-            if f is None:
-                node.site = None
-                break
-            code = f.f_code
+        node.site = walk_site(f)
     if y is None:
         node.inputs = (x,)
         v = x._version
