@@ -108,9 +108,17 @@ class _TorchLib:
             torch.square
 
 
+def _call(fn: Any, ct: Any) -> Any:
+    """fn(ct) for a jax.vjp function passed as an argument: jitted, its residuals (the
+    Partial's leaves) are the compiled code's inputs, not constants baked into it."""
+    return fn(ct)
+
+
 class JaxChain:
     """JAX's fair counterpart of a retained replay: a jitted call of the vjp function over
-    its saved residuals (jax.vjp once, then jit(vjp_fn) replayed)."""
+    its saved residuals (jax.vjp once, then jit(vjp_fn) replayed). jit(vjp_fn) closes over
+    the residuals, so XLA compiles them in as constants (and may fold work on them);
+    `backward_args` is the same replay with the residuals passed as arguments."""
 
     def __init__(self, d: dict) -> None:
         import jax
@@ -125,10 +133,14 @@ class JaxChain:
         _, vjp_fn = jax.vjp(f, self.x)
         self.vjp = jax.jit(vjp_fn)
         self.one = jnp.ones((), jnp.float32)
+        self.vjp_fn, self.call = vjp_fn, jax.jit(_call)
         self.backward()
 
     def backward(self) -> None:
         self.vjp(self.one)[0].block_until_ready()
+
+    def backward_args(self) -> None:
+        self.call(self.vjp_fn, self.one)[0].block_until_ready()
 
     def grads(self) -> list[np.ndarray]:
         return [np.asarray(self.vjp(self.one)[0])]
@@ -243,10 +255,14 @@ class JaxMLP:
         _, vjp_fn = self.jax.vjp(self.f, self.params)
         self.vjp = self.jax.jit(vjp_fn)
         self.one = self.jax.numpy.ones((), self.jax.numpy.float32)
+        self.vjp_fn, self.call = vjp_fn, self.jax.jit(_call)
         self.backward()
 
     def backward(self) -> None:
         self.jax.block_until_ready(self.vjp(self.one))
+
+    def backward_args(self) -> None:
+        self.jax.block_until_ready(self.call(self.vjp_fn, self.one))
 
     def step(self, lr: float = 1e-3) -> None:
         self.params = self.grad_step(self.params, lr)
