@@ -83,6 +83,12 @@ def main() -> None:
         def run_old() -> None:
             old(arena2, old_prog.itab, old_prog.consts, ro[1], ro[2], arena2.size - 4096,
                 ro[5], ro[6], True)
+    elif "tile" in inspect.signature(old.py_func).parameters:    # the caller's scratch tile
+        tile = np.empty(4096, old_prog.arena.dtype)
+
+        def run_old() -> None:
+            old(arena2, old_prog.itab, old_prog.consts, ro[1], ro[2], 0, ro[5], ro[6], True,
+                tile)
     else:                                      # (o, a, lo, hi, p, acc): no scratch slot
         def run_old() -> None:
             old(arena2, old_prog.itab, old_prog.consts, ro[1], ro[2], 0, ro[5], ro[6], True)
