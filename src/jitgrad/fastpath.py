@@ -134,12 +134,7 @@ def _execute(prog: Program, r: Replay) -> None:
     global _tier_left
     runner = vm._compiled
     if runner is r.runner and vm._vm == "numba":
-        # the compiled `run` straight through its entry point (see _bind_entry): what
-        # run_program does, minus the dispatcher's type matching and a Python frame
-        par_min = threads._par_min
-        status = r.entry(*r.args, threads.par_min() if par_min is None else par_min)
-        if status != -1:
-            interpreter.resume(status, *r.args[:4], r.args[5])
+        _call_entry(r)
     elif vm._vm == "numba" and runner is not None and r.dtype in vm._ready:
         runner(*r.args)
         _bind_entry(r, runner)
@@ -180,17 +175,24 @@ def quick(r: Replay) -> bool:
             for leaf, view in r.leaves:
                 if leaf._grad is not view:
                     return False
-        args = r.call_args
-        pm = threads._par_min
-        if pm != args[6]:
-            if pm is None:
-                pm = threads.par_min()
-            args = r.call_args = r.args + (pm,)
-        status = r.entry(*args)
-        if status != -1:
-            interpreter.resume(status, *args[:4], args[5])
+        _call_entry(r)
         return True
     return False
+
+
+def _call_entry(r: Replay) -> None:
+    """The compiled `run` straight through its entry point (see _bind_entry): what
+    run_program does, minus the dispatcher's type matching and a Python frame. The
+    argument tuple is rebuilt only when the thread-split threshold changed."""
+    args = r.call_args
+    pm = threads._par_min
+    if pm != args[6]:
+        if pm is None:
+            pm = threads.par_min()
+        args = r.call_args = r.args + (pm,)
+    status = r.entry(*args)
+    if status != -1:
+        interpreter.resume(status, *args[:4], args[5])
 
 
 def replay_retained(t: Any) -> bool:
