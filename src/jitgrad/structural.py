@@ -379,12 +379,7 @@ def make_recipe(sources: list, nodes: list, tensors: list) -> list | None:
 
 def run(roots: list, seeds: list) -> bool:
     """A non-retained backward through the cache. False: not cacheable, use the general path."""
-    env = os.environ                      # enabled(), inline: read on every backward
-    if env is _ENV:
-        v = _ENV_DATA.get(_NO_KEY)
-        if v is not None and v not in _OFF:
-            return False
-    elif not enabled():
+    if not enabled():
         return False
     for r in roots:
         n = r._node
