@@ -268,12 +268,14 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
 
 
 def place_values(prog: Program, values: list) -> None:
-    """Copy the saved forward values into the arena, after the passes have compacted it
-    (so the first, larger layout is never written and costs no memory)."""
+    """Place the saved forward values after the passes have compacted the arena (so the
+    first, larger layout is never written and costs no memory): large ones are read where
+    they are (external.py), the others copied into the arena."""
+    from . import external
     remap = getattr(prog, "offset_map", None)
-    for off, v, shape in values:
-        off = off if remap is None else remap(off)
-        prog.arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)[...] = v
+    if remap is not None:
+        values = [(remap(off), v, shape) for off, v, shape in values]
+    external.place(prog, values)
 
 
 def _hook_break(b: Builder, node: Any, g: Slot, chain: Any, outputs: list,

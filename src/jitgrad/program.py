@@ -5,7 +5,11 @@ An instruction is one row of 8 int64 words::
     [op << 1 | acc, out, a, b, c, n, p, k]
 
 `out`, `a`, `b`, `c` are offsets into one flat float arena (saved forward values, gradient
-slots and temporaries); `n` is the element count; `p` an offset into the int table `itab`
+slots and temporaries), except that an operand at or above `EXT` reads memory outside it
+(a large saved value where the forward left it, see external.py): `e = operand - EXT`,
+`itab[e >> 32]` holds the address of that array's first element, `e & 0xFFFFFFFF` is the
+element offset into it. Only the operands listed in `EXT_OPERANDS` may be external. `n` is
+the element count; `p` an offset into the int table `itab`
 (index maps, shapes); `k` an index into `consts`. With `acc` set the kernel adds into `out`,
 otherwise it overwrites it, which saves zeroing gradient slots before each replay.
 
@@ -64,6 +68,26 @@ OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
 NAMES: dict[int, str] = {i: name for name, i in OP.items()}
 WIDTH = 8
 
+EXT = 1 << 62                     # operands from here on are external (see above)
+EXT_LOW = (1 << 32) - 1           # the element-offset bits of an external operand
+# field -> opcodes whose kernels read that field through plain n-element views (both
+# interpreters resolve external operands there); any other reader keeps a value in the arena
+EXT_OPERANDS: dict[int, frozenset] = {
+    2: frozenset(OP[n] for n in ("AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_BWD",
+                                 "SIGMOID_BWD", "RELU_BWD", "SUM", "GEMM", "SOFTMAX_BWD",
+                                 "LOGSOFTMAX_BWD")),
+    3: frozenset(OP[n] for n in ("MUL", "DIV", "MULDIV", "TANH_BWD", "SIGMOID_BWD",
+                                 "RELU_BWD", "GEMM", "SOFTMAX_BWD", "LOGSOFTMAX_BWD")),
+    4: frozenset([OP["MULDIV"]]),
+}
+
+
+def operand_text(v: int) -> str:
+    """An operand field for dumps: an arena offset, or `ext@pos+off` for external memory."""
+    if v < EXT:
+        return str(v)
+    return f"ext@{(v - EXT) >> 32}+{(v - EXT) & EXT_LOW}"
+
 
 @dataclass
 class Program:
@@ -84,6 +108,13 @@ class Program:
     segments: list[tuple[int, int, Any]] = field(default_factory=list)  # hooks, see hooks.py
     nodes: list = field(default_factory=list)    # tape nodes covered (freed together)
     pinned: frozenset | None = None   # (offset, size) of slots segment callbacks touch
+    # values read in place (external.py), by the itab position of their address: arena
+    # offset -> position; position -> element count, the array bound there (kept alive while
+    # bound) and the Program's own copy for values not laid out as the slot
+    ext_pos: dict = field(default_factory=dict)
+    ext_size: dict = field(default_factory=dict)
+    ext_keep: dict = field(default_factory=dict)
+    ext_private: dict = field(default_factory=dict)
 
     @property
     def has_callbacks(self) -> bool:
@@ -118,6 +149,7 @@ class Program:
             op, acc = NAMES[int(row[0]) >> 1], "+=" if row[0] & 1 else "= "
             _, out, a, b, c, n, p, k = (int(v) for v in row)
             who = self.node_names[pc] if pc < len(self.node_names) else ""
+            a, b, c = (operand_text(v) for v in (a, b, c))
             lines.append(f"{pc:4d} {op:<14} out[{out}] {acc} a[{a}] b[{b}] c[{c}] n={n} "
                          f"p={p} K={self.consts[k]:g}   # {who}")
         for callback in breaks.get(len(self), ()):

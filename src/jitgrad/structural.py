@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import fastpath, tape
+from . import external, fastpath, tape
 from .program import Program
 
 MAX_PROGRAMS = 32
@@ -65,9 +65,12 @@ class Entry:
         self.prog, self.recipe, self.outputs, self.hits = prog, recipe, outputs, 0
         self.key = key
         self.match: Callable | None = None     # see compile_matcher
-        # the recipe as (arena view in the slot's shape, kind, index, saved index, shape)
+        # the recipe as (where the value goes, kind, index, saved index, shape): the arena
+        # view in the slot's shape, or for a value read in place (external.py) the itab
+        # position of its address and the slot's shape
         kinds = {"tensor": 0, "node": 1, "saved": 2}
-        self.binds = [(prog.arena[off:off + n].reshape(shape), kinds[name[0]], name[1],
+        self.binds = [((prog.ext_pos[off], shape) if off in prog.ext_pos else
+                       prog.arena[off:off + n].reshape(shape), kinds[name[0]], name[1],
                        name[2] if len(name) > 2 else 0, src_shape)
                       for off, n, name, src_shape, shape in recipe]
 
@@ -309,14 +312,22 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
     emit(f"    nodes = {nodes_list}")
     _emit_distinct(emit, "N", "nodes", nnodes, node_sigs)
     _emit_distinct(emit, "T", tensors_list, ntensors, tensor_sigs)
-    for dst, kind, a, b, src_shape in entry.binds:   # the values, as _rebind copies them
+    prog = entry.prog
+    for dst, kind, a, b, src_shape in entry.binds:   # the values, as _rebind places them
         if kind == 2:
             emit(f"    s = N{a}.saved[{b}]")
             emit(f"    if s.shape != {c(src_shape)}: s = s.reshape({c(src_shape)})")
-            emit(f"    {c(dst)}[...] = s")
         else:                             # (the key fixed these shapes)
-            emit(f"    {c(dst)}[...] = {'T' if kind == 0 else 'N'}{a}."
-                 f"{'_data' if kind == 0 else 'out_data'}")
+            emit(f"    s = {'T' if kind == 0 else 'N'}{a}.{'_data' if kind == 0 else 'out_data'}")
+        if type(dst) is tuple:            # read in place: the address, or external.bind
+            pos, shape = dst
+            emit(f"    if s.dtype is {c(prog.arena.dtype)} and s.size == "
+                 f"{prog.ext_size[pos]} and s.flags.c_contiguous:")
+            emit(f"        {c(prog.ext_keep)}[{pos}] = s")
+            emit(f"        {c(prog.itab)}[{pos}] = s.ctypes.data")
+            emit(f"    else: {c(external.bind)}({c(prog)}, {pos}, s, {c(shape)})")
+        else:
+            emit(f"    {c(dst)}[...] = s")
     outs = " or ".join(f"o[{j}][0] is not T{ti}" for j, (ti, _, _, _) in
                        enumerate(entry.outputs))
     if outs:                              # tensors too when the outputs need retargeting
@@ -481,7 +492,10 @@ def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
             nodes[i].saved[j]
         if src.shape != src_shape:
             src = src.reshape(src_shape)
-        dst[...] = src
+        if type(dst) is tuple:
+            external.bind(prog, dst[0], src, dst[1])
+        else:
+            dst[...] = src
     old = prog.outputs
     for a, b in zip(old, entry.outputs):
         if a[0] is not tensors[b[0]]:

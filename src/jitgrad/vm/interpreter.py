@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from numba import carray, types
+from numba.extending import intrinsic
 
-from ..program import OP
+from ..program import EXT, EXT_LOW, OP
 from ._numba import jit
 from . import threads
 from .blas import gemm
@@ -32,6 +34,26 @@ CUMSUM = OP["CUMSUM"]
 LINSCAN = OP["LINSCAN"]
 COL2IM = OP["COL2IM"]
 POOL_BWD = OP["POOL_BWD"]
+
+
+@intrinsic
+def _pointer_like(typingctx, arena, address):  # pragma: no cover - compiled
+    """`address` (an int) as a pointer to elements of `arena`'s dtype."""
+    ptr = types.CPointer(arena.dtype)
+
+    def codegen(context, builder, sig, args):
+        return builder.inttoptr(args[1], context.get_value_type(ptr))
+    return ptr(arena, address), codegen
+
+
+@jit
+def _view(arena, itab, off, n):  # pragma: no cover - compiled
+    """The n-element operand at field value `off`: an arena slice, or for an external
+    operand (program.EXT) a view of the memory whose address itab holds."""
+    if off < EXT:
+        return arena[off:off + n]
+    e = off - EXT
+    return carray(_pointer_like(arena, itab[e >> 32] + (e & EXT_LOW) * arena.itemsize), n)
 
 
 @jit
@@ -289,7 +311,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             continue
         K = consts[code[pc, 7]]
         out = arena[o:o + n]
-        A = arena[a:a + n]
+        A = _view(arena, itab, a, n)
         if op == AXPY:
             if acc:
                 for i in range(n):
@@ -298,7 +320,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for i in range(n):
                     out[i] = K * A[i]
         elif op == MUL:
-            B = arena[b:b + n]
+            B = _view(arena, itab, b, n)
             if acc:
                 for i in range(n):
                     out[i] += K * A[i] * B[i]
@@ -306,7 +328,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for i in range(n):
                     out[i] = K * A[i] * B[i]
         elif op == TANH_BWD:
-            B = arena[b:b + n]
+            B = _view(arena, itab, b, n)
             if acc:
                 for i in range(n):
                     out[i] += A[i] * (one - B[i] * B[i])
@@ -330,7 +352,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for i in range(n):
                     out[i] = v
         elif op == DIV:
-            B = arena[b:b + n]
+            B = _view(arena, itab, b, n)
             if acc:
                 for i in range(n):
                     out[i] += K * A[i] / B[i]
@@ -345,8 +367,8 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for i in range(n):
                     out[i] = A[i] / K
         elif op == MULDIV:
-            B = arena[b:b + n]
-            C = arena[code[pc, 4]:code[pc, 4] + n]
+            B = _view(arena, itab, b, n)
+            C = _view(arena, itab, code[pc, 4], n)
             if acc:
                 for i in range(n):
                     out[i] += K * A[i] * B[i] / C[i]
@@ -354,7 +376,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for i in range(n):
                     out[i] = K * A[i] * B[i] / C[i]
         elif op == SIGMOID_BWD:
-            B = arena[b:b + n]
+            B = _view(arena, itab, b, n)
             if acc:
                 for i in range(n):
                     out[i] += A[i] * B[i] * (one - B[i])
@@ -362,7 +384,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for i in range(n):
                     out[i] = A[i] * B[i] * (one - B[i])
         elif op == RELU_BWD:
-            B = arena[b:b + n]
+            B = _view(arena, itab, b, n)
             if acc:
                 for i in range(n):
                     out[i] += A[i] if B[i] > zero else zero
@@ -381,7 +403,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                     out[i] = K * arena[a + idx[i]]
         elif op == GATHER_MUL:
             idx = itab[code[pc, 6]:code[pc, 6] + n]
-            B = arena[b:b + n]
+            B = _view(arena, itab, b, n)
             if acc:
                 for i in range(n):
                     out[i] += arena[a + idx[i]] * B[i]
@@ -398,14 +420,14 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             ta, tb = itab[p + 4] != 0, itab[p + 5] != 0
             sa, sb, sc = itab[p + 6], itab[p + 7], itab[p + 8]
             for j in range(nb):
-                gemm(arena[a + j * sa:a + j * sa + m * kk],
-                     arena[b + j * sb:b + j * sb + kk * nn],
+                gemm(_view(arena, itab, a + j * sa, m * kk),
+                     _view(arena, itab, b + j * sb, kk * nn),
                      arena[o + j * sc:o + j * sc + m * nn],
                      m, nn, kk, ta, tb, acc or (sc == 0 and j > 0))
         elif op == SOFTMAX_BWD or op == LOGSOFTMAX_BWD:
             p = code[pc, 6]
-            _rows_bwd(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
-                      op == LOGSOFTMAX_BWD)
+            _rows_bwd(out, A, _view(arena, itab, b, n), itab[p], itab[p + 1], itab[p + 2],
+                      acc, op == LOGSOFTMAX_BWD)
         elif op == ROWSUM:
             if not acc:
                 for j in range(n):

@@ -6,17 +6,32 @@ tests run both. Set JITGRAD_VM=reference to use it everywhere (debugging, covera
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
-from ..program import NAMES
+from ..program import EXT, EXT_LOW, NAMES
 
 
+def _view(arena: np.ndarray, itab: np.ndarray, off: int, n: int) -> np.ndarray:
+    """The n-element operand at field value `off`: an arena slice, or for an external
+    operand (program.EXT) the memory at the address itab holds."""
+    if off < EXT:
+        return arena[off:off + n]
+    e = off - EXT
+    if n == 0:
+        return arena[:0]
+    address = int(itab[e >> 32]) + (e & EXT_LOW) * arena.itemsize
+    buf = (ctypes.c_char * (n * arena.itemsize)).from_address(address)
+    return np.frombuffer(buf, arena.dtype, n)
 
-def _gemm(p: np.ndarray, out: int, a: int, b: int, arena: np.ndarray, acc: bool) -> None:
+
+def _gemm(p: np.ndarray, out: int, a: int, b: int, arena: np.ndarray, itab: np.ndarray,
+          acc: bool) -> None:
     batch, m, n, k, ta, tb, sa, sb, sc = (int(v) for v in p)
     for j in range(batch):
-        A = arena[a + j * sa: a + j * sa + m * k]
-        B = arena[b + j * sb: b + j * sb + k * n]
+        A = _view(arena, itab, a + j * sa, m * k)
+        B = _view(arena, itab, b + j * sb, k * n)
         A = A.reshape(k, m).T if ta else A.reshape(m, k)
         B = B.reshape(n, k).T if tb else B.reshape(k, n)
         C = arena[out + j * sc: out + j * sc + m * n].reshape(m, n)
@@ -97,7 +112,7 @@ def _run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
     for pc in range(start, stop):
         opacc, o, a, b, c, n, p, k = (int(v) for v in code[pc])
         name, acc, K = NAMES.get(opacc >> 1, str(opacc >> 1)), bool(opacc & 1), consts[k]
-        A, B, C = arena[a:a + n], arena[b:b + n], arena[c:c + n]
+        A, B, C = (_view(arena, itab, v, n) for v in (a, b, c))
         idx = itab[p:p + n]
         if name == "ZERO":
             arena[o:o + n] = 0
@@ -132,7 +147,7 @@ def _run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
             np.add.at(arena, o + idx, A)
             continue
         elif name == "GEMM":
-            _gemm(itab[p:p + 9], o, a, b, arena, acc)
+            _gemm(itab[p:p + 9], o, a, b, arena, itab, acc)
             continue
         elif name in ("SOFTMAX_BWD", "LOGSOFTMAX_BWD"):
             g, y = _rows(A, itab[p:p + 3]), _rows(B, itab[p:p + 3])
