@@ -164,3 +164,27 @@ def test_cached_caller_reloads_in_new_process_also_without_blas(tmp_path):
     assert first[1:] == ["0", "1"]  # compiled (one cache miss) and written
     assert second == [first[0], "1", "0"]  # loaded from cache, not recompiled
     assert run(JITGRAD_BLAS="fallback") == ["True", "1", "0"]
+
+
+def test_jitgrad_blas_chooses_the_library():
+    from jitgrad.vm import blas_lib
+    assert blas_lib.find("fallback") is None
+    assert blas_lib.find("openblas").kind == "openblas"      # numpy's own, always there
+    mkl = blas_lib.find("mkl")                                # None unless `mkl` is installed
+    assert mkl is None or mkl.kind == "mkl"
+    auto = blas_lib.find("")
+    assert auto.kind == ("openblas" if mkl is None else "mkl")
+    assert blas_lib.FOUND.name == blas.BLAS_NAME
+
+
+def test_forward_matmul_calls_mkl_only_when_it_is_bound():
+    from jitgrad.vm import blas_lib
+    rng = np.random.default_rng(4)
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in ((80, 64), (64, 72)))
+    got = blas_lib.forward_matmul(a, b)                       # 80*64*72 >= FORWARD_MIN
+    if blas_lib.FOUND.kind != "mkl":
+        assert got is None                                    # numpy's dot is that BLAS
+    else:
+        np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-4)
+        assert blas_lib.forward_matmul(a[:8], b) is None     # too small: numpy's call
+        assert blas_lib.forward_matmul(np.asfortranarray(a), b) is None

@@ -113,6 +113,16 @@ matmul_op = defop(
 _NO_TRANSPOSE = {"transpose_x": False, "transpose_y": False}
 
 
+_FORWARD_MIN = 64 ** 3          # vm.blas_lib.FORWARD_MIN (not imported: it loads the BLAS)
+
+
+def _big_matmul(xd: Any, yd: Any) -> Any:
+    """A large float product through the backward's BLAS when that is not numpy's (MKL);
+    None otherwise. Imported on first use so that `import jitgrad` loads no BLAS."""
+    from ..vm import blas_lib
+    return blas_lib.forward_matmul(xd, yd)
+
+
 def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
            name: str | None = None) -> Tensor:
     """Matrix product with numpy's broadcasting; 1-D @ 1-D gives a 0-d tensor."""
@@ -130,6 +140,10 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
                 # dispatch: ~0.3 us of a (1, 16) @ (16, 32) product's 0.6. Bitwise equal:
                 # tests/test_eager_forward.py. (A strided view: np.matmul does not call
                 # BLAS, np.dot copies and does, rounding differently.)
+                if xd.shape[0] * xd.shape[1] * yd.shape[1] >= _FORWARD_MIN:
+                    out = _big_matmul(xd, yd)
+                    if out is not None:
+                        return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, out)
                 return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, xd.dot(yd))
             return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, _np_matmul(xd, yd))
         return apply_xy(matmul_op, x, y, {"transpose_x": bool(transpose_x),

@@ -1,4 +1,4 @@
-"""njit-callable GEMM on numpy's own bundled OpenBLAS.
+"""njit-callable GEMM on numpy's own bundled OpenBLAS (or MKL when installed: blas_lib.py).
 
 Why (NUMBA_NOTES.md section 5): inside @njit, ``np.dot``/``@`` need scipy, absent
 in CI; with scipy they use scipy's OpenBLAS, a second busy-waiting thread pool
@@ -11,7 +11,6 @@ fallback mode to a slow ctypes trampoline): a caller cached where BLAS was bound
 would otherwise segfault when loaded where it is not.
 """
 import ctypes
-import glob
 import os
 
 import numpy as np
@@ -19,6 +18,8 @@ from llvmlite import binding as ll
 from numba import njit, types
 from numba.core.errors import TypingError
 from numba.extending import overload
+
+from . import blas_lib
 
 __all__ = ["gemm", "set_num_threads", "BLAS_NAME"]
 
@@ -107,42 +108,9 @@ def _trampoline(ct):
     return ctypes.CFUNCTYPE(None, i32, i32, i32, i64, i64, i64, ct, vp, i64, vp, i64, ct, vp, i64)(f)
 
 
-# (gemm pattern, set_num_threads symbol): numpy>=2 wheels, then numpy 1.22-1.26 wheels.
-_CANDIDATES = [("scipy_cblas_%sgemm64_", "scipy_openblas_set_num_threads64_"),
-               ("cblas_%sgemm64_", "openblas_set_num_threads64_")]
-
-
-def _library_paths():
-    root = os.path.dirname(np.__file__)
-    for d in (os.path.join(root, os.pardir, "numpy.libs"),  # manylinux / Windows wheels
-              os.path.join(root, ".libs"), os.path.join(root, ".dylibs")):  # old / macOS
-        yield from sorted(glob.glob(os.path.join(d, "*openblas*")))
-    # Any other build: dlsym on numpy's extension module also searches the
-    # libraries it links (POSIX), i.e. exactly the BLAS numpy itself uses.
-    core = "_core" if os.path.isdir(os.path.join(root, "_core")) else "core"  # numpy 2 / 1
-    yield from glob.glob(os.path.join(root, core, "_multiarray_umath*"))
-
-
-def _find_blas():
-    if os.environ.get("JITGRAD_BLAS", "").lower() == "fallback":
-        return None
-    for path in _library_paths():
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for pattern, threads in _CANDIDATES:
-            names = [pattern % "s", pattern % "d"]
-            if all(hasattr(lib, s) for s in names):
-                addrs = [ctypes.cast(getattr(lib, s), ctypes.c_void_p).value for s in names]
-                setter = getattr(lib, threads, None)
-                return "%s/%s in %s" % (names[0], names[1], os.path.realpath(path)), addrs, setter
-    return None
-
-
-_found = _find_blas()
+_found = blas_lib.FOUND
 if _found is not None:
-    BLAS_NAME, _addrs, _set_threads = _found
+    BLAS_NAME, _addrs, _set_threads = _found.name, _found.addrs, _found.set_threads
 else:
     BLAS_NAME, _set_threads = "fallback", None
     _keep = (_trampoline(ctypes.c_float), _trampoline(ctypes.c_double))
@@ -156,7 +124,7 @@ _SGEMM, _DGEMM = (types.ExternalFunction(name, types.void(  # pointers passed as
 
 
 def set_num_threads(n):
-    """Set the thread count of numpy's OpenBLAS pool; returns False if not bound."""
+    """Set the thread count of the bound BLAS's pool; returns False if none is bound."""
     if _set_threads is None:
         return False
     _set_threads(ctypes.c_int(int(n)))

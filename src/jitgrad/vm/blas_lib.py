@@ -1,0 +1,128 @@
+"""Which BLAS library jitgrad's GEMMs call, found without importing Numba.
+
+numpy's own bundled OpenBLAS by default (one thread pool with numpy's, no scipy). With
+Intel's MKL installed (`pip install "jitgrad[mkl]"`, which brings `mkl`), its sgemm is about
+10% faster on the 256x512x512 products of an MLP training step than this OpenBLAS on the
+Xeons we measure on (perf/README.md, W5b); then the forward's large float matrix products
+call it too, so a step uses one library and one thread pool. JITGRAD_BLAS chooses:
+`openblas` (numpy's), `mkl`, `fallback` (no BLAS: loop kernels), unset: MKL if installed.
+
+Both are bound through their ILP64 CBLAS entry points (64-bit sizes), whose signatures agree.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import sys
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+__all__ = ["Found", "find", "FOUND", "forward_matmul"]
+
+
+class Found(NamedTuple):
+    name: str                                  # "<sgemm symbol>/<dgemm symbol> in <path>"
+    kind: str                                  # "openblas" or "mkl"
+    addrs: list                                # sgemm, dgemm addresses
+    set_threads: Callable | None               # sets the library's thread count
+    sgemm: Any                                 # ctypes functions (the forward's calls)
+    dgemm: Any
+
+
+# (gemm pattern, set_num_threads symbol): numpy>=2 wheels, then numpy 1.22-1.26 wheels.
+_OPENBLAS = [("scipy_cblas_%sgemm64_", "scipy_openblas_set_num_threads64_"),
+             ("cblas_%sgemm64_", "openblas_set_num_threads64_")]
+_MKL = [("cblas_%sgemm_64", "MKL_Set_Num_Threads")]
+
+
+def _numpy_paths():
+    root = os.path.dirname(np.__file__)
+    for d in (os.path.join(root, os.pardir, "numpy.libs"),  # manylinux / Windows wheels
+              os.path.join(root, ".libs"), os.path.join(root, ".dylibs")):  # old / macOS
+        yield from sorted(glob.glob(os.path.join(d, "*openblas*")))
+    # Any other build: dlsym on numpy's extension module also searches the
+    # libraries it links (POSIX), i.e. exactly the BLAS numpy itself uses.
+    core = "_core" if os.path.isdir(os.path.join(root, "_core")) else "core"  # numpy 2 / 1
+    yield from glob.glob(os.path.join(root, core, "_multiarray_umath*"))
+
+
+def _mkl_paths():
+    """libmkl_rt where pip's `mkl` wheel puts it (the environment's lib folder)."""
+    for d in dict.fromkeys((os.path.join(sys.prefix, "lib"),
+                            os.path.join(sys.base_prefix, "lib"))):
+        yield from sorted(glob.glob(os.path.join(d, "libmkl_rt.so*")))
+        yield from sorted(glob.glob(os.path.join(d, "mkl_rt*.dll")))
+
+
+_ARGS = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64,
+         ctypes.c_int64, None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+         ctypes.c_int64, None, ctypes.c_void_p, ctypes.c_int64]
+
+
+def _bind(kind: str, paths, candidates) -> Found | None:
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for pattern, threads in candidates:
+            names = [pattern % "s", pattern % "d"]
+            if not all(hasattr(lib, s) for s in names):
+                continue
+            fns = []
+            for s, ct in zip(names, (ctypes.c_float, ctypes.c_double)):
+                f = getattr(lib, s)
+                f.argtypes = [ct if a is None else a for a in _ARGS]
+                f.restype = None
+                fns.append(f)
+            addrs = [ctypes.cast(f, ctypes.c_void_p).value for f in fns]
+            setter = getattr(lib, threads, None)
+            if setter is not None:
+                setter.argtypes = [ctypes.c_int]
+            if kind == "mkl" and not os.environ.get("MKL_THREADING_LAYER") and \
+                    not glob.glob(os.path.join(os.path.dirname(path), "*iomp5*")):
+                lib.MKL_Set_Threading_Layer(ctypes.c_int(1))   # no Intel OpenMP: sequential
+            return Found("%s/%s in %s" % (names[0], names[1], os.path.realpath(path)), kind,
+                         addrs, setter, fns[0], fns[1])
+    return None
+
+
+def find(choice: str | None = None) -> Found | None:
+    """The BLAS to bind: JITGRAD_BLAS's choice (see the module docstring), None for none."""
+    choice = (os.environ.get("JITGRAD_BLAS", "") if choice is None else choice).lower()
+    if choice == "fallback":
+        return None
+    if choice in ("", "mkl"):
+        found = _bind("mkl", _mkl_paths(), _MKL)
+        if found is not None or choice == "mkl":
+            return found
+    return _bind("openblas", _numpy_paths(), _OPENBLAS)
+
+
+FOUND = find()
+
+# The forward's own products: with MKL bound, large 2-D float products call it (numpy's dot
+# would call OpenBLAS: a second library and thread pool in one training step).
+FORWARD_MIN = 64 ** 3            # m * n * k: below this numpy's dot call is cheaper
+_FORWARD = FOUND is not None and FOUND.kind == "mkl"
+
+
+def forward_matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """x @ y through the bound MKL for two C-contiguous float matrices of one dtype (float32
+    or float64) with m * n * k >= FORWARD_MIN; None when that does not apply (the caller
+    uses numpy, which calls its OpenBLAS)."""
+    if not _FORWARD:
+        return None
+    m, k = x.shape
+    n = y.shape[1]
+    if m * n * k < FORWARD_MIN or y.shape[0] != k or not (x.flags.c_contiguous and
+                                                           y.flags.c_contiguous):
+        return None
+    out = np.empty((m, n), x.dtype)
+    f = FOUND.sgemm if x.dtype == np.float32 else FOUND.dgemm
+    f(101, 111, 111, m, n, k, 1.0, x.ctypes.data, k, y.ctypes.data, n, 0.0,
+      out.ctypes.data, n)
+    return out
