@@ -3,6 +3,7 @@
     python perf/bench.py                 # both thread modes, all workloads
     python perf/bench.py --only W1,W3    # a subset
     python perf/bench.py --quick         # shorter time budgets
+    JITGRAD_BLAS=openblas python perf/bench.py --tag openblas   # jitgrad on numpy's BLAS
 
 Peers come from the `perf` extra (torch==2.13.0, jax, jaxlib, matplotlib); a peer that is not
 installed is skipped with a note. Every workload builds the same seeded float32 data for
@@ -200,7 +201,9 @@ def child(args: argparse.Namespace) -> None:
         except ImportError:
             pass
     budget = 4.0 if args.quick else 10.0
-    out: dict = {"libs": available(), "results": {}, "grad_err": {}}
+    from jitgrad.vm import blas_lib
+    out: dict = {"libs": available(), "results": {}, "grad_err": {},
+                 "jitgrad_blas": blas_lib.FOUND.name if blas_lib.FOUND else "fallback"}
     for wl in args.only:
         if wl == "W6":
             continue
@@ -315,14 +318,16 @@ def parent(args: argparse.Namespace) -> None:
         if out.returncode != 0:
             raise SystemExit(f"the {mode}-thread run failed")
         res[mode] = json.loads(out.stdout)
+    print(f"jitgrad's BLAS: {res['single']['jitgrad_blas']}")
     print(table(res))
     res["machine"] = machine()
     res["command"] = " ".join([os.path.basename(sys.executable)] + sys.argv)
-    with open(os.path.join(HERE, "results.json"), "w") as f:
+    name = "results" + (f"-{args.tag}" if args.tag else "")
+    with open(os.path.join(HERE, name + ".json"), "w") as f:
         json.dump(res, f, indent=1)
     chart({k: v for k, v in res.items() if k in ("single", "default")},
-          os.path.join(HERE, "results.png"))
-    print("\nwrote perf/results.json and perf/results.png")
+          os.path.join(HERE, name + ".png"))
+    print(f"\nwrote perf/{name}.json and perf/{name}.png")
 
 
 def main() -> None:
@@ -330,6 +335,7 @@ def main() -> None:
     ap.add_argument("--only", default="W1,W2,W3,W4,W5a,W5b,W6")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--child", dest="threads", default=None)
+    ap.add_argument("--tag", default="", help="write perf/results-TAG.json/.png instead")
     args = ap.parse_args()
     args.only = [w.strip() for w in args.only.split(",") if w.strip()]
     if args.threads:

@@ -125,8 +125,44 @@ sigmoid_op = defop(
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "SIGMOID_BWD", g, b.value(node.out_data)))
 
+# Large float arrays take the compiled kernels of vm/forward.py once Numba is loaded
+# (by the backward interpreter): same values, ~1.5x faster than numpy's (see there).
+BIG = 65536
+
+
+def _compiled_forward() -> Any:
+    """vm.forward when the compiled interpreter is loaded (Numba imported), else None."""
+    from .. import vm
+    if vm._compiled is None:
+        return None
+    from ..vm import forward
+    return forward
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    if x.size >= BIG and x.dtype.kind == "f" and x.flags.c_contiguous:
+        kernels = _compiled_forward()
+        if kernels is not None:
+            out = np.empty(x.shape, x.dtype)
+            kernels.relu(x.reshape(-1), out.reshape(-1))
+            return out
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.size >= BIG and x.ndim == 2 and y.ndim == 2 and y.shape[0] == 1 and \
+            y.shape[1] == x.shape[1] and x.dtype is y.dtype and x.dtype.kind == "f" and \
+            x.flags.c_contiguous and y.flags.c_contiguous:
+        kernels = _compiled_forward()
+        if kernels is not None:         # a bias row (matmul output + bias)
+            out = np.empty(x.shape, x.dtype)
+            kernels.add_row(x, y.reshape(-1), out)
+            return out
+    return np.add(x, y)
+
+
 relu_op = defop(
-    "relu", baked=None, forward=lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
+    "relu", baked=None, forward=_relu,
     vjp=lambda g, out, x: (g * _mask(x, out._data > 0),),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "RELU_BWD", g, b.value(node.out_data)))
@@ -194,7 +230,7 @@ def _lower_divide(b, node, g, gins):
 
 
 add_op = defop("add", baked=None,
-               grad_reads=(), forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g),
+               grad_reads=(), forward=_add, nin=2, vjp=lambda g, out, x, y: (g, g),
                lower=_lower_add)
 
 subtract_op = defop(
