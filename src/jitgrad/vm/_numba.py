@@ -24,6 +24,39 @@ OPTIONS: dict[str, Any] = dict(
 )
 
 
+class _NoScipy:
+    """A meta-path entry under which `import scipy.linalg` fails at once (see below)."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "scipy.linalg" or name.startswith("scipy.linalg."):
+            raise ModuleNotFoundError(f"jitgrad kept Numba from importing {name}")
+        return None
+
+
+def _load_numba_numpy_support() -> None:
+    """Import numba.np.arraymath now, with scipy.linalg hidden from it.
+
+    Numba's first compile or cache load imports that module, whose import-time BLAS probe
+    imports scipy.linalg when scipy is installed: 0.2 s of a 0.7 s cold start here (W6
+    without the tiered start), only to choose np.correlate's and np.convolve's inner loop
+    in Numba-compiled code (a plain loop instead of BLAS's dot; same values). jitgrad never
+    calls them and binds its own GEMM (blas.py). Skipped when scipy.linalg or that module
+    is already imported; every later `import scipy.linalg` works as usual.
+    """
+    import sys
+    if "scipy.linalg" in sys.modules or "numba.np.arraymath" in sys.modules:
+        return
+    sys.meta_path.insert(0, _NoScipy)     # type: ignore[arg-type]
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        sys.meta_path.remove(_NoScipy)    # type: ignore[arg-type]
+
+
+_load_numba_numpy_support()
+
+
 def caching_enabled() -> bool:
     return os.environ.get("JITGRAD_NO_CACHE", "") in ("", "0")
 
