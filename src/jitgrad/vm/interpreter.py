@@ -46,14 +46,18 @@ def _pointer_like(typingctx, arena, address):  # pragma: no cover - compiled
     return ptr(arena, address), codegen
 
 
-@jit
+@jit(inline="always")
 def _view(arena, itab, off, n):  # pragma: no cover - compiled
-    """The n-element operand at field value `off`: an arena slice, or for an external
-    operand (program.EXT) a view of the memory whose address itab holds."""
+    """The n-element operand at field value `off`: in the arena, or for an external operand
+    (program.EXT) in the memory whose address itab holds. Always a view made from an
+    address: a view without a reference count, so no NRT incref/decref pair per operand
+    (a mix of arena slices and such views cost ~35 ns a row in that pair)."""
     if off < EXT:
-        return arena[off:off + n]
-    e = off - EXT
-    return carray(_pointer_like(arena, itab[e >> 32] + (e & EXT_LOW) * arena.itemsize), n)
+        address = arena.ctypes.data + off * arena.itemsize
+    else:
+        e = off - EXT
+        address = itab[e >> 32] + (e & EXT_LOW) * arena.itemsize
+    return carray(_pointer_like(arena, address), n)
 
 
 @jit
@@ -99,14 +103,14 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc, tile):  # pragma: no cover
         m = min(TILE, hi - t0)
         buf = tile[:m]
         if first:
-            B = arena[itab[p + 3] + t0:itab[p + 3] + t0 + m]
+            B = _view(arena, itab, itab[p + 3] + t0, m)
             K = consts[itab[p + 5]]
             if scalar:
                 v = arena[a]
                 for i in range(m):
                     buf[i] = K * v * B[i]
             else:
-                A = arena[a + t0:a + t0 + m]
+                A = _view(arena, itab, a + t0, m)
                 for i in range(m):
                     buf[i] = K * A[i] * B[i]
         elif scalar:
@@ -114,7 +118,7 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc, tile):  # pragma: no cover
             for i in range(m):
                 buf[i] = v
         else:
-            A = arena[a + t0:a + t0 + m]
+            A = _view(arena, itab, a + t0, m)
             for i in range(m):
                 buf[i] = A[i]
         q = p + 2 + 4 * first
@@ -152,9 +156,9 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc, tile):  # pragma: no cover
                 for i in range(um):
                     buf[i] = K * buf[i] * arena[b + i] / arena[c + i]
             q += 4
-        out = arena[o + t0:o + t0 + m]
+        out = _view(arena, itab, o + t0, m)
         if last:
-            B = arena[itab[q + 1] + t0:itab[q + 1] + t0 + m]
+            B = _view(arena, itab, itab[q + 1] + t0, m)
             K = consts[itab[q + 3]]
             if acc:
                 for i in range(m):
@@ -310,7 +314,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             _chain(arena, itab, consts, o, a, 0, n, code[pc, 6], acc, tile)
             continue
         K = consts[code[pc, 7]]
-        out = arena[o:o + n]
+        out = _view(arena, itab, o, n)
         A = _view(arena, itab, a, n)
         if op == AXPY:
             if acc:
@@ -422,7 +426,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             for j in range(nb):
                 gemm(_view(arena, itab, a + j * sa, m * kk),
                      _view(arena, itab, b + j * sb, kk * nn),
-                     arena[o + j * sc:o + j * sc + m * nn],
+                     _view(arena, itab, o + j * sc, m * nn),
                      m, nn, kk, ta, tb, acc or (sc == 0 and j > 0))
         elif op == SOFTMAX_BWD or op == LOGSOFTMAX_BWD:
             p = code[pc, 6]
@@ -433,7 +437,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for j in range(n):
                     out[j] = zero
             for r in range(itab[code[pc, 6]]):
-                S = arena[a + r * n:a + r * n + n]
+                S = _view(arena, itab, a + r * n, n)
                 for j in range(n):
                     out[j] += S[j]
         elif op == CUMSUM:
