@@ -2,10 +2,11 @@
 
 An if/elif chain over opcodes measured fastest for small and large operands alike
 (NUMBA_NOTES.md section 4: ~3 ns dispatch per instruction, kernels at memory bandwidth),
-ahead of function tables and per-graph code generation. Kernels loop over slice views of
-the arena (indexing arena[o + i] directly does not vectorise: 11x slower) and take their
-float constants from `consts` so float32 programs never promote to float64. Validation is
-all done by the lowering; nothing here checks its input.
+ahead of function tables and per-graph code generation. Kernels loop over views of their
+operands (`_view`: the arena, or a large saved value outside it; indexing arena[o + i]
+directly does not vectorise: 11x slower) and take their float constants from `consts` so
+float32 programs never promote to float64. Validation is all done by the lowering; nothing
+here checks its input.
 """
 
 from __future__ import annotations
