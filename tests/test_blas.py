@@ -170,10 +170,14 @@ def test_jitgrad_blas_chooses_the_library():
     from jitgrad.vm import blas_lib
     assert blas_lib.find("fallback") is None
     assert blas_lib.find("openblas").kind == "openblas"      # numpy's own, always there
-    mkl = blas_lib.find("mkl")                                # None unless `mkl` is installed
-    assert mkl is None or mkl.kind == "mkl"
     auto = blas_lib.find("")
-    assert auto.kind == ("openblas" if mkl is None else "mkl")
+    if auto.kind == "mkl":                                    # the `mkl` extra is installed
+        assert blas_lib.find("mkl").kind == "mkl"
+    else:                                                     # asked for, but not there
+        with pytest.warns(RuntimeWarning, match="no MKL library was found"):
+            assert blas_lib.find("mkl").kind == "openblas"
+    with pytest.raises(ValueError, match="JITGRAD_BLAS='intel'"):
+        blas_lib.find("intel")
     assert blas_lib.FOUND.name == blas.BLAS_NAME
 
 

@@ -16,6 +16,7 @@ import ctypes
 import glob
 import os
 import sys
+import warnings
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -90,15 +91,25 @@ def _bind(kind: str, paths, candidates) -> Found | None:
     return None
 
 
+CHOICES = ("", "openblas", "mkl", "fallback")
+
+
 def find(choice: str | None = None) -> Found | None:
     """The BLAS to bind: JITGRAD_BLAS's choice (see the module docstring), None for none."""
     choice = (os.environ.get("JITGRAD_BLAS", "") if choice is None else choice).lower()
+    if choice not in CHOICES:
+        raise ValueError(f"JITGRAD_BLAS={choice!r}: choose 'openblas', 'mkl' or 'fallback' "
+                         "(or leave it unset: MKL if installed, else numpy's OpenBLAS)")
     if choice == "fallback":
         return None
     if choice in ("", "mkl"):
         found = _bind("mkl", _mkl_paths(), _MKL)
-        if found is not None or choice == "mkl":
+        if found is not None:
             return found
+        if choice == "mkl":
+            warnings.warn("JITGRAD_BLAS=mkl, but no MKL library was found in this environment "
+                          "(pip install mkl); using numpy's OpenBLAS", RuntimeWarning,
+                          stacklevel=2)
     return _bind("openblas", _numpy_paths(), _OPENBLAS)
 
 
