@@ -18,7 +18,9 @@ part by part, without building it; anything else takes the key path.
 
 from __future__ import annotations
 
+import copy
 import os
+import sys
 from collections import OrderedDict
 from typing import Any, Callable
 
@@ -59,11 +61,14 @@ except AttributeError:                    # pragma: no cover - another Python
 
 
 class Entry:
-    __slots__ = ("prog", "recipe", "outputs", "hits", "binds", "match", "key")
+    __slots__ = ("prog", "recipe", "outputs", "hits", "binds", "match", "key", "family")
 
     def __init__(self, prog: Program, recipe: list, outputs: list, key: tuple) -> None:
         self.prog, self.recipe, self.outputs, self.hits = prog, recipe, outputs, 0
         self.key = key
+        # the entries of this key, one Program each, bound to different output tensors
+        # (two models of one structure taking turns); least recently used first
+        self.family: list = [self]
         self.match: Callable | None = None     # see compile_matcher
         # the recipe as (where the value goes, kind, index, saved index, shape): the arena
         # view in the slot's shape, or for a value read in place (external.py) the itab
@@ -84,7 +89,8 @@ stats = {"hits": 0, "misses": 0, "uncacheable": 0}
 def clear() -> None:
     global _mru, _prev
     for e in _cache.values():
-        fastpath.release(e.prog)
+        for member in e.family:
+            fastpath.release(member.prog)
     _cache.clear()
     _mru = _prev = None
     for k in stats:
@@ -203,9 +209,10 @@ MATCH_MAX_NODES = 400             # larger graphs take the key path (and a bigge
 
 def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
     """A function `(roots, epoch) -> (nodes, tensors) | None` saying whether a new graph has
-    exactly `key`, without building or hashing it; on a match it has also copied the new
-    graph's values into the entry's arena (`_rebind`'s copies) and returns its nodes, and
-    its tensors if the Program's outputs must be pointed at them (`_retarget`), else None.
+    exactly `key`, without building or hashing it. On a match whose output tensors are the
+    Program's it has also placed the new graph's values (as `_bind_values` does) and returns
+    (nodes, None); when the outputs are other tensors it binds nothing and returns the
+    graph's tensors too, for `_member_for` to pick or make the family member for them.
 
     The training-loop case: the graph of the previous step again. The key is parsed back
     into its parts (graph_key's layout) and each part becomes a line of straight-line code
@@ -313,7 +320,12 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
     _emit_distinct(emit, "N", "nodes", nnodes, node_sigs)
     _emit_distinct(emit, "T", tensors_list, ntensors, tensor_sigs)
     prog = entry.prog
-    for dst, kind, a, b, src_shape in entry.binds:   # the values, as _rebind places them
+    outs = " or ".join(f"o[{j}][0] is not T{ti}" for j, (ti, _, _, _) in
+                       enumerate(entry.outputs))
+    if outs:                              # another model's graph: its tensors, nothing bound
+        emit(f"    o = {c(prog)}.outputs")
+        emit(f"    if {outs}: return nodes, {tensors_list}")
+    for dst, kind, a, b, src_shape in entry.binds:   # the values, as _bind_values places them
         if kind == 2:
             emit(f"    s = N{a}.saved[{b}]")
             emit(f"    if s.shape != {c(src_shape)}: s = s.reshape({c(src_shape)})")
@@ -328,11 +340,6 @@ def compile_matcher(key: tuple, nodes: list, entry: Entry) -> Callable | None:
             emit(f"    else: {c(external.bind)}({c(prog)}, {pos}, s, {c(shape)})")
         else:
             emit(f"    {c(dst)}[...] = s")
-    outs = " or ".join(f"o[{j}][0] is not T{ti}" for j, (ti, _, _, _) in
-                       enumerate(entry.outputs))
-    if outs:                              # tensors too when the outputs need retargeting
-        emit(f"    o = {c(entry.prog)}.outputs")
-        emit(f"    if {outs}: return nodes, {tensors_list}")
     emit("    return nodes, None")
     names = ", ".join(f"C{j}" for j in range(len(consts)))
     src = (f"def make({names}):\n" + "\n".join("    " + ln for ln in lines) +
@@ -396,7 +403,7 @@ def run(roots: list, seeds: list) -> bool:
         n = r._node
         if n is not None and n.programs:
             return False                  # a retained graph's own Program comes first
-    found = None
+    found = other = None
     for entry in (_mru, _prev):           # the previous step's graph (or the one before)
         if entry is not None and entry.match is not None:
             try:
@@ -404,14 +411,22 @@ def run(roots: list, seeds: list) -> bool:
             except (TypeError, ValueError):   # an attribute that does not compare (an array)
                 found = None
             if found is not None:
-                break
-    if found is not None:                 # a recent graph again, rebound
+                if found[1] is None:
+                    break                 # a recent graph again, rebound
+                if other is None:         # the same structure on other output tensors
+                    other = entry, found
+                found = None
+    if found is not None or other is not None:
+        if found is None:
+            entry, (nodes, tensors) = other
+            entry = _member_for(entry, nodes, tensors)
+            if entry.match is None:
+                entry.match = compile_matcher(entry.key, nodes, entry)
+        else:
+            nodes = found[0]
         if entry is not _mru:
             _cache.move_to_end(entry.key)
             _make_mru(entry)
-        nodes, tensors = found
-        if tensors is not None:
-            _retarget(entry, tensors)
         stats["hits"] += 1
         entry.hits += 1
     else:
@@ -432,13 +447,13 @@ def run(roots: list, seeds: list) -> bool:
                 return False
             stats["misses"] += 1
         else:
+            entry = _member_for(entry, nodes, tensors)
             stats["hits"] += 1
             entry.hits += 1
             if entry is not _mru:         # (already last: moving it would rehash the key)
                 _cache.move_to_end(key)
                 _make_mru(entry)
-            _rebind(entry, nodes, tensors)
-            if entry.hits == 1:           # the graph recurs: worth a matcher (~0.1 ms/node)
+            if entry.match is None:       # the graph recurs: worth a matcher (~0.1 ms/node)
                 entry.match = compile_matcher(key, nodes, entry)
     prog = entry.prog
     r = getattr(prog, "_replay", None)
@@ -472,9 +487,10 @@ def _insert(key: tuple, roots: list, nodes: list, tensors: list) -> Entry | None
     if len(_cache) > MAX_PROGRAMS:
         global _prev
         _, old = _cache.popitem(last=False)
-        fastpath.release(old.prog)
-        if old is _prev:
-            _prev = None
+        for member in old.family:
+            fastpath.release(member.prog)
+            if member is _prev:
+                _prev = None
     return entry
 
 
@@ -484,9 +500,67 @@ def _make_mru(entry: Entry) -> None:
     _prev, _mru = _mru, entry
 
 
-def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
-    """Copy the new graph's saved values into the arena and point outputs at its tensors."""
+MAX_FAMILY = 4       # Programs per structure, each bound to its own output tensors
+
+
+def _member_for(entry: Entry, nodes: list, tensors: list) -> Entry:
+    """The entry of `entry`'s family whose outputs are this graph's `tensors`, with the
+    graph's values bound: the one already bound to them, else a new member (a copy of the
+    Program with its own arena), else the least recently used one retargeted. So models of
+    one structure taking turns (a GAN's two networks, an ensemble) each keep a Program whose
+    leaf gradients they own, instead of one Program retargeted at every switch."""
+    family = entry.family
+    for member in family:
+        if all(o[0] is tensors[e[0]] for o, e in zip(member.prog.outputs, member.outputs)):
+            break
+    else:
+        member = entry if not _outputs_in_use(entry, tensors) else \
+            _copy_entry(entry) if len(family) < MAX_FAMILY else family[0]
+    if family[-1] is not member:
+        family.remove(member)
+        family.append(member)
+    _bind_values(member, nodes, tensors)
+    return member
+
+
+def _outputs_in_use(entry: Entry, tensors: list) -> bool:
+    """Whether a tensor the entry's Program delivers to, and this graph does not, is still
+    referenced from outside the Program: another model's parameter (keep its Program: make
+    a new member), or a fresh input of an earlier step nobody holds (retarget this one).
+    A guess from reference counts: a wrong one costs speed or memory, never a result."""
+    r = getattr(entry.prog, "_replay", None)
+    for o, e in zip(entry.prog.outputs, entry.outputs):
+        t = o[0]
+        if t is tensors[e[0]]:
+            continue
+        # ours: prog.outputs, the Replay's list entry and its one-leaf field; plus this
+        # frame's `t` and getrefcount's argument
+        ours = 3 + (r is not None) + (r is not None and r.leaf is t)
+        if sys.getrefcount(t) > ours:
+            return True
+    return False
+
+
+def _copy_entry(entry: Entry) -> Entry:
+    """A new member of entry's family: the same code on an arena and itab of its own."""
+    prog = copy.copy(entry.prog)
+    prog.__dict__.pop("_replay", None)
+    prog.arena, prog.itab = prog.arena.copy(), prog.itab.copy()
+    prog.ext_keep, prog.ext_private, prog.nodes = {}, {}, []
+    member = Entry(prog, entry.recipe, entry.outputs, entry.key)
+    member.family = entry.family
+    entry.family.append(member)
+    prog.outputs = []                     # bound by _retarget below
+    return member
+
+
+def _bind_values(entry: Entry, nodes: list, tensors: list) -> None:
+    """Place the new graph's saved values (copied into the arena, or read in place) and
+    point the outputs at its tensors if they are others."""
     prog = entry.prog
+    if len(prog.outputs) != len(entry.outputs) or any(
+            a[0] is not tensors[b[0]] for a, b in zip(prog.outputs, entry.outputs)):
+        _retarget(entry, tensors)
     for dst, kind, i, j, src_shape in entry.binds:
         src = tensors[i]._data if kind == 0 else nodes[i].out_data if kind == 1 else \
             nodes[i].saved[j]
@@ -496,11 +570,6 @@ def _rebind(entry: Entry, nodes: list, tensors: list) -> None:
             external.bind(prog, dst[0], src, dst[1])
         else:
             dst[...] = src
-    old = prog.outputs
-    for a, b in zip(old, entry.outputs):
-        if a[0] is not tensors[b[0]]:
-            _retarget(entry, tensors)
-            break
 
 
 def _emit_distinct(emit: Callable, x: str, listed: str, count: int, sigs: list) -> None:
