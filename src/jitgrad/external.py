@@ -23,6 +23,7 @@ MIN_ELEMENTS = 16384          # 64 KB of float32: below this a copy is cheaper t
 
 _GEMM, _SUM, _SCATTER = OP["GEMM"], OP["SUM"], OP["SCATTER"]
 _CHAIN, _COL2IM, _POOL = OP["CHAIN"], OP["COL2IM"], OP["POOL_BWD"]
+_WIDE = [_CHAIN, _SCATTER, _GEMM, _COL2IM, _POOL]
 # every field a row may read, by opcode (a reader not listed here is unknown: it blocks)
 _READS: dict[int, tuple[int, ...]] = {OP[n]: cols for n, cols in (
     ("ZERO", ()), ("AXPY", (2,)), ("DIVK", (2,)), ("SUM", (2,)), ("BCAST", (2,)),
@@ -95,8 +96,10 @@ def _readable_in_place(prog: Program, code: np.ndarray, ops: np.ndarray, outs: n
     """True when no row writes into [off, off+n) and every row reading it does so through
     a field that resolves external operands."""
     hi = off + n
+    # rows with a field in the range, and those that may touch it from a field outside it
+    # (itab operands, writes longer than n)
     near = np.nonzero(((code[:, 1:5] >= off) & (code[:, 1:5] < hi)).any(axis=1) |
-                      (ops == _CHAIN) | (ops == _SCATTER) | (ops == _GEMM))[0]
+                      np.isin(ops, _WIDE))[0]
     for r in near:
         row = code[r]
         op = int(ops[r])
