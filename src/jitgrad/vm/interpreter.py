@@ -50,14 +50,16 @@ def _pointer_like(typingctx, arena, address):  # pragma: no cover - compiled
 @jit(inline="always")
 def _view(arena, itab, off, n):  # pragma: no cover - compiled
     """The n-element operand at field value `off`: in the arena, or for an external operand
-    (program.EXT) in the memory whose address itab holds. Always a view made from an
-    address: a view without a reference count, so no NRT incref/decref pair per operand
-    (a mix of arena slices and such views cost ~35 ns a row in that pair)."""
-    if off < EXT:
-        address = arena.ctypes.data + off * arena.itemsize
-    else:
-        e = off - EXT
-        address = itab[e >> 32] + (e & EXT_LOW) * arena.itemsize
+    (program.EXT) in the memory whose address itab holds.
+
+    A view made from an address, so without a reference count (no NRT incref/decref pair
+    per operand: W1's replay 1.94 -> 1.45 us), and computed without a branch: with an `if`
+    choosing between the two addresses, a 64-element MUL row took ~27 ns instead of ~7 (a
+    pointer from either of two sources defeats the loop's vectorisation)."""
+    x = np.int64(off >= EXT)                # 1 for an external operand, else 0
+    e = (off - EXT) * x                     # 0 for an arena operand (reads itab[0])
+    address = (arena.ctypes.data + off * arena.itemsize) * (1 - x) + \
+        (itab[e >> 32] + (e & EXT_LOW) * arena.itemsize) * x
     return carray(_pointer_like(arena, address), n)
 
 
