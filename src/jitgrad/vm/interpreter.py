@@ -63,6 +63,14 @@ def _view(arena, itab, off, n):  # pragma: no cover - compiled
     return carray(_pointer_like(arena, address), n)
 
 
+@jit(inline="always")
+def _span(table, p, n):  # pragma: no cover - compiled
+    """table[p:p + n] as a view without a reference count (see _view): ~40 ns less a row
+    than a slice, for CHAIN's scratch tile (python -m jitgrad: 5.6 -> 3.9 us) and the
+    index tables."""
+    return carray(_pointer_like(table, table.ctypes.data + p * table.itemsize), n)
+
+
 @jit
 def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - compiled
     """softmax / log_softmax backward over rows of `length` elements spaced `inner` apart."""
@@ -104,7 +112,7 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc, tile):  # pragma: no cover
     t0 = lo
     while t0 < hi:
         m = min(TILE, hi - t0)
-        buf = tile[:m]
+        buf = _span(tile, 0, m)             # (a view without a reference count, as below)
         if first:
             B = _view(arena, itab, itab[p + 3] + t0, m)
             K = consts[itab[p + 5]]
@@ -401,7 +409,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
         elif op == ZERO:
             out[:] = zero
         elif op == GATHER:
-            idx = itab[code[pc, 6]:code[pc, 6] + n]
+            idx = _span(itab, code[pc, 6], n)
             if acc:
                 for i in range(n):
                     out[i] += K * arena[a + idx[i]]
@@ -409,7 +417,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for i in range(n):
                     out[i] = K * arena[a + idx[i]]
         elif op == GATHER_MUL:
-            idx = itab[code[pc, 6]:code[pc, 6] + n]
+            idx = _span(itab, code[pc, 6], n)
             B = _view(arena, itab, b, n)
             if acc:
                 for i in range(n):
@@ -418,7 +426,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                 for i in range(n):
                     out[i] = arena[a + idx[i]] * B[i]
         elif op == SCATTER:
-            idx = itab[code[pc, 6]:code[pc, 6] + n]
+            idx = _span(itab, code[pc, 6], n)
             for i in range(n):
                 arena[o + idx[i]] += A[i]
         elif op == GEMM:
@@ -448,11 +456,11 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
         elif op == COL2IM:
             p = code[pc, 6]
-            prm = itab[p:p + 16]
+            prm = _span(itab, p, 16)
             _col2im(out, arena[a:a + prm[0] * prm[4] * prm[5] * prm[14] * prm[15]], prm, acc)
         elif op == POOL_BWD:
             p = code[pc, 6]
-            prm = itab[p:p + 12]
+            prm = _span(itab, p, 12)
             m = prm[0] * prm[1] * prm[10] * prm[11]
             _pool_bwd(out, arena[a:a + m], arena[b:b + m], prm, acc)
         elif op == LINSCAN:
