@@ -57,8 +57,10 @@ def _view(arena, itab, off, n):  # pragma: no cover - compiled
     choosing between the two addresses, a 64-element MUL row took ~27 ns instead of ~7 (a
     pointer from either of two sources defeats the loop's vectorisation)."""
     x = np.int64(off >= EXT)                # 1 for an external operand, else 0
+    y = 1 - x
     e = (off - EXT) * x                     # 0 for an arena operand (reads itab[0])
-    address = (arena.ctypes.data + off * arena.itemsize) * (1 - x) + \
+    # (off * y first: an external field times the item size would overflow)
+    address = (arena.ctypes.data + off * y * arena.itemsize) * y + \
         (itab[e >> 32] + (e & EXT_LOW) * arena.itemsize) * x
     return carray(_pointer_like(arena, address), n)
 
