@@ -149,16 +149,17 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0).astype(x.dtype, copy=False)
 
 
-def _add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.size >= BIG and x.ndim == 2 and y.ndim == 2 and y.shape[0] == 1 and \
-            y.shape[1] == x.shape[1] and x.dtype is y.dtype and x.dtype.kind == "f" and \
-            x.flags.c_contiguous and y.flags.c_contiguous:
+def _add_row(x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """x (m, n) + b (n,) by the compiled kernel for a large float matrix (a bias added to a
+    matmul output); None when it does not apply."""
+    if x.size >= BIG and x.ndim == 2 and b.shape[0] == x.shape[1] and x.dtype.kind == "f" \
+            and x.flags.c_contiguous and b.flags.c_contiguous:
         kernels = _compiled_forward()
-        if kernels is not None:         # a bias row (matmul output + bias)
+        if kernels is not None:
             out = np.empty(x.shape, x.dtype)
-            kernels.add_row(x, y.reshape(-1), out)
+            kernels.add_row(x, b, out)
             return out
-    return np.add(x, y)
+    return None
 
 
 relu_op = defop(
@@ -230,7 +231,7 @@ def _lower_divide(b, node, g, gins):
 
 
 add_op = defop("add", baked=None,
-               grad_reads=(), forward=_add, nin=2, vjp=lambda g, out, x, y: (g, g),
+               grad_reads=(), forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g),
                lower=_lower_add)
 
 subtract_op = defop(
@@ -359,10 +360,12 @@ def clone(x: Tensor) -> Tensor:
     return apply_internal(clone_op, x)
 
 
-def _public_binary(op: OpDef, true_divide: bool = False) -> Callable[[Any, Any], Tensor]:
+def _public_binary(op: OpDef, true_divide: bool = False,
+                   large_bias: Callable | None = None) -> Callable[[Any, Any], Tensor]:
     """The public function of a two-input op without attributes: Paddle's promotion
     (binary_operands), which leaves two Tensors of one dtype as they are (but for ints under
-    true division), so that case, the common one, skips it."""
+    true division), so that case, the common one, skips it. `large_bias(d, e)` may compute
+    a large matrix with a row vector (else None)."""
     plain_ufunc = op.save is None and not op.forward_saves
 
     def public(x: Any, y: Any) -> Tensor:
@@ -373,6 +376,10 @@ def _public_binary(op: OpDef, true_divide: bool = False) -> Callable[[Any, Any],
                 # a bias: numpy's ufuncs set up operands of unequal ndim slowly (~0.5 us
                 # for (1, 32) + (32,), ~0.3 with a leading 1 added to the view); the same
                 # values, and numpy's own message when the shapes do not fit
+                if large_bias is not None and d.size >= BIG:
+                    out = large_bias(d, e)
+                    if out is not None:
+                        return apply_xy(op, x, y, NO_ATTRS, out)
                 try:
                     out = op.forward(d, e[None])
                 except ValueError:
@@ -386,7 +393,7 @@ def _public_binary(op: OpDef, true_divide: bool = False) -> Callable[[Any, Any],
     return public
 
 
-add = _public_binary(add_op)
+add = _public_binary(add_op, large_bias=_add_row)
 subtract = _public_binary(subtract_op)
 multiply = _public_binary(multiply_op)
 divide = _public_binary(divide_op, true_divide=True)
