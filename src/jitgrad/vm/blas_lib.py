@@ -83,9 +83,11 @@ def _bind(kind: str, paths, candidates) -> Found | None:
             setter = getattr(lib, threads, None)
             if setter is not None:
                 setter.argtypes = [ctypes.c_int]
-            if kind == "mkl" and not os.environ.get("MKL_THREADING_LAYER") and \
-                    not glob.glob(os.path.join(os.path.dirname(path), "*iomp5*")):
-                lib.MKL_Set_Threading_Layer(ctypes.c_int(1))   # no Intel OpenMP: sequential
+            layer = getattr(lib, "MKL_Set_Threading_Layer", None)
+            if kind == "mkl" and layer is not None and not os.environ.get(
+                    "MKL_THREADING_LAYER") and not glob.glob(
+                    os.path.join(os.path.dirname(path), "*iomp5*")):
+                layer(ctypes.c_int(1))          # no Intel OpenMP next to it: sequential
             return Found("%s/%s in %s" % (names[0], names[1], os.path.realpath(path)), kind,
                          addrs, setter, fns[0], fns[1])
     return None
