@@ -33,6 +33,7 @@ class Replay:
     """Precomputed views and flags for running one Program cheaply."""
 
     __slots__ = ("seed_views", "seed_ones", "seed_clean", "leaves", "others", "owned",
+                 "leaf_pos", "foreign", "pointed", "redirected",
                  "args", "dtype", "work", "entry", "runner", "ones_kept", "zeroed", "armed",
                  "call_args", "simple", "leaf", "view")
 
@@ -49,13 +50,21 @@ class Replay:
         self.owned = owned
         self.leaves: list = []       # (tensor, view) with the slot accumulated in place
         self.others: list = []       # (tensor, view, kind), delivered by autograd's rules
+        # per leaf: the itab position its writer row writes through and the slot's own
+        # address there; `foreign`: the (array, address) it was last pointed at instead
+        positions = getattr(prog, "owned_leaf_pos", {})
+        self.leaf_pos: list = []
         for t, off, shape, kind in prog.outputs:
             n = int(np.prod(shape, dtype=np.int64))
             view = arena[off:off + n].reshape(shape)
             if off in owned and kind == "leaf" and view.dtype == t._data.dtype:
                 self.leaves.append((t, view))
+                self.leaf_pos.append((positions[off], view.__array_interface__["data"][0]))
             else:
                 self.others.append((t, view, kind))
+        self.foreign: list = [None] * len(self.leaves)
+        self.pointed = [own for _, own in self.leaf_pos]   # the addresses in the itab now
+        self.redirected = 0          # how many of them are not the slot's own
         # own_leaf_grads made every leaf slot accumulate; a leaf of another dtype is not
         # owned, so its slot starts each run from zero
         self.zeroed = [view for t, view, kind in self.others if kind == "leaf"] if owned else []
@@ -99,13 +108,8 @@ def run(prog: Program, seeds: list | None, keep: bool) -> None:
     for view in r.zeroed:
         view[...] = 0
     fresh = None
-    for t, view in r.leaves:
-        g = t._grad
-        if g is not view:
-            view[...] = 0
-            if fresh is None:
-                fresh = []
-            fresh.append((t, view, g))
+    if r.leaves:
+        fresh = _point_leaves(prog, r)
     _execute(prog, r)
     if fresh is not None:
         for t, view, g in fresh:
@@ -116,6 +120,48 @@ def run(prog: Program, seeds: list | None, keep: bool) -> None:
                 np.add(t._grad, view, out=t._grad, casting="unsafe")
     for t, view, kind in r.others:
         deliver_grad(t, view, kind)
+
+
+def _point_leaves(prog: Program, r: Replay) -> list | None:
+    """Before a run: point each owned leaf's writer row at where its gradient accumulates.
+    The slot itself when `.grad` is the slot (owned) or None (the slot is zeroed, and is
+    handed over after the run: listed in the result); the `.grad` array itself when it is
+    another (another Program's slot, a grad the user set) of the slot's dtype, shape and
+    layout, so the row adds straight into it; else zero the slot and add afterwards (listed)."""
+    fresh = None
+    itab, pointed = prog.itab, r.pointed
+    for i, (t, view) in enumerate(r.leaves):
+        g = t._grad
+        address = 0
+        if g is not view and g is not None:
+            last = r.foreign[i]
+            if last is not None and last[0] is g:
+                address = last[1]
+            elif g.dtype == view.dtype and g.shape == view.shape and g.flags.c_contiguous \
+                    and g.flags.writeable:
+                address = g.ctypes.data
+                r.foreign[i] = (g, address)
+        pos, own = r.leaf_pos[i]
+        if address:
+            detach_graph_grad(t)          # a create_graph .grad keeps its values
+        else:
+            address = own
+            if g is not view:
+                view[...] = 0
+                if fresh is None:
+                    fresh = []
+                fresh.append((t, view, g))
+        if pointed[i] != address:
+            r.redirected += (address != own) - (pointed[i] != own)
+            itab[pos] = pointed[i] = address
+    return fresh
+
+
+def _point_home(prog: Program, r: Replay) -> None:
+    """Every owned leaf's row back to its own slot (a direct run of the Program, release)."""
+    for i, (pos, own) in enumerate(r.leaf_pos):
+        prog.itab[pos] = r.pointed[i] = own
+    r.redirected = 0
 
 
 # Tiered start: until this process has loaded the compiled interpreter, the first few small
@@ -166,7 +212,8 @@ def quick(r: Replay) -> bool:
     """`run(prog, None, keep=True)` when all it would do is the compiled call: the seed slots
     already hold ones, every leaf's `.grad` is its slot (owned), no other outputs, and the
     compiled entry point is bound for the chosen interpreter. False: nothing was run."""
-    if r.simple and r.ones_kept and vm._compiled is r.runner and vm._vm == "numba":
+    if r.simple and r.ones_kept and vm._compiled is r.runner and vm._vm == "numba" and \
+            not r.redirected:
         t = r.leaf
         if t is not None:                 # (one leaf: no loop, ~0.1 us of a 2 us replay)
             if t._grad is not r.view:
@@ -237,4 +284,6 @@ def release(prog: Program) -> None:
     for t, view in r.leaves:
         if t._grad is view:
             t._grad = view.copy()
+    if r.redirected:
+        _point_home(prog, r)
     prog._replay = None

@@ -28,7 +28,7 @@ import os
 
 import numpy as np
 
-from .program import NAMES, OP, Program
+from .program import EXT, NAMES, OP, Program
 
 # elements per CHAIN tile (1 KB of float32). A tile walks every step before the next, so
 # a small tile keeps all the chain's operand streams advancing together, which the hardware
@@ -375,7 +375,7 @@ def own_leaf_grads(prog: Program) -> int:
     outs = code[:, 1]
     ns = np.maximum(code[:, 5], 1)
     reads = code[:, 2:5]
-    owned = set()
+    owned: dict[int, int] = {}                # slot offset -> its one writer row
     for t, off, shape, kind in prog.outputs:
         if kind != "leaf":
             continue
@@ -395,9 +395,36 @@ def own_leaf_grads(prog: Program) -> int:
             if int(prog.itab[p]) > 1 and int(prog.itab[p + 8]) == 0:
                 continue                 # batches summed into one matrix
         code[r, 0] |= 1
-        owned.add(off)
+        owned[off] = r
     prog.owned_leaf_slots = frozenset(owned)
+    _write_through_itab(prog, owned)
     return len(owned)
+
+
+def _write_through_itab(prog: Program, owned: dict) -> None:
+    """Each owned slot's one writer row writes through an address in the itab (an external
+    `out`, program.EXT) that points at the slot itself, so that fastpath can point it at a
+    leaf's `.grad` array elsewhere (another Program's slot, a grad the user set) and the row
+    accumulates straight into it: no zeroing and adding afterwards."""
+    if not owned:
+        prog.owned_leaf_pos = {}
+        return
+    base = len(prog.itab)
+    prog.itab = np.concatenate([prog.itab, np.zeros(len(owned), np.int64)])
+    prog.owned_leaf_pos = {}
+    for j, (off, r) in enumerate(sorted(owned.items())):
+        pos = base + j
+        prog.owned_leaf_pos[off] = pos
+        prog.code[r, 1] = EXT + (pos << 32)
+    point_owned_slots(prog)
+
+
+def point_owned_slots(prog: Program) -> None:
+    """(Re)write the owned slots' addresses: after lowering, and for a copy of a Program
+    with an arena of its own."""
+    arena = prog.arena
+    for off, pos in getattr(prog, "owned_leaf_pos", {}).items():
+        prog.itab[pos] = arena[off:off + 1].__array_interface__["data"][0]
 
 
 # ---- helpers -------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ An instruction is one row of 8 int64 words::
 slots and temporaries), except that an operand at or above `EXT` reads memory outside it
 (a large saved value where the forward left it, see external.py): `e = operand - EXT`,
 `itab[e >> 32]` holds the address of that array's first element, `e & 0xFFFFFFFF` is the
-element offset into it. Only the operands listed in `EXT_OPERANDS` may be external. `n` is
-the element count; `p` an offset into the int table `itab`
+element offset into it. Only the operands listed in `EXT_OPERANDS` may be external, and the
+`out` of an owned leaf gradient's one writer row (lower_opt.own_leaf_grads), whose address
+fastpath points at the leaf's `.grad` array. `n` is the element count; `p` an offset into the int table `itab`
 (index maps, shapes); `k` an index into `consts`. With `acc` set the kernel adds into `out`,
 otherwise it overwrites it, which saves zeroing gradient slots before each replay.
 
@@ -149,7 +150,7 @@ class Program:
             op, acc = NAMES[int(row[0]) >> 1], "+=" if row[0] & 1 else "= "
             _, out, a, b, c, n, p, k = (int(v) for v in row)
             who = self.node_names[pc] if pc < len(self.node_names) else ""
-            a, b, c = (operand_text(v) for v in (a, b, c))
+            out, a, b, c = (operand_text(v) for v in (out, a, b, c))
             lines.append(f"{pc:4d} {op:<14} out[{out}] {acc} a[{a}] b[{b}] c[{c}] n={n} "
                          f"p={p} K={self.consts[k]:g}   # {who}")
         for callback in breaks.get(len(self), ()):

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import external, fastpath, tape
+from .lower_opt import point_owned_slots
 from .program import Program
 
 MAX_PROGRAMS = 32
@@ -547,6 +548,7 @@ def _copy_entry(entry: Entry) -> Entry:
     prog.__dict__.pop("_replay", None)
     prog.arena, prog.itab = prog.arena.copy(), prog.itab.copy()
     prog.ext_keep, prog.ext_private, prog.nodes = {}, {}, []
+    point_owned_slots(prog)               # its leaf rows write into its own arena
     member = Entry(prog, entry.recipe, entry.outputs, entry.key)
     member.family = entry.family
     entry.family.append(member)

@@ -357,9 +357,9 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             for i in range(n):
                 s += A[i]
             if acc:
-                arena[o] += K * s
+                out[0] += K * s
             else:
-                arena[o] = K * s
+                out[0] = K * s
         elif op == BCAST:
             v = K * arena[a]
             if acc:

@@ -15,7 +15,8 @@ from ..program import EXT, EXT_LOW, NAMES
 
 def _view(arena: np.ndarray, itab: np.ndarray, off: int, n: int) -> np.ndarray:
     """The n-element operand at field value `off`: an arena slice, or for an external
-    operand (program.EXT) the memory at the address itab holds."""
+    operand (program.EXT) the memory at the address itab holds (writable: an owned leaf
+    gradient's row writes through one)."""
     if off < EXT:
         return arena[off:off + n]
     e = off - EXT
@@ -34,7 +35,7 @@ def _gemm(p: np.ndarray, out: int, a: int, b: int, arena: np.ndarray, itab: np.n
         B = _view(arena, itab, b + j * sb, k * n)
         A = A.reshape(k, m).T if ta else A.reshape(m, k)
         B = B.reshape(n, k).T if tb else B.reshape(k, n)
-        C = arena[out + j * sc: out + j * sc + m * n].reshape(m, n)
+        C = _view(arena, itab, out + j * sc, m * n).reshape(m, n)
         if acc or (sc == 0 and j > 0):
             C += A @ B
         else:
@@ -114,8 +115,9 @@ def _run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
         name, acc, K = NAMES.get(opacc >> 1, str(opacc >> 1)), bool(opacc & 1), consts[k]
         A, B, C = (_view(arena, itab, v, n) for v in (a, b, c))
         idx = itab[p:p + n]
+        out = _view(arena, itab, o, max(n, 1))   # (SUM writes one element whatever n is)
         if name == "ZERO":
-            arena[o:o + n] = 0
+            out[:n] = 0
             continue
         elif name == "AXPY":
             val = K * A
@@ -135,7 +137,7 @@ def _run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
             val = np.where(B > 0, A, 0)
         elif name == "SUM":
             s = K * A.sum()
-            arena[o] = arena[o] + s if acc else s
+            out[0] = out[0] + s if acc else s
             continue
         elif name == "BCAST":
             val = np.full(n, K * arena[a], arena.dtype)
@@ -157,10 +159,10 @@ def _run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
                 val = (g - y * g.sum(axis=1, keepdims=True)).ravel()
         elif name == "ROWSUM":
             rows = int(itab[p])
-            val = arena[o:o + n] if acc else np.zeros(n, arena.dtype)
+            val = out[:n] if acc else np.zeros(n, arena.dtype)
             for r in range(rows):                   # in order, as SCATTER would add them
                 val = val + arena[a + r * n:a + r * n + n]
-            arena[o:o + n] = val
+            out[:n] = val
             continue
         elif name == "CHAIN":
             val = _chain(arena, itab, consts, a, n, p)
@@ -186,7 +188,7 @@ def _run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
         else:
             raise NotImplementedError(f"reference VM has no opcode {name}")
         if acc:
-            arena[o:o + n] += val
+            out[:n] += val
         else:
-            arena[o:o + n] = val
+            out[:n] = val
     return 0
