@@ -10,8 +10,10 @@ Ownership per leaf and per run:
   * `t._grad is view`: owned; the run accumulates in place (Paddle's in-place semantics).
   * `t._grad is None`: the slot is zeroed, and after the run `t._grad` becomes the view
     (kept Programs) or a copy of it (a Program about to be freed).
-  * any other array (set by the user, or owned by another Program): the slot is zeroed and
-    the result added into that array after the run.
+  * any other array (set by the user, or owned by another Program): the leaf's writer row
+    writes through an itab address (lower_opt.own_leaf_grads), pointed at that array for
+    the run, so the row adds straight into it (`_point_leaves`); only an array of another
+    dtype, shape or layout gets the old way: slot zeroed, result added afterwards.
 A Program with hook segments (Python callbacks between instruction ranges) never comes
 here: the general path in autograd runs it.
 """
