@@ -13,7 +13,8 @@
 4. Compaction: slots nothing references any more leave the arena; lower() places the saved
    values only afterwards, so the larger first layout never costs memory.
 5. Owned leaf gradients: every write into a leaf's gradient slot becomes an accumulation, so
-   the slot can be the leaf's `.grad` array itself (see fastpath.py).
+   the slot can be the leaf's `.grad` array itself (see fastpath.py); the row writes through
+   an itab address, which fastpath may point at a `.grad` array that lives elsewhere.
 
 Safety rules: a slot is touched only when every instruction field pointing into it is
 accounted for (an unknown opcode referencing it blocks the pass), seeds, outputs and the
