@@ -73,8 +73,7 @@ def place(prog: Program, values: list) -> None:
         if _readable_in_place(prog, code, ops, outs, off, n):
             ext[off] = n
     if ext:
-        base = len(prog.itab)
-        prog.itab = np.concatenate([prog.itab, np.zeros(len(ext), np.int64)])
+        base = prog.extend_itab(len(ext))
         for j, (off, n) in enumerate(sorted(ext.items())):
             pos = base + j
             prog.ext_pos[off] = pos

@@ -407,12 +407,10 @@ def _write_through_itab(prog: Program, owned: dict) -> None:
     `out`, program.EXT) that points at the slot itself, so that fastpath can point it at a
     leaf's `.grad` array elsewhere (another Program's slot, a grad the user set) and the row
     accumulates straight into it: no zeroing and adding afterwards."""
-    if not owned:
-        prog.owned_leaf_pos = {}
-        return
-    base = len(prog.itab)
-    prog.itab = np.concatenate([prog.itab, np.zeros(len(owned), np.int64)])
     prog.owned_leaf_pos = {}
+    if not owned:
+        return
+    base = prog.extend_itab(len(owned))
     for j, (off, r) in enumerate(sorted(owned.items())):
         pos = base + j
         prog.owned_leaf_pos[off] = pos

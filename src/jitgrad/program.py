@@ -127,6 +127,12 @@ class Program:
         """
         return bool(self.segments)
 
+    def extend_itab(self, count: int) -> int:
+        """Append `count` zeroed int-table words (addresses set later); returns the first."""
+        first = len(self.itab)
+        self.itab = np.concatenate([self.itab, np.zeros(count, np.int64)])
+        return first
+
     @property
     def dtype(self) -> np.dtype:
         return self.arena.dtype

@@ -552,7 +552,7 @@ def _copy_entry(entry: Entry) -> Entry:
     member = Entry(prog, entry.recipe, entry.outputs, entry.key)
     member.family = entry.family
     entry.family.append(member)
-    prog.outputs = []                     # bound by _retarget below
+    prog.outputs = []                     # pointed at the graph's tensors by _bind_values
     return member
 
 

@@ -87,7 +87,6 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     return node
 
 
-
 def walk_site(f: Any) -> tuple | None:
     """(code, instruction offset) of the first frame from `f` outward whose code is outside
     jitgrad, remembered as the last site's code (the recorders test that one inline first:
@@ -102,6 +101,7 @@ def walk_site(f: Any) -> tuple | None:
             return (code, f.f_lasti)
         f = f.f_back
     return None
+
 
 # ---- where an op was created (dump_backward_graph_path's call-stack log) -------------------
 

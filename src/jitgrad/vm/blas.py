@@ -99,13 +99,13 @@ def _loop_gemm(A, B, C, m, n, k, ta, tb, acc):
 def _trampoline(ct):
     """ctypes callback with cblas_?gemm's ILP64 signature (tight, alpha=1) running the
     loop kernel. Only code cached where numpy's BLAS was bound reaches it: slow, correct."""
-    ptr, i32, i64, vp = ctypes.POINTER(ct), ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
+    ptr = ctypes.POINTER(ct)
 
     def f(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
         A, B, C = (np.ctypeslib.as_array(ctypes.cast(p, ptr), (size,))
                    for p, size in ((A, m * k), (B, k * n), (C, m * n)))
         _loop_gemm(A, B, C, m, n, k, ta == _TR, tb == _TR, beta != 0)
-    return ctypes.CFUNCTYPE(None, i32, i32, i32, i64, i64, i64, ct, vp, i64, vp, i64, ct, vp, i64)(f)
+    return ctypes.CFUNCTYPE(None, *blas_lib.gemm_argtypes(ct))(f)
 
 
 _found = blas_lib.FOUND

@@ -58,9 +58,10 @@ def _mkl_paths():
         yield from sorted(glob.glob(os.path.join(d, "mkl_rt*.dll")))
 
 
-_ARGS = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64,
-         ctypes.c_int64, None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
-         ctypes.c_int64, None, ctypes.c_void_p, ctypes.c_int64]
+def gemm_argtypes(ct: Any) -> list:
+    """ILP64 `cblas_?gemm`'s argument types, alpha and beta of the ctypes float type `ct`."""
+    i32, i64, vp = ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
+    return [i32, i32, i32, i64, i64, i64, ct, vp, i64, vp, i64, ct, vp, i64]
 
 
 def _bind(kind: str, paths, candidates) -> Found | None:
@@ -76,7 +77,7 @@ def _bind(kind: str, paths, candidates) -> Found | None:
             fns = []
             for s, ct in zip(names, (ctypes.c_float, ctypes.c_double)):
                 f = getattr(lib, s)
-                f.argtypes = [ct if a is None else a for a in _ARGS]
+                f.argtypes = gemm_argtypes(ct)
                 f.restype = None
                 fns.append(f)
             addrs = [ctypes.cast(f, ctypes.c_void_p).value for f in fns]
