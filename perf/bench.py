@@ -42,6 +42,7 @@ import workloads as W  # noqa: E402
 
 SINGLE_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
               "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
+NOTES: dict = {}  # facts a workload's build found, reported with its results
 TARGETS = {  # issue 5: maximum allowed jitgrad/peer time ratio (peer time / jitgrad >= 1/x)
     "W1": {"torch": 1 / 10, "jax": 1 / 3}, "W2": {"torch": 1 / 100, "jax": 1 / 10},
     "W3": {"torch": 1 / 4, "jax": 1.0}, "W4": {"torch": 1.0}, "W5a": {"torch": 1 / 3},
@@ -106,6 +107,8 @@ def build(wl: str, libs: list[str]) -> tuple[dict, dict]:
         out = j.call(j.vjp_fn, j.one)[0]
         got["jax-args"] = [np.asarray(g) for g in (out if isinstance(out, list) else [out])]
     errs = _check(wl, got)
+    if wl == "W3" and "jax" in objs:
+        NOTES["W3_jax_vectors"] = objs["jax"].vectors_read()
     if wl in ("W5a", "W5b"):
         # fresh models for the steps: the check above left a retained graph whose Program
         # owns jitgrad's leaf gradients (each step then adds into them: ~1.2 us a leaf)
@@ -128,6 +131,45 @@ def copy_bandwidth(nbytes: int = 16_000_000) -> float:
         np.copyto(dst, src)
         ts.append(time.perf_counter() - t0)
     return 2 * nbytes / statistics.median(ts)
+
+
+def one_core_floors(n: int = 4_000_000) -> dict[str, float]:
+    """W3's backward without jitgrad, as compiled loops on the bench's core: `fused`, one
+    hand-written loop with W3's traffic (g += a0*...*a11: 12 saved vectors and the
+    accumulated gradient read, the gradient written); `read`, the same 13 vectors only
+    summed. Their distance from the copy-bandwidth limit is what one core's loads cost."""
+    from jitgrad.vm._numba import jit
+    vs = [np.full(n, 1.0 + 1e-7 * i, np.float32) for i in range(12)]
+    g = np.zeros(n, np.float32)
+
+    @jit(cache=False)
+    def fused(g, vs):
+        a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 = vs
+        for j in range(g.size):
+            g[j] += (a0[j] * a1[j] * a2[j] * a3[j] * a4[j] * a5[j] * a6[j] * a7[j] * a8[j]
+                     * a9[j] * a10[j] * a11[j])
+
+    @jit(cache=False)
+    def read(g, vs):
+        s = g.dtype.type(0.0)
+        for j in range(g.size):
+            s += g[j]
+        for a in vs:
+            for j in range(a.size):
+                s += a[j]
+        return s
+
+    tup = tuple(vs)
+    out = {}
+    for name, f in (("fused", fused), ("read", read)):
+        f(g, tup)
+        ts = []
+        for _ in range(9):
+            t0 = time.perf_counter()
+            f(g, tup)
+            ts.append(time.perf_counter() - t0)
+        out[name] = statistics.median(ts)
+    return out
 
 
 COLD = r"""
@@ -233,6 +275,9 @@ def child(args: argparse.Namespace) -> None:
             out["W3_limit_s"] = 13 * 4_000_000 * 4 / bw
             out["W3_bandwidth_big_Bps"] = big
             out["W3_limit_big_s"] = 13 * 4_000_000 * 4 / big
+            if args.threads == "single":
+                out["W3_floors_s"] = one_core_floors()
+            out.update(NOTES)
     if "W6" in args.only and args.threads == "default":
         w6 = run_w6(libs, reps=2 if args.quick else 3)
         out["W6_notes"] = w6.pop("W6 notes")
@@ -267,6 +312,16 @@ def table(res: dict) -> str:
                          f" (numpy copy) = {fmt_time(r['W3_limit_s']).strip()}; jitgrad is "
                          f"{r['results']['W3']['jitgrad'] / r['W3_limit_s']:.2f}x the limit "
                          "(target <= 1.3x)")
+            fl = r.get("W3_floors_s")
+            if fl:
+                lines.append(f"  without jitgrad on this core: a hand-fused loop with W3's traffic "
+                             f"{fmt_time(fl['fused']).strip()} ({fl['fused'] / r['W3_limit_s']:.2f}x "
+                             f"the limit; jitgrad is {r['results']['W3']['jitgrad'] / fl['fused']:.2f}x "
+                             f"that), only reading the 13 vectors {fmt_time(fl['read']).strip()} "
+                             f"({fl['read'] / r['W3_limit_s']:.2f}x the limit)")
+            if "W3_jax_vectors" in r:
+                lines.append(f"  JAX's compiled jit(vjp_fn) reads {r['W3_jax_vectors']} folded "
+                             "4M-element constants where the unfolded backward reads 12")
             lines.append(f"  with a 208 MB copy ({r['W3_bandwidth_big_Bps'] / 1e9:.1f} GB/s) the "
                          f"limit is {fmt_time(r['W3_limit_big_s']).strip()}; jitgrad is "
                          f"{r['results']['W3']['jitgrad'] / r['W3_limit_big_s']:.2f}x that")

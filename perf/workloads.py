@@ -145,6 +145,11 @@ class JaxChain:
     def grads(self) -> list[np.ndarray]:
         return [np.asarray(self.vjp(self.one)[0])]
 
+    def vectors_read(self) -> int:
+        """Full-size arrays that XLA's compiled jit(vjp_fn) reads: its folded constants."""
+        hlo = self.vjp.lower(self.one).compile().as_text()
+        return hlo.count(f"f32[{self.x.size}]{{0}} constant(")
+
 
 # ---- MLPs ----------------------------------------------------------------------------------
 
