@@ -424,6 +424,7 @@ def test_repeated_replays_through_the_entry_point_match_the_general_path(monkeyp
     entry point (Replay.entry) and skips rewriting ones seeds it already holds; threaded
     splits, explicit seeds in between and a switch to the reference VM stay exact."""
     monkeypatch.setenv("JITGRAD_TIER", "0")
+    monkeypatch.setattr(vm, "_vm", "numba")   # the compiled path, even under JITGRAD_VM=reference
     splits = split_counter
     x, loss = _chain(40, size=5000)
     loss.backward(retain_graph=True)

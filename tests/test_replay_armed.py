@@ -123,6 +123,7 @@ def test_armed_replay_agrees_with_the_general_path_around_a_change(monkeypatch, 
 
 def test_an_armed_replay_is_one_entry_call_and_nothing_else(monkeypatch):
     monkeypatch.setenv("JITGRAD_TIER", "0")
+    monkeypatch.setattr(vm, "_vm", "numba")   # the compiled path, even under JITGRAD_VM=reference
     x, mid, loss = _graph()
     for _ in range(3):
         loss.backward(retain_graph=True)

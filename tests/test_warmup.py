@@ -69,6 +69,7 @@ def test_a_quick_first_call_is_silent_and_later_calls_skip_the_timer(monkeypatch
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(vm, "NOTICE_AFTER", 600.0)
     monkeypatch.setattr(vm, "_ready", set())
+    monkeypatch.setattr(vm, "_vm", "numba")   # the compiled path, even under JITGRAD_VM=reference
     calls = []
     monkeypatch.setattr(vm, "_compiled", lambda *args: calls.append(args[1].dtype))
     first = []
