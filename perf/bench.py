@@ -314,11 +314,12 @@ def table(res: dict) -> str:
                          "(target <= 1.3x)")
             fl = r.get("W3_floors_s")
             if fl:
-                lines.append(f"  without jitgrad on this core: a hand-fused loop with W3's traffic "
-                             f"{fmt_time(fl['fused']).strip()} ({fl['fused'] / r['W3_limit_s']:.2f}x "
-                             f"the limit; jitgrad is {r['results']['W3']['jitgrad'] / fl['fused']:.2f}x "
-                             f"that), only reading the 13 vectors {fmt_time(fl['read']).strip()} "
-                             f"({fl['read'] / r['W3_limit_s']:.2f}x the limit)")
+                lim, ours = r["W3_limit_s"], r["results"]["W3"]["jitgrad"]
+                lines.append(f"  without jitgrad on this core: a hand-fused loop with W3's "
+                             f"traffic {fmt_time(fl['fused']).strip()} ({fl['fused'] / lim:.2f}x "
+                             f"the limit; jitgrad is {ours / fl['fused']:.2f}x that), only "
+                             f"reading the 13 vectors {fmt_time(fl['read']).strip()} "
+                             f"({fl['read'] / lim:.2f}x the limit)")
             if "W3_jax_vectors" in r:
                 lines.append(f"  JAX's compiled jit(vjp_fn) reads {r['W3_jax_vectors']} folded "
                              "4M-element constants where the unfolded backward reads 12")
