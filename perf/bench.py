@@ -10,8 +10,8 @@ installed is skipped with a note. Every workload builds the same seeded float32 
 each library, checks the gradients against each other before timing, then times the
 contenders round robin (interleaved samples) and reports medians. The whole suite runs in
 two child processes, one single-threaded (pinned to one CPU; OMP/OPENBLAS/MKL threads 1,
-torch 1 thread, XLA single-threaded Eigen) and one with default threads; the parent prints one table and writes
-perf/results.json and the bar chart perf/results.png.
+torch 1 thread, XLA single-threaded Eigen) and one with default threads; the parent prints
+one table and writes perf/results.json and the bar chart perf/results.png.
 
 JAX's replays (W1-W4) are timed two ways: `jax`, jit(vjp_fn) as the issue names it, which
 closes over the residuals, so XLA compiles them into the program as constants and may fold

@@ -56,7 +56,8 @@ def check(fn, dtype, m, n, k, ta, tb, acc, seed=0):
     np.testing.assert_array_equal(arena[outside], before[outside])  # only C is written
 
 
-SHAPES = [(1, 1, 1), (1, 1, 9), (1, 6, 5), (6, 1, 5), (3, 5, 7), (5, 4, 1), (64, 64, 64), (33, 17, 70)]
+SHAPES = [(1, 1, 1), (1, 1, 9), (1, 6, 5), (6, 1, 5), (3, 5, 7), (5, 4, 1), (64, 64, 64),
+          (33, 17, 70)]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -147,8 +147,8 @@ def _call_backward(cls: type, ctx: PyLayerContext, g: Tensor, inputs: tuple, lay
             raise TypeError(f"{cls.__name__}.backward must return Tensors or None, got "
                             f"{type(r).__name__} for input {i}")
         if r._data.size != t._data.size:
-            raise ValueError(f"{cls.__name__}.backward returned shape {list(r.shape)} for input {i} "
-                             f"of shape {list(t.shape)}")
+            raise ValueError(f"{cls.__name__}.backward returned shape {list(r.shape)} for "
+                             f"input {i} of shape {list(t.shape)}")
     return tuple(r if r is None or r._data.shape == t._data.shape else r.reshape(t.shape)
                  for r, t in zip(res, inputs))
 

@@ -157,7 +157,8 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
         if value._data.shape != self._data.shape:
-            raise ValueError(f"grad shape {list(value.shape)} does not match tensor shape {list(self.shape)}")
+            raise ValueError(f"grad shape {list(value.shape)} does not match tensor shape "
+                             f"{list(self.shape)}")
         self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
 
     def clear_grad(self) -> None:
@@ -272,7 +273,8 @@ class Tensor:
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
         if spec:
-            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape {list(self.shape)}")
+            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape "
+                            f"{list(self.shape)}")
         return str(self)
 
     def __str__(self) -> str:

@@ -180,7 +180,8 @@ pow_scalar_op = defop(
     save=lambda out, x, p: (_pow_scalar_grad(x, p),),
     vjp=lambda g, out, x, p: (g * (x ** (p - 1)) * p if p not in (0, 1) else g * float(p),),
     lower=_lower_mul_saved, domain=(0.3, 2.0),
-    cases=tuple({"shapes": s, "attrs": {"p": p}} for s in (((), ), ((4,),)) for p in (3.0, 0.5, -1.5)))
+    cases=tuple({"shapes": s, "attrs": {"p": p}}
+                for s in (((), ), ((4,),)) for p in (3.0, 0.5, -1.5)))
 
 clip_op = defop(
     "clip", baked=_K_SAVED,

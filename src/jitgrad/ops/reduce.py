@@ -85,7 +85,8 @@ mean_op = defop(
     forward=_mean_forward,
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes) * (1.0 / _count(x.shape, axes)),),
     lower=lambda b, node, g, gins: _lower_spread(
-        b, node, g, gins, k=1.0 / builtins.max(_count(node.inputs[0]._data.shape, node.attrs["axes"]), 1)),
+        b, node, g, gins,
+        k=1.0 / builtins.max(_count(node.inputs[0]._data.shape, node.attrs["axes"]), 1)),
     cases=REDUCE_CASES)
 
 
