@@ -152,6 +152,10 @@ class Optimizer:
         self._lr = learning_rate
         self._grad_clip = grad_clip
         self._state: dict[int, dict[str, Any]] = {}
+        # per parameter, once: (tensor, lr scale, weight decay, state), so a step looks
+        # nothing up by id (a small model's step is mostly this loop)
+        self._rows = [(p, self._lr_scale[id(p)], self._wd_of[id(p)],
+                       self._state.setdefault(id(p), {})) for p in self._params]
 
     def get_lr(self) -> float:
         return float(self._lr()) if isinstance(self._lr, LRScheduler) else float(self._lr)
@@ -161,26 +165,28 @@ class Optimizer:
             raise RuntimeError("set_lr cannot be used while an LRScheduler sets the rate")
         self._lr = float(value)
 
-    def _live(self) -> list[tuple[Tensor, np.ndarray]]:
-        live = [(p, p._grad) for p in self._params
-                if p._grad is not None and not p._stop_gradient]
+    def _live(self) -> list[tuple[tuple, np.ndarray]]:
+        """(row, gradient) of each parameter with a gradient, after grad_clip."""
+        live = [(row, row[0]._grad) for row in self._rows
+                if row[0]._grad is not None and not row[0]._stop_gradient]
         if self._grad_clip is not None and live:
             grads = self._grad_clip([g for _, g in live])
-            live = [(p, g) for (p, _), g in zip(live, grads)]
+            live = [(row, g) for (row, _), g in zip(live, grads)]
         return live
 
     def step(self) -> None:
         """Apply one update to every parameter that has a gradient."""
         lr = self.get_lr()
         with tape.no_grad():
-            for p, g in self._live():
-                g = np.asarray(g, dtype=p._data.dtype)
-                self._update(p, g, lr * self._lr_scale.get(id(p), 1.0),
-                             self._state.setdefault(id(p), {}))
+            for (p, scale, wd, state), g in self._live():
+                if type(g) is not np.ndarray or g.dtype != p._data.dtype:
+                    g = np.asarray(g, dtype=p._data.dtype)
+                self._update(p, g, lr * scale, wd, state)
                 p._version += 1
         tape.bump_epoch()
 
-    def _update(self, p: Tensor, g: np.ndarray, lr: float, state: dict) -> None:
+    def _update(self, p: Tensor, g: np.ndarray, lr: float, wd: float, state: dict) -> None:
+        """Give p its new values (a new array: copy on write); wd is its weight decay."""
         raise NotImplementedError
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
@@ -211,8 +217,7 @@ class SGD(Optimizer):
                  grad_clip: Callable | None = None, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip)
 
-    def _update(self, p, g, lr, state):
-        wd = self._wd_of.get(id(p), self._wd)
+    def _update(self, p, g, lr, wd, state):
         if wd:
             g = g + wd * p._data
         p._data = p._data - p._data.dtype.type(lr) * g
@@ -228,8 +233,7 @@ class Momentum(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip)
         self._mu, self._nesterov = float(momentum), bool(use_nesterov)
 
-    def _update(self, p, g, lr, state):
-        wd = self._wd_of.get(id(p), self._wd)
+    def _update(self, p, g, lr, wd, state):
         if wd:
             g = g + wd * p._data
         v = state.get("velocity")
@@ -251,12 +255,11 @@ class Adam(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip)
         self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
 
-    def _decay(self, p, g, lr):
-        wd = self._wd_of.get(id(p), self._wd)
+    def _decay(self, p, g, lr, wd):
         return g + wd * p._data if wd else g
 
-    def _update(self, p, g, lr, state):
-        g = self._decay(p, g, lr)
+    def _update(self, p, g, lr, wd, state):
+        g = self._decay(p, g, lr, wd)
         t = state["t"] = state.get("t", 0) + 1
         m = state["moment1"] = self._b1 * state.get("moment1", 0.0) + (1 - self._b1) * g
         v = state["moment2"] = self._b2 * state.get("moment2", 0.0) + (1 - self._b2) * g * g
@@ -280,8 +283,7 @@ class AdamW(Adam):
                          grad_clip)
         self._apply_decay = apply_decay_param_fun
 
-    def _decay(self, p, g, lr):
-        wd = self._wd_of.get(id(p), self._wd)
+    def _decay(self, p, g, lr, wd):
         if wd and (self._apply_decay is None or self._apply_decay(p.name)):
             p._data = p._data - p._data.dtype.type(lr * wd) * p._data
         return g
