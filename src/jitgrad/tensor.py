@@ -355,6 +355,35 @@ class Tensor:
     def __rmatmul__(self, o: Any) -> Tensor:
         return _ops.matmul(o, self)
 
+    def _bitwise(self, o: Any, fn: Callable, sym: str) -> Tensor:
+        """&, |, ^ on bool tensors (logical) and integer ones (bitwise), as Paddle."""
+        other = o._data if isinstance(o, Tensor) else np.asarray(o)
+        for a in (self._data, other):
+            if a.dtype.kind not in "biu":
+                raise TypeError(f"`{sym}` needs bool or integer tensors, got {a.dtype.name} "
+                                "(compare first, or cast with .astype('bool'))")
+        return Tensor._make(np.asarray(fn(self._data, other)))
+
+    def __and__(self, o: Any) -> Tensor:
+        return self._bitwise(o, np.bitwise_and, "&")
+
+    __rand__ = __and__
+
+    def __or__(self, o: Any) -> Tensor:
+        return self._bitwise(o, np.bitwise_or, "|")
+
+    __ror__ = __or__
+
+    def __xor__(self, o: Any) -> Tensor:
+        return self._bitwise(o, np.bitwise_xor, "^")
+
+    __rxor__ = __xor__
+
+    def __invert__(self) -> Tensor:
+        if self._data.dtype.kind not in "biu":
+            raise TypeError(f"`~` needs a bool or integer tensor, got {self._data.dtype.name}")
+        return Tensor._make(np.invert(self._data))
+
     def _compare(self, o: Any, fn: Callable) -> Tensor:
         other = o._data if isinstance(o, Tensor) else o
         return Tensor._make(np.asarray(fn(self._data, other)))

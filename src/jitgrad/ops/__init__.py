@@ -18,7 +18,7 @@ from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t,
                     unsqueeze)
 from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf, expm1, floor,
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
-from .math import floor_mod, mod, remainder
+from .math import floor_mod, heaviside, mod, remainder
 from .attribute import assign, mm, rank, scale     # and shape: jitgrad/__init__.py
 from .scan import cumprod, cumsum
 from .stats import amax, amin, logsumexp, matrix_norm, norm, prod, std, var, vector_norm
@@ -33,7 +33,7 @@ from .search import (all, allclose, any, argmax, argmin, argsort, bitwise_and, b
                      greater_than, is_tensor, isclose, isfinite, isinf, isnan, less_equal,
                      less_than, logical_and, logical_not, logical_or, logical_xor, nonzero,
                      not_equal, numel, sort, topk, unique)
-from .more import (addmm, cdist, cross, diff, expand_as, gather_nd, heaviside, index_add, kron,
+from .more import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, kron,
                    logit, masked_fill, meshgrid, moveaxis, rot90, scatter, scatter_nd_add)
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
@@ -79,6 +79,22 @@ linalg = types.SimpleNamespace(                 # paddle.linalg.*
     matmul=matmul, multi_dot=lambda xs: functools.reduce(matmul, xs))
 METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0, bias_after_scale=True: (
     x * scale + bias if bias_after_scale else (x + bias) * scale))
+
+
+def _reshape_method(x, *shape, name=None, **kwargs):
+    """x.reshape([2, 3]), x.reshape(2, 3) and x.reshape(shape=[2, 3]), as Paddle's."""
+    if "shape" in kwargs:
+        if shape:
+            raise TypeError("reshape() got the shape both by position and as shape=")
+        shape = (kwargs.pop("shape"),)
+    if kwargs:
+        raise TypeError(f"reshape() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    if not shape:
+        raise TypeError("reshape() needs a shape")
+    return reshape(x, shape[0] if len(shape) == 1 else list(shape))
+
+
+METHODS.update(reshape=_reshape_method)
 METHODS.update(INPLACE)
 globals().update(INPLACE)           # paddle.add_(x, y) works too
 __all__ += sorted(INPLACE)

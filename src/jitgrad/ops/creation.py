@@ -58,10 +58,10 @@ def ones(shape: Any, dtype: Any = None, name: str | None = None) -> Tensor:
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, name: str | None = None) -> Tensor:
+    """Without dtype: bool for a bool fill value, else the default float dtype (an int
+    fill value too: Paddle 3.3.1's `full([2], 3)` is float32)."""
     if dtype is None and isinstance(fill_value, (bool, np.bool_)):
         dtype = "bool"
-    elif dtype is None and isinstance(fill_value, (int, np.integer)):
-        dtype = "int64"
     return _t(np.full(_shape(shape), fill_value, _dt(dtype)))
 
 

@@ -88,7 +88,28 @@ def _lower_nothing(b, node, g, gins) -> None:
 floor_op = defop("floor", forward=np.floor, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
 ceil_op = defop("ceil", forward=np.ceil, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
 round_op = defop("round", forward=np.round, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
-sign_op = defop("sign", forward=np.sign, vjp=None, lower=None, differentiable=False)
+sign_op = defop("sign", forward=np.sign, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
+
+
+def _heaviside_save(out, x, y):
+    return (np.asarray(x == 0, dtype=out.dtype),)
+
+
+def _lower_heaviside(b, node, g, gins) -> None:
+    if gins[1] is not None:                 # d/dy where x == 0; d/dx is zero
+        b.mul(gins[1], node.out_data.shape, g, node.saved[0])
+
+
+def _heaviside_vjp(g, out, x, y):
+    at_zero = Tensor._make(np.asarray(x._data == 0, dtype=out._data.dtype))
+    return g * 0.0, g * at_zero
+
+
+heaviside_op = defop(
+    "heaviside", forward=np.heaviside, nin=2, save=_heaviside_save, vjp=_heaviside_vjp,
+    lower=_lower_heaviside, baked=lambda n: one_element_values(n.saved[0]),
+    doc="0 where x < 0, y where x == 0, 1 where x > 0; Paddle's gradients: 0 for x, and "
+        "for y the upstream gradient where x == 0")
 
 
 def _atan2_save(out, x, y):
@@ -168,8 +189,16 @@ def round(x: Tensor, name: str | None = None) -> Tensor:  # noqa: A001
 
 
 def sign(x: Tensor, name: str | None = None) -> Tensor:
-    """-1, 0 or 1; carries no gradient."""
-    return apply(sign_op, x)
+    """-1, 0 or 1; the gradient is zero (as Paddle's: x.grad becomes zeros, not None)."""
+    return apply(sign_op, x) if x._data.dtype.kind == "f" else Tensor._make(np.sign(x._data))
+
+
+def heaviside(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """The step function with the value y at 0 (y broadcasts against x)."""
+    x, y = binary_operands(x, y)
+    if x._data.dtype.kind != "f" or y._data.dtype.kind != "f":
+        return Tensor._make(np.heaviside(x._data, y._data))
+    return apply(heaviside_op, x, y)
 
 
 def atan2(x: Any, y: Any, name: str | None = None) -> Tensor:

@@ -110,8 +110,19 @@ def meshgrid(*args: Tensor, name: str | None = None) -> list[Tensor]:
 
 
 def moveaxis(x: Tensor, source: Any, destination: Any, name: str | None = None) -> Tensor:
-    perm = np.moveaxis(np.arange(x.ndim), source, destination)
-    return transpose(x, [int(i) for i in perm])
+    """Move the dims `source` to the positions `destination` (ints or equal-length lists);
+    the other dims keep their order."""
+    src = [_axis(a, x.ndim, "moveaxis") for a in np.atleast_1d(source).tolist()]
+    dst = [_axis(a, x.ndim, "moveaxis") for a in np.atleast_1d(destination).tolist()]
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source {source!r} and destination {destination!r} "
+                         "must name as many dims")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(f"moveaxis: repeated dim in {source!r} or {destination!r}")
+    perm = [d for d in range(x.ndim) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return transpose(x, perm)
 
 
 def expand_as(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
@@ -145,5 +156,3 @@ def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float =
     return input * beta + matmul(x, y) * alpha
 
 
-def heaviside(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
-    return Tensor._make(np.heaviside(x._data, y._data if isinstance(y, Tensor) else y))

@@ -62,7 +62,7 @@ def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool =
 def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     nz = np.nonzero(x._data)
     if as_tuple:
-        return tuple(_t(i.astype(np.int64)[:, None]) for i in nz)
+        return tuple(_t(i.astype(np.int64)) for i in nz)       # 1-D each, as Paddle
     return _t(np.stack(nz, axis=1).astype(np.int64))
 
 

@@ -1,0 +1,70 @@
+"""Behaviours measured on Paddle 3.3.1 by a differential sweep (the same calls in both
+libraries, values, dtypes, shapes and gradients compared), pinned here with Paddle's exact
+outputs. Each test names what jitgrad got wrong before the sweep."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+
+TT = paddle.to_tensor
+
+
+def test_moveaxis_moves_to_a_negative_destination():
+    # was: the permutation came from np.moveaxis of a 1-D range, a no-op for (0, -1)
+    x = TT(np.arange(24, dtype="float32").reshape(2, 3, 4))
+    assert paddle.moveaxis(x, 0, -1).shape == [3, 4, 2]
+    assert paddle.moveaxis(x, [0, 1], [-1, -2]).shape == [4, 3, 2]
+    np.testing.assert_array_equal(paddle.moveaxis(x, -1, 0).numpy(),
+                                  np.moveaxis(x.numpy(), -1, 0))
+    with pytest.raises(ValueError, match="as many dims"):
+        paddle.moveaxis(x, [0, 1], 2)
+
+
+def test_nonzero_as_tuple_gives_1d_index_tensors():
+    rows, cols = paddle.nonzero(TT([[0.0, 1.0], [2.0, 0.0]]), as_tuple=True)
+    assert rows.shape == [2] and rows.tolist() == [0, 1] and cols.tolist() == [1, 0]
+
+
+def test_full_with_an_int_fill_value_is_float32():
+    assert paddle.full([2], 3).dtype == paddle.float32
+    assert paddle.full([2], True).dtype == paddle.bool
+    assert paddle.full([2], 3, dtype="int64").dtype == paddle.int64
+
+
+def test_sign_gradient_is_zeros():
+    x = TT([[1.0, -2.0, 0.0]], stop_gradient=False)
+    y = paddle.sign(x)
+    assert not y.stop_gradient
+    y.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0]]
+
+
+def test_heaviside_gradient_goes_to_y_where_x_is_zero():
+    x = TT([[1.0, -2.0, 0.0], [0.5, 0.0, 3.0]], stop_gradient=False)
+    y = TT([0.3, 0.6, 0.9], stop_gradient=False)
+    out = paddle.heaviside(x, y)
+    np.testing.assert_allclose(out.numpy(), [[1, 0, 0.9], [1, 0.6, 1]], rtol=1e-7)
+    out.sum().backward()
+    assert x.grad.tolist() == [[0.0] * 3] * 2
+    assert y.grad.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_reshape_method_takes_the_shape_as_varargs():
+    x = TT(np.arange(6, dtype="float32"))
+    assert x.reshape(3, 2).shape == [3, 2]
+    assert x.reshape([2, 3]).shape == [2, 3]
+    assert x.reshape(shape=[6]).shape == [6]
+
+
+def test_bool_and_int_operators():
+    x = TT([0.0, 1.0, 2.0, 3.0])
+    assert ((x > 0) & (x < 3)).tolist() == [False, True, True, False]
+    assert ((x < 1) | (x > 2)).tolist() == [True, False, False, True]
+    assert ((x > 0) ^ (x > 1)).tolist() == [False, True, False, False]
+    assert (~(x > 1)).tolist() == [True, True, False, False]
+    i = TT([1, 2, 3])
+    assert (i & TT([3, 3, 3])).tolist() == [1, 2, 3]
+    assert (~i).tolist() == [-2, -3, -4]
+    with pytest.raises(TypeError, match="bool or integer"):
+        x & x
