@@ -134,6 +134,17 @@ class Tensor:
             self._stop_gradient = value
             tape.bump_epoch()
 
+    @property
+    def requires_grad(self) -> bool:
+        """Paddle 3.x's torch-style view of stop_gradient: `not stop_gradient`."""
+        return not self._stop_gradient
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"requires_grad must be True or False, got {value!r}")
+        self.stop_gradient = not value
+
     # ---- gradients -----------------------------------------------------------------------
     @property
     def grad(self) -> Tensor | None:

@@ -37,6 +37,10 @@ from .more import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, k
                    logit, masked_fill, meshgrid, moveaxis, rot90, scatter, scatter_nd_add)
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
+from . import aliases as _aliases
+from .aliases import (cat, clamp, concatenate, div, empty, empty_like, eq, ge, greater, gt, le,
+                      less, lt, matrix_transpose, mul, ne, negative, permute, positive, ravel,
+                      reverse, sub, swapaxes, swapdims, true_divide)
 from . import activation as _activation, common as _common, loss as _loss  # noqa: F401
 
 __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "exp", "log",
@@ -68,8 +72,10 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
            "addmm", "cdist", "cross", "diff", "expand_as", "gather_nd", "heaviside",
            "index_add", "kron", "logit", "masked_fill", "meshgrid", "moveaxis", "rot90",
            "scatter", "scatter_nd_add"]
+__all__ += [n for n in _aliases.NAMES if n not in ("empty", "empty_like")]   # ops/aliases.py
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
-            "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like"]
+            "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",
+            "empty", "empty_like"]
 
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
 __all__ += CREATION
@@ -95,6 +101,7 @@ def _reshape_method(x, *shape, name=None, **kwargs):
 
 
 METHODS.update(reshape=_reshape_method)
+METHODS.update(_aliases.METHODS)
 METHODS.update(INPLACE)
 globals().update(INPLACE)           # paddle.add_(x, y) works too
 __all__ += sorted(INPLACE)
