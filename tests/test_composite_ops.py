@@ -212,6 +212,22 @@ COMPOSITES = {
     "cdist": (lambda x, y: P.cdist(x, y), [(3, 2), (4, 2)], (-2, 2)),
     "logit": (lambda x: P.logit(x), [(4,)], (0.1, 0.9)),
     "addmm": (lambda a, x, y: P.addmm(a, x, y, 0.5, 2.0), [(2, 2), (2, 3), (3, 2)], (-2, 2)),
+    # ops/assemble.py
+    "hstack": (lambda x, y: P.hstack([x, y]), [(2, 3), (2, 1)], (-2, 2)),
+    "vstack_1d": (lambda x, y: P.vstack([x, y]), [(3,), (3,)], (-2, 2)),
+    "dstack": (lambda x, y: P.dstack([x, y]), [(2, 3), (2, 3)], (-2, 2)),
+    "column_stack": (lambda x, y: P.column_stack([x, y]), [(3,), (3, 2)], (-2, 2)),
+    "tensor_split": (lambda x: P.tensor_split(x, [1, -1], axis=1)[1] * 2.0, [(2, 4)],
+                     (-2, 2)),
+    "narrow": (lambda x: P.narrow(x, 1, -2, 2), [(2, 3)], (-2, 2)),
+    "broadcast_tensors": (lambda x, y: P.broadcast_tensors([x, y])[0] * 2.0,
+                          [(3,), (2, 3)], (-2, 2)),
+    "add_n": (lambda x, y: P.add_n([x, y, x]), [(2, 3), (2, 3)], (-2, 2)),
+    "tensordot": (lambda x, y: P.tensordot(x, y, [[2, 0], [0, 1]]), [(2, 3, 4), (4, 2, 5)],
+                  (-2, 2)),
+    "tensordot_outer": (lambda x, y: P.tensordot(x, y, 0), [(2,), (3,)], (-2, 2)),
+    "diag_embed": (lambda x: P.diag_embed(x, offset=-1, dim1=0, dim2=2), [(2, 3)], (-2, 2)),
+    "diagflat": (lambda x: P.diagflat(x, 1), [(2, 2)], (-2, 2)),
     # in-place ops on non-leaves are recorded like their out-of-place forms
     "inplace_chain": (lambda x, y: _inplace_chain(x, y), [(2, 3), (3,)], (-1, 1)),
 }

@@ -37,7 +37,10 @@ from .more import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, k
                    logit, masked_fill, meshgrid, moveaxis, rot90, scatter, scatter_nd_add)
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
-from . import aliases as _aliases
+from . import aliases as _aliases, assemble as _assemble
+from .assemble import (add_n, atleast_1d, atleast_2d, atleast_3d, broadcast_shape,
+                       broadcast_tensors, column_stack, diag_embed, diagflat, dsplit, dstack,
+                       hsplit, hstack, narrow, row_stack, tensor_split, tensordot, vsplit, vstack)
 from .aliases import (cat, clamp, concatenate, div, empty, empty_like, eq, ge, greater, gt, le,
                       less, lt, matrix_transpose, mul, ne, negative, permute, positive, ravel,
                       reverse, sub, swapaxes, swapdims, true_divide)
@@ -73,6 +76,7 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
            "index_add", "kron", "logit", "masked_fill", "meshgrid", "moveaxis", "rot90",
            "scatter", "scatter_nd_add"]
 __all__ += [n for n in _aliases.NAMES if n not in ("empty", "empty_like")]   # ops/aliases.py
+__all__ += _assemble.NAMES
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",
             "empty", "empty_like"]
