@@ -228,6 +228,14 @@ COMPOSITES = {
     "tensordot_outer": (lambda x, y: P.tensordot(x, y, 0), [(2,), (3,)], (-2, 2)),
     "diag_embed": (lambda x: P.diag_embed(x, offset=-1, dim1=0, dim2=2), [(2, 3)], (-2, 2)),
     "diagflat": (lambda x: P.diagflat(x, 1), [(2, 2)], (-2, 2)),
+    # ops/lookup.py
+    "kthvalue": (lambda x: P.kthvalue(x, 2, axis=0)[0], [(3, 2)], (-2, 2)),
+    "cummax": (lambda x: P.cummax(x, axis=1)[0], [(2, 4)], (-2, 2)),
+    "cummin_flat": (lambda x: P.cummin(x)[0], [(2, 3)], (-2, 2)),
+    "take": (lambda x: P.take(x, P.to_tensor([[0, 5], [-1, 0]])), [(2, 3)], (-2, 2)),
+    "index_sample": (lambda x: P.index_sample(x, P.to_tensor([[0, 0], [2, 1]])), [(2, 3)],
+                     (-2, 2)),
+    "index_fill": (lambda x: P.index_fill(x, P.to_tensor([1]), 1, 0.5), [(2, 3)], (-2, 2)),
     # in-place ops on non-leaves are recorded like their out-of-place forms
     "inplace_chain": (lambda x, y: _inplace_chain(x, y), [(2, 3), (3,)], (-1, 1)),
 }

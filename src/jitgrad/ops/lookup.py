@@ -1,0 +1,194 @@
+"""Finding positions and picking by them, in Paddle 3.x's names: searchsorted, bucketize,
+bincount, isin, tril_indices, triu_indices (integer results, no gradient) and kthvalue, mode,
+cummax, cummin, take, index_sample, index_fill, whose values are picked from x by
+take_along_axis or put_flat, so the gradient reaches the picked elements (tie rules as
+measured on Paddle 3.3.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .indexing import _axis, _index_array, put_flat, take_along_axis
+from .shape import _flat_positions, reshape, squeeze
+
+
+def _np(x: Any) -> np.ndarray:
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _int_out(a: np.ndarray, out_int32: bool) -> Tensor:
+    return Tensor._make(a.astype(np.int32 if out_int32 else np.int64))
+
+
+def searchsorted(sorted_sequence: Tensor, values: Any, out_int32: bool = False,
+                 right: bool = False, name: str | None = None, *, side: str | None = None
+                 ) -> Tensor:
+    """Insertion positions of values in sorted_sequence (1-D, or one sorted row per leading
+    index of values); side='right' (or right=True) puts equal values after their run."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        right = side == "right"
+    s, v = _np(sorted_sequence), _np(values)
+    how = "right" if right else "left"
+    if s.ndim == 1:
+        return _int_out(np.searchsorted(s, v, side=how), out_int32)
+    if s.shape[:-1] != v.shape[:-1]:
+        raise ValueError(f"searchsorted: the leading dims of sorted_sequence {list(s.shape)} "
+                         f"and values {list(v.shape)} must match")
+    rows_s, rows_v = s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1])
+    out = np.stack([np.searchsorted(a, b, side=how) for a, b in zip(rows_s, rows_v)])
+    return _int_out(out.reshape(v.shape), out_int32)
+
+
+def bucketize(x: Any, sorted_sequence: Tensor, out_int32: bool = False, right: bool = False,
+              name: str | None = None) -> Tensor:
+    """searchsorted with the 1-D boundaries second."""
+    if _np(sorted_sequence).ndim != 1:
+        raise ValueError("bucketize: sorted_sequence must be 1-D")
+    return searchsorted(sorted_sequence, x, out_int32, right)
+
+
+def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0,
+             name: str | None = None) -> Tensor:
+    """Counts of each non-negative int in x (or sums of weights); no gradient, as Paddle's."""
+    a = _np(x)
+    if a.dtype.kind not in "iu" or a.ndim != 1:
+        raise TypeError(f"bincount needs a 1-D integer tensor, got {a.dtype.name} of shape "
+                        f"{list(a.shape)}")
+    if a.size and a.min() < 0:
+        raise ValueError("bincount: x must not hold negative values")
+    w = None if weights is None else _np(weights)
+    out = np.bincount(a, weights=w, minlength=int(minlength))
+    return Tensor._make(out.astype(np.int64 if w is None else w.dtype))
+
+
+def isin(x: Tensor, test_x: Tensor, assume_unique: bool = False, invert: bool = False,
+         name: str | None = None) -> Tensor:
+    return Tensor._make(np.isin(_np(x), _np(test_x), assume_unique=assume_unique,
+                                invert=invert))
+
+
+def tril_indices(row: int, col: int, offset: int = 0, dtype: Any = "int64") -> Tensor:
+    """[2, n]: the row and column indices of the lower triangle (diagonal offset `offset`)."""
+    return Tensor._make(np.stack(np.tril_indices(row, offset, col)).astype(np.dtype(dtype)))
+
+
+def triu_indices(row: int, col: int | None = None, offset: int = 0, dtype: Any = "int64"
+                 ) -> Tensor:
+    return Tensor._make(np.stack(np.triu_indices(row, offset, row if col is None else col))
+                        .astype(np.dtype(dtype)))
+
+
+def _pick(x: Tensor, idx: np.ndarray, ax: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+    """(x's values at idx along ax, idx) with the reduced dim dropped unless keepdim."""
+    vals = take_along_axis(x, Tensor._make(idx), ax)
+    index = Tensor._make(idx.astype(np.int64))
+    if not keepdim:
+        vals, index = squeeze(vals, ax), squeeze(index, ax)
+    return vals, index
+
+
+def kthvalue(x: Tensor, k: int, axis: int | None = None, keepdim: bool = False,
+             name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The k-th smallest value along axis (the last by default) and its index. Among equal
+    values the index may differ from Paddle's (which depends on its partial sort)."""
+    ax = _axis(-1 if axis is None else axis, x.ndim, "kthvalue")
+    n = x.shape[ax] if x.ndim else 1
+    if not 1 <= k <= n:
+        raise ValueError(f"kthvalue: k={k} is out of range for a dim of size {n}")
+    order = np.argsort(x._data, axis=ax, kind="stable")
+    idx = np.take(order, [k - 1], axis=ax)
+    return _pick(x, idx, ax, keepdim)
+
+
+def mode(x: Tensor, axis: int = -1, keepdim: bool = False, name: str | None = None
+         ) -> tuple[Tensor, Tensor]:
+    """The most frequent value along axis (the smallest of equally frequent ones) and the
+    index of its last occurrence, as Paddle 3.3.1."""
+    ax = _axis(axis, x.ndim, "mode")
+    a = np.moveaxis(x._data, ax, -1)
+    flat = a.reshape(-1, a.shape[-1])
+    picks = np.empty(flat.shape[0], dtype=np.int64)
+    for r, row in enumerate(flat):
+        vals, counts = np.unique(row, return_counts=True)        # sorted: smallest first
+        best = vals[np.argmax(counts)]
+        picks[r] = np.flatnonzero(row == best)[-1]
+    idx = np.expand_dims(picks.reshape(a.shape[:-1]), ax)
+    return _pick(x, idx, ax, keepdim)
+
+
+def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
+                ) -> tuple[Tensor, Tensor]:
+    if axis is None:
+        x, ax = reshape(x, [-1]), 0
+    else:
+        ax = _axis(axis, x.ndim, what)
+    a = np.moveaxis(x._data, ax, -1)
+    idx = np.zeros(a.shape, dtype=np.int64)
+    best = a[..., 0].copy() if a.shape[-1] else a[..., :0]
+    for j in range(1, a.shape[-1]):
+        take = better(a[..., j], best) | (a[..., j] == best)     # a later equal one wins
+        idx[..., j] = np.where(take, j, idx[..., j - 1])
+        best = np.where(take, a[..., j], best)
+    idx = np.moveaxis(idx, -1, ax)
+    out_dtype = np.dtype(dtype if isinstance(dtype, str) else getattr(dtype, "name", dtype))
+    vals = take_along_axis(x, Tensor._make(idx), ax)
+    return vals, Tensor._make(idx.astype(out_dtype))
+
+
+def cummax(x: Tensor, axis: int | None = None, dtype: Any = "int64", name: str | None = None
+           ) -> tuple[Tensor, Tensor]:
+    """Running maximum along axis (flattened when None) and where each was found."""
+    return _cumulative(x, axis, dtype, np.greater, "cummax")
+
+
+def cummin(x: Tensor, axis: int | None = None, dtype: Any = "int64", name: str | None = None
+           ) -> tuple[Tensor, Tensor]:
+    return _cumulative(x, axis, dtype, np.less, "cummin")
+
+
+def take(x: Tensor, index: Any, mode: str = "raise", name: str | None = None) -> Tensor:
+    """x's elements at flat positions (shape of index); mode 'raise' allows -n..n-1,
+    'wrap' wraps any index, 'clip' clamps it."""
+    idx = _index_array(index, "take")
+    n = int(x._data.size)
+    if mode == "raise":
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            raise ValueError(f"take: an index is out of range for {n} elements (use "
+                             "mode='wrap' or 'clip')")
+        idx = np.where(idx < 0, idx + n, idx)
+    elif mode == "wrap":
+        idx = np.mod(idx, n)
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    else:
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    flat = reshape(x, [-1])
+    return reshape(take_along_axis(flat, Tensor._make(idx.reshape(-1)), 0), list(idx.shape))
+
+
+def index_sample(x: Tensor, index: Any) -> Tensor:
+    """Row i of the result is x[i, index[i]] (2-D x and index)."""
+    idx = _index_array(index, "index_sample")
+    if x.ndim != 2 or idx.ndim != 2 or idx.shape[0] != x.shape[0]:
+        raise ValueError(f"index_sample needs 2-D x and index with equal first dims, got "
+                         f"{x.shape} and {list(idx.shape)}")
+    return take_along_axis(x, Tensor._make(idx), 1)
+
+
+def index_fill(x: Tensor, index: Any, axis: int, value: Any, name: str | None = None
+               ) -> Tensor:
+    """A copy of x with the slices at `index` along axis set to value (no gradient there)."""
+    ax = _axis(axis, x.ndim, "index_fill")
+    idx = _index_array(index, "index_fill").reshape(-1)
+    positions = np.take(_flat_positions(x._data.shape), idx, axis=ax)
+    v = value.item() if isinstance(value, Tensor) else value
+    return put_flat(x, positions, v, "assign")
+
+
+NAMES = ["searchsorted", "bucketize", "bincount", "isin", "tril_indices", "triu_indices",
+         "kthvalue", "mode", "cummax", "cummin", "take", "index_sample", "index_fill"]
