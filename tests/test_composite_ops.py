@@ -236,6 +236,17 @@ COMPOSITES = {
     "index_sample": (lambda x: P.index_sample(x, P.to_tensor([[0, 0], [2, 1]])), [(2, 3)],
                      (-2, 2)),
     "index_fill": (lambda x: P.index_fill(x, P.to_tensor([1]), 1, 0.5), [(2, 3)], (-2, 2)),
+    # ops/numeric.py
+    "fmax": (lambda x, y: P.fmax(x, y), [(2, 3), (3,)], (-2, 2)),
+    "fmin": (lambda x, y: P.fmin(x, y), [(2, 3), (2, 3)], (-2, 2)),
+    "hypot": (lambda x, y: P.hypot(x, y), [(2, 3), (3,)], (0.2, 2)),
+    "sinc": (lambda x: P.sinc(x), [(2, 3)], (-2, 2)),
+    "stanh": (lambda x: P.stanh(x, 1.5, 2.0), [(2, 3)], (-2, 2)),
+    "logcumsumexp": (lambda x: P.logcumsumexp(x, axis=1), [(2, 4)], (-3, 3)),
+    "trapezoid_x": (lambda y, x: P.trapezoid(y, x=x, axis=0), [(4, 2), (4,)], (-2, 2)),
+    "cumulative_trapezoid": (lambda y: P.cumulative_trapezoid(y, dx=0.5), [(2, 4)], (-2, 2)),
+    "renorm": (lambda x: P.renorm(x, 2, 0, 1.5), [(3, 2)], (-2, 2)),
+    "vander": (lambda x: P.vander(x, 3), [(3,)], (-2, 2)),
     # in-place ops on non-leaves are recorded like their out-of-place forms
     "inplace_chain": (lambda x, y: _inplace_chain(x, y), [(2, 3), (3,)], (-1, 1)),
 }

@@ -38,6 +38,9 @@ from .more import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, k
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
 from . import aliases as _aliases, assemble as _assemble, lookup as _lookup
+from . import numeric as _numeric
+from .numeric import (cumulative_trapezoid, fmax, fmin, hypot, isneginf, isposinf, isreal,
+                      logcumsumexp, logspace, renorm, signbit, sinc, stanh, trapezoid, vander)
 from .lookup import (bincount, bucketize, cummax, cummin, index_fill, index_sample, isin,
                      kthvalue, mode, searchsorted, take, tril_indices, triu_indices)
 from .assemble import (add_n, atleast_1d, atleast_2d, atleast_3d, broadcast_shape,
@@ -80,9 +83,10 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
 __all__ += [n for n in _aliases.NAMES if n not in ("empty", "empty_like")]   # ops/aliases.py
 __all__ += _assemble.NAMES
 __all__ += [n for n in _lookup.NAMES if not n.endswith("_indices")]
+__all__ += _numeric.NAMES
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",
-            "empty", "empty_like", "tril_indices", "triu_indices"]
+            "empty", "empty_like", "tril_indices", "triu_indices", "logspace"]
 
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
 __all__ += CREATION

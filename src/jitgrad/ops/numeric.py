@@ -1,0 +1,178 @@
+"""numpy-vocabulary numerics Paddle 3.x offers: fmax, fmin, hypot, sinc, stanh,
+logcumsumexp, trapezoid, cumulative_trapezoid, renorm, vander, logspace, and the predicates
+signbit, isneginf, isposinf, isreal. Composites of existing ops, so their gradients are those
+ops' (NaN and zero-point conventions measured on Paddle 3.3.1)."""
+
+from __future__ import annotations
+
+import math as _m
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import elementwise as E
+from . import reduce as R
+from .core import binary_operands, const, require_float
+from .indexing import _axis, _slice_along, concat
+from .scan import cumsum
+from .shape import reshape, unsqueeze
+from .stats import vector_norm
+
+
+def _pick_fmax(x: Tensor, y: Tensor, greater: Any) -> Tensor:
+    """x where x wins (ties and a NaN y included), else y: the gradient follows the pick."""
+    xd, yd = np.broadcast_arrays(x._data, y._data)
+    take_x = greater(xd, yd) | (xd == yd) | np.isnan(yd)
+    return E.where(Tensor._make(np.ascontiguousarray(take_x)), x, y)
+
+
+def fmax(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise maximum that ignores NaN (NaN only where both are); ties go to x."""
+    x, y = binary_operands(x, y)
+    return _pick_fmax(x, y, np.greater)
+
+
+def fmin(x: Any, y: Any, name: str | None = None) -> Tensor:
+    x, y = binary_operands(x, y)
+    return _pick_fmax(x, y, np.less)
+
+
+def hypot(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """sqrt(x^2 + y^2); the gradient at (0, 0) is NaN, as Paddle's."""
+    x, y = binary_operands(x, y)
+    return E.sqrt(x * x + y * y)
+
+
+def sinc(x: Tensor, name: str | None = None) -> Tensor:
+    """sin(pi x) / (pi x), 1 at x = 0 (where the gradient is 0)."""
+    require_float(x, "sinc")
+    zero = x._data == 0
+    safe = E.where(Tensor._make(zero), const(1.0, x._data.dtype), x)
+    px = safe * _m.pi
+    return E.where(Tensor._make(zero), const(1.0, x._data.dtype), E.sin(px) / px)
+
+
+def stanh(x: Tensor, scale_a: float = 0.67, scale_b: float = 1.7159,
+          name: str | None = None) -> Tensor:
+    """scale_b * tanh(scale_a * x)."""
+    return E.tanh(x * scale_a) * scale_b
+
+
+def logcumsumexp(x: Tensor, axis: int | None = None, dtype: Any = None,
+                 name: str | None = None) -> Tensor:
+    """log(cumsum(exp(x))) along axis (flattened when None), shifted by the max for range."""
+    require_float(x, "logcumsumexp")
+    if dtype is not None:
+        x = E.astype(x, dtype)
+    if axis is None:
+        x, axis = reshape(x, [-1]), 0
+    ax = _axis(axis, x.ndim, "logcumsumexp")
+    finite = np.where(np.isfinite(x._data), x._data, -np.inf)
+    shift = np.max(finite, axis=ax, keepdims=True) if x._data.size else finite
+    shift = const(np.where(np.isfinite(shift), shift, 0.0), x._data.dtype)
+    running = cumsum(E.exp(x - shift), axis=ax)
+    empty = Tensor._make(running._data == 0)          # only -inf so far: -inf, gradient 0
+    one, ninf = const(1.0, x._data.dtype), const(-np.inf, x._data.dtype)
+    return E.where(empty, ninf, E.log(E.where(empty, one, running)) + shift)
+
+
+def _spacing(y: Tensor, x: Any, dx: Any, ax: int) -> Any:
+    """The trapezoids' widths along ax: dx (default 1) or the differences of x."""
+    if x is not None and dx is not None:
+        raise ValueError("trapezoid: give x or dx, not both")
+    if x is None:
+        return 1.0 if dx is None else float(dx)
+    if not isinstance(x, Tensor):
+        x = Tensor._make(np.asarray(x, dtype=y._data.dtype))
+    xa = _axis(-1 if x.ndim == 1 else ax, x.ndim, "trapezoid")
+    d = _slice_along(x, xa, 1, x.shape[xa]) - _slice_along(x, xa, 0, x.shape[xa] - 1)
+    if x.ndim == 1 and y.ndim > 1:                       # 1-D sample points along ax
+        shape = [1] * y.ndim
+        shape[ax] = d.shape[0]
+        d = reshape(d, shape)
+    return d
+
+
+def _trapezoids(y: Tensor, x: Any, dx: Any, axis: int) -> tuple[Tensor, int]:
+    require_float(y, "trapezoid")
+    ax = _axis(axis, y.ndim, "trapezoid")
+    n = y.shape[ax]
+    mid = (_slice_along(y, ax, 1, n) + _slice_along(y, ax, 0, n - 1)) * 0.5
+    return mid * _spacing(y, x, dx, ax), ax
+
+
+def trapezoid(y: Tensor, x: Any = None, dx: float | None = None, axis: int = -1,
+              name: str | None = None) -> Tensor:
+    """The integral of y along axis by the trapezoid rule (sample points x, or spacing dx)."""
+    pieces, ax = _trapezoids(y, x, dx, axis)
+    return R.sum(pieces, axis=ax)
+
+
+def cumulative_trapezoid(y: Tensor, x: Any = None, dx: float | None = None, axis: int = -1,
+                         name: str | None = None) -> Tensor:
+    """The running trapezoid integral (one element shorter along axis)."""
+    pieces, ax = _trapezoids(y, x, dx, axis)
+    return cumsum(pieces, axis=ax)
+
+
+def renorm(x: Tensor, p: float, axis: int, max_norm: float) -> Tensor:
+    """Each slice along axis whose p-norm exceeds max_norm scaled down to max_norm (by
+    max_norm / (norm + 1e-7)); the others unchanged."""
+    require_float(x, "renorm")
+    ax = _axis(axis, x.ndim, "renorm")
+    others = [d for d in range(x.ndim) if d != ax]
+    norm = vector_norm(x, p, others, keepdim=True) if others else E.abs(x)
+    big = Tensor._make(norm._data > max_norm)
+    factor = E.where(big, max_norm / (norm + 1e-7), const(1.0, x._data.dtype))
+    return x * factor
+
+
+def vander(x: Tensor, n: int | None = None, increasing: bool = False,
+           name: str | None = None) -> Tensor:
+    """Columns x^(n-1), ..., x, 1 (or increasing powers) of a 1-D x."""
+    if x.ndim != 1:
+        raise ValueError(f"vander needs a 1-D tensor, got shape {x.shape}")
+    n = x.shape[0] if n is None else int(n)
+    if n < 0:
+        raise ValueError(f"vander: n must be non-negative, got {n}")
+    if x._data.dtype.kind != "f" or n == 0:          # integers: no gradient to carry
+        return Tensor._make(np.vander(x._data, n, increasing=increasing).astype(x._data.dtype))
+    powers = range(n) if increasing else range(n - 1, -1, -1)
+    col = unsqueeze(x, 1)
+    ones = const(np.ones(col._data.shape), x._data.dtype)
+    return concat([E.pow(col, k) if k else ones for k in powers], axis=1)
+
+
+def logspace(start: Any, stop: Any, num: Any, base: Any = 10.0, dtype: Any = None,
+             name: str | None = None) -> Tensor:
+    """base ** linspace(start, stop, num), float32 unless dtype says otherwise."""
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, stop, num, base)]
+    out = np.power(float(vals[3]), np.linspace(float(vals[0]), float(vals[1]), int(vals[2])))
+    from .creation import _dt
+    dt = _dt(dtype)
+    return Tensor._make((np.rint(out) if dt.kind in "iu" else out).astype(dt))
+
+
+def signbit(x: Tensor, name: str | None = None) -> Tensor:
+    """True where the sign bit is set (-0.0 included)."""
+    return Tensor._make(np.signbit(x._data))
+
+
+def isneginf(x: Tensor, name: str | None = None) -> Tensor:
+    return Tensor._make(np.isneginf(x._data) if x._data.dtype.kind == "f"
+                        else np.zeros(x._data.shape, bool))
+
+
+def isposinf(x: Tensor, name: str | None = None) -> Tensor:
+    return Tensor._make(np.isposinf(x._data) if x._data.dtype.kind == "f"
+                        else np.zeros(x._data.shape, bool))
+
+
+def isreal(x: Tensor, name: str | None = None) -> Tensor:
+    """All True: jitgrad has no complex dtypes."""
+    return Tensor._make(np.ones(x._data.shape, bool))
+
+
+NAMES = ["fmax", "fmin", "hypot", "sinc", "stanh", "logcumsumexp", "trapezoid",
+         "cumulative_trapezoid", "renorm", "vander", "signbit", "isneginf", "isposinf", "isreal"]
