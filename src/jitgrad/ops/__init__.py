@@ -38,7 +38,8 @@ from .more import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, k
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
 from . import aliases as _aliases, assemble as _assemble, lookup as _lookup
-from . import numeric as _numeric
+from . import numeric as _numeric, special as _special
+from .special import digamma, erfinv, gammaln, lgamma, polygamma
 from .numeric import (cumulative_trapezoid, fmax, fmin, hypot, isneginf, isposinf, isreal,
                       logcumsumexp, logspace, renorm, signbit, sinc, stanh, trapezoid, vander)
 from .lookup import (bincount, bucketize, cummax, cummin, index_fill, index_sample, isin,
@@ -83,7 +84,7 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
 __all__ += [n for n in _aliases.NAMES if n not in ("empty", "empty_like")]   # ops/aliases.py
 __all__ += _assemble.NAMES
 __all__ += [n for n in _lookup.NAMES if not n.endswith("_indices")]
-__all__ += _numeric.NAMES
+__all__ += _numeric.NAMES + _special.NAMES
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",
             "empty", "empty_like", "tril_indices", "triu_indices", "logspace"]

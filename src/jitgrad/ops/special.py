@@ -1,0 +1,161 @@
+"""Special functions without scipy: lgamma (gammaln), digamma, polygamma and erfinv.
+
+Each is one registry entry saving its derivative in the forward pass (the backward is one MUL,
+as for the other unary ops): lgamma' = digamma, polygamma(n)' = polygamma(n + 1), so every
+order of derivative exists; erfinv' = sqrt(pi)/2 exp(erfinv(x)^2). Values are computed in
+float64: polygamma by the recurrence psi_n(x) = psi_n(x + 1) - (-1)^n n! / x^(n+1) up to
+x >= 10 and the asymptotic series there (about 1e-15 relative for small n); erfinv by Newton
+steps on math.erf from a rational start."""
+
+from __future__ import annotations
+
+import math as _m
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .core import apply, require_float
+from .math import _erf, unary
+from .registry import UNARY_CASES
+
+# B_2, B_4, ..., B_20
+_BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+              43867 / 798, -174611 / 330]
+_SHIFT_TO = 10.0
+
+
+def _polygamma64(n: int, x: np.ndarray) -> np.ndarray:
+    """psi^(n)(x) in float64: poles (x = 0, -1, -2, ...) give -inf for n = 0 at 0, else the
+    sign-appropriate inf or nan, as Paddle."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.zeros_like(x)
+    pole = (x <= 0) & (x == np.floor(x))
+    z = np.where(pole | ~np.isfinite(x), _SHIFT_TO, x).copy()
+    sign = 1.0 if n % 2 else -1.0                       # (-1)^(n+1)
+    fact = float(_m.factorial(n))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        while True:                                      # the recurrence up to x >= 10
+            low = z < _SHIFT_TO
+            if not low.any():
+                break
+            if n == 0:
+                out = np.where(low, out - 1.0 / z, out)
+            else:
+                out = np.where(low, out + sign * fact / z ** (n + 1), out)
+            z = np.where(low, z + 1.0, z)
+        zi = 1.0 / z
+        if n == 0:
+            series = np.log(z) - 0.5 * zi
+            zz = zi * zi
+            term = zz
+            for k, b in enumerate(_BERNOULLI, 1):
+                series = series - b / (2 * k) * term
+                term = term * zz
+        else:
+            series = _m.factorial(n - 1) * zi ** n + 0.5 * fact * zi ** (n + 1)
+            for k, b in enumerate(_BERNOULLI, 1):
+                series = series + b * _m.factorial(2 * k + n - 1) / _m.factorial(2 * k) * \
+                    zi ** (2 * k + n)
+            series = sign * series
+        out = out + series
+    out = np.where(np.isnan(x), np.nan, out)
+    out = np.where(np.isposinf(x), 0.0 if n else np.inf, out)
+    if n == 0:
+        out = np.where(pole, np.where(x == 0, -np.inf, np.nan), out)
+    else:
+        out = np.where(pole, np.inf if n % 2 else -np.inf, out)     # as Paddle 3.3.1
+    return out
+
+
+def _lgamma64(x: np.ndarray) -> np.ndarray:
+    def one(v: float) -> float:
+        try:
+            return _m.lgamma(v)
+        except ValueError:                                # a pole: Paddle gives inf
+            return _m.inf
+    return np.asarray(np.frompyfunc(one, 1, 1)(np.asarray(x, np.float64)), dtype=np.float64)
+
+
+def _erfinv64(y: np.ndarray) -> np.ndarray:
+    """erf^-1 in float64: a rational first guess, then Newton steps on math.erf."""
+    y = np.asarray(y, dtype=np.float64)
+    inside = np.abs(y) < 1
+    t = np.where(inside, y, 0.0)
+    w = -np.log((1.0 - t) * (1.0 + t))                  # -log(1 - y^2) >= 0
+    c = 2 / (_m.pi * 0.147) - w / 2                      # (Winitzki's approximation)
+    x = np.sign(t) * np.sqrt(np.sqrt(c * c + w / 0.147) - c)
+    erf = np.frompyfunc(_m.erf, 1, 1)
+    for _ in range(4):
+        err = np.asarray(erf(x), dtype=np.float64) - t
+        x = x - err / (2 / _m.sqrt(_m.pi) * np.exp(-x * x))
+    x = np.where(inside, x, np.where(np.abs(y) == 1, np.sign(y) * np.inf, np.nan))
+    return x
+
+
+def _f(fn: Any) -> Any:
+    """A forward in float64 cast back to the input's dtype, numpy's warnings off."""
+    def forward(x: np.ndarray, **attrs: Any) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(x, **attrs), dtype=x.dtype)
+    return forward
+
+
+polygamma_op = unary(
+    "polygamma", _f(lambda x, n: _polygamma64(n, x)),
+    lambda x, out, n: _polygamma64(n + 1, x),
+    lambda g, out, x, n: (g * polygamma(x, n + 1),),
+    domain=(0.3, 3.0), cases=tuple({"shapes": s, "attrs": {"n": n}}
+                                   for s in UNARY_CASES for n in (0, 2)))
+
+lgamma_op = unary(
+    "lgamma", _f(lambda x: _lgamma64(x)), lambda x, out: _polygamma64(0, x),
+    lambda g, out, x: (g * polygamma(x, 0),), domain=(0.3, 3.0))
+
+erfinv_op = unary(
+    "erfinv", _f(lambda x: _erfinv64(x)),
+    lambda x, out: _m.sqrt(_m.pi) / 2 * np.exp(np.asarray(out, np.float64) ** 2),
+    lambda g, out, x: (g * _erfinv_slope(out),), domain=(-0.8, 0.8))
+
+
+def _erfinv_slope(out: Tensor) -> Tensor:
+    from .elementwise import exp
+    return exp(out * out) * (_m.sqrt(_m.pi) / 2)
+
+
+def _float(x: Tensor, what: str) -> Tensor:
+    """Integer input computes in the default float dtype, as Paddle's (float32)."""
+    if x._data.dtype.kind in "iub":
+        from .. import dtypes
+        return Tensor._make(x._data.astype(dtypes.default_float().np))
+    require_float(x, what)
+    return x
+
+
+def polygamma(x: Tensor, n: int, name: str | None = None) -> Tensor:
+    """The n-th derivative of digamma (n = 0: digamma itself)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"polygamma: n must be a non-negative int, got {n!r}")
+    return apply(polygamma_op, _float(x, "polygamma"), n=int(n))
+
+
+def digamma(x: Tensor, name: str | None = None) -> Tensor:
+    """d/dx lgamma(x)."""
+    return polygamma(x, 0)
+
+
+def lgamma(x: Tensor, name: str | None = None) -> Tensor:
+    """log|Gamma(x)| (inf at the poles 0, -1, -2, ...)."""
+    return apply(lgamma_op, _float(x, "lgamma"))
+
+
+gammaln = lgamma
+
+
+def erfinv(x: Tensor, name: str | None = None) -> Tensor:
+    """The inverse of erf on (-1, 1): +-inf at +-1, NaN outside (Paddle 3.3.1 gives inf
+    above 1; numpy's and torch's convention is NaN)."""
+    return apply(erfinv_op, _float(x, "erfinv"))
+
+
+NAMES = ["polygamma", "digamma", "lgamma", "gammaln", "erfinv"]
