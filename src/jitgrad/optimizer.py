@@ -1,4 +1,5 @@
-"""Optimizers (paddle.optimizer names): SGD, Momentum, Adam, AdamW.
+"""Optimizers (paddle.optimizer names): SGD, Momentum, Adam, AdamW, RMSProp, Adagrad,
+Adamax, Adadelta, Lamb.
 
 step() updates each parameter from its .grad, outside any graph: the parameter gets a new
 buffer (copy on write, so arrays shared with it keep their values) and its version counter
@@ -287,3 +288,167 @@ class AdamW(Adam):
         if wd and (self._apply_decay is None or self._apply_decay(p.name)):
             p._data = p._data - p._data.dtype.type(lr * wd) * p._data
         return g
+
+
+def _l2(p: Tensor, g: np.ndarray, wd: float) -> np.ndarray:
+    """The weight_decay of Paddle's base Optimizer (L2Decay or a float): g + coeff * p."""
+    return g + p._data.dtype.type(wd) * p._data if wd else g
+
+
+def _nonneg(owner: str, **values: float) -> None:
+    for key, value in values.items():
+        if value is None:
+            raise ValueError(f"{owner}: {key} is not set")
+        if not value >= 0:
+            raise ValueError(f"{owner}: invalid {key}={value!r}, expected {key} >= 0")
+
+
+class RMSProp(Optimizer):
+    """Paddle's RMSProp: the rate sits inside the momentum buffer and epsilon inside the root:
+    ms = rho ms + (1-rho) g^2; (centered: mg = rho mg + (1-rho) g, ms -> ms - mg^2);
+    mom = momentum mom + lr g / sqrt(ms + eps); p -= mom."""
+
+    def __init__(self, learning_rate: float | LRScheduler, rho: float = 0.95,
+                 epsilon: float = 1.0e-6, momentum: float = 0.0, centered: bool = False,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, name: str | None = None) -> None:
+        if learning_rate is None:
+            raise ValueError("RMSProp: learning_rate is not set")
+        _nonneg("RMSProp", rho=rho, epsilon=epsilon, momentum=momentum)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        self._rho, self._eps = float(rho), float(epsilon)
+        self._mu, self._centered = float(momentum), bool(centered)
+
+    def _update(self, p, g, lr, wd, state):
+        g = _l2(p, g, wd)
+        rho, dt = self._rho, p._data.dtype.type
+        ms = state["mean_square"] = rho * state.get("mean_square", 0.0) + (1 - rho) * g * g
+        if self._centered:
+            mg = state["mean_grad"] = rho * state.get("mean_grad", 0.0) + (1 - rho) * g
+            ms = ms - mg * mg
+        mom = dt(lr) * g / np.sqrt(ms + dt(self._eps))
+        if "momentum" in state:
+            mom = dt(self._mu) * state["momentum"] + mom
+        state["momentum"] = mom
+        p._data = p._data - mom.astype(p._data.dtype, copy=False)
+
+
+class Adagrad(Optimizer):
+    """moment += g^2 (starting from initial_accumulator_value);
+    p -= lr g / (sqrt(moment) + eps)."""
+
+    def __init__(self, learning_rate: float | LRScheduler, epsilon: float = 1.0e-6,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, name: str | None = None,
+                 initial_accumulator_value: float = 0.0) -> None:
+        if learning_rate is None:
+            raise ValueError("Adagrad: learning_rate is not set")
+        _nonneg("Adagrad", epsilon=epsilon, initial_accumulator_value=initial_accumulator_value)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        self._eps, self._init_acc = float(epsilon), float(initial_accumulator_value)
+
+    def _update(self, p, g, lr, wd, state):
+        g = _l2(p, g, wd)
+        dt = p._data.dtype.type
+        acc = state.get("moment")
+        if acc is None:
+            acc = np.full_like(p._data, self._init_acc)
+        acc = state["moment"] = acc + g * g
+        p._data = p._data - (dt(lr) * g / (np.sqrt(acc) + dt(self._eps))).astype(
+            p._data.dtype, copy=False)
+
+
+class Adamax(Optimizer):
+    """Paddle's Adamax (epsilon inside the max): m = b1 m + (1-b1) g;
+    u = max(b2 u + eps, |g|); p -= lr / (1 - b1^t) * m / u."""
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-8,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, name: str | None = None) -> None:
+        for key, b in (("beta1", beta1), ("beta2", beta2)):
+            if not 0 <= b < 1:
+                raise ValueError(f"Adamax: invalid {key}={b!r}, expected {key} in [0, 1)")
+        _nonneg("Adamax", epsilon=epsilon)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
+
+    def _update(self, p, g, lr, wd, state):
+        g = _l2(p, g, wd)
+        dt = p._data.dtype.type
+        t = state["t"] = state.get("t", 0) + 1
+        m = state["moment"] = dt(self._b1) * state.get("moment", 0.0) + dt(1 - self._b1) * g
+        u = state["inf_norm"] = np.maximum(dt(self._b2) * state.get("inf_norm", 0.0)
+                                           + dt(self._eps), np.abs(g))
+        lr_t = dt(lr / (1 - self._b1 ** t))
+        p._data = p._data - (lr_t * m / u).astype(p._data.dtype, copy=False)
+
+
+class Adadelta(Optimizer):
+    """Paddle's Adadelta, which (unlike the paper) scales the step by learning_rate:
+    Eg = rho Eg + (1-rho) g^2; d = -sqrt((Edx + eps) / (Eg + eps)) g;
+    Edx = rho Edx + (1-rho) d^2; p += lr d."""
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, epsilon: float = 1.0e-6,
+                 rho: float = 0.95, parameters: Iterable[Tensor] | None = None,
+                 weight_decay: Any = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
+        if learning_rate is None:
+            raise ValueError("Adadelta: learning_rate is not set")
+        _nonneg("Adadelta", epsilon=epsilon, rho=rho)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        self._eps, self._rho = float(epsilon), float(rho)
+
+    def _update(self, p, g, lr, wd, state):
+        g = _l2(p, g, wd)
+        dt = p._data.dtype.type
+        rho, eps = dt(self._rho), dt(self._eps)
+        eg = state["avg_squared_grad"] = rho * state.get("avg_squared_grad", 0.0) + \
+            (1 - rho) * g * g
+        edx = state.get("avg_squared_update", 0.0)
+        d = -np.sqrt((edx + eps) / (eg + eps)) * g
+        state["avg_squared_update"] = rho * edx + (1 - rho) * d * d
+        p._data = p._data + (dt(lr) * d).astype(p._data.dtype, copy=False)
+
+
+class Lamb(Optimizer):
+    """LAMB: r = m_hat / (sqrt(v_hat) + eps) + lamb_weight_decay * p (bias corrected with
+    1 - beta^t), p -= lr * (||p|| / ||r||) * r, the trust ratio 1 when either norm is 0.
+    A parameter for which exclude_from_weight_decay_fn(p) is true gets no decay (and, unless
+    always_adapt, no trust ratio). Paddle's weight_decay argument does not exist here."""
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001,
+                 lamb_weight_decay: float = 0.01, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-6, parameters: Iterable[Tensor] | None = None,
+                 grad_clip: Callable | None = None,
+                 exclude_from_weight_decay_fn: Callable[[Tensor], bool] | None = None,
+                 multi_precision: bool = False, always_adapt: bool = False,
+                 name: str | None = None) -> None:
+        for key, b in (("beta1", beta1), ("beta2", beta2)):
+            if b is None or not 0 <= b < 1:
+                raise ValueError(f"Lamb: invalid {key}={b!r}, expected {key} in [0, 1)")
+        _nonneg("Lamb", epsilon=epsilon)
+        super().__init__(learning_rate, parameters, None, grad_clip)
+        self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
+        self._lamb_wd = float(lamb_weight_decay)
+        self._exclude = exclude_from_weight_decay_fn
+        self._always_adapt = bool(always_adapt)
+
+    def _update(self, p, g, lr, wd, state):
+        dt = p._data.dtype.type
+        b1, b2 = dt(self._b1), dt(self._b2)
+        # beta^t as Paddle keeps it: a running product in the parameter's precision
+        b1p = state["beta1_pow"] = state.get("beta1_pow", dt(1)) * b1
+        b2p = state["beta2_pow"] = state.get("beta2_pow", dt(1)) * b2
+        m = state["moment1"] = b1 * state.get("moment1", 0.0) + (1 - b1) * g
+        v = state["moment2"] = b2 * state.get("moment2", 0.0) + (1 - b2) * g * g
+        wd = 0.0 if self._exclude is not None and self._exclude(p) else self._lamb_wd
+        r = (m / (1 - b1p)) / (np.sqrt(v / (1 - b2p)) + dt(self._eps))
+        if wd:
+            r = r + dt(wd) * p._data
+        ratio = 1.0
+        if wd > 0 or self._always_adapt:
+            p_norm, r_norm = float(np.linalg.norm(p._data)), float(np.linalg.norm(r))
+            if p_norm > 0 and r_norm > 0:
+                ratio = p_norm / r_norm
+        p._data = p._data - (dt(lr * ratio) * r).astype(p._data.dtype, copy=False)
