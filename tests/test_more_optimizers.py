@@ -156,3 +156,195 @@ def test_invalid_arguments_raise_value_error(make, match):
     p = paddle.to_tensor(np.array([1.0]), stop_gradient=False)
     with pytest.raises(ValueError, match=match):
         make([p])
+
+
+# ---------------------------------------------------------------- schedulers (optimizer.lr)
+
+from jitgrad.optimizer import (CyclicLR, InverseTimeDecay, NaturalExpDecay,  # noqa: E402
+                               NoamDecay, OneCycleLR, PolynomialDecay, ReduceOnPlateau,
+                               StepDecay)
+
+
+def _rates(sched, n=12):
+    out = []
+    for _ in range(n):
+        out.append(sched())
+        sched.step()
+    return out
+
+
+# Paddle 3.3.1: sched() before each of 12 step() calls
+SCHEDULES = {
+    "noam": (lambda: NoamDecay(16, 4, 1.0), [
+        0.0, 0.03125, 0.0625, 0.09375, 0.125, 0.11180339887498948, 0.10206207261596575,
+        0.09449111825230681, 0.08838834764831845, 0.08333333333333333, 0.07905694150420949,
+        0.07537783614444091]),
+    "noam_learning_rate": (lambda: NoamDecay(64, 3, 2.0), [
+        0.0, 0.048112522432468816, 0.09622504486493763, 0.14433756729740643, 0.125,
+        0.11180339887498948, 0.10206207261596575, 0.09449111825230681, 0.08838834764831845,
+        0.08333333333333333, 0.07905694150420949, 0.07537783614444091]),
+    "polynomial": (lambda: PolynomialDecay(0.1, 4, 0.01), [
+        0.1, 0.0775, 0.05500000000000001, 0.0325] + [0.01] * 8),
+    "polynomial_power": (lambda: PolynomialDecay(0.1, 5, 0.0, power=2.0), [
+        0.1, 0.06400000000000002, 0.036, 0.016000000000000004, 0.003999999999999998]
+        + [0.0] * 7),
+    "polynomial_cycle": (lambda: PolynomialDecay(0.1, 4, 0.01, cycle=True), [
+        0.1, 0.0775, 0.05500000000000001, 0.0325, 0.01, 0.043750000000000004, 0.0325,
+        0.02125, 0.01, 0.0325, 0.024999999999999998, 0.017500000000000005]),
+    "polynomial_cycle_power": (lambda: PolynomialDecay(0.1, 3, 0.02, power=0.5, cycle=True), [
+        0.1, 0.0853197264742181, 0.06618802153517007, 0.02, 0.06618802153517007,
+        0.05265986323710904, 0.02, 0.05771236166328253, 0.046666666666666676, 0.02,
+        0.05265986323710904, 0.04309401076758504]),
+    "inverse_time": (lambda: InverseTimeDecay(0.1, 0.5), [
+        0.1, 0.06666666666666667, 0.05, 0.04, 0.03333333333333333, 0.028571428571428574,
+        0.025, 0.022222222222222223, 0.02, 0.018181818181818184, 0.016666666666666666,
+        0.015384615384615385]),
+    "natural_exp": (lambda: NaturalExpDecay(0.1, 0.5), [
+        0.1, 0.06065306597126335, 0.036787944117144235, 0.022313016014842982,
+        0.013533528323661271, 0.008208499862389881, 0.004978706836786395,
+        0.00301973834223185, 0.001831563888873418, 0.0011108996538242307,
+        0.0006737946999085467, 0.00040867714384640666]),
+    "one_cycle_cos": (lambda: OneCycleLR(0.1, 12), [
+        0.0040000000000000036, 0.0349789654219583, 0.08792851591221287, 0.09944209976994517,
+        0.09330796891903272, 0.08119331560284374, 0.06477302096182468, 0.046317231825358116,
+        0.028377507231077976, 0.013434059002100185, 0.0035528562552220033, 0.0001]),
+    "one_cycle_linear": (lambda: OneCycleLR(0.1, 12, anneal_strategy="linear"), [
+        0.004, 0.04092307692307694, 0.07784615384615387, 0.09524285714285714,
+        0.08335000000000001, 0.07145714285714286, 0.059564285714285715, 0.04767142857142857,
+        0.035778571428571423, 0.023885714285714288, 0.011992857142857152,
+        0.00010000000000000286]),
+    "one_cycle_three_phase": (
+        lambda: OneCycleLR(0.1, 12, divide_factor=10.0, end_learning_rate=0.001,
+                           phase_pct=0.25, three_phase=True), [
+            0.009999999999999995, 0.055, 0.1, 0.05500000000000001, 0.01, 0.009554359905560885,
+            0.008305704108364302, 0.006501344202803416, 0.0044986557971965855,
+            0.0026942958916356995, 0.0014456400944391143, 0.001]),
+    "one_cycle_three_phase_linear": (
+        lambda: OneCycleLR(1.0, 12, phase_pct=0.4, anneal_strategy="linear",
+                           three_phase=True), [
+            0.04, 0.2926315789473683, 0.5452631578947367, 0.7978947368421052,
+            0.9494736842105265, 0.6968421052631582, 0.44421052631578983, 0.1915789473684214,
+            0.035305882352941194, 0.023570588235294128, 0.011835294117647069,
+            0.00010000000000000286]),
+    "cyclic_triangular": (lambda: CyclicLR(0.01, 0.1, 2), [
+        0.01, 0.05500000000000001, 0.1, 0.05500000000000001] * 3),
+    "cyclic_step_size_down": (lambda: CyclicLR(0.01, 0.1, 2, step_size_down=3), [
+        0.01, 0.055, 0.09999999999999999, 0.06999999999999999, 0.039999999999999994, 0.01,
+        0.05500000000000005, 0.09999999999999999, 0.06999999999999999, 0.04000000000000003,
+        0.01, 0.05500000000000005]),
+    "cyclic_triangular2": (lambda: CyclicLR(0.01, 0.1, 2, mode="triangular2"), [
+        0.01, 0.05500000000000001, 0.1, 0.05500000000000001, 0.01, 0.0325,
+        0.05500000000000001, 0.0325, 0.01, 0.02125, 0.0325, 0.02125]),
+    "cyclic_exp_range": (lambda: CyclicLR(0.01, 0.1, 2, mode="exp_range", exp_gamma=0.9), [
+        0.01, 0.05050000000000001, 0.0829, 0.04280500000000001, 0.01, 0.03657205000000001,
+        0.05782969000000001, 0.03152336050000001, 0.01, 0.027433922005000007,
+        0.041381059609000015, 0.024121476824050005]),
+    "cyclic_scale_fn_iterations": (
+        lambda: CyclicLR(0.01, 0.1, 3, scale_fn=lambda x: 1.0 / (x + 1),
+                         scale_mode="iterations"), [
+            0.01, 0.02500000000000001, 0.03, 0.0325, 0.022000000000000006, 0.014999999999999996,
+            0.01, 0.013750000000000007, 0.016666666666666663, 0.019000000000000003,
+            0.01545454545454545, 0.012500000000000004]),
+    "step_decay_last_epoch": (lambda: StepDecay(0.1, 2, 0.5, last_epoch=3), [
+        0.025, 0.025, 0.0125, 0.0125, 0.00625, 0.00625, 0.003125, 0.003125, 0.0015625,
+        0.0015625, 0.00078125, 0.00078125]),
+    "polynomial_last_epoch": (lambda: PolynomialDecay(0.1, 4, 0.01, last_epoch=2),
+                              [0.0325] + [0.01] * 11),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCHEDULES))
+def test_scheduler_rates_match_paddle(case):
+    make, expected = SCHEDULES[case]
+    np.testing.assert_allclose(_rates(make()), expected, rtol=1e-12, atol=1e-17)
+
+
+def test_scheduler_namespace_and_optimizer_follow_the_rate():
+    assert paddle.optimizer.lr.CyclicLR is CyclicLR
+    assert paddle.optimizer.lr.ReduceOnPlateau is ReduceOnPlateau
+    sched = paddle.optimizer.lr.NoamDecay(16, 4)
+    opt = RMSProp(sched, parameters=[paddle.to_tensor(np.ones(2), stop_gradient=False)])
+    sched.step()
+    assert opt.get_lr() == 0.03125                # Paddle 3.3.1
+
+
+def test_step_with_an_explicit_epoch_jumps_there():
+    # Paddle 3.3.1
+    poly = PolynomialDecay(0.1, 4, 0.01, cycle=True)
+    poly.step(7)
+    assert poly() == pytest.approx(0.02125, rel=1e-12)
+    cyc = CyclicLR(0.01, 0.1, 2)
+    cyc.step(5)
+    assert cyc() == pytest.approx(0.05500000000000001, rel=1e-12)
+
+
+def test_one_cycle_raises_when_stepped_past_total_steps():
+    sched = OneCycleLR(0.1, 3)
+    for _ in range(3):
+        sched.step()
+    with pytest.raises(ValueError, match="total_steps"):
+        sched.step()
+
+
+_METRICS = [1.0, 0.9, 0.95, 0.93, 0.92, 0.91, 0.905, 0.95, 0.96, 0.97, 0.98, 0.99, 1.0]
+
+
+@pytest.mark.parametrize("kwargs, expected", [       # Paddle 3.3.1
+    (dict(patience=1), [0.1, 0.1, 0.1, 0.01, 0.01, 1e-3, 1e-3, 1e-4, 1e-4, 1e-5, 1e-5, 1e-6,
+                        1e-6]),
+    (dict(patience=2, cooldown=1, factor=0.5),
+     [0.1] * 4 + [0.05] * 4 + [0.025] * 4 + [0.0125]),
+    (dict(mode="max", patience=0, threshold_mode="abs", threshold=0.02, min_lr=0.02),
+     [0.1] + [0.02] * 12),
+    (dict(patience=0, factor=0.5, min_lr=0.09, epsilon=1e-3), [0.1, 0.1] + [0.09] * 11),
+])
+def test_reduce_on_plateau_matches_paddle(kwargs, expected):
+    sched = ReduceOnPlateau(0.1, **kwargs)
+    out = []
+    for i, m in enumerate(_METRICS):    # a Tensor, a numpy scalar and a float are all metrics
+        sched.step(paddle.to_tensor(np.float32(m)) if i % 3 == 0
+                   else np.float64(m) if i % 3 == 1 else m)
+        out.append(sched())
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+    assert sched.last_epoch == len(_METRICS)
+
+
+def test_reduce_on_plateau_drives_an_optimizer():
+    sched = ReduceOnPlateau(0.1, patience=0, factor=0.5)
+    opt = Adagrad(sched, parameters=[paddle.to_tensor(np.ones(2), stop_gradient=False)])
+    sched.step(1.0)
+    sched.step(2.0)
+    assert opt.get_lr() == 0.05
+
+
+@pytest.mark.parametrize("make, exc, match", [
+    (lambda: NoamDecay(0, 2), ValueError, "d_model"),
+    (lambda: PolynomialDecay(0.1, 0), ValueError, "decay_steps"),
+    (lambda: PolynomialDecay(0.1, 2.0), TypeError, "decay_steps"),
+    (lambda: PolynomialDecay(0.1, 4, power=0.0), ValueError, "power"),
+    (lambda: NaturalExpDecay(0.1, 0.0), ValueError, "gamma"),
+    (lambda: InverseTimeDecay("a", 0.1), TypeError, "learning_rate"),
+    (lambda: InverseTimeDecay(-1.0, 0.1), ValueError, "learning_rate"),
+    (lambda: OneCycleLR(0.1, 0), ValueError, "total_steps"),
+    (lambda: OneCycleLR(0.1, 10.0), TypeError, "total_steps"),
+    (lambda: OneCycleLR(0.1, 10, phase_pct=1), TypeError, "phase_pct"),
+    (lambda: OneCycleLR(0.1, 10, phase_pct=1.5), ValueError, "phase_pct"),
+    (lambda: OneCycleLR(0.1, 10, anneal_strategy="exp"), ValueError, "anneal_strategy"),
+    (lambda: OneCycleLR(0.1, 10, three_phase=True, phase_pct=0.5), ValueError, "three_phase"),
+    (lambda: OneCycleLR(-0.1, 10), ValueError, "max_learning_rate"),
+    (lambda: CyclicLR(0.01, 0.1, 0), ValueError, "step_size_up"),
+    (lambda: CyclicLR(0.01, 0.1, 2, step_size_down=0), ValueError, "step_size_down"),
+    (lambda: CyclicLR(0.01, 0.1, 2, mode="tri"), ValueError, "mode"),
+    (lambda: CyclicLR(0.01, 0.1, 2, exp_gamma=1), TypeError, "exp_gamma"),
+    (lambda: CyclicLR(0.01, 0.1, 2, scale_mode="x", scale_fn=abs), ValueError, "scale_mode"),
+    (lambda: CyclicLR(0.01, -0.1, 2), ValueError, "max_learning_rate"),
+    (lambda: ReduceOnPlateau(0.1, mode="mid"), ValueError, "mode"),
+    (lambda: ReduceOnPlateau(0.1, factor=1.0), ValueError, "factor"),
+    (lambda: ReduceOnPlateau(0.1, threshold_mode="x"), ValueError, "threshold_mode"),
+    (lambda: ReduceOnPlateau("0.1"), TypeError, "learning_rate"),
+    (lambda: ReduceOnPlateau(0.1).step("x"), TypeError, "metrics"),
+    (lambda: ReduceOnPlateau(0.1).step(np.ones(2)), ValueError, "one element"),
+])
+def test_scheduler_argument_errors(make, exc, match):
+    with pytest.raises(exc, match=match):
+        make()
