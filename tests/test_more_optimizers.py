@@ -160,9 +160,10 @@ def test_invalid_arguments_raise_value_error(make, match):
 
 # ---------------------------------------------------------------- schedulers (optimizer.lr)
 
-from jitgrad.optimizer import (CyclicLR, InverseTimeDecay, NaturalExpDecay,  # noqa: E402
-                               NoamDecay, OneCycleLR, PolynomialDecay, ReduceOnPlateau,
-                               StepDecay)
+from jitgrad.optimizer import (CosineAnnealingWarmRestarts, CyclicLR,  # noqa: E402
+                               InverseTimeDecay, LinearLR, MultiplicativeDecay,
+                               NaturalExpDecay, NoamDecay, OneCycleLR, PolynomialDecay,
+                               ReduceOnPlateau, StepDecay)
 
 
 def _rates(sched, n=12):
@@ -250,6 +251,23 @@ SCHEDULES = {
         0.0015625, 0.00078125, 0.00078125]),
     "polynomial_last_epoch": (lambda: PolynomialDecay(0.1, 4, 0.01, last_epoch=2),
                               [0.0325] + [0.01] * 11),
+    "multiplicative": (lambda: MultiplicativeDecay(0.1, lambda e: 0.9 if e % 2 else 0.5), [
+        0.1, 0.09000000000000001, 0.045000000000000005, 0.04050000000000001,
+        0.020250000000000004, 0.018225000000000005, 0.009112500000000003,
+        0.008201250000000002, 0.004100625000000001, 0.003690562500000001,
+        0.0018452812500000006, 0.0016607531250000006]),
+    "linear_lr": (lambda: LinearLR(0.1, 5), [
+        0.03333333333333333, 0.04666666666666667, 0.060000000000000005, 0.07333333333333335,
+        0.08666666666666668] + [0.1] * 7),
+    "linear_lr_decreasing": (lambda: LinearLR(0.2, 4, start_factor=0.5, end_factor=0.1), [
+        0.1, 0.08000000000000002, 0.06000000000000001, 0.04000000000000001] + [0.02] * 8),
+    "warm_restarts": (lambda: CosineAnnealingWarmRestarts(0.1, 3), [
+        0.1, 0.07500000000000001, 0.025000000000000012] * 4),
+    "warm_restarts_t_mult": (
+        lambda: CosineAnnealingWarmRestarts(0.1, 2, T_mult=2, eta_min=0.01), [
+            0.1, 0.05500000000000001, 0.1, 0.08681980515339464, 0.05500000000000001,
+            0.023180194846605363, 0.1, 0.0965745789630079, 0.08681980515339464,
+            0.07222075445642905, 0.05500000000000001, 0.03777924554357097]),
 }
 
 
@@ -276,6 +294,26 @@ def test_step_with_an_explicit_epoch_jumps_there():
     cyc = CyclicLR(0.01, 0.1, 2)
     cyc.step(5)
     assert cyc() == pytest.approx(0.05500000000000001, rel=1e-12)
+    sgdr = CosineAnnealingWarmRestarts(0.1, 2, T_mult=2, eta_min=0.01)
+    sgdr.step(9)
+    assert (sgdr(), sgdr.last_epoch) == (pytest.approx(0.07222075445642905, rel=1e-12), 9)
+    # LinearLR is incremental in Paddle: step(3) from epoch 0 applies one increment only
+    lin = LinearLR(0.1, 5)
+    lin.step(3)
+    assert lin() == pytest.approx(0.040740740740740744, rel=1e-12)
+
+
+def test_scheduler_state_dict_round_trip():
+    a = PolynomialDecay(0.1, 4, 0.01)
+    for _ in range(3):
+        a.step()
+    b = PolynomialDecay(0.1, 4, 0.01)
+    b.set_state_dict(a.state_dict())
+    assert (b.last_epoch, b()) == (3, a())
+    b.step()
+    assert b() == pytest.approx(0.01)
+    with pytest.raises(RuntimeError, match="last_lr"):
+        b.set_state_dict({"last_epoch": 1})
 
 
 def test_one_cycle_raises_when_stepped_past_total_steps():
@@ -344,6 +382,13 @@ def test_reduce_on_plateau_drives_an_optimizer():
     (lambda: ReduceOnPlateau("0.1"), TypeError, "learning_rate"),
     (lambda: ReduceOnPlateau(0.1).step("x"), TypeError, "metrics"),
     (lambda: ReduceOnPlateau(0.1).step(np.ones(2)), ValueError, "one element"),
+    (lambda: MultiplicativeDecay(0.1, 0.5), TypeError, "lr_lambda"),
+    (lambda: LinearLR(0.1, 5, start_factor=0.0), ValueError, "start_factor"),
+    (lambda: LinearLR(0.1, 5, end_factor=1.5), ValueError, "end_factor"),
+    (lambda: LinearLR(0.1, 0), ValueError, "total_steps"),
+    (lambda: CosineAnnealingWarmRestarts(0.1, 0), ValueError, "T_0"),
+    (lambda: CosineAnnealingWarmRestarts(0.1, 2, T_mult=0), ValueError, "T_mult"),
+    (lambda: CosineAnnealingWarmRestarts(0.1, 2).step(-1), ValueError, "epoch"),
 ])
 def test_scheduler_argument_errors(make, exc, match):
     with pytest.raises(exc, match=match):

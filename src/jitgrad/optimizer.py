@@ -434,13 +434,106 @@ class ReduceOnPlateau(LRScheduler):
         return current < best - delta if self.mode == "min" else current > best + delta
 
 
+
+class MultiplicativeDecay(LRScheduler):
+    """lr * prod(lr_lambda(e) for e in 1..epoch)."""
+
+    def __init__(self, learning_rate: float, lr_lambda: Callable[[int], float],
+                 last_epoch: int = -1, verbose: bool = False) -> None:
+        if not callable(lr_lambda):
+            raise TypeError(f"MultiplicativeDecay: lr_lambda must be a function, got "
+                            f"{type(lr_lambda).__name__}")
+        self.lr_lambda = lr_lambda
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self) -> float:
+        rate = self.base_lr
+        for epoch in range(1, self.last_epoch + 1):
+            rate = rate * self.lr_lambda(epoch)
+        return rate
+
+
+class LinearLR(LRScheduler):
+    """lr * factor, the factor going linearly from start_factor to end_factor over
+    total_steps, then held. Computed incrementally from last_lr, as Paddle does (so step(epoch)
+    applies one increment, not the closed form)."""
+
+    def __init__(self, learning_rate: float, total_steps: int, start_factor: float = 1.0 / 3,
+                 end_factor: float = 1.0, last_epoch: int = -1, verbose: bool = False) -> None:
+        if not 0 < start_factor <= 1.0:
+            raise ValueError(f"LinearLR: start_factor must be in (0, 1], got {start_factor}")
+        if not 0 <= end_factor <= 1.0:
+            raise ValueError(f"LinearLR: end_factor must be in [0, 1], got {end_factor}")
+        if total_steps <= 0:
+            raise ValueError(f"LinearLR: total_steps must be > 0, got {total_steps}")
+        self.start_factor, self.end_factor = start_factor, end_factor
+        self.total_steps = total_steps
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self) -> float:
+        if self.last_epoch == 0:
+            return self.base_lr * self.start_factor
+        if self.last_epoch > self.total_steps:
+            return self.last_lr
+        start = self.total_steps * self.start_factor
+        delta = self.end_factor - self.start_factor
+        return self.last_lr * (1.0 + delta / (start + (self.last_epoch - 1) * delta))
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine from lr to eta_min over T_i epochs, then restart with T_i *= T_mult."""
+
+    def __init__(self, learning_rate: float, T_0: int, T_mult: int = 1, eta_min: float = 0,
+                 last_epoch: int = -1, verbose: bool = False) -> None:
+        if isinstance(T_0, bool) or not isinstance(T_0, int) or T_0 <= 0:
+            raise ValueError(f"CosineAnnealingWarmRestarts: T_0 must be a positive integer, "
+                             f"got {T_0!r}")
+        if isinstance(T_mult, bool) or not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(f"CosineAnnealingWarmRestarts: T_mult must be an integer >= 1, "
+                             f"got {T_mult!r}")
+        self.T_0 = self.T_i = T_0
+        self.T_mult, self.eta_min = T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self) -> float:
+        return self.eta_min + (self.base_lr - self.eta_min) * \
+            (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+
+    def step(self, epoch: int | None = None) -> None:
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur, self.T_i = self.T_cur - self.T_i, self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"CosineAnnealingWarmRestarts.step: epoch must be >= 0, "
+                             f"got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i, self.T_cur = self.T_0, epoch
+        self.last_epoch = math.floor(epoch)
+        self.last_lr = self.get_lr()
+        if self.verbose:
+            print(f"Epoch {self.last_epoch}: CosineAnnealingWarmRestarts set learning rate "
+                  f"to {self.last_lr}.")
+
 lr = types.SimpleNamespace(
     LRScheduler=LRScheduler, StepDecay=StepDecay, MultiStepDecay=MultiStepDecay,
     ExponentialDecay=ExponentialDecay, CosineAnnealingDecay=CosineAnnealingDecay,
     LambdaDecay=LambdaDecay, PiecewiseDecay=PiecewiseDecay, LinearWarmup=LinearWarmup,
     NoamDecay=NoamDecay, NaturalExpDecay=NaturalExpDecay, InverseTimeDecay=InverseTimeDecay,
     PolynomialDecay=PolynomialDecay, OneCycleLR=OneCycleLR, CyclicLR=CyclicLR,
-    ReduceOnPlateau=ReduceOnPlateau)
+    ReduceOnPlateau=ReduceOnPlateau, MultiplicativeDecay=MultiplicativeDecay,
+    LinearLR=LinearLR, CosineAnnealingWarmRestarts=CosineAnnealingWarmRestarts)
 
 
 class Optimizer:
