@@ -76,6 +76,14 @@ def test_shrinks_at_the_threshold_follow_paddle():
     _close(g, [0, 1])
 
 
+def test_nan_propagates_through_the_shrinks_and_thresholded_relu():
+    x = paddle.to_tensor(np.array([np.nan, -50.0, 50.0], "float32"))
+    # Paddle 3.3.1: [nan, -49.5, 49.5] and [nan, 0, 50] (it also maps inf to nan: not here)
+    _close(softshrink(x).numpy(), [np.nan, -49.5, 49.5])
+    _close(thresholded_relu(x).numpy(), [np.nan, 0.0, 50.0])
+    _close(hardshrink(x).numpy(), [np.nan, -50.0, 50.0])
+
+
 def test_hardshrink_negative_threshold_keeps_everything():
     out, _ = _value_and_grad(lambda x: hardshrink(x, -0.5), XS)      # Paddle 3.3.1
     _close(out, np.float32(XS))

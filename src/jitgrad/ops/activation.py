@@ -172,7 +172,8 @@ hardshrink_op = unary(
 
 def _sshrink_fwd(x, threshold):
     t = _like(x, threshold)
-    return np.where(x > t, x - t, np.where(x < -t, x + t, 0)).astype(x.dtype, copy=False)
+    mid = np.where(np.isnan(x), x, 0)                   # nan stays nan, as in Paddle
+    return np.where(x > t, x - t, np.where(x < -t, x + t, mid)).astype(x.dtype, copy=False)
 
 
 def _sshrink_pass(x, threshold):
@@ -208,7 +209,8 @@ def _trelu_pass(x, threshold):
 
 thresholded_relu_op = unary(
     "thresholded_relu",
-    lambda x, threshold, value: np.where(_trelu_pass(x, threshold), x, _like(x, value)),
+    lambda x, threshold, value: np.where(_trelu_pass(x, threshold) | np.isnan(x), x,
+                                         _like(x, value)),
     lambda x, out, threshold, value: _trelu_pass(x, threshold),
     lambda g, out, x, threshold, value: (g * _mask(x, _trelu_pass(x._data, threshold)),),
     domain=(-1.0, 3.0), cases=_cases(threshold=1.0, value=0.0) + (
@@ -298,7 +300,7 @@ def hardshrink(x: Tensor, threshold: float = 0.5, name: str | None = None) -> Te
 
 def softshrink(x: Tensor, threshold: float = 0.5, name: str | None = None) -> Tensor:
     """x - threshold above threshold, x + threshold below -threshold, 0 between (and on the
-    edges, where the gradient is 0 too)."""
+    edges, where the gradient is 0 too); nan stays nan (Paddle also turns +-inf into nan)."""
     if threshold < 0:
         raise ValueError(f"softshrink: threshold must be >= 0, got {threshold}")
     return _f(x, softshrink_op, threshold=float(threshold))
@@ -314,7 +316,8 @@ def celu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
 
 def thresholded_relu(x: Tensor, threshold: float = 1.0, value: float = 0.0,
                      name: str | None = None) -> Tensor:
-    """x where x > threshold (strictly, compared in x's dtype), else the constant value."""
+    """x where x > threshold (strictly, compared in x's dtype), else the constant value; nan
+    stays nan (Paddle also turns -inf into nan)."""
     return _f(x, thresholded_relu_op, threshold=float(threshold), value=float(value))
 
 
