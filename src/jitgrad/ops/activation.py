@@ -12,7 +12,9 @@ from ..tensor import Tensor
 from . import elementwise as E
 from .core import apply_internal, const, require_float
 from .elementwise import _sigmoid
+from .indexing import split
 from .math import _erf, erf, unary
+from .shape import reshape
 from .registry import UNARY_CASES
 
 
@@ -151,6 +153,70 @@ hardswish_op = unary(
     _hswish_vjp, domain=(-5.0, 5.0))
 
 
+def _like(x: np.ndarray, v: float) -> np.ndarray:
+    # Paddle casts float attributes to the input's dtype before comparing or subtracting.
+    return np.asarray(v, dtype=x.dtype)
+
+
+def _hshrink_keep(x, threshold):
+    t = _like(x, threshold)
+    return ~((x > -t) & (x < t))      # |x| == threshold keeps x, as Paddle's kernel does
+
+
+hardshrink_op = unary(
+    "hardshrink", lambda x, threshold: x * _hshrink_keep(x, threshold).astype(x.dtype),
+    lambda x, out, threshold: _hshrink_keep(x, threshold),
+    lambda g, out, x, threshold: (g * _mask(x, _hshrink_keep(x._data, threshold)),),
+    cases=_cases(threshold=0.5))
+
+
+def _sshrink_fwd(x, threshold):
+    t = _like(x, threshold)
+    mid = np.where(np.isnan(x), x, 0)                   # nan stays nan, as in Paddle
+    return np.where(x > t, x - t, np.where(x < -t, x + t, mid)).astype(x.dtype, copy=False)
+
+
+def _sshrink_pass(x, threshold):
+    t = _like(x, threshold)
+    return (x > t) | (x < -t)
+
+
+softshrink_op = unary(
+    "softshrink", _sshrink_fwd, lambda x, out, threshold: _sshrink_pass(x, threshold),
+    lambda g, out, x, threshold: (g * _mask(x, _sshrink_pass(x._data, threshold)),),
+    cases=_cases(threshold=0.5))
+
+
+def _celu_fwd(x, alpha):
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0) / alpha)).astype(x.dtype)
+
+
+def _celu_vjp(g, out, x, alpha):
+    pos = x._data > 0
+    return (g * (_mask(x, pos) + _mask(x, ~pos) * (out * (1.0 / alpha) + 1.0)),)
+
+
+celu_op = unary(
+    "celu", _celu_fwd,
+    lambda x, out, alpha: np.where(x > 0, 1.0, np.exp(np.minimum(x, 0) / alpha)),
+    _celu_vjp, cases=_cases(alpha=1.0) + ({"shapes": ((2, 3),), "attrs": {"alpha": 0.5}},
+                                          {"shapes": ((5,),), "attrs": {"alpha": -1.5}}))
+
+
+def _trelu_pass(x, threshold):
+    return x > _like(x, threshold)
+
+
+thresholded_relu_op = unary(
+    "thresholded_relu",
+    lambda x, threshold, value: np.where(_trelu_pass(x, threshold) | np.isnan(x), x,
+                                         _like(x, value)),
+    lambda x, out, threshold, value: _trelu_pass(x, threshold),
+    lambda g, out, x, threshold, value: (g * _mask(x, _trelu_pass(x._data, threshold)),),
+    domain=(-1.0, 3.0), cases=_cases(threshold=1.0, value=0.0) + (
+        {"shapes": ((2, 3),), "attrs": {"threshold": -0.5, "value": 2.0}},))
+
+
 # ---- public functions ----------------------------------------------------------------------
 
 def _f(x: Tensor, op, **attrs) -> Tensor:
@@ -224,3 +290,77 @@ def mish(x: Tensor, name: str | None = None) -> Tensor:
 
 def tanhshrink(x: Tensor, name: str | None = None) -> Tensor:
     return x - E.tanh(x)
+
+
+def hardshrink(x: Tensor, threshold: float = 0.5, name: str | None = None) -> Tensor:
+    """0 where -threshold < x < threshold, else x (so |x| == threshold keeps x, as in
+    Paddle); a negative threshold keeps everything."""
+    return _f(x, hardshrink_op, threshold=float(threshold))
+
+
+def softshrink(x: Tensor, threshold: float = 0.5, name: str | None = None) -> Tensor:
+    """x - threshold above threshold, x + threshold below -threshold, 0 between (and on the
+    edges, where the gradient is 0 too); nan stays nan (Paddle also turns +-inf into nan)."""
+    if threshold < 0:
+        raise ValueError(f"softshrink: threshold must be >= 0, got {threshold}")
+    return _f(x, softshrink_op, threshold=float(threshold))
+
+
+def celu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
+    """x for x > 0, alpha * (exp(x / alpha) - 1) elsewhere; any alpha but 0 (Paddle raises
+    ZeroDivisionError there, a ValueError here)."""
+    if alpha == 0:
+        raise ValueError("celu: alpha must not be 0 (it divides x)")
+    return _f(x, celu_op, alpha=float(alpha))
+
+
+def thresholded_relu(x: Tensor, threshold: float = 1.0, value: float = 0.0,
+                     name: str | None = None) -> Tensor:
+    """x where x > threshold (strictly, compared in x's dtype), else the constant value; nan
+    stays nan (Paddle also turns -inf into nan)."""
+    return _f(x, thresholded_relu_op, threshold=float(threshold), value=float(value))
+
+
+def glu(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
+    """Gated linear unit: split x in two halves a, b along axis, return a * sigmoid(b)."""
+    require_float(x, "glu")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"glu: axis must lie in [{-x.ndim}, {x.ndim}), got {axis}")
+    if x.shape[axis] % 2:
+        raise ValueError(f"glu: dimension {axis} of shape {x.shape} must be even to halve it")
+    a, b = split(x, 2, axis=axis)
+    return a * E.sigmoid(b)
+
+
+_PRELU_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
+
+
+def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name: str | None = None
+          ) -> Tensor:
+    """x where x > 0, weight * x elsewhere (the gradient at 0 is weight's, as in Paddle).
+    weight has one element (0-d or [1]: any x) or one per channel; the channel axis is 1, or
+    the last one for channel-last data_format ('NLC', 'NHWC', 'NDHWC')."""
+    require_float(x, "prelu")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu: weight must be a Tensor, got {type(weight).__name__}")
+    require_float(weight, "prelu")
+    if weight._data.dtype != x._data.dtype:
+        raise TypeError(f"prelu: weight dtype {weight.dtype.name} differs from x dtype "
+                        f"{x.dtype.name}; cast one of them")
+    if weight.ndim > 1:
+        raise ValueError(f"prelu: weight must be 0-d or 1-D, got shape {weight.shape}")
+    if weight.ndim == 1 and weight.shape[0] > 1:
+        if data_format not in _PRELU_FORMATS:
+            raise ValueError(f"prelu: data_format must be one of {_PRELU_FORMATS}, got "
+                             f"{data_format!r}")
+        if x.ndim < 2:
+            raise ValueError(f"prelu: x must have at least 2 dims for a per-channel weight, "
+                             f"got shape {x.shape}")
+        ax = 1 if data_format[1] == "C" else x.ndim - 1
+        if x.shape[ax] != weight.shape[0]:
+            raise ValueError(f"prelu: weight has {weight.shape[0]} elements but x (shape "
+                             f"{x.shape}, {data_format}) has {x.shape[ax]} channels")
+        w = reshape(weight, [weight.shape[0] if i == ax else 1 for i in range(x.ndim)])
+    else:
+        w = reshape(weight, [])
+    return E.where(x._data > 0, x, w * x)
