@@ -68,3 +68,18 @@ def test_bool_and_int_operators():
     assert (~i).tolist() == [-2, -3, -4]
     with pytest.raises(TypeError, match="bool or integer"):
         x & x
+
+
+def test_loss_targets_carry_no_gradient_as_in_paddle():
+    # was: a teacher's outputs used as targets (distillation) were trained too
+    F = paddle.nn.functional
+    x = TT([[0.2, -0.4, 1.0]], stop_gradient=False)
+    teacher = TT([[0.1, 0.3, 0.6]], stop_gradient=False)
+    losses = [F.kl_div(F.log_softmax(x), teacher),
+              F.cross_entropy(x, teacher, soft_label=True),
+              F.binary_cross_entropy(F.sigmoid(x), teacher),
+              F.binary_cross_entropy_with_logits(x, teacher, pos_weight=teacher)]
+    for loss in losses:
+        loss.backward()
+    assert teacher.grad is None
+    assert x.grad is not None

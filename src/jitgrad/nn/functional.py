@@ -1,17 +1,22 @@
 """Paddle's `paddle.nn.functional`: activations, losses, dropout, linear, padding."""
 
 from ..ops import log_softmax, relu, sigmoid, softmax, tanh
-from ..ops.activation import (elu, gelu, hardsigmoid, hardswish, hardtanh, leaky_relu,
-                              log_sigmoid, mish, relu6, selu, silu, softplus, softsign, swish,
-                              tanhshrink)
+from ..ops.activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, hardswish,
+                              hardtanh, leaky_relu, log_sigmoid, mish, prelu, relu6, selu, silu,
+                              softplus, softshrink, softsign, swish, tanhshrink,
+                              thresholded_relu)
 from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from ..ops.resample import interpolate, pixel_shuffle, unfold, upsample
 from ..ops.norm import batch_norm, group_norm, layer_norm
 from ..ops.common import dropout, embedding, linear, one_hot
 from ..ops.indexing import pad
 from ..ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
-                        cosine_similarity, cross_entropy, kl_div, l1_loss, mse_loss, nll_loss,
-                        normalize, smooth_l1_loss, square_error_cost)
+                        cosine_embedding_loss, cosine_similarity, cross_entropy,
+                        gaussian_nll_loss, hinge_embedding_loss, kl_div, l1_loss, label_smooth,
+                        log_loss, margin_ranking_loss, mse_loss, multi_label_soft_margin_loss,
+                        nll_loss, normalize, pairwise_distance, poisson_nll_loss,
+                        sigmoid_focal_loss, smooth_l1_loss, soft_margin_loss,
+                        square_error_cost, triplet_margin_loss)
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "log_sigmoid",
@@ -22,7 +27,12 @@ __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "smooth_l1_loss", "square_error_cost",
            "adaptive_avg_pool2d", "avg_pool2d", "conv1d", "conv2d", "max_pool2d",
            "batch_norm", "group_norm", "layer_norm",
-           "interpolate", "pixel_shuffle", "unfold", "upsample"]
+           "interpolate", "pixel_shuffle", "unfold", "upsample",
+           "celu", "glu", "hardshrink", "prelu", "softshrink", "thresholded_relu",
+           "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "label_smooth",
+           "log_loss", "margin_ranking_loss", "multi_label_soft_margin_loss",
+           "pairwise_distance", "poisson_nll_loss", "sigmoid_focal_loss", "soft_margin_loss",
+           "triplet_margin_loss"]
 
 from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:                    # TypeError naming the argument for a non-Tensor

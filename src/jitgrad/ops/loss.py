@@ -45,6 +45,14 @@ def _as_float(label: Any, like: Tensor) -> Tensor:
     return const(label, like._data.dtype)
 
 
+def _target(label: Any, like: Tensor) -> Tensor:
+    """A target the loss does not differentiate: Paddle 3.3.1 gives the labels of
+    cross_entropy (soft), binary_cross_entropy(_with_logits) and kl_div, and pos_weight, no
+    gradient, so a teacher's outputs used as targets (distillation) are not trained."""
+    t = _as_float(label, like)
+    return t if t._stop_gradient else Tensor._make(t._data)
+
+
 def mse_loss(input: Tensor, label: Any, reduction: str = "mean", name: str | None = None
              ) -> Tensor:
     d = input - _as_float(label, input)
@@ -86,7 +94,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     if soft_label:
         if weight is not None:
             raise NotImplementedError("cross_entropy: weight with soft_label=True")
-        lab = _as_float(label, input)
+        lab = _target(label, input)
         if label_smoothing:
             lab = lab * (1.0 - label_smoothing) + label_smoothing / C
         return _reduce(-R.sum(lab * logp, axis=ax, keepdim=True), reduction)
@@ -148,7 +156,7 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
 def binary_cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
                          reduction: str = "mean", name: str | None = None) -> Tensor:
     """-(y log p + (1 - y) log(1 - p)), each log clamped at -100 as in Paddle."""
-    y = _as_float(label, input)
+    y = _target(label, input)
     lp = E.maximum(E.log(input), -100.0)
     lq = E.maximum(E.log(1.0 - input), -100.0)
     loss = -(y * lp + (1.0 - y) * lq)
@@ -161,10 +169,10 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Any, weight: Tensor |
                                      reduction: str = "mean", pos_weight: Tensor | None = None,
                                      name: str | None = None) -> Tensor:
     """(1 - y) x + (1 + (pw - 1) y) softplus(-x): stable for large |x|, exact at x = 0."""
-    y = _as_float(label, logit)
+    y = _target(label, logit)
     sp = softplus(-logit, threshold=float("inf"))
     if pos_weight is not None:
-        loss = (1.0 - y) * logit + (1.0 + (_as_float(pos_weight, logit) - 1.0) * y) * sp
+        loss = (1.0 - y) * logit + (1.0 + (_target(pos_weight, logit) - 1.0) * y) * sp
     else:
         loss = (1.0 - y) * logit + sp
     if weight is not None:
@@ -175,13 +183,12 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Any, weight: Tensor |
 def kl_div(input: Tensor, label: Any, reduction: str = "mean", log_target: bool = False,
            name: str | None = None) -> Tensor:
     """label * (log(label) - input) with input log-probabilities; 0 where label is 0."""
-    y = _as_float(label, input)
+    y = _target(label, input)
     if log_target:
         loss = E.exp(y) * (y - input)
     else:
         pos = y._data > 0
-        logy = const(np.log(np.where(pos, y._data, 1)), input._data.dtype) \
-            if y._stop_gradient else E.log(E.where(Tensor._make(pos), y, 1.0))
+        logy = const(np.log(np.where(pos, y._data, 1)), input._data.dtype)
         loss = y * (logy - input)
     if reduction == "batchmean":
         return R.sum(loss) / float(input.shape[0] if input.ndim else 1)
