@@ -11,12 +11,13 @@ from ..ops.norm import batch_norm, group_norm, layer_norm
 from ..ops.common import dropout, embedding, linear, one_hot
 from ..ops.indexing import pad
 from ..ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
-                        cosine_embedding_loss, cosine_similarity, cross_entropy,
-                        gaussian_nll_loss, hinge_embedding_loss, kl_div, l1_loss, label_smooth,
-                        log_loss, margin_ranking_loss, mse_loss, multi_label_soft_margin_loss,
-                        nll_loss, normalize, pairwise_distance, poisson_nll_loss,
-                        sigmoid_focal_loss, smooth_l1_loss, soft_margin_loss,
-                        square_error_cost, triplet_margin_loss)
+                        cosine_similarity, cross_entropy, kl_div, l1_loss, mse_loss, nll_loss,
+                        normalize, smooth_l1_loss, square_error_cost)
+from ..ops.more_losses import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss,
+                               label_smooth, log_loss, margin_ranking_loss,
+                               multi_label_soft_margin_loss, pairwise_distance,
+                               poisson_nll_loss, sigmoid_focal_loss, soft_margin_loss,
+                               triplet_margin_loss)
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "log_sigmoid",
