@@ -10,6 +10,7 @@ import pytest
 
 import jitgrad as paddle
 from jitgrad.ops.math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
+from jitgrad.ops.more import dist, inner, slice, strided_slice, unstack
 from jitgrad.ops.stats import nanmean, nansum
 from jitgrad.testing import check_grads
 
@@ -153,3 +154,136 @@ def test_nansum_and_nanmean_gradients_match_finite_differences():
     check_grads(lambda t: nansum(with_nans(t), axis=[0, 2]), x)
     check_grads(lambda t: nanmean(with_nans(t), axis=0, keepdim=True) * 2.0, x)
     check_grads(lambda t: nanmean(with_nans(t)), x)
+
+
+# ---- ops/more.py: inner, dist, unstack, slice, strided_slice --------------------------------
+
+def test_inner_contracts_the_last_dims():
+    x = TT(np.arange(6, dtype="float32").reshape(2, 3))
+    y = TT(np.arange(12, dtype="float32").reshape(4, 3) / 3)
+    out = inner(x, y)
+    assert out.shape == [2, 4]
+    np.testing.assert_allclose(out.numpy()[0], [1.6666667, 4.6666665, 7.666667, 10.666667],
+                               rtol=1e-6)                                # Paddle 3.3.1
+    assert inner(TT([1.0, 2.0, 3.0]), TT([4.0, 5.0, 6.0])).shape == []
+    assert inner(TT(np.ones((2, 2, 3), "float32")), y).shape == [2, 2, 4]
+    assert inner(TT(2.0), x).tolist() == [[0, 2, 4], [6, 8, 10]]
+    ints = inner(TT(np.array([1, 2, 3])), TT(np.array([4, 5, 6])))
+    assert ints.dtype == paddle.int64 and ints.item() == 32
+    assert inner(TT(np.zeros((2, 0), "float32")), TT(np.zeros((3, 0), "float32"))).shape == \
+        [2, 3]
+
+
+def test_inner_refuses_mismatched_dims_and_dtypes():
+    with pytest.raises(ValueError, match="last dims"):
+        inner(TT([1.0, 2.0, 3.0]), TT([1.0, 2.0]))
+    with pytest.raises(TypeError, match="one dtype"):
+        inner(TT([1.0]), TT(np.array([1.0], "float64")))
+
+
+def test_inner_gradients_match_finite_differences():
+    rng = np.random.default_rng(2)
+    check_grads(inner, rng.uniform(-1, 1, (2, 3)), rng.uniform(-1, 1, (2, 4, 3)), order=2)
+
+
+def test_dist_values_for_each_p():
+    x, y = TT([1.0, 2.0, 3.0]), TT([2.0, 0.0, 3.5])
+    # Paddle 3.3.1
+    want = {2: 2.291288, 1: 3.5, 0: 3.0, INF: 2.0, -INF: 0.5, 3: 2.0896697, 0.5: 9.742641}
+    for p, v in want.items():
+        np.testing.assert_allclose(dist(x, y, p).item(), v, rtol=1e-6)
+    assert dist(TT(np.ones((2, 3), "float32")), x).shape == []
+    assert dist(TT([1.0, NAN]), TT([0.0, 0.0]), 0).item() == 2.0        # nan counts
+
+
+def test_dist_gradients_follow_paddle_at_zero_and_ties():
+    x, y = [1.0, 2.0, 3.0], [0.0, 3.0, 3.0]
+    # Paddle 3.3.1: every tie of the max |x - y| gets the whole gradient
+    gx, gy = grad_of(lambda a, b: dist(a, b, INF), x, y)
+    assert gx.tolist() == [1.0, -1.0, 0.0] and gy.tolist() == [-1.0, 1.0, 0.0]
+    gx, _ = grad_of(lambda a, b: dist(a, b, -INF), x, [0.0, 3.0, 5.0])
+    assert gx.tolist() == [1.0, -1.0, 0.0]
+    for p in (2, 1, 3, INF):            # x == y: zero gradient, not nan
+        gx, gy = grad_of(lambda a, b: dist(a, b, p), x, x)
+        assert gx.tolist() == [0.0] * 3 and gy.tolist() == [0.0] * 3
+    gx, gy = grad_of(lambda a, b: dist(a, b, 0), x, y)
+    assert gx.tolist() == [0.0] * 3
+
+
+def test_dist_gradients_match_finite_differences():
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (3,))
+    for p in (2, 1, 3, 0.5, -1.5, INF, -INF):
+        check_grads(lambda s, t: dist(s, t, p), a, b)
+
+
+def test_dist_refuses_ints_and_mixed_dtypes():
+    with pytest.raises(TypeError, match="float"):
+        dist(TT(np.array([1, 2])), TT(np.array([0, 0])))
+    with pytest.raises(TypeError, match="one dtype"):
+        dist(TT([1.0]), TT(np.array([1.0], "float64")))
+
+
+def test_unstack_splits_along_an_axis():
+    x = TT(np.arange(24, dtype="float32").reshape(2, 3, 4))
+    parts = unstack(x, axis=-1)
+    assert len(parts) == 4 and parts[1].shape == [2, 3]
+    assert parts[1].numpy().ravel().tolist() == [1, 5, 9, 13, 17, 21]  # Paddle 3.3.1
+    assert [p.shape for p in unstack(x, 1, num=3)] == [[2, 4]] * 3
+    assert unstack(TT([1.0, 2.0]))[1].shape == []
+    assert unstack(TT(np.zeros((0, 2), "float32"))) == []
+    with pytest.raises(ValueError, match="num"):
+        unstack(x, 1, num=2)
+    with pytest.raises(ValueError, match="0-d"):
+        unstack(TT(1.0))
+    check_grads(lambda t: unstack(t, 1)[2] * 3.0 + unstack(t, 1)[0], np.ones((2, 3, 2)))
+
+
+A3 = np.arange(24, dtype="float32").reshape(2, 3, 4)
+
+
+def test_slice_clamps_like_python():
+    x = TT(A3)
+    # Paddle 3.3.1: out-of-range bounds clamp, negative ones count from the end
+    assert slice(x, [2], [-3], [100]).numpy().tolist() == A3[:, :, -3:100].tolist()
+    assert slice(x, [0], [-100], [1]).shape == [1, 3, 4]
+    assert slice(x, [0], [5], [10]).shape == [0, 3, 4]
+    assert slice(x, [-1], [1], [-1]).numpy().tolist() == A3[:, :, 1:-1].tolist()
+    assert slice(x, [0, 2], [1, -2], [2, 2**31]).numpy().ravel().tolist() == \
+        [14, 15, 18, 19, 22, 23]
+    assert slice(x, [1], TT([1]), TT([3])).shape == [2, 2, 4]
+    assert slice(x, [1, 2], [TT(1), 0], [3, TT([2])]).shape == [2, 2, 2]
+    assert grad_of(lambda t: slice(t, [0, 1], [0, 1], [1, 3]), A3)[0][0].tolist() == \
+        [[0] * 4, [1] * 4, [1] * 4]
+
+
+def test_slice_errors():
+    x = TT(A3)
+    with pytest.raises(ValueError, match="out of range"):
+        slice(x, [3], [0], [1])
+    with pytest.raises(ValueError, match="named twice"):
+        slice(x, [1, 1], [0, 1], [3, 2])
+    with pytest.raises(ValueError, match="2 axes but 1 starts"):
+        slice(x, [1, 2], [0], [1, 1])
+    with pytest.raises(ValueError, match="0-d"):
+        slice(TT(1.0), [0], [0], [1])
+
+
+def test_strided_slice_steps_both_ways():
+    b = TT(np.arange(10, dtype="float32"))
+    # Paddle 3.3.1
+    assert strided_slice(b, [0], [-1], [-100], [-2]).tolist() == [9, 7, 5, 3, 1]
+    assert strided_slice(b, [0], [100], [-100], [-3]).tolist() == [9, 6, 3, 0]
+    assert strided_slice(b, [0], [20], [5], [-1]).tolist() == [9, 8, 7, 6]
+    assert strided_slice(b, [0], [0], [-1], [1]).shape == [9]
+    assert strided_slice(b, [0], [5], [2], [1]).shape == [0]
+    out = strided_slice(TT(A3), [0, 2], [1, 3], [-3, 0], [-1, -2])
+    assert out.numpy().ravel().tolist()[:4] == [15, 13, 19, 17]
+    assert grad_of(lambda t: strided_slice(t, [0], [0], [10], [3]),
+                   np.arange(10.0))[0].tolist() == [1, 0, 0, 1, 0, 0, 1, 0, 0, 1]
+    with pytest.raises(ValueError, match="0"):
+        strided_slice(b, [0], [0], [10], [0])
+    with pytest.raises(ValueError, match="axes >= 0"):
+        strided_slice(b, [-1], [8], [1], [-3])
+    check_grads(lambda t: strided_slice(t, [1, 2], [2, 3], [-4, 0], [-1, -2]),
+                np.arange(24.0).reshape(2, 3, 4))
