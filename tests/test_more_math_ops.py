@@ -11,7 +11,7 @@ import pytest
 import jitgrad as paddle
 from jitgrad.ops.math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
 from jitgrad.ops.more import dist, inner, slice, strided_slice, unstack
-from jitgrad.ops.stats import nanmean, nansum
+from jitgrad.ops.stats import median, nanmean, nansum
 from jitgrad.testing import check_grads
 
 TT = paddle.to_tensor
@@ -287,3 +287,73 @@ def test_strided_slice_steps_both_ways():
         strided_slice(b, [-1], [8], [1], [-3])
     check_grads(lambda t: strided_slice(t, [1, 2], [2, 3], [-4, 0], [-1, -2]),
                 np.arange(24.0).reshape(2, 3, 4))
+
+
+# ---- ops/stats.py: median ------------------------------------------------------------------
+
+XM = [[3.0, 1.0, 2.0, 5.0], [4.0, 4.0, 0.0, 7.0], [1.0, 9.0, 2.0, 2.0]]
+
+
+def test_median_avg_values_shapes_and_dtypes():
+    x = TT(XM)
+    # Paddle 3.3.1
+    assert median(x).item() == 2.5 and median(x).shape == []
+    assert median(x, keepdim=True).shape == [1, 1]
+    assert median(x, axis=1).tolist() == [2.5, 4.0, 2.0]
+    assert median(x, axis=0, keepdim=True).tolist() == [[3.0, 4.0, 2.0, 5.0]]
+    ints = median(TT(np.array(XM, "int64")), axis=-1)
+    assert ints.dtype == paddle.float32 and ints.tolist() == [2.5, 4.0, 2.0]
+    assert median(TT(np.array(XM, "float64"))).dtype == paddle.float64
+    assert median(TT(2.0)).item() == 2.0
+
+
+def test_median_min_mode_returns_indices_with_an_axis():
+    values, idx = median(TT(XM), axis=0, mode="min", keepdim=True)
+    # Paddle 3.3.1
+    assert values.tolist() == [[3.0, 4.0, 2.0, 5.0]] and idx.tolist() == [[0, 1, 0, 0]]
+    assert idx.dtype == paddle.int64
+    whole = median(TT(np.array(XM, "int64")), mode="min")
+    assert whole.dtype == paddle.int64 and whole.item() == 2
+
+
+def test_median_of_a_group_with_nan_is_nan():
+    out = median(TT([[3.0, NAN, 2.0, 5.0], [4.0, 4.0, 0.0, 7.0]]), axis=1)
+    assert math.isnan(out.tolist()[0]) and out.tolist()[1] == 4.0       # Paddle 3.3.1
+    _, idx = median(TT([3.0, NAN, 1.0, NAN, 0.0]), axis=0, mode="min")
+    assert idx.item() == 1
+
+
+def test_median_gradient_splits_ties_like_paddle():
+    # Paddle 3.3.1: the elements equal to the median share its gradient
+    assert grad_of(median, [1.0, 2.0, 2.0, 2.0, 3.0])[0].tolist() == \
+        pytest.approx([0, 1 / 3, 1 / 3, 1 / 3, 0])
+    assert grad_of(median, [3.0, 2.0, 1.0, 2.0, 3.0, 2.0])[0].tolist() == \
+        pytest.approx([0, 1 / 3, 0, 1 / 3, 0, 1 / 3])
+    assert grad_of(median, [2.0, 2.0, 2.0, 2.0])[0].tolist() == [0.25] * 4
+    # two different middle values: half each
+    assert grad_of(lambda t: median(t, axis=1), XM)[0].tolist() == \
+        [[0.5, 0, 0.5, 0], [0.5, 0.5, 0, 0], [0, 0, 0.5, 0.5]]
+    # nan median: the nans share it
+    assert grad_of(median, [3.0, NAN, 1.0, NAN, 0.0])[0].tolist() == [0, 0.5, 0, 0.5, 0]
+    # mode 'min' with an axis: all to the returned index; without one, ties split
+    assert grad_of(lambda t: median(t, axis=0, mode="min")[0], [2.0, 1.0, 3.0])[0].tolist() == \
+        [1.0, 0.0, 0.0]
+    assert grad_of(lambda t: median(t, mode="min"), [3.0, 2.0, 1.0, 2.0, 2.0])[0].tolist() == \
+        pytest.approx([0, 1 / 3, 0, 1 / 3, 1 / 3])
+
+
+def test_median_errors():
+    with pytest.raises(ValueError, match="mode"):
+        median(TT(XM), mode="max")
+    with pytest.raises(ValueError, match="axis"):
+        median(TT(XM), axis=[0, 1])
+    with pytest.raises(ValueError, match="out of range"):
+        median(TT(XM), axis=2)
+
+
+def test_median_gradients_match_finite_differences():
+    x = np.random.default_rng(4).uniform(-2, 2, (3, 4, 5))
+    check_grads(lambda t: median(t, axis=1), x, order=2)
+    check_grads(lambda t: median(t, axis=-1, keepdim=True), x)
+    check_grads(median, x)
+    check_grads(lambda t: median(t, axis=0, mode="min")[0], x)

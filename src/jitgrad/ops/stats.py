@@ -1,5 +1,6 @@
-"""Statistics over axes: prod (a registry entry), and composites logsumexp, var, std, norm,
-amax, amin built from registry ops so their gradients (and double grads) come for free."""
+"""Statistics over axes: prod and median (registry entries), and composites logsumexp, var,
+std, norm, amax, amin, nansum, nanmean built from registry ops so their gradients (and double
+grads) come for free."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..lower import broadcast_index
 from ..tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import const, norm_axis, require_float
+from .core import apply, const, norm_axis, require_float
 from .reduce import REDUCE_CASES, _kept_shape, _spread
 from .registry import defop
 
@@ -236,3 +237,123 @@ def nanmean(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None
     if (count == 0).any():
         mean = E.where(Tensor._make(np.asarray(count == 0)), np.nan, mean)
     return mean
+
+
+def _median_rows(rows: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of a 2-D array: the median, and the indices of its lower and upper middle
+    elements (a stable sort's; -1 for rows with nan, whose median is nan)."""
+    n = rows.shape[1]
+    order = np.argsort(rows, axis=1, kind="stable")
+    lo_i = order[:, (n - 1) // 2]
+    hi_i = order[:, n // 2] if mode == "avg" else lo_i
+    pick = np.arange(rows.shape[0])
+    lo, hi = rows[pick, lo_i], rows[pick, hi_i]
+    with np.errstate(all="ignore"):
+        val = lo if mode == "min" else (lo + hi) / rows.dtype.type(2)
+    nan = np.isnan(rows).any(axis=1) if rows.dtype.kind == "f" else np.zeros(len(rows), bool)
+    if nan.any():
+        val = np.where(nan, np.nan, val).astype(rows.dtype)
+        first_nan = np.argmax(np.isnan(rows), axis=1)
+        lo_i = np.where(nan, first_nan, lo_i)
+        hi_i = np.where(nan, -1, hi_i)
+    return np.asarray(val, rows.dtype), lo_i, hi_i
+
+
+def _as_rows(x: np.ndarray, axis: int | None) -> np.ndarray:
+    return x.reshape(1, -1) if axis is None else np.moveaxis(x, axis, -1).reshape(
+        -1, x.shape[axis])
+
+
+def _median_forward(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str
+                    ) -> np.ndarray:
+    axis = None if axes is None else axes[0]
+    if x.size == 0:
+        return np.full(_kept_shape(x.shape, axes) if keepdim else
+                       [s for i, s in enumerate(x.shape) if axes is not None and i != axis],
+                       np.nan, x.dtype)
+    val = _median_rows(_as_rows(x, axis), mode)[0]
+    kept = _kept_shape(x.shape, axes)
+    return val.reshape(kept if keepdim else [s for i, s in enumerate(x.shape)
+                                               if axes is not None and i != axis])
+
+
+def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim: bool,
+                    mode: str) -> tuple[np.ndarray]:
+    """Where Paddle's median gradient goes. With an axis and mode 'min': all of it to the
+    returned index. Otherwise evenly: the two middle elements take the (avg) median value,
+    then every element equal to the median shares the gradient equally (nan equal to nan)."""
+    axis = None if axes is None else axes[0]
+    if x.size == 0:
+        return (np.zeros_like(x),)
+    rows = _as_rows(x, axis)
+    val, lo_i, hi_i = _median_rows(rows, mode)
+    pick = np.arange(rows.shape[0])
+    if mode == "min" and axis is not None:
+        w = np.zeros_like(rows)
+        w[pick, lo_i] = 1
+    else:
+        tmp = rows.copy()
+        ok = ~np.isnan(val)
+        if mode == "avg":
+            tmp[pick[ok], lo_i[ok]] = val[ok]
+            tmp[pick[ok], hi_i[ok]] = val[ok]
+        hit = (tmp == val[:, None]) | (np.isnan(tmp) & np.isnan(val)[:, None])
+        w = hit / hit.sum(axis=1, keepdims=True)
+    w = w.astype(x.dtype)
+    if axis is None:
+        return (w.reshape(x.shape),)
+    moved = list(np.moveaxis(x, axis, -1).shape)
+    return (np.moveaxis(w.reshape(moved), -1, axis).copy(),)
+
+
+median_op = defop(
+    "median", baked=None, forward=_median_forward, save=_median_weights,
+    vjp=lambda g, out, x, axes, keepdim, mode: (
+        _spread(g, x, axes) * const(_median_weights(out._data, x._data, axes, keepdim,
+                                                    mode)[0], x._data.dtype),),
+    lower=R._lower_extreme,
+    cases=tuple({"shapes": (s,), "attrs": a} for s, a in (
+        ((5,), {"axes": None, "keepdim": False, "mode": "avg"}),
+        ((2, 4), {"axes": None, "keepdim": True, "mode": "avg"}),
+        ((3, 4), {"axes": (1,), "keepdim": False, "mode": "avg"}),
+        ((3, 5), {"axes": (0,), "keepdim": True, "mode": "min"}),
+        ((2, 4), {"axes": None, "keepdim": False, "mode": "min"}),
+        ((), {"axes": None, "keepdim": False, "mode": "avg"}))),
+    doc="the median along one axis or of all elements; see median")
+
+
+def median(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
+           name: str | None = None) -> Any:
+    """Paddle's median. mode 'avg' averages the two middle elements of an even count and
+    gives float32 (float64 stays float64); mode 'min' takes the lower one in x's dtype, and
+    with an axis returns (values, int64 indices). A group with nan has median nan.
+
+    Gradients as Paddle's: with an axis and mode 'min' all to the returned index; otherwise
+    shared equally by the elements equal to the median (ties split), and for an even count
+    with two different middle values, half to each. Where such a middle value is tied,
+    Paddle's choice among the tied elements follows its top-k order; here the first one is
+    taken (the value is the same)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"median: x must be a Tensor, got {type(x).__name__}")
+    if mode not in ("avg", "min"):
+        raise ValueError(f"median: mode must be 'avg' or 'min', got {mode!r}")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"median: keepdim must be a bool, got {keepdim!r}")
+    if axis is not None:
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise ValueError(f"median: axis must be None or an int, got {axis!r}")
+        if not -builtins.max(x.ndim, 1) <= axis < builtins.max(x.ndim, 1):
+            raise ValueError(f"median: axis {axis} is out of range for {x.ndim} dims")
+    axes = None if axis is None or x.ndim == 0 else (int(axis) % x.ndim,)
+    if mode == "avg" and x._data.dtype != np.float64:
+        x = x.astype("float32")
+    if x._data.dtype.kind == "f":
+        out = apply(median_op, x, axes=axes, keepdim=keepdim, mode=mode)
+    else:
+        out = Tensor._make(_median_forward(x._data, axes, keepdim, mode))
+    if mode == "min" and axis is not None:
+        rows = _as_rows(x._data, None if axes is None else axes[0]) if x.size else None
+        idx = np.zeros(out._data.shape, np.int64) if rows is None else \
+            _median_rows(rows, mode)[1].reshape(out._data.shape)
+        return out, Tensor._make(idx.astype(np.int64))
+    return out
