@@ -11,7 +11,7 @@ import pytest
 import jitgrad as paddle
 from jitgrad.ops.math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
 from jitgrad.ops.more import dist, inner, slice, strided_slice, unstack
-from jitgrad.ops.stats import median, nanmean, nansum
+from jitgrad.ops.stats import median, nanmean, nansum, quantile
 from jitgrad.testing import check_grads
 
 TT = paddle.to_tensor
@@ -357,3 +357,60 @@ def test_median_gradients_match_finite_differences():
     check_grads(lambda t: median(t, axis=-1, keepdim=True), x)
     check_grads(median, x)
     check_grads(lambda t: median(t, axis=0, mode="min")[0], x)
+
+
+# ---- ops/stats.py: quantile ----------------------------------------------------------------
+
+def test_quantile_linear_values_and_shapes():
+    x = TT(XM)
+    # Paddle 3.3.1
+    assert quantile(x, 0.5).item() == 2.5
+    np.testing.assert_allclose(quantile(x, 0.3, axis=1).numpy(), [1.9, 3.6, 1.9], rtol=1e-6)
+    both = quantile(x, [0.25, 0.5], axis=1)
+    assert both.shape == [2, 3] and both.tolist() == [[1.75, 3.0, 1.75], [2.5, 4.0, 2.0]]
+    assert quantile(x, [0.25, 0.5], axis=1, keepdim=True).shape == [2, 3, 1]
+    assert quantile(x, [0.25], axis=0).tolist() == [2.0, 2.5, 1.0, 3.5]
+    assert quantile(x, [0.25, 0.75]).tolist() == [1.75, 4.25]
+    assert quantile(x, 0.4, axis=[0, 1], keepdim=True).shape == [1, 1]
+    assert quantile(x, TT([0.2, 0.5])).shape == [2]
+
+
+def test_quantile_interpolations():
+    x = TT(XM)
+    q = [0.3, 0.5, 0.7]
+    # Paddle 3.3.1, first row of each [3, 3] result
+    want = {"lower": [1, 2, 3], "higher": [2, 3, 5], "nearest": [2, 3, 3],
+            "midpoint": [1.5, 2.5, 4.0]}
+    for how, row in want.items():
+        assert quantile(x, q, axis=1, interpolation=how).numpy()[:, 0].tolist() == row
+    # 'nearest' rounds a half index to even, as Paddle
+    assert quantile(TT([[3.0], [1.0]]), 0.5, axis=0, interpolation="nearest").tolist() == [1.0]
+
+
+def test_quantile_nan_and_gradients_like_paddle():
+    x = [[1.0, NAN, 3.0], [1.0, 2.0, 3.0]]
+    out = quantile(TT(x), 0.5, axis=1)
+    assert math.isnan(out.tolist()[0]) and out.tolist()[1] == 2.0        # Paddle 3.3.1
+    assert grad_of(lambda t: quantile(t, 0.5, axis=1), x)[0].tolist() == \
+        [[0, 1, 0], [0, 1, 0]]
+    # ties: a stable sort picks the neighbours
+    assert grad_of(lambda t: quantile(t, 0.5), [2.0, 2.0, 2.0, 1.0])[0].tolist() == \
+        [0.5, 0.5, 0, 0]
+
+
+def test_quantile_errors():
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        quantile(TT(XM), 1.5)
+    with pytest.raises(ValueError, match="interpolation"):
+        quantile(TT(XM), 0.5, interpolation="cubic")
+    with pytest.raises(ValueError, match="axis"):
+        quantile(TT(XM), 0.5, axis=2)
+    with pytest.raises(TypeError, match="float"):
+        quantile(TT(np.array(XM, "int64")), 0.5)
+
+
+def test_quantile_gradients_match_finite_differences():
+    x = np.random.default_rng(5).uniform(-2, 2, (3, 4, 5))
+    for how in ("linear", "midpoint", "lower", "nearest"):
+        check_grads(lambda t: quantile(t, [0.3, 0.8], axis=[2, 0], interpolation=how), x)
+    check_grads(lambda t: quantile(t, 0.45, axis=1, keepdim=True), x, order=2)

@@ -357,3 +357,101 @@ def median(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str 
             _median_rows(rows, mode)[1].reshape(out._data.shape)
         return out, Tensor._make(idx.astype(np.int64))
     return out
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _quantile_qs(q: Any) -> list[float]:
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise ValueError("quantile: q must be a 0-D or 1-D tensor")
+        q = q._data.reshape(-1).tolist()
+    elif isinstance(q, (int, float, np.number)) and not isinstance(q, bool):
+        q = [q]
+    elif isinstance(q, (list, tuple)):
+        if not q:
+            raise ValueError("quantile: q must not be empty")
+    else:
+        raise TypeError(f"quantile: q must be a float, a list of floats or a Tensor, got "
+                        f"{type(q).__name__}")
+    qs = [float(v._data if isinstance(v, Tensor) else v) for v in q]
+    for v in qs:
+        if not 0 <= v <= 1:
+            raise ValueError(f"quantile: q must be in [0, 1], got {v}")
+    return qs
+
+
+def quantile(x: Tensor, q: Any, axis: Any = None, keepdim: bool = False,
+             interpolation: str = "linear", name: str | None = None) -> Tensor:
+    """The q-th quantile(s) over `axis` (None: all elements; an int; or a list of dims),
+    Paddle's algorithm: sort (stable), index q * (n - 1), then interpolate between the
+    neighbours ('linear', 'lower', 'higher', 'nearest' (half to even), 'midpoint'). A list
+    of several q stacks the results along a new first dim; a one-element list gives the
+    plain result. A group containing nan gives nan (its gradient goes to a nan element).
+    The gradient goes to the sorted neighbours that were picked."""
+    from .indexing import stack, take_along_axis
+    from .search import sort
+    from .shape import flatten, reshape, squeeze
+    from .more import moveaxis
+    if not isinstance(x, Tensor):
+        raise TypeError(f"quantile: x must be a Tensor, got {type(x).__name__}")
+    qs = _quantile_qs(q)
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"quantile: interpolation must be one of {_INTERPOLATIONS}, got "
+                         f"{interpolation!r}")
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"quantile expects a float tensor, got {x.dtype.name}; cast it "
+                        f"with .astype('float32')")
+    dims = x.ndim
+    out_shape = list(x.shape)
+
+    def check(a: Any) -> int:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or \
+                not -dims <= a < dims:
+            raise ValueError(f"quantile: axis must be None, an int or a list of ints in "
+                             f"[-{dims}, {dims}), got {axis!r}")
+        return int(a) % dims
+    if axis is None or (isinstance(axis, (list, tuple)) and not axis):
+        xs, ax, out_shape = reshape(x, [-1]), 0, [1] * dims
+    elif isinstance(axis, (list, tuple)):
+        src = [check(a) for a in axis]
+        for a in src:
+            out_shape[a] = 1
+        k = len(src)
+        xs = moveaxis(x, src, list(range(dims - k, dims)))
+        xs = flatten(xs, dims - k, dims - 1)
+        ax = dims - k
+    else:
+        ax = check(axis)
+        xs = x
+        out_shape[ax] = 1
+    d = xs._data
+    dt = d.dtype.type
+    nan = np.isnan(d)
+    valid = (~nan).sum(axis=ax, keepdims=True)
+    has_nan = nan.any(axis=ax, keepdims=True)
+    last = d.shape[ax] - 1
+    ordered = sort(xs, ax)
+    outs = []
+    for qv in qs:
+        index = np.where(has_nan, dt(last), dt(qv) * (valid - 1).astype(d.dtype))
+        below = np.floor(index).astype(np.int64)
+        upper = np.ceil(index).astype(np.int64)
+        if interpolation == "nearest":
+            ret = take_along_axis(ordered, np.round(index).astype(np.int64), ax)
+        elif interpolation == "lower":
+            ret = take_along_axis(ordered, below, ax)
+        elif interpolation == "higher":
+            ret = take_along_axis(ordered, upper, ax)
+        else:
+            lo = take_along_axis(ordered, below, ax)
+            hi = take_along_axis(ordered, upper, ax)
+            if interpolation == "midpoint":
+                ret = (hi + lo) / 2.0
+            else:
+                w = const((index - below).astype(d.dtype), d.dtype)
+                ret = lo + w * (hi - lo)
+        ret = reshape(ret, out_shape) if keepdim else squeeze(ret, axis=ax)
+        outs.append(ret)
+    return outs[0] if len(outs) == 1 else stack(outs, 0)
