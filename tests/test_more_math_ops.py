@@ -11,7 +11,7 @@ import pytest
 import jitgrad as paddle
 from jitgrad.ops.math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
 from jitgrad.ops.more import dist, inner, slice, strided_slice, unstack
-from jitgrad.ops.stats import median, nanmean, nansum, quantile
+from jitgrad.ops.stats import median, nanmean, nanmedian, nansum, quantile
 from jitgrad.testing import check_grads
 
 TT = paddle.to_tensor
@@ -414,3 +414,29 @@ def test_quantile_gradients_match_finite_differences():
     for how in ("linear", "midpoint", "lower", "nearest"):
         check_grads(lambda t: quantile(t, [0.3, 0.8], axis=[2, 0], interpolation=how), x)
     check_grads(lambda t: quantile(t, 0.45, axis=1, keepdim=True), x, order=2)
+
+
+# ---- ops/stats.py: nanmedian ---------------------------------------------------------------
+
+def test_nanmedian_skips_nan():
+    x = [[3.0, NAN, 2.0, 5.0], [4.0, 4.0, 0.0, 7.0]]
+    # Paddle 3.3.1
+    assert nanmedian(TT(x), axis=1).tolist() == [3.0, 4.0]
+    assert nanmedian(TT(x)).item() == 4.0
+    values, idx = nanmedian(TT([[NAN, NAN], [1.0, 2.0]]), axis=1, mode="min")
+    assert math.isnan(values.tolist()[0]) and values.tolist()[1] == 1.0
+    assert idx.tolist() == [-1, 0]
+    ints = nanmedian(TT(np.array(XM, "int64")), axis=1)
+    assert ints.dtype == paddle.int64 and ints.tolist() == [2, 4, 2]
+
+
+def test_nanmedian_gradients_like_paddle():
+    # Paddle 3.3.1
+    assert grad_of(lambda t: nanmedian(t, axis=0), [3.0, NAN, 1.0, 5.0, NAN, 0.0])[0].tolist() \
+        == [0.5, 0, 0.5, 0, 0, 0]
+    assert grad_of(nanmedian, [2.0, NAN, 2.0, 5.0, NAN, 2.0])[0].tolist() == \
+        pytest.approx([1 / 3, 0, 1 / 3, 0, 0, 1 / 3])
+    assert grad_of(lambda t: nanmedian(t, axis=1), [[NAN, NAN], [1.0, 2.0]])[0].tolist() == \
+        [[0.5, 0.5], [0.5, 0.5]]
+    x = np.random.default_rng(6).uniform(-2, 2, (3, 4, 5))
+    check_grads(lambda t: nanmedian(t, axis=2), x)

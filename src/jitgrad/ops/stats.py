@@ -239,24 +239,35 @@ def nanmean(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None
     return mean
 
 
-def _median_rows(rows: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _median_rows(rows: np.ndarray, mode: str, ignore_nan: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row of a 2-D array: the median, and the indices of its lower and upper middle
-    elements (a stable sort's; -1 for rows with nan, whose median is nan)."""
+    elements (a stable sort's). A row with nan has median nan and, for the lower index, its
+    first nan; with ignore_nan the nans are skipped and an all-nan row gives nan, index -1."""
     n = rows.shape[1]
-    order = np.argsort(rows, axis=1, kind="stable")
-    lo_i = order[:, (n - 1) // 2]
-    hi_i = order[:, n // 2] if mode == "avg" else lo_i
+    order = np.argsort(rows, axis=1, kind="stable")         # nan sorts last
+    isnan = np.isnan(rows) if rows.dtype.kind == "f" else np.zeros(rows.shape, bool)
+    count = (~isnan).sum(axis=1) if ignore_nan else np.full(len(rows), n)
+    c = np.maximum(count, 1)
     pick = np.arange(rows.shape[0])
+    lo_i = order[pick, (c - 1) // 2]
+    hi_i = order[pick, c // 2] if mode == "avg" else lo_i
     lo, hi = rows[pick, lo_i], rows[pick, hi_i]
     with np.errstate(all="ignore"):
         val = lo if mode == "min" else (lo + hi) / rows.dtype.type(2)
-    nan = np.isnan(rows).any(axis=1) if rows.dtype.kind == "f" else np.zeros(len(rows), bool)
-    if nan.any():
-        val = np.where(nan, np.nan, val).astype(rows.dtype)
-        first_nan = np.argmax(np.isnan(rows), axis=1)
-        lo_i = np.where(nan, first_nan, lo_i)
-        hi_i = np.where(nan, -1, hi_i)
-    return np.asarray(val, rows.dtype), lo_i, hi_i
+    val = np.asarray(val).astype(rows.dtype)
+    if ignore_nan:
+        none = count == 0
+        if none.any():
+            val = np.where(none, np.nan, val).astype(rows.dtype)
+            lo_i, hi_i = np.where(none, -1, lo_i), np.where(none, -1, hi_i)
+    else:
+        nan = isnan.any(axis=1)
+        if nan.any():
+            val = np.where(nan, np.nan, val).astype(rows.dtype)
+            lo_i = np.where(nan, np.argmax(isnan, axis=1), lo_i)
+            hi_i = np.where(nan, -1, hi_i)
+    return val, lo_i, hi_i
 
 
 def _as_rows(x: np.ndarray, axis: int | None) -> np.ndarray:
@@ -264,21 +275,21 @@ def _as_rows(x: np.ndarray, axis: int | None) -> np.ndarray:
         -1, x.shape[axis])
 
 
-def _median_forward(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str
-                    ) -> np.ndarray:
+def _median_forward(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
+                    ignore_nan: bool = False) -> np.ndarray:
     axis = None if axes is None else axes[0]
     if x.size == 0:
         return np.full(_kept_shape(x.shape, axes) if keepdim else
                        [s for i, s in enumerate(x.shape) if axes is not None and i != axis],
                        np.nan, x.dtype)
-    val = _median_rows(_as_rows(x, axis), mode)[0]
+    val = _median_rows(_as_rows(x, axis), mode, ignore_nan)[0]
     kept = _kept_shape(x.shape, axes)
     return val.reshape(kept if keepdim else [s for i, s in enumerate(x.shape)
                                                if axes is not None and i != axis])
 
 
 def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim: bool,
-                    mode: str) -> tuple[np.ndarray]:
+                    mode: str, ignore_nan: bool = False) -> tuple[np.ndarray]:
     """Where Paddle's median gradient goes. With an axis and mode 'min': all of it to the
     returned index. Otherwise evenly: the two middle elements take the (avg) median value,
     then every element equal to the median shares the gradient equally (nan equal to nan)."""
@@ -286,11 +297,11 @@ def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim:
     if x.size == 0:
         return (np.zeros_like(x),)
     rows = _as_rows(x, axis)
-    val, lo_i, hi_i = _median_rows(rows, mode)
+    val, lo_i, hi_i = _median_rows(rows, mode, ignore_nan)
     pick = np.arange(rows.shape[0])
     if mode == "min" and axis is not None:
         w = np.zeros_like(rows)
-        w[pick, lo_i] = 1
+        w[pick[lo_i >= 0], lo_i[lo_i >= 0]] = 1
     else:
         tmp = rows.copy()
         ok = ~np.isnan(val)
@@ -308,18 +319,48 @@ def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim:
 
 median_op = defop(
     "median", baked=None, forward=_median_forward, save=_median_weights,
-    vjp=lambda g, out, x, axes, keepdim, mode: (
+    vjp=lambda g, out, x, axes, keepdim, mode, ignore_nan: (
         _spread(g, x, axes) * const(_median_weights(out._data, x._data, axes, keepdim,
-                                                    mode)[0], x._data.dtype),),
+                                                    mode, ignore_nan)[0], x._data.dtype),),
     lower=R._lower_extreme,
-    cases=tuple({"shapes": (s,), "attrs": a} for s, a in (
-        ((5,), {"axes": None, "keepdim": False, "mode": "avg"}),
-        ((2, 4), {"axes": None, "keepdim": True, "mode": "avg"}),
-        ((3, 4), {"axes": (1,), "keepdim": False, "mode": "avg"}),
-        ((3, 5), {"axes": (0,), "keepdim": True, "mode": "min"}),
-        ((2, 4), {"axes": None, "keepdim": False, "mode": "min"}),
-        ((), {"axes": None, "keepdim": False, "mode": "avg"}))),
-    doc="the median along one axis or of all elements; see median")
+    cases=tuple({"shapes": (s,), "attrs": dict(a, ignore_nan=i)} for s, a, i in (
+        ((5,), {"axes": None, "keepdim": False, "mode": "avg"}, False),
+        ((2, 4), {"axes": None, "keepdim": True, "mode": "avg"}, False),
+        ((3, 4), {"axes": (1,), "keepdim": False, "mode": "avg"}, False),
+        ((3, 5), {"axes": (0,), "keepdim": True, "mode": "min"}, False),
+        ((2, 4), {"axes": None, "keepdim": False, "mode": "min"}, False),
+        ((3, 4), {"axes": (0,), "keepdim": False, "mode": "avg"}, True),
+        ((), {"axes": None, "keepdim": False, "mode": "avg"}, False))),
+    doc="the median along one axis or of all elements; see median and nanmedian")
+
+
+def _median(x: Tensor, axis: Any, keepdim: bool, mode: str, ignore_nan: bool) -> Any:
+    fn = "nanmedian" if ignore_nan else "median"
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
+    if mode not in ("avg", "min"):
+        raise ValueError(f"{fn}: mode must be 'avg' or 'min', got {mode!r}")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"{fn}: keepdim must be a bool, got {keepdim!r}")
+    if axis is not None:
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise ValueError(f"{fn}: axis must be None or an int, got {axis!r}")
+        if not -builtins.max(x.ndim, 1) <= axis < builtins.max(x.ndim, 1):
+            raise ValueError(f"{fn}: axis {axis} is out of range for {x.ndim} dims")
+    axes = None if axis is None or x.ndim == 0 else (int(axis) % x.ndim,)
+    if mode == "avg" and not ignore_nan and x._data.dtype != np.float64:
+        x = x.astype("float32")
+    attrs = {"axes": axes, "keepdim": keepdim, "mode": mode, "ignore_nan": ignore_nan}
+    if x._data.dtype.kind == "f":
+        out = apply(median_op, x, **attrs)
+    else:
+        out = Tensor._make(_median_forward(x._data, **attrs))
+    if mode == "min" and axis is not None:
+        rows = _as_rows(x._data, None if axes is None else axes[0]) if x.size else None
+        idx = np.zeros(out._data.shape, np.int64) if rows is None else \
+            _median_rows(rows, mode, ignore_nan)[1].reshape(out._data.shape)
+        return out, Tensor._make(idx.astype(np.int64))
+    return out
 
 
 def median(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
@@ -333,30 +374,16 @@ def median(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str 
     with two different middle values, half to each. Where such a middle value is tied,
     Paddle's choice among the tied elements follows its top-k order; here the first one is
     taken (the value is the same)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"median: x must be a Tensor, got {type(x).__name__}")
-    if mode not in ("avg", "min"):
-        raise ValueError(f"median: mode must be 'avg' or 'min', got {mode!r}")
-    if not isinstance(keepdim, bool):
-        raise TypeError(f"median: keepdim must be a bool, got {keepdim!r}")
-    if axis is not None:
-        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-            raise ValueError(f"median: axis must be None or an int, got {axis!r}")
-        if not -builtins.max(x.ndim, 1) <= axis < builtins.max(x.ndim, 1):
-            raise ValueError(f"median: axis {axis} is out of range for {x.ndim} dims")
-    axes = None if axis is None or x.ndim == 0 else (int(axis) % x.ndim,)
-    if mode == "avg" and x._data.dtype != np.float64:
-        x = x.astype("float32")
-    if x._data.dtype.kind == "f":
-        out = apply(median_op, x, axes=axes, keepdim=keepdim, mode=mode)
-    else:
-        out = Tensor._make(_median_forward(x._data, axes, keepdim, mode))
-    if mode == "min" and axis is not None:
-        rows = _as_rows(x._data, None if axes is None else axes[0]) if x.size else None
-        idx = np.zeros(out._data.shape, np.int64) if rows is None else \
-            _median_rows(rows, mode)[1].reshape(out._data.shape)
-        return out, Tensor._make(idx.astype(np.int64))
-    return out
+    return _median(x, axis, keepdim, mode, ignore_nan=False)
+
+
+def nanmedian(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
+              name: str | None = None) -> Any:
+    """median with the nans left out; an all-nan group gives nan (with mode 'min' and an
+    axis, index -1). Unlike median, x keeps its dtype (an int 'avg' rounds toward zero, as
+    Paddle). Gradients as median's: the elements equal to the result share it, and for an
+    all-nan group its nans share it."""
+    return _median(x, axis, keepdim, mode, ignore_nan=True)
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
