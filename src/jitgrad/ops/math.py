@@ -15,6 +15,7 @@ import numpy as np
 from ..tensor import Tensor
 from .core import apply, binary_operands, require_float
 from .elementwise import _via_float64, exp
+from . import elementwise as E
 from .registry import defop, one_element_values
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
@@ -89,6 +90,12 @@ floor_op = defop("floor", forward=np.floor, vjp=_zero_vjp, lower=_lower_nothing,
 ceil_op = defop("ceil", forward=np.ceil, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
 round_op = defop("round", forward=np.round, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
 sign_op = defop("sign", forward=np.sign, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
+trunc_op = defop("trunc", forward=np.trunc, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
+frac_op = defop(
+    "frac", baked=None, grad_reads=(), quiet=True, forward=lambda x: x - np.trunc(x),
+    vjp=lambda g, out, x: (g,),
+    lower=lambda b, node, g, gins: b.contribute(gins[0], node.out_data.shape, "AXPY", g),
+    doc="x - trunc(x); gradient 1 (also where x is inf or nan, as Paddle's)")
 
 
 def _heaviside_save(out, x, y):
@@ -223,3 +230,68 @@ def remainder(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 mod = floor_mod = remainder
+
+
+def trunc(input: Tensor, name: str | None = None) -> Tensor:
+    """Round toward zero; the gradient is zero (as floor's). Int tensors come back as they
+    are (Paddle keeps their dtype)."""
+    return apply(trunc_op, input) if input._data.dtype.kind == "f" else input
+
+
+def frac(x: Tensor, name: str | None = None) -> Tensor:
+    """x - trunc(x), with the sign of x; the gradient is 1 everywhere (inf and nan give nan
+    values but still gradient 1, as in Paddle). Int tensors give zeros of their dtype."""
+    if x._data.dtype.kind != "f":
+        return Tensor._make(np.zeros_like(x._data))
+    return apply(frac_op, x)
+
+
+def _float_of(x: Tensor) -> Tensor:
+    """Int and bool tensors as float32 (Paddle's default float for these ops), floats as
+    they are."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected a Tensor, got {type(x).__name__}")
+    return x if x._data.dtype.kind == "f" else Tensor._make(x._data.astype(np.float32))
+
+
+def rad2deg(x: Tensor, name: str | None = None) -> Tensor:
+    """Radians to degrees, x * 180 / pi; int tensors give float32 (as Paddle)."""
+    return _float_of(x) * (180.0 / _m.pi)
+
+
+def deg2rad(x: Tensor, name: str | None = None) -> Tensor:
+    """Degrees to radians, x * pi / 180; int tensors give float32 (as Paddle)."""
+    return _float_of(x) * (_m.pi / 180.0)
+
+
+def logaddexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """log(exp(x) + exp(y)) without overflow: max(x, y) + log1p(exp(-|x - y|)). Int tensors
+    become float32, float32 with float64 gives float64 (as Paddle). The gradient is
+    sigmoid(x - y) for x (ties 0.5 each). Where x and y are the same infinity, this gives
+    that infinity, as the formula Paddle documents does (Paddle 3.3.1 itself returns nan
+    there, from inf - inf)."""
+    x, y = binary_operands(_float_of(x), _float_of(y))
+    m = E.maximum(x, y)
+    same_inf = np.isinf(x._data) & (x._data == y._data)
+    if same_inf.any():              # inf - inf: compare finite stand-ins there instead
+        keep = Tensor._make(~np.broadcast_to(same_inf, m._data.shape))
+        x, y = E.where(keep, x, 0.0), E.where(keep, y, 0.0)
+    return m + log1p(exp(-E.abs(x - y)))
+
+
+def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None, name: str | None = None) -> Tensor:
+    """nan, +inf and -inf replaced by `nan`, `posinf` and `neginf` (None: the dtype's largest
+    and lowest finite values). The gradient is 1 where x was finite and 0 where it was
+    replaced (as Paddle). Float tensors only, as in Paddle."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nan_to_num: x must be a Tensor, got {type(x).__name__}")
+    require_float(x, "nan_to_num")
+    info = np.finfo(x._data.dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    d = x._data
+    if np.isfinite(d).all():
+        return E.clone(x)
+    fill = np.where(np.isnan(d), nan, np.where(d > 0, hi, lo)).astype(d.dtype)
+    return E.where(Tensor._make(np.isfinite(d)), x, Tensor._make(fill))
