@@ -19,6 +19,9 @@ from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t,
 from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf, expm1, floor,
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
 from .math import floor_mod, heaviside, mod, remainder
+from .math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
+from .stats import median, nanmean, nanmedian, nansum, quantile
+from .more import dist, inner, slice, strided_slice, unstack
 from .attribute import assign, mm, rank, scale     # and shape: jitgrad/__init__.py
 from .scan import cumprod, cumsum
 from .stats import amax, amin, logsumexp, matrix_norm, norm, prod, std, var, vector_norm
@@ -85,6 +88,9 @@ __all__ += [n for n in _aliases.NAMES if n not in ("empty", "empty_like")]   # o
 __all__ += _assemble.NAMES
 __all__ += [n for n in _lookup.NAMES if not n.endswith("_indices")]
 __all__ += _numeric.NAMES + _special.NAMES
+__all__ += ["deg2rad", "frac", "logaddexp", "nan_to_num", "rad2deg", "trunc", "median",
+            "nanmean", "nanmedian", "nansum", "quantile", "dist", "inner", "slice",
+            "strided_slice", "unstack"]
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",
             "empty", "empty_like", "tril_indices", "triu_indices", "logspace"]
