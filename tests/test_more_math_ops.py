@@ -1,5 +1,6 @@
-"""trunc, frac, rad2deg, deg2rad, logaddexp, nan_to_num (ops/math.py); nansum, nanmean,
-median, quantile (ops/stats.py); inner, dist, unstack, slice, strided_slice (ops/more.py).
+"""trunc, frac, rad2deg, deg2rad, logaddexp, nan_to_num (ops/math.py); nansum, nanmean
+(ops/stats.py); median, nanmedian, quantile (ops/order_stats.py); inner, dist, unstack, slice,
+strided_slice (ops/more.py).
 Expected values were measured on Paddle 3.3.1; gradients are checked against finite
 differences in float64."""
 
@@ -11,7 +12,8 @@ import pytest
 import jitgrad as paddle
 from jitgrad.ops.math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
 from jitgrad.ops.more import dist, inner, slice, strided_slice, unstack
-from jitgrad.ops.stats import median, nanmean, nanmedian, nansum, quantile
+from jitgrad.ops.order_stats import median, nanmedian, quantile
+from jitgrad.ops.stats import nanmean, nansum
 from jitgrad.testing import check_grads
 
 TT = paddle.to_tensor
@@ -289,7 +291,7 @@ def test_strided_slice_steps_both_ways():
                 np.arange(24.0).reshape(2, 3, 4))
 
 
-# ---- ops/stats.py: median ------------------------------------------------------------------
+# ---- ops/order_stats.py: median ----------------------------------------------------------
 
 XM = [[3.0, 1.0, 2.0, 5.0], [4.0, 4.0, 0.0, 7.0], [1.0, 9.0, 2.0, 2.0]]
 
@@ -359,7 +361,7 @@ def test_median_gradients_match_finite_differences():
     check_grads(lambda t: median(t, axis=0, mode="min")[0], x)
 
 
-# ---- ops/stats.py: quantile ----------------------------------------------------------------
+# ---- ops/order_stats.py: quantile --------------------------------------------------------
 
 def test_quantile_linear_values_and_shapes():
     x = TT(XM)
@@ -416,7 +418,7 @@ def test_quantile_gradients_match_finite_differences():
     check_grads(lambda t: quantile(t, 0.45, axis=1, keepdim=True), x, order=2)
 
 
-# ---- ops/stats.py: nanmedian ---------------------------------------------------------------
+# ---- ops/order_stats.py: nanmedian -------------------------------------------------------
 
 def test_nanmedian_skips_nan():
     x = [[3.0, NAN, 2.0, 5.0], [4.0, 4.0, 0.0, 7.0]]

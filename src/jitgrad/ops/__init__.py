@@ -20,7 +20,8 @@ from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
 from .math import floor_mod, heaviside, mod, remainder
 from .math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
-from .stats import median, nanmean, nanmedian, nansum, quantile
+from .order_stats import median, nanmedian, quantile
+from .stats import nanmean, nansum
 from .more import dist, inner, slice, strided_slice, unstack
 from .attribute import assign, mm, rank, scale     # and shape: jitgrad/__init__.py
 from .scan import cumprod, cumsum

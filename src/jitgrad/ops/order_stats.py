@@ -1,0 +1,263 @@
+"""Order statistics: median and nanmedian (one registry entry: the elements equal to the
+median share its gradient, the two middle ones of an even count half each) and quantile (a
+composite following Paddle 3.3.1's own algorithm). Values, dtypes and index conventions as
+measured on Paddle 3.3.1; among equal middle elements the one picked may differ (Paddle's
+top-k order)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import reduce as R
+from .core import apply, const
+from .reduce import _kept_shape, _spread
+from .registry import defop
+
+
+def _median_rows(rows: np.ndarray, mode: str, ignore_nan: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of a 2-D array: the median, and the indices of its lower and upper middle
+    elements (a stable sort's). A row with nan has median nan and, for the lower index, its
+    first nan; with ignore_nan the nans are skipped and an all-nan row gives nan, index -1."""
+    n = rows.shape[1]
+    order = np.argsort(rows, axis=1, kind="stable")         # nan sorts last
+    isnan = np.isnan(rows) if rows.dtype.kind == "f" else np.zeros(rows.shape, bool)
+    count = (~isnan).sum(axis=1) if ignore_nan else np.full(len(rows), n)
+    c = np.maximum(count, 1)
+    pick = np.arange(rows.shape[0])
+    lo_i = order[pick, (c - 1) // 2]
+    hi_i = order[pick, c // 2] if mode == "avg" else lo_i
+    lo, hi = rows[pick, lo_i], rows[pick, hi_i]
+    with np.errstate(all="ignore"):
+        val = lo if mode == "min" else (lo + hi) / rows.dtype.type(2)
+    val = np.asarray(val).astype(rows.dtype)
+    if ignore_nan:
+        none = count == 0
+        if none.any():
+            val = np.where(none, np.nan, val).astype(rows.dtype)
+            lo_i, hi_i = np.where(none, -1, lo_i), np.where(none, -1, hi_i)
+    else:
+        nan = isnan.any(axis=1)
+        if nan.any():
+            val = np.where(nan, np.nan, val).astype(rows.dtype)
+            lo_i = np.where(nan, np.argmax(isnan, axis=1), lo_i)
+            hi_i = np.where(nan, -1, hi_i)
+    return val, lo_i, hi_i
+
+
+def _as_rows(x: np.ndarray, axis: int | None) -> np.ndarray:
+    return x.reshape(1, -1) if axis is None else np.moveaxis(x, axis, -1).reshape(
+        -1, x.shape[axis])
+
+
+def _median_forward(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
+                    ignore_nan: bool = False) -> np.ndarray:
+    axis = None if axes is None else axes[0]
+    if x.size == 0:
+        return np.full(_kept_shape(x.shape, axes) if keepdim else
+                       [s for i, s in enumerate(x.shape) if axes is not None and i != axis],
+                       np.nan, x.dtype)
+    val = _median_rows(_as_rows(x, axis), mode, ignore_nan)[0]
+    kept = _kept_shape(x.shape, axes)
+    return val.reshape(kept if keepdim else [s for i, s in enumerate(x.shape)
+                                               if axes is not None and i != axis])
+
+
+def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim: bool,
+                    mode: str, ignore_nan: bool = False) -> tuple[np.ndarray]:
+    """Where Paddle's median gradient goes. With an axis and mode 'min': all of it to the
+    returned index. Otherwise evenly: the two middle elements take the (avg) median value,
+    then every element equal to the median shares the gradient equally (nan equal to nan)."""
+    axis = None if axes is None else axes[0]
+    if x.size == 0:
+        return (np.zeros_like(x),)
+    rows = _as_rows(x, axis)
+    val, lo_i, hi_i = _median_rows(rows, mode, ignore_nan)
+    pick = np.arange(rows.shape[0])
+    if mode == "min" and axis is not None:
+        w = np.zeros_like(rows)
+        w[pick[lo_i >= 0], lo_i[lo_i >= 0]] = 1
+    else:
+        tmp = rows.copy()
+        ok = ~np.isnan(val)
+        if mode == "avg":
+            tmp[pick[ok], lo_i[ok]] = val[ok]
+            tmp[pick[ok], hi_i[ok]] = val[ok]
+        hit = (tmp == val[:, None]) | (np.isnan(tmp) & np.isnan(val)[:, None])
+        w = hit / hit.sum(axis=1, keepdims=True)
+    w = w.astype(x.dtype)
+    if axis is None:
+        return (w.reshape(x.shape),)
+    moved = list(np.moveaxis(x, axis, -1).shape)
+    return (np.moveaxis(w.reshape(moved), -1, axis).copy(),)
+
+
+median_op = defop(
+    "median", baked=None, forward=_median_forward, save=_median_weights,
+    vjp=lambda g, out, x, axes, keepdim, mode, ignore_nan: (
+        _spread(g, x, axes) * const(_median_weights(out._data, x._data, axes, keepdim,
+                                                    mode, ignore_nan)[0], x._data.dtype),),
+    lower=R._lower_extreme,
+    cases=tuple({"shapes": (s,), "attrs": dict(a, ignore_nan=i)} for s, a, i in (
+        ((5,), {"axes": None, "keepdim": False, "mode": "avg"}, False),
+        ((2, 4), {"axes": None, "keepdim": True, "mode": "avg"}, False),
+        ((3, 4), {"axes": (1,), "keepdim": False, "mode": "avg"}, False),
+        ((3, 5), {"axes": (0,), "keepdim": True, "mode": "min"}, False),
+        ((2, 4), {"axes": None, "keepdim": False, "mode": "min"}, False),
+        ((3, 4), {"axes": (0,), "keepdim": False, "mode": "avg"}, True),
+        ((), {"axes": None, "keepdim": False, "mode": "avg"}, False))),
+    doc="the median along one axis or of all elements; see median and nanmedian")
+
+
+def _median(x: Tensor, axis: Any, keepdim: bool, mode: str, ignore_nan: bool) -> Any:
+    fn = "nanmedian" if ignore_nan else "median"
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
+    if mode not in ("avg", "min"):
+        raise ValueError(f"{fn}: mode must be 'avg' or 'min', got {mode!r}")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"{fn}: keepdim must be a bool, got {keepdim!r}")
+    if axis is not None:
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise ValueError(f"{fn}: axis must be None or an int, got {axis!r}")
+        if not -builtins.max(x.ndim, 1) <= axis < builtins.max(x.ndim, 1):
+            raise ValueError(f"{fn}: axis {axis} is out of range for {x.ndim} dims")
+    axes = None if axis is None or x.ndim == 0 else (int(axis) % x.ndim,)
+    if mode == "avg" and not ignore_nan and x._data.dtype != np.float64:
+        x = x.astype("float32")
+    attrs = {"axes": axes, "keepdim": keepdim, "mode": mode, "ignore_nan": ignore_nan}
+    if x._data.dtype.kind == "f":
+        out = apply(median_op, x, **attrs)
+    else:
+        out = Tensor._make(_median_forward(x._data, **attrs))
+    if mode == "min" and axis is not None:
+        rows = _as_rows(x._data, None if axes is None else axes[0]) if x.size else None
+        idx = np.zeros(out._data.shape, np.int64) if rows is None else \
+            _median_rows(rows, mode, ignore_nan)[1].reshape(out._data.shape)
+        return out, Tensor._make(idx.astype(np.int64))
+    return out
+
+
+def median(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
+           name: str | None = None) -> Any:
+    """Paddle's median. mode 'avg' averages the two middle elements of an even count and
+    gives float32 (float64 stays float64); mode 'min' takes the lower one in x's dtype, and
+    with an axis returns (values, int64 indices). A group with nan has median nan.
+
+    Gradients as Paddle's: with an axis and mode 'min' all to the returned index; otherwise
+    shared equally by the elements equal to the median (ties split), and for an even count
+    with two different middle values, half to each. Where such a middle value is tied,
+    Paddle's choice among the tied elements follows its top-k order; here the first one is
+    taken (the value is the same)."""
+    return _median(x, axis, keepdim, mode, ignore_nan=False)
+
+
+def nanmedian(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
+              name: str | None = None) -> Any:
+    """median with the nans left out; an all-nan group gives nan (with mode 'min' and an
+    axis, index -1). Unlike median, x keeps its dtype (an int 'avg' rounds toward zero, as
+    Paddle). Gradients as median's: the elements equal to the result share it, and for an
+    all-nan group its nans share it."""
+    return _median(x, axis, keepdim, mode, ignore_nan=True)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _quantile_qs(q: Any) -> list[float]:
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise ValueError("quantile: q must be a 0-D or 1-D tensor")
+        q = q._data.reshape(-1).tolist()
+    elif isinstance(q, (int, float, np.number)) and not isinstance(q, bool):
+        q = [q]
+    elif isinstance(q, (list, tuple)):
+        if not q:
+            raise ValueError("quantile: q must not be empty")
+    else:
+        raise TypeError(f"quantile: q must be a float, a list of floats or a Tensor, got "
+                        f"{type(q).__name__}")
+    qs = [float(v._data if isinstance(v, Tensor) else v) for v in q]
+    for v in qs:
+        if not 0 <= v <= 1:
+            raise ValueError(f"quantile: q must be in [0, 1], got {v}")
+    return qs
+
+
+def quantile(x: Tensor, q: Any, axis: Any = None, keepdim: bool = False,
+             interpolation: str = "linear", name: str | None = None) -> Tensor:
+    """The q-th quantile(s) over `axis` (None: all elements; an int; or a list of dims),
+    Paddle's algorithm: sort (stable), index q * (n - 1), then interpolate between the
+    neighbours ('linear', 'lower', 'higher', 'nearest' (half to even), 'midpoint'). A list
+    of several q stacks the results along a new first dim; a one-element list gives the
+    plain result. A group containing nan gives nan (its gradient goes to a nan element).
+    The gradient goes to the sorted neighbours that were picked."""
+    from .indexing import stack, take_along_axis
+    from .search import sort
+    from .shape import flatten, reshape, squeeze
+    from .more import moveaxis
+    if not isinstance(x, Tensor):
+        raise TypeError(f"quantile: x must be a Tensor, got {type(x).__name__}")
+    qs = _quantile_qs(q)
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"quantile: interpolation must be one of {_INTERPOLATIONS}, got "
+                         f"{interpolation!r}")
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"quantile expects a float tensor, got {x.dtype.name}; cast it "
+                        f"with .astype('float32')")
+    dims = x.ndim
+    out_shape = list(x.shape)
+
+    def check(a: Any) -> int:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or \
+                not -dims <= a < dims:
+            raise ValueError(f"quantile: axis must be None, an int or a list of ints in "
+                             f"[-{dims}, {dims}), got {axis!r}")
+        return int(a) % dims
+    if axis is None or (isinstance(axis, (list, tuple)) and not axis):
+        xs, ax, out_shape = reshape(x, [-1]), 0, [1] * dims
+    elif isinstance(axis, (list, tuple)):
+        src = [check(a) for a in axis]
+        for a in src:
+            out_shape[a] = 1
+        k = len(src)
+        xs = moveaxis(x, src, list(range(dims - k, dims)))
+        xs = flatten(xs, dims - k, dims - 1)
+        ax = dims - k
+    else:
+        ax = check(axis)
+        xs = x
+        out_shape[ax] = 1
+    d = xs._data
+    dt = d.dtype.type
+    nan = np.isnan(d)
+    valid = (~nan).sum(axis=ax, keepdims=True)
+    has_nan = nan.any(axis=ax, keepdims=True)
+    last = d.shape[ax] - 1
+    ordered = sort(xs, ax)
+    outs = []
+    for qv in qs:
+        index = np.where(has_nan, dt(last), dt(qv) * (valid - 1).astype(d.dtype))
+        below = np.floor(index).astype(np.int64)
+        upper = np.ceil(index).astype(np.int64)
+        if interpolation == "nearest":
+            ret = take_along_axis(ordered, np.round(index).astype(np.int64), ax)
+        elif interpolation == "lower":
+            ret = take_along_axis(ordered, below, ax)
+        elif interpolation == "higher":
+            ret = take_along_axis(ordered, upper, ax)
+        else:
+            lo = take_along_axis(ordered, below, ax)
+            hi = take_along_axis(ordered, upper, ax)
+            if interpolation == "midpoint":
+                ret = (hi + lo) / 2.0
+            else:
+                w = const((index - below).astype(d.dtype), d.dtype)
+                ret = lo + w * (hi - lo)
+        ret = reshape(ret, out_shape) if keepdim else squeeze(ret, axis=ax)
+        outs.append(ret)
+    return outs[0] if len(outs) == 1 else stack(outs, 0)
