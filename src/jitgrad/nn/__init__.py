@@ -9,6 +9,10 @@ from .layers import (ELU, GELU, SELU, AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D,
                      LayerList, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2D, Mish,
                      MSELoss, NLLLoss, ReLU, ReLU6, Sequential, Sigmoid, SiLU, SmoothL1Loss,
                      Softmax, Softplus, Softsign, Swish, Tanh)
+from .layers import (CELU, GLU, CosineEmbeddingLoss, CosineSimilarity, GaussianNLLLoss,
+                     Hardshrink, HingeEmbeddingLoss, Identity, LogSigmoid, MarginRankingLoss,
+                     MultiLabelSoftMarginLoss, PairwiseDistance, PoissonNLLLoss, PReLU,
+                     Softshrink, SoftMarginLoss, Tanhshrink, ThresholdedReLU, TripletMarginLoss)
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 
 BatchNorm = BatchNorm2D
@@ -20,4 +24,9 @@ __all__ = ["functional", "initializer", "ParamAttr", "Layer", "Parameter", "crea
            "Hardtanh", "KLDivLoss", "L1Loss", "LayerList", "LayerNorm", "LeakyReLU", "Linear",
            "LogSoftmax", "MaxPool2D", "Mish", "MSELoss", "NLLLoss", "ReLU", "ReLU6",
            "Sequential", "Sigmoid", "SiLU", "SmoothL1Loss", "Softmax", "Softplus", "Softsign",
-           "Swish", "Tanh", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
+           "Swish", "Tanh", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue",
+           "CELU", "GLU", "CosineEmbeddingLoss", "CosineSimilarity", "GaussianNLLLoss",
+           "Hardshrink", "HingeEmbeddingLoss", "Identity", "LogSigmoid", "MarginRankingLoss",
+           "MultiLabelSoftMarginLoss", "PairwiseDistance", "PoissonNLLLoss", "PReLU",
+           "Softshrink", "SoftMarginLoss", "Tanhshrink", "ThresholdedReLU",
+           "TripletMarginLoss"]

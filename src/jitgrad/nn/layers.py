@@ -282,3 +282,76 @@ BCELoss = _loss("BCELoss", F.binary_cross_entropy, ["weight", "reduction"])
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", F.binary_cross_entropy_with_logits,
                           ["weight", "reduction", "pos_weight"])
 KLDivLoss = _loss("KLDivLoss", F.kl_div, ["reduction", "log_target"])
+
+
+def _functional(name: str, fn: Any, params: Sequence[str] = ()) -> type:
+    """A layer holding fn's keyword arguments, called on any number of tensors."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        Layer.__init__(self)
+        kwargs.pop("name", None)
+        if len(args) > len(params):
+            raise TypeError(f"{name} takes at most {len(params)} positional arguments "
+                            f"({', '.join(params)}), got {len(args)}")
+        self._kw = dict(zip(params, args), **kwargs)
+
+    def forward(self, *inputs: Any) -> Tensor:
+        return fn(*inputs, **self._kw)
+
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "__doc__": f"Layer form of nn.functional.{fn.__name__}."})
+
+
+Hardshrink = _functional("Hardshrink", F.hardshrink, ["threshold"])
+Softshrink = _functional("Softshrink", F.softshrink, ["threshold"])
+CELU = _functional("CELU", F.celu, ["alpha"])
+ThresholdedReLU = _functional("ThresholdedReLU", F.thresholded_relu, ["threshold", "value"])
+GLU = _functional("GLU", F.glu, ["axis"])
+LogSigmoid = _functional("LogSigmoid", F.log_sigmoid)
+Tanhshrink = _functional("Tanhshrink", F.tanhshrink)
+MarginRankingLoss = _functional("MarginRankingLoss", F.margin_ranking_loss,
+                                ["margin", "reduction"])
+HingeEmbeddingLoss = _functional("HingeEmbeddingLoss", F.hinge_embedding_loss,
+                                 ["margin", "reduction"])
+SoftMarginLoss = _functional("SoftMarginLoss", F.soft_margin_loss, ["reduction"])
+PoissonNLLLoss = _functional("PoissonNLLLoss", F.poisson_nll_loss,
+                             ["log_input", "full", "epsilon", "reduction"])
+GaussianNLLLoss = _functional("GaussianNLLLoss", F.gaussian_nll_loss,
+                              ["full", "epsilon", "reduction"])
+CosineEmbeddingLoss = _functional("CosineEmbeddingLoss", F.cosine_embedding_loss,
+                                  ["margin", "reduction"])
+TripletMarginLoss = _functional("TripletMarginLoss", F.triplet_margin_loss,
+                                ["margin", "p", "epsilon", "swap", "reduction"])
+MultiLabelSoftMarginLoss = _functional("MultiLabelSoftMarginLoss",
+                                       F.multi_label_soft_margin_loss, ["weight", "reduction"])
+PairwiseDistance = _functional("PairwiseDistance", F.pairwise_distance,
+                               ["p", "epsilon", "keepdim"])
+CosineSimilarity = _functional("CosineSimilarity", F.cosine_similarity, ["axis", "eps"])
+
+
+class Identity(Layer):
+    """Returns its input (extra constructor arguments are ignored, as Paddle's)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, x: Any) -> Any:
+        return x
+
+
+class PReLU(Layer):
+    """prelu with a learnable slope: one shared (num_parameters=1) or one per channel,
+    initialised to `init`."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, weight_attr: Any = None,
+                 data_format: str = "NCHW", name: str | None = None) -> None:
+        super().__init__()
+        if isinstance(num_parameters, bool) or not isinstance(num_parameters, int) or \
+                num_parameters < 1:
+            raise ValueError(f"PReLU: num_parameters must be a positive int, got "
+                             f"{num_parameters!r}")
+        self.weight = self.create_parameter([num_parameters], weight_attr,
+                                            default_initializer=Constant(float(init)))
+        self._data_format = data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.prelu(x, self.weight, data_format=self._data_format)
