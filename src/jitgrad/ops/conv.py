@@ -161,6 +161,8 @@ def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
         raise ValueError(f"pool2d needs a 4-D input, got shape {x.shape}")
     k = _pair(kernel_size, 2, "kernel_size")
     st = k if stride is None else _pair(stride, 2, "stride")
+    if ceil_mode and isinstance(padding, str) and padding.upper() == "VALID":
+        raise ValueError("padding 'VALID' cannot be used with ceil_mode=True (as Paddle)")
     widths = _padding(padding, 2, k, [1, 1], st, x.shape[2:])
     if ceil_mode:           # extra room at the end so that partial windows are kept
         widths = [(a, b + (-(n + a + b - kk)) % s) for (a, b), n, kk, s
@@ -233,3 +235,64 @@ def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
     from .indexing import stack
     y = stack([stack(r, axis=-1) for r in rows], axis=-2)
     return _back(y, last)
+
+
+# ---- 1-D pooling: the 2-D pools over [N, C, 1, L], as Paddle -------------------------------
+
+def _pad1d(padding: Any) -> Any:
+    """Paddle's 1-D padding forms (str, p, [p], [before, after], [[0, 0], [0, 0], [b, a]])
+    as the 2-D pools' [top, bottom, left, right] (or the string)."""
+    if isinstance(padding, str):
+        return padding
+    if isinstance(padding, (int, np.integer)):
+        return [0, 0, int(padding), int(padding)]
+    p = list(padding)
+    if len(p) == 3 and all(isinstance(a, (list, tuple)) for a in p):
+        if list(p[0]) != [0, 0] or list(p[1]) != [0, 0]:
+            raise ValueError(f"padding {padding!r}: the batch and channel dims cannot be padded")
+        p = list(p[2])
+    if len(p) == 1:
+        p = [p[0], p[0]]
+    if len(p) != 2 or not all(isinstance(a, (int, np.integer)) for a in p):
+        raise ValueError(f"padding {padding!r} must be a string, an int, [p], [before, after] "
+                         f"or [[0, 0], [0, 0], [before, after]]")
+    return [0, 0, int(p[0]), int(p[1])]
+
+
+def _one(v: Any, what: str) -> int:
+    return _pair(v, 1, what)[0]
+
+
+def _unit_h(x: Tensor, what: str) -> Tensor:
+    if x.ndim != 3:
+        raise ValueError(f"{what} needs a 3-D input [N, C, L], got shape {x.shape}")
+    return reshape(x, [x.shape[0], x.shape[1], 1, x.shape[2]])
+
+
+def _drop_h(y: Tensor) -> Tensor:
+    return reshape(y, [y.shape[0], y.shape[1], y.shape[3]])
+
+
+def max_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               return_mask: bool = False, ceil_mode: bool = False, name: str | None = None
+               ) -> Any:
+    """Max over windows of x [N, C, L] (NCL only, as Paddle): max_pool2d over [N, C, 1, L].
+    The gradient goes to the first maximum; the mask holds its index along L (int32)."""
+    k = _one(kernel_size, "kernel_size")
+    st = [1, k] if stride is None else [1, _one(stride, "stride")]
+    out = max_pool2d(_unit_h(x, "max_pool1d"), [1, k], st, _pad1d(padding), return_mask,
+                     ceil_mode)
+    if return_mask:
+        return _drop_h(out[0]), _drop_h(out[1])
+    return _drop_h(out)
+
+
+def avg_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               exclusive: bool = True, ceil_mode: bool = False, name: str | None = None
+               ) -> Tensor:
+    """Mean over windows of x [N, C, L]: avg_pool2d over [N, C, 1, L]. Note Paddle's order:
+    exclusive comes before ceil_mode here (after it in avg_pool2d)."""
+    k = _one(kernel_size, "kernel_size")
+    st = [1, k] if stride is None else [1, _one(stride, "stride")]
+    return _drop_h(avg_pool2d(_unit_h(x, "avg_pool1d"), [1, k], st, _pad1d(padding),
+                              ceil_mode, exclusive))
