@@ -6,6 +6,7 @@ import pytest
 
 import jitgrad as paddle
 from jitgrad.ops.conv import avg_pool1d, max_pool1d
+from jitgrad.ops.norm import instance_norm
 from jitgrad.testing import check_grads
 
 # no ties: the first-maximum rule is not what central differences see at a tie
@@ -91,3 +92,62 @@ def test_pool1d_gradients():
     x = rng.permutation(24).reshape(2, 3, 4) / 5.0 - 2        # distinct: no ties
     check_grads(lambda t: max_pool1d(t, 3, 2, 1, ceil_mode=True), x)
     check_grads(lambda t: avg_pool1d(t, 3, 2, [1, 2], exclusive=False), x, order=2)
+
+
+# ---- instance_norm -------------------------------------------------------------------------
+
+XN = np.array([[[[1.22, 1.23], [0.06, -0.86]], [[-1.78, -0.47], [-0.37, -1.82]],
+                [[-1.8, 2.0], [0.61, -1.06]]],
+               [[[-0.26, 1.9], [1.59, 1.38]], [[-0.43, -0.03], [0.71, -1.76]],
+                [[0.22, -0.91], [1.52, -1.74]]]])
+GN = np.array([[[[1.18, 1.37], [0.73, 1.4]], [[1.37, 0.52], [1.21, 0.5]],
+                [[1.0, 0.94], [0.7, 0.82]]],
+               [[[1.31, 0.82], [0.65, 1.2]], [[0.95, 1.3], [0.74, 0.82]],
+                [[1.3, 1.01], [1.01, 0.74]]]])
+
+
+def test_instance_norm_matches_paddle():
+    x, w, b = _t(XN), _t([0.5, 1.5, -1.0]), _t([0.1, 0.2, 0.3])
+    y = instance_norm(x, weight=w, bias=b)
+    (y * _t(GN, grad=False)).sum().backward()
+    # Paddle 3.3.1
+    np.testing.assert_allclose(y.numpy()[0, 0].ravel(), [0.5613220089374816, 0.567034974992435,
+                                                         -0.10138205343710499,
+                                                         -0.6269749304928117], rtol=1e-10)
+    np.testing.assert_allclose(y.numpy()[1, 2].ravel(), [-0.06515361407419368,
+                                                         0.8569102605712564,
+                                                         -1.1259350627813485,
+                                                         1.534178416284286], rtol=1e-10)
+    np.testing.assert_allclose(x.grad.numpy()[0, 1].ravel(), [
+        0.9861453382850464, -0.7923162334279609, 0.7104683240752362, -0.9042974289323218],
+        rtol=1e-9)
+    np.testing.assert_allclose(w.grad.numpy(), [-0.7743861154567777, 0.01668265195359725,
+                                                0.34027355918831437], rtol=1e-9)
+    np.testing.assert_allclose(b.grad.numpy(), [8.66, 7.41, 7.52], rtol=1e-12)
+
+
+def test_instance_norm_eps_and_ignored_running_stats():
+    # Paddle 3.3.1: eps=0.5
+    y = instance_norm(_t(XN), eps=0.5).numpy()[0, 0].ravel()
+    np.testing.assert_allclose(y, [0.7176803216349927, 0.7265680036366645,
+                                   -0.3132907905589287, -1.1309575347127285], rtol=1e-10)
+    rm, rv = _t(np.zeros(3), grad=False), _t(np.ones(3), grad=False)
+    y2 = instance_norm(_t(XN), rm, rv, use_input_stats=False, momentum=0.5)
+    np.testing.assert_array_equal(y2.numpy(), instance_norm(_t(XN)).numpy())
+    assert rm.numpy().tolist() == [0, 0, 0] and rv.numpy().tolist() == [1, 1, 1]
+
+
+def test_instance_norm_shapes_and_errors():
+    assert instance_norm(_t(np.ones((2, 3)))).numpy().tolist() == [[0.0] * 3] * 2
+    assert instance_norm(paddle.ones([2, 3, 4])).dtype == paddle.float32
+    with pytest.raises(ValueError, match="data_format"):
+        instance_norm(_t(XN), data_format="NHWC")
+    with pytest.raises(TypeError):
+        instance_norm(paddle.ones([2, 3, 4], dtype="int64"))
+
+
+def test_instance_norm_gradients():
+    rng = np.random.default_rng(1)
+    check_grads(lambda x, w, b: instance_norm(x, weight=w, bias=b), rng.uniform(-2, 2, (2, 3, 4)),
+                rng.uniform(0.5, 1.5, 3), rng.uniform(-1, 1, 3), order=2)
+    check_grads(lambda x: instance_norm(x), rng.uniform(-2, 2, (1, 2, 2, 3)))
