@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad.ops.conv import avg_pool1d, max_pool1d
+from jitgrad.ops.conv import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
+                              avg_pool1d, max_pool1d)
 from jitgrad.ops.norm import instance_norm
 from jitgrad.testing import check_grads
 
@@ -151,3 +152,58 @@ def test_instance_norm_gradients():
     check_grads(lambda x, w, b: instance_norm(x, weight=w, bias=b), rng.uniform(-2, 2, (2, 3, 4)),
                 rng.uniform(0.5, 1.5, 3), rng.uniform(-1, 1, 3), order=2)
     check_grads(lambda x: instance_norm(x), rng.uniform(-2, 2, (1, 2, 2, 3)))
+
+
+# ---- adaptive pooling ----------------------------------------------------------------------
+
+XA = np.random.default_rng(3).permutation(35).reshape(1, 1, 5, 7) / 7 - 2    # distinct
+
+
+@pytest.mark.parametrize("size, want, mask, grad_rows", [
+    # Paddle 3.3.1 (grad of sum(y * [1, 2, ...]), its non-zero entries as (position, value))
+    ((2, 3), [2.714286, 2.857143, 2.857143, 2.285714, 2.0, 2.571429], [9, 11, 11, 15, 18, 27],
+     {9: 1, 11: 5, 15: 4, 18: 5, 27: 6}),
+    ((4, 5), [2.142857, 2.714286, 2.857143, 2.857143, 1.142857, 2.285714, 2.714286, 2.857143,
+              2.857143, 1.142857, 2.285714, 2.285714, 2.0, 2.0, 2.571429, 0.285714, 1.571429,
+              1.571429, -1.0, 2.571429],
+     [1, 9, 11, 11, 13, 15, 9, 11, 11, 13, 15, 15, 18, 18, 27, 28, 30, 30, 32, 27],
+     {1: 1, 9: 9, 11: 24, 13: 15, 15: 29, 18: 27, 27: 35, 28: 16, 30: 35, 32: 19}),
+    ((None, 2), [2.142857, 1.857143, 2.714286, 2.857143, 2.285714, 2.0, 0.571429, 2.571429,
+                 1.571429, 0.714286], [1, 3, 9, 11, 15, 18, 23, 27, 30, 34],
+     {1: 1, 3: 2, 9: 3, 11: 4, 15: 5, 18: 6, 23: 7, 27: 8, 30: 9, 34: 10}),
+])
+def test_adaptive_max_pool2d_matches_paddle(size, want, mask, grad_rows):
+    y, g = _values_and_grad(lambda x: adaptive_max_pool2d(x, size), XA)
+    np.testing.assert_allclose(y.ravel(), want, atol=1e-6)
+    expect = np.zeros(35)
+    expect[list(grad_rows)] = list(grad_rows.values())
+    np.testing.assert_array_equal(g.ravel(), expect)
+    _, m = adaptive_max_pool2d(_t(XA), size, return_mask=True)
+    assert m.dtype == paddle.int32 and m.numpy().ravel().tolist() == mask
+
+
+def test_adaptive_max_pool2d_tie_goes_to_the_first_maximum():
+    x = _t([[[[1.0, 1.0, 0.0], [1.0, 0.0, 1.0]]]])
+    adaptive_max_pool2d(x, (1, 2)).sum().backward()
+    assert x.grad.numpy().tolist() == [[[[1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]]]  # Paddle 3.3.1
+
+
+def test_adaptive_pool1d_match_paddle():
+    x = _t(XA[0])                                                      # [1, 5, 7]
+    y, m = adaptive_max_pool1d(x, 3, return_mask=True)
+    # Paddle 3.3.1
+    np.testing.assert_allclose(y.numpy()[0, :2].ravel(), [2.142857, 1.857143, 1.428571,
+                                                          2.714286, 2.857143, 2.857143],
+                               atol=1e-6)
+    assert m.numpy()[0].tolist() == [[1, 3, 4], [2, 4, 4], [1, 4, 4], [2, 2, 6], [2, 2, 6]]
+    np.testing.assert_allclose(adaptive_avg_pool1d(x, 4).numpy()[0, 0],
+                               [1.928571, 1.238095, 1.238095, -0.571429], atol=1e-6)
+    with pytest.raises(ValueError, match="3-D"):
+        adaptive_max_pool1d(_t(XA), 2)
+
+
+def test_adaptive_pool_gradients():
+    x = XA.reshape(1, 5, 7)
+    check_grads(lambda t: adaptive_max_pool2d(t, (3, 4)), XA, order=2)
+    check_grads(lambda t: adaptive_max_pool1d(t, 4), x)
+    check_grads(lambda t: adaptive_avg_pool1d(t, 3), x, order=2)

@@ -22,7 +22,7 @@ from .indexing import concat
 from .indexing import pad as _pad
 from .linalg import matmul
 from .maxpool import max_pool, window_offsets, winners
-from .shape import reshape, transpose
+from .shape import _take_flat, reshape, transpose
 
 
 def _pair(v: Any, n: int, what: str) -> list[int]:
@@ -296,3 +296,75 @@ def avg_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     st = [1, k] if stride is None else [1, _one(stride, "stride")]
     return _drop_h(avg_pool2d(_unit_h(x, "avg_pool1d"), [1, k], st, _pad1d(padding),
                               ceil_mode, exclusive))
+
+
+# ---- adaptive pooling ----------------------------------------------------------------------
+
+def _adaptive_sizes(x: Tensor, output_size: Any) -> list[int]:
+    """[Ho, Wo] from an int or a pair; None keeps that input size (as Paddle)."""
+    if isinstance(output_size, (int, np.integer)):
+        return [int(output_size)] * 2
+    out = list(output_size)
+    if len(out) != 2:
+        raise ValueError(f"output_size must be an int or 2 values, got {output_size!r}")
+    out = [x.shape[2 + i] if v is None else int(v) for i, v in enumerate(out)]
+    if min(out) <= 0:
+        raise ValueError(f"output_size must be positive, got {output_size!r}")
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _adaptive_windows(H: int, W: int, Ho: int, Wo: int) -> np.ndarray:
+    """Flat positions h * W + w of every adaptive window's elements, [Ho * Wo, K] row-major,
+    each padded up to the largest window with copies of its first element (a copy after the
+    real elements never wins over it: the first maximum stays the first)."""
+    rows = [((i * H) // Ho, -(-((i + 1) * H) // Ho)) for i in range(Ho)]
+    cols = [((j * W) // Wo, -(-((j + 1) * W) // Wo)) for j in range(Wo)]
+    K = max(b - a for a, b in rows) * max(d - c for c, d in cols)
+    table = np.empty((Ho * Wo, K), np.int64)
+    for i, (a, b) in enumerate(rows):
+        for j, (c, d) in enumerate(cols):
+            pos = (np.arange(a, b)[:, None] * W + np.arange(c, d)).ravel()
+            table[i * Wo + j] = np.concatenate([pos, np.full(K - pos.size, pos[0])])
+    table.setflags(write=False)
+    return table
+
+
+def adaptive_max_pool2d(x: Tensor, output_size: Any, return_mask: bool = False,
+                        name: str | None = None) -> Any:
+    """Max over adaptive windows (rows floor(i*H/Ho) to ceil((i+1)*H/Ho), columns alike) of
+    x [N, C, H, W] (NCHW only, as Paddle). The gradient goes to the first maximum of a window,
+    and return_mask gives its index h * W + w (int32). The windows are gathered into
+    [N, C, Ho * Wo, K] and reduced by the max-pooling primitive."""
+    require_float(x, "adaptive_max_pool2d")
+    if x.ndim != 4:
+        raise ValueError(f"adaptive_max_pool2d needs a 4-D input, got shape {x.shape}")
+    N, C, H, W = x.shape
+    Ho, Wo = _adaptive_sizes(x, output_size)
+    table = _adaptive_windows(H, W, Ho, Wo)
+    K = table.shape[1]
+    idx = (np.arange(N * C, dtype=np.int64).reshape(N, C, 1, 1) * (H * W) + table).ravel()
+    cols = _take_flat(x, idx, (N, C, Ho * Wo, K))
+    y = reshape(max_pool(cols, (1, K), (1, K), ((0, 0), (0, 0))), [N, C, Ho, Wo])
+    if not return_mask:
+        return y
+    arg = window_offsets(cols._data, (1, K), (1, K), ((0, 0), (0, 0)))[..., 0]
+    mask = np.take_along_axis(np.broadcast_to(table, (N, C) + table.shape),
+                              arg[..., None].astype(np.int64), axis=-1)
+    return y, Tensor._make(mask.reshape(N, C, Ho, Wo).astype(np.int32))
+
+
+def adaptive_max_pool1d(x: Tensor, output_size: Any, return_mask: bool = False,
+                        name: str | None = None) -> Any:
+    """adaptive_max_pool2d over [N, C, 1, L]; the mask holds indices along L."""
+    out = adaptive_max_pool2d(_unit_h(x, "adaptive_max_pool1d"),
+                              [1, _one(output_size, "output_size")], return_mask)
+    if return_mask:
+        return _drop_h(out[0]), _drop_h(out[1])
+    return _drop_h(out)
+
+
+def adaptive_avg_pool1d(x: Tensor, output_size: Any, name: str | None = None) -> Tensor:
+    """adaptive_avg_pool2d over [N, C, 1, L]."""
+    return _drop_h(adaptive_avg_pool2d(_unit_h(x, "adaptive_avg_pool1d"),
+                                       [1, _one(output_size, "output_size")]))
