@@ -6,7 +6,7 @@ import pytest
 
 import jitgrad as paddle
 from jitgrad.ops.conv import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
-                              avg_pool1d, max_pool1d)
+                              avg_pool1d, conv1d_transpose, conv2d_transpose, max_pool1d)
 from jitgrad.ops.norm import instance_norm
 from jitgrad.testing import check_grads
 
@@ -207,3 +207,61 @@ def test_adaptive_pool_gradients():
     check_grads(lambda t: adaptive_max_pool2d(t, (3, 4)), XA, order=2)
     check_grads(lambda t: adaptive_max_pool1d(t, 4), x)
     check_grads(lambda t: adaptive_avg_pool1d(t, 3), x, order=2)
+
+
+# ---- transposed convolutions ---------------------------------------------------------------
+
+XT = [[[[1.0, 2.0], [3.0, 4.0]], [[0.5, -1.0], [2.0, 0.0]]]]
+WT = (np.arange(24.0).reshape(2, 3, 2, 2) - 10) / 4
+
+
+def test_conv2d_transpose_matches_paddle():
+    x, w, b = _t(XT), _t(WT), _t([0.1, 0.2, 0.3])
+    y = conv2d_transpose(x, w, b, stride=2, padding=[1, 0], output_padding=1, dilation=[1, 2])
+    (y * _t(np.arange(y.size).reshape(y.shape) / 10, grad=False)).sum().backward()
+    # Paddle 3.3.1
+    assert y.shape == [1, 3, 3, 6]
+    np.testing.assert_allclose(y.numpy()[0, 0], [[-1.4, 0.1, -6.025, 0.1, -4.65, 0.1],
+                                                 [-6.4, 0.1, -15.15, 0.1, -8.9, 0.1],
+                                                 [-3.9, 0.1, -10.65, 0.1, -6.9, 0.1]], rtol=1e-12)
+    np.testing.assert_allclose(y.numpy()[0, 2, 2], [6.3, 0.3, 7.55, 0.3, 1.3, 0.3], rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), [[[[-2.7, -3.75], [-22.35, -25.05]],
+                                                 [[31.5, 34.05], [78.45, 82.95]]]], rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy().ravel()[:8],
+                               [5.0, 6.4, 9.6, 11.6, 17.6, 19.0, 27.6, 29.6], rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), [15.3, 47.7, 80.1], rtol=1e-12)
+
+
+def test_conv2d_transpose_output_size_and_same_padding():
+    x, w = _t(np.ones((1, 2, 3, 3))), _t(np.ones((2, 4, 2, 3)))
+    # Paddle 3.3.1 shapes
+    assert conv2d_transpose(x, w, stride=2, output_size=[7, 8]).shape == [1, 4, 7, 8]
+    assert conv2d_transpose(x, w, padding="SAME", stride=2).shape == [1, 4, 5, 5]
+    assert conv2d_transpose(x, w, padding=[1, 0, 2, 1]).shape == [1, 4, 3, 2]
+    assert conv2d_transpose(_t(np.ones((1, 3, 3, 2))), w, data_format="NHWC").shape == [1, 4, 5, 4]
+    with pytest.raises(ValueError, match="output_size"):
+        conv2d_transpose(x, w, stride=2, output_size=[9, 9])
+    with pytest.raises(ValueError, match="output_padding"):
+        conv2d_transpose(x, w, output_padding=1)
+    with pytest.raises(ValueError, match="groups"):
+        conv2d_transpose(x, _t(np.ones((3, 4, 2, 2))))
+
+
+def test_conv1d_transpose_matches_paddle():
+    x = _t([[[1.0, -2.0, 3.0], [0.5, 1.5, -1.0]]])
+    w = _t([[[1.0, 2.0]], [[-1.0, 0.5]]])
+    y = conv1d_transpose(x, w, stride=2, groups=2, output_size=7)
+    # Paddle 3.3.1
+    np.testing.assert_allclose(y.numpy(), [[[1.0, 2.0, -2.0, -4.0, 3.0, 6.0, 0.0],
+                                            [-0.5, 0.25, -1.5, 0.75, 1.0, -0.5, 0.0]]])
+
+
+def test_transposed_conv_gradients():
+    rng = np.random.default_rng(2)
+    check_grads(lambda x, w, b: conv2d_transpose(x, w, b, stride=[2, 1], padding=[1, 0, 0, 1],
+                                                 output_padding=[1, 0], dilation=[1, 2],
+                                                 groups=2),
+                rng.uniform(-1, 1, (2, 4, 3, 2)), rng.uniform(-1, 1, (4, 1, 2, 2)),
+                rng.uniform(-1, 1, 2), order=2)
+    check_grads(lambda x, w: conv1d_transpose(x, w, stride=3, padding=1, data_format="NLC"),
+                rng.uniform(-1, 1, (2, 4, 3)), rng.uniform(-1, 1, (3, 2, 3)))

@@ -17,12 +17,12 @@ import numpy as np
 from ..tensor import Tensor
 from . import reduce as R
 from .core import const, require_float
-from .im2col import im2col, out_size
+from .im2col import _positions, im2col, out_size
 from .indexing import concat
 from .indexing import pad as _pad
 from .linalg import matmul
 from .maxpool import max_pool, window_offsets, winners
-from .shape import _take_flat, reshape, transpose
+from .shape import _scatter_flat, _take_flat, reshape, transpose
 
 
 def _pair(v: Any, n: int, what: str) -> list[int]:
@@ -368,3 +368,86 @@ def adaptive_avg_pool1d(x: Tensor, output_size: Any, name: str | None = None) ->
     """adaptive_avg_pool2d over [N, C, 1, L]."""
     return _drop_h(adaptive_avg_pool2d(_unit_h(x, "adaptive_avg_pool1d"),
                                        [1, _one(output_size, "output_size")]))
+
+
+# ---- transposed convolutions: the columns of x scattered back onto the image (col2im) -----
+
+def conv2d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, dilation: Any = 1,
+                     groups: int = 1, output_size: Any = None, data_format: str = "NCHW",
+                     name: str | None = None) -> Tensor:
+    """2-D transposed convolution (the gradient of conv2d with respect to its input):
+    x [N, C, H, W], weight [C, O / groups, kh, kw], bias [O]. Output size
+    (H - 1) * stride - pad_before - pad_after + dilation * (kh - 1) + 1 + output_padding;
+    output_size, when given, picks output_padding (it must lie below inferred + stride).
+    Note Paddle's order: dilation comes before groups here (after it in conv1d_transpose).
+    'SAME' pads as conv2d would on the input, with dilation 1 (Paddle's rule).
+
+    A composite: one batched GEMM gives the columns W^T x [N, G, O/G * kh * kw, H * W], which
+    a scatter adds onto the padded output (col2im), then the padding is cropped."""
+    require_float(x, "conv2d_transpose")
+    x, last = _channels_first(x, data_format)
+    if x.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"conv2d_transpose needs a 4-D input and weight, got {x.shape} and "
+                         f"{weight.shape}")
+    N, C, H, W = x.shape
+    Cw, Og, kh, kw = weight.shape
+    G = int(groups)
+    if Cw != C or C % G:
+        raise ValueError(f"conv2d_transpose: input channels {C}, weight {weight.shape} and "
+                         f"groups {G} do not fit (weight is [C, O / groups, kh, kw])")
+    st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        dl = [1, 1]
+    if (not isinstance(padding, str) and isinstance(padding, (list, tuple)) and len(padding) == 4
+            and all(isinstance(p, (list, tuple)) for p in padding)):
+        padding = [v for p in (padding[2:] if not last else padding[1:3]) for v in p]
+    widths = _padding(padding, 2, (kh, kw), dl, st, (H, W))
+    full = [(n - 1) * s + d * (k - 1) + 1 for n, s, d, k in zip((H, W), st, dl, (kh, kw))]
+    inferred = [f - a - b for f, (a, b) in zip(full, widths)]
+    if output_size is not None:
+        want = _pair(output_size, 2, "output_size")
+        extra = [o - i for o, i in zip(want, inferred)]
+        if any(e < 0 or e >= s for e, s in zip(extra, st)):
+            raise ValueError(f"conv2d_transpose: output_size {want} must lie in [inferred "
+                             f"{inferred}, inferred + stride {st})")
+    else:
+        extra = _pair(output_padding, 2, "output_padding")
+        if any(e < 0 or (e >= s and e >= d) for e, s, d in zip(extra, st, dl)):
+            raise ValueError(f"conv2d_transpose: output_padding {extra} must be less than "
+                             f"the stride {st} or the dilation {dl}")
+    if min(inferred) <= 0:
+        raise ValueError(f"conv2d_transpose: the padding {widths} leaves no output "
+                         f"({inferred}) for the input {[H, W]}")
+    Hp, Wp = full[0] + extra[0], full[1] + extra[1]
+    O = Og * G
+    w = transpose(reshape(weight, [G, C // G, Og * kh * kw]), [0, 2, 1])
+    cols = matmul(w, reshape(x, [N, G, C // G, H * W]))      # [N, G, Og * kh * kw, H * W]
+    idx, padded = _positions((N, O, Hp, Wp), (kh, kw), tuple(st), tuple(dl),
+                             ((0, 0), (0, 0)), G)
+    y = _scatter_flat(reshape(cols, [-1]), idx, padded)
+    (pt, pb), (pl, pr) = widths
+    if pt or pb or pl or pr:
+        y = y[:, :, pt:Hp - pb, pl:Wp - pr]
+    if bias is not None:
+        y = y + reshape(bias, [1, O, 1, 1])
+    return _back(y, last)
+
+
+def conv1d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1, output_size: Any = None, data_format: str = "NCL",
+                     name: str | None = None) -> Tensor:
+    """1-D transposed convolution: x [N, C, L], weight [C, O / groups, k]; conv2d_transpose
+    over [N, C, 1, L] (Paddle's order: groups before dilation here)."""
+    x, last = _channels_first(x, data_format)
+    if x.ndim != 3 or weight.ndim != 3:
+        raise ValueError(f"conv1d_transpose needs a 3-D input and weight, got {x.shape} and "
+                         f"{weight.shape}")
+    size = None if output_size is None else [1, _one(output_size, "output_size")]
+    y = conv2d_transpose(_unit_h(x, "conv1d_transpose"),
+                         reshape(weight, [weight.shape[0], weight.shape[1], 1, weight.shape[2]]),
+                         bias, [1, _one(stride, "stride")], _pad1d(padding),
+                         [0, _one(output_padding, "output_padding")],
+                         [1, _one(dilation, "dilation")], groups, size)
+    return _back(_drop_h(y), last)
