@@ -17,12 +17,12 @@ import numpy as np
 from ..tensor import Tensor
 from . import reduce as R
 from .core import const, require_float
-from .im2col import im2col, out_size
+from .im2col import _positions, im2col, out_size
 from .indexing import concat
 from .indexing import pad as _pad
 from .linalg import matmul
 from .maxpool import max_pool, window_offsets, winners
-from .shape import reshape, transpose
+from .shape import _scatter_flat, _take_flat, reshape, transpose
 
 
 def _pair(v: Any, n: int, what: str) -> list[int]:
@@ -161,6 +161,8 @@ def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
         raise ValueError(f"pool2d needs a 4-D input, got shape {x.shape}")
     k = _pair(kernel_size, 2, "kernel_size")
     st = k if stride is None else _pair(stride, 2, "stride")
+    if ceil_mode and isinstance(padding, str) and padding.upper() == "VALID":
+        raise ValueError("padding 'VALID' cannot be used with ceil_mode=True (as Paddle)")
     widths = _padding(padding, 2, k, [1, 1], st, x.shape[2:])
     if ceil_mode:           # extra room at the end so that partial windows are kept
         widths = [(a, b + (-(n + a + b - kk)) % s) for (a, b), n, kk, s
@@ -233,3 +235,219 @@ def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
     from .indexing import stack
     y = stack([stack(r, axis=-1) for r in rows], axis=-2)
     return _back(y, last)
+
+
+# ---- 1-D pooling: the 2-D pools over [N, C, 1, L], as Paddle -------------------------------
+
+def _pad1d(padding: Any) -> Any:
+    """Paddle's 1-D padding forms (str, p, [p], [before, after], [[0, 0], [0, 0], [b, a]])
+    as the 2-D pools' [top, bottom, left, right] (or the string)."""
+    if isinstance(padding, str):
+        return padding
+    if isinstance(padding, (int, np.integer)):
+        return [0, 0, int(padding), int(padding)]
+    p = list(padding)
+    if len(p) == 3 and all(isinstance(a, (list, tuple)) for a in p):
+        if list(p[0]) != [0, 0] or list(p[1]) != [0, 0]:
+            raise ValueError(f"padding {padding!r}: the batch and channel dims cannot be padded")
+        p = list(p[2])
+    if len(p) == 1:
+        p = [p[0], p[0]]
+    if len(p) != 2 or not all(isinstance(a, (int, np.integer)) for a in p):
+        raise ValueError(f"padding {padding!r} must be a string, an int, [p], [before, after] "
+                         f"or [[0, 0], [0, 0], [before, after]]")
+    return [0, 0, int(p[0]), int(p[1])]
+
+
+def _one(v: Any, what: str) -> int:
+    return _pair(v, 1, what)[0]
+
+
+def _unit_h(x: Tensor, what: str) -> Tensor:
+    if x.ndim != 3:
+        raise ValueError(f"{what} needs a 3-D input [N, C, L], got shape {x.shape}")
+    return reshape(x, [x.shape[0], x.shape[1], 1, x.shape[2]])
+
+
+def _drop_h(y: Tensor) -> Tensor:
+    return reshape(y, [y.shape[0], y.shape[1], y.shape[3]])
+
+
+def max_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               return_mask: bool = False, ceil_mode: bool = False, name: str | None = None
+               ) -> Any:
+    """Max over windows of x [N, C, L] (NCL only, as Paddle): max_pool2d over [N, C, 1, L].
+    The gradient goes to the first maximum; the mask holds its index along L (int32)."""
+    k = _one(kernel_size, "kernel_size")
+    st = [1, k] if stride is None else [1, _one(stride, "stride")]
+    out = max_pool2d(_unit_h(x, "max_pool1d"), [1, k], st, _pad1d(padding), return_mask,
+                     ceil_mode)
+    if return_mask:
+        return _drop_h(out[0]), _drop_h(out[1])
+    return _drop_h(out)
+
+
+def avg_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               exclusive: bool = True, ceil_mode: bool = False, name: str | None = None
+               ) -> Tensor:
+    """Mean over windows of x [N, C, L]: avg_pool2d over [N, C, 1, L]. Note Paddle's order:
+    exclusive comes before ceil_mode here (after it in avg_pool2d)."""
+    k = _one(kernel_size, "kernel_size")
+    st = [1, k] if stride is None else [1, _one(stride, "stride")]
+    return _drop_h(avg_pool2d(_unit_h(x, "avg_pool1d"), [1, k], st, _pad1d(padding),
+                              ceil_mode, exclusive))
+
+
+# ---- adaptive pooling ----------------------------------------------------------------------
+
+def _adaptive_sizes(x: Tensor, output_size: Any) -> list[int]:
+    """[Ho, Wo] from an int or a pair; None keeps that input size (as Paddle)."""
+    if isinstance(output_size, (int, np.integer)):
+        return [int(output_size)] * 2
+    out = list(output_size)
+    if len(out) != 2:
+        raise ValueError(f"output_size must be an int or 2 values, got {output_size!r}")
+    out = [x.shape[2 + i] if v is None else int(v) for i, v in enumerate(out)]
+    if min(out) <= 0:
+        raise ValueError(f"output_size must be positive, got {output_size!r}")
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _adaptive_windows(H: int, W: int, Ho: int, Wo: int) -> np.ndarray:
+    """Flat positions h * W + w of every adaptive window's elements, [Ho * Wo, K] row-major,
+    each padded up to the largest window with copies of its first element (a copy after the
+    real elements never wins over it: the first maximum stays the first)."""
+    rows = [((i * H) // Ho, -(-((i + 1) * H) // Ho)) for i in range(Ho)]
+    cols = [((j * W) // Wo, -(-((j + 1) * W) // Wo)) for j in range(Wo)]
+    K = max(b - a for a, b in rows) * max(d - c for c, d in cols)
+    table = np.empty((Ho * Wo, K), np.int64)
+    for i, (a, b) in enumerate(rows):
+        for j, (c, d) in enumerate(cols):
+            pos = (np.arange(a, b)[:, None] * W + np.arange(c, d)).ravel()
+            table[i * Wo + j] = np.concatenate([pos, np.full(K - pos.size, pos[0])])
+    table.setflags(write=False)
+    return table
+
+
+def adaptive_max_pool2d(x: Tensor, output_size: Any, return_mask: bool = False,
+                        name: str | None = None) -> Any:
+    """Max over adaptive windows (rows floor(i*H/Ho) to ceil((i+1)*H/Ho), columns alike) of
+    x [N, C, H, W] (NCHW only, as Paddle). The gradient goes to the first maximum of a window,
+    and return_mask gives its index h * W + w (int32). The windows are gathered into
+    [N, C, Ho * Wo, K] and reduced by the max-pooling primitive."""
+    require_float(x, "adaptive_max_pool2d")
+    if x.ndim != 4:
+        raise ValueError(f"adaptive_max_pool2d needs a 4-D input, got shape {x.shape}")
+    N, C, H, W = x.shape
+    Ho, Wo = _adaptive_sizes(x, output_size)
+    table = _adaptive_windows(H, W, Ho, Wo)
+    K = table.shape[1]
+    idx = (np.arange(N * C, dtype=np.int64).reshape(N, C, 1, 1) * (H * W) + table).ravel()
+    cols = _take_flat(x, idx, (N, C, Ho * Wo, K))
+    y = reshape(max_pool(cols, (1, K), (1, K), ((0, 0), (0, 0))), [N, C, Ho, Wo])
+    if not return_mask:
+        return y
+    arg = window_offsets(cols._data, (1, K), (1, K), ((0, 0), (0, 0)))[..., 0]
+    mask = np.take_along_axis(np.broadcast_to(table, (N, C) + table.shape),
+                              arg[..., None].astype(np.int64), axis=-1)
+    return y, Tensor._make(mask.reshape(N, C, Ho, Wo).astype(np.int32))
+
+
+def adaptive_max_pool1d(x: Tensor, output_size: Any, return_mask: bool = False,
+                        name: str | None = None) -> Any:
+    """adaptive_max_pool2d over [N, C, 1, L]; the mask holds indices along L."""
+    out = adaptive_max_pool2d(_unit_h(x, "adaptive_max_pool1d"),
+                              [1, _one(output_size, "output_size")], return_mask)
+    if return_mask:
+        return _drop_h(out[0]), _drop_h(out[1])
+    return _drop_h(out)
+
+
+def adaptive_avg_pool1d(x: Tensor, output_size: Any, name: str | None = None) -> Tensor:
+    """adaptive_avg_pool2d over [N, C, 1, L]."""
+    return _drop_h(adaptive_avg_pool2d(_unit_h(x, "adaptive_avg_pool1d"),
+                                       [1, _one(output_size, "output_size")]))
+
+
+# ---- transposed convolutions: the columns of x scattered back onto the image (col2im) -----
+
+def conv2d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, dilation: Any = 1,
+                     groups: int = 1, output_size: Any = None, data_format: str = "NCHW",
+                     name: str | None = None) -> Tensor:
+    """2-D transposed convolution (the gradient of conv2d with respect to its input):
+    x [N, C, H, W], weight [C, O / groups, kh, kw], bias [O]. Output size
+    (H - 1) * stride - pad_before - pad_after + dilation * (kh - 1) + 1 + output_padding;
+    output_size, when given, picks output_padding (it must lie below inferred + stride).
+    Note Paddle's order: dilation comes before groups here (after it in conv1d_transpose).
+    'SAME' pads as conv2d would on the input, with dilation 1 (Paddle's rule).
+
+    A composite: one batched GEMM gives the columns W^T x [N, G, O/G * kh * kw, H * W], which
+    a scatter adds onto the padded output (col2im), then the padding is cropped."""
+    require_float(x, "conv2d_transpose")
+    x, last = _channels_first(x, data_format)
+    if x.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"conv2d_transpose needs a 4-D input and weight, got {x.shape} and "
+                         f"{weight.shape}")
+    N, C, H, W = x.shape
+    Cw, Og, kh, kw = weight.shape
+    G = int(groups)
+    if Cw != C or C % G:
+        raise ValueError(f"conv2d_transpose: input channels {C}, weight {weight.shape} and "
+                         f"groups {G} do not fit (weight is [C, O / groups, kh, kw])")
+    st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        dl = [1, 1]
+    if (not isinstance(padding, str) and isinstance(padding, (list, tuple)) and len(padding) == 4
+            and all(isinstance(p, (list, tuple)) for p in padding)):
+        padding = [v for p in (padding[2:] if not last else padding[1:3]) for v in p]
+    widths = _padding(padding, 2, (kh, kw), dl, st, (H, W))
+    full = [(n - 1) * s + d * (k - 1) + 1 for n, s, d, k in zip((H, W), st, dl, (kh, kw))]
+    inferred = [f - a - b for f, (a, b) in zip(full, widths)]
+    if output_size is not None:
+        want = _pair(output_size, 2, "output_size")
+        extra = [o - i for o, i in zip(want, inferred)]
+        if any(e < 0 or e >= s for e, s in zip(extra, st)):
+            raise ValueError(f"conv2d_transpose: output_size {want} must lie in [inferred "
+                             f"{inferred}, inferred + stride {st})")
+    else:
+        extra = _pair(output_padding, 2, "output_padding")
+        if any(e < 0 or (e >= s and e >= d) for e, s, d in zip(extra, st, dl)):
+            raise ValueError(f"conv2d_transpose: output_padding {extra} must be less than "
+                             f"the stride {st} or the dilation {dl}")
+    if min(inferred) <= 0:
+        raise ValueError(f"conv2d_transpose: the padding {widths} leaves no output "
+                         f"({inferred}) for the input {[H, W]}")
+    Hp, Wp = full[0] + extra[0], full[1] + extra[1]
+    O = Og * G
+    w = transpose(reshape(weight, [G, C // G, Og * kh * kw]), [0, 2, 1])
+    cols = matmul(w, reshape(x, [N, G, C // G, H * W]))      # [N, G, Og * kh * kw, H * W]
+    idx, padded = _positions((N, O, Hp, Wp), (kh, kw), tuple(st), tuple(dl),
+                             ((0, 0), (0, 0)), G)
+    y = _scatter_flat(reshape(cols, [-1]), idx, padded)
+    (pt, pb), (pl, pr) = widths
+    if pt or pb or pl or pr:
+        y = y[:, :, pt:Hp - pb, pl:Wp - pr]
+    if bias is not None:
+        y = y + reshape(bias, [1, O, 1, 1])
+    return _back(y, last)
+
+
+def conv1d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1, output_size: Any = None, data_format: str = "NCL",
+                     name: str | None = None) -> Tensor:
+    """1-D transposed convolution: x [N, C, L], weight [C, O / groups, k]; conv2d_transpose
+    over [N, C, 1, L] (Paddle's order: groups before dilation here)."""
+    x, last = _channels_first(x, data_format)
+    if x.ndim != 3 or weight.ndim != 3:
+        raise ValueError(f"conv1d_transpose needs a 3-D input and weight, got {x.shape} and "
+                         f"{weight.shape}")
+    size = None if output_size is None else [1, _one(output_size, "output_size")]
+    y = conv2d_transpose(_unit_h(x, "conv1d_transpose"),
+                         reshape(weight, [weight.shape[0], weight.shape[1], 1, weight.shape[2]]),
+                         bias, [1, _one(stride, "stride")], _pad1d(padding),
+                         [0, _one(output_padding, "output_padding")],
+                         [1, _one(dilation, "dilation")], groups, size)
+    return _back(_drop_h(y), last)

@@ -64,8 +64,15 @@ def window_offsets(x: np.ndarray, ksize, stride, pads) -> np.ndarray:
     return first_max(_padded(x, tuple(pads)), ksize, stride)[1]
 
 
+# Paddle's max pooling starts each window at -FLT_MAX (float64 too): a window that lies
+# wholly in the padding (possible with ceil_mode or padding >= kernel) gives -3.4e38, not -inf
+_LOWEST = -float(np.finfo(np.float32).max)
+
+
 def _forward(x, ksize, stride, pads):
     best, arg = first_max(_padded(x, pads), ksize, stride)
+    if any(map(any, pads)):
+        np.maximum(best, best.dtype.type(_LOWEST), out=best)    # NaN stays NaN
     return best, (arg,)
 
 

@@ -101,3 +101,37 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,
     if bias is not None:
         y = y + reshape(bias, bshape)
     return y
+
+
+_INSTANCE_FORMATS = ("NC", "NCL", "NCHW", "NCDHW")
+
+
+def instance_norm(x: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.9, eps: float = 1e-05, data_format: str = "NCHW",
+                  name: str | None = None) -> Tensor:
+    """Normalise each (sample, channel) of x [N, C, ...] over its spatial dims (biased
+    variance), then scale and shift by weight / bias [C].
+
+    As Paddle 3.3.1 (dynamic mode): running_mean, running_var, use_input_stats and momentum
+    are accepted and ignored (documented obsolete; the running tensors are not updated); the
+    channel axis is always 1. With no spatial dims ([N, C]) the output is zeros. Paddle also
+    ignores an unknown data_format; here one outside its documented list is a ValueError."""
+    require_float(x, "instance_norm")
+    if str(data_format).upper() not in _INSTANCE_FORMATS:
+        raise ValueError(f"instance_norm: data_format must be one of {_INSTANCE_FORMATS} "
+                         f"(channels first), got {data_format!r}")
+    if x.ndim < 2:
+        raise ValueError(f"instance_norm needs an input [N, C, ...], got shape {x.shape}")
+    N, C = x.shape[:2]
+    g = reshape(x, [N, C, -1])
+    mu = R.mean(g, axis=2, keepdim=True)
+    d = g - mu
+    y = reshape(d * rsqrt(R.mean(d * d, axis=2, keepdim=True) + eps), x.shape)
+    bshape = [1, C] + [1] * (x.ndim - 2)
+    if weight is not None:
+        y = y * reshape(weight, bshape)
+    if bias is not None:
+        y = y + reshape(bias, bshape)
+    return y
