@@ -5,9 +5,11 @@ from ..ops.activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, har
                               hardtanh, leaky_relu, log_sigmoid, mish, prelu, relu6, selu, silu,
                               softplus, softshrink, softsign, swish, tanhshrink,
                               thresholded_relu)
-from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
+from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
+                        adaptive_max_pool2d, avg_pool1d, avg_pool2d, conv1d, conv1d_transpose,
+                        conv2d, conv2d_transpose, max_pool1d, max_pool2d)
 from ..ops.resample import interpolate, pixel_shuffle, unfold, upsample
-from ..ops.norm import batch_norm, group_norm, layer_norm
+from ..ops.norm import batch_norm, group_norm, instance_norm, layer_norm
 from ..ops.common import dropout, embedding, linear, one_hot
 from ..ops.indexing import pad
 from ..ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
@@ -33,7 +35,9 @@ __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "label_smooth",
            "log_loss", "margin_ranking_loss", "multi_label_soft_margin_loss",
            "pairwise_distance", "poisson_nll_loss", "sigmoid_focal_loss", "soft_margin_loss",
-           "triplet_margin_loss"]
+           "triplet_margin_loss",
+           "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
+           "conv1d_transpose", "conv2d_transpose", "max_pool1d", "instance_norm"]
 
 from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:                    # TypeError naming the argument for a non-Tensor
