@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad.ops.conv import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
-                              avg_pool1d, conv1d_transpose, conv2d_transpose, max_pool1d)
+from jitgrad.ops.conv import conv1d_transpose, conv2d_transpose
+from jitgrad.ops.pool import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
+                              avg_pool1d, max_pool1d)
 from jitgrad.ops.norm import instance_norm
 from jitgrad.testing import check_grads
 

@@ -5,9 +5,9 @@ from ..ops.activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, har
                               hardtanh, leaky_relu, log_sigmoid, mish, prelu, relu6, selu, silu,
                               softplus, softshrink, softsign, swish, tanhshrink,
                               thresholded_relu)
-from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
-                        adaptive_max_pool2d, avg_pool1d, avg_pool2d, conv1d, conv1d_transpose,
-                        conv2d, conv2d_transpose, max_pool1d, max_pool2d)
+from ..ops.conv import conv1d, conv1d_transpose, conv2d, conv2d_transpose
+from ..ops.pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
+                        adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 from ..ops.resample import interpolate, pixel_shuffle, unfold, upsample
 from ..ops.norm import batch_norm, group_norm, instance_norm, layer_norm
 from ..ops.common import dropout, embedding, linear, one_hot

@@ -1,10 +1,9 @@
-"""conv1d / conv2d (im2col + batched GEMM) and max / avg pooling.
+"""conv1d / conv2d (im2col + batched GEMM) and their transposes; pooling is in pool.py.
 
 The im2col primitive (ops/im2col.py) unrolls windows with a strided view; its backward is the
 compiled COL2IM. The bias rides in the GEMM as an extra weight column against a ones row of
 the columns, so a convolution's compiled backward is two GEMMs + COL2IM, and its double
-gradient comes from those primitives. Average pooling sums im2col columns; max pooling is a
-primitive of its own (ops/maxpool.py: the first maximum of each window, Paddle's tie rule)."""
+gradient comes from those primitives."""
 
 from __future__ import annotations
 
@@ -15,14 +14,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..tensor import Tensor
-from . import reduce as R
-from .core import const, require_float
+from .core import require_float
 from .im2col import _positions, im2col, out_size
 from .indexing import concat
 from .indexing import pad as _pad
 from .linalg import matmul
-from .maxpool import max_pool, window_offsets, winners
-from .shape import _scatter_flat, _take_flat, reshape, transpose
+from .shape import _scatter_flat, reshape, transpose
 
 
 def _pair(v: Any, n: int, what: str) -> list[int]:
@@ -153,91 +150,7 @@ def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
     return _back(y, last)
 
 
-# ---- pooling -------------------------------------------------------------------------------
-
-def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
-    x, last = _channels_first(x, data_format)
-    if x.ndim != 4:
-        raise ValueError(f"pool2d needs a 4-D input, got shape {x.shape}")
-    k = _pair(kernel_size, 2, "kernel_size")
-    st = k if stride is None else _pair(stride, 2, "stride")
-    if ceil_mode and isinstance(padding, str) and padding.upper() == "VALID":
-        raise ValueError("padding 'VALID' cannot be used with ceil_mode=True (as Paddle)")
-    widths = _padding(padding, 2, k, [1, 1], st, x.shape[2:])
-    if ceil_mode:           # extra room at the end so that partial windows are kept
-        widths = [(a, b + (-(n + a + b - kk)) % s) for (a, b), n, kk, s
-                  in zip(widths, x.shape[2:], k, st)]
-    return x, last, k, st, widths
-
-
-def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCHW",
-               name: str | None = None) -> Any:
-    """Max over each window (padding counts as -inf). As in Paddle, the gradient goes to the
-    first maximum of a window (row-major order), and return_mask gives its index h * W + w
-    in the input plane."""
-    require_float(x, "max_pool2d")
-    x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
-                                         data_format)
-    y = max_pool(x, k, st, widths)
-    out = _back(y, last)
-    if not return_mask:
-        return out
-    arg = y._node.saved[0] if y._node is not None else window_offsets(x._data, k, st, widths)
-    pos, (_, _, Hp, Wp) = winners(tuple(x._data.shape), arg, k, st, widths)
-    h, w = (pos // Wp) % Hp - widths[0][0], pos % Wp - widths[1][0]
-    mask = Tensor._make((h * x.shape[3] + w).astype(np.int32))
-    return out, _back(mask, last)
-
-
-def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, exclusive: bool = True,
-               divisor_override: float | None = None, data_format: str = "NCHW",
-               name: str | None = None) -> Tensor:
-    """Mean over each window; exclusive=True leaves padding out of the count (Paddle's
-    default)."""
-    require_float(x, "avg_pool2d")
-    x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
-                                         data_format)
-    N, C, H, W = x.shape
-    Ho, Wo = (out_size(*a) for a in zip((H, W), k, st, (1, 1), widths))
-    cols = im2col(x, k, st, (1, 1), widths, groups=C)      # [N, C, kh * kw, Ho * Wo]
-    total = reshape(R.sum(cols, axis=2), [N, C, Ho, Wo])
-    if divisor_override:
-        return _back(total / float(divisor_override), last)
-    # which padded positions count: the input (exclusive), or the input and the padding
-    # asked for (not exclusive); never the overhang ceil_mode adds
-    asked = _padding(padding, 2, k, [1, 1], st, x.shape[2:])
-    region = np.ones(x.shape[2:])
-    if not exclusive:
-        region = np.pad(region, asked, constant_values=1)
-        widths = [(0, b - b0 + a - a0) for (a, b), (a0, b0) in zip(widths, asked)]
-    region = np.pad(region, widths)
-    plane = _windows((1, 1) + region.shape, k, st, [1, 1])[0]
-    count = region.ravel()[plane].sum(axis=(2, 3))[0, 0]
-    return _back(total * const(1.0 / count, x._data.dtype), last)
-
-
-def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
-                        name: str | None = None) -> Tensor:
-    """Average over adaptive windows (start floor(i*H/Ho), end ceil((i+1)*H/Ho))."""
-    x, last = _channels_first(x, data_format)
-    H, W = x.shape[2:]
-    Ho, Wo = _pair(output_size, 2, "output_size")
-    rows = []
-    for i in range(Ho):
-        a, b = (i * H) // Ho, -(-((i + 1) * H) // Ho)
-        cols = []
-        for j in range(Wo):
-            c, d = (j * W) // Wo, -(-((j + 1) * W) // Wo)
-            cols.append(R.mean(x[:, :, a:b, c:d], axis=[2, 3]))
-        rows.append(cols)
-    from .indexing import stack
-    y = stack([stack(r, axis=-1) for r in rows], axis=-2)
-    return _back(y, last)
-
-
-# ---- 1-D pooling: the 2-D pools over [N, C, 1, L], as Paddle -------------------------------
+# ---- 1-D as 2-D: [N, C, L] <-> [N, C, 1, L] (the 1-D pools and conv1d_transpose) -------
 
 def _pad1d(padding: Any) -> Any:
     """Paddle's 1-D padding forms (str, p, [p], [before, after], [[0, 0], [0, 0], [b, a]])
@@ -271,103 +184,6 @@ def _unit_h(x: Tensor, what: str) -> Tensor:
 
 def _drop_h(y: Tensor) -> Tensor:
     return reshape(y, [y.shape[0], y.shape[1], y.shape[3]])
-
-
-def max_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               return_mask: bool = False, ceil_mode: bool = False, name: str | None = None
-               ) -> Any:
-    """Max over windows of x [N, C, L] (NCL only, as Paddle): max_pool2d over [N, C, 1, L].
-    The gradient goes to the first maximum; the mask holds its index along L (int32)."""
-    k = _one(kernel_size, "kernel_size")
-    st = [1, k] if stride is None else [1, _one(stride, "stride")]
-    out = max_pool2d(_unit_h(x, "max_pool1d"), [1, k], st, _pad1d(padding), return_mask,
-                     ceil_mode)
-    if return_mask:
-        return _drop_h(out[0]), _drop_h(out[1])
-    return _drop_h(out)
-
-
-def avg_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               exclusive: bool = True, ceil_mode: bool = False, name: str | None = None
-               ) -> Tensor:
-    """Mean over windows of x [N, C, L]: avg_pool2d over [N, C, 1, L]. Note Paddle's order:
-    exclusive comes before ceil_mode here (after it in avg_pool2d)."""
-    k = _one(kernel_size, "kernel_size")
-    st = [1, k] if stride is None else [1, _one(stride, "stride")]
-    return _drop_h(avg_pool2d(_unit_h(x, "avg_pool1d"), [1, k], st, _pad1d(padding),
-                              ceil_mode, exclusive))
-
-
-# ---- adaptive pooling ----------------------------------------------------------------------
-
-def _adaptive_sizes(x: Tensor, output_size: Any) -> list[int]:
-    """[Ho, Wo] from an int or a pair; None keeps that input size (as Paddle)."""
-    if isinstance(output_size, (int, np.integer)):
-        return [int(output_size)] * 2
-    out = list(output_size)
-    if len(out) != 2:
-        raise ValueError(f"output_size must be an int or 2 values, got {output_size!r}")
-    out = [x.shape[2 + i] if v is None else int(v) for i, v in enumerate(out)]
-    if min(out) <= 0:
-        raise ValueError(f"output_size must be positive, got {output_size!r}")
-    return out
-
-
-@functools.lru_cache(maxsize=32)
-def _adaptive_windows(H: int, W: int, Ho: int, Wo: int) -> np.ndarray:
-    """Flat positions h * W + w of every adaptive window's elements, [Ho * Wo, K] row-major,
-    each padded up to the largest window with copies of its first element (a copy after the
-    real elements never wins over it: the first maximum stays the first)."""
-    rows = [((i * H) // Ho, -(-((i + 1) * H) // Ho)) for i in range(Ho)]
-    cols = [((j * W) // Wo, -(-((j + 1) * W) // Wo)) for j in range(Wo)]
-    K = max(b - a for a, b in rows) * max(d - c for c, d in cols)
-    table = np.empty((Ho * Wo, K), np.int64)
-    for i, (a, b) in enumerate(rows):
-        for j, (c, d) in enumerate(cols):
-            pos = (np.arange(a, b)[:, None] * W + np.arange(c, d)).ravel()
-            table[i * Wo + j] = np.concatenate([pos, np.full(K - pos.size, pos[0])])
-    table.setflags(write=False)
-    return table
-
-
-def adaptive_max_pool2d(x: Tensor, output_size: Any, return_mask: bool = False,
-                        name: str | None = None) -> Any:
-    """Max over adaptive windows (rows floor(i*H/Ho) to ceil((i+1)*H/Ho), columns alike) of
-    x [N, C, H, W] (NCHW only, as Paddle). The gradient goes to the first maximum of a window,
-    and return_mask gives its index h * W + w (int32). The windows are gathered into
-    [N, C, Ho * Wo, K] and reduced by the max-pooling primitive."""
-    require_float(x, "adaptive_max_pool2d")
-    if x.ndim != 4:
-        raise ValueError(f"adaptive_max_pool2d needs a 4-D input, got shape {x.shape}")
-    N, C, H, W = x.shape
-    Ho, Wo = _adaptive_sizes(x, output_size)
-    table = _adaptive_windows(H, W, Ho, Wo)
-    K = table.shape[1]
-    idx = (np.arange(N * C, dtype=np.int64).reshape(N, C, 1, 1) * (H * W) + table).ravel()
-    cols = _take_flat(x, idx, (N, C, Ho * Wo, K))
-    y = reshape(max_pool(cols, (1, K), (1, K), ((0, 0), (0, 0))), [N, C, Ho, Wo])
-    if not return_mask:
-        return y
-    arg = window_offsets(cols._data, (1, K), (1, K), ((0, 0), (0, 0)))[..., 0]
-    mask = np.take_along_axis(np.broadcast_to(table, (N, C) + table.shape),
-                              arg[..., None].astype(np.int64), axis=-1)
-    return y, Tensor._make(mask.reshape(N, C, Ho, Wo).astype(np.int32))
-
-
-def adaptive_max_pool1d(x: Tensor, output_size: Any, return_mask: bool = False,
-                        name: str | None = None) -> Any:
-    """adaptive_max_pool2d over [N, C, 1, L]; the mask holds indices along L."""
-    out = adaptive_max_pool2d(_unit_h(x, "adaptive_max_pool1d"),
-                              [1, _one(output_size, "output_size")], return_mask)
-    if return_mask:
-        return _drop_h(out[0]), _drop_h(out[1])
-    return _drop_h(out)
-
-
-def adaptive_avg_pool1d(x: Tensor, output_size: Any, name: str | None = None) -> Tensor:
-    """adaptive_avg_pool2d over [N, C, 1, L]."""
-    return _drop_h(adaptive_avg_pool2d(_unit_h(x, "adaptive_avg_pool1d"),
-                                       [1, _one(output_size, "output_size")]))
 
 
 # ---- transposed convolutions: the columns of x scattered back onto the image (col2im) -----
