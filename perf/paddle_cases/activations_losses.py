@@ -18,15 +18,6 @@ KNOWN = {
     "softshrink nan/inf": "+-inf stay +-inf (Paddle 3.3.1 gives NaN)",
     "thresholded_relu nan/inf": "-inf gives `value` (Paddle 3.3.1 gives NaN)",
 }
-_cmp = cmp
-
-
-def cmp(name, *args, **kwargs):  # noqa: F811 (cmp with the known reasons above)
-    for prefix, why in KNOWN.items():
-        if name.startswith(prefix):
-            kwargs.setdefault("known", why)
-    _cmp(name, *args, **kwargs)
-
 
 XS = np.array([-2.0, -0.7, -0.3, 0.2, 0.6, 1.3, 2.4], dtype="float32")
 for nm, kws in [("hardshrink", [{}, {"threshold": 0.25}, {"threshold": -0.5}]),
