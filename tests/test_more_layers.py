@@ -51,3 +51,34 @@ def test_identity_and_argument_errors():
     assert paddle.nn.Identity(5, foo=1)(X) is X
     with pytest.raises(TypeError, match="at most 1 positional"):
         paddle.nn.Hardshrink(0.3, 0.4)
+
+
+def test_pool_and_norm_layers_forward_to_their_functions():
+    seq = TT(np.linspace(-1, 1, 2 * 3 * 9, dtype="float32").reshape(2, 3, 9))
+    img = TT(np.linspace(-1, 1, 2 * 4 * 25, dtype="float32").reshape(2, 4, 5, 5))
+    pairs = [(paddle.nn.MaxPool1D(3, 2, 1), F.max_pool1d(seq, 3, 2, 1), seq),
+             (paddle.nn.AvgPool1D(3, 2, 1, False), F.avg_pool1d(seq, 3, 2, 1, False), seq),
+             (paddle.nn.AdaptiveMaxPool2D((2, 3)), F.adaptive_max_pool2d(img, (2, 3)), img),
+             (paddle.nn.AdaptiveAvgPool1D(4), F.adaptive_avg_pool1d(seq, 4), seq),
+             (paddle.nn.InstanceNorm2D(4), F.instance_norm(img), img)]
+    for layer, want, x in pairs:
+        np.testing.assert_array_equal(layer(x).numpy(), want.numpy())
+
+
+def test_instance_norm_layer_owns_scale_and_bias():
+    layer = paddle.nn.InstanceNorm1D(3)
+    assert [n for n, _ in layer.named_parameters()] == ["scale", "bias"]
+    assert layer.scale.tolist() == [1.0, 1.0, 1.0] and layer.bias.tolist() == [0.0] * 3
+    assert paddle.nn.InstanceNorm2D(3, weight_attr=False, bias_attr=False).parameters() == []
+
+
+def test_transposed_conv_layers_use_paddles_weight_layout():
+    layer = paddle.nn.Conv2DTranspose(4, 6, 3, stride=2, groups=2)
+    assert layer.weight.shape == [4, 3, 3, 3] and layer.bias.shape == [6]
+    x = TT(np.ones((1, 4, 5, 5), "float32"))
+    want = F.conv2d_transpose(x, layer.weight, layer.bias, stride=2, groups=2)
+    np.testing.assert_array_equal(layer(x).numpy(), want.numpy())
+    assert layer(x).shape == [1, 6, 11, 11]
+    assert paddle.nn.Conv1DTranspose(3, 2, 4, stride=3).weight.shape == [3, 2, 4]
+    with pytest.raises(ValueError, match="divide by groups"):
+        paddle.nn.Conv2DTranspose(3, 4, 3, groups=2)

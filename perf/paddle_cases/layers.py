@@ -26,3 +26,25 @@ for name, args, inputs in [
         if name == "GaussianNLLLoss" else None
     cmp(f"nn.{name}{args}", lambda P, *t, name=name, args=args: L(name, *args)(P)(*t), inputs,
         known=known)
+
+img = A((2, 4, 5, 5)); seq = A((2, 3, 9))
+for name, args, inputs in [
+        ("MaxPool1D", (3, 2, 1), [seq]), ("AvgPool1D", (3, 2, 1, False), [seq]),
+        ("AdaptiveMaxPool2D", ((2, 3),), [img]), ("AdaptiveMaxPool1D", (4,), [seq]),
+        ("AdaptiveAvgPool1D", (4,), [seq]), ("InstanceNorm2D", (4,), [img]),
+        ("InstanceNorm1D", (3,), [seq])]:
+    cmp(f"nn.{name}{args}", lambda P, *t, name=name, args=args: L(name, *args)(P)(*t), inputs)
+
+
+def conv_t(name, *args, **kw):
+    """The layer's output with weights set from a fixed array (both libraries' init is random)."""
+    def fn(P, x, w):
+        layer = getattr(P.nn, name)(*args, **kw)
+        layer.weight.set_value(w)
+        return layer(x)
+    return fn
+
+
+cmp("nn.Conv2DTranspose", conv_t("Conv2DTranspose", 4, 6, 3, stride=2, padding=1, groups=2),
+    [img, A((4, 3, 3, 3))])
+cmp("nn.Conv1DTranspose", conv_t("Conv1DTranspose", 3, 2, 4, stride=3), [seq, A((3, 2, 4))])

@@ -13,6 +13,8 @@ from .layers import (CELU, GLU, CosineEmbeddingLoss, CosineSimilarity, GaussianN
                      Hardshrink, HingeEmbeddingLoss, Identity, LogSigmoid, MarginRankingLoss,
                      MultiLabelSoftMarginLoss, PairwiseDistance, PoissonNLLLoss, PReLU,
                      Softshrink, SoftMarginLoss, Tanhshrink, ThresholdedReLU, TripletMarginLoss)
+from .layers import (AdaptiveAvgPool1D, AdaptiveMaxPool1D, AdaptiveMaxPool2D, AvgPool1D,
+                     Conv1DTranspose, Conv2DTranspose, InstanceNorm1D, InstanceNorm2D, MaxPool1D)
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 
 BatchNorm = BatchNorm2D
@@ -29,4 +31,6 @@ __all__ = ["functional", "initializer", "ParamAttr", "Layer", "Parameter", "crea
            "Hardshrink", "HingeEmbeddingLoss", "Identity", "LogSigmoid", "MarginRankingLoss",
            "MultiLabelSoftMarginLoss", "PairwiseDistance", "PoissonNLLLoss", "PReLU",
            "Softshrink", "SoftMarginLoss", "Tanhshrink", "ThresholdedReLU",
-           "TripletMarginLoss"]
+           "TripletMarginLoss", "AdaptiveAvgPool1D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D",
+           "AvgPool1D", "Conv1DTranspose", "Conv2DTranspose", "InstanceNorm1D",
+           "InstanceNorm2D", "MaxPool1D"]

@@ -355,3 +355,94 @@ class PReLU(Layer):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.prelu(x, self.weight, data_format=self._data_format)
+
+
+MaxPool1D = _functional("MaxPool1D", F.max_pool1d,
+                        ["kernel_size", "stride", "padding", "return_mask", "ceil_mode"])
+AvgPool1D = _functional("AvgPool1D", F.avg_pool1d,
+                        ["kernel_size", "stride", "padding", "exclusive", "ceil_mode"])
+AdaptiveMaxPool2D = _functional("AdaptiveMaxPool2D", F.adaptive_max_pool2d,
+                                ["output_size", "return_mask"])
+AdaptiveMaxPool1D = _functional("AdaptiveMaxPool1D", F.adaptive_max_pool1d,
+                                ["output_size", "return_mask"])
+AdaptiveAvgPool1D = _functional("AdaptiveAvgPool1D", F.adaptive_avg_pool1d, ["output_size"])
+
+
+class _InstanceNorm(Layer):
+    """instance_norm with a learnable per-channel scale (named `scale`, as Paddle's) and bias;
+    weight_attr / bias_attr False leave them out."""
+
+    def __init__(self, num_features: int, epsilon: float = 1e-05, momentum: float = 0.9,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
+        super().__init__(dtype=get_default_dtype())
+        self.scale = None if weight_attr is False else self.create_parameter(
+            [num_features], weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else \
+            self.create_parameter([num_features], bias_attr, is_bias=True)
+        self._epsilon, self._format = epsilon, data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon,
+                               data_format=self._format)
+
+
+class InstanceNorm1D(_InstanceNorm):
+    def __init__(self, num_features: int, epsilon: float = 1e-05, momentum: float = 0.9,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCL",
+                 name: str | None = None) -> None:
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format)
+
+
+class InstanceNorm2D(_InstanceNorm):
+    pass
+
+
+class _ConvTransposeNd(Layer):
+    """Weights [in_channels, out_channels / groups, *kernel], as Paddle's."""
+
+    def __init__(self, nd: int, in_channels: int, out_channels: int, kernel_size: Any,
+                 args: dict, weight_attr: Any, bias_attr: Any) -> None:
+        super().__init__(dtype=get_default_dtype())
+        groups = args["groups"]
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"in_channels {in_channels} and out_channels {out_channels} must "
+                             f"both divide by groups {groups}")
+        k = [kernel_size] * nd if isinstance(kernel_size, int) else list(kernel_size)
+        fan_in = out_channels // groups * math.prod(k)
+        self.weight = self.create_parameter([in_channels, out_channels // groups] + k,
+                                            weight_attr,
+                                            default_initializer=Normal(0, (2 / fan_in) ** 0.5))
+        self.bias = None if bias_attr is False else \
+            self.create_parameter([out_channels], bias_attr, is_bias=True)
+        self._args = args
+
+
+class Conv2DTranspose(_ConvTransposeNd):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW"
+                 ) -> None:
+        super().__init__(2, in_channels, out_channels, kernel_size,
+                         dict(stride=stride, padding=padding, output_padding=output_padding,
+                              dilation=dilation, groups=groups, data_format=data_format),
+                         weight_attr, bias_attr)
+
+    def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
+        return F.conv2d_transpose(x, self.weight, self.bias, output_size=output_size,
+                                  **self._args)
+
+
+class Conv1DTranspose(_ConvTransposeNd):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCL"
+                 ) -> None:
+        super().__init__(1, in_channels, out_channels, kernel_size,
+                         dict(stride=stride, padding=padding, output_padding=output_padding,
+                              dilation=dilation, groups=groups, data_format=data_format),
+                         weight_attr, bias_attr)
+
+    def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
+        return F.conv1d_transpose(x, self.weight, self.bias, output_size=output_size,
+                                  **self._args)
