@@ -428,7 +428,6 @@ class ReduceOnPlateau(LRScheduler):
         return current < best - delta if self.mode == "min" else current > best + delta
 
 
-
 class MultiplicativeDecay(LRScheduler):
     """lr * prod(lr_lambda(e) for e in 1..epoch)."""
 

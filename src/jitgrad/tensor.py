@@ -565,7 +565,6 @@ def ensure_tensor(x: Any, name: str = "x") -> Tensor:
     raise TypeError(f"{name} must be a jitgrad Tensor, got {type(x).__name__}")
 
 
-
 def bind_operators(**fns: Callable) -> None:
     """Make Tensor's operators the op functions themselves (`__add__=add`; a reflected one,
     `__rsub__`, takes its operands swapped), called by the op modules once those exist.

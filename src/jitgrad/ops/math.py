@@ -140,7 +140,6 @@ atan2_op = defop("atan2", forward=np.arctan2, nin=2, save=_atan2_save, vjp=_atan
                  lower=_lower_saved_pair, domain=(0.5, 2.0))
 
 
-
 def _remainder_save(out, x, y):
     return (np.asarray(-np.floor_divide(x, y), dtype=out.dtype),)
 

@@ -1,7 +1,7 @@
 """More composites numeric code reaches for: gather_nd, scatter, scatter_nd_add, masked_fill,
 index_add, kron, cross, diff, meshgrid, moveaxis, expand_as, inner, dist, unstack, slice,
-strided_slice. Gradients come from the moving
-primitives (take_flat, put_flat) and elementwise ops."""
+strided_slice. Gradients come from the moving primitives (take_flat, put_flat) and
+elementwise ops."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import elementwise as E
-from .core import const
 from . import reduce as R
+from .core import const
 from .indexing import _axis, _index_array, _take, concat, put_flat
 from .shape import _flat_positions, broadcast_to, reshape, transpose, unsqueeze
 
@@ -159,8 +159,6 @@ def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float =
           name: str | None = None) -> Tensor:
     from .linalg import matmul
     return input * beta + matmul(x, y) * alpha
-
-
 
 
 def inner(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
