@@ -33,7 +33,7 @@ import paddle  # noqa: E402
 import jitgrad  # noqa: E402
 
 _rng = np.random.default_rng(0)
-_found: dict = {"cases": 0, "diff": [], "known": []}
+_found: dict = {"cases": 0, "diff": [], "known": [], "both_raise": []}
 _scope: dict = {}            # the running case file's globals (its KNOWN table)
 
 
@@ -125,6 +125,8 @@ def cmp(name, fn, datas, grad=True, rtol=2e-5, atol=1e-6, known=None):
             first = str(e).strip().splitlines()[0][:120] if str(e).strip() else ""
             res[lib.__name__] = ("err", f"{type(e).__name__}: {first}")
     p, j = res["paddle"], res["jitgrad"]
+    if p[0] == "err" and j[0] == "err":
+        _found["both_raise"].append((name, f"paddle {p[1]} | jitgrad {j[1]}"))
     if p[0] == "err" or j[0] == "err":
         msgs = [] if p[0] == j[0] else [f"paddle {p[1] if p[0] == 'err' else 'ok'} | "
                                         f"jitgrad {j[1] if j[0] == 'err' else 'ok'}"]
@@ -149,8 +151,11 @@ def main() -> None:
     if args.verbose:
         for name, msg, why in _found["known"]:
             print(f"known [{name}] {why}: {msg}")
+        for name, msg in _found["both_raise"]:
+            print(f"both raise [{name}] {msg}")
     print(f"paddle {paddle.__version__}: {_found['cases']} cases, {len(_found['diff'])} "
-          f"differences, {len(_found['known'])} known and deliberate")
+          f"differences, {len(_found['known'])} known and deliberate, "
+          f"{len(_found['both_raise'])} where both raise (-v lists them)")
     sys.exit(1 if _found["diff"] else 0)
 
 

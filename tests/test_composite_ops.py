@@ -252,6 +252,7 @@ COMPOSITES = {
     "cumulative_trapezoid": (lambda y: P.cumulative_trapezoid(y, dx=0.5), [(2, 4)], (-2, 2)),
     "renorm": (lambda x: P.renorm(x, 2, 0, 1.5), [(3, 2)], (-2, 2)),
     "vander": (lambda x: P.vander(x, 3), [(3,)], (-2, 2)),
+    "maxout": (lambda x: F.maxout(x, 2), [(1, 4, 2, 3)], (-2, 2)),
     # in-place ops on non-leaves are recorded like their out-of-place forms
     "inplace_chain": (lambda x, y: _inplace_chain(x, y), [(2, 3), (3,)], (-1, 1)),
 }

@@ -4,7 +4,7 @@ def f(P):
     return P.nn.functional
 for nm in ["relu", "relu6", "elu", "selu", "gelu", "silu", "swish", "sigmoid", "softplus",
            "softsign", "tanhshrink", "hardtanh", "hardsigmoid", "hardswish", "mish", "leaky_relu",
-           "log_sigmoid", "tanh", "hardshrink", "softshrink", "celu", "relu_", "thresholded_relu"]:
+           "log_sigmoid", "tanh", "hardshrink", "softshrink", "celu", "thresholded_relu"]:
     cmp("F." + nm, lambda P, x, nm=nm: getattr(P.nn.functional, nm)(x), [A((2, 3), -8, 8)])
 cmp("F.gelu_approx", lambda P, x: P.nn.functional.gelu(x, approximate=True), [x23])
 cmp("F.leaky_relu_slope", lambda P, x: P.nn.functional.leaky_relu(x, 0.2), [x23])
@@ -15,7 +15,12 @@ cmp("F.softmax_default", lambda P, x: P.nn.functional.softmax(x), [x234])
 cmp("F.log_softmax", lambda P, x: P.nn.functional.log_softmax(x, axis=0), [x234])
 cmp("softmax_top", lambda P, x: P.softmax(x) if hasattr(P, "softmax") else P.nn.functional.softmax(x), [x234], known="paddle.softmax is torch-compat in 3.3.1 (implicit dim 0 for 3-D input); jitgrad's is nn.functional.softmax (axis=-1)")
 cmp("F.glu", lambda P, x: P.nn.functional.glu(x, axis=-1), [x234])
-cmp("F.maxout", lambda P, x: P.nn.functional.maxout(x, 2, axis=2), [A((2, 2, 4))])
+cmp("F.maxout", lambda P, x: P.nn.functional.maxout(x, 2), [A((2, 4, 3, 3))])
+cmp("F.maxout_last", lambda P, x: P.nn.functional.maxout(x, 3, axis=-1), [A((2, 2, 3, 6))])
+for nm, args in [("relu_", ()), ("elu_", (0.5,)), ("leaky_relu_", (0.2,)), ("hardtanh_", (-0.5, 0.5)),
+                 ("softmax_", (0,)), ("tanh_", ()), ("thresholded_relu_", (0.3, 0.1))]:
+    cmp("F." + nm, lambda P, x, nm=nm, args=args: (lambda y: (getattr(P.nn.functional, nm)(y, *args), y))(x * 1.0),
+        [A((2, 3), -2, 2)])
 cmp("F.prelu", lambda P, x, w: P.nn.functional.prelu(x, w), [img, A((3,), 0.1, 0.3)])
 cmp("F.normalize", lambda P, x: P.nn.functional.normalize(x, axis=1), [x234])
 cmp("F.normalize_p1", lambda P, x: P.nn.functional.normalize(x, p=1, axis=-1), [x234])

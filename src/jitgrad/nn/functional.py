@@ -2,8 +2,8 @@
 
 from ..ops import log_softmax, relu, sigmoid, softmax, tanh
 from ..ops.activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, hardswish,
-                              hardtanh, leaky_relu, log_sigmoid, mish, prelu, relu6, selu, silu,
-                              softplus, softshrink, softsign, swish, tanhshrink,
+                              hardtanh, leaky_relu, log_sigmoid, maxout, mish, prelu, relu6, selu,
+                              silu, softplus, softshrink, softsign, swish, tanhshrink,
                               thresholded_relu)
 from ..ops.conv import conv1d, conv1d_transpose, conv2d, conv2d_transpose
 from ..ops.pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
@@ -38,6 +38,17 @@ __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "triplet_margin_loss",
            "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
            "conv1d_transpose", "conv2d_transpose", "max_pool1d", "instance_norm"]
+
+from ..ops.inplace import _method as _inplace  # noqa: E402
+
+# in-place forms (Paddle 3.3.1's nn.functional.relu_ ...): the ops' rules for in-place
+# writes, see ops/inplace.py
+relu_, elu_, leaky_relu_, hardtanh_, softmax_, tanh_, thresholded_relu_ = (
+    _inplace(fn, name) for fn, name in (
+        (relu, "relu_"), (elu, "elu_"), (leaky_relu, "leaky_relu_"), (hardtanh, "hardtanh_"),
+        (softmax, "softmax_"), (tanh, "tanh_"), (thresholded_relu, "thresholded_relu_")))
+__all__ += ["maxout", "relu_", "elu_", "leaky_relu_", "hardtanh_", "softmax_", "tanh_",
+            "thresholded_relu_"]
 
 from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:                    # TypeError naming the argument for a non-Tensor

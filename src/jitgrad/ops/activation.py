@@ -364,3 +364,21 @@ def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name: str | None
     else:
         w = reshape(weight, [])
     return E.where(x._data > 0, x, w * x)
+
+
+def maxout(x: Tensor, groups: int, axis: int = 1, name: str | None = None) -> Tensor:
+    """The channels along axis (1, or -1 / 3 for channel-last 4-D input, as Paddle) taken in
+    runs of `groups`, each run replaced by its maximum (ties share the gradient)."""
+    from .reduce import max as reduce_max
+    require_float(x, "maxout")
+    if x.ndim != 4:
+        raise ValueError(f"maxout needs a 4-D input, got shape {x.shape}")
+    if axis not in (1, -1, 3):
+        raise ValueError(f"maxout: axis must be 1, -1 or 3, got {axis}")
+    ax = axis % 4
+    c = x.shape[ax]
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or c % groups:
+        raise ValueError(f"maxout: groups must be a positive divisor of the {c} channels, "
+                         f"got {groups!r}")
+    shape = x.shape[:ax] + [c // groups, groups] + x.shape[ax + 1:]
+    return reduce_max(reshape(x, shape), axis=ax + 1)

@@ -1,0 +1,64 @@
+"""The in-place forms added from the Paddle sweep (ops/__init__.py, nn.functional): each
+gives its out-of-place op's values and gradients, bumps the version, and refuses a leaf that
+needs a gradient while grad mode is on."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+
+F = paddle.nn.functional
+TT = paddle.to_tensor
+U = np.array([[0.3, -0.6, 0.45], [-0.2, 0.7, 0.1]], "float32")
+POS = np.abs(U) + 0.5
+
+# name, input, extra arguments, the out-of-place function
+CASES = [
+    ("acos_", U, (), paddle.acos), ("asinh_", U, (), paddle.asinh),
+    ("tan_", U, (), paddle.tan), ("expm1_", U, (), paddle.expm1),
+    ("log1p_", POS, (), paddle.log1p), ("lgamma_", POS, (), paddle.lgamma),
+    ("digamma_", POS, (), paddle.digamma), ("erfinv_", U, (), paddle.erfinv),
+    ("logit_", POS - 0.45, (), paddle.logit), ("cumsum_", U, (1,), paddle.cumsum),
+    ("clamp_", U, (-0.2, 0.3), paddle.clamp), ("tril_", U, (), paddle.tril),
+    ("renorm_", U, (2, 0, 0.5), paddle.renorm), ("sinc_", U, (), paddle.sinc),
+]
+
+
+@pytest.mark.parametrize("name, x, args, fn", CASES, ids=[c[0] for c in CASES])
+def test_inplace_method_matches_the_op_and_its_gradient(name, x, args, fn):
+    a = TT(x, stop_gradient=False)
+    y = a * 1.0
+    version = y._version
+    assert getattr(y, name)(*args) is y
+    assert y._version == version + 1
+    (y * y).sum().backward()
+    b = TT(x, stop_gradient=False)
+    want = fn(b * 1.0, *args)
+    (want * want).sum().backward()
+    np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_inplace_on_a_leaf_that_needs_grad_is_refused():
+    with pytest.raises(ValueError, match="no_grad"):
+        TT(U, stop_gradient=False).acos_()
+    with paddle.no_grad():
+        leaf = TT(U, stop_gradient=False)
+        leaf.expm1_()                      # allowed under no_grad, as optimizers do
+    np.testing.assert_allclose(leaf.numpy(), np.expm1(U), rtol=1e-6)
+
+
+def test_functional_inplace_activations():
+    y = TT(U) * 1.0
+    assert F.relu_(y) is y and y.tolist() == np.maximum(U, 0).tolist()
+    z = TT(U) * 1.0
+    F.softmax_(z, 0)
+    np.testing.assert_allclose(z.numpy().sum(0), [1, 1, 1], rtol=1e-6)
+
+
+def test_maxout_takes_runs_of_channels():
+    x = TT(np.arange(16, dtype="float32").reshape(1, 4, 2, 2))
+    assert F.maxout(x, 2).tolist() == [[[[4, 5], [6, 7]], [[12, 13], [14, 15]]]]  # Paddle 3.3.1
+    assert F.maxout(TT(np.zeros((1, 2, 2, 6), "float32")), 3, axis=-1).shape == [1, 2, 2, 2]
+    with pytest.raises(ValueError, match="divisor"):
+        F.maxout(x, 3)
