@@ -87,3 +87,26 @@ def test_cast_methods_and_requires_grad():
     assert x.stop_gradient
     with pytest.raises(TypeError, match="True or False"):
         x.requires_grad = "yes"
+
+
+def test_torch_style_tensor_methods():
+    x = TT(X, stop_gradient=False)
+    assert x.cpu() is x and x.contiguous() is x and x.is_contiguous()
+    assert x.view([3, 2]).shape == [3, 2] and x.view_as(TT(np.zeros(6))).shape == [6]
+    assert x.view("int32").dtype == paddle.int32
+    assert x.to("float64").dtype == paddle.float64 and x.to("cpu") is x
+    assert x.to(dtype="float64").dtype == paddle.float64
+    assert x.type_as(TT([1])).dtype == paddle.int64
+    assert x.new_zeros([2, 2]).dtype == paddle.float32
+    assert x.new_ones([3], dtype="int32").tolist() == [1, 1, 1]
+    assert x.new_full([2], 3).tolist() == [3.0, 3.0]
+    assert x.element_size() == 4 and x.itemsize == 4
+    assert x.repeat(2, 1).shape == [4, 3] and x.repeat([1, 2]).shape == [2, 6]
+    assert x.mT.tolist() == X.T.tolist()
+    with pytest.raises(ValueError, match="CPU"):
+        x.cuda()
+    with pytest.raises(ValueError, match="CPU"):
+        x.to("gpu")
+    y = x.view([3, 2]) * 2.0                  # view is reshape: the gradient flows back
+    y.sum().backward()
+    assert x.grad.tolist() == [[2.0] * 3] * 2

@@ -421,6 +421,15 @@ class Tensor:
     def T(self) -> Tensor:
         return _ops.transpose(self, list(range(self.ndim))[::-1])
 
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 (Paddle's name)
+        """The last two dims swapped."""
+        return _ops.matrix_transpose(self)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self._data.dtype.itemsize)
+
     def __getattr__(self, name: str) -> Any:
         # Method forms of the ops (x.sum(), x.exp(), x.reshape(...)). An op that is a plain
         # function becomes a method of the class on first use (Tensor.sum = sum), so later

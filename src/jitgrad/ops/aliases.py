@@ -138,7 +138,69 @@ def _requires_grad_(x: Tensor, requires_grad: bool = True) -> Tensor:
     return x
 
 
+def _view(x: Tensor, shape_or_dtype: Any, name: str | None = None) -> Tensor:
+    """x.view(shape) is reshape; x.view(dtype) reinterprets the bytes (no gradient)."""
+    if isinstance(shape_or_dtype, (list, tuple, Tensor)) or \
+            isinstance(shape_or_dtype, (int, np.integer)):
+        from .shape import reshape
+        return reshape(x, shape_or_dtype)
+    from .. import dtypes
+    return Tensor._make(x._data.view(dtypes.to_dtype(shape_or_dtype).np))
+
+
+def _to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """x.to('cpu'), x.to('float64'), x.to(other_tensor), x.to(device=..., dtype=...): a dtype
+    casts; the CPU is the only device."""
+    from .. import dtypes
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    kwargs.pop("blocking", None)
+    kwargs.pop("copy", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, str) and a.split(":")[0].lower() in ("cpu", "gpu", "cuda", "xpu"):
+            device = a
+        elif isinstance(a, bool):
+            continue                                     # non_blocking / copy flags
+        else:
+            dtype = a
+    if device is not None and str(device).split(":")[0].lower() not in ("cpu", "place(cpu)"):
+        raise ValueError(f"to({device!r}): jitgrad runs on the CPU only")
+    if dtype is None:
+        return x
+    return E.astype(x, dtypes.to_dtype(dtype).name)
+
+
+def _cuda(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    raise ValueError("cuda(): no GPU here; jitgrad runs on the CPU only")
+
+
+def _new(fill: Any):
+    def method(x: Tensor, size: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
+        value = args[0] if args else fill
+        from .creation import full
+        return full(size, value, x.dtype if dtype is None else dtype)
+    return method
+
+
+def _repeat(x: Tensor, *repeats: Any) -> Tensor:
+    """x.repeat(2, 1) or x.repeat([2, 1]): tile (the torch-style name Paddle 3.x offers)."""
+    from .indexing import tile
+    reps = repeats[0] if len(repeats) == 1 and not isinstance(repeats[0], (int, np.integer)) \
+        else list(repeats)
+    return tile(x, reps)
+
+
 METHODS = {"float": _cast_to("float32"), "double": _cast_to("float64"),
            "half": _cast_to("float16"), "int": _cast_to("int32"), "long": _cast_to("int64"),
            "bool": _cast_to("bool"), "requires_grad_": _requires_grad_,
-           "ndimension": lambda x: x.ndim}
+           "ndimension": lambda x: x.ndim, "cpu": lambda x: x, "contiguous": lambda x: x,
+           "is_contiguous": lambda x: True, "view": _view,
+           "view_as": lambda x, other, name=None: _view(x, other.shape), "to": _to,
+           "type_as": lambda x, other: E.astype(x, other.dtype.name), "cuda": _cuda,
+           "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0),
+           "new_full": _new(None), "element_size": lambda x: x._data.dtype.itemsize,
+           "repeat": _repeat}
