@@ -12,7 +12,7 @@ import pytest
 import jitgrad as paddle
 from jitgrad.ops.math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
 from jitgrad.ops.more import dist, inner, slice, strided_slice, unstack
-from jitgrad.ops.order_stats import median, nanmedian, quantile
+from jitgrad.ops.order_stats import median, nanmedian, nanquantile, quantile
 from jitgrad.ops.stats import nanmean, nansum
 from jitgrad.testing import check_grads
 
@@ -442,3 +442,17 @@ def test_nanmedian_gradients_like_paddle():
         [[0.5, 0.5], [0.5, 0.5]]
     x = np.random.default_rng(6).uniform(-2, 2, (3, 4, 5))
     check_grads(lambda t: nanmedian(t, axis=2), x)
+
+
+def test_nanquantile_skips_nan_and_matches_paddle():
+    x = paddle.to_tensor([[1.0, float("nan"), 3.0, 2.0], [4.0, 1.0, 2.0, 3.0]],
+                         stop_gradient=False)
+    out = nanquantile(x, 0.4, axis=1)
+    np.testing.assert_allclose(out.numpy(), [1.8, 2.2], rtol=1e-6)      # Paddle 3.3.1
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[0.2, 0, 0, 0.8], [0, 0, 0.8, 0.2]],
+                               rtol=1e-5, atol=1e-7)
+    allnan = nanquantile(paddle.to_tensor([[float("nan")] * 3]), 0.5, axis=1)
+    assert np.isnan(allnan.numpy()).all()
+    check_grads(lambda t: nanquantile(t, [0.3, 0.8], axis=0),
+                np.array([[0.1, 2.0], [0.7, -1.0], [1.5, 0.4]]))

@@ -39,3 +39,11 @@ cmp("slice", lambda P, x: P.slice(x, [0, 2], [0, -3], [1, 10]), [x234])
 cmp("strided_slice", lambda P, x: P.strided_slice(x, [1, 2], [2, 3], [0, 0], [-1, -2]), [x234])
 cmp("m.median", lambda P, x: x.median(), [A((2, 5))])
 cmp("m.trunc", lambda P, x: x.trunc(), [x23])
+xq = np.array([[1., nan, 3., 2.], [4., 1., 2., 3.], [0.5, nan, nan, -1.]], "float32")
+cmp("nanquantile", lambda P, x: P.nanquantile(x, 0.4, axis=1), [xq])
+cmp("nanquantile_list", lambda P, x: P.nanquantile(x, [0.2, 0.9], axis=1, keepdim=True), [xq])
+cmp("nanquantile_all", lambda P, x: P.nanquantile(x, 0.5), [xq])
+cmp("nanquantile_mid", lambda P, x: P.nanquantile(x, 0.5, axis=0, interpolation="midpoint"), [xq])
+cmp("nanquantile_allnan", lambda P, x: P.nanquantile(x, 0.4, axis=1),
+    [np.array([[nan, nan, nan], [1.0, 2.0, 3.0]], "float32")],
+    known="an all-nan group's gradient goes to its first element (Paddle 3.3.1 splits it between the first and last, from an index of -q)")

@@ -20,7 +20,7 @@ from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
 from .math import floor_mod, heaviside, mod, remainder
 from .math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
-from .order_stats import median, nanmedian, quantile
+from .order_stats import median, nanmedian, nanquantile, quantile
 from .stats import nanmean, nansum
 from .more import dist, inner, slice, strided_slice, unstack
 from .attribute import assign, mm, rank, scale     # and shape: jitgrad/__init__.py
@@ -90,7 +90,7 @@ __all__ += _assemble.NAMES
 __all__ += [n for n in _lookup.NAMES if not n.endswith("_indices")]
 __all__ += _numeric.NAMES + _special.NAMES
 __all__ += ["deg2rad", "frac", "logaddexp", "nan_to_num", "rad2deg", "trunc", "median",
-            "nanmean", "nanmedian", "nansum", "quantile", "dist", "inner", "slice",
+            "nanmean", "nanmedian", "nanquantile", "nansum", "quantile", "dist", "inner", "slice",
             "strided_slice", "unstack"]
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",

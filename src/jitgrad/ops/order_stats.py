@@ -196,6 +196,20 @@ def quantile(x: Tensor, q: Any, axis: Any = None, keepdim: bool = False,
     of several q stacks the results along a new first dim; a one-element list gives the
     plain result. A group containing nan gives nan (its gradient goes to a nan element).
     The gradient goes to the sorted neighbours that were picked."""
+    return _quantile(x, q, axis, keepdim, interpolation, ignore_nan=False)
+
+
+def nanquantile(x: Tensor, q: Any, axis: Any = None, keepdim: bool = False,
+                interpolation: str = "linear", name: str | None = None) -> Tensor:
+    """quantile over the non-nan elements (nan sorts last, so they are the first
+    `count` of each sorted group: index q * (count - 1)). An all-nan group gives nan, with
+    its gradient on the group's first element (Paddle 3.3.1 splits it between the first and
+    last from an index of -q)."""
+    return _quantile(x, q, axis, keepdim, interpolation, ignore_nan=True)
+
+
+def _quantile(x: Tensor, q: Any, axis: Any, keepdim: bool, interpolation: str,
+              ignore_nan: bool) -> Tensor:
     from .indexing import stack, take_along_axis
     from .search import sort
     from .shape import flatten, reshape, squeeze
@@ -241,7 +255,10 @@ def quantile(x: Tensor, q: Any, axis: Any = None, keepdim: bool = False,
     ordered = sort(xs, ax)
     outs = []
     for qv in qs:
-        index = np.where(has_nan, dt(last), dt(qv) * (valid - 1).astype(d.dtype))
+        if ignore_nan:
+            index = np.where(valid > 0, dt(qv) * (valid - 1).astype(d.dtype), dt(0))
+        else:
+            index = np.where(has_nan, dt(last), dt(qv) * (valid - 1).astype(d.dtype))
         below = np.floor(index).astype(np.int64)
         upper = np.ceil(index).astype(np.int64)
         if interpolation == "nearest":
