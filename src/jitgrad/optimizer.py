@@ -28,7 +28,7 @@ class Optimizer:
         coeff = getattr(weight_decay, "coeff", weight_decay)    # L2Decay(coeff) or a float
         self._wd = 0.0 if coeff is None else float(coeff)
         # parameter groups: [{'params': [...], 'learning_rate': scale, 'weight_decay': c}]
-        self._params, self._lr_scale, self._wd_of = [], {}, {}
+        self._params, lr_scale, wd_of = [], {}, {}   # by id: a repeated parameter's last group
         for i, item in enumerate(parameters):
             group = item if isinstance(item, dict) else {"params": [item]}
             wd = group.get("weight_decay", self._wd)
@@ -37,8 +37,8 @@ class Optimizer:
                 if not isinstance(p, Tensor):
                     raise TypeError(f"parameters[{i}] holds a {type(p).__name__}, not a Tensor")
                 self._params.append(p)
-                self._lr_scale[id(p)] = float(group.get("learning_rate", 1.0))
-                self._wd_of[id(p)] = wd
+                lr_scale[id(p)] = float(group.get("learning_rate", 1.0))
+                wd_of[id(p)] = wd
         if not isinstance(learning_rate, (int, float, LRScheduler)):
             raise TypeError(f"learning_rate must be a float or an LRScheduler, got "
                             f"{learning_rate!r}")
@@ -47,8 +47,8 @@ class Optimizer:
         self._state: dict[int, dict[str, Any]] = {}
         # per parameter, once: (tensor, lr scale, weight decay, state), so a step looks
         # nothing up by id (a small model's step is mostly this loop)
-        self._rows = [(p, self._lr_scale[id(p)], self._wd_of[id(p)],
-                       self._state.setdefault(id(p), {})) for p in self._params]
+        self._rows = [(p, lr_scale[id(p)], wd_of[id(p)], self._state.setdefault(id(p), {}))
+                      for p in self._params]
 
     def get_lr(self) -> float:
         return float(self._lr()) if isinstance(self._lr, LRScheduler) else float(self._lr)

@@ -225,71 +225,14 @@ class LayerList(Layer):
         return len(self._sub_layers)
 
 
-def _activation(name: str, fn: Any, params: Sequence[str] = ()) -> type:
+def _functional(name: str, fn: Any, params: Sequence[str] = (), strict: bool = True) -> type:
+    """A layer holding fn's keyword arguments (`params` may come by position), called on any
+    number of tensors. strict: more positional arguments than params raise TypeError (the
+    older activation and loss layers, made with strict=False, ignore them)."""
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         Layer.__init__(self)
         kwargs.pop("name", None)
-        self._kw = dict(zip(params, args), **kwargs)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return fn(x, **self._kw)
-
-    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
-                                 "__doc__": f"Layer form of nn.functional.{fn.__name__}."})
-
-
-ReLU = _activation("ReLU", F.relu)
-ReLU6 = _activation("ReLU6", F.relu6)
-LeakyReLU = _activation("LeakyReLU", F.leaky_relu, ["negative_slope"])
-ELU = _activation("ELU", F.elu, ["alpha"])
-SELU = _activation("SELU", F.selu, ["scale", "alpha"])
-GELU = _activation("GELU", F.gelu, ["approximate"])
-SiLU = _activation("SiLU", F.silu)
-Swish = SiLU
-Sigmoid = _activation("Sigmoid", F.sigmoid)
-Tanh = _activation("Tanh", F.tanh)
-Softplus = _activation("Softplus", F.softplus, ["beta", "threshold"])
-Softsign = _activation("Softsign", F.softsign)
-Hardtanh = _activation("Hardtanh", F.hardtanh, ["min", "max"])
-Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid)
-Hardswish = _activation("Hardswish", F.hardswish)
-Mish = _activation("Mish", F.mish)
-Softmax = _activation("Softmax", F.softmax, ["axis"])
-LogSoftmax = _activation("LogSoftmax", F.log_softmax, ["axis"])
-
-
-def _loss(name: str, fn: Any, params: Sequence[str]) -> type:
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        Layer.__init__(self)
-        kwargs.pop("name", None)
-        self._kw = dict(zip(params, args), **kwargs)
-
-    def forward(self, input: Tensor, label: Any) -> Tensor:
-        return fn(input, label, **self._kw)
-
-    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
-                                 "__doc__": f"Layer form of nn.functional.{fn.__name__}."})
-
-
-MSELoss = _loss("MSELoss", F.mse_loss, ["reduction"])
-L1Loss = _loss("L1Loss", F.l1_loss, ["reduction"])
-SmoothL1Loss = _loss("SmoothL1Loss", F.smooth_l1_loss, ["reduction", "delta"])
-CrossEntropyLoss = _loss("CrossEntropyLoss", F.cross_entropy,
-                         ["weight", "ignore_index", "reduction", "soft_label", "axis",
-                          "use_softmax", "label_smoothing"])
-NLLLoss = _loss("NLLLoss", F.nll_loss, ["weight", "ignore_index", "reduction"])
-BCELoss = _loss("BCELoss", F.binary_cross_entropy, ["weight", "reduction"])
-BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", F.binary_cross_entropy_with_logits,
-                          ["weight", "reduction", "pos_weight"])
-KLDivLoss = _loss("KLDivLoss", F.kl_div, ["reduction", "log_target"])
-
-
-def _functional(name: str, fn: Any, params: Sequence[str] = ()) -> type:
-    """A layer holding fn's keyword arguments, called on any number of tensors."""
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        Layer.__init__(self)
-        kwargs.pop("name", None)
-        if len(args) > len(params):
+        if strict and len(args) > len(params):
             raise TypeError(f"{name} takes at most {len(params)} positional arguments "
                             f"({', '.join(params)}), got {len(args)}")
         self._kw = dict(zip(params, args), **kwargs)
@@ -299,6 +242,45 @@ def _functional(name: str, fn: Any, params: Sequence[str] = ()) -> type:
 
     return type(name, (Layer,), {"__init__": __init__, "forward": forward,
                                  "__doc__": f"Layer form of nn.functional.{fn.__name__}."})
+
+
+def _lenient(name: str, fn: Any, params: Sequence[str] = ()) -> type:
+    """The activation and loss layers that predate strict: unchanged, they ignore surplus
+    positional arguments."""
+    return _functional(name, fn, params, strict=False)
+
+
+ReLU = _lenient("ReLU", F.relu)
+ReLU6 = _lenient("ReLU6", F.relu6)
+LeakyReLU = _lenient("LeakyReLU", F.leaky_relu, ["negative_slope"])
+ELU = _lenient("ELU", F.elu, ["alpha"])
+SELU = _lenient("SELU", F.selu, ["scale", "alpha"])
+GELU = _lenient("GELU", F.gelu, ["approximate"])
+SiLU = _lenient("SiLU", F.silu)
+Swish = SiLU
+Sigmoid = _lenient("Sigmoid", F.sigmoid)
+Tanh = _lenient("Tanh", F.tanh)
+Softplus = _lenient("Softplus", F.softplus, ["beta", "threshold"])
+Softsign = _lenient("Softsign", F.softsign)
+Hardtanh = _lenient("Hardtanh", F.hardtanh, ["min", "max"])
+Hardsigmoid = _lenient("Hardsigmoid", F.hardsigmoid)
+Hardswish = _lenient("Hardswish", F.hardswish)
+Mish = _lenient("Mish", F.mish)
+Softmax = _lenient("Softmax", F.softmax, ["axis"])
+LogSoftmax = _lenient("LogSoftmax", F.log_softmax, ["axis"])
+
+
+MSELoss = _lenient("MSELoss", F.mse_loss, ["reduction"])
+L1Loss = _lenient("L1Loss", F.l1_loss, ["reduction"])
+SmoothL1Loss = _lenient("SmoothL1Loss", F.smooth_l1_loss, ["reduction", "delta"])
+CrossEntropyLoss = _lenient("CrossEntropyLoss", F.cross_entropy,
+                         ["weight", "ignore_index", "reduction", "soft_label", "axis",
+                          "use_softmax", "label_smoothing"])
+NLLLoss = _lenient("NLLLoss", F.nll_loss, ["weight", "ignore_index", "reduction"])
+BCELoss = _lenient("BCELoss", F.binary_cross_entropy, ["weight", "reduction"])
+BCEWithLogitsLoss = _lenient("BCEWithLogitsLoss", F.binary_cross_entropy_with_logits,
+                          ["weight", "reduction", "pos_weight"])
+KLDivLoss = _lenient("KLDivLoss", F.kl_div, ["reduction", "log_target"])
 
 
 Hardshrink = _functional("Hardshrink", F.hardshrink, ["threshold"])

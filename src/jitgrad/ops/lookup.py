@@ -12,11 +12,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from .indexing import _axis, _index_array, put_flat, take_along_axis
+from .search import _np
 from .shape import _flat_positions, reshape, squeeze
-
-
-def _np(x: Any) -> np.ndarray:
-    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def _int_out(a: np.ndarray, out_int32: bool) -> Tensor:
