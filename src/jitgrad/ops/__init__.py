@@ -121,22 +121,6 @@ def _reshape_method(x, *shape, name=None, **kwargs):
 
 METHODS.update(reshape=_reshape_method)
 METHODS.update(_aliases.METHODS)
-from .inplace import _method as _inplace_method  # noqa: E402
-from .more import index_add, masked_fill, scatter  # noqa: E402,F811
-INPLACE.update({name + "_": _inplace_method(fn, name + "_") for name, fn in {
-    # the in-place forms of ops defined in other modules (Paddle 3.3.1 has each, as a
-    # Tensor method or a paddle.* function or both; jitgrad gives both)
-    "acos": acos, "acosh": acosh, "asin": asin, "asinh": asinh, "atan": atan, "atanh": atanh,
-    "cosh": cosh, "sinh": sinh, "tan": tan, "erf": erf, "erfinv": erfinv, "expm1": expm1,
-    "log10": log10, "log1p": log1p, "log2": log2, "trunc": trunc, "frac": frac,
-    "lgamma": lgamma, "gammaln": gammaln, "digamma": digamma, "polygamma": polygamma,
-    "logit": logit, "lerp": lerp, "remainder": remainder, "mod": mod, "floor_mod": floor_mod,
-    "floor_divide": floor_divide, "hypot": hypot, "sinc": sinc, "nan_to_num": nan_to_num,
-    "renorm": renorm, "cumsum": cumsum, "cumprod": cumprod, "masked_fill": masked_fill,
-    "index_fill": index_fill, "index_add": index_add, "put_along_axis": put_along_axis,
-    "scatter": scatter, "tril": tril, "triu": triu, "clamp": clamp, "sub": sub, "mul": mul,
-    "div": div, "addmm": addmm,
-}.items()})
 METHODS.update(INPLACE)
 globals().update(INPLACE)           # paddle.add_(x, y) works too
 __all__ += sorted(INPLACE)

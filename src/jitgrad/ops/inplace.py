@@ -18,8 +18,16 @@ import numpy as np
 
 from .. import tape
 from ..tensor import Tensor
+from . import aliases as AL
 from . import elementwise as E
+from . import indexing as IX
+from . import lookup as LK
 from . import math as M
+from . import more as MO
+from . import numeric as NU
+from . import scan as SC
+from . import search as SE
+from . import special as SP
 
 
 def check_inplace(x: Tensor, opname: str) -> None:
@@ -149,6 +157,18 @@ INPLACE = {name + "_": _method(fn, name + "_") for name, fn in {
     "reciprocal": M.reciprocal, "abs": E.abs, "floor": M.floor, "ceil": M.ceil,
     "round": M.round, "pow": E.pow, "square": E.square, "neg": E.neg, "sin": E.sin,
     "cos": E.cos, "log": E.log,
+    "acos": M.acos, "acosh": M.acosh, "asin": M.asin, "asinh": M.asinh, "atan": M.atan,
+    "atanh": M.atanh, "cosh": M.cosh, "sinh": M.sinh, "tan": M.tan, "erf": M.erf,
+    "erfinv": SP.erfinv, "expm1": M.expm1, "log10": M.log10, "log1p": M.log1p,
+    "log2": M.log2, "trunc": M.trunc, "frac": M.frac, "lgamma": SP.lgamma,
+    "gammaln": SP.gammaln, "digamma": SP.digamma, "polygamma": SP.polygamma,
+    "logit": MO.logit, "lerp": M.lerp, "remainder": M.remainder, "mod": M.mod,
+    "floor_mod": M.floor_mod, "floor_divide": SE.floor_divide, "hypot": NU.hypot,
+    "sinc": NU.sinc, "nan_to_num": M.nan_to_num, "renorm": NU.renorm, "cumsum": SC.cumsum,
+    "cumprod": SC.cumprod, "masked_fill": MO.masked_fill, "index_fill": LK.index_fill,
+    "index_add": MO.index_add, "put_along_axis": IX.put_along_axis, "scatter": MO.scatter,
+    "tril": IX.tril, "triu": IX.triu, "clamp": AL.clamp, "sub": AL.sub, "mul": AL.mul,
+    "div": AL.div, "addmm": MO.addmm,
 }.items()}
 
 
