@@ -398,6 +398,10 @@ class _ConvTransposeNd(Layer):
         self.bias = None if bias_attr is False else \
             self.create_parameter([out_channels], bias_attr, is_bias=True)
         self._args = args
+        self._conv = F.conv2d_transpose if nd == 2 else F.conv1d_transpose
+
+    def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
+        return self._conv(x, self.weight, self.bias, output_size=output_size, **self._args)
 
 
 class Conv2DTranspose(_ConvTransposeNd):
@@ -410,10 +414,6 @@ class Conv2DTranspose(_ConvTransposeNd):
                               dilation=dilation, groups=groups, data_format=data_format),
                          weight_attr, bias_attr)
 
-    def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
-        return F.conv2d_transpose(x, self.weight, self.bias, output_size=output_size,
-                                  **self._args)
-
 
 class Conv1DTranspose(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -424,7 +424,3 @@ class Conv1DTranspose(_ConvTransposeNd):
                          dict(stride=stride, padding=padding, output_padding=output_padding,
                               dilation=dilation, groups=groups, data_format=data_format),
                          weight_attr, bias_attr)
-
-    def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
-        return F.conv1d_transpose(x, self.weight, self.bias, output_size=output_size,
-                                  **self._args)
