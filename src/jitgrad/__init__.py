@@ -25,8 +25,6 @@ from .ops import linalg  # noqa: E402  (paddle.linalg.*)
 
 bool = bool_  # noqa: A001  (paddle.bool)
 
-from . import structural as _structural  # noqa: E402
-
-_structural.admit_declared_ops()    # after every op module is imported
+from .executor import cache_clear, cache_info, set_cache_limit  # noqa: E402
 
 __version__ = "0.1.0"

@@ -60,4 +60,5 @@ def replay_timing(n_ops: int = 200, size: int = 64, repeats: int = 2000) -> None
 
 if __name__ == "__main__":
     seed_examples()
+    paddle.warmup()         # load (or compile, once per machine) the compiled interpreter
     replay_timing()

@@ -1,9 +1,10 @@
 """The backward front door: argument checks, the compiled and eager paths, retained graphs.
 
-`backward()` lowers the graph once into a Program and runs it in the compiled interpreter.
-With retain_graph=True the Program stays on the graph, so a repeat call writes the seeds,
-makes one compiled call and reads the leaf gradients: no Python runs per node (hooks and
-PyLayer backwards are the exception: they run as callbacks between Program segments).
+`backward()` runs the graph's Program in the compiled interpreter (executor.py decides
+whether to replay, bind a cached Program or lower a new one). With retain_graph=True the
+graph keeps its Binding, so a repeat call writes the seeds, makes one compiled call and
+reads the leaf gradients: no Python runs per node (hooks and PyLayer backwards are the
+exception: they run as callbacks between Program segments).
 With create_graph=True the gradient rules run eagerly in jitgrad ops instead, recording a
 new tape that can be differentiated again. `grad()` uses the same two paths with explicit
 targets and returns their gradients instead of accumulating into `.grad`.
@@ -16,12 +17,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import fastpath, hooks, structural, tape, vm
-from .lower import lower
-from .program import Program
-from .tensor import Tensor, deliver_grad, detach_graph_grad, graph_grad, set_graph_grad
-
-PROGRAMS_KEPT_PER_GRAPH = 4
+from . import executor, hooks, tape
+from .tensor import Tensor, detach_graph_grad, graph_grad, set_graph_grad
 
 
 # ---- argument checks (Paddle uses asserts; we raise errors a user can act on) ------------
@@ -83,72 +80,12 @@ def check_flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
-# ---- the compiled path ---------------------------------------------------------------------
-
-def program_for(roots: list[Tensor], targets: list | None = None, stop: set[int] | None = None,
-                retain: bool = True) -> Program:
-    """The lowered Program for this backward, reused from the graph when it was retained."""
-    holder = roots[0]._node
-    key = (tuple(id(r) for r in roots), None if targets is None else
-           tuple(id(t) for t in targets), None if stop is None else frozenset(stop))
-    named = list(roots) + list(targets or ())
-    if holder is not None and holder.programs is not None:
-        hit = holder.programs.get(key)
-        # ids are recycled once a tensor dies: the entry's weak references must still name
-        # these very tensors, or a dead root's program would run for a new one.
-        if hit is not None and hit[0] == tape.epoch() and \
-                all(ref() is t for ref, t in zip(hit[2], named)):
-            return hit[1]
-    prog = lower(roots, targets, stop)
-    if retain and holder is not None and stop is None:     # no_grad_vars: ids only, no cache
-        # (int keys are fastpath.replay_retained's armed replays, not Programs)
-        if holder.programs is None or sum(type(k) is tuple for k in holder.programs) >= \
-                PROGRAMS_KEPT_PER_GRAPH:
-            holder.programs = {}
-        holder.programs[key] = (tape.epoch(), prog, tuple(weakref.ref(t) for t in named))
-    return prog
-
-
-def write_seeds(prog: Program, seeds: list[Tensor | None]) -> None:
-    for (off, n), s in zip(prog.seeds, seeds):
-        if s is None:
-            prog.arena[off:off + n] = 1
-        else:
-            prog.arena[off:off + n] = s._data.reshape(-1)
-
-
-def deliver(prog: Program, skip: set[int] = frozenset()) -> None:
-    """Accumulate into leaf .grad, overwrite retained non-leaf grads (Paddle's rules).
-    Tensors in `skip` (ids) got no gradient (PyLayer backwards returned None)."""
-    arena = prog.arena
-    for t, off, shape, kind in prog.outputs:
-        if skip and id(t) in skip:
-            continue
-        deliver_grad(t, arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape), kind)
-
-
-def run_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: bool,
-                 cache: bool = True) -> None:
-    if cache and not retain_graph and structural.run(roots, seeds):
-        return                              # a Program lowered for an identical graph
-    prog = program_for(roots, retain=retain_graph)
-    if not prog.segments:                   # no hooks: seeds, one compiled call, leaf grads
-        fastpath.run(prog, seeds, keep=retain_graph)
-    else:
-        write_seeds(prog, seeds)
-        vm.run(prog)
-        deliver(prog, undefined_grads(prog, roots))
-    if not retain_graph:
-        fastpath.release(prog)
-        tape.free_nodes(prog.nodes)
-
+# ---- the compiled path: executor.py --------------------------------------------------------
 
 def plain_backward(t: Tensor) -> None:
     """`t.backward()` on a float root needing a gradient: what backward() does after its
-    checks, with the structural cache tried first (Tensor.backward calls this directly)."""
-    seeds = [None]
-    if not structural.run([t], seeds):
-        run_backward([t], seeds, False, cache=False)
+    checks (Tensor.backward calls this directly)."""
+    executor.run_backward([t], [None], False)
 
 
 # ---- the eager path (create_graph=True, and a third opinion in tests) ----------------------
@@ -303,7 +240,7 @@ def backward(tensors: Tensor | Sequence[Tensor],
     if create_graph:
         eager_backward(roots, seeds, retain_graph, create_graph=True)
     else:
-        run_backward(roots, seeds, retain_graph, cache=dump_backward_graph_path is None)
+        executor.run_backward(roots, seeds, retain_graph)
 
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
@@ -358,7 +295,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
                 detach_graph_grad(t)
                 t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
         else:
-            found = _compiled_grad(roots, seeds, ins, stop, retain_graph)
+            found = executor.run_grad(roots, seeds, ins, stop, retain_graph)
     results: list[Tensor | None] = []
     for i, x in enumerate(ins):
         g = found.get(id(x))
@@ -370,21 +307,6 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
             g = Tensor._make(g._data, stop_gradient=False)     # a leaf, as in Paddle
         results.append(g)
     return results
-
-
-def _compiled_grad(roots: list[Tensor], seeds: list, ins: list[Tensor],
-                   stop: set[int] | None, retain: bool) -> dict[int, Tensor]:
-    prog = program_for(roots, ins, stop, retain=retain)
-    write_seeds(prog, seeds)
-    vm.run(prog)
-    skip = undefined_grads(prog, roots) if prog.segments else set()
-    deliver(prog, skip)                         # retained non-leaf grads only
-    found = {}
-    for t, off, shape, kind in prog.outputs:
-        if kind == "target" and id(t) not in skip:
-            val = prog.arena[off:off + int(np.prod(shape, dtype=np.int64))].reshape(shape)
-            found[id(t)] = Tensor._make(val.astype(t._data.dtype, copy=True))
-    return found
 
 
 def _distinct(tensors: Any, what: str) -> list[Tensor]:
@@ -409,6 +331,5 @@ def _no_grad_ids(no_grad_vars: Any) -> set[int] | None:
 
 
 from .py_layer import PyLayer, PyLayerContext  # noqa: E402  (public: paddle.autograd.PyLayer)
-from .py_layer import undefined_grads  # noqa: E402
 from .functional import Hessian, Jacobian, hessian, jacobian  # noqa: E402
 from .display import graphviz  # noqa: E402,F401  (jitgrad.autograd.graphviz)

@@ -98,5 +98,5 @@ def program_text(roots: list, targets: list | None = None, stop: set[int] | None
                  ) -> str:
     if not roots:
         return "# no output needs a gradient: nothing to run\n"
-    from .autograd import program_for
+    from .executor import program_for
     return program_for(roots, targets, stop).text() + "\n"

@@ -13,11 +13,12 @@ arena keeps them together. JITGRAD_COPY_VALUES=1 copies every value (the old lay
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
 from .lower_opt import STEP_OPERANDS
-from .program import EXT, EXT_OPERANDS, OP, Program
+from .program import EXT, EXT_OPERANDS, OP
 
 MIN_ELEMENTS = 16384          # 64 KB of float32: below this a copy is cheaper than an address
 
@@ -39,7 +40,7 @@ def enabled() -> bool:
     return os.environ.get("JITGRAD_COPY_VALUES", "") in ("", "0")
 
 
-def _write_extent(prog: Program, row: np.ndarray) -> int:
+def _write_extent(prog: Any, row: np.ndarray) -> int:
     """How many elements from `row`'s out field it may write."""
     op, n, p = int(row[0]) >> 1, int(row[5]), int(row[6])
     it = prog.itab
@@ -55,42 +56,42 @@ def _write_extent(prog: Program, row: np.ndarray) -> int:
     return n
 
 
-def place(prog: Program, values: list) -> None:
-    """Decide which values (arena offset, array, slot shape) rows read in place, rewrite
-    their operands to external ones, and bind those to the arrays; copy the others."""
-    candidates = [(off, v, shape) for off, v, shape in values
+def place(prog: Any, values: list) -> tuple[list, list]:
+    """Split the values (arena offset, slot shape, source, this graph's array) into those
+    a binding copies into the arena, (offset, shape, source, source shape), and those rows
+    read in place, (itab position, shape, source, source shape): large ones whose every
+    reader resolves external operands. Rewrites the readers' operand fields to external
+    ones. (The source shape is that of the array the rule handed over: a reshaped view of
+    the source, found by its memory.)"""
+    copied = [(off, shape, src, tuple(arr.shape)) for off, shape, src, arr in values]
+    candidates = [(off, shape) for off, shape, _, _ in values
                   if int(np.prod(shape, dtype=np.int64)) >= MIN_ELEMENTS]
     if not candidates or not enabled() or prog.segments:
-        for off, v, shape in values:
-            _copy(prog, off, v, shape)
-        return
+        return copied, []
     code = prog.code
     ops = code[:, 0] >> 1
     outs = code[:, 1]
     ext = {}
-    for off, v, shape in candidates:
+    for off, shape in candidates:
         n = int(np.prod(shape, dtype=np.int64))
         if _readable_in_place(prog, code, ops, outs, off, n):
             ext[off] = n
-    if ext:
-        base = prog.extend_itab(len(ext))
-        for j, (off, n) in enumerate(sorted(ext.items())):
-            pos = base + j
-            prog.ext_pos[off] = pos
-            prog.ext_size[pos] = n
-            for col in (2, 3, 4):
-                field = code[:, col]
-                hit = (field >= off) & (field < off + n)
-                field[hit] = EXT + (pos << 32) + (field[hit] - off)
-    for off, v, shape in values:
-        pos = prog.ext_pos.get(off)
-        if pos is None:
-            _copy(prog, off, v, shape)
-        else:
-            bind(prog, pos, v, shape)
+    if not ext:
+        return copied, []
+    base = prog.extend_itab(len(ext))
+    positions = {}
+    for j, (off, n) in enumerate(sorted(ext.items())):
+        pos = positions[off] = base + j
+        for col in (2, 3, 4):
+            field = code[:, col]
+            hit = (field >= off) & (field < off + n)
+            field[hit] = EXT + (pos << 32) + (field[hit] - off)
+    externals = [(positions[off], shape, src, vshape) for off, shape, src, vshape in copied
+                 if off in positions]
+    return [v for v in copied if v[0] not in positions], externals
 
 
-def _readable_in_place(prog: Program, code: np.ndarray, ops: np.ndarray, outs: np.ndarray,
+def _readable_in_place(prog: Any, code: np.ndarray, ops: np.ndarray, outs: np.ndarray,
                        off: int, n: int) -> bool:
     """True when no row writes into [off, off+n) and every row reading it does so through
     a field that resolves external operands."""
@@ -122,23 +123,3 @@ def _readable_in_place(prog: Program, code: np.ndarray, ops: np.ndarray, outs: n
                 if any(off <= int(it[q + 1 + j]) < hi for j in range(used)):
                     return False
     return True
-
-
-def _copy(prog: Program, off: int, v: np.ndarray, shape: tuple) -> None:
-    n = int(np.prod(shape, dtype=np.int64))
-    prog.arena[off:off + n].reshape(shape)[...] = v
-
-
-def bind(prog: Program, pos: int, v: np.ndarray, shape: tuple) -> None:
-    """Point the external operand at itab[pos] to the value `v` (in the slot's `shape`):
-    its own memory when that is C-contiguous in the arena's dtype with the slot's size,
-    else a private copy the Program keeps. The Program holds `v` until the next bind."""
-    if not (v.dtype == prog.arena.dtype and v.size == prog.ext_size[pos] and
-            v.flags.c_contiguous):
-        own = prog.ext_private.get(pos)
-        if own is None:
-            own = prog.ext_private[pos] = np.empty(shape, prog.arena.dtype)
-        own[...] = v
-        v = own
-    prog.ext_keep[pos] = v
-    prog.itab[pos] = v.ctypes.data

@@ -6,7 +6,8 @@ after it and *after* those registered before it (Paddle's order rule).
 
 A non-leaf's chain is keyed by its tape node, so hooks still run after the user drops the
 tensor itself. The compiled backward calls a chain from a Program segment callback
-(`SlotHook`); the eager backward calls `apply_chain` inline.
+(`SlotHook`, made by a binding from the Program's spec); the eager backward calls
+`apply_chain` inline.
 """
 
 from __future__ import annotations
@@ -138,6 +139,22 @@ def apply_chain(chain: HookChain, g: Tensor) -> tuple[Tensor, Tensor]:
             r = reshape(r, g.shape)
         g = r
     return g, (g if retained is None else retained)
+
+
+def slot_hook_spec(owner: tuple, src: int, dst: int, shape: tuple, dtype: Any,
+                   retain: int | None = None) -> tuple:
+    """A Program's record of a SlotHook (pure data): `owner` is ("node", k) for hooks on
+    node k's output, or ("leaf", tensor ref) for a leaf's (graph.Graph.tensor)."""
+    return ("hook", owner, int(src), int(dst), tuple(int(s) for s in shape),
+            np.dtype(dtype).str, -1 if retain is None else int(retain))
+
+
+def make_slot_hook(spec: tuple, graph: Any) -> "SlotHook":
+    """The callback a spec from slot_hook_spec stands for, in `graph`."""
+    _, owner, src, dst, shape, dtype, retain = spec
+    chain = node_chain(graph.nodes[owner[1]]) if owner[0] == "node" else \
+        chain_of(graph.tensor(owner[1]))
+    return SlotHook(chain, src, dst, shape, np.dtype(dtype), None if retain < 0 else retain)
 
 
 class SlotHook:

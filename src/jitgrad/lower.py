@@ -1,8 +1,14 @@
 """Tape -> Program: walk the needed nodes newest first and let each op emit its kernels.
 
-Lowering runs once per graph. It decides the buffer layout (saved values first, then
-gradient slots and temporaries), turns every op's gradient rule into instructions, and marks
-the first write into each slot as an overwrite so a replay needs no zeroing pass.
+Lowering runs once per graph structure. It decides the buffer layout (saved values first,
+then gradient slots and temporaries), turns every op's gradient rule into instructions, and
+marks the first write into each slot as an overwrite so a replay needs no zeroing pass.
+
+Every forward value an op's rule hands the Builder is named by its canonical source
+(graph.py) instead of being copied in: the Program stays pure data, and any graph of the
+same structure binds its own values to it. A value the Builder cannot name unambiguously
+(computed inside a rule, or one array shared by two different tensors) becomes a literal,
+and the Program then serves only this graph (`Program.reason`).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from typing import Any, Iterable, NamedTuple
 import numpy as np
 
 from . import hooks, tape
+from .graph import Graph
 from .program import OP, WIDTH, Program
 
 
@@ -21,13 +28,23 @@ class Slot(NamedTuple):
     shape: tuple
 
 
+class BoundK:
+    """A constant whose value comes from the graph: K = factor * source[0] (Builder.scalar)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
 class Builder:
     """What an op's `lower` function talks to: places values, allocates slots, emits rows."""
 
-    def __init__(self, dtype: np.dtype) -> None:
+    def __init__(self, dtype: np.dtype, graph: Graph) -> None:
         self.dtype = np.dtype(dtype)
+        self.graph = graph
         self.size = 0
-        self.values: list[tuple[int, np.ndarray, tuple]] = []
+        self.values: list[tuple[int, np.ndarray, tuple, tuple | None]] = []
         self._value_ids: dict[tuple, Slot] = {}
         self._keep: list[Any] = []          # keeps arrays alive while their memory is a key
         self.rows: list[list[int]] = []
@@ -35,23 +52,65 @@ class Builder:
         self.names: list[str] = []
         self.itab: list[np.ndarray] = []
         self.itab_size = 0
+        self.tables: list[tuple[int, int, tuple]] = []
         self.consts: list[float] = [1.0]
         self._const_ids: dict[float, int] = {1.0: 0}
+        self.scalars: list[tuple[int, tuple, float]] = []
         self.written: set[int] = set()
         self.current = ""                   # name of the node being lowered, for text dumps
         self.node: Any = None               # the node being lowered
-        self.sources: list | None = None    # (offset, array, shape, node) of every value()
+        self.unnamed: str | None = None     # why a value could not be named (see value())
         self.allocs: list[int] = []
-        self.breaks: list[tuple[int, Any]] = []   # (row index, Python callback) breakpoints
+        self.breaks: list[tuple[int, tuple]] = []   # (row index, callback spec)
         self.pinned: set[tuple[int, int]] = set()   # (offset, size) of slots callbacks use
 
-    def breakpoint(self, callback: Any, pin: Iterable[Slot] = ()) -> None:
-        """Run `callback(arena)` between the rows emitted so far and the next ones.
-
-        The slots in `pin` are touched by the callback: optimisation passes must keep them.
-        """
-        self.breaks.append((len(self.rows), callback))
+    def breakpoint(self, spec: tuple, pin: Iterable[Slot] = ()) -> None:
+        """Run the callback `spec` (data: hooks.py, py_layer.py) between the rows emitted
+        so far and the next ones. The slots in `pin` are touched by the callback:
+        optimisation passes must keep them."""
+        self.breaks.append((len(self.rows), spec))
         self.pinned.update((s.off, max(s.n, 1)) for s in pin)
+
+    # ---- naming forward values -------------------------------------------------------
+    def source(self, arr: Any) -> tuple | None:
+        """The canonical source (graph.py) of an array the current node's rule handed over:
+        one of its inputs, its output, a saved value or an array attribute. The very object
+        first; failing that, an array over the same memory (a reshaped view). None when no
+        source matches, or when two different tensors match (one array shared by a tensor
+        and its detach(): another graph of this structure need not share it)."""
+        node = self.node
+        if node is None or not isinstance(arr, (np.ndarray, np.generic)):
+            return None
+        k = self.graph.node_index()[id(node)]
+        for same in (_is, _same_memory):
+            found = None
+            for src, cand in self._candidates(node, k):
+                if same(arr, cand):
+                    if found is None or src[0] == "s":
+                        found = src         # a saved value aliasing an input: the saved one
+                    elif found != src and found[0] != "s" and not _one_value(found, src, k):
+                        self.unnamed = f"{node.op.name}: one array shared by two tensors"
+                        return None
+            if found is not None:
+                return found
+        return None
+
+    def _candidates(self, node: Any, k: int) -> Iterable[tuple[tuple, np.ndarray]]:
+        graph = self.graph
+        tindex, nindex = graph.tensor_index(), graph.node_index()
+        for t in node.inputs:
+            i = tindex.get(id(t))
+            if i is not None:
+                yield ("t", i), t._data
+            elif t._node is not None and id(t._node) in nindex:
+                yield ("o", nindex[id(t._node)]), t._data
+        yield ("o", k), node.out_data
+        for j, v in enumerate(node.saved or ()):
+            if isinstance(v, (np.ndarray, np.generic)):     # (a 0-d ufunc result: a scalar)
+                yield ("s", k, j), v
+        for name, v in (node.attrs or {}).items():
+            if type(v) is np.ndarray:
+                yield ("a", k, name), v
 
     # ---- layout ------------------------------------------------------------------------
     def alloc(self, shape: Iterable[int]) -> Slot:
@@ -64,19 +123,30 @@ class Builder:
 
     def value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
         """A forward value, broadcast to `shape`, placed in the arena (once per array)."""
+        src = self.source(arr)
         arr = np.asarray(arr)
         shape = tuple(arr.shape if shape is None else shape)
-        # keyed by memory, not id(): a reshaped view of a value already placed (matmul's
-        # operands) shares its slot; copied straight into the arena by _finish (no temporary)
-        key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str, shape)
+        if src is None and self.unnamed is None:
+            self.unnamed = f"{getattr(self.node, 'op', None)!r} computes a value in its rule"
+        # keyed by memory and source: a reshaped view of a value already placed (matmul's
+        # operands) shares its slot; copied in by the binding (no temporary)
+        key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str,
+               shape, src)
         if key not in self._value_ids:
             slot = self.alloc(shape)
-            self.values.append((slot.off, arr, shape))
+            self.values.append((slot.off, arr, shape, src))
             self._value_ids[key] = slot
             self._keep.append(arr)
-        if self.sources is not None:        # structural.py rebinds cached Programs from these
-            self.sources.append((self._value_ids[key].off, arr, shape, self.node))
         return self._value_ids[key]
+
+    def static_value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
+        """A constant array computed from shapes and attributes only (a mask, a scale
+        table): part of the Program, the same for every graph of this structure."""
+        arr = np.asarray(arr)
+        shape = tuple(arr.shape if shape is None else shape)
+        slot = self.alloc(shape)
+        self.values.append((slot.off, arr, shape, "static"))
+        return slot
 
     def const(self, v: float) -> int:
         v = float(v)
@@ -85,23 +155,46 @@ class Builder:
             self.consts.append(v)
         return self._const_ids[v]
 
+    def scalar(self, arr: np.ndarray, factor: float = 1.0) -> BoundK | float:
+        """K = factor * arr's one element, filled in from each graph (the value is data, not
+        structure). An array without a source gives a literal constant (and the Program
+        serves only this graph)."""
+        src = self.source(arr)
+        arr = np.asarray(arr)
+        value = float(factor) * float(arr.reshape(-1)[0])
+        if src is None:
+            if self.unnamed is None:
+                self.unnamed = f"{getattr(self.node, 'op', None)!r} computes a constant"
+            return value
+        k = len(self.consts)
+        self.consts.append(float("nan"))    # a placeholder no pass may read as a value
+        self.scalars.append((k, src, float(factor)))
+        return BoundK(k)
+
     def table(self, ints: Any) -> int:
+        """An int table: structure (from shapes and attributes) unless it is one of the
+        node's own arrays (a saved index map, an index attribute), which each graph then
+        fills in from its own node."""
+        src = self.source(ints) if isinstance(ints, np.ndarray) else None
         arr = np.ascontiguousarray(ints, dtype=np.int64).ravel()
         off = self.itab_size
         self.itab.append(arr)
         self.itab_size += arr.size
+        if src is not None:
+            self.tables.append((off, int(arr.size), src))
         return off
 
     # ---- emitting ----------------------------------------------------------------------
     def emit(self, name: str, out: Slot, a: Slot | None = None, b: Slot | None = None,
-             c: Slot | None = None, n: int | None = None, p: int = 0, k: float = 1.0,
-             acc: bool | None = None) -> None:
+             c: Slot | None = None, n: int | None = None, p: int = 0,
+             k: float | BoundK = 1.0, acc: bool | None = None) -> None:
         """Append one instruction; by default it accumulates iff `out` was written before."""
         if acc is None:
             acc = out.off in self.written
         self.written.add(out.off)
+        kidx = k.index if isinstance(k, BoundK) else self.const(k)
         row = [OP[name] << 1 | int(acc), out.off, a.off if a else 0, b.off if b else 0,
-               c.off if c else 0, out.n if n is None else n, p, self.const(k)]
+               c.off if c else 0, out.n if n is None else n, p, kidx]
         self.rows.append(row)
         self.names.append(self.current)
 
@@ -112,7 +205,8 @@ class Builder:
 
     # ---- gradient helpers used by the op rules ------------------------------------------
     def contribute(self, dest: Slot, out_shape: tuple, name: str, a: Slot,
-                   b: Slot | None = None, c: Slot | None = None, k: float = 1.0) -> None:
+                   b: Slot | None = None, c: Slot | None = None,
+                   k: float | BoundK = 1.0) -> None:
         """dest += sum_to(dest.shape, kernel(a, b, c)), kernel evaluated at `out_shape`."""
         out_shape = tuple(out_shape)
         if dest.shape == out_shape or dest.n == int(np.prod(out_shape)):
@@ -125,9 +219,8 @@ class Builder:
     def mul(self, dest: Slot, out_shape: tuple, g: Slot, factor: np.ndarray, k: float = 1.0
             ) -> None:
         """dest += sum_to(g * factor * k); a one-element factor becomes a constant."""
-        factor = np.asarray(factor)
-        if factor.size == 1:
-            self.contribute(dest, out_shape, "AXPY", g, k=k * float(factor.ravel()[0]))
+        if np.size(factor) == 1:
+            self.contribute(dest, out_shape, "AXPY", g, k=self.scalar(factor, k))
         else:
             self.contribute(dest, out_shape, "MUL", g, self.value(factor, out_shape), k=k)
 
@@ -180,13 +273,33 @@ def broadcast_index(small: tuple, big: tuple) -> np.ndarray:
 
 # ---- the lowering walk ---------------------------------------------------------------------
 
+def _is(a: np.ndarray, b: np.ndarray) -> bool:
+    return a is b
+
+
+def _same_memory(a: np.ndarray, b: np.ndarray) -> bool:
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return False
+    return (a.nbytes == b.nbytes and a.flags.c_contiguous and b.flags.c_contiguous and
+            a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+
+
+def _one_value(a: tuple, b: tuple, k: int) -> bool:
+    """Two sources over one array that hold equal values in every graph of this structure:
+    node k's own output over one of its inputs (a view op: reshape, a cast to the same
+    dtype)."""
+    return ("o", k) in (a, b)
+
+
 def _key(t: Any) -> int:
     return id(t._node) if t._node is not None else id(t)
 
 
 def lower(roots: list, targets: list | None = None, stop: set[int] | None = None,
-          sources: list | None = None) -> Program:
-    """Lower the backward from `roots` into a Program.
+          graph: Graph | None = None) -> tuple[Program, Graph]:
+    """Lower the backward from `roots` into a Program, for `graph` (the canonical form of
+    this call's graph; walked here when not given, or when the plan rewired an input to
+    an in-place op's stand-in). Returns the Program and the graph its sources refer to.
 
     targets None means backward(): every reachable leaf that needs a gradient receives one
     ('leaf' outputs) and retain_grads() tensors are 'retain' outputs. Otherwise `targets`
@@ -196,11 +309,12 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     nodes = plan.nodes
     is_target = plan.is_target
     tape.check_not_freed(nodes)
+    if graph is None or plan.rewired:
+        graph = Graph(roots, targets, stop)
 
     wide = any(v.dtype == np.float64 for n in nodes for v in
                [n.out_data] + [t._data for t in n.inputs])
-    b = Builder(np.float64 if wide else np.float32)
-    b.sources = sources
+    b = Builder(np.float64 if wide else np.float32, graph)
     slots: dict[int, Slot] = {}
     seeds = []
     for r in roots:
@@ -208,6 +322,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         b.written.add(slot.off)
         seeds.append((slot.off, slot.n))
 
+    refs = _TensorRefs(graph, targets)
     outputs: list = []
     seen_out: set[int] = set()
     retain_pos: dict[int, int] = {}         # node id -> index of its 'retain' output
@@ -228,6 +343,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
 
     for r in roots:
         note_output(r)
+    nindex = graph.node_index()
     for node in nodes:
         g = slots.get(id(node))
         gins = []
@@ -245,42 +361,53 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         b.node = node
         chain = hooks.node_chain(node)
         if chain is not None and chain.has_hooks:
-            g = _hook_break(b, node, g, chain, outputs, retain_pos.get(id(node)))
+            g = _hook_break(b, nindex[id(node)], g, node, outputs, retain_pos.get(id(node)))
         node.op.lower(b, node, g, gins)
+    b.node = None
 
     for t, slot, kind in outputs:           # reachable, but every path gave zero
         if slot.off not in b.written:
             b.prologue.append([OP["ZERO"] << 1, slot.off, 0, 0, 0, slot.n, 0, 0])
             b.written.add(slot.off)
+    out_refs = [(kind, refs.of(t), slot, t._data.dtype) for t, slot, kind in outputs]
     if targets is None:                     # leaf hooks: once, on the summed gradient
-        for t, slot, kind in outputs:
-            chain = hooks.chain_of(t) if kind == "leaf" else None
+        for kind, ref, slot, dtype in out_refs:
+            chain = hooks.chain_of(graph.tensor(ref)) if kind == "leaf" else None
             if chain is not None and chain.has_hooks:
-                b.breakpoint(hooks.SlotHook(chain, slot.off, slot.off, slot.shape,
-                                            t._data.dtype), pin=[slot])
-    prog = _finish(b, seeds, [(t, s.off, s.shape, kind) for t, s, kind in outputs])
-    prog.nodes = nodes
-    prog.slot_starts = b.allocs
+                b.breakpoint(hooks.slot_hook_spec(("leaf", ref), slot.off, slot.off,
+                                                  slot.shape, dtype), pin=[slot])
+    draft = _finish(b, seeds, [(ref, s.off, s.shape, kind) for kind, ref, s, _ in out_refs])
     from .lower_opt import optimize          # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
-    optimize(prog, backward=targets is None)
-    place_values(prog, b.values)
-    return prog
+    optimize(draft, backward=targets is None)
+    return draft.freeze(b, graph), graph
 
 
-def place_values(prog: Program, values: list) -> None:
-    """Place the saved forward values after the passes have compacted the arena (so the
-    first, larger layout is never written and costs no memory): large ones are read where
-    they are (external.py), the others copied into the arena."""
-    from . import external
-    remap = getattr(prog, "offset_map", None)
-    if remap is not None:
-        values = [(remap(off), v, shape) for off, v, shape in values]
-    external.place(prog, values)
+class _TensorRefs:
+    """Canonical references (graph.Graph.tensor) for the tensors a Program delivers to."""
+
+    def __init__(self, graph: Graph, targets: list | None) -> None:
+        self.graph = graph
+        self.targets = {id(t): j for j, t in enumerate(targets)} if targets is not None else {}
+        self.inputs: dict[int, tuple] | None = None
+
+    def of(self, t: Any) -> tuple:
+        j = self.targets.get(id(t))
+        if j is not None:
+            return ("g", j)
+        i = self.graph.tensor_index().get(id(t))
+        if i is not None:
+            return ("t", i)
+        if self.inputs is None:             # a non-leaf that is some node's input
+            self.inputs = {}
+            for k, node in enumerate(self.graph.nodes):
+                for p, x in enumerate(node.inputs):
+                    self.inputs.setdefault(id(x), ("n", k, p))
+        return self.inputs[id(t)]
 
 
-def _hook_break(b: Builder, node: Any, g: Slot, chain: Any, outputs: list,
+def _hook_break(b: Builder, k: int, g: Slot, node: Any, outputs: list,
                 retain_at: int | None) -> Slot:
-    """Hooks on a node's output: a callback maps its gradient slot `g` into a fresh slot,
+    """Hooks on node k's output: a callback maps its gradient slot `g` into a fresh slot,
     which the node's rule reads. `g` keeps the pre-hook value (what grad() returns for a
     hooked input); a retained grad gets its own slot holding the value at the marker."""
     flow = b.alloc(g.shape)
@@ -291,31 +418,95 @@ def _hook_break(b: Builder, node: Any, g: Slot, chain: Any, outputs: list,
         keep = b.alloc(g.shape)
         b.written.add(keep.off)
         outputs[retain_at] = (t, keep, kind)
-    b.breakpoint(hooks.SlotHook(chain, g.off, flow.off, g.shape, node.out_data.dtype,
-                                None if keep is None else keep.off),
+    b.breakpoint(hooks.slot_hook_spec(("node", k), g.off, flow.off, g.shape,
+                                      node.out_data.dtype, None if keep is None else keep.off),
                  pin=[s for s in (g, flow, keep) if s is not None])
     return flow
 
 
+class Draft:
+    """A Program while the peephole passes (lower_opt.py) rewrite it in place: its rows,
+    tables and slot offsets are mutable, outputs carry (ref, offset, shape, kind)."""
+
+    def __init__(self, code: np.ndarray, arena_size: int, itab: np.ndarray,
+                 consts: np.ndarray, seeds: list, outputs: list, names: list) -> None:
+        self.code, self.itab, self.consts = code, itab, consts
+        # (compact() reads its size and makes a smaller one: calloc'd, never touched)
+        self.arena = np.zeros(arena_size, dtype=consts.dtype)
+        self.seeds, self.outputs, self.node_names = seeds, outputs, names
+        self.segments: list = []
+        self.pinned: frozenset | None = None
+        self.slot_starts: list | None = None
+        self.offset_map: Any = None
+        self.owned_leaf_pos: dict = {}
+        self.ext_pos: dict = {}
+        self.ext_size: dict = {}
+
+    def __len__(self) -> int:
+        return int(self.code.shape[0])
+
+    def extend_itab(self, count: int) -> int:
+        """Append `count` zeroed int-table words (addresses set by a binding); returns the
+        first."""
+        first = len(self.itab)
+        self.itab = np.concatenate([self.itab, np.zeros(count, np.int64)])
+        return first
+
+    def freeze(self, b: Builder, graph: Graph) -> Program:
+        """Place the values (after compaction: the larger first layout never costs memory)
+        and turn the draft into a Program."""
+        from . import external
+        remap = self.offset_map if self.offset_map is not None else (lambda off: off)
+        values, literals = [], []
+        for off, arr, shape, src in b.values:
+            if src is None or src == "static":
+                literals.append((remap(off), shape, np.array(arr, dtype=self.consts.dtype)))
+            else:
+                values.append((remap(off), shape, src, arr))
+        copied, externals = external.place(self, values)
+        for pos, n, _ in b.tables:          # this graph's indices: each binding writes its own
+            self.itab[pos:pos + n] = 0
+        leaf_at = {off: j for j, (_, off, _, kind) in enumerate(self.outputs) if kind == "leaf"}
+        reason = None if b.unnamed is None else f"a value without a source ({b.unnamed})"
+        if graph.key is None:
+            reason = reason or f"the graph has no key ({graph.reason})"
+        return Program(
+            code=np.ascontiguousarray(self.code, dtype=np.int64),
+            itab=np.ascontiguousarray(self.itab, dtype=np.int64),
+            consts=np.ascontiguousarray(self.consts),
+            arena_size=int(self.arena.size),
+            seeds=tuple((int(o), int(n)) for o, n in self.seeds),
+            outputs=tuple((kind, ref, int(off), tuple(shape))
+                          for ref, off, shape, kind in self.outputs),
+            values=tuple(copied), externals=tuple(externals),
+            tables=tuple(b.tables), scalars=tuple(b.scalars), literals=tuple(literals),
+            leaf_rows=tuple(sorted((leaf_at[off], pos)
+                                   for off, pos in self.owned_leaf_pos.items())),
+            segments=tuple((int(s), int(e), -1 if cb is None else cb)
+                           for s, e, cb in self.segments),
+            callbacks=tuple(spec for _, spec in b.breaks),
+            node_names=tuple(self.node_names), reason=reason)
+
+
 def _segments(breaks: list, first: int, total: int) -> list:
-    """Instruction ranges, each followed by its callback (None after the last)."""
+    """Instruction ranges, each followed by its callback's index (None after the last)."""
     segs, start = [], 0
-    for at, callback in breaks:
-        segs.append((start, first + at, callback))
+    for i, (at, _) in enumerate(breaks):
+        segs.append((start, first + at, i))
         start = first + at
     segs.append((start, total, None))
     return segs
 
 
-def _finish(b: Builder, seeds: list, outputs: list) -> Program:
+def _finish(b: Builder, seeds: list, outputs: list) -> Draft:
     rows = b.prologue + b.rows
     code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
-    arena = np.zeros(max(b.size, 1), dtype=b.dtype)     # values: place_values(), later
     itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
     names = ["(zero unreached output)"] * len(b.prologue) + b.names
-    prog = Program(code, arena, np.ascontiguousarray(itab, dtype=np.int64),
-                   np.array(b.consts, dtype=b.dtype), seeds, outputs, names)
+    draft = Draft(code, max(b.size, 1), np.ascontiguousarray(itab, dtype=np.int64),
+                  np.array(b.consts, dtype=b.dtype), seeds, outputs, names)
+    draft.slot_starts = b.allocs
     if b.breaks:
-        prog.segments = _segments(b.breaks, len(b.prologue), len(rows))
-        prog.pinned = frozenset(b.pinned)
-    return prog
+        draft.segments = _segments(b.breaks, len(b.prologue), len(rows))
+        draft.pinned = frozenset(b.pinned)
+    return draft

@@ -12,9 +12,8 @@
    write (an MLP's activation gradients share two buffers).
 4. Compaction: slots nothing references any more leave the arena; lower() places the saved
    values only afterwards, so the larger first layout never costs memory.
-5. Owned leaf gradients: every write into a leaf's gradient slot becomes an accumulation, so
-   the slot can be the leaf's `.grad` array itself (see fastpath.py); the row writes through
-   an itab address, which fastpath may point at a `.grad` array that lives elsewhere.
+5. Owned leaf gradients: when one row writes a leaf's gradient slot, it accumulates through
+   an itab address, which a binding points at the leaf's `.grad` array (binding.py).
 
 Safety rules: a slot is touched only when every instruction field pointing into it is
 accounted for (an unknown opcode referencing it blocks the pass), seeds, outputs and the
@@ -338,10 +337,7 @@ def compact(prog: Program) -> int:
         i = np.searchsorted(starts, v, side="right") - 1
         return new_starts[i] + (v - starts[i])
 
-    arena = np.zeros(max(total, 1), dtype=prog.arena.dtype)
-    if np.any(prog.arena):                  # lower() places the values after the passes
-        for i in np.nonzero(live)[0]:
-            arena[new_starts[i]:new_starts[i] + lengths[i]] = prog.arena[starts[i]:ends[i]]
+    arena = np.zeros(max(total, 1), dtype=prog.arena.dtype)   # values: placed later
     prog.code[:, 1:5] = remap(code[:, 1:5])
     if chain_refs:
         prog.itab[chain_refs] = remap(prog.itab[chain_refs])
@@ -366,7 +362,7 @@ ONE_ADD = {OP[name] for name in ("AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_B
 def own_leaf_grads(prog: Program) -> int:
     """Let a leaf's gradient slot serve as its .grad: when exactly one row writes the slot
     (adding one value per element), that row accumulates instead of overwriting. Returns
-    how many leaves qualify; fastpath reads their offsets from `prog.owned_leaf_slots`.
+    how many leaves qualify (`prog.owned_leaf_pos`: slot offset -> itab position).
 
     A GEMM accumulates as C = A@B + C, which BLAS may split over panels of the inner
     dimension; for inner sizes past a panel that rounds like (C + AB1) + AB2 rather than
@@ -397,16 +393,15 @@ def own_leaf_grads(prog: Program) -> int:
                 continue                 # batches summed into one matrix
         code[r, 0] |= 1
         owned[off] = r
-    prog.owned_leaf_slots = frozenset(owned)
     _write_through_itab(prog, owned)
     return len(owned)
 
 
 def _write_through_itab(prog: Program, owned: dict) -> None:
     """Each owned slot's one writer row writes through an address in the itab (an external
-    `out`, program.EXT) that points at the slot itself, so that fastpath can point it at a
-    leaf's `.grad` array elsewhere (another Program's slot, a grad the user set) and the row
-    accumulates straight into it: no zeroing and adding afterwards."""
+    `out`, program.EXT), which a binding points at the leaf's `.grad` array (or at the slot
+    itself when there is none it can use), so the row accumulates straight into `.grad`:
+    no zeroing and adding afterwards."""
     prog.owned_leaf_pos = {}
     if not owned:
         return
@@ -415,15 +410,6 @@ def _write_through_itab(prog: Program, owned: dict) -> None:
         pos = base + j
         prog.owned_leaf_pos[off] = pos
         prog.code[r, 1] = EXT + (pos << 32)
-    point_owned_slots(prog)
-
-
-def point_owned_slots(prog: Program) -> None:
-    """(Re)write the owned slots' addresses: after lowering, and for a copy of a Program
-    with an arena of its own."""
-    arena = prog.arena
-    for off, pos in getattr(prog, "owned_leaf_pos", {}).items():
-        prog.itab[pos] = arena[off:off + 1].__array_interface__["data"][0]
 
 
 # ---- helpers -------------------------------------------------------------------------------

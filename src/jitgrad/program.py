@@ -20,8 +20,7 @@ Opcode semantics (the reference interpreter in `vm/reference.py` is their defini
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -91,77 +90,126 @@ def operand_text(v: int) -> str:
     return f"ext@{(v - EXT) >> 32}+{(v - EXT) & EXT_LOW}"
 
 
-@dataclass
+@dataclass(eq=False)
 class Program:
-    """A lowered backward, ready to replay.
+    """A lowered backward as pure data: nothing in it refers to a particular graph.
 
-    `seeds` are (offset, size) of each root's gradient slot; `outputs` (tensor, offset,
-    shape, kind) say where results are read after a run: kind is 'leaf' (accumulate into
-    .grad), 'retain' (overwrite a non-leaf's retained grad) or 'target' (returned by grad()).
+    Values come from a graph through canonical sources (graph.py), filled in by a Binding:
+    `values` are copied into the arena, `externals` are read in place (their address goes
+    to itab[pos]), `tables` are int arrays copied into itab, `scalars` one-element values
+    copied into consts (times a factor). `literals` are arrays the Program carries: constants
+    computed from shapes (Builder.static_value), or values the lowering could not name by a
+    source, and then the Program serves only the graph it was lowered from (`reason` says
+    why it is not shared). `outputs` say where results are read after a run, for tensors
+    named by reference (graph.Graph.tensor): kind 'leaf' (accumulate into .grad), 'retain'
+    (overwrite a non-leaf's retained grad) or 'target' (returned by grad()). `leaf_rows`:
+    for an output whose slot has one writer row, the itab position of that row's output
+    address, which a binding points at the leaf's `.grad` array so the row accumulates
+    straight into it. `segments` are instruction ranges each followed by a callback, by
+    index into `callbacks` (specs a Binding turns into hook / PyLayer calls).
     """
 
     code: np.ndarray                  # (n_instr, WIDTH) int64
-    arena: np.ndarray                 # float32 or float64, 1-D
     itab: np.ndarray                  # int64, 1-D
-    consts: np.ndarray                # same dtype as arena
-    seeds: list[tuple[int, int]]
-    outputs: list[tuple[Any, int, tuple[int, ...], str]]
-    node_names: list[str] = field(default_factory=list)   # which op each instruction serves
-    segments: list[tuple[int, int, Any]] = field(default_factory=list)  # hooks, see hooks.py
-    nodes: list = field(default_factory=list)    # tape nodes covered (freed together)
-    pinned: frozenset | None = None   # (offset, size) of slots segment callbacks touch
-    # values read in place (external.py), by the itab position of their address: arena
-    # offset -> position; position -> element count, the array bound there (kept alive while
-    # bound) and the Program's own copy for values not laid out as the slot
-    ext_pos: dict = field(default_factory=dict)
-    ext_size: dict = field(default_factory=dict)
-    ext_keep: dict = field(default_factory=dict)
-    ext_private: dict = field(default_factory=dict)
-
-    @property
-    def has_callbacks(self) -> bool:
-        """True when Python callbacks (hooks, PyLayer backwards) run between segments.
-
-        Such a Program must run through `vm.run`, and optimisation passes must leave the
-        slots in `pinned` in place (the lowering sets it whenever it adds callbacks; None
-        with segments means "unknown": leave the Program alone).
-        """
-        return bool(self.segments)
-
-    def extend_itab(self, count: int) -> int:
-        """Append `count` zeroed int-table words (addresses set later); returns the first."""
-        first = len(self.itab)
-        self.itab = np.concatenate([self.itab, np.zeros(count, np.int64)])
-        return first
+    consts: np.ndarray                # arena dtype; NaN where `scalars` fills in a value
+    arena_size: int
+    seeds: tuple = ()                 # (offset, size) per root
+    outputs: tuple = ()               # (kind, tensor ref, offset, shape)
+    values: tuple = ()                # (offset, slot shape, source, source shape)
+    externals: tuple = ()             # (itab position, slot shape, source, source shape)
+    tables: tuple = ()                # (itab position, size, source)
+    scalars: tuple = ()               # (const index, source, factor)
+    literals: tuple = ()              # (offset, slot shape, array)
+    leaf_rows: tuple = ()             # (output index, itab position)
+    segments: tuple = ()              # (start, stop, callback index or -1)
+    callbacks: tuple = ()             # callback specs (hooks.py, py_layer.py)
+    node_names: tuple = ()            # which op each instruction serves
+    reason: str | None = None         # why this Program cannot serve another graph
 
     @property
     def dtype(self) -> np.dtype:
-        return self.arena.dtype
+        return self.consts.dtype
+
+    @property
+    def has_callbacks(self) -> bool:
+        return bool(self.callbacks)
 
     def __len__(self) -> int:
         return int(self.code.shape[0])
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the Program itself (a binding's arena comes on top)."""
+        return int(self.code.nbytes + self.itab.nbytes + self.consts.nbytes +
+                   sum(a.nbytes for _, _, a in self.literals))
+
+    def same(self, other: "Program") -> bool:
+        """Equal in every field but the node names (arrays by value; NaN consts equal)."""
+        return self.difference(other) is None
+
+    def difference(self, other: "Program") -> str | None:
+        """The first field in which two Programs differ, or None."""
+        for f in ("seeds", "outputs", "values", "externals", "tables", "scalars",
+                  "leaf_rows", "segments", "callbacks", "arena_size", "reason"):
+            if getattr(self, f) != getattr(other, f):
+                return f
+        if not np.array_equal(self.code, other.code):
+            return "code"
+        if not np.array_equal(self.itab, other.itab):
+            return "itab"
+        if self.consts.dtype != other.consts.dtype or \
+                not np.array_equal(self.consts, other.consts, equal_nan=True):
+            return "consts"
+        if len(self.literals) != len(other.literals) or not all(
+                a[:2] == b[:2] and np.array_equal(a[2], b[2])
+                for a, b in zip(self.literals, other.literals)):
+            return "literals"
+        return None
+
     def text(self) -> str:
         """One readable line per instruction, in execution order."""
-        lines = [f"# program: {len(self)} instructions, arena {self.arena.size} x "
-                 f"{self.arena.dtype}, itab {self.itab.size}, consts {self.consts.size}"]
+        lines = [f"# program: {len(self)} instructions, arena {self.arena_size} x "
+                 f"{self.dtype}, itab {self.itab.size}, consts {self.consts.size}"]
         for off, n in self.seeds:
             lines.append(f"# seed  -> [{off}:{off + n}]")
+        for off, shape, src, _ in self.values:
+            lines.append(f"# value {_src_text(src)} -> [{off}:{off + _size(shape)}]")
+        for pos, shape, src, _ in self.externals:
+            lines.append(f"# value {_src_text(src)} -> ext@{pos} (read in place)")
+        for pos, n, src in self.tables:
+            lines.append(f"# table {_src_text(src)} -> itab[{pos}:{pos + n}]")
+        for k, src, factor in self.scalars:
+            lines.append(f"# scalar {factor:g} * {_src_text(src)} -> K[{k}]")
         breaks: dict[int, list] = {}
-        for _, stop, callback in self.segments:
-            if callback is not None:
-                breaks.setdefault(stop, []).append(callback)
+        for _, stop, cb in self.segments:
+            if cb >= 0:
+                breaks.setdefault(stop, []).append(self.callbacks[cb])
         for pc, row in enumerate(self.code):
-            for callback in breaks.get(pc, ()):
-                lines.append(f"     CALLBACK       {callback!r}")
+            for spec in breaks.get(pc, ()):
+                lines.append(f"     CALLBACK       {spec[0]} {spec[1:]}")
             op, acc = NAMES[int(row[0]) >> 1], "+=" if row[0] & 1 else "= "
             _, out, a, b, c, n, p, k = (int(v) for v in row)
             who = self.node_names[pc] if pc < len(self.node_names) else ""
             out, a, b, c = (operand_text(v) for v in (out, a, b, c))
             lines.append(f"{pc:4d} {op:<14} out[{out}] {acc} a[{a}] b[{b}] c[{c}] n={n} "
                          f"p={p} K={self.consts[k]:g}   # {who}")
-        for callback in breaks.get(len(self), ()):
-            lines.append(f"     CALLBACK       {callback!r}")
-        for t, off, shape, kind in self.outputs:
-            lines.append(f"# {kind:<6} <- [{off}:{off + int(np.prod(shape))}] shape {list(shape)}")
+        for spec in breaks.get(len(self), ()):
+            lines.append(f"     CALLBACK       {spec[0]} {spec[1:]}")
+        for kind, ref, off, shape in self.outputs:
+            lines.append(f"# {kind:<6} <- [{off}:{off + _size(shape)}] shape {list(shape)}")
         return "\n".join(lines)
+
+
+def _size(shape: tuple) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _src_text(src: tuple) -> str:
+    kind = src[0]
+    if kind == "t":
+        return f"tensor {src[1]}"
+    if kind == "o":
+        return f"output of node {src[1]}"
+    if kind == "s":
+        return f"saved {src[2]} of node {src[1]}"
+    return f"attribute {src[2]!r} of node {src[1]}"

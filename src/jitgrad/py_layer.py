@@ -112,7 +112,8 @@ def _opdef(cls: type) -> OpDef:
                 layout: Any, n_out: int = 1) -> tuple:
             return _call_backward(cls, ctx, g, inputs, layout, n_out)
         op = OpDef(_snake(cls.__name__), _no_forward, vjp, _lower, nin=-1,
-                   doc=f"PyLayer {cls.__qualname__}", extra={"py_layer": cls})
+                   doc=f"PyLayer {cls.__qualname__}",
+                   extra={"py_layer": cls, "uncacheable": "a PyLayer (its backward is user code)"})
         cls._jitgrad_op = op
     return op
 
@@ -155,11 +156,22 @@ def _call_backward(cls: type, ctx: PyLayerContext, g: Tensor, inputs: tuple, lay
 
 def _lower(b: Any, node: tape.Node, g: Any, gins: list) -> None:
     """No kernels: a callback runs the user's backward at this point of the Program."""
-    first = [gi is not None and gi.off not in b.written for gi in gins]
-    b.breakpoint(PyLayerCall(node, g, gins, first), pin=[g] + [gi for gi in gins if gi])
+    first = tuple(gi is not None and gi.off not in b.written for gi in gins)
+    k = b.graph.node_index()[id(node)]
+    spec = ("pylayer", k, tuple(g), tuple(None if gi is None else tuple(gi) for gi in gins),
+            first)
+    b.breakpoint(spec, pin=[g] + [gi for gi in gins if gi])
     for gi in gins:
         if gi is not None:
             b.written.add(gi.off)
+
+
+def make_call(spec: tuple, graph: Any) -> "PyLayerCall":
+    """The callback a Program's spec from _lower stands for, in `graph`."""
+    from .lower import Slot
+    _, k, g, gins, first = spec
+    return PyLayerCall(graph.nodes[k], Slot(*g), [None if gi is None else Slot(*gi)
+                                                   for gi in gins], list(first))
 
 
 class PyLayerCall:
@@ -192,18 +204,19 @@ class PyLayerCall:
                f"{[gi.off for gi in self.gins if gi is not None]}>"
 
 
-def undefined_grads(prog: Any, roots: list) -> set[int]:
-    """ids of the Program's output tensors no gradient reached because every path to them
-    went through a PyLayer backward that returned None: their .grad stays None (Paddle),
-    where the arena holds zeros. Empty (and nearly free) when no backward returned None."""
-    none = {(id(cb.node), i) for _, _, cb in prog.segments
+def undefined_grads(binding: Any) -> set[int]:
+    """ids of the output tensors no gradient reached because every path to them went
+    through a PyLayer backward that returned None: their .grad stays None (Paddle), where
+    the arena holds zeros. Empty (and nearly free) when no backward returned None."""
+    none = {(id(cb.node), i) for cb in binding.callbacks
             if isinstance(cb, PyLayerCall) for i in cb.none}
     if not none:
         return set()
+    graph = binding.graph
     key = lambda t: id(t._node) if t._node is not None else id(t)     # noqa: E731
-    defined = {key(r) for r in roots}
-    for node in sorted(prog.nodes, key=lambda n: n.seq, reverse=True):
+    defined = {key(r) for r in graph.roots}
+    for node in sorted(graph.nodes, key=lambda n: n.seq, reverse=True):
         if id(node) in defined:
             defined.update(key(t) for i, t in enumerate(node.inputs)
                            if (id(node), i) not in none)
-    return {id(t) for t, _, _, _ in prog.outputs if key(t) not in defined}
+    return {id(t) for t in binding.out_tensors if key(t) not in defined}

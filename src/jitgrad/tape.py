@@ -305,6 +305,7 @@ class Plan:
         for node in nodes:              # before pruning: a stale node may look unreachable
             if not node.freed:
                 rewired |= check_versions(node)
+        self.rewired = rewired          # (a graph walked before is stale)
         while rewired:                  # an input now leads to the node of its old version
             nodes = reachable_nodes(roots, stop)
             rewired = any([check_versions(n) for n in nodes if not n.freed])

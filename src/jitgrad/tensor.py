@@ -207,7 +207,7 @@ class Tensor:
         """
         if grad_tensor is None and retain_graph is True and create_graph is False and \
                 dump_backward_graph_path is None and _fast_replay(self):
-            return                          # a retained graph's replay (fastpath.py)
+            return                          # a retained graph's replay (executor.py)
         if grad_tensor is None and (retain_graph is None or retain_graph is False) and \
                 create_graph is False and dump_backward_graph_path is None and \
                 not self._stop_gradient and self._data.dtype.kind == "f":
@@ -588,10 +588,10 @@ def bind_operators(**fns: Callable) -> None:
 
 
 def _fast_replay(t: Tensor) -> bool:
-    """fastpath.replay_retained; on first use this name is rebound to it (no extra frame
+    """executor.replay_retained; on first use this name is rebound to it (no extra frame
     on a retained replay, whose whole budget is ~2 us)."""
     global _fast_replay
-    from .fastpath import replay_retained
+    from .executor import replay_retained
     _fast_replay = replay_retained
     return replay_retained(t)
 

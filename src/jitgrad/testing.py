@@ -13,9 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import tape, vm
+from . import executor, tape, vm
 from .autograd import eager_gradients
-from .lower import lower
 from .tensor import Tensor
 
 PATHS = ("numba", "reference", "eager")
@@ -41,13 +40,11 @@ def gradients(f: Callable[..., Tensor], arrays: Sequence[np.ndarray], seed: np.n
     if path == "eager":
         found = eager_gradients([out], [s], targets=xs)
         return [found[id(x)]._data if id(x) in found else np.zeros_like(x._data) for x in xs]
-    prog = lower([out], targets=xs)
-    prog.arena[prog.seeds[0][0]:prog.seeds[0][0] + prog.seeds[0][1]] = s._data.ravel()
-    vm.run(prog, vm=path)
-    by_id = {id(t): prog.arena[off:off + int(np.prod(shape))].reshape(shape)
-             for t, off, shape, _ in prog.outputs}
-    return [np.array(by_id[id(x)]).astype(x._data.dtype) if id(x) in by_id
-            else np.zeros_like(x._data) for x in xs]
+    if path == "numba" and not vm.compiled_ready(out._data.dtype):
+        vm.warmup(quiet=True)           # the compiled path itself, not the tiered start
+    with vm.using(path):
+        found = executor.run_grad([out], [s], xs, None, False)
+    return [found[id(x)]._data if id(x) in found else np.zeros_like(x._data) for x in xs]
 
 
 def numeric_directional(f: Callable[..., Tensor], arrays: Sequence[np.ndarray],

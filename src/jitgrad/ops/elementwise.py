@@ -13,33 +13,7 @@ import numpy as np
 from ..tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
                    const, require_float, tensor_arg_error)
-from .registry import OpDef, defop, one_element_values
-
-
-# `baked` rules (see registry.py): the one-element forward values a lowering folds into the
-# Program as constants, which the structural cache therefore keys on.
-def _K_OUT(n: Any) -> tuple:
-    return one_element_values(n.out_data)
-
-
-def _K_X(n: Any) -> tuple:
-    return one_element_values(n.inputs[0]._data)
-
-
-def _K_Y(n: Any) -> tuple:
-    return one_element_values(n.inputs[1]._data)
-
-
-def _K_XY(n: Any) -> tuple:
-    return one_element_values(n.inputs[0]._data, n.inputs[1]._data)
-
-
-def _K_SAVED(n: Any) -> tuple:
-    return one_element_values(n.saved[0])
-
-
-def _K_ALL_SAVED(n: Any) -> tuple:
-    return one_element_values(*n.saved)
+from .registry import OpDef, defop
 
 
 def _mask(t: Tensor, m: np.ndarray) -> Tensor:
@@ -62,16 +36,15 @@ def _lower_mul_out(b, node, g, gins):
 
 
 neg_op = defop(
-    "neg", baked=None, grad_reads=(), forward=np.negative, vjp=lambda g, out, x: (-g,),
+    "neg", grad_reads=(), forward=np.negative, vjp=lambda g, out, x: (-g,),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g, k=-1.0))
 
 square_op = defop(
-    "square", baked=_K_X, forward=np.square, vjp=lambda g, out, x: (g * x * 2.0,),
+    "square", forward=np.square, vjp=lambda g, out, x: (g * x * 2.0,),
     lower=lambda b, node, g, gins: b.mul(gins[0], _shape(node), g, node.inputs[0]._data, k=2.0))
 
 sqrt_op = defop(
-    "sqrt", baked=None,
-    quiet=True, forward=np.sqrt, vjp=lambda g, out, x: (g * 0.5 / out,), domain=(0.3, 3.0),
+    "sqrt", quiet=True, forward=np.sqrt, vjp=lambda g, out, x: (g * 0.5 / out,), domain=(0.3, 3.0),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "DIV", g, b.value(node.out_data), k=0.5))
 
@@ -85,31 +58,30 @@ def _via_float64(fn):
     return forward
 
 
-exp_op = defop("exp", baked=_K_OUT,
-               quiet=True, forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,),
+exp_op = defop("exp", quiet=True, forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,),
                lower=_lower_mul_out)
 
 log_op = defop(
-    "log", baked=None, quiet=True, forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,),
+    "log", quiet=True, forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,),
     domain=(0.3, 3.0),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "DIV", g, b.value(node.inputs[0]._data)))
 
 abs_op = defop(
-    "abs", baked=_K_SAVED, forward=np.abs, save=lambda out, x: (np.sign(x),),
+    "abs", forward=np.abs, save=lambda out, x: (np.sign(x),),
     vjp=lambda g, out, x: (g * _mask(x, np.sign(x._data)),), lower=_lower_mul_saved)
 
 tanh_op = defop(
-    "tanh", baked=None, forward=np.tanh, vjp=lambda g, out, x: (g * (1.0 - out * out),),
+    "tanh", forward=np.tanh, vjp=lambda g, out, x: (g * (1.0 - out * out),),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "TANH_BWD", g, b.value(node.out_data)))
 
 sin_op = defop(
-    "sin", baked=_K_SAVED, forward=np.sin, save=lambda out, x: (np.cos(x),),
+    "sin", forward=np.sin, save=lambda out, x: (np.cos(x),),
     vjp=lambda g, out, x: (g * cos(x),), lower=_lower_mul_saved)
 
 cos_op = defop(
-    "cos", baked=_K_SAVED, forward=np.cos, save=lambda out, x: (np.sin(x),),
+    "cos", forward=np.cos, save=lambda out, x: (np.sin(x),),
     vjp=lambda g, out, x: (-(g * sin(x)),),
     lower=lambda b, node, g, gins: _lower_mul_saved(b, node, g, gins, k=-1.0))
 
@@ -121,7 +93,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 sigmoid_op = defop(
-    "sigmoid", baked=None, forward=_sigmoid, vjp=lambda g, out, x: (g * out * (1.0 - out),),
+    "sigmoid", forward=_sigmoid, vjp=lambda g, out, x: (g * out * (1.0 - out),),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "SIGMOID_BWD", g, b.value(node.out_data)))
 
@@ -133,7 +105,7 @@ BIG = 65536
 def _compiled_forward() -> Any:
     """vm.forward when the compiled interpreter is loaded (Numba imported), else None."""
     from .. import vm
-    if vm._compiled is None:
+    if not vm.compiled_ready():
         return None
     from ..vm import forward
     return forward
@@ -163,7 +135,7 @@ def _add_row(x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
 
 
 relu_op = defop(
-    "relu", baked=None, forward=_relu,
+    "relu", forward=_relu,
     vjp=lambda g, out, x: (g * _mask(x, out._data > 0),),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "RELU_BWD", g, b.value(node.out_data)))
@@ -176,7 +148,7 @@ def _pow_scalar_grad(x: np.ndarray, p: float) -> np.ndarray:
 
 
 pow_scalar_op = defop(
-    "pow_scalar", baked=_K_SAVED, quiet=True, forward=lambda x, p: np.power(x, x.dtype.type(p)),
+    "pow_scalar", quiet=True, forward=lambda x, p: np.power(x, x.dtype.type(p)),
     save=lambda out, x, p: (_pow_scalar_grad(x, p),),
     vjp=lambda g, out, x, p: (g * (x ** (p - 1)) * p if p not in (0, 1) else g * float(p),),
     lower=_lower_mul_saved, domain=(0.3, 2.0),
@@ -184,22 +156,21 @@ pow_scalar_op = defop(
                 for s in (((), ), ((4,),)) for p in (3.0, 0.5, -1.5)))
 
 clip_op = defop(
-    "clip", baked=_K_SAVED,
-    forward=lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
+    "clip", forward=lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
     save=lambda out, x, lo, hi: (((x >= lo) & (x <= hi)).astype(x.dtype),),
     vjp=lambda g, out, x, lo, hi: (g * _mask(x, (x._data >= lo) & (x._data <= hi)),),
     lower=_lower_mul_saved, cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
                                    {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
 
 cast_op = defop(
-    "cast", baked=None, grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
+    "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
     vjp=lambda g, out, x, dtype: (astype(g, x._data.dtype),),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g),
     cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},
            {"shapes": ((),), "attrs": {"dtype": np.float64}}))
 
 clone_op = defop(
-    "clone", baked=None, grad_reads=(), forward=lambda x: x.copy(), vjp=lambda g, out, x: (g,),
+    "clone", grad_reads=(), forward=lambda x: x.copy(), vjp=lambda g, out, x: (g,),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g))
 
 
@@ -223,7 +194,7 @@ def _lower_divide(b, node, g, gins):
     x, y = (t._data for t in node.inputs)
     if gins[0] is not None:
         if y.size == 1:
-            b.contribute(gins[0], _shape(node), "DIVK", g, k=float(y.ravel()[0]))
+            b.contribute(gins[0], _shape(node), "DIVK", g, k=b.scalar(y))
         else:
             b.contribute(gins[0], _shape(node), "DIV", g, b.value(y, _shape(node)))
     if gins[1] is not None:
@@ -231,20 +202,18 @@ def _lower_divide(b, node, g, gins):
                      b.value(y, _shape(node)), k=-1.0)
 
 
-add_op = defop("add", baked=None,
-               grad_reads=(), forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g),
+add_op = defop("add", grad_reads=(), forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g),
                lower=_lower_add)
 
 subtract_op = defop(
-    "subtract", baked=None,
-    grad_reads=(), forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
+    "subtract", grad_reads=(), forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
     lower=lambda b, node, g, gins: _lower_add(b, node, g, gins, ky=-1.0))
 
-multiply_op = defop("multiply", baked=_K_XY, forward=np.multiply, nin=2,
+multiply_op = defop("multiply", forward=np.multiply, nin=2,
                     vjp=lambda g, out, x, y: (g * y, g * x), lower=_lower_multiply)
 
 divide_op = defop(
-    "divide", baked=_K_Y, quiet=True, forward=np.true_divide, nin=2, domain=(0.5, 2.0),
+    "divide", quiet=True, forward=np.true_divide, nin=2, domain=(0.5, 2.0),
     vjp=lambda g, out, x, y: (g / y, -(g * out / y)), lower=_lower_divide)
 
 
@@ -261,8 +230,7 @@ def _lower_pow(b, node, g, gins):
 
 
 pow_op = defop(
-    "pow", baked=_K_ALL_SAVED,
-    quiet=True, forward=np.power, nin=2, save=_pow_save, domain=(0.5, 2.0), lower=_lower_pow,
+    "pow", quiet=True, forward=np.power, nin=2, save=_pow_save, domain=(0.5, 2.0), lower=_lower_pow,
     vjp=lambda g, out, x, y: (g * y * x ** (y - 1.0), g * out * log(x)))
 
 
@@ -293,7 +261,7 @@ minimum_op = defop(
     vjp=lambda g, out, x, y: _select_vjp(g, out, x, y, False))
 
 where_op = defop(
-    "where", forward=lambda x, y, cond: np.where(cond, x, y), nin=2, lower=_lower_select,
+    "where", bound_attrs=("cond",), forward=lambda x, y, cond: np.where(cond, x, y), nin=2, lower=_lower_select,
     save=lambda out, x, y, cond: ((m := np.broadcast_to(cond, out.shape).astype(out.dtype)),
                                   1 - m),
     vjp=lambda g, out, x, y, cond: (g * _mask(out, cond), g * _mask(out, ~cond)),

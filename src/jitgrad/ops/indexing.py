@@ -13,7 +13,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .core import apply, const
-from .registry import defop, one_element_values
+from .registry import defop
 from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, getitem, reshape,
                     unsqueeze)
 
@@ -60,7 +60,7 @@ def _lower_concat(b, node, g, gins):
 
 
 concat_op = defop(
-    "concat", baked=None, grad_reads=(), nin=2,
+    "concat", grad_reads=(), nin=2,
     forward=lambda *xs, axis: np.concatenate(xs, axis=axis),
     vjp=_concat_vjp, lower=_lower_concat,
     cases=({"shapes": ((2, 3), (2, 1)), "attrs": {"axis": 1}},
@@ -260,13 +260,12 @@ def _kept_mask(shape: tuple, idx: np.ndarray, dtype) -> np.ndarray:
     return m.reshape(shape)
 
 
-def _written_mask(idx: np.ndarray, dtype) -> np.ndarray | None:
-    """For 'assign' with repeated positions: 1 for the value that lands (the last one, as in
-    numpy and Paddle's CPU kernels), 0 for those it overwrites; None when no position
-    repeats (every value lands)."""
+def _written_mask(idx: np.ndarray, dtype) -> np.ndarray:
+    """For 'assign': 1 for the value that lands (with repeated positions the last one, as in
+    numpy and Paddle's CPU kernels), 0 for those it overwrites. Always an array, even when
+    every value lands: the lowering must not depend on the indices' values (they are bound
+    per graph, bound_attrs)."""
     _, first_from_end = np.unique(idx[::-1], return_index=True)
-    if first_from_end.size == idx.size:
-        return None
     m = np.zeros(idx.size, dtype)
     m[idx.size - 1 - first_from_end] = 1
     return m
@@ -291,14 +290,14 @@ def _lower_put(b, node, g, gins):
             b.mul(gins[0], x.shape, g, node.saved[0])
     if gins[1] is not None:
         written = node.saved[1]
-        if written is None:
+        if written is None:             # 'add': every value lands
             b.gather(gins[1], g, idx)
         else:           # overwritten values get nothing: gv[i] += g[idx[i]] * written[i]
             b.emit("GATHER_MUL", gins[1], g, b.value(written), p=b.table(idx))
 
 
 put_flat_op = defop(
-    "put_flat", grad_reads=(), baked=lambda n: one_element_values(n.saved[0]),
+    "put_flat", grad_reads=(), bound_attrs=("idx",),
     forward=_put_forward, nin=2,
     vjp=_put_vjp, lower=_lower_put,
     save=lambda out, x, v, idx, reduce: (

@@ -98,7 +98,7 @@ def _lower(b, node, g, gins):
 
 
 matmul_op = defop(
-    "matmul", baked=None, forward=_forward,
+    "matmul", forward=_forward,
     nin=2, vjp=_vjp, lower=_lower, min_ndim=1,
     cases=tuple({"shapes": s, "attrs": {"transpose_x": tx, "transpose_y": ty}}
                 for s, tx, ty in (

@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from .core import apply, binary_operands, require_float
 from .elementwise import _via_float64, exp
 from . import elementwise as E
-from .registry import defop, one_element_values
+from .registry import defop
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
 
@@ -32,7 +32,7 @@ def unary(name: str, forward: Callable, deriv: Callable, vjp: Callable,
     nan/inf warnings are off (quiet), as Paddle returns them silently."""
     extra.setdefault("quiet", True)
     return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_saved, domain=domain,
-                 cases=cases, baked=lambda n: one_element_values(n.saved[0]),
+                 cases=cases,
                  save=lambda out, x, **a: (np.asarray(deriv(x, out, **a), dtype=out.dtype),),
                  **extra)
 
@@ -86,13 +86,13 @@ def _lower_nothing(b, node, g, gins) -> None:
     """Zero gradient: emit nothing; an input reached only here gets a ZERO in the prologue."""
 
 
-floor_op = defop("floor", forward=np.floor, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
-ceil_op = defop("ceil", forward=np.ceil, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
-round_op = defop("round", forward=np.round, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
-sign_op = defop("sign", forward=np.sign, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
-trunc_op = defop("trunc", forward=np.trunc, vjp=_zero_vjp, lower=_lower_nothing, baked=None)
+floor_op = defop("floor", forward=np.floor, vjp=_zero_vjp, lower=_lower_nothing)
+ceil_op = defop("ceil", forward=np.ceil, vjp=_zero_vjp, lower=_lower_nothing)
+round_op = defop("round", forward=np.round, vjp=_zero_vjp, lower=_lower_nothing)
+sign_op = defop("sign", forward=np.sign, vjp=_zero_vjp, lower=_lower_nothing)
+trunc_op = defop("trunc", forward=np.trunc, vjp=_zero_vjp, lower=_lower_nothing)
 frac_op = defop(
-    "frac", baked=None, grad_reads=(), quiet=True, forward=lambda x: x - np.trunc(x),
+    "frac", grad_reads=(), quiet=True, forward=lambda x: x - np.trunc(x),
     vjp=lambda g, out, x: (g,),
     lower=lambda b, node, g, gins: b.contribute(gins[0], node.out_data.shape, "AXPY", g),
     doc="x - trunc(x); gradient 1 (also where x is inf or nan, as Paddle's)")
@@ -114,7 +114,7 @@ def _heaviside_vjp(g, out, x, y):
 
 heaviside_op = defop(
     "heaviside", forward=np.heaviside, nin=2, save=_heaviside_save, vjp=_heaviside_vjp,
-    lower=_lower_heaviside, baked=lambda n: one_element_values(n.saved[0]),
+    lower=_lower_heaviside,
     doc="0 where x < 0, y where x == 0, 1 where x > 0; Paddle's gradients: 0 for x, and "
         "for y the upstream gradient where x == 0")
 
@@ -136,7 +136,6 @@ def _atan2_vjp(g, out, x, y):
 
 
 atan2_op = defop("atan2", forward=np.arctan2, nin=2, save=_atan2_save, vjp=_atan2_vjp,
-                 baked=lambda n: one_element_values(*n.saved),
                  lower=_lower_saved_pair, domain=(0.5, 2.0))
 
 
@@ -158,7 +157,7 @@ def _remainder_vjp(g, out, x, y):
 
 remainder_op = defop(
     "remainder", quiet=True, forward=np.remainder, nin=2, save=_remainder_save, vjp=_remainder_vjp,
-    lower=_lower_remainder, baked=lambda n: one_element_values(n.saved[0]), domain=(0.5, 2.0),
+    lower=_lower_remainder, domain=(0.5, 2.0),
     doc="x - floor(x / y) * y: the sign of the divisor (Paddle, Python); d/dx 1, "
         "d/dy -floor(x / y)")
 

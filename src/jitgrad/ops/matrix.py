@@ -73,7 +73,7 @@ def _wellcond(n: int, batch: tuple = ()) -> np.ndarray:
 
 
 inverse_op = defop(
-    "inverse", min_ndim=2, baked=None, forward=np.linalg.inv, lower=_lower_inverse,
+    "inverse", min_ndim=2, forward=np.linalg.inv, lower=_lower_inverse,
     vjp=lambda g, out, x: (-matmul(matmul(out, g, transpose_x=True), out, transpose_y=True),),
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_wellcond(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_wellcond(2, (2,))]},
@@ -108,13 +108,13 @@ def _logabsdet(x: np.ndarray) -> np.ndarray:
 
 
 logabsdet_op = defop(
-    "logabsdet", min_ndim=2, baked=None, forward=_logabsdet, save=lambda out, x: (_inv_T(x),),
+    "logabsdet", min_ndim=2, forward=_logabsdet, save=lambda out, x: (_inv_T(x),),
     lower=_lower_bcast_mul,
     vjp=lambda g, out, x: (_mat(g) * _mT(inverse(x)),),
     cases=inverse_op.cases[:2])
 
 det_op = defop(
-    "det", min_ndim=2, baked=None, forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
+    "det", min_ndim=2, forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
     save=lambda out, x: ((_inv_T(x) * out[..., None, None]).astype(x.dtype),),
     lower=_lower_bcast_mul,
     vjp=lambda g, out, x: (_mat(g * out) * _mT(inverse(x)),),
@@ -158,7 +158,7 @@ def _lower_solve(b, node, g, gins):
 
 
 solve_op = defop(
-    "solve", min_ndim=2, baked=None, nin=2,
+    "solve", min_ndim=2, nin=2,
     forward=lambda x, y: np.linalg.solve(x, y).astype(np.result_type(x, y)),
     save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype),),
     vjp=_solve_vjp, lower=_lower_solve,
@@ -216,7 +216,7 @@ def _lower_chol(b, node, g, gins):
     L, Linv = b.value(node.out_data), b.value(node.saved[0])
     t1, t2, t3, t4 = (b.alloc(shape) for _ in range(4))
     _gemm(b, t1, L, g, n, n, n, True, False, nb, acc=False)
-    b.emit("MUL", t2, t1, b.value(np.broadcast_to(_phi_mask(n), shape)), acc=False)
+    b.emit("MUL", t2, t1, b.static_value(np.broadcast_to(_phi_mask(n), shape)), acc=False)
     _gemm(b, t3, Linv, t2, n, n, n, True, False, nb, acc=False)
     _gemm(b, t4, t3, Linv, n, n, n, False, False, nb, acc=False)
     b.emit("AXPY", gins[0], t4, k=0.5)
@@ -224,7 +224,7 @@ def _lower_chol(b, node, g, gins):
 
 
 cholesky_op = defop(
-    "cholesky", min_ndim=2, baked=None, forward=_chol_forward, lower=_lower_chol,
+    "cholesky", min_ndim=2, forward=_chol_forward, lower=_lower_chol,
     save=lambda out, x: (np.linalg.inv(out).astype(out.dtype),), vjp=_chol_vjp,
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_spd_values(2, (2,))]}))

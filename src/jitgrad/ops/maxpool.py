@@ -117,7 +117,7 @@ def _case(shape, ksize, stride, pads):
 
 
 max_pool_op = defop(
-    "max_pool2d", baked=None, forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower,
+    "max_pool2d", forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower,
     min_ndim=4,
     cases=(_case((1, 2, 5, 5), (3, 3), (2, 2), ((1, 1), (1, 1))),
            _case((2, 1, 5, 3), (2, 2), (2, 2), ((0, 1), (0, 1))),

@@ -43,12 +43,11 @@ SOFTMAX_CASES = tuple({"shapes": (s,), "attrs": {"axis": a}}
                                    ((), 0), ((1, 4), 1), ((4, 1), 1)))
 
 softmax_op = defop(
-    "softmax", baked=None,
-    quiet=True, forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    "softmax", quiet=True, forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
     vjp=lambda g, out, x, axis: (out * (g - (g * out).sum(axis=axis, keepdim=True)),))
 
 log_softmax_op = defop(
-    "log_softmax", baked=None, quiet=True, forward=_log_softmax, lower=_lower("LOGSOFTMAX_BWD"),
+    "log_softmax", quiet=True, forward=_log_softmax, lower=_lower("LOGSOFTMAX_BWD"),
     cases=SOFTMAX_CASES,
     save=lambda out, x, axis: (np.exp(out),),
     vjp=lambda g, out, x, axis: (g - out.exp() * g.sum(axis=axis, keepdim=True),))

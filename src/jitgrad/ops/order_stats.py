@@ -97,7 +97,7 @@ def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim:
 
 
 median_op = defop(
-    "median", baked=None, forward=_median_forward, save=_median_weights,
+    "median", forward=_median_forward, save=_median_weights,
     vjp=lambda g, out, x, axes, keepdim, mode, ignore_nan: (
         _spread(g, x, axes) * const(_median_weights(out._data, x._data, axes, keepdim,
                                                     mode, ignore_nan)[0], x._data.dtype),),

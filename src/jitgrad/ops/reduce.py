@@ -76,12 +76,12 @@ def _mean_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
 
 
 sum_op = defop(
-    "sum", baked=None, grad_reads=(), forward=_sum_forward,
+    "sum", grad_reads=(), forward=_sum_forward,
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes),),
     lower=_lower_spread, cases=REDUCE_CASES)
 
 mean_op = defop(
-    "mean", baked=None, grad_reads=(),
+    "mean", grad_reads=(),
     forward=_mean_forward,
     vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes) * (1.0 / _count(x.shape, axes)),),
     lower=lambda b, node, g, gins: _lower_spread(
@@ -109,12 +109,12 @@ EXTREME_CASES = REDUCE_CASES + ({"shapes": ((4,),), "attrs": {"axes": None, "kee
                                  "values": [[1.0, 3.0, 3.0, -1.0]]},)
 
 max_op = defop(
-    "max", baked=None, forward=lambda x, axes, keepdim: np.max(x, axis=axes, keepdims=keepdim),
+    "max", forward=lambda x, axes, keepdim: np.max(x, axis=axes, keepdims=keepdim),
     save=lambda out, x, axes, keepdim: (_tie_mask(out, x, axes),),
     vjp=_extreme_vjp, lower=_lower_extreme, cases=EXTREME_CASES)
 
 min_op = defop(
-    "min", baked=None, forward=lambda x, axes, keepdim: np.min(x, axis=axes, keepdims=keepdim),
+    "min", forward=lambda x, axes, keepdim: np.min(x, axis=axes, keepdims=keepdim),
     save=lambda out, x, axes, keepdim: (_tie_mask(out, x, axes),),
     vjp=_extreme_vjp, lower=_lower_extreme, cases=EXTREME_CASES)
 

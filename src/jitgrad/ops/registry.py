@@ -22,11 +22,16 @@ Every entry states, in one place:
     Emits VM instructions for the compiled backward: `g` is the output-gradient slot,
     `gins[i]` the slot of input i's gradient (None when input i needs none).
     See `jitgrad.lower.Builder` for the emit helpers.
-``baked`` (optional, in ``extra``)
-    For structural program caches: a function of the node giving the forward values the
-    lowering folds into the Program as constants (a one-element factor becomes K), or None
-    when the Program depends only on shapes, dtypes and attributes. Ops that do not declare
-    it are not known to be cacheable.
+``bound_attrs`` (optional, in ``extra``)
+    Names of array attributes the lowering reads only as tables or values named by their
+    source (Builder.table / Builder.value), which each graph binds from its own node: the
+    program cache then keys them by shape and dtype, not content (graph.py). Any other
+    array attribute is keyed by content.
+``uncacheable`` (optional, in ``extra``)
+    A reason why a graph holding this op can never share a Program (PyLayer: user code).
+    Every other op is cacheable: its lowering must name every forward value it reads
+    (node inputs, output, saved arrays, array attributes), which the program cache
+    verification (JITGRAD_VERIFY_CACHE=1, tests/test_op_cache.py) checks.
 ``grad_reads`` (optional, in ``extra``)
     Which recorded values the backward (vjp and lower) reads: input positions and/or
     ``"out"``; default all. An in-place change of a value not listed does not block the
@@ -73,11 +78,6 @@ class OpDef:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
-
-
-def one_element_values(*arrays: Any) -> tuple:
-    """What Builder.mul bakes: the value of each one-element array (None for the others)."""
-    return tuple(float(a.reshape(-1)[0]) if a.size == 1 else None for a in arrays)
 
 
 def defop(name: str, *, forward: Callable, vjp: Callable | None, lower: Callable | None,

@@ -36,7 +36,7 @@ SCAN_CASES = tuple({"shapes": (s,), "attrs": {"axis": ax, "reverse": r}}
                                     ((1, 4), 1, False), ((4, 1), 0, False)))
 
 cumsum_op = defop(
-    "cumsum", baked=None, forward=_cumsum_np, lower=_lower_cumsum, cases=SCAN_CASES, min_ndim=1,
+    "cumsum", forward=_cumsum_np, lower=_lower_cumsum, cases=SCAN_CASES, min_ndim=1,
     vjp=lambda g, out, x, axis, reverse: (apply(cumsum_op, g, axis=axis, reverse=not reverse),))
 
 
@@ -103,7 +103,7 @@ def _lower_linscan(b, node, g, gins):
 
 
 linscan_op = defop(
-    "linscan", baked=None, forward=_linscan_np, save=_save_linscan, vjp=_linscan_vjp,
+    "linscan", forward=_linscan_np, save=_save_linscan, vjp=_linscan_vjp,
     lower=_lower_linscan, nin=2, min_ndim=1,
     cases=tuple({"shapes": (s, s), "attrs": {"axis": ax, "reverse": r}}
                 for s, ax, r in (((5,), 0, False), ((2, 3, 2), 1, True), ((4, 1), 0, False),
@@ -138,7 +138,7 @@ ZERO_CASES = tuple({"values": (v,), "shapes": (np.shape(v),), "smooth": True,
     ([[0.0, 1.3], [0.9, 0.0], [0.0, 0.0]], 0, False)))
 
 cumprod_op = defop(
-    "cumprod", baked=None, forward=lambda x, axis, reverse: (
+    "cumprod", forward=lambda x, axis, reverse: (
         np.flip(np.cumprod(np.flip(x, axis), axis=axis), axis).copy() if reverse
         else np.cumprod(x, axis=axis)).astype(x.dtype, copy=False),
     save=_save_cumprod, vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES + ZERO_CASES,

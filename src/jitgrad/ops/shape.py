@@ -17,14 +17,14 @@ def _flat_positions(shape: tuple) -> np.ndarray:
 
 
 reshape_op = defop(
-    "reshape", baked=None, grad_reads=(), forward=lambda x, shape: x.reshape(shape),
+    "reshape", grad_reads=(), forward=lambda x, shape: x.reshape(shape),
     vjp=lambda g, out, x, shape: (reshape(g, x.shape),),
     lower=lambda b, node, g, gins: b.emit("AXPY", gins[0], g),
     cases=({"shapes": ((2, 3),), "attrs": {"shape": (3, 2)}},
            {"shapes": ((),), "attrs": {"shape": (1, 1)}}))
 
 transpose_op = defop(
-    "transpose", baked=None, grad_reads=(), forward=lambda x, perm: np.transpose(x, perm),
+    "transpose", grad_reads=(), forward=lambda x, perm: np.transpose(x, perm),
     save=lambda out, x, perm: (_flat_positions(out.shape).transpose(np.argsort(perm)).ravel(),),
     vjp=lambda g, out, x, perm: (transpose(g, [int(i) for i in np.argsort(perm)]),),
     lower=lambda b, node, g, gins: b.gather(gins[0], g, node.saved[0]),
@@ -32,15 +32,14 @@ transpose_op = defop(
            {"shapes": ((),), "attrs": {"perm": ()}}))
 
 broadcast_op = defop(
-    "broadcast_to", baked=None,
-    grad_reads=(), forward=lambda x, shape: np.broadcast_to(x, shape).copy(),
+    "broadcast_to", grad_reads=(), forward=lambda x, shape: np.broadcast_to(x, shape).copy(),
     vjp=lambda g, out, x, shape: (sum_to(g, x.shape),),
     lower=lambda b, node, g, gins: b.reduce_into(gins[0], g),
     cases=({"shapes": ((3, 1),), "attrs": {"shape": (2, 3, 4)}},
            {"shapes": ((),), "attrs": {"shape": (3,)}}))
 
 getitem_op = defop(
-    "getitem", grad_reads=(), forward=lambda x, key: x[key],
+    "getitem", grad_reads=(), bound_attrs=("key",), forward=lambda x, key: x[key],
     save=lambda out, x, key: (_flat_positions(x.shape)[key].ravel(),),
     vjp=lambda g, out, x, key: (_scatter_flat(g, _flat_positions(x.shape)[key].ravel(), x.shape),),
     lower=lambda b, node, g, gins: b.scatter(gins[0], g, node.saved[0]),
@@ -49,7 +48,7 @@ getitem_op = defop(
            {"shapes": ((),), "attrs": {"key": ()}}))
 
 scatter_flat_op = defop(
-    "scatter_flat",
+    "scatter_flat", bound_attrs=("idx",),
     forward=lambda g, idx, shape: _add_at(np.zeros(int(np.prod(shape)), g.dtype), idx,
                                           g.ravel()).reshape(shape),
     vjp=lambda gg, out, g, idx, shape: (_take_flat(gg, idx, g.shape),),
@@ -58,7 +57,7 @@ scatter_flat_op = defop(
            {"shapes": ((),), "attrs": {"idx": np.array([1]), "shape": (2,)}}))
 
 take_flat_op = defop(
-    "take_flat", forward=lambda x, idx, shape: x.ravel()[idx].reshape(shape),
+    "take_flat", bound_attrs=("idx",), forward=lambda x, idx, shape: x.ravel()[idx].reshape(shape),
     vjp=lambda g, out, x, idx, shape: (_scatter_flat(g, idx, x.shape),),
     lower=lambda b, node, g, gins: b.scatter(gins[0], g, node.attrs["idx"]),
     cases=({"shapes": ((3,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (2, 2)}},

@@ -66,7 +66,7 @@ def _lower_prod(b, node, g, gins):
 
 
 prod_op = defop(
-    "prod", baked=None, forward=lambda x, axes, keepdim: np.prod(x, axis=axes, keepdims=keepdim),
+    "prod", forward=lambda x, axes, keepdim: np.prod(x, axis=axes, keepdims=keepdim),
     save=lambda out, x, axes, keepdim: (_others_product(x, axes),),
     vjp=_prod_vjp, lower=_lower_prod, domain=(0.5, 1.5),
     cases=REDUCE_CASES + ({"shapes": ((3,),), "attrs": {"axes": None, "keepdim": False},

@@ -1,8 +1,15 @@
 """Running Programs: the compiled interpreter by default, the numpy reference on request.
 
+This is the VM's public face; nothing outside vm/ touches the interpreters directly.
+`execute` runs rows of a Program's arrays (code, arena, itab, consts) on the interpreter in
+use; `compiled_call` gives a repeat caller the compiled entry point bound to its arrays
+(no type dispatch), valid while `generation()` is unchanged.
+
 JITGRAD_VM=reference (or `set_vm('reference')`) runs every backward through the numpy
-interpreter; the compiled one is imported, and compiled or loaded from cache, on first use
-so that `import jitgrad` stays fast.
+interpreter. The compiled one is loaded (from Numba's disk cache, or compiled once per
+machine) on first use, in a background thread: until it is ready, small Programs run in the
+reference interpreter, so neither a short script nor the first steps of a training loop
+wait for it (JITGRAD_TIER=0: wait for it at the first backward instead).
 """
 
 from __future__ import annotations
@@ -16,22 +23,42 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ..program import Program
-
 _vm = os.environ.get("JITGRAD_VM", "numba")
-_compiled: Callable | None = None
+_tiered = os.environ.get("JITGRAD_TIER", "1") != "0"
+_compiled: Callable | None = None     # interpreter.run_program once loaded
+_ready: set = set()                   # arena dtypes loaded in this process
+_generation = 0                       # bumped whenever what execute() runs changes
+_lock = threading.Lock()
+_loader: threading.Thread | None = None
+
+# Programs touching more elements than this wait for the compiled interpreter rather than
+# run in the reference one while it loads (numpy per row is fine for small rows only).
+TIER_MAX_WORK = 200_000
 
 
 def set_vm(name: str) -> None:
     """Choose 'numba' (compiled) or 'reference' (numpy) for every later backward."""
-    global _vm
+    global _vm, _generation
     if name not in ("numba", "reference"):
         raise ValueError(f"unknown VM {name!r}; choose 'numba' or 'reference'")
     _vm = name
+    _generation += 1
 
 
 def get_vm() -> str:
     return _vm
+
+
+def generation() -> int:
+    """Changes whenever the interpreter execute() would use changes (set_vm, the compiled
+    one becoming ready, a new thread count): callers caching a compiled_call check it."""
+    return _generation
+
+
+def settings_changed() -> None:
+    """Something a compiled_call captured changed (threads.set_num_threads)."""
+    global _generation
+    _generation += 1
 
 
 @contextlib.contextmanager
@@ -46,18 +73,14 @@ def using(name: str) -> Iterator[None]:
         set_vm(prev)
 
 
-def _compiled_runner() -> Callable:
-    global _compiled
-    if _compiled is None:
-        from .interpreter import run_program
-        _compiled = run_program
-    return _compiled
+def compiled_ready(dtype: np.dtype | None = None) -> bool:
+    """Is the compiled interpreter loaded (for this arena dtype)?"""
+    return _compiled is not None and (dtype is None or np.dtype(dtype) in _ready)
 
 
-# ---- the one-time compile: say so instead of a silent pause --------------------------------
+# ---- loading the compiled interpreter -------------------------------------------------------
 
 NOTICE_AFTER = 1.0          # seconds: a cache load is quicker, a compile takes several
-_ready: set = set()         # arena dtypes compiled or loaded in this process
 
 
 def _compile_stats() -> tuple[int, int, bool]:
@@ -70,63 +93,119 @@ def _compile_stats() -> tuple[int, int, bool]:
             stats.cache_path is not None)
 
 
-def _first_call(runner: Callable, args: tuple, dtype: np.dtype) -> None:
-    """Run the first call for this dtype; if it pauses, print one line before and after.
-
-    The first call compiles the interpreter (seconds, once per machine) or loads it from
-    Numba's disk cache (a fraction of a second). A timer thread prints the notice only when
-    the call really pauses, so a cache load stays silent. stderr shows in terminals and in
-    Jupyter cell output alike.
-    """
+def _load(dtypes: tuple, announce: bool) -> None:
+    """Import the interpreter and run it once per dtype (which compiles it, or loads it from
+    Numba's disk cache). With `announce`, a pause longer than NOTICE_AFTER prints one line
+    before and after, so a compile never looks like a hang; a cache load stays silent."""
+    global _compiled, _generation
     said: list[float] = []
 
     def notice() -> None:
         said.append(time.perf_counter())
-        print(f"jitgrad: compiling the backward interpreter for {dtype.name} (first use on this "
-              "machine; Numba caches it on disk)...", file=sys.stderr, flush=True)
+        print("jitgrad: compiling the backward interpreter (first use on this machine; Numba "
+              "caches it on disk)...", file=sys.stderr, flush=True)
 
-    timer = threading.Timer(NOTICE_AFTER, notice)
-    timer.daemon = True
+    timer = threading.Timer(NOTICE_AFTER, notice) if announce else None
     t0 = time.perf_counter()
-    timer.start()
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
-        runner(*args)
+        from .interpreter import run_program
+        from ..program import OP, WIDTH
+        for dt in dtypes:
+            dt = np.dtype(dt)
+            if dt in _ready:
+                continue
+            code = np.zeros((1, WIDTH), np.int64)
+            code[0, 0] = OP["ZERO"] << 1
+            run_program(code, np.zeros(1, dt), np.zeros(1, np.int64), np.ones(1, dt), 0, 1)
+            with _lock:
+                _ready.add(dt)
+                _compiled = run_program
+                _generation += 1
     finally:
-        timer.cancel()
-        timer.join()
-    _ready.add(dtype)
+        if timer is not None:
+            timer.cancel()
     if said:
-        print(f"jitgrad: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+        print(f"jitgrad: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
+              flush=True)
 
 
-def execute(prog: Program, start: int = 0, stop: int = -1, vm: str | None = None) -> None:
-    stop = len(prog) if stop < 0 else stop
-    if (vm or _vm) == "reference":
+def _start_loading() -> None:
+    """Load the compiled interpreter in a background thread (once)."""
+    global _loader
+    with _lock:
+        if _loader is not None:
+            return
+        _loader = threading.Thread(target=_background_load, name="jitgrad-vm-load",
+                                   daemon=True)
+        _loader.start()
+
+
+_load_error: BaseException | None = None
+
+
+def _background_load() -> None:
+    global _load_error
+    try:
+        _load((np.float32, np.float64), announce=False)
+    except BaseException as e:          # reported by the next backward that needs it
+        _load_error = e
+
+
+def _wait_compiled(dtype: np.dtype) -> Callable:
+    """The compiled interpreter for `dtype`, loading it now if needed (announced)."""
+    loader = _loader
+    if loader is not None and loader.is_alive():
+        t0 = time.perf_counter()
+        loader.join(NOTICE_AFTER)
+        if loader.is_alive():
+            print("jitgrad: compiling the backward interpreter (first use on this machine; "
+                  "Numba caches it on disk)...", file=sys.stderr, flush=True)
+            loader.join()
+            print(f"jitgrad: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
+                  flush=True)
+    if _load_error is not None:
+        raise RuntimeError("jitgrad could not load its compiled backward interpreter "
+                           f"({_load_error!r}); set JITGRAD_VM=reference to run without it"
+                           ) from _load_error
+    if dtype not in _ready:
+        _load((dtype,), announce=True)
+    assert _compiled is not None
+    return _compiled
+
+
+# ---- running ----------------------------------------------------------------------------------
+
+def execute(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
+            start: int = 0, stop: int = -1, vm: str | None = None) -> None:
+    """Run rows start..stop-1 (stop -1: to the end) on the interpreter in use (or `vm`)."""
+    stop = len(code) if stop < 0 else stop
+    which = vm or _vm
+    if which == "numba" and arena.dtype not in _ready:
+        if _tiered and int(code[start:stop, 5].sum()) < TIER_MAX_WORK:
+            _start_loading()
+            which = "reference"         # while the compiled one loads in the background
+        else:
+            _wait_compiled(arena.dtype)
+    if which == "reference":
         from .reference import run
-        run(prog.code, prog.arena, prog.itab, prog.consts, start, stop)
+        run(code, arena, itab, consts, start, stop)
         return
-    runner = _compiled_runner()
-    args = (prog.code, prog.arena, prog.itab, prog.consts, start, stop)
-    if prog.arena.dtype in _ready:
-        runner(*args)
-    else:
-        _first_call(runner, args, prog.arena.dtype)
+    _compiled(code, arena, itab, consts, start, stop)
 
 
-def run(prog: Program, vm: str | None = None) -> None:
-    """Run a whole Program: one interpreter call per segment, Python callbacks between.
-
-    Without callbacks this is a single `execute`; with them, only the hooked points leave
-    the compiled interpreter.
-    """
-    if not prog.segments:
-        execute(prog, vm=vm)
-        return
-    for start, stop, callback in prog.segments:
-        if stop > start:
-            execute(prog, start, stop, vm=vm)
-        if callback is not None:
-            callback(prog.arena)
+def compiled_call(code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
+                  consts: np.ndarray) -> Callable[[], None] | None:
+    """A call running all rows through the compiled interpreter's entry point for exactly
+    these arrays (skipping Numba's type dispatch: ~0.15 us of a ~1.3 us replay), or None
+    when the compiled interpreter is not in use or not loaded for this dtype. Valid while
+    generation() is unchanged; the arrays must stay alive as long as the call."""
+    if _vm != "numba" or arena.dtype not in _ready:
+        return None
+    from . import interpreter
+    return interpreter.bound_call(code, arena, itab, consts)
 
 
 def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False) -> float:
@@ -135,18 +214,18 @@ def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False) -> flo
     Call it at the top of a notebook or a benchmark so the first backward does not pause.
     Prints one line saying how long it took unless quiet=True.
     """
-    from ..program import OP, WIDTH
-    hits0, misses0, _ = _compile_stats()
-    t0 = time.perf_counter()
-    runner = _compiled_runner()
+    dts = []
     for dt in dtypes:
         dt = np.dtype(dt)
         if dt.kind != "f" or dt.itemsize not in (4, 8):
             raise ValueError(f"warmup dtypes must be float32 or float64, got {dt.name}")
-        code = np.zeros((1, WIDTH), np.int64)
-        code[0, 0] = OP["ZERO"] << 1
-        runner(code, np.zeros(1, dt), np.zeros(1, np.int64), np.ones(1, dt), 0, 1)
-        _ready.add(dt)
+        dts.append(dt)
+    t0 = time.perf_counter()
+    loader = _loader
+    if loader is not None:
+        loader.join()
+    hits0, misses0, _ = _compile_stats()
+    _load(tuple(dts), announce=False)
     seconds = time.perf_counter() - t0
     if not quiet:
         hits, misses, cached = _compile_stats()
@@ -154,7 +233,7 @@ def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False) -> flo
                "already loaded" if misses == misses0 else
                "compiled; cached on disk for later processes" if cached else
                "compiled; no disk cache, so every new process compiles again")
-        names = ", ".join(np.dtype(d).name for d in dtypes)
+        names = ", ".join(d.name for d in dts)
         print(f"jitgrad: backward interpreter ready for {names} in {seconds:.2f} s ({how})",
               flush=True)
     return seconds

@@ -500,11 +500,21 @@ def resume(status: int, code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
         raise RuntimeError(f"compiled interpreter has no kernel for opcode {status}")
 
 
-def entry_for(args: tuple) -> Callable | None:
-    """`run`'s compiled entry point for exactly these argument types (plus par_min), or
-    None if that signature is not compiled yet. Calling it skips the dispatcher's type
-    matching (~0.13 us of the ~0.5 us a call costs); only for arguments that never change
-    type, such as a Program's own arrays."""
+def bound_call(code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
+               consts: np.ndarray) -> Callable[[], None]:
+    """A call of `run` over all rows through its compiled entry point for exactly these
+    argument types: what run_program does, minus the dispatcher's type matching."""
     from numba import typeof, types
-    cres = run.overloads.get(tuple(typeof(a) for a in args) + (types.int64,))
-    return None if cres is None else cres.entry_point
+    args = (code, arena, itab, consts, 0, len(code), threads.par_min())
+    cres = run.overloads.get(tuple(typeof(a) for a in args[:6]) + (types.int64,))
+    if cres is None:
+        run(*args)                              # compiles this signature (rare: odd arrays)
+        cres = run.overloads[tuple(typeof(a) for a in args[:6]) + (types.int64,)]
+    entry = cres.entry_point
+    stop = len(code)
+
+    def call() -> None:
+        status = entry(*args)
+        if status != -1:
+            resume(status, code, arena, itab, consts, stop)
+    return call

@@ -63,6 +63,8 @@ def set_num_threads(n: int | None) -> None:
         raise ValueError(f"set_num_threads expects a positive int or None, got {n!r}")
     _override = n
     _par_min = None
+    from . import settings_changed
+    settings_changed()                  # compiled calls captured the old par_min
 
 
 def par_min() -> int:
