@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import autograd, vm
+from jitgrad import executor, vm
 
 TT = paddle.to_tensor
 
@@ -186,15 +186,17 @@ def test_hooked_replay_runs_everything_else_in_the_compiled_interpreter(monkeypa
     loss = paddle.sum(paddle.exp(h) * h)
     loss.backward(retain_graph=True)
     want = x.grad.numpy()
-    prog = autograd.program_for([loss])
+    b = executor.bind([loss])
+    prog = b.program
     assert prog.has_callbacks and len(prog.segments) == 2
-    (hook,) = [cb for _, _, cb in prog.segments if cb is not None]
-    assert {(hook.src, hook.n), (hook.dst, hook.n)} <= prog.pinned     # whole slots pinned
+    (spec,) = prog.callbacks
+    assert spec[0] == "hook" and spec[1][0] == "node"
     ranges = []
     real = vm.execute
-    monkeypatch.setattr(vm, "execute", lambda p, start=0, stop=-1, vm=None:
-                        ranges.append((start, stop)) or real(p, start, stop, vm))
-    for op in {n.op for n in prog.nodes}:           # no eager rule may run on a replay
+    monkeypatch.setattr(vm, "execute", lambda *a, start=0, stop=-1, vm=None, **k:
+                        ranges.append((start, stop)) or real(*a, start=start, stop=stop,
+                                                             vm=vm))
+    for op in {n.op for n in b.graph.nodes}:        # no eager rule may run on a replay
         monkeypatch.setattr(op, "vjp", None)
     x.clear_grad()
     loss.backward(retain_graph=True)
@@ -206,23 +208,23 @@ def test_hooked_replay_runs_everything_else_in_the_compiled_interpreter(monkeypa
 
 def test_program_without_hooks_has_no_callbacks():
     x = leaf([1.0])
-    prog = autograd.program_for([(x * 2).sum()])
-    assert not prog.has_callbacks and prog.segments == [] and not prog.pinned
+    prog = executor.program_for([(x * 2).sum()])
+    assert not prog.has_callbacks and prog.segments == () and prog.callbacks == ()
 
 
 def test_hooked_program_gives_same_numbers_in_both_interpreters():
-    x = leaf([0.5, -1.0, 2.0], "float64")
-    y = paddle.sin(x)
-    y.register_hook(lambda g: g * g)
-    y.retain_grads()
-    loss = paddle.sum(y * paddle.exp(x))
-    prog = autograd.program_for([loss])
     results = []
     for name in ("numba", "reference"):
-        autograd.write_seeds(prog, [None])
-        vm.run(prog, vm=name)
-        results.append(prog.arena.copy())
-    np.testing.assert_array_equal(results[0], results[1])
+        x = leaf([0.5, -1.0, 2.0], "float64")
+        y = paddle.sin(x)
+        y.register_hook(lambda g: g * g)
+        y.retain_grads()
+        loss = paddle.sum(y * paddle.exp(x))
+        with vm.using(name):
+            loss.backward()
+        results.append((x.grad.numpy(), y.grad.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
 
 
 # ---- E.25-26: retain_grads ----------------------------------------------------------------------

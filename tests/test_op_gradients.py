@@ -94,30 +94,3 @@ def test_every_registry_entry_is_complete():
             assert op.cases, f"{name} has no test cases"
             lo, hi = op.domain
             assert lo < hi, name
-
-
-BAKED_CASES = [(name, i) for name, i in CASES if "baked" in REGISTRY[name].extra
-               and "values" not in REGISTRY[name].cases[i]]
-
-
-@pytest.mark.parametrize("name, i", BAKED_CASES, ids=[f"{n}-{i}" for n, i in BAKED_CASES])
-def test_baked_declaration_matches_the_lowering(name, i):
-    """An op's `baked` says which forward values its Program holds as constants: with the
-    same baked values (or none), other inputs of the same shapes lower to the same code."""
-    from jitgrad.lower import lower
-    from jitgrad.tensor import Tensor
-    op = REGISTRY[name]
-    case = op.cases[i]
-    progs, baked = [], []
-    for seed in (0, 1):
-        xs = [Tensor._make(x) for x in _inputs(op, case, np.float64, seed)]
-        for x in xs:
-            x._stop_gradient = False
-        out = apply(op, *xs, **case.get("attrs", {}))
-        progs.append(lower([out], targets=xs))
-        baked.append(None if op.extra["baked"] is None else op.extra["baked"](out._node))
-    a, b = progs
-    same = np.array_equal(a.code, b.code) and np.array_equal(a.itab, b.itab) and \
-        np.array_equal(a.consts, b.consts)
-    if baked[0] == baked[1]:
-        assert same, f"{name}: programs differ although the baked values agree"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import autograd, vm
+from jitgrad import executor, vm
 from jitgrad.testing import check_grads
 
 TT = paddle.to_tensor
@@ -76,15 +76,17 @@ def test_compiled_replay_calls_python_only_for_the_pylayer_node(monkeypatch):
     loss = paddle.sum(paddle.exp(Cube.apply(paddle.tanh(x))))
     loss.backward(retain_graph=True)
     want = x.grad.numpy()
-    prog = autograd.program_for([loss])
+    b = executor.bind([loss])
+    prog = b.program
     assert prog.has_callbacks
     calls, ranges = [], []
     real_backward, real_execute = Cube.backward, vm.execute
     monkeypatch.setattr(Cube, "backward",
                         staticmethod(lambda ctx, dy: calls.append(1) or real_backward(ctx, dy)))
-    monkeypatch.setattr(vm, "execute", lambda p, start=0, stop=-1, vm=None:
-                        ranges.append((start, stop)) or real_execute(p, start, stop, vm))
-    for op in {n.op for n in prog.nodes if not n.op.extra.get("py_layer")}:
+    monkeypatch.setattr(vm, "execute", lambda *a, start=0, stop=-1, vm=None:
+                        ranges.append((start, stop)) or real_execute(*a, start=start,
+                                                                     stop=stop, vm=vm))
+    for op in {n.op for n in b.graph.nodes if not n.op.extra.get("py_layer")}:
         monkeypatch.setattr(op, "vjp", None)         # built-in rules must stay compiled
     x.clear_grad()
     loss.backward(retain_graph=True)

@@ -13,15 +13,8 @@ import pytest
 
 import jitgrad as paddle
 from jitgrad import vm
-from jitgrad.program import OP, WIDTH
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-
-
-def tiny_program(dtype):
-    code = np.zeros((1, WIDTH), np.int64)
-    code[0, 0] = OP["ZERO"] << 1
-    return (code, np.ones(3, dtype), np.zeros(1, np.int64), np.ones(1, dtype), 0, 1)
 
 
 class Recorder(io.StringIO):
@@ -51,38 +44,63 @@ def test_warmup_rejects_non_float_dtypes():
         paddle.warmup((np.int64,), quiet=True)
 
 
-def test_a_slow_first_call_prints_a_notice_before_and_the_time_after(monkeypatch):
+def test_a_slow_compile_prints_a_notice_before_and_the_time_after(monkeypatch):
     err = Recorder()
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(vm, "NOTICE_AFTER", 0.01)
 
-    def slow_runner(*args):           # "compiles" until the notice has been printed
+    def slow_compile():               # "compiles" until the notice has been printed
         assert err.written.wait(30), "the notice was never printed"
-    vm._first_call(slow_runner, tiny_program(np.float32), np.dtype(np.float32))
+    vm.run_announced(slow_compile)
     lines = err.getvalue().splitlines()
-    assert lines[0].startswith("jitgrad: compiling the backward interpreter for float32")
+    assert lines[0].startswith("jitgrad: compiling the backward interpreter")
     assert lines[1].startswith("jitgrad: ready in ") and len(lines) == 2
 
 
-def test_a_quick_first_call_is_silent_and_later_calls_skip_the_timer(monkeypatch):
+def test_a_quick_load_is_silent(monkeypatch):
     err = Recorder()
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(vm, "NOTICE_AFTER", 600.0)
-    monkeypatch.setattr(vm, "_ready", set())
-    monkeypatch.setattr(vm, "_vm", "numba")   # the compiled path, even under JITGRAD_VM=reference
-    calls = []
-    monkeypatch.setattr(vm, "_compiled", lambda *args: calls.append(args[1].dtype))
-    first = []
-    real_first_call = vm._first_call
-    monkeypatch.setattr(vm, "_first_call", lambda *a: (first.append(a[2]), real_first_call(*a)))
-    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
-    for _ in range(3):
-        (x * x).sum().backward()
-    y = paddle.to_tensor([1.0, 2.0], dtype="float64", stop_gradient=False)
-    (y * y).sum().backward()
-    assert calls == [np.float32] * 3 + [np.float64]
-    assert first == [np.dtype(np.float32), np.dtype(np.float64)]   # once per dtype
-    assert err.getvalue() == ""
+    done = []
+    vm.run_announced(lambda: done.append(1))
+    assert done == [1] and err.getvalue() == ""
+
+
+TIERED = """
+import time
+import jitgrad as paddle
+from jitgrad import vm
+x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+t0 = time.perf_counter()
+(paddle.exp(x) * x).sum().backward()           # does not wait for the compiled interpreter
+first = time.perf_counter() - t0
+print(vm.compiled_ready(), first < 2.0, x.grad.tolist())
+while not vm.compiled_ready("float32"):        # it loads in the background meanwhile
+    (paddle.exp(x) * x).sum().backward()
+    time.sleep(0.01)
+x.clear_grad()
+(paddle.exp(x) * x).sum().backward()           # now compiled
+print(vm.compiled_ready("float32"), x.grad.tolist())
+"""
+
+
+def test_the_first_small_backward_runs_while_the_interpreter_loads(tmp_path):
+    env = {**os.environ, "PYTHONPATH": SRC, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "JITGRAD_VM": "numba", "JITGRAD_TIER": "1"}
+    env.pop("JITGRAD_NO_CACHE", None)
+    run = subprocess.run([sys.executable, "-c", TIERED], env=env, capture_output=True,
+                         text=True, timeout=600, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    first, second = run.stdout.splitlines()
+    x = np.array([1.0, 2.0])
+    closed_form = (np.exp(x) * (1 + x)).astype(np.float32)
+    ready, quick, grad = first.split(" ", 2)
+    assert (ready, quick) == ("False", "True")
+    np.testing.assert_allclose(eval(grad), closed_form, rtol=1e-6)
+    ready, grad = second.split(" ", 1)
+    assert ready == "True"
+    np.testing.assert_allclose(eval(grad), closed_form, rtol=1e-6)
+    assert "compiling" not in run.stderr             # nothing waited, nothing announced
 
 
 SCRIPT = """
@@ -104,12 +122,12 @@ print(x.grad.tolist())
 
 def test_a_fresh_machine_sees_the_notice_once_and_a_cached_one_loads(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
-           "JITGRAD_VM": "numba", "JITGRAD_TIER": "0"}   # no tiered start (fastpath.py)
+           "JITGRAD_VM": "numba", "JITGRAD_TIER": "0"}   # no tiered start (vm/__init__.py)
     env.pop("JITGRAD_NO_CACHE", None)
     first = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
                            text=True, timeout=600, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert first.stderr.count("jitgrad: compiling the backward interpreter for float32") == 1
+    assert first.stderr.count("jitgrad: compiling the backward interpreter") == 1
     assert first.stderr.count("jitgrad: ready in ") == 1
     second = subprocess.run([sys.executable, "-c", SCRIPT_CACHED], env=env,
                             capture_output=True, text=True, timeout=600, cwd=tmp_path)

@@ -224,7 +224,7 @@ class Binding:
             callbacks = self.callbacks
             for start, stop, cb in p.segments:
                 if stop > start:
-                    vm.execute(p.code, ws.arena, ws.itab, ws.consts, start, stop)
+                    vm.execute(p.code, ws.arena, ws.itab, ws.consts, start=start, stop=stop)
                 if cb >= 0:
                     callbacks[cb](ws.arena)
             if any(getattr(cb, "none", None) for cb in callbacks):

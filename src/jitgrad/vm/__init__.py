@@ -93,11 +93,11 @@ def _compile_stats() -> tuple[int, int, bool]:
             stats.cache_path is not None)
 
 
-def _load(dtypes: tuple, announce: bool) -> None:
-    """Import the interpreter and run it once per dtype (which compiles it, or loads it from
-    Numba's disk cache). With `announce`, a pause longer than NOTICE_AFTER prints one line
-    before and after, so a compile never looks like a hang; a cache load stays silent."""
-    global _compiled, _generation
+def run_announced(work: Callable[[], None]) -> None:
+    """Run `work` (a compile or a cache load); if it pauses longer than NOTICE_AFTER, print
+    one line before and one after, so a compile never looks like a hang (a cache load
+    stays silent). Printed from a timer thread to stderr: terminals and Jupyter cells
+    alike show it while the cell runs."""
     said: list[float] = []
 
     def notice() -> None:
@@ -105,31 +105,37 @@ def _load(dtypes: tuple, announce: bool) -> None:
         print("jitgrad: compiling the backward interpreter (first use on this machine; Numba "
               "caches it on disk)...", file=sys.stderr, flush=True)
 
-    timer = threading.Timer(NOTICE_AFTER, notice) if announce else None
+    timer = threading.Timer(NOTICE_AFTER, notice)
+    timer.daemon = True
     t0 = time.perf_counter()
-    if timer is not None:
-        timer.daemon = True
-        timer.start()
+    timer.start()
     try:
-        from .interpreter import run_program
-        from ..program import OP, WIDTH
-        for dt in dtypes:
-            dt = np.dtype(dt)
-            if dt in _ready:
-                continue
-            code = np.zeros((1, WIDTH), np.int64)
-            code[0, 0] = OP["ZERO"] << 1
-            run_program(code, np.zeros(1, dt), np.zeros(1, np.int64), np.ones(1, dt), 0, 1)
-            with _lock:
-                _ready.add(dt)
-                _compiled = run_program
-                _generation += 1
+        work()
     finally:
-        if timer is not None:
-            timer.cancel()
+        timer.cancel()
+        timer.join()
     if said:
         print(f"jitgrad: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
               flush=True)
+
+
+def _load(dtypes: tuple) -> None:
+    """Import the interpreter and run it once per dtype (which compiles it, or loads it from
+    Numba's disk cache)."""
+    global _compiled, _generation
+    from .interpreter import run_program
+    from ..program import OP, WIDTH
+    for dt in dtypes:
+        dt = np.dtype(dt)
+        if dt in _ready:
+            continue
+        code = np.zeros((1, WIDTH), np.int64)
+        code[0, 0] = OP["ZERO"] << 1
+        run_program(code, np.zeros(1, dt), np.zeros(1, np.int64), np.ones(1, dt), 0, 1)
+        with _lock:
+            _ready.add(dt)
+            _compiled = run_program
+            _generation += 1
 
 
 def _start_loading() -> None:
@@ -149,7 +155,7 @@ _load_error: BaseException | None = None
 def _background_load() -> None:
     global _load_error
     try:
-        _load((np.float32, np.float64), announce=False)
+        _load((np.float32, np.float64))
     except BaseException as e:          # reported by the next backward that needs it
         _load_error = e
 
@@ -158,20 +164,13 @@ def _wait_compiled(dtype: np.dtype) -> Callable:
     """The compiled interpreter for `dtype`, loading it now if needed (announced)."""
     loader = _loader
     if loader is not None and loader.is_alive():
-        t0 = time.perf_counter()
-        loader.join(NOTICE_AFTER)
-        if loader.is_alive():
-            print("jitgrad: compiling the backward interpreter (first use on this machine; "
-                  "Numba caches it on disk)...", file=sys.stderr, flush=True)
-            loader.join()
-            print(f"jitgrad: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
-                  flush=True)
+        run_announced(loader.join)
     if _load_error is not None:
         raise RuntimeError("jitgrad could not load its compiled backward interpreter "
                            f"({_load_error!r}); set JITGRAD_VM=reference to run without it"
                            ) from _load_error
     if dtype not in _ready:
-        _load((dtype,), announce=True)
+        run_announced(lambda: _load((dtype,)))
     assert _compiled is not None
     return _compiled
 
@@ -180,11 +179,12 @@ def _wait_compiled(dtype: np.dtype) -> Callable:
 
 def execute(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarray,
             start: int = 0, stop: int = -1, vm: str | None = None) -> None:
-    """Run rows start..stop-1 (stop -1: to the end) on the interpreter in use (or `vm`)."""
+    """Run rows start..stop-1 (stop -1: to the end) on the interpreter in use, or on `vm`
+    if given (then 'numba' waits for the compiled one instead of the tiered start)."""
     stop = len(code) if stop < 0 else stop
     which = vm or _vm
     if which == "numba" and arena.dtype not in _ready:
-        if _tiered and int(code[start:stop, 5].sum()) < TIER_MAX_WORK:
+        if vm is None and _tiered and int(code[start:stop, 5].sum()) < TIER_MAX_WORK:
             _start_loading()
             which = "reference"         # while the compiled one loads in the background
         else:
@@ -225,7 +225,7 @@ def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False) -> flo
     if loader is not None:
         loader.join()
     hits0, misses0, _ = _compile_stats()
-    _load(tuple(dts), announce=False)
+    _load(tuple(dts))
     seconds = time.perf_counter() - t0
     if not quiet:
         hits, misses, cached = _compile_stats()
