@@ -30,6 +30,7 @@ ITAB = {
     # N C H W kh kw sh sw pt pl Ho Wo: 2x2 windows, stride 1, a padding row on top (its
     # gradient is dropped); the window offsets are b's values truncated (0 or 1)
     "POOL_BWD": [1, 1, 2, 3, 2, 2, 1, 1, 1, 0, 2, 2],
+    "ROUND": [16],                               # to float16 (the values are in [0.5, 1.5))
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}
 

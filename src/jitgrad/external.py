@@ -33,7 +33,7 @@ _READS: dict[int, tuple[int, ...]] = {OP[n]: cols for n, cols in (
     ("TANH_BWD", (2, 3)), ("SIGMOID_BWD", (2, 3)), ("RELU_BWD", (2, 3)),
     ("GATHER_MUL", (2, 3)), ("GEMM", (2, 3)), ("SOFTMAX_BWD", (2, 3)),
     ("LOGSOFTMAX_BWD", (2, 3)), ("LINSCAN", (2, 3)), ("POOL_BWD", (2, 3)),
-    ("MULDIV", (2, 3, 4)))}
+    ("MULDIV", (2, 3, 4)), ("ROUND", (2,)))}
 
 
 def enabled() -> bool:

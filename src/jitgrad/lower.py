@@ -317,10 +317,15 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     b = Builder(np.float64 if wide else np.float32, graph)
     slots: dict[int, Slot] = {}
     seeds = []
+    narrow = any(round_bits(v.dtype, b.dtype) for n in nodes for v in
+                 [n.out_data] + [t._data for t in n.inputs])
     for r in roots:
         slot = slots[_key(r)] = b.alloc(r._data.shape)
         b.written.add(slot.off)
         seeds.append((slot.off, slot.n))
+        if narrow and round_bits(r._data.dtype, b.dtype):   # eager casts the seed
+            b.emit("ROUND", slot, slot, p=b.table([round_bits(r._data.dtype, b.dtype)]),
+                   acc=False)
 
     refs = _TensorRefs(graph, targets)
     outputs: list = []
@@ -362,7 +367,10 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         chain = hooks.node_chain(node)
         if chain is not None and chain.has_hooks:
             g = _hook_break(b, nindex[id(node)], g, node, outputs, retain_pos.get(id(node)))
-        node.op.lower(b, node, g, gins)
+        if narrow:
+            lower_rounded(b, node, g, gins)
+        else:
+            node.op.lower(b, node, g, gins)
     b.node = None
 
     for t, slot, kind in outputs:           # reachable, but every path gave zero
@@ -380,6 +388,41 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     from .lower_opt import optimize          # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
     optimize(draft, backward=targets is None)
     return draft.freeze(b, graph), graph
+
+
+def round_bits(dtype: np.dtype, arena: np.dtype) -> int:
+    """16 or 32 when gradients of `dtype` are rounded in an `arena` Program (a float type
+    narrower than the arena's), else 0."""
+    if dtype.kind != "f" or dtype.itemsize >= arena.itemsize:
+        return 0
+    return 8 * dtype.itemsize
+
+
+def lower_rounded(b: Builder, node: Any, g: Slot, gins: list) -> None:
+    """node.op.lower, with the gradient of each input narrower than the arena (float16, or
+    float32 in a float64 Program) rounded to its dtype as the eager path does
+    (autograd.eager_gradients casts each contribution to the input's dtype and sums in it):
+    a first contribution is rounded in its slot; a later one is written to a fresh slot,
+    rounded, added, and the sum rounded."""
+    subs, after = list(gins), []
+    for i, (t, s) in enumerate(zip(node.inputs, gins)):
+        bits = 0 if s is None else round_bits(t._data.dtype, b.dtype)
+        if not bits:
+            continue
+        p = b.table([bits])
+        if s.off in b.written or any(d is s or u is s for u, d, _ in after):
+            subs[i] = b.alloc(s.shape)
+            after.append((subs[i], s, p))
+        else:
+            after.append((s, None, p))
+    node.op.lower(b, node, g, subs)
+    for u, dest, p in after:
+        if u.off not in b.written:
+            continue                        # the rule gave this input nothing
+        b.emit("ROUND", u, u, p=p, acc=False)
+        if dest is not None:
+            b.emit("AXPY", dest, u)
+            b.emit("ROUND", dest, dest, p=p, acc=False)
 
 
 class _TensorRefs:

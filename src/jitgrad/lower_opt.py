@@ -53,7 +53,7 @@ ELEMENTWISE = set(STEP_OPERANDS) | {OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]}
 READERS = {OP[name] for name in ("ZERO", "AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_BWD",
                                  "SIGMOID_BWD", "RELU_BWD", "SUM", "BCAST", "GATHER",
                                  "GATHER_MUL", "SCATTER", "GEMM", "SOFTMAX_BWD",
-                                 "LOGSOFTMAX_BWD", "ROWSUM")}
+                                 "LOGSOFTMAX_BWD", "ROWSUM", "ROUND")}
 
 
 def enabled() -> bool:

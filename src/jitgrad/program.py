@@ -64,6 +64,10 @@ OPCODES: dict[str, str] = {
                 "window element k = int(b[same]) (k = i * kw + j), pixel (ho*sh + i - pt, "
                 "wo*sw + j - pl), dropped in the padding; itab[p:p+12] = N, C, H, W, kh, kw, "
                 "sh, sw, pt, pl, Ho, Wo",
+    "ROUND": "out[i] (+)= a[i] rounded to the float type of itab[p] bits (16: float16, 32: "
+             "float32) and back: to nearest, ties to even, subnormals kept, overflow to inf, "
+             "nan and the sign of zero kept (numpy's astype). The gradient of a tensor "
+             "narrower than the arena, rounded as eager's cast to its dtype",
 }
 OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
 NAMES: dict[int, str] = {i: name for name, i in OP.items()}

@@ -153,7 +153,9 @@ def out_tensor(node: Node) -> Tensor:
 
 
 def const(value: Any, dtype: np.dtype) -> Tensor:
-    return Tensor._make(np.asarray(value, dtype=dtype))
+    """A constant Tensor holding a copy of `value` (a user's numpy array, say a loss's label,
+    may be written after the op is recorded; the node must keep the values it saw)."""
+    return Tensor._make(_array(value, dtype=dtype))
 
 
 def binary_operands(x: Any, y: Any, true_divide: bool = False) -> tuple[Tensor, Tensor]:
@@ -170,10 +172,13 @@ def binary_operands(x: Any, y: Any, true_divide: bool = False) -> tuple[Tensor, 
         if dy.kind == "f":
             return Tensor._make(_array(x, dy)), y
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
+    # A numpy operand is copied, as to_tensor copies: the recorded node keeps the Tensor
+    # (its vjp reads the array: x * a's gradient is a), so a later `a[:] = ...` by the user
+    # must not reach the backward.
     if isinstance(x, np.ndarray):
-        x, xt = Tensor._make(np.asarray(x)), True
+        x, xt = Tensor._make(_array(x, order="C")), True
     if isinstance(y, np.ndarray):
-        y, yt = Tensor._make(np.asarray(y)), True
+        y, yt = Tensor._make(_array(y, order="C")), True
     if xt and yt:
         dt = dtypes.result_dtype(x._data.dtype, y._data.dtype, true_divide)
     elif xt:

@@ -11,6 +11,7 @@ here checks its input.
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -35,6 +36,7 @@ CUMSUM = OP["CUMSUM"]
 LINSCAN = OP["LINSCAN"]
 COL2IM = OP["COL2IM"]
 POOL_BWD = OP["POOL_BWD"]
+ROUND = OP["ROUND"]
 
 
 @intrinsic
@@ -303,6 +305,34 @@ def _pool_bwd(out, g, code, prm, acc):  # pragma: no cover - compiled
             q += Wo
 
 
+@jit(fastmath=False)
+def _round_into(out, a, n, bits, acc):  # pragma: no cover - compiled
+    """ROUND: a[i] rounded to float16 (bits 16) or float32 (bits 32), as numpy's astype.
+
+    Numba has no float16 on the CPU, so the rounding is float arithmetic in float64, where
+    every float32 or float64 operand is exact: x + C - C with C = 1.5 * 2**52 * q rounds x
+    to a multiple of q, the target type's spacing at x's binade (its subnormal spacing below
+    the normal range), ties to even since C / q is even. Compiled without fast-math: with
+    `reassoc` LLVM may fold x + C - C into x."""
+    if bits == 16:
+        mant, emin, emax, big = 10, -14, 15, 65504.0
+    else:
+        mant, emin, emax, big = 23, -126, 127, 3.4028234663852886e38
+    for i in range(n):
+        x = np.float64(a[i])
+        e = math.frexp(x)[1] - 1            # x's binade: 2**e <= |x| < 2**(e + 1)
+        e = min(max(e, emin), emax + 1)     # (0, inf and nan give -1: any spacing does)
+        c = math.ldexp(1.5, e - mant + 52)
+        r = (x + c) - c
+        if abs(r) > big:
+            r = math.inf
+        r = math.copysign(r, x)             # -0.0, and a negative value that rounded to 0
+        if acc:
+            out[i] += r
+        else:
+            out[i] = r
+
+
 @jit
 def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - compiled
     """Rows start..stop-1; returns -1, an unknown opcode, or -2 - pc for a CHAIN row of
@@ -469,6 +499,8 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             p = code[pc, 6]
             _linscan_rows(out, A, arena[b:b + n], itab[p], itab[p + 1], itab[p + 2], acc,
                           itab[p + 3] != 0)
+        elif op == ROUND:
+            _round_into(out, A, n, itab[code[pc, 6]], acc)
         else:
             return op                    # unknown opcode: the caller raises
     return -1

@@ -13,6 +13,9 @@ import numpy as np
 from ..program import EXT, EXT_LOW, NAMES
 
 
+ROUND_TYPES = {16: np.float16, 32: np.float32}      # ROUND's itab[p] -> the narrower type
+
+
 def _view(arena: np.ndarray, itab: np.ndarray, off: int, n: int) -> np.ndarray:
     """The n-element operand at field value `off`: an arena slice, or for an external
     operand (program.EXT) the memory at the address itab holds (writable: an owned leaf
@@ -185,6 +188,8 @@ def _run(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
                 r[:, t] = rows[:, t] if prev < 0 else rows[:, t] + mul[:, t] * r[:, prev]
                 prev = t
             val = r.ravel()
+        elif name == "ROUND":
+            val = A.astype(ROUND_TYPES[int(itab[p])]).astype(arena.dtype)
         else:
             raise NotImplementedError(f"reference VM has no opcode {name}")
         if acc:
