@@ -17,6 +17,7 @@ Between two graphs nothing is cleared but the references to the old graph's arra
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from typing import Any
@@ -74,7 +75,7 @@ class Workspace:
 
 
 def _size(shape: tuple) -> int:
-    return int(np.prod(shape, dtype=np.int64))
+    return math.prod(shape)
 
 
 def _make_callback(spec: tuple, graph: Graph) -> Any:

@@ -56,10 +56,10 @@ class CacheInfo(NamedTuple):
 class Entry:
     """One cached Program, the Workspaces it lends, and its matcher."""
 
-    __slots__ = ("program", "key", "spare", "match", "hits", "nbytes")
+    __slots__ = ("program", "key", "spare", "match", "hits", "nbytes", "optimized")
 
-    def __init__(self, program: Program, key: tuple) -> None:
-        self.program, self.key = program, key
+    def __init__(self, program: Program, key: tuple, optimized: bool) -> None:
+        self.program, self.key, self.optimized = program, key, optimized
         self.spare: list[Workspace] = []
         self.match: Any = None          # graph.compile_matcher, made on the first hit
         self.hits = 0
@@ -92,13 +92,13 @@ class ProgramCache:
                ) -> tuple[Entry | None, Graph]:
         """The entry for this graph's structure (None: not cached), and the graph."""
         if targets is None and stop is None:
-            ep = tape._epoch
+            ep = tape.epoch()
             for entry in self._recent:          # the previous step's graph again?
                 if entry is not None and entry.match:
                     found = entry.match(roots, ep)
                     if found is not None:
                         with self._lock:
-                            if entry.key in self._entries:
+                            if self._cached(entry):
                                 self._touch(entry)
                                 self.hits += 1
                                 entry.hits += 1
@@ -106,7 +106,8 @@ class ProgramCache:
                                                     key=entry.key)
         graph = Graph(roots, targets, stop)
         if graph.key is None:
-            self.uncacheable += 1
+            with self._lock:
+                self.uncacheable += 1
             return None, graph
         with self._lock:
             entry = self._entries.get(graph.key)
@@ -118,13 +119,29 @@ class ProgramCache:
                     entry.match = compile_matcher(entry.key, graph) or False
         return entry, graph
 
+    def _cached(self, entry: Entry) -> bool:
+        return self._entries.get(entry.key) is entry
+
     def _touch(self, entry: Entry) -> None:
         self._entries.move_to_end(entry.key)
         if self._recent[0] is not entry:
             self._recent = (entry, self._recent[0])
 
-    def insert(self, key: tuple, program: Program) -> Entry:
-        entry = Entry(program, key)
+    def upgrade(self, entry: Entry, program: Program) -> None:
+        """Replace a quickly lowered Program by the fully optimised one (its spare
+        Workspaces fit the old layout: dropped)."""
+        with self._lock:
+            cached = self._cached(entry)
+            if cached:
+                self.bytes -= entry.nbytes
+            entry.program, entry.spare, entry.optimized = program, [], True
+            entry.nbytes = program.nbytes
+            if cached:
+                self.bytes += entry.nbytes
+                self._evict()
+
+    def insert(self, key: tuple, program: Program, optimized: bool = True) -> Entry:
+        entry = Entry(program, key, optimized)
         with self._lock:
             old = self._entries.pop(key, None)
             if old is not None:
@@ -144,7 +161,7 @@ class ProgramCache:
             if entry.spare:
                 ws = entry.spare.pop()
                 entry.nbytes -= ws.nbytes
-                if entry.key in self._entries:
+                if self._cached(entry):
                     self.bytes -= ws.nbytes
                 return ws
         return None
@@ -155,7 +172,7 @@ class ProgramCache:
         if entry is None:
             return
         with self._lock:
-            if entry.key not in self._entries or len(entry.spare) >= MAX_SPARE or \
+            if not self._cached(entry) or len(entry.spare) >= MAX_SPARE or \
                     self.bytes + ws.nbytes > self.max_bytes:
                 return
             entry.spare.append(ws)
@@ -217,13 +234,13 @@ def _retained(roots: list, targets: list | None, stop: set | None) -> Binding | 
     named = list(roots) + list(targets or ())
     if not all(ref() is t for ref, t in zip(refs, named)):
         return None                     # ids recycled: another call's tensors
-    if b.armed == tape._epoch:
+    if b.armed == tape.epoch():
         return b
     # Something changed since (any in-place write, hook, freeing elsewhere): the graph must
     # still have exactly the structure, objects and versions the Binding was made for.
     g = Graph(roots, targets, stop)
     if g.key is not None and b.graph.key == g.key and _same_objects(g, b.graph):
-        b.armed = tape._epoch
+        b.armed = tape.epoch()
         return b
     del holder.programs[_call_key(roots, targets, stop)]
     return None
@@ -242,22 +259,29 @@ def _keep(roots: list, targets: list | None, stop: set | None, b: Binding) -> No
     if holder.programs is None or len(holder.programs) >= BINDINGS_KEPT_PER_GRAPH:
         holder.programs = {}
     named = list(roots) + list(targets or ())
-    b.armed = tape._epoch
+    b.armed = tape.epoch()
     holder.programs[_call_key(roots, targets, stop)] = (b, tuple(weakref.ref(t) for t in named))
 
 
-def bind(roots: list, targets: list | None = None, stop: set | None = None) -> Binding:
-    """bind, or lower then bind: a new Binding of this graph to its Program."""
+def bind(roots: list, targets: list | None = None, stop: set | None = None,
+         once: bool = False) -> Binding:
+    """bind, or lower then bind: a new Binding of this graph to its Program. `once`: the
+    caller does not retain the graph, so a new structure is lowered without the replay
+    passes (lower's `quick`) until it recurs."""
     entry = graph = None
     if caching_enabled():
         entry, graph = CACHE.lookup(roots, targets, stop)
     if entry is not None:
-        if _verify:
+        if not entry.optimized:             # the structure recurs: worth the full passes
+            prog, graph = lower(roots, targets, stop, graph)
+            CACHE.upgrade(entry, prog)
+        elif _verify:
             _check_hit(entry.program, roots, targets, stop, graph)
         return Binding(entry.program, graph, CACHE.take(entry), entry)
-    prog, graph = lower(roots, targets, stop, graph)
+    quick = once and caching_enabled()
+    prog, graph = lower(roots, targets, stop, graph, quick=quick)
     if prog.reason is None and graph.key is not None and caching_enabled():
-        entry = CACHE.insert(graph.key, prog)
+        entry = CACHE.insert(graph.key, prog, optimized=not quick)
     return Binding(prog, graph, None, entry)
 
 
@@ -285,7 +309,9 @@ def program_for(roots: list, targets: list | None = None, stop: set | None = Non
 
 
 def release(b: Binding) -> None:
-    CACHE.give_back(b.entry, b.release())
+    ws = b.release()
+    if b.entry is not None and b.entry.program is b.program:    # (not replaced by upgrade)
+        CACHE.give_back(b.entry, ws)
 
 
 def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
@@ -294,7 +320,7 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
     b = _retained(roots, None, None)
     kept = b is not None
     if b is None:
-        b = bind(roots)
+        b = bind(roots, once=not retain_graph)
     b.run(seeds)
     if retain_graph:
         if not kept:
@@ -313,7 +339,7 @@ def run_grad(roots: list, seeds: list, targets: list, stop: set | None,
     b = _retained(roots, targets, stop)
     kept = b is not None
     if b is None:
-        b = bind(roots, targets, stop)
+        b = bind(roots, targets, stop, once=not retain_graph)
     b.run(seeds)
     found = b.results()
     if retain_graph and not kept:
@@ -334,7 +360,7 @@ def replay_retained(t: Any) -> bool:
     if kept is None:
         return False
     b, refs = kept
-    if b.armed != tape._epoch or refs[0]() is not t:
+    if b.armed != tape.epoch() or refs[0]() is not t:
         return False
     if not b.quick():
         b.run(None)

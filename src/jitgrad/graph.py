@@ -145,7 +145,7 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
                 i = index[id(n)] = len(nodes)
                 nodes.append(n)
             parts.append(i)
-    ep = tape._epoch
+    ep = tape.epoch()
     chains = _node_chains()
     for node in nodes:                      # (the list grows as nodes are met)
         op = node.op

@@ -13,6 +13,7 @@ and the Program then serves only this graph (`Program.reason`).
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable, NamedTuple
 
 import numpy as np
@@ -115,7 +116,7 @@ class Builder:
     # ---- layout ------------------------------------------------------------------------
     def alloc(self, shape: Iterable[int]) -> Slot:
         shape = tuple(int(s) for s in shape)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)
         slot = Slot(self.size, n, shape)
         self.size += max(n, 1)              # distinct offsets even for empty slots
         self.allocs.append(slot.off)        # slot starts, for lower_opt.compact
@@ -209,7 +210,7 @@ class Builder:
                    k: float | BoundK = 1.0) -> None:
         """dest += sum_to(dest.shape, kernel(a, b, c)), kernel evaluated at `out_shape`."""
         out_shape = tuple(out_shape)
-        if dest.shape == out_shape or dest.n == int(np.prod(out_shape)):
+        if dest.shape == out_shape or dest.n == math.prod(out_shape):
             self.emit(name, dest, a, b, c, k=k)
             return
         tmp = self.alloc(out_shape)
@@ -296,7 +297,7 @@ def _key(t: Any) -> int:
 
 
 def lower(roots: list, targets: list | None = None, stop: set[int] | None = None,
-          graph: Graph | None = None) -> tuple[Program, Graph]:
+          graph: Graph | None = None, quick: bool = False) -> tuple[Program, Graph]:
     """Lower the backward from `roots` into a Program, for `graph` (the canonical form of
     this call's graph; walked here when not given, or when the plan rewired an input to
     an in-place op's stand-in). Returns the Program and the graph its sources refer to.
@@ -304,6 +305,10 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     targets None means backward(): every reachable leaf that needs a gradient receives one
     ('leaf' outputs) and retain_grads() tensors are 'retain' outputs. Otherwise `targets`
     lists the tensors whose gradients grad() returns ('target' outputs).
+
+    `quick` skips the peephole passes that only make replays faster (aliasing, fusion,
+    slot reuse, compaction: they keep every value bitwise) for a graph that may run once;
+    the executor lowers again with them when its structure recurs.
     """
     plan = tape.Plan(roots, targets, stop)
     nodes = plan.nodes
@@ -385,8 +390,11 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
                 b.breakpoint(hooks.slot_hook_spec(("leaf", ref), slot.off, slot.off,
                                                   slot.shape, dtype), pin=[slot])
     draft = _finish(b, seeds, [(ref, s.off, s.shape, kind) for kind, ref, s, _ in out_refs])
-    from .lower_opt import optimize          # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
-    optimize(draft, backward=targets is None)
+    from . import lower_opt                  # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
+    if not quick:
+        lower_opt.optimize(draft, backward=targets is None)
+    elif targets is None and not draft.segments and lower_opt.enabled():
+        lower_opt.own_leaf_grads(draft)     # (changes GEMM rounding: never skipped)
     return draft.freeze(b, graph), graph
 
 

@@ -20,6 +20,7 @@ Opcode semantics (the reference interpreter in `vm/reference.py` is their defini
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -205,7 +206,7 @@ class Program:
 
 
 def _size(shape: tuple) -> int:
-    return int(np.prod(shape, dtype=np.int64))
+    return math.prod(shape)
 
 
 def _src_text(src: tuple) -> str:

@@ -532,17 +532,28 @@ def resume(status: int, code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
         raise RuntimeError(f"compiled interpreter has no kernel for opcode {status}")
 
 
+# arena dtype -> `run`'s entry point for C-contiguous writeable arrays (every Workspace's):
+# numba.typeof on six arguments costs ~40 us, more than a small Program's run
+_entries: dict = {}
+
+
 def bound_call(code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
                consts: np.ndarray) -> Callable[[], None]:
     """A call of `run` over all rows through its compiled entry point for exactly these
     argument types: what run_program does, minus the dispatcher's type matching."""
-    from numba import typeof, types
     args = (code, arena, itab, consts, 0, len(code), threads.par_min())
-    cres = run.overloads.get(tuple(typeof(a) for a in args[:6]) + (types.int64,))
-    if cres is None:
-        run(*args)                              # compiles this signature (rare: odd arrays)
-        cres = run.overloads[tuple(typeof(a) for a in args[:6]) + (types.int64,)]
-    entry = cres.entry_point
+    plain = all(a.flags.c_contiguous and a.flags.writeable for a in args[:4]) and \
+        code.ndim == 2 and arena.ndim == itab.ndim == consts.ndim == 1 and \
+        code.dtype == itab.dtype == np.int64 and consts.dtype == arena.dtype
+    entry = _entries.get(arena.dtype) if plain else None
+    if entry is None:
+        from numba import typeof, types
+        sig = tuple(typeof(a) for a in args[:6]) + (types.int64,)
+        if sig not in run.overloads:
+            run(*args)                          # compiles this signature (rare: odd arrays)
+        entry = run.overloads[sig].entry_point
+        if plain:
+            _entries[arena.dtype] = entry
     stop = len(code)
 
     def call() -> None:
