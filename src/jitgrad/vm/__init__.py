@@ -85,12 +85,12 @@ NOTICE_AFTER = 1.0          # seconds: a cache load is quicker, a compile takes 
 
 def _compile_stats() -> tuple[int, int, bool]:
     """(cache hits, cache misses, has a disk cache) of the interpreter, from Numba."""
-    from . import interpreter
+    from . import _numba, interpreter
     stats = getattr(interpreter.run, "stats", None)
     if stats is None:
         return 0, 0, False
     return (sum(stats.cache_hits.values()), sum(stats.cache_misses.values()),
-            stats.cache_path is not None)
+            _numba.saves_to_disk(interpreter.run))
 
 
 def run_announced(work: Callable[[], None]) -> None:

@@ -4,7 +4,9 @@ Measured choices (NUMBA_NOTES.md): error_model='numpy' lets division vectorise (
 fastmath limited to reassoc/nsz: nnan/ninf silently break isnan/isinf, and 'contract' fuses
 g += a*b into an FMA whose rounding differs from Paddle's (the seed softmax example gave
 0.19661196 instead of Paddle's 0.19661200);
-cache=True turns a ~10 s compile into a ~0.5 s load in later processes.
+cache=True turns a ~10 s compile into a ~0.5 s load in later processes; the cache is
+cache_guard.py's, so a broken cache file costs one recompile instead of every backward, and a
+read-only pre-filled NUMBA_CACHE_DIR is loaded from instead of being ignored.
 
 Set JITGRAD_NO_CACHE=1 to compile without the on-disk cache (useful while editing kernels:
 Numba does not notice edits to helpers imported from other files).
@@ -62,20 +64,52 @@ def caching_enabled() -> bool:
 
 
 def jit(fn: Callable | None = None, **overrides: Any) -> Any:
-    """`numba.njit` with jitgrad's options; falls back to no disk cache if it can't write one."""
+    """`numba.njit` with jitgrad's options and its guarded disk cache (cache_guard.py);
+    without a cache, with one warning, if no cache location can be used."""
     import numba
 
     def wrap(f: Callable) -> Any:
         opts = {**OPTIONS, "cache": caching_enabled(), **overrides}
-        try:
-            return numba.njit(**opts)(f)
-        except RuntimeError as e:        # "cannot cache function ...: no locator available"
-            if not opts.get("cache"):
-                raise
-            warnings.warn(
-                f"jitgrad: cannot write Numba's compile cache ({e}); kernels will be compiled "
-                "in every new process. Set NUMBA_CACHE_DIR to a writable directory to fix "
-                "this.", RuntimeWarning, stacklevel=3)
-            return numba.njit(**{**opts, "cache": False})(f)
+        cache = opts.pop("cache")
+        disp = numba.njit(**opts)(f)
+        if cache:
+            try:
+                _enable_cache(disp)
+            except RuntimeError as e:    # "cannot cache function ...: no locator available"
+                warn_once("no-locator", (
+                    f"jitgrad: cannot write Numba's compile cache ({e}); kernels will be "
+                    "compiled in every new process. Set NUMBA_CACHE_DIR to a writable "
+                    "directory to fix this."))
+        return disp
 
     return wrap if fn is None else wrap(fn)
+
+
+def _enable_cache(disp: Any) -> None:
+    """What `cache=True` does (Dispatcher.enable_caching), with cache_guard's cache class;
+    plain Numba caching if this Numba lacks the internals it builds on."""
+    try:
+        from .cache_guard import GuardedCache
+    except Exception:                    # noqa: BLE001 - Numba's caching internals moved
+        GuardedCache = None
+    if GuardedCache is None or not hasattr(disp, "_cache"):
+        disp.enable_caching()
+        return
+    disp._cache = GuardedCache(disp.py_func)
+
+
+_warned: set[str] = set()
+
+
+def warn_once(kind: str, message: str) -> None:
+    """One RuntimeWarning per kind of cache trouble per process, not one per kernel."""
+    if kind not in _warned:
+        _warned.add(kind)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+def saves_to_disk(disp: Any) -> bool:
+    """Whether `disp` (a jitted function) saves what it compiles in a disk cache."""
+    cache = getattr(disp, "_cache", None)
+    return getattr(cache, "cache_path", None) is not None and not getattr(cache, "read_only",
+                                                                         False)

@@ -11,15 +11,15 @@ fallback mode to a slow ctypes trampoline): a caller cached where BLAS was bound
 would otherwise segfault when loaded where it is not.
 """
 import ctypes
-import os
 
 import numpy as np
 from llvmlite import binding as ll
-from numba import njit, types
+from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
 from . import blas_lib
+from ._numba import jit
 
 __all__ = ["gemm", "set_num_threads", "BLAS_NAME"]
 
@@ -34,11 +34,8 @@ _ROW, _NT, _TR = 101, 111, 112  # CblasRowMajor, CblasNoTrans, CblasTrans
 
 
 def _jit(fn):
-    """njit with our flags, cached unless JITGRAD_NO_CACHE is set or nothing is writable."""
-    try:
-        return njit(cache=os.environ.get("JITGRAD_NO_CACHE", "") in ("", "0"), **_FLAGS)(fn)
-    except RuntimeError:  # "cannot cache function ...: no locator available"
-        return njit(**_FLAGS)(fn)
+    """vm/_numba.jit (its guarded disk cache and fallbacks) with the flags above."""
+    return jit(fn, **_FLAGS)
 
 
 @_jit
