@@ -109,7 +109,7 @@ def _history(change, fast):
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=lambda f: f.__name__[1:])
-def test_armed_replay_agrees_with_the_general_path_around_a_change(monkeypatch, change):
+def test_armed_replay_agrees_with_the_general_path_around_a_change(change):
     fast = _history(change, True)
     slow = _history(change, False)
     if change is _other_root_frees:
