@@ -264,8 +264,9 @@ loss = paddle.sum(paddle.tanh(x) * paddle.exp(x))
 loss.backward(retain_graph=True)
 print(len(interpreted))
 first = x.grad.numpy().copy()
-while not vm.compiled_ready("float32"):       # it loads in the background meanwhile
-    x.clear_grad()
+deadline = time.monotonic() + 240
+while not vm.compiled_ready("float32") and time.monotonic() < deadline:
+    x.clear_grad()                            # (it loads in the background meanwhile)
     loss.backward(retain_graph=True)          # interpreted
     time.sleep(0.01)
 before = len(interpreted)

@@ -210,6 +210,12 @@ def test_an_attribute_equal_but_of_another_type_is_not_a_match():
     inner.attrs["axes"] = np.array([0])
     assert entry.match([loss], tape._epoch) is None
     assert Graph([loss]).key != key
+    before = paddle.cache_info()
+    x.clear_grad()
+    loss.backward()                      # its own Program (the same gradient)
+    info = paddle.cache_info()
+    assert (info.hits, info.misses) == (before.hits, before.misses + 1)
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * x.numpy())
 
 
 def test_long_same_shape_chains_check_distinct_nodes_with_one_set():
