@@ -14,10 +14,13 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 
 @pytest.fixture
-def fresh_structural_cache(monkeypatch):
-    """An empty structural cache with the cache on, emptied again afterwards."""
-    from jitgrad import structural
+def fresh_cache(monkeypatch):
+    """An empty program cache (counters zeroed) with caching on; emptied again afterwards,
+    and its size bound restored if the test changed it (set_cache_limit)."""
+    import jitgrad
     monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
-    structural.clear()
+    limit = jitgrad.cache_info().max_bytes
+    jitgrad.cache_clear()
     yield
-    structural.clear()
+    jitgrad.set_cache_limit(limit)
+    jitgrad.cache_clear()

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import external, structural, vm
+from jitgrad import executor, external, vm
 from jitgrad.lower import lower
 from jitgrad.program import EXT
 
@@ -35,13 +35,13 @@ def grads(graph, data, program_out=None):
     xs = [TT(a, stop_gradient=False) for a in data]
     loss = GRAPHS[graph](*xs)
     if program_out is not None:
-        program_out.append(lower([loss]))
+        program_out.append(lower([loss])[0])
     loss.backward()
     return [x.grad.numpy() for x in xs]
 
 
 @pytest.fixture
-def every_value_in_place(monkeypatch, fresh_structural_cache):
+def every_value_in_place(monkeypatch, fresh_cache):
     """Values of any size are read in place (the threshold keeps small ones copied)."""
     monkeypatch.setattr(external, "MIN_ELEMENTS", 1)
     monkeypatch.delenv("JITGRAD_COPY_VALUES", raising=False)
@@ -51,57 +51,72 @@ def every_value_in_place(monkeypatch, fresh_structural_cache):
 @pytest.mark.parametrize("graph", sorted(GRAPHS))
 def test_values_read_in_place_give_the_copied_layouts_gradients(graph, which, monkeypatch,
                                                                  every_value_in_place):
+    if which == "numba":
+        vm.warmup(quiet=True)             # the compiled interpreter, not the tiered start
     data = arrays()
     progs: list = []
     with vm.using(which):
         in_place = grads(graph, data, progs)
         monkeypatch.setenv("JITGRAD_COPY_VALUES", "1")
-        structural.clear()
+        paddle.cache_clear()              # (the layout is not part of the key)
         copied = grads(graph, data)
     for a, b in zip(in_place, copied):
         np.testing.assert_array_equal(a, b)
     if graph != "fused_chain_sharing_a_value":        # every value there feeds the CHAIN
-        assert progs[0].ext_pos, "no value was read in place"
+        assert progs[0].externals, "no value was read in place"
         assert (progs[0].code[:, 2:5] >= EXT).any()
 
 
 def test_a_value_only_a_fused_chain_reads_stays_in_the_arena(every_value_in_place):
     x, w = (TT(a, stop_gradient=False) for a in arrays())
-    prog = lower([paddle.sum(paddle.exp(paddle.tanh(x) * w))])
+    prog, _ = lower([paddle.sum(paddle.exp(paddle.tanh(x) * w))])
     assert "CHAIN" in prog.text()
-    assert not prog.ext_pos
+    assert not prog.externals
 
 
-def test_structural_hits_rebind_values_read_in_place(fresh_structural_cache, monkeypatch):
+def test_cache_hits_rebind_values_read_in_place(fresh_cache, monkeypatch):
     monkeypatch.delenv("JITGRAD_COPY_VALUES", raising=False)
     rng = np.random.default_rng(1)
     w = TT(rng.standard_normal((128, 128)).astype(np.float32), stop_gradient=False)
+
+    def loss_of(xd):
+        return paddle.sum(F.relu(paddle.matmul(TT(xd), w)))
+
     for step in range(3):
         xd = rng.standard_normal((128, 128)).astype(np.float32)
         w.clear_grad()
-        paddle.sum(F.relu(paddle.matmul(TT(xd), w))).backward()
+        loss_of(xd).backward()
         mask = (xd @ w.numpy() > 0).astype(np.float32)
         np.testing.assert_allclose(w.grad.numpy(), xd.T @ mask, rtol=1e-5, atol=1e-4)
-    assert structural.stats["hits"] == 2
-    (entry,) = structural._cache.values()
-    assert entry.prog.ext_pos                 # x (16384 elements) is read in place
+    info = paddle.cache_info()
+    assert (info.hits, info.misses, info.programs) == (2, 1, 1)
+    prog = executor.program_for([loss_of(xd)])   # the cached Program (one more hit)
+    assert paddle.cache_info().hits == 3
+    assert prog.externals                     # x (16384 elements) is read in place
 
 
 def test_a_value_of_another_dtype_is_read_from_a_private_copy(every_value_in_place):
     rng = np.random.default_rng(2)
-    for step in range(3):                     # a lowering, then two structural hits
+    for step in range(3):                     # a lowering, then two cache hits
         xd = rng.integers(-3, 4, (6, 8)).astype(np.float32)    # sums of these are exact
         v = TT(np.ones((8, 4), np.float32), stop_gradient=False)
         s = TT(np.ones(3), stop_gradient=False)                # float64: a float64 arena
-        (paddle.sum(paddle.matmul(TT(xd), v)) + paddle.sum(s * s)).backward()
+        loss = paddle.sum(paddle.matmul(TT(xd), v)) + paddle.sum(s * s)
+        if step < 2:
+            loss.backward()
+        else:                                 # the last one bound by hand, to look inside
+            b = executor.bind([loss])
+            b.run(None)
         np.testing.assert_array_equal(v.grad.numpy(), xd.T @ np.ones((6, 4), np.float32))
-    assert structural.stats["hits"] == 2
-    (entry,) = structural._cache.values()
-    assert entry.prog.arena.dtype == np.float64
-    (own,) = entry.prog.ext_private.values()  # the float32 x, converted into the Program's
+    info = paddle.cache_info()
+    assert (info.hits, info.misses) == (2, 1)
+    assert b.program.dtype == np.float64
+    (own,) = b.ws.private.values()            # the float32 x, converted into the arena's
+    assert own.dtype == np.float64
     np.testing.assert_array_equal(own, xd)
+    executor.release(b)
 
 
 def test_program_text_names_values_read_in_place(every_value_in_place):
     x, w = (TT(a, stop_gradient=False) for a in arrays())
-    assert "ext@" in lower([GRAPHS["matmul_relu_mean"](x, w)]).text()
+    assert "ext@" in lower([GRAPHS["matmul_relu_mean"](x, w)])[0].text()

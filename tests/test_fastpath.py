@@ -1,4 +1,9 @@
-"""The replay fast path: no Python per node, exact results, Paddle's accumulation rules."""
+"""The replay path: no Python per node, exact results, Paddle's accumulation rules.
+
+Peephole fusion (lower_opt.py), the tiered start and thread splits of the VM (vm/), CHAIN
+kernels, leaf gradients owned through their writer rows, and the entry-point replays of a
+retained graph's Binding (binding.py, executor.replay_retained).
+"""
 
 import os
 import subprocess
@@ -8,9 +13,9 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import fastpath, lower as lower_mod, lower_opt, vm
+from jitgrad import executor, graph, lower as lower_mod, lower_opt, vm
 from jitgrad.ops.registry import REGISTRY
-from jitgrad.program import OP
+from jitgrad.program import EXT, OP
 
 TT = paddle.to_tensor
 
@@ -27,8 +32,14 @@ def _chain(n_ops, size=8, seed=0, dtype="float32"):
     return x, paddle.sum(h)
 
 
+def _retained_binding(loss):
+    """The Binding a graph retained for `loss.backward(retain_graph=True)` keeps."""
+    return loss._node.programs[((id(loss),), None, None)][0]
+
+
 def _count_python_op_calls(monkeypatch):
-    """Wrap every registry op's forward/save/vjp/lower and the lowering entry point."""
+    """Wrap every registry op's forward/save/vjp/lower, the lowering entry point, the
+    Builder's emit and the graph walk."""
     calls = {"n": 0}
 
     def counted(fn):
@@ -42,23 +53,33 @@ def _count_python_op_calls(monkeypatch):
             if getattr(op, attr) is not None:
                 monkeypatch.setattr(op, attr, counted(getattr(op, attr)))
     monkeypatch.setattr(lower_mod, "lower", counted(lower_mod.lower))
+    monkeypatch.setattr(executor, "lower", counted(executor.lower))
     monkeypatch.setattr(lower_mod.Builder, "emit", counted(lower_mod.Builder.emit))
+    monkeypatch.setattr(graph, "_walk", counted(graph._walk))
     return calls
 
 
 def test_replay_of_a_1000_op_graph_runs_no_python_op_code(monkeypatch):
+    vm.warmup(quiet=True)
     x, loss = _chain(1000)
     loss.backward(retain_graph=True)
     first = x.grad.numpy().copy()
     calls = _count_python_op_calls(monkeypatch)
     runs = {"n": 0}
-    real = fastpath._execute
+    b = _retained_binding(loss)
+    real_execute, real_call = vm.execute, b.ws.call
 
-    def counted_execute(prog, r):
+    def counted_execute(*a, **k):
         runs["n"] += 1
-        return real(prog, r)
+        return real_execute(*a, **k)
 
-    monkeypatch.setattr(fastpath, "_execute", counted_execute)
+    def counted_call():
+        runs["n"] += 1
+        return real_call()
+
+    monkeypatch.setattr(vm, "execute", counted_execute)
+    if real_call is not None:              # (None under JITGRAD_VM=reference)
+        b.ws.call = counted_call
     loss.backward(retain_graph=True)
     paddle.autograd.backward([loss], retain_graph=True)
     assert calls["n"] == 0
@@ -68,14 +89,17 @@ def test_replay_of_a_1000_op_graph_runs_no_python_op_code(monkeypatch):
 
 def _grads(n_ops, vm_name, peephole, monkeypatch, dtype="float32", size=8):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
-    monkeypatch.setenv("JITGRAD_TIER", "0")          # "numba" means compiled here
+    monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")     # lower this very graph
     x, loss = _chain(n_ops, size=size, dtype=dtype)
     _backward_twice(loss, vm_name)
     return x.grad.numpy()
 
 
 def _backward_twice(loss, vm_name):
-    """A first backward (lowering) and a retained replay, on the given interpreter."""
+    """A first backward (lowering) and a retained replay, on the given interpreter
+    ("numba": the compiled one itself, not the tiered start)."""
+    if vm_name == "numba":
+        vm.warmup(quiet=True)
     with vm.using(vm_name):
         loss.backward(retain_graph=True)
         loss.backward(retain_graph=True)
@@ -106,11 +130,11 @@ def test_compiled_fused_program_matches_reference(monkeypatch, size):
 def test_chain_is_fused_and_identities_dropped(monkeypatch):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
     x, loss = _chain(50)
-    prog = lower_mod.lower([loss])
+    prog, _ = lower_mod.lower([loss])
     ops = [int(r[0]) >> 1 for r in prog.code]
     assert ops == [OP["CHAIN"]]
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
-    assert len(lower_mod.lower([loss])) == 51
+    assert len(lower_mod.lower([loss])[0]) == 51
 
 
 def test_leaf_grad_accumulates_in_place_and_follows_paddle(monkeypatch):
@@ -133,13 +157,27 @@ def test_leaf_grad_accumulates_in_place_and_follows_paddle(monkeypatch):
     np.testing.assert_allclose(x.grad.numpy(), 1 + 2 * g1, rtol=1e-6)
 
 
-def test_freeing_backward_leaves_no_view_of_the_arena(monkeypatch):
+def test_a_leaf_grad_is_never_a_view_of_an_arena(monkeypatch, fresh_cache):
+    """(Before, a retained graph's leaf .grad was a view of its Program's arena until the
+    graph was freed.) Now the owned row writes through an address into the leaf's own
+    array, retained or not, and a Workspace reused by the next graph of the structure
+    cannot change a gradient someone kept."""
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
     x, loss = _chain(20)
     loss.backward(retain_graph=True)
-    assert x._grad.base is not None             # owned: a view of the Program's arena
-    loss.backward()                             # frees the graph and its Program
-    assert x._grad.base is None
+    b = _retained_binding(loss)
+    assert b.program.leaf_rows                  # x's slot is owned
+    g = x._grad
+    assert g.flags.owndata and not np.shares_memory(g, b.ws.arena)
+    first = g.copy()
+    loss.backward()                             # frees the graph, its Workspace to the cache
+    assert x._grad is g
+    np.testing.assert_allclose(g, 2 * first, rtol=1e-6)
+    x2, loss2 = _chain(20, seed=1)              # same structure: a hit, on that Workspace
+    loss2.backward()
+    assert paddle.cache_info().hits == 1
+    assert x2._grad.flags.owndata and not np.shares_memory(x2._grad, g)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * first, rtol=1e-6)
 
 
 def test_a_leaf_shared_by_two_retained_graphs_gets_both_gradients():
@@ -157,14 +195,21 @@ def test_a_leaf_shared_by_two_retained_graphs_gets_both_gradients():
 def test_leaf_slot_is_owned_only_without_hooks(monkeypatch):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
     x, loss = _chain(10)
-    prog = lower_mod.lower([loss])
-    assert prog.outputs[0][1] in prog.owned_leaf_slots
-    assert all(int(r[0]) & 1 for r in prog.code if r[1] == prog.outputs[0][1])
+    prog, _ = lower_mod.lower([loss])
+    (j, pos), = prog.leaf_rows
+    assert prog.outputs[j][0] == "leaf"
+    writers = [r for r in prog.code if int(r[1]) == EXT + (pos << 32)]
+    assert len(writers) == 1 and int(writers[0][0]) & 1    # one row, accumulating
+    x.register_hook(lambda g: g * 2.0)
+    hooked, _ = lower_mod.lower([loss])
+    assert hooked.callbacks and hooked.leaf_rows == ()
+    assert not (hooked.code[:, 1] >= EXT).any()
 
 
 def _hooked_chain_grads(monkeypatch, peephole, vm_name="numba"):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
-    monkeypatch.setenv("JITGRAD_TIER", "0")
+    if vm_name == "numba":
+        vm.warmup(quiet=True)
     rng = np.random.default_rng(5)
     x = TT(rng.uniform(-1, 1, 6), dtype="float32", stop_gradient=False)
     h, seen = x, []
@@ -188,26 +233,48 @@ def test_a_hook_inside_a_fused_chain_sees_the_same_gradient(monkeypatch, vm_name
 def test_pinned_slots_are_not_fused_away(monkeypatch):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
     x, loss = _chain(10)
-    prog = lower_mod.lower([loss])
-    mid = int(prog.code[3, 1])                   # some intermediate gradient slot
-    prog.pinned = {(mid, int(prog.code[3, 5]))}
+    plain, _ = lower_mod.lower([loss])
+    mid, n = int(plain.code[3, 1]), int(plain.code[3, 5])   # some intermediate gradient slot
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
-    lower_opt.optimize(prog)
-    moved = getattr(prog, "offset_map", lambda off: off)(mid)     # compaction moves slots
-    assert moved in {int(r[1]) for r in prog.code}
+    real, moved = lower_opt.optimize, []
+
+    def pinning(draft, backward=True):          # the Draft as lower() hands it over
+        draft.pinned = frozenset({(mid, n)})
+        real(draft, backward)
+        remap = draft.offset_map if draft.offset_map is not None else (lambda off: off)
+        moved.append(remap(mid))                # compaction moves slots
+        return draft
+
+    monkeypatch.setattr(lower_opt, "optimize", pinning)
+    prog, _ = lower_mod.lower([loss])
+    assert moved and moved[0] in {int(r[1]) for r in prog.code}
+    assert len(prog) > 1                        # (unpinned, the whole chain is one row)
 
 
 TIER_SCRIPT = """
-import sys, numpy as np, jitgrad as paddle
+import time
+import numpy as np, jitgrad as paddle
 from jitgrad import vm
+from jitgrad.vm import reference
+interpreted = []
+real = reference.run
+reference.run = lambda *a: (interpreted.append(1), real(*a))[1]
 x = paddle.to_tensor([0.5, -1.0, 2.0], stop_gradient=False)
 loss = paddle.sum(paddle.tanh(x) * paddle.exp(x))
 loss.backward(retain_graph=True)
-print(vm._compiled is None, 'numba' in sys.modules)
+print(len(interpreted))
 first = x.grad.numpy().copy()
-for _ in range(5):
-    loss.backward(retain_graph=True)
-print(vm._compiled is not None, float(np.max(np.abs(x.grad.numpy() - 6 * first))))
+deadline = time.monotonic() + 240
+while not vm.compiled_ready("float32") and time.monotonic() < deadline:
+    x.clear_grad()                            # (it loads in the background meanwhile)
+    loss.backward(retain_graph=True)          # interpreted
+    time.sleep(0.01)
+before = len(interpreted)
+loss.backward(retain_graph=True)              # compiled, adding to an interpreted run's grad
+b = loss._node.programs[((id(loss),), None, None)][0]
+want = 2 * first.astype(np.float64)
+print(len(interpreted) == before, b.ws.call is not None,
+      float(np.max(np.abs(x.grad.numpy() - want) / np.abs(want))))
 """
 
 
@@ -219,15 +286,16 @@ def test_tiered_start_interprets_the_first_small_backward_then_compiles():
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     first, later = out.stdout.split("\n")[:2]
-    assert first == "True False"             # no compiled code, Numba not even imported
-    loaded, err = later.split()
-    assert loaded == "True" and float(err) < 1e-5
+    assert first == "1"                      # the first backward ran in the reference VM
+    compiled, bound, rel_err = later.split()
+    assert compiled == "True" and bound == "True" and float(rel_err) < 1e-5
 
 
 def _relu_mlp_grads(monkeypatch, peephole, vm_name):
     monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
-    monkeypatch.setenv("JITGRAD_TIER", "0")
     monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")     # lower this very graph
+    if vm_name == "numba":
+        vm.warmup(quiet=True)
     rng = np.random.default_rng(7)
     x = TT(rng.standard_normal((64, 32)), dtype="float32")
     ps = [TT(rng.standard_normal(s) * 0.2, dtype="float32", stop_gradient=False)
@@ -238,10 +306,10 @@ def _relu_mlp_grads(monkeypatch, peephole, vm_name):
         if i < 4:
             h = paddle.relu(h)
     loss = paddle.mean(h)
-    prog = lower_mod.lower([loss])
+    prog, _ = lower_mod.lower([loss])
     with vm.using(vm_name):
         loss.backward()
-    return [p.grad.numpy() for p in ps], prog.arena.size
+    return [p.grad.numpy() for p in ps], prog.arena_size
 
 
 @pytest.mark.parametrize("vm_name", ["numba", "reference"])
@@ -274,7 +342,7 @@ def _random_graph(seed):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_random_graphs_agree_with_and_without_peephole(monkeypatch, seed):
-    monkeypatch.setenv("JITGRAD_TIER", "0")
+    vm.warmup(quiet=True)
     monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")
     results = {}
     for peep in ("1", "0"):
@@ -366,7 +434,7 @@ def _scaled_chain(size, dtype="float32"):
 def _chain_steps(loss, no_fold=None):
     if no_fold is not None:
         no_fold.setattr(lower_opt, "K_FIRST", set())
-    prog = lower_mod.lower([loss])
+    prog, _ = lower_mod.lower([loss])
     if no_fold is not None:
         no_fold.setattr(lower_opt, "K_FIRST", {OP["MUL"], OP["DIV"], OP["MULDIV"]})
     return sum(int(prog.itab[int(r[6])]) for r in prog.code if int(r[0]) >> 1 == OP["CHAIN"])
@@ -375,7 +443,7 @@ def _chain_steps(loss, no_fold=None):
 @pytest.mark.parametrize("vm_name", ["numba", "reference"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_folded_scale_steps_are_bitwise_equal_to_unfused(monkeypatch, vm_name, dtype):
-    monkeypatch.setenv("JITGRAD_TIER", "0")
+    monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")     # lower each graph, folds or not
     got = {}
     for peephole in (True, False):
         monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
@@ -399,7 +467,7 @@ def test_folded_scale_steps_are_bitwise_equal_to_unfused(monkeypatch, vm_name, d
 def test_chain_kernel_edges_match_reference(steps, scalar, acc):
     """Hand-built CHAIN rows over 5000 elements (tiles and a partial one), the MUL first /
     last shortcuts on and off, agree bitwise with the reference's step-by-step kernels."""
-    from jitgrad.program import WIDTH, Program
+    from jitgrad.program import WIDTH
     n = 5000
     rng = np.random.default_rng(len(steps) + 2 * scalar + acc)
     arena = rng.uniform(0.5, 1.5, 5 * n).astype(np.float32)      # a, b, c, out, spare
@@ -411,37 +479,40 @@ def test_chain_kernel_edges_match_reference(steps, scalar, acc):
     consts = np.array([1.0, 1.0, 0.75], np.float32)
     arenas = []
     for name in ("reference", "numba"):
-        p = Program(code.copy(), arena.copy(), np.array(table, np.int64), consts, [], [])
-        vm.execute(p, vm=name)
-        arenas.append(p.arena)
+        out = arena.copy()
+        vm.execute(code.copy(), out, np.array(table, np.int64), consts.copy(), vm=name)
+        arenas.append(out)
     np.testing.assert_array_equal(arenas[1], arenas[0])
     assert not np.array_equal(arenas[0], arena)
 
 
-def test_repeated_replays_through_the_entry_point_match_the_general_path(monkeypatch,
-                                                                          split_counter):
-    """From the third retained backward on, a replay calls the compiled `run` through its
-    entry point (Replay.entry) and skips rewriting ones seeds it already holds; threaded
-    splits, explicit seeds in between and a switch to the reference VM stay exact."""
-    monkeypatch.setenv("JITGRAD_TIER", "0")
-    monkeypatch.setattr(vm, "_vm", "numba")   # the compiled path, even under JITGRAD_VM=reference
+def test_repeated_replays_through_the_entry_point_match_the_general_path(split_counter):
+    """A retained replay with ones seeds is just the compiled call through its entry point
+    (Binding.quick: vm.compiled_call bound to the Workspace) and skips rewriting ones seeds
+    it already holds; threaded splits, explicit seeds in between and a switch to the
+    reference VM stay exact."""
+    vm.warmup(quiet=True)
     splits = split_counter
-    x, loss = _chain(40, size=5000)
-    loss.backward(retain_graph=True)
-    one = x.grad.numpy().copy()
-    for k in range(2, 6):
+    with vm.using("numba"):               # the compiled path, even under JITGRAD_VM=reference
+        x, loss = _chain(40, size=5000)
         loss.backward(retain_graph=True)
-        np.testing.assert_allclose(x.grad.numpy(), k * one, rtol=1e-5)
-    prog = loss._node.programs[((id(loss),), None, None)][1]
-    assert prog._replay.entry is not None and prog._replay.ones_kept
-    assert splits["n"] == 5                              # every run split the CHAIN row
-    x.clear_grad()
-    loss.backward(TT(3.0), retain_graph=True)            # a non-ones seed in the slot
-    np.testing.assert_allclose(x.grad.numpy(), 3 * one, rtol=1e-5)
-    x.clear_grad()
-    loss.backward(retain_graph=True)                      # ones again, not 3s
-    np.testing.assert_allclose(x.grad.numpy(), one, rtol=1e-5)
-    with vm.using("reference"):
+        one = x.grad.numpy().copy()
+        for k in range(2, 6):
+            loss.backward(retain_graph=True)
+            np.testing.assert_allclose(x.grad.numpy(), k * one, rtol=1e-5)
+        b = _retained_binding(loss)
+        assert b.simple and b.ws.call is not None and b.ws.ones_ready
+        assert splits["n"] == 5                              # every run split the CHAIN row
         x.clear_grad()
-        loss.backward(retain_graph=True)
-        np.testing.assert_allclose(x.grad.numpy(), one, rtol=2e-5, atol=1e-6)
+        loss.backward(TT(3.0), retain_graph=True)            # a non-ones seed in the slot
+        np.testing.assert_allclose(x.grad.numpy(), 3 * one, rtol=1e-5)
+        assert not b.ws.ones_ready
+        x.clear_grad()
+        loss.backward(retain_graph=True)                      # ones again, not 3s
+        np.testing.assert_allclose(x.grad.numpy(), one, rtol=1e-5)
+        assert splits["n"] == 7
+        with vm.using("reference"):
+            x.clear_grad()
+            loss.backward(retain_graph=True)
+            np.testing.assert_allclose(x.grad.numpy(), one, rtol=2e-5, atol=1e-6)
+        assert splits["n"] == 7

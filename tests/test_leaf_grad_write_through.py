@@ -1,19 +1,19 @@
 """A leaf's gradient row writes straight into its `.grad` array wherever that lives.
 
 An owned leaf slot's one writer row writes through an address in the itab
-(lower_opt.own_leaf_grads); fastpath points it at `.grad` when that is another array (a
-retained graph's slot, a grad the user set), so nothing is zeroed and added afterwards,
-and the array keeps its identity (a `g = x.grad` taken earlier sees the sum).
+(lower_opt.own_leaf_grads, `Program.leaf_rows`); each Binding points it at the leaf's
+`.grad` array (binding.py), so nothing is zeroed and added afterwards, the array keeps
+its identity (a `g = x.grad` taken earlier sees the sum), and it is always an array of the
+leaf's own, never a view of an arena.
 """
 
 import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import structural
 
 TT = paddle.to_tensor
-pytestmark = pytest.mark.usefixtures("fresh_structural_cache")
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 def mlp_loss(x, w, b):
@@ -33,23 +33,35 @@ def params(seed=0):
             TT(rng.standard_normal(3).astype(np.float32), stop_gradient=False))
 
 
-def test_training_steps_add_into_the_grads_a_live_retained_graph_owns():
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def test_training_steps_add_into_the_grads_a_live_retained_graph_wrote():
     w, b = params()
     x = TT(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
     retained = mlp_loss(x, w, b)
-    retained.backward(retain_graph=True)          # its Program now owns w.grad and b.grad
+    retained.backward(retain_graph=True)          # w.grad and b.grad: new arrays
     gw, gb = w._grad, b._grad
+    assert gw.flags.owndata and gb.flags.owndata
     want_w, want_b = closed_form(x.numpy(), w.numpy(), b.numpy())
-    for step in range(1, 4):                      # new graphs: the structural cache
+    for step in range(1, 4):                      # new graphs: cache hits
         mlp_loss(x, w, b).backward()
         assert w._grad is gw and b._grad is gb    # the same arrays, added into
         np.testing.assert_allclose(w.grad.numpy(), (step + 1) * want_w, rtol=1e-5)
         np.testing.assert_allclose(b.grad.numpy(), (step + 1) * want_b, rtol=1e-5)
-    r = structural._mru.prog._replay
-    assert [t for t, _ in r.leaves] == [w]        # (b's gradient, a row sum, is added)
-    assert r.redirected == 1                      # w's GEMM row wrote through w.grad
-    retained.backward(retain_graph=True)          # the retained Program still adds its own
+    info = paddle.cache_info()
+    assert (info.misses, info.hits) == (1, 3)
+    rb = retained._node.programs[((id(retained),), None, None)][0]
+    prog = rb.program                             # the cached Program, shared
+    owned = [rb.out_tensors[j] for j, _ in prog.leaf_rows]
+    assert len(owned) == 1 and owned[0] is w      # (b's gradient, a row sum, is added)
+    retained.backward(retain_graph=True)          # the retained Binding still adds its own
+    (_, pos), = prog.leaf_rows
+    assert rb.ws.itab[pos] == _address(gw)        # w's GEMM row wrote through w.grad
+    assert w._grad is gw
     np.testing.assert_allclose(w.grad.numpy(), 5 * want_w, rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), 5 * want_b, rtol=1e-5)
 
 
 def test_a_grad_the_user_set_is_accumulated_in_place():
@@ -64,17 +76,22 @@ def test_a_grad_the_user_set_is_accumulated_in_place():
     np.testing.assert_allclose(w.grad.numpy(), held.numpy())
 
 
-def test_after_writing_elsewhere_a_program_writes_its_own_slot_again():
+def test_after_grad_is_reset_the_row_writes_a_new_array_of_the_leafs_own():
+    """(Before, a Program's own slot became .grad after `w.grad = None`.)"""
     w, b = params(2)
     x = TT(np.ones((2, 4), np.float32))
     w.grad = TT(np.zeros((4, 3), np.float32))     # step 1 writes into this array
+    user = w._grad
     mlp_loss(x, w, b).backward()
-    first = w.grad.numpy()
-    w.grad = None                                 # step 2: the Program's slot becomes .grad
+    assert w._grad is user
+    first = w.grad.numpy().copy()
+    w.grad = None                                 # step 2: a new zeroed array, written
     b.grad = None
     mlp_loss(x, w, b).backward()
     np.testing.assert_array_equal(w.grad.numpy(), first)
-    r = structural._mru.prog._replay
-    assert r.redirected == 0 and w._grad is r.leaves[0][1]
-    mlp_loss(x, w, b).backward()                  # owned again: the quick path, accumulating
+    fresh = w._grad
+    assert fresh is not user and fresh.flags.owndata
+    mlp_loss(x, w, b).backward()                  # the same array again, accumulating
+    assert w._grad is fresh
     np.testing.assert_allclose(w.grad.numpy(), 2 * first, rtol=1e-6)
+    assert paddle.cache_info().hits == 2

@@ -1,9 +1,9 @@
-"""The armed retained replay (fastpath.replay_retained's one-call path) keeps every rule of
-the general path: each change between replays is either invisible to it or sends the call
-back through the general path.
+"""The armed retained replay (executor.replay_retained, and Binding.quick's one-call path)
+keeps every rule of the general path: each change between replays is either invisible to
+it or sends the call back through the general path.
 
 Each scenario runs twice on identical fresh graphs: once replaying with
-`loss.backward(retain_graph=True)` (armed from the third call), once with
+`loss.backward(retain_graph=True)` (armed from the first call), once with
 `paddle.autograd.backward([loss], retain_graph=True)` (always the general path). The
 gradients must agree after every step.
 """
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import fastpath, vm
+from jitgrad import binding, tape, vm
 
 TT = paddle.to_tensor
 
@@ -89,8 +89,8 @@ CHANGES = [_set_none, _clear, _user_grad, _held_view, _interior_hook, _leaf_hook
            _other_root_frees]
 
 
-def _history(change, fast, monkeypatch):
-    monkeypatch.setenv("JITGRAD_TIER", "0")
+def _history(change, fast):
+    vm.warmup(quiet=True)                 # the compiled call Binding.quick makes
     x, mid, loss = _graph()
     replay = (lambda: loss.backward(retain_graph=True)) if fast else \
         (lambda: paddle.autograd.backward([loss], retain_graph=True))
@@ -109,9 +109,9 @@ def _history(change, fast, monkeypatch):
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=lambda f: f.__name__[1:])
-def test_armed_replay_agrees_with_the_general_path_around_a_change(monkeypatch, change):
-    fast = _history(change, True, monkeypatch)
-    slow = _history(change, False, monkeypatch)
+def test_armed_replay_agrees_with_the_general_path_around_a_change(change):
+    fast = _history(change, True)
+    slow = _history(change, False)
     if change is _other_root_frees:
         assert isinstance(fast[-1], str) and "second time" in fast[-1]
     for a, b in zip(fast, slow):
@@ -121,42 +121,46 @@ def test_armed_replay_agrees_with_the_general_path_around_a_change(monkeypatch, 
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
 
 
+def _retained_binding(loss):
+    return loss._node.programs[((id(loss),), None, None)][0]
+
+
 def test_an_armed_replay_is_one_entry_call_and_nothing_else(monkeypatch):
-    monkeypatch.setenv("JITGRAD_TIER", "0")
-    monkeypatch.setattr(vm, "_vm", "numba")   # the compiled path, even under JITGRAD_VM=reference
-    x, mid, loss = _graph()
-    for _ in range(3):
+    vm.warmup(quiet=True)
+    with vm.using("numba"):               # the compiled path, even under JITGRAD_VM=reference
+        x, mid, loss = _graph()
+        for _ in range(3):
+            loss.backward(retain_graph=True)
+        b = _retained_binding(loss)
+        assert b.armed == tape.epoch()              # armed when kept
+        assert b.ws.call is not None and b.ws.ones_ready
+        one = x.grad.numpy() / 3
+        calls = {"entry": 0, "run": 0}
+        real_entry, real_run = b.ws.call, binding.Binding.run
+
+        def entry():
+            calls["entry"] += 1
+            return real_entry()
+
+        def run(self, seeds):
+            calls["run"] += 1
+            return real_run(self, seeds)
+
+        b.ws.call = entry
+        monkeypatch.setattr(binding.Binding, "run", run)
+        for _ in range(4):
+            loss.backward(retain_graph=True)
+        assert calls == {"entry": 4, "run": 0}
+        np.testing.assert_allclose(x.grad.numpy(), 7 * one, rtol=1e-5)
+        x.grad = None                               # the general path again, then quick
         loss.backward(retain_graph=True)
-    prog = loss._node.programs[((id(loss),), None, None)][1]
-    r = prog._replay
-    assert loss._node.programs[id(loss)] is r        # armed by the third call
-    one = x.grad.numpy() / 3
-    calls = {"entry": 0, "run": 0}
-    real_entry, real_run = r.entry, fastpath.run
-
-    def entry(*a):
-        calls["entry"] += 1
-        return real_entry(*a)
-
-    def run(*a, **k):
-        calls["run"] += 1
-        return real_run(*a, **k)
-
-    monkeypatch.setattr(r, "entry", entry)
-    monkeypatch.setattr(fastpath, "run", run)
-    for _ in range(4):
         loss.backward(retain_graph=True)
-    assert calls == {"entry": 4, "run": 0}
-    np.testing.assert_allclose(x.grad.numpy(), 7 * one, rtol=1e-5)
-    x.grad = None                                     # the general path again, then re-armed
-    loss.backward(retain_graph=True)
-    loss.backward(retain_graph=True)
-    assert calls == {"entry": 6, "run": 1}            # one compiled call each
-    np.testing.assert_allclose(x.grad.numpy(), 2 * one, rtol=1e-5)
+        assert calls == {"entry": 6, "run": 1}      # one compiled call each
+        np.testing.assert_allclose(x.grad.numpy(), 2 * one, rtol=1e-5)
 
 
-def test_a_freed_graph_disarms(monkeypatch):
-    monkeypatch.setenv("JITGRAD_TIER", "0")
+def test_a_freed_graph_disarms():
+    vm.warmup(quiet=True)
     x, mid, loss = _graph()
     for _ in range(3):
         loss.backward(retain_graph=True)
@@ -165,3 +169,20 @@ def test_a_freed_graph_disarms(monkeypatch):
     with pytest.raises(RuntimeError, match="second time"):
         loss.backward(retain_graph=True)
     np.testing.assert_array_equal(x.grad.numpy(), g)
+
+
+def test_a_replay_after_grad_is_set_to_none_makes_a_new_grad():
+    """Regression: `x.grad = None` drops the array the owned row wrote through; its weak
+    reference then reads None, which Binding.quick took for the (None) .grad, so the replay
+    wrote through the freed array's address and left x.grad None."""
+    vm.warmup(quiet=True)
+    x, mid, loss = _graph()
+    loss.backward(retain_graph=True)
+    one = x.grad.numpy().copy()
+    loss.backward(retain_graph=True)              # Binding.quick from here on
+    x.grad = None                                 # nothing else holds the old array
+    loss.backward(retain_graph=True)
+    assert x.grad is not None and x._grad.flags.owndata
+    np.testing.assert_allclose(x.grad.numpy(), one, rtol=1e-6)
+    loss.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * one, rtol=1e-6)

@@ -1,15 +1,22 @@
-"""The structural program cache: hits on identical steps, misses on anything baked in."""
+"""The program cache (executor.py): hits on identical steps, misses on anything structural.
+
+A graph's key (graph.Graph) holds everything its lowering looks at; values are bound per
+graph (binding.py), so steps of one structure share a Program and each gets its own
+gradients.
+"""
+
+import os
+from unittest import mock
 
 import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import autograd, structural
 
 TT = paddle.to_tensor
 
 
-pytestmark = pytest.mark.usefixtures("fresh_structural_cache")
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 def _mlp(seed=0, batch=1, sizes=(4, 6, 1)):
@@ -27,11 +34,17 @@ def _loss(params, x):
     return paddle.sum(paddle.matmul(h, params[2]) + params[3])
 
 
+def fresh_backward(roots):
+    """A backward through a fresh lowering: the cache switched off for this call
+    (JITGRAD_NO_STRUCTURAL is read on every backward; the counters do not move)."""
+    with mock.patch.dict(os.environ, {"JITGRAD_NO_STRUCTURAL": "1"}):
+        paddle.autograd.backward(roots)
+
+
 def _fresh_grads(params, x):
-    """The same gradients through a fresh lowering (no structural cache)."""
+    """The same gradients through a fresh lowering (no program cache)."""
     copies = [TT(p.numpy().copy(), stop_gradient=False) for p in params]
-    loss = _loss(copies, x)
-    autograd.run_backward([loss], [None], False, cache=False)
+    fresh_backward([_loss(copies, x)])
     return [p.grad.numpy() for p in copies]
 
 
@@ -47,14 +60,16 @@ def _sgd_step(params, x, lr=0.1):
 
 def test_second_identical_step_hits_and_matches_a_fresh_lowering():
     params, x = _mlp()
-    before = dict(structural.stats)
+    before = paddle.cache_info()
     for step in range(3):
         want = _fresh_grads(params, x)
         got = _sgd_step(params, x)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
-    assert structural.stats["misses"] - before["misses"] == 1
-    assert structural.stats["hits"] - before["hits"] == 2
+    info = paddle.cache_info()
+    assert info.misses - before.misses == 1
+    assert info.hits - before.hits == 2
+    assert info.programs == 1 and info.uncacheable == 0
 
 
 def test_gradients_match_finite_differences_after_hits():
@@ -63,7 +78,9 @@ def test_gradients_match_finite_differences_after_hits():
         _sgd_step(params, x)
     p64 = [TT(p.numpy().astype(np.float64), stop_gradient=False) for p in params]
     x64 = TT(x.numpy().astype(np.float64))
+    hits = paddle.cache_info().hits
     got = _sgd_step(params, x, lr=0.0)          # a cache hit
+    assert paddle.cache_info().hits == hits + 1
     W = p64[0]._data                             # perturbed in place
     eps, i, j = 1e-6, 1, 2
     for sign in (1, -1):
@@ -80,10 +97,10 @@ def test_gradients_match_finite_differences_after_hits():
 def test_misses_when_a_shape_differs():
     params, x = _mlp(batch=1)
     _sgd_step(params, x, lr=0.0)
-    misses = structural.stats["misses"]
+    misses = paddle.cache_info().misses
     _, x3 = _mlp(batch=3)
     got = _sgd_step(params, x3, lr=0.0)
-    assert structural.stats["misses"] == misses + 1
+    assert paddle.cache_info().misses == misses + 1
     for g, w in zip(got, _fresh_grads(params, x3)):
         np.testing.assert_array_equal(g, w)
 
@@ -91,25 +108,27 @@ def test_misses_when_a_shape_differs():
 def test_misses_when_an_attribute_differs():
     w = TT(np.arange(6, dtype=np.float32).reshape(2, 3), stop_gradient=False)
     paddle.sum(paddle.sum(w * w, axis=0)).backward()
-    misses = structural.stats["misses"]
+    misses = paddle.cache_info().misses
     w.clear_grad()
     paddle.sum(paddle.sum(w * w, axis=1)).backward()
-    assert structural.stats["misses"] == misses + 1
+    assert paddle.cache_info().misses == misses + 1
     np.testing.assert_allclose(w.grad.numpy(), 2 * w.numpy())
 
 
-def test_misses_when_a_baked_constant_differs():
-    # a one-element factor is folded into the Program as a constant K
+def test_a_one_element_factor_is_bound_per_graph_not_baked():
+    """A one-element factor becomes a constant K filled in from each graph (Builder.scalar):
+    graphs differing only in its value share a Program, and each gets its own value."""
     x = TT([1.0, 2.0, 3.0], stop_gradient=False)
     for k in (2.0, 5.0):
         x.clear_grad()
         paddle.sum(x * TT([k])).backward()
         np.testing.assert_allclose(x.grad.numpy(), [k] * 3)
-    assert structural.stats["misses"] == 2 and structural.stats["hits"] == 0
+    info = paddle.cache_info()
+    assert info.misses == 1 and info.hits == 1
     x.clear_grad()
-    paddle.sum(x * TT([5.0])).backward()        # the same constant again: a hit
-    assert structural.stats["hits"] == 1
-    np.testing.assert_allclose(x.grad.numpy(), [5.0] * 3)
+    paddle.sum(x * TT([2.0])).backward()        # the first value again: bound, not stale
+    assert paddle.cache_info().hits == 2
+    np.testing.assert_allclose(x.grad.numpy(), [2.0] * 3)
 
 
 def test_sharing_is_part_of_the_key():
@@ -120,6 +139,8 @@ def test_sharing_is_part_of_the_key():
     paddle.sum(paddle.tanh(a) * paddle.tanh(a)).backward()   # one leaf used twice
     t = np.tanh(a.numpy())
     np.testing.assert_allclose(a.grad.numpy(), 2 * t * (1 - t * t), rtol=1e-6)
+    info = paddle.cache_info()
+    assert info.misses == 2 and info.hits == 0
 
 
 def test_other_leaves_with_the_same_structure_keep_their_gradients():
@@ -127,35 +148,72 @@ def test_other_leaves_with_the_same_structure_keep_their_gradients():
     p2, _ = _mlp(seed=3)
     _loss(p1, x).backward()
     g1 = [p.grad.numpy().copy() for p in p1]
-    _loss(p2, x).backward()                     # a hit, rebound to other leaves
-    assert structural.stats["hits"] == 1
+    _loss(p2, x).backward()                     # a hit, bound to other leaves
+    assert paddle.cache_info().hits == 1
     for p, g in zip(p1, g1):
         np.testing.assert_array_equal(p.grad.numpy(), g)
     for g, w in zip([p.grad.numpy() for p in p2], _fresh_grads(p2, x)):
         np.testing.assert_array_equal(g, w)
 
 
-def test_never_used_with_retain_grads_or_unlisted_ops():
+def test_never_used_with_retain_grads():
     params, x = _mlp()
     _sgd_step(params, x, lr=0.0)
-    hits = structural.stats["hits"]
+    before = paddle.cache_info()
     h = paddle.tanh(paddle.matmul(x, params[0]) + params[1])
     h.retain_grads()
     paddle.sum(paddle.matmul(h, params[2]) + params[3]).backward()
     assert h.grad is not None
+    info = paddle.cache_info()
+    assert info.hits == before.hits and info.misses == before.misses
+    assert info.uncacheable == before.uncacheable + 1
+
+
+def test_getitem_graphs_are_cached_with_their_index_bound_per_graph():
+    """(The old cache admitted only whitelisted ops and never took getitem; every op takes
+    part now, a slice key being an attribute like any other.)"""
     y = TT([1.0, 2.0, 3.0], stop_gradient=False)
     for _ in range(2):
-        paddle.sum(y[1:]).backward()            # getitem is not whitelisted
-    assert structural.stats["hits"] == hits
+        y.clear_grad()
+        paddle.sum(y[1:] * y[1:]).backward()
+        np.testing.assert_array_equal(y.grad.numpy(), [0.0, 4.0, 6.0])
+    info = paddle.cache_info()
+    assert info.misses == 1 and info.hits == 1
+    y.clear_grad()
+    paddle.sum(y[:2] * y[:2]).backward()        # another slice: another key
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0, 4.0, 0.0])
+    assert paddle.cache_info().misses == 2
 
 
-def test_retained_graph_uses_its_own_program():
+def test_a_pylayer_graph_is_never_cached():
+    class Double(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.0
+
+    x = TT([1.0, 2.0], stop_gradient=False)
+    for _ in range(2):
+        x.clear_grad()
+        paddle.sum(Double.apply(x)).backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    info = paddle.cache_info()
+    assert (info.hits, info.misses, info.uncacheable, info.programs) == (0, 0, 2, 0)
+
+
+def test_retained_graph_replays_its_own_binding():
     params, x = _mlp()
     loss = _loss(params, x)
-    loss.backward(retain_graph=True)
-    loss.backward()
-    hits, misses = structural.stats["hits"], structural.stats["misses"]
-    assert hits == 0 and misses == 0
+    loss.backward(retain_graph=True)            # lowered and cached: a miss
+    first = [p.grad.numpy().copy() for p in params]
+    loss.backward()                             # the retained Binding again, no lookup
+    info = paddle.cache_info()
+    assert info.hits == 0 and info.misses == 1
+    for p, g in zip(params, first):
+        np.testing.assert_allclose(p.grad.numpy(), 2 * g, rtol=1e-6)
 
 
 def test_an_in_place_change_after_recording_still_raises():
@@ -180,7 +238,8 @@ def test_interior_sharing_is_part_of_the_key():
         a.clear_grad()
         paddle.sum(paddle.tanh(a) * paddle.tanh(a)).backward()    # two tanh nodes
         np.testing.assert_allclose(a.grad.numpy(), want_one, rtol=1e-6)
-    assert structural.stats["hits"] == 2 and structural.stats["misses"] == 2
+    info = paddle.cache_info()
+    assert info.hits == 2 and info.misses == 2
 
 
 def test_hook_registered_mid_forward_is_not_skipped():
@@ -189,9 +248,11 @@ def test_hook_registered_mid_forward_is_not_skipped():
     seen = []
     h = paddle.tanh(paddle.matmul(x, params[0]) + params[1])
     h.register_hook(lambda g: seen.append(g.numpy().copy()))
-    hits = structural.stats["hits"]
+    before = paddle.cache_info()
     paddle.sum(paddle.matmul(h, params[2]) + params[3]).backward()
-    assert len(seen) == 1 and structural.stats["hits"] == hits
+    info = paddle.cache_info()
+    assert len(seen) == 1 and info.hits == before.hits
+    assert info.uncacheable == before.uncacheable + 1
 
 
 def test_graph_recorded_before_another_backward_still_hits_correctly():
@@ -200,16 +261,17 @@ def test_graph_recorded_before_another_backward_still_hits_correctly():
     loss = _loss(params, x)                      # recorded, then the epoch moves on
     other = TT([1.0, 2.0], stop_gradient=False)
     paddle.sum(other * other).backward()
-    hits = structural.stats["hits"]
+    hits = paddle.cache_info().hits
     want = _fresh_grads(params, x)
     loss.backward()
-    assert structural.stats["hits"] == hits + 1
+    assert paddle.cache_info().hits == hits + 1
     for p, w in zip(params, want):
         np.testing.assert_array_equal(p.grad.numpy(), w)
 
 
 def test_conv_pool_steps_hit_and_match_a_fresh_lowering():
-    """im2col, max_pool2d and concat are admitted through their registry `baked` declarations."""
+    """im2col, max_pool2d and concat: their index tables and bound attributes are filled in
+    from each graph."""
     import jitgrad.nn.functional as F
     rng = np.random.default_rng(3)
     w = TT(rng.standard_normal((2, 1, 3, 3)), stop_gradient=False)
@@ -219,14 +281,14 @@ def test_conv_pool_steps_hit_and_match_a_fresh_lowering():
         h = F.max_pool2d(F.relu(F.conv2d(x, w, b, padding=1)), 2)
         return paddle.sum(paddle.concat([h, h * h], axis=1))
 
-    before = structural.stats["hits"]
+    before = paddle.cache_info().hits
     for step in range(3):
         x = TT(rng.standard_normal((2, 1, 6, 6)))
         w2, b2 = (TT(t.numpy().copy(), stop_gradient=False) for t in (w, b))
-        autograd.run_backward([loss_of(w2, b2, x)], [None], False, cache=False)
+        fresh_backward([loss_of(w2, b2, x)])
         loss_of(w, b, x).backward()
         np.testing.assert_array_equal(w.grad.numpy(), w2.grad.numpy())
         np.testing.assert_array_equal(b.grad.numpy(), b2.grad.numpy())
         w.clear_grad()
         b.clear_grad()
-    assert structural.stats["hits"] - before == 2
+    assert paddle.cache_info().hits - before == 2

@@ -1,22 +1,38 @@
-"""The compiled MRU matcher (structural.compile_matcher) decides exactly as the key does.
+"""The compiled matcher (graph.compile_matcher) decides exactly as the key does.
 
 Graphs are drawn from a small family with a few structural choices (ops, sharing, shapes,
-a baked one-element factor, an attribute, which leaves need gradients, extra roots), so
-that two draws often have equal keys and often differ in one detail. For each pair the
-matcher compiled from the first graph's cache entry must accept the second exactly when
-their keys are equal, and the gradients through the cache must equal a fresh lowering.
+a one-element factor, an attribute, which leaves need gradients, extra roots), so that two
+draws often have equal keys and often differ in one detail. For each pair the matcher
+compiled from the first graph's cache entry (Entry.match, made on its first hit) must
+accept the second exactly when their keys are equal, numbering its nodes and tensors as the
+walk does, and the gradients through the cache must equal a fresh lowering.
 """
+
+import os
+from unittest import mock
 
 import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import autograd, structural, tape
+from jitgrad import executor, tape
+from jitgrad.graph import Graph
 
 TT = paddle.to_tensor
 
 
-pytestmark = pytest.mark.usefixtures("fresh_structural_cache")
+pytestmark = pytest.mark.usefixtures("fresh_cache")
+
+
+def _entry(key):
+    """The cache entry holding `key` (its Program, hit count and matcher)."""
+    return executor.CACHE._entries[key]
+
+
+def fresh_backward(roots):
+    """A backward through a fresh lowering, the cache switched off for this call."""
+    with mock.patch.dict(os.environ, {"JITGRAD_NO_STRUCTURAL": "1"}):
+        paddle.autograd.backward(roots)
 
 
 def _choices(rng):
@@ -49,6 +65,10 @@ def _grads(leaves):
     return [None if t.grad is None else t.grad.numpy().copy() for t in leaves]
 
 
+def _same_objects(xs, ys):
+    return len(xs) == len(ys) and all(x is y for x, y in zip(xs, ys))
+
+
 def test_matcher_accepts_exactly_the_graphs_with_the_entry_key():
     rng = np.random.default_rng(0)
     accepted = rejected = 0
@@ -58,27 +78,33 @@ def test_matcher_accepts_exactly_the_graphs_with_the_entry_key():
         if i % 3:                        # one detail changed (or, by chance, not)
             name = list(second)[i % len(second)]
             second[name] = _choices(rng)[name]
-        structural.clear()
+        paddle.cache_clear()
         roots, _ = _build(first, 1)
-        assert structural.run(roots, [None] * len(roots))
-        entry = structural._mru
+        key = Graph(roots).key
+        paddle.autograd.backward(roots)
+        assert paddle.cache_info().misses == 1
+        entry = _entry(key)
         assert entry.match is None       # compiled on the entry's first hit, not on a miss
         roots, _ = _build(first, 3)
-        assert structural.run(roots, [None] * len(roots))
-        key = next(k for k, e in structural._cache.items() if e is entry)
-        assert entry.hits == 1 and entry.match is not None
+        paddle.autograd.backward(roots)
+        assert paddle.cache_info().hits == 1
+        assert entry.hits == 1 and entry.match
         roots, leaves = _build(second, 2)
-        same = structural.graph_key(roots)[0] == key
+        walked = Graph(roots)
+        same = walked.key == key
         found = entry.match(roots, tape._epoch)
         assert (found is not None) == same, (first, second)
+        if found is not None:            # the walk's numbering, object for object
+            assert _same_objects(found[0], walked.nodes)
+            assert _same_objects(found[1], walked.tensors)
         accepted += same
         rejected += not same
         # the whole backward (a hit exactly when the keys are equal) against a fresh lowering
-        hits = structural.stats["hits"]
-        assert structural.run(roots, [None] * len(roots))
-        assert structural.stats["hits"] == hits + same
+        hits = paddle.cache_info().hits
+        paddle.autograd.backward(roots)
+        assert paddle.cache_info().hits == hits + same
         want_roots, want_leaves = _build(second, 2)
-        autograd.run_backward(want_roots, [None] * len(want_roots), False, cache=False)
+        fresh_backward(want_roots)
         for g, w in zip(_grads(leaves), _grads(want_leaves)):
             if g is None or w is None:
                 assert g is None and w is None
@@ -91,17 +117,19 @@ def test_a_graph_recorded_in_an_older_epoch_takes_the_key_path_and_still_hits():
     ch = {"op": 0, "share": 0, "shape": 0, "k": 0, "axis": 0, "b_sg": 0, "roots": 0}
     for seed in (0, 1):                  # a miss, then a hit compiles the matcher
         roots, _ = _build(ch, seed)
-        structural.run(roots, [None])
+        key = Graph(roots).key
+        paddle.autograd.backward(roots)
+    entry = _entry(key)
     roots, leaves = _build(ch, 2)
-    assert structural._mru.match(roots, tape._epoch) is not None
+    assert entry.match(roots, tape._epoch) is not None
     roots, leaves = _build(ch, 2)
     tape.bump_epoch()                    # (what any hook, retain_grads, free ... does)
-    assert structural._mru.match(roots, tape._epoch) is None
-    hits = structural.stats["hits"]
-    structural.run(roots, [None])
-    assert structural.stats["hits"] == hits + 1
+    assert entry.match(roots, tape._epoch) is None
+    hits = paddle.cache_info().hits
+    paddle.autograd.backward(roots)
+    assert paddle.cache_info().hits == hits + 1
     want, want_leaves = _build(ch, 2)
-    autograd.run_backward(want, [None], False, cache=False)
+    fresh_backward(want)
     for g, w in zip(_grads(leaves), _grads(want_leaves)):
         if w is not None:
             np.testing.assert_array_equal(g, w)
@@ -123,7 +151,9 @@ def test_a_leaf_hook_or_retain_grads_added_between_steps_is_seen():
         want = np.zeros(3) if step == 2 else 3 * (1 - t * t)
         np.testing.assert_allclose(a.grad.numpy(), want, rtol=1e-6)
     np.testing.assert_array_equal(h.grad.numpy(), np.full(3, 3.0, np.float32))
-    assert structural.stats["hits"] == 1       # step 1 (an emptied hook chain stays off)
+    info = paddle.cache_info()
+    assert info.hits == 1                # step 1 (an emptied hook chain stays off)
+    assert info.uncacheable == 3         # steps 2, 3 and 4
 
 
 def test_multi_root_graphs_differing_in_which_root_owns_a_node_do_not_share_a_program():
@@ -134,15 +164,16 @@ def test_multi_root_graphs_differing_in_which_root_owns_a_node_do_not_share_a_pr
         return x, c, [paddle.tanh(h), h if interior else c]
 
     for first in (True, False):
-        structural.clear()
+        paddle.cache_clear()
         for interior in (first, not first):
             x, c, roots = case(interior)
             x0, c0, roots0 = case(interior)
             paddle.autograd.backward(roots)
-            autograd.run_backward(roots0, [None, None], False, cache=False)
+            fresh_backward(roots0)
             np.testing.assert_array_equal(x.grad.numpy(), x0.grad.numpy())
             assert (c.grad is None) == (c0.grad is None)
-        assert structural.stats["misses"] == 2 and structural.stats["hits"] == 0
+        info = paddle.cache_info()
+        assert info.misses == 2 and info.hits == 0
 
 
 def test_the_environment_switch_is_read_on_every_backward(monkeypatch):
@@ -152,31 +183,39 @@ def test_the_environment_switch_is_read_on_every_backward(monkeypatch):
             monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
         else:
             monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", value)
-        assert structural.enabled() is on
-        before = dict(structural.stats)
+        assert executor.caching_enabled() is on
+        before = paddle.cache_info()
         x.clear_grad()
         paddle.sum(paddle.tanh(x)).backward()
-        used = structural.stats["hits"] + structural.stats["misses"] > \
-            before["hits"] + before["misses"]
+        info = paddle.cache_info()
+        used = info.hits + info.misses > before.hits + before.misses
         assert used is on
         np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.numpy()) ** 2, rtol=1e-6)
 
 
-def test_an_attribute_equal_but_unhashable_is_not_a_match():
-    """The key's dict lookup needs hashable attributes; the matcher's `==` alone would take
-    a one-element array for the scalar it equals."""
+def test_an_attribute_equal_but_of_another_type_is_not_a_match():
+    """The matcher compares normalised attributes (graph.attrs_key), as the key does: a
+    one-element array is not the tuple it compares equal to (`(0,) == array([0])` is
+    array([True]))."""
     x = TT(np.arange(6, dtype=np.float32).reshape(2, 3), stop_gradient=False)
     for _ in range(2):                   # a miss, then a hit compiles the matcher
-        paddle.sum(paddle.sum(x * x, axis=0)).backward()
+        loss = paddle.sum(paddle.sum(x * x, axis=0))
+        key = Graph([loss]).key
+        loss.backward()
+    entry = _entry(key)
     loss = paddle.sum(paddle.sum(x * x, axis=0))
     inner = loss._node.inputs[0]._node
     assert inner.attrs["axes"] == (0,)
-    assert structural._mru.match([loss], tape._epoch) is not None
-    inner.attrs["axes"] = np.array([0])  # (0,) == array([0]) is array([True])
-    with pytest.raises(TypeError, match="unhashable"):
-        structural._mru.match([loss], tape._epoch)
-    with pytest.raises(TypeError, match="unhashable"):
-        structural._cache.get(structural.graph_key([loss])[0])
+    assert entry.match([loss], tape._epoch) is not None
+    inner.attrs["axes"] = np.array([0])
+    assert entry.match([loss], tape._epoch) is None
+    assert Graph([loss]).key != key
+    before = paddle.cache_info()
+    x.clear_grad()
+    loss.backward()                      # its own Program (the same gradient)
+    info = paddle.cache_info()
+    assert (info.hits, info.misses) == (before.hits, before.misses + 1)
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * x.numpy())
 
 
 def test_long_same_shape_chains_check_distinct_nodes_with_one_set():
@@ -204,18 +243,18 @@ def test_long_same_shape_chains_check_distinct_nodes_with_one_set():
         h = want_x
         for _ in range(12):
             h = paddle.tanh(h)
-        autograd.run_backward([paddle.sum(h * h)], [None], False, cache=False)
+        fresh_backward([paddle.sum(h * h)])
         loss.backward()
         np.testing.assert_allclose(x.grad.numpy(), want_x.grad.numpy(), rtol=1e-6)
-    assert structural.stats["misses"] == 2 and structural.stats["hits"] == 4
+    info = paddle.cache_info()
+    assert info.misses == 2 and info.hits == 4
 
 
 def test_two_graphs_taking_turns_both_hit_through_their_matchers(monkeypatch):
     """A GAN-like loop alternates two graphs: the entry before the most recent one is
     tried too; gradients stay those of a fresh lowering. Eviction of that entry (a cache
-    of one Program) leaves nothing stale behind."""
-    params, x = [TT(np.full((3,), 0.5, np.float32), stop_gradient=False)], None
-    w = params[0]
+    bound to one Program) leaves nothing stale behind."""
+    w = TT(np.full((3,), 0.5, np.float32), stop_gradient=False)
 
     def g1():
         return paddle.sum(paddle.tanh(w) * 2.0)
@@ -226,26 +265,36 @@ def test_two_graphs_taking_turns_both_hit_through_their_matchers(monkeypatch):
     def want(build):
         c = TT(w.numpy(), stop_gradient=False)
         loss = paddle.sum(paddle.tanh(c) * 2.0) if build is g1 else paddle.sum(paddle.exp(c * c))
-        autograd.run_backward([loss], [None], False, cache=False)
+        fresh_backward([loss])
         return c.grad.numpy()
 
-    keyed = []
-    real_key = structural.graph_key
-    monkeypatch.setattr(structural, "graph_key", lambda roots: keyed.append(1) or
-                        real_key(roots))
-    for cap in (structural.MAX_PROGRAMS, 1):
-        structural.clear()
-        monkeypatch.setattr(structural, "MAX_PROGRAMS", cap)
+    walked = []                          # key walks (Graph without a matcher's result)
+    real_graph = executor.Graph
+
+    def counted(roots, targets=None, stop=None, nodes=None, tensors=None, key=None):
+        if nodes is None:
+            walked.append(1)
+        return real_graph(roots, targets, stop, nodes, tensors, key)
+
+    monkeypatch.setattr(executor, "Graph", counted)
+    keys = [Graph([g]).key for g in (g1(), g2())]
+    one_program = max(executor.lower([g()])[0].nbytes for g in (g1, g2))
+    for limit in (None, one_program):
+        paddle.cache_clear()
+        if limit is not None:
+            paddle.set_cache_limit(limit)
         for step in range(8):
             if step == 4:
-                keyed.clear()            # from here on the matchers decide alone
+                walked.clear()           # from here on the matchers decide alone
             build = g1 if step % 2 == 0 else g2
             w.clear_grad()
             build().backward()
             np.testing.assert_allclose(w.grad.numpy(), want(build), rtol=1e-6)
-        if cap > 1:
-            assert structural.stats["misses"] == 2 and structural.stats["hits"] == 6
-            assert structural._mru.match is not None and structural._prev.match is not None
-            assert keyed == []
-        else:
-            assert structural._prev is None and len(structural._cache) == 1
+        info = paddle.cache_info()
+        if limit is None:
+            assert (info.misses, info.hits, info.programs) == (2, 6, 2)
+            assert all(_entry(k).match for k in keys)
+            assert walked == []
+        else:                            # each graph evicts the other: all misses
+            assert (info.misses, info.hits, info.programs) == (8, 0, 1)
+            assert info.bytes <= limit

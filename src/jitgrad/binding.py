@@ -276,7 +276,9 @@ class Binding:
         last, outs = ws.leaf_last, self.out_tensors
         for i, (j, _) in enumerate(self.program.leaf_rows):
             prev = last[i]
-            if prev is None or prev[0]() is not outs[j]._grad:
+            g = outs[j]._grad
+            # (g None: `.grad = None` dropped the array, and a dead weakref is None too)
+            if prev is None or g is None or prev[0]() is not g:
                 return False
         with RUN_LOCK:
             ws.call()
