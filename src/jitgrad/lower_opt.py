@@ -24,7 +24,9 @@ not straddle a callback, and passes 3-5 skip Programs with callbacks.
 
 from __future__ import annotations
 
+import heapq
 import os
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 
@@ -70,8 +72,7 @@ def optimize(prog: Program, backward: bool = True) -> Program:
     protected = _protected(prog, pinned)
     # with callbacks, a renamed source must not be a slot they touch, and a chain must not
     # straddle a callback (it would move work across it)
-    avoid = _protected(prog, pinned)[len(prog.seeds) + len(prog.outputs):] \
-        if prog.segments else []
+    avoid = protected[len(prog.seeds) + len(prog.outputs):] if prog.segments else []
     cuts = sorted({stop for _, stop, cb in prog.segments if cb is not None})
     alias(prog, protected, avoid)
     fuse_chains(prog, protected, cuts)
@@ -93,19 +94,174 @@ def _protected(prog: Program, pinned) -> list[tuple[int, int]]:
     return rng
 
 
-def _overlaps(lo: int, hi: int, ranges: list[tuple[int, int]]) -> bool:
+def _overlaps(lo: int, hi: int, ranges: list[tuple[int, int]] | _Intervals) -> bool:
+    """Does any range [a, b) of `ranges` (a list, or an _Intervals built from one) meet
+    [lo, hi), i.e. a < hi and lo < b?"""
+    if type(ranges) is _Intervals:
+        return ranges.overlaps(lo, hi)
     return any(a < hi and lo < b for a, b in ranges)
+
+
+class _Intervals:
+    """A fixed list of ranges [a, b) answering `_overlaps` in O(log n): starts sorted, with
+    the running maximum of the ends. Some range meets [lo, hi) iff among those starting
+    below hi the largest end exceeds lo, for any lo and hi. Why: `_overlaps` scanned the
+    whole list, and `protected` holds a range per seed and output, so a graph of 10,000
+    leaves made every slot test scan 10,000 ranges (the first backward took ~21 s)."""
+
+    __slots__ = ("starts", "max_end")
+
+    def __init__(self, ranges) -> None:
+        pairs = sorted((int(a), int(b)) for a, b in ranges)
+        self.starts = [a for a, _ in pairs]
+        self.max_end = []
+        top = None
+        for _, b in pairs:
+            top = b if top is None or b > top else top
+            self.max_end.append(top)
+
+    def overlaps(self, lo: int, hi: int) -> bool:
+        i = bisect_left(self.starts, hi)            # ranges starting below hi: [0, i)
+        return i > 0 and self.max_end[i - 1] > lo
+
+
+def _intervals(ranges) -> "_Intervals":
+    return ranges if type(ranges) is _Intervals else _Intervals(ranges)
+
+
+class _Spans:
+    """Intervals [s, e) with e > s, each tagged with a row, grouped by distinct (s, e):
+    `overlapping(lo, hi)` yields the groups with s < hi and e > lo, in O(log D) plus the
+    groups it yields (D distinct intervals; a stabbed long interval costs O(log D) more).
+    Group g is [gs[g], ge[g]); its rows, ascending, are rows[glo[g]:ghi[g]].
+
+    Writes start at slot starts and mostly cover their slot, so a query meets one or two
+    groups. A group meeting [lo, hi) either starts in [lo, hi) (a bisect over the sorted
+    starts), or starts below lo and reaches past it: then it starts at s*, the largest
+    start below lo, or it is *long* (another start lies inside it: SUM's and SCATTER's
+    extents run past their one-element slots), and the long ones are found through a
+    max-of-ends tree over them sorted by start.
+    """
+
+    __slots__ = ("starts", "first", "gs", "ge", "glo", "ghi", "rows", "long", "long_s",
+                 "tree", "size")
+
+    def __init__(self, starts, ends, rows) -> None:
+        s = np.asarray(starts, dtype=np.int64).ravel()
+        e = np.asarray(ends, dtype=np.int64).ravel()
+        r = np.asarray(rows, dtype=np.int64).ravel()
+        order = np.lexsort((r, e, s))
+        s, e, r = s[order], e[order], r[order]
+        new = np.ones(s.size, dtype=bool)
+        new[1:] = (s[1:] != s[:-1]) | (e[1:] != e[:-1])
+        glo = np.nonzero(new)[0]
+        gs, ge = s[glo], e[glo]
+        snew = np.ones(gs.size, dtype=bool)
+        snew[1:] = gs[1:] != gs[:-1]
+        first = np.nonzero(snew)[0]              # each distinct start's first group
+        S = gs[first]
+        # long: reaching past the next distinct start (none after the last start)
+        nxt = np.append(S[1:], np.iinfo(np.int64).max)
+        long = np.nonzero(ge > nxt[np.cumsum(snew) - 1])[0]
+        self.starts = S.tolist()
+        self.first = first.tolist() + [int(gs.size)]
+        self.gs, self.ge = gs.tolist(), ge.tolist()
+        self.glo = glo.tolist()
+        self.ghi = glo[1:].tolist() + [int(s.size)]
+        self.rows = r.tolist()
+        self.long = long.tolist()
+        self.long_s = gs[long].tolist()
+        size = 1
+        while size < len(self.long):
+            size *= 2
+        self.size = size
+        tree = [None] * (2 * size)
+        tree[size:size + len(self.long)] = ge[long].tolist()
+        for j in range(size - 1, 0, -1):
+            a, b = tree[2 * j], tree[2 * j + 1]
+            tree[j] = a if b is None or (a is not None and a >= b) else b
+        self.tree = tree
+
+    def overlapping(self, lo: int, hi: int):
+        """Yield every group g with gs[g] < hi and ge[g] > lo (each once)."""
+        S, first = self.starts, self.first
+        i0 = bisect_left(S, lo)
+        if lo < hi:                                 # starting in [lo, hi): e > s >= lo
+            i1 = bisect_left(S, hi)
+            if i1 > i0:
+                yield from range(first[i0], first[i1])
+        if i0 == 0:
+            return
+        star = S[i0 - 1]                            # s*: the largest start below lo
+        if star < hi:
+            ge = self.ge
+            for g in range(first[i0 - 1], first[i0]):
+                if ge[g] > lo:
+                    yield g
+        if not self.long:
+            return
+        k = bisect_left(self.long_s, min(star, hi))   # long groups starting below both
+        if k == 0:
+            return
+        # the tree's canonical nodes covering leaves [0, k), then down to leaves with e > lo
+        tree, size = self.tree, self.size
+        stack = []
+        a, b = size, size + k
+        while a < b:
+            if a & 1:
+                stack.append(a)
+                a += 1
+            if b & 1:
+                b -= 1
+                stack.append(b)
+            a >>= 1
+            b >>= 1
+        while stack:
+            j = stack.pop()
+            e = tree[j]
+            if e is None or e <= lo:
+                continue
+            if j >= size:
+                yield self.long[j - size]
+            else:
+                stack.append(2 * j + 1)
+                stack.append(2 * j)
+
+    def group_rows(self, g: int) -> list:
+        return self.rows[self.glo[g]:self.ghi[g]]
+
+    def any_row_in(self, lo: int, hi: int, start: int, stop: int) -> bool:
+        """Is a row r with start <= r < stop in some group meeting [lo, hi)?"""
+        rows, glo, ghi = self.rows, self.glo, self.ghi
+        for g in self.overlapping(lo, hi):
+            end = ghi[g]
+            i = bisect_left(rows, start, glo[g], end)
+            if i < end and rows[i] < stop:
+                return True
+        return False
+
+
+def _write_spans(code: np.ndarray) -> _Spans:
+    """Every row's write range [out, out + max(n, 1)), as `_writes_between` reads it."""
+    outs = code[:, 1]
+    return _Spans(outs, outs + np.maximum(code[:, 5], 1), np.arange(code.shape[0]))
 
 
 class _Refs:
     """Every (row, field) whose value is an arena offset, indexed by that offset."""
 
     def __init__(self, code: np.ndarray) -> None:
-        self.at: dict[int, list[tuple[int, int]]] = {}
-        for r in range(code.shape[0]):
-            for f in (1, 2, 3, 4):
-                self.at.setdefault(int(code[r, f]), []).append((r, f))
-        self.sorted = np.array(sorted(self.at), dtype=np.int64)
+        # one stable sort of all the fields instead of a dict update per field: each
+        # offset's list is still in (row, field) order (keys come in offset order)
+        vals = code[:, 1:5].ravel()
+        order = np.argsort(vals, kind="stable")
+        cuts = (np.flatnonzero(np.diff(vals[order])) + 1).tolist()
+        pairs = list(zip((order >> 2).tolist(), ((order & 3) + 1).tolist()))
+        bounds = [0] + cuts + [len(pairs)]
+        keys = vals[order[bounds[:-1]]] if pairs else vals[:0]
+        self.at: dict[int, list[tuple[int, int]]] = {
+            k: pairs[a:b] for k, a, b in zip(keys.tolist(), bounds[:-1], bounds[1:])}
+        self.sorted = np.ascontiguousarray(keys, dtype=np.int64)
 
     def interior(self, lo: int, hi: int) -> bool:
         """Does any field point strictly inside (lo, hi)?"""
@@ -138,6 +294,9 @@ def _intermediate(code: np.ndarray, refs: _Refs, w: int, protected, fuse: bool
 
 
 def _writes_between(code: np.ndarray, lo: int, hi: int, start: int, stop: int) -> bool:
+    """Does a row in [start, stop) write into [lo, hi)? One scan of those rows: the passes
+    ask `_write_spans(code).any_row_in(lo, hi, start, stop)` instead (the same answer in
+    O(log n); a scan per alias candidate made a 100,000-op chain take 15-23 s)."""
     outs, ns = code[start:stop, 1], code[start:stop, 5]
     return bool(np.any((outs < hi) & (outs + np.maximum(ns, 1) > lo)))
 
@@ -148,15 +307,22 @@ def alias(prog: Program, protected: list, avoid: list | None = None) -> int:
     """Drop identity copies X = G by renaming X to G; returns how many were dropped."""
     code = prog.code
     refs = _Refs(code)
+    protected = _intervals(protected)
+    avoid = _intervals(avoid) if avoid else None
+    # rows' write ranges as they are now: a rename below rewrites row w's out only after
+    # its own query, and later queries look at rows after it
+    writes = _write_spans(code)
+    end = code.shape[0]
+    consts = prog.consts
     drop = []
-    for w in range(code.shape[0]):
-        if int(code[w, 0]) != AXPY << 1 or prog.consts[int(code[w, 7])] != 1:
+    for w in np.nonzero(code[:, 0] == AXPY << 1)[0].tolist():
+        if consts[int(code[w, 7])] != 1:
             continue
         x, g, n = int(code[w, 1]), int(code[w, 2]), int(code[w, 5])
-        if g == x or (avoid and _overlaps(g, g + n, avoid)):
+        if g == x or (avoid is not None and _overlaps(g, g + n, avoid)):
             continue
         reads = _intermediate(code, refs, w, protected, fuse=False)
-        if reads is None or _writes_between(code, g, g + n, w + 1, code.shape[0]):
+        if reads is None or writes.any_row_in(g, g + n, w + 1, end):
             continue
         for r, f in reads:
             code[r, f] = g
@@ -174,6 +340,10 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
     """Replace each maximal single-use elementwise chain by one CHAIN row."""
     code = prog.code
     refs = _Refs(code)
+    protected = _intervals(protected)
+    writes = _write_spans(code)          # (the rows change only once the chains are known)
+    between = writes.any_row_in
+    cuts = sorted(cuts) if cuts else cuts
     nxt: dict[int, int] = {}             # row -> the one row reading its output as `a`
     for w in range(code.shape[0]):
         reads = _intermediate(code, refs, w, protected, fuse=True)
@@ -191,12 +361,14 @@ def fuse_chains(prog: Program, protected: list, cuts: list | None = None) -> int
         src = int(code[h, 2])
         n = int(code[h, 5])
         src_n = 1 if int(code[h, 0]) >> 1 == BCAST else n
-        if _writes_between(code, src, src + src_n, h + 1, rows[-1]) or any(
-                _writes_between(code, int(code[r, f]), int(code[r, f]) + n, r + 1, rows[-1])
+        if between(src, src + src_n, h + 1, rows[-1]) or any(
+                between(int(code[r, f]), int(code[r, f]) + n, r + 1, rows[-1])
                 for r in rows for f in (3, 4)[:STEP_OPERANDS.get(int(code[r, 0]) >> 1, 0)]):
             rows = [h]               # an input changes before the end: keep it unfused
-        if cuts and any(h < c <= rows[-1] for c in cuts):
-            continue
+        if cuts:                     # a cut c with h < c <= last (cuts are sorted)
+            i = bisect_left(cuts, h + 1)
+            if i < len(cuts) and cuts[i] <= rows[-1]:
+                continue
         if len(rows) >= 2:
             chains.append(rows)
     if not chains:
@@ -264,6 +436,7 @@ def reuse_slots(prog: Program, protected: list) -> int:
         for st in range(int(prog.itab[p])):
             for off in prog.itab[p + 3 + 4 * st: p + 5 + 4 * st]:
                 keep.append((int(off), int(off) + max(n, 1)))
+    keep = _intervals(keep)
     slots = []
     for off, lst in refs.at.items():
         writes = [r for r, f in lst if f == 1]
@@ -278,19 +451,41 @@ def reuse_slots(prog: Program, protected: list) -> int:
             continue
         slots.append((first, max(r for r, _ in lst), off, n))
     slots.sort()
-    free: list[list[int]] = []                         # [last use, offset, size]
-    moves = {}
-    for first, last, off, n in slots:
-        pick = next((e for e in free if e[0] < first and e[2] == n), None)
-        if pick is None:
-            free.append([last, off, n])
-            continue
-        moves[off] = pick[1]
-        pick[0] = last
+    moves = _pick_free(slots)
     for off, new in moves.items():
         for r, f in refs.at[off]:
             code[r, f] = new
     return len(moves)
+
+
+def _pick_free(slots: list) -> dict:
+    """Slot offset -> the offset it moves to. `slots` are (first use, last use, offset,
+    size) sorted; a free list of [last use, offset, size] entries, in the order made, gives
+    each slot the first entry of its size dead before its first use (moving that entry's
+    last use up to the slot's), or takes the slot as a new entry.
+
+    That scan is linear in the list per slot, so it is done per size with two heaps: the
+    entries not yet dead (by last use) and those dead (by position in the list). Slots come
+    by increasing first use, so a dead entry stays dead until picked: the first dead one by
+    position is the scan's pick."""
+    moves = {}
+    pending: dict[int, list] = {}      # size -> heap of (last use, position, offset)
+    dead: dict[int, list] = {}         # size -> heap of (position, offset)
+    made = 0
+    for first, last, off, n in slots:
+        wait = pending.setdefault(n, [])
+        ready = dead.setdefault(n, [])
+        while wait and wait[0][0] < first:
+            _, pos, at = heapq.heappop(wait)
+            heapq.heappush(ready, (pos, at))
+        if not ready:
+            heapq.heappush(wait, (last, made, off))
+            made += 1
+            continue
+        pos, at = heapq.heappop(ready)
+        moves[off] = at
+        heapq.heappush(wait, (last, pos, at))
+    return moves
 
 
 # ---- 4. compaction -------------------------------------------------------------------------
@@ -344,9 +539,19 @@ def compact(prog: Program) -> int:
     prog.seeds = [(int(remap(o)), n) for o, n in prog.seeds]
     prog.outputs = [(t, int(remap(o)), shape, kind) for t, o, shape, kind in prog.outputs]
     prog.arena = arena
-    prog.offset_map = lambda off: int(remap(off))
+    prog.offset_map = _offset_map(starts.tolist(), new_starts.tolist())
     prog.slot_starts = None
     return size - total
+
+
+def _offset_map(starts: list, new_starts: list):
+    """compact's `remap` for one offset, by bisection over lists: lower() and the
+    structural cache map every saved value's offset through it, and a numpy call per
+    offset cost more than the bisection (the same index, -1 included)."""
+    def offset_map(off: int) -> int:
+        i = bisect_right(starts, off) - 1
+        return int(new_starts[i] + (off - starts[i]))
+    return offset_map
 
 
 # ---- 5. owned leaf gradients ---------------------------------------------------------------
@@ -368,19 +573,25 @@ def own_leaf_grads(prog: Program) -> int:
     dimension; for inner sizes past a panel that rounds like (C + AB1) + AB2 rather than
     C + (AB1 + AB2): within float32 rounding of the general path, not bitwise."""
     code = prog.code
-    seeds = [(off, off + max(n, 1)) for off, n in prog.seeds]
+    seeds = _intervals([(off, off + max(n, 1)) for off, n in prog.seeds])
     outs = code[:, 1]
-    ns = np.maximum(code[:, 5], 1)
-    reads = code[:, 2:5]
+    # per leaf: is any operand inside its slot, and which rows write into it. Sorted
+    # operands and the rows' write ranges answer both by bisection; a scan of every row
+    # per leaf made the lowering quadratic in the number of leaves.
+    reads = np.sort(code[:, 2:5], axis=None)
+    writes = None
     owned: dict[int, int] = {}                # slot offset -> its one writer row
     for t, off, shape, kind in prog.outputs:
         if kind != "leaf":
             continue
         n = int(np.prod(shape, dtype=np.int64))
         hi = off + max(n, 1)
-        if _overlaps(off, hi, seeds) or bool(np.any((reads >= off) & (reads < hi))):
+        i = int(np.searchsorted(reads, off))
+        if _overlaps(off, hi, seeds) or (i < reads.size and int(reads[i]) < hi):
             continue
-        hit = np.nonzero((outs < hi) & (outs + ns > off))[0]
+        if writes is None:
+            writes = _write_spans(code)
+        hit = _rows_writing(writes, off, hi)
         if len(hit) != 1 or int(outs[hit[0]]) != off:
             continue
         r = int(hit[0])
@@ -395,6 +606,17 @@ def own_leaf_grads(prog: Program) -> int:
         owned[off] = r
     _write_through_itab(prog, owned)
     return len(owned)
+
+
+def _rows_writing(writes: _Spans, lo: int, hi: int) -> list:
+    """The rows (at most two: enough to tell one from several) whose write range meets
+    [lo, hi)."""
+    hit: list = []
+    for g in writes.overlapping(lo, hi):
+        hit.extend(writes.rows[writes.glo[g]:min(writes.ghi[g], writes.glo[g] + 2)])
+        if len(hit) > 1:
+            return hit[:2]
+    return hit
 
 
 def _write_through_itab(prog: Program, owned: dict) -> None:

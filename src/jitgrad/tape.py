@@ -7,11 +7,13 @@ exist) and no extra bookkeeping.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import inspect
 import itertools
 import os
 import sys
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
@@ -364,13 +366,38 @@ def _rewire_to_version(node: Node, i: int, t: Tensor, v: int) -> bool:
     """Point input i at t's stand-in for version v, if t was rebound since (its graph
     position moved to the in-place op's node)."""
     shadows = getattr(t, "_shadows", None)
-    later = [k for k in shadows if k >= v] if shadows else ()
-    if not later:
-        return False            # written without rebinding: same node, nothing to rewire
+    if not shadows:
+        return False
+    # the first stand-in from version v on: shadows' keys are versions, added in increasing
+    # order (inplace.py), so bisect them; scanning them all per reader was quadratic in a
+    # tensor changed in place N times with a reader per version
+    shadow = shadows.get(v)
+    if shadow is None:
+        keys = _shadow_keys(t, shadows)
+        j = bisect.bisect_left(keys, v)
+        if j == len(keys):
+            return False        # written without rebinding: same node, nothing to rewire
+        shadow = shadows[keys[j]]
     inputs = list(node.inputs)
-    inputs[i] = shadows[min(later)]
+    inputs[i] = shadow
     node.inputs = tuple(inputs)
     return True
+
+
+_keys_memo: list = [None, 0, None]      # weakref to the tensor, its stand-ins' count, keys
+
+
+def _shadow_keys(t: Tensor, shadows: dict) -> list:
+    """t's stand-in versions (`t._shadows`), ascending, remembered for the last tensor
+    asked about: a graph's readers of one tensor's versions come together. The dict only
+    grows, so an unchanged size means unchanged keys."""
+    memo = _keys_memo
+    ref = memo[0]
+    if ref is not None and ref() is t and memo[1] == len(shadows):
+        return memo[2]
+    keys = sorted(shadows)
+    memo[:] = [weakref.ref(t), len(shadows), keys]
+    return keys
 
 
 def check_not_freed(nodes: Iterable[Node]) -> None:
