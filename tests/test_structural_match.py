@@ -278,7 +278,8 @@ def test_two_graphs_taking_turns_both_hit_through_their_matchers(monkeypatch):
 
     monkeypatch.setattr(executor, "Graph", counted)
     keys = [Graph([g]).key for g in (g1(), g2())]
-    one_program = max(executor.lower([g()])[0].nbytes for g in (g1, g2))
+    one_program = max(executor.lower([g()], quick=q)[0].nbytes for g in (g1, g2)
+                      for q in (False, True))   # (a first lowering is quick, lower.py)
     for limit in (None, one_program):
         paddle.cache_clear()
         if limit is not None:
