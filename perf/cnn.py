@@ -8,7 +8,7 @@ interleaved so that machine noise hits both alike; medians are reported (ms).
 
 Run with the peers venv (torch installed), jitgrad from ./src:
     PYTHONPATH=src /work/peers/bin/python perf/cnn.py [--samples 30] [--profile]
-        [--structural-preview]
+
 --profile prints cProfile tables for jitgrad's eager forward and its backward separately.
 """
 
@@ -147,15 +147,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--profile", action="store_true")
-    ap.add_argument("--structural-preview", action="store_true",
-                    help="admit im2col, concat and max_pool2d (registry baked=None) to the "
-                         "structural program cache for this run: what the step costs once "
-                         "structural.py whitelists them")
     args = ap.parse_args()
-    if args.structural_preview:
-        from jitgrad import structural
-        for name in ("im2col", "concat", "max_pool2d"):
-            structural.BAKED.setdefault(name, None)
     weights, (x, y) = make_weights(), make_batch()
     print(f"max relative gradient difference jitgrad vs torch: "
           f"{check_agreement(weights, x, y):.2e}")
@@ -172,7 +164,7 @@ def main() -> None:
             samples[name].append(timed(lib))
     print(f"batch {BATCH}x1x28x28, conv-relu-pool x2, linear, cross_entropy, Adam; "
           f"median of {args.samples} interleaved samples, ms, single thread"
-          + ("; structural cache preview" if args.structural_preview else ""))
+          )
     print(f"{'':10s}{'forward':>10s}{'backward':>10s}{'step':>8s}{'total':>9s}")
     for name, rows in samples.items():
         cols = [statistics.median(r[i] for r in rows) for i in range(3)]

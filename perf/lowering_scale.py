@@ -7,7 +7,7 @@ lowering is linear:
   chain    an N-op elementwise chain on 64 elements (sin, * c, + c, tanh, exp; c vectors)
   matmuls  sum_i matmul(x, W_i).sum() over N leaves W_i (8 x 8): a wide graph of GEMMs
 
-Timed: `loss.backward()` on a freshly built graph (jitgrad: structural cache emptied first,
+Timed: `loss.backward()` on a freshly built graph (jitgrad: program cache emptied first,
 so it lowers; the compiled interpreter is loaded before). The forward is not timed. Each
 point is the best of a few fresh graphs (one for the largest). torch runs in a second
 interpreter (`--peer-python`, default /work/peers/bin/python) when it is not importable here.
@@ -121,8 +121,8 @@ def time_backward(lib: str, kind: str, n: int, repeat: int) -> dict:
     for _ in range(repeat):
         loss, ops = build(lib, kind, d)
         if lib == "jitgrad":
-            from jitgrad import structural
-            structural.clear()          # a miss: this backward lowers its graph
+            import jitgrad
+            jitgrad.cache_clear()       # a miss: this backward lowers its graph
         gc.collect()
         gc.disable()
         t0 = time.perf_counter()

@@ -62,9 +62,9 @@ for i in range({steps}):
     if (i + 1) % 2000 == 0:
         marks.append(rss_mb())
 gc.collect()
-from jitgrad import structural
+import jitgrad
 print(json.dumps({{"start_mb": start, "marks_mb": marks, "end_mb": rss_mb(),
-                  "cache": dict(structural.stats)}}))
+                  "cache": jitgrad.cache_info()._asdict()}}))
 """
 
 
@@ -100,7 +100,7 @@ def main() -> None:
     res["W5a_steps"] = dict(r, steps=args.steps, growth=growth)
     print(f"W5a: RSS after 1000 warm-up steps {r['start_mb']:.1f} MB, after {args.steps} more "
           f"{r['end_mb']:.1f} MB ({100 * growth:+.2f}%, allowed +5%); every 2000 steps: "
-          + ", ".join(f"{m:.1f}" for m in r["marks_mb"]) + f"; structural cache {r['cache']}")
+          + ", ".join(f"{m:.1f}" for m in r["marks_mb"]) + f"; program cache {r['cache']}")
     with open(os.path.join(HERE, "memory.json"), "w") as f:
         json.dump(res, f, indent=1)
 

@@ -70,7 +70,7 @@ def _env(site, cache_dir, root):
     env = {**os.environ, "PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": "1",
            "NUMBA_CACHE_DIR": str(cache_dir), "HOME": str(blocker / "home"),
            "XDG_CACHE_HOME": str(blocker / "xdg"), "JITGRAD_VM": "numba",
-           "JITGRAD_TIER": "0"}          # compile on the first backward (fastpath.py tiers)
+           "JITGRAD_TIER": "0"}          # compile on the first backward (vm/__init__.py tiers)
     env.pop("JITGRAD_NO_CACHE", None)
     return env
 

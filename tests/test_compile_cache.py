@@ -29,7 +29,7 @@ def test_unwritable_cache_locations_fall_back_with_a_warning(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(pkg), "PYTHONDONTWRITEBYTECODE": "1",
            "NUMBA_CACHE_DIR": str(blocker / "numba"), "HOME": str(blocker / "home"),
            "XDG_CACHE_HOME": str(blocker / "xdg"), "JITGRAD_VM": "numba",
-           "JITGRAD_TIER": "0"}   # compile on the first backward (fastpath.py tiers)
+           "JITGRAD_TIER": "0"}   # compile on the first backward (vm/__init__.py tiers)
     env.pop("JITGRAD_NO_CACHE", None)
     run = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
                          text=True, timeout=600, cwd=tmp_path)

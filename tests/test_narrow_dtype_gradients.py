@@ -8,6 +8,7 @@ import pytest
 
 import jitgrad as paddle
 from jitgrad.program import OP, WIDTH
+from jitgrad import vm
 from jitgrad.vm import execute
 
 TT = paddle.to_tensor
@@ -16,8 +17,8 @@ MODES = ("eager", "reference", "numba")
 
 
 @pytest.fixture(autouse=True)
-def compiled_from_the_first_call(monkeypatch):
-    monkeypatch.setenv("JITGRAD_TIER", "0")     # "numba" means compiled (fastpath.py tiers)
+def compiled_from_the_first_call():
+    vm.warmup(quiet=True)           # "numba" means compiled, not the tiered start
 
 
 def grads(mode, build, leaves, seed=None):

@@ -497,7 +497,7 @@ def compact(prog: Program) -> int:
     """Drop the slots no instruction uses any more (fused-away and renamed gradients) from
     the arena: less memory (huge pages make any touched 2 MB region resident) and better
     locality. Returns how many elements were dropped. `prog.offset_map(off)` maps an old
-    offset to its new place (the structural cache's recipes are recorded before this)."""
+    offset to its new place (the Builder's values are placed after this)."""
     starts = getattr(prog, "slot_starts", None)
     code = prog.code
     if not starts or prog.segments:
@@ -545,8 +545,8 @@ def compact(prog: Program) -> int:
 
 
 def _offset_map(starts: list, new_starts: list):
-    """compact's `remap` for one offset, by bisection over lists: lower() and the
-    structural cache map every saved value's offset through it, and a numpy call per
+    """compact's `remap` for one offset, by bisection over lists: lower() maps
+    every saved value's offset through it, and a numpy call per
     offset cost more than the bisection (the same index, -1 included)."""
     def offset_map(off: int) -> int:
         i = bisect_right(starts, off) - 1

@@ -10,7 +10,7 @@ slots and temporaries), except that an operand at or above `EXT` reads memory ou
 `itab[e >> 32]` holds the address of that array's first element, `e & 0xFFFFFFFF` is the
 element offset into it. Only the operands listed in `EXT_OPERANDS` may be external, and the
 `out` of an owned leaf gradient's one writer row (lower_opt.own_leaf_grads), whose address
-fastpath points at the leaf's `.grad` array. `n` is the element count; `p` an offset into
+a binding points at the leaf's `.grad` array. `n` is the element count; `p` an offset into
 the int table `itab` (index maps, shapes); `k` an index into `consts`. With `acc` set the
 kernel adds into `out`, otherwise it overwrites it, which saves zeroing gradient slots before
 each replay.
