@@ -8,6 +8,7 @@ import jitgrad as paddle
 from jitgrad import executor, external, vm
 from jitgrad.lower import lower
 from jitgrad.program import EXT
+from jitgrad import config
 
 TT = paddle.to_tensor
 F = paddle.nn.functional
@@ -44,7 +45,7 @@ def grads(graph, data, program_out=None):
 def every_value_in_place(monkeypatch, fresh_cache):
     """Values of any size are read in place (the threshold keeps small ones copied)."""
     monkeypatch.setattr(external, "MIN_ELEMENTS", 1)
-    monkeypatch.delenv("JITGRAD_COPY_VALUES", raising=False)
+    monkeypatch.setattr(config.SETTINGS, "copy_values", False)
 
 
 @pytest.mark.parametrize("which", ["numba", "reference"])
@@ -57,7 +58,7 @@ def test_values_read_in_place_give_the_copied_layouts_gradients(graph, which, mo
     progs: list = []
     with vm.using(which):
         in_place = grads(graph, data, progs)
-        monkeypatch.setenv("JITGRAD_COPY_VALUES", "1")
+        monkeypatch.setattr(config.SETTINGS, "copy_values", True)
         paddle.cache_clear()              # (the layout is not part of the key)
         copied = grads(graph, data)
     for a, b in zip(in_place, copied):
@@ -75,7 +76,7 @@ def test_a_value_only_a_fused_chain_reads_stays_in_the_arena(every_value_in_plac
 
 
 def test_cache_hits_rebind_values_read_in_place(fresh_cache, monkeypatch):
-    monkeypatch.delenv("JITGRAD_COPY_VALUES", raising=False)
+    monkeypatch.setattr(config.SETTINGS, "copy_values", False)
     rng = np.random.default_rng(1)
     w = TT(rng.standard_normal((128, 128)).astype(np.float32), stop_gradient=False)
 

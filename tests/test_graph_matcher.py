@@ -8,8 +8,6 @@ accept the second exactly when their keys are equal, numbering its nodes and ten
 walk does, and the gradients through the cache must equal a fresh lowering.
 """
 
-import os
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -17,6 +15,7 @@ import pytest
 import jitgrad as paddle
 from jitgrad import executor, tape
 from jitgrad.graph import Graph
+from jitgrad import config
 
 TT = paddle.to_tensor
 
@@ -31,7 +30,7 @@ def _entry(key):
 
 def fresh_backward(roots):
     """A backward through a fresh lowering, the cache switched off for this call."""
-    with mock.patch.dict(os.environ, {"JITGRAD_NO_STRUCTURAL": "1"}):
+    with config.override(program_cache=False):
         paddle.autograd.backward(roots)
 
 
@@ -176,13 +175,14 @@ def test_multi_root_graphs_differing_in_which_root_owns_a_node_do_not_share_a_pr
         assert info.misses == 2 and info.hits == 0
 
 
-def test_the_environment_switch_is_read_on_every_backward(monkeypatch):
+def test_the_cache_switch_is_read_on_every_backward(monkeypatch):
     x = TT([0.5, 2.0], stop_gradient=False)
     for value, on in (("1", False), ("0", True), ("", True), ("yes", False), (None, True)):
         if value is None:
             monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
         else:
             monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", value)
+        monkeypatch.setattr(config, "SETTINGS", config.Settings.from_env())
         assert executor.caching_enabled() is on
         before = paddle.cache_info()
         x.clear_grad()

@@ -52,7 +52,7 @@ def test_training_steps_add_into_the_grads_a_live_retained_graph_wrote():
         np.testing.assert_allclose(b.grad.numpy(), (step + 1) * want_b, rtol=1e-5)
     info = paddle.cache_info()
     assert (info.misses, info.hits) == (1, 3)
-    rb = retained._node.programs[((id(retained),), None, None)][0]
+    rb = retained._node.programs[id(retained)][0]
     prog = rb.program                             # the cached Program, shared
     owned = [rb.out_tensors[j] for j, _ in prog.leaf_rows]
     assert len(owned) == 1 and owned[0] is w      # (b's gradient, a row sum, is added)

@@ -10,13 +10,11 @@ lowering of B (JITGRAD_VERIFY_CACHE's check), so a lowering that reads a value i
 name as a source fails here even when the gradients happen to agree.
 """
 
-import os
-
 import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import executor, vm
+from jitgrad import config, executor, vm
 from jitgrad.ops import REGISTRY
 from jitgrad.ops.core import apply
 from jitgrad.tensor import Tensor
@@ -27,8 +25,8 @@ CASES = [(name, i) for name, op in sorted(REGISTRY.items()) if op.differentiable
 
 @pytest.fixture(autouse=True)
 def verified_cache(monkeypatch):
-    monkeypatch.delenv("JITGRAD_NO_STRUCTURAL", raising=False)
-    monkeypatch.setattr(executor, "_verify", True)
+    monkeypatch.setattr(config.SETTINGS, "program_cache", True)
+    monkeypatch.setattr(config.SETTINGS, "verify_cache", True)
     executor.cache_clear()
     yield
     executor.cache_clear()
@@ -72,8 +70,7 @@ def _reference(op, case, variant, times=1):
     must give (and close to the numpy reference interpreter's)."""
     leaves, out = _graph(op, case, variant)
     seed = _seed(out, variant)
-    os.environ["JITGRAD_NO_STRUCTURAL"] = "1"
-    try:
+    with config.override(program_cache=False):
         for _ in range(times):
             paddle.autograd.backward([out], [seed], retain_graph=True)
         want = _grads(leaves)
@@ -81,8 +78,6 @@ def _reference(op, case, variant, times=1):
         with vm.using("reference"):
             for _ in range(times):
                 paddle.autograd.backward([out], [seed], retain_graph=True)
-    finally:
-        del os.environ["JITGRAD_NO_STRUCTURAL"]
     for w, r in zip(want, _grads(leaves)):
         if w is not None:
             np.testing.assert_allclose(w, r, rtol=2e-5, atol=2e-6)

@@ -5,13 +5,12 @@ graph (binding.py), so steps of one structure share a Program and each gets its 
 gradients.
 """
 
-import os
-from unittest import mock
 
 import numpy as np
 import pytest
 
 import jitgrad as paddle
+from jitgrad import config
 
 TT = paddle.to_tensor
 
@@ -36,8 +35,8 @@ def _loss(params, x):
 
 def fresh_backward(roots):
     """A backward through a fresh lowering: the cache switched off for this call
-    (JITGRAD_NO_STRUCTURAL is read on every backward; the counters do not move)."""
-    with mock.patch.dict(os.environ, {"JITGRAD_NO_STRUCTURAL": "1"}):
+    (the setting is read on every backward; the counters do not move)."""
+    with config.override(program_cache=False):
         paddle.autograd.backward(roots)
 
 

@@ -16,6 +16,7 @@ import jitgrad as paddle
 from jitgrad import executor, graph, lower as lower_mod, lower_opt, vm
 from jitgrad.ops.registry import REGISTRY
 from jitgrad.program import EXT, OP
+from jitgrad import config
 
 TT = paddle.to_tensor
 
@@ -34,7 +35,7 @@ def _chain(n_ops, size=8, seed=0, dtype="float32"):
 
 def _retained_binding(loss):
     """The Binding a graph retained for `loss.backward(retain_graph=True)` keeps."""
-    return loss._node.programs[((id(loss),), None, None)][0]
+    return loss._node.programs[id(loss)][0]
 
 
 def _count_python_op_calls(monkeypatch):
@@ -88,8 +89,8 @@ def test_replay_of_a_1000_op_graph_runs_no_python_op_code(monkeypatch):
 
 
 def _grads(n_ops, vm_name, peephole, monkeypatch, dtype="float32", size=8):
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
-    monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")     # lower this very graph
+    monkeypatch.setattr(config.SETTINGS, "peephole", peephole)
+    monkeypatch.setattr(config.SETTINGS, "program_cache", False)     # lower this very graph
     x, loss = _chain(n_ops, size=size, dtype=dtype)
     _backward_twice(loss, vm_name)
     return x.grad.numpy()
@@ -128,12 +129,12 @@ def test_compiled_fused_program_matches_reference(monkeypatch, size):
 
 
 def test_chain_is_fused_and_identities_dropped(monkeypatch):
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    monkeypatch.setattr(config.SETTINGS, "peephole", True)
     x, loss = _chain(50)
     prog, _ = lower_mod.lower([loss])
     ops = [int(r[0]) >> 1 for r in prog.code]
     assert ops == [OP["CHAIN"]]
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
+    monkeypatch.setattr(config.SETTINGS, "peephole", False)
     assert len(lower_mod.lower([loss])[0]) == 51
 
 
@@ -162,7 +163,7 @@ def test_a_leaf_grad_is_never_a_view_of_an_arena(monkeypatch, fresh_cache):
     graph was freed.) Now the owned row writes through an address into the leaf's own
     array, retained or not, and a Workspace reused by the next graph of the structure
     cannot change a gradient someone kept."""
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    monkeypatch.setattr(config.SETTINGS, "peephole", True)
     x, loss = _chain(20)
     loss.backward(retain_graph=True)
     b = _retained_binding(loss)
@@ -193,7 +194,7 @@ def test_a_leaf_shared_by_two_retained_graphs_gets_both_gradients():
 
 
 def test_leaf_slot_is_owned_only_without_hooks(monkeypatch):
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    monkeypatch.setattr(config.SETTINGS, "peephole", True)
     x, loss = _chain(10)
     prog, _ = lower_mod.lower([loss])
     (j, pos), = prog.leaf_rows
@@ -207,7 +208,7 @@ def test_leaf_slot_is_owned_only_without_hooks(monkeypatch):
 
 
 def _hooked_chain_grads(monkeypatch, peephole, vm_name="numba"):
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+    monkeypatch.setattr(config.SETTINGS, "peephole", peephole)
     if vm_name == "numba":
         vm.warmup(quiet=True)
     rng = np.random.default_rng(5)
@@ -231,11 +232,11 @@ def test_a_hook_inside_a_fused_chain_sees_the_same_gradient(monkeypatch, vm_name
 
 
 def test_pinned_slots_are_not_fused_away(monkeypatch):
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "1")
+    monkeypatch.setattr(config.SETTINGS, "peephole", False)
     x, loss = _chain(10)
     plain, _ = lower_mod.lower([loss])
     mid, n = int(plain.code[3, 1]), int(plain.code[3, 5])   # some intermediate gradient slot
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0")
+    monkeypatch.setattr(config.SETTINGS, "peephole", True)
     real, moved = lower_opt.optimize, []
 
     def pinning(draft, backward=True):          # the Draft as lower() hands it over
@@ -271,7 +272,7 @@ while not vm.compiled_ready("float32") and time.monotonic() < deadline:
     time.sleep(0.01)
 before = len(interpreted)
 loss.backward(retain_graph=True)              # compiled, adding to an interpreted run's grad
-b = loss._node.programs[((id(loss),), None, None)][0]
+b = loss._node.programs[id(loss)][0]
 want = 2 * first.astype(np.float64)
 print(len(interpreted) == before, b.ws.call is not None,
       float(np.max(np.abs(x.grad.numpy() - want) / np.abs(want))))
@@ -292,8 +293,8 @@ def test_tiered_start_interprets_the_first_small_backward_then_compiles():
 
 
 def _relu_mlp_grads(monkeypatch, peephole, vm_name):
-    monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
-    monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")     # lower this very graph
+    monkeypatch.setattr(config.SETTINGS, "peephole", peephole)
+    monkeypatch.setattr(config.SETTINGS, "program_cache", False)     # lower this very graph
     if vm_name == "numba":
         vm.warmup(quiet=True)
     rng = np.random.default_rng(7)
@@ -343,11 +344,11 @@ def _random_graph(seed):
 @pytest.mark.parametrize("seed", range(12))
 def test_random_graphs_agree_with_and_without_peephole(monkeypatch, seed):
     vm.warmup(quiet=True)
-    monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")
+    monkeypatch.setattr(config.SETTINGS, "program_cache", False)
     results = {}
     for peep in ("1", "0"):
         for vm_name in ("reference", "numba"):
-            monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", peep)
+            monkeypatch.setattr(config.SETTINGS, "peephole", peep == "0")
             leaves, loss = _random_graph(seed)
             with vm.using(vm_name):
                 loss.backward(retain_graph=True)
@@ -389,8 +390,8 @@ def test_threaded_chain_is_bitwise_equal_to_one_thread(monkeypatch, split_counte
     split = _grads(60, "numba", True, monkeypatch, size=5000)
     threads.set_num_threads(None)
     assert calls["n"] == 2                     # both backward calls split their CHAIN row
-    monkeypatch.setenv("JITGRAD_NUM_THREADS", "1")
-    threads.set_num_threads(None)                              # re-reads the environment
+    monkeypatch.setattr(config.SETTINGS, "num_threads", 1)
+    threads.set_num_threads(None)                              # back to the setting
     assert threads.par_min() == threads.NEVER
     one = _grads(60, "numba", True, monkeypatch, size=5000)
     assert calls["n"] == 2
@@ -404,13 +405,16 @@ def test_thread_count_settings(monkeypatch):
     for name in ("JITGRAD_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setattr(config, "SETTINGS", config.Settings.from_env())
+    threads.set_num_threads(None)
     assert threads.num_threads() == 1
     monkeypatch.setenv("JITGRAD_NUM_THREADS", "3")           # jitgrad's own setting first
+    monkeypatch.setattr(config, "SETTINGS", config.Settings.from_env())
     threads.set_num_threads(None)
     assert threads.num_threads() == 3 and threads.par_min() == threads.PAR_MIN
     monkeypatch.setenv("JITGRAD_NUM_THREADS", "two")
     with pytest.raises(ValueError, match="JITGRAD_NUM_THREADS"):
-        threads.num_threads()
+        config.Settings.from_env()
     with pytest.raises(ValueError, match="positive int"):
         threads.set_num_threads(0)
     monkeypatch.undo()
@@ -443,10 +447,10 @@ def _chain_steps(loss, no_fold=None):
 @pytest.mark.parametrize("vm_name", ["numba", "reference"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_folded_scale_steps_are_bitwise_equal_to_unfused(monkeypatch, vm_name, dtype):
-    monkeypatch.setenv("JITGRAD_NO_STRUCTURAL", "1")     # lower each graph, folds or not
+    monkeypatch.setattr(config.SETTINGS, "program_cache", False)     # lower each graph, folds or not
     got = {}
     for peephole in (True, False):
-        monkeypatch.setenv("JITGRAD_NO_PEEPHOLE", "0" if peephole else "1")
+        monkeypatch.setattr(config.SETTINGS, "peephole", peephole)
         x, loss = _scaled_chain(5000, dtype)
         if peephole:
             assert _chain_steps(loss) < _chain_steps(loss, monkeypatch)  # folds happened

@@ -12,7 +12,6 @@ targets and returns their gradients instead of accumulating into `.grad`.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -85,7 +84,10 @@ def check_flag(value: Any, name: str) -> bool:
 def plain_backward(t: Tensor) -> None:
     """`t.backward()` on a float root needing a gradient: what backward() does after its
     checks (Tensor.backward calls this directly)."""
-    executor.run_backward([t], [None], False)
+    executor.run_backward([t], _ONES, False)
+
+
+_ONES = [None]      # plain_backward's seeds: ones
 
 
 # ---- the eager path (create_graph=True, and a third opinion in tests) ----------------------

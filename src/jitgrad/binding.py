@@ -44,7 +44,8 @@ class Workspace:
 
     __slots__ = ("arena", "itab", "consts", "value_views", "seed_views", "out_views",
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
-                 "private", "call", "call_gen", "nbytes", "__weakref__")
+                 "private", "call", "call_gen", "nbytes", "deliver_idx", "leaf_js",
+                 "__weakref__")
 
     def __init__(self, prog: Program) -> None:
         dtype = prog.dtype
@@ -72,6 +73,13 @@ class Workspace:
         for off, shape, arr in prog.literals:
             arena[off:off + _size(shape)].reshape(shape)[...] = arr
         self.nbytes = int(arena.nbytes + self.itab.nbytes + self.consts.nbytes)
+        # (facts of the Program every Binding on this Workspace needs, computed once)
+        self.leaf_js = [j for j, _ in prog.leaf_rows]
+        owned = set(self.leaf_js)
+        # outputs delivered from their slot after every run: all but the owned leaves
+        # (their rows write through .grad) and grad()'s targets (Binding.results)
+        self.deliver_idx = [(j, kind) for j, (kind, _, _, _) in enumerate(prog.outputs)
+                            if kind != "target" and j not in owned]
 
 
 def _size(shape: tuple) -> int:
@@ -90,20 +98,29 @@ class Binding:
     """One graph bound to a Program: run it with seeds, then read the gradients."""
 
     __slots__ = ("program", "graph", "ws", "out_tensors", "callbacks", "keep", "entry",
-                 "armed", "skip", "deliveries", "simple", "__weakref__")
+                 "armed", "skip", "deliveries", "simple", "leaf_tensors", "pointed",
+                 "__weakref__")
 
     def __init__(self, program: Program, graph: Graph, ws: Workspace | None = None,
                  entry: Any = None) -> None:
         self.program, self.graph, self.entry = program, graph, entry
-        self.ws = Workspace(program) if ws is None else ws
-        self.out_tensors = [graph.tensor(ref) for _, ref, _, _ in program.outputs]
-        self.callbacks = [_make_callback(spec, graph) for spec in program.callbacks]
+        self.ws = ws = Workspace(program) if ws is None else ws
+        tensor = graph.tensor
+        self.out_tensors = outs = [tensor(ref) for _, ref, _, _ in program.outputs]
+        self.callbacks = [_make_callback(spec, graph) for spec in program.callbacks] \
+            if program.callbacks else []
         self.keep: list = []                # this graph's arrays the itab addresses
         self.armed = -1                     # the epoch a retained replay may skip checks in
         self.skip: set[int] = set()
-        self.deliveries = self._deliveries()
+        views = ws.out_views
+        self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx]
         # a replay may be just the compiled call (quick): every output an owned leaf
-        self.simple = not program.callbacks and len(program.leaf_rows) == len(program.outputs)
+        self.simple = not program.callbacks and len(ws.leaf_js) == len(outs)
+        self.leaf_tensors = [outs[j] for j in ws.leaf_js]
+        # per owned leaf, the .grad array its row wrote into last (None: its slot): held,
+        # as the Binding lives with its graph (a Workspace, which may outlive it, holds
+        # weak references only)
+        self.pointed: list = [None] * len(program.leaf_rows)
         self._bind_values()
 
     def _bind_values(self) -> None:
@@ -184,7 +201,7 @@ class Binding:
         dtype, shape or layout keeps the row on its own slot, zeroed, and the slot is added
         after the run: those are listed as (tensor, slot view, new .grad or None)."""
         p, ws = self.program, self.ws
-        itab, last, outs = ws.itab, ws.leaf_last, self.out_tensors
+        itab, last, outs, pointed = ws.itab, ws.leaf_last, self.out_tensors, self.pointed
         to_slot = None
         for i, (j, pos) in enumerate(p.leaf_rows):
             t = outs[j]
@@ -192,6 +209,7 @@ class Binding:
             prev = last[i]
             if g is not None and prev is not None and prev[0]() is g:
                 itab[pos] = prev[1]
+                pointed[i] = g
                 detach_graph_grad(t)        # a create_graph .grad keeps its values
                 continue
             view = ws.out_views[j]
@@ -201,7 +219,7 @@ class Binding:
             if g is None or not (g.dtype == view.dtype and g.shape == view.shape and
                                  g.flags.c_contiguous and g.flags.writeable):
                 view[...] = 0
-                last[i] = None
+                last[i] = pointed[i] = None
                 itab[pos] = _address(view)
                 if to_slot is None:
                     to_slot = []
@@ -215,6 +233,7 @@ class Binding:
                 detach_graph_grad(t)
             address = _address(g)
             last[i] = (weakref.ref(g), address)
+            pointed[i] = g
             itab[pos] = address
         return to_slot
 
@@ -231,7 +250,9 @@ class Binding:
             if any(getattr(cb, "none", None) for cb in callbacks):
                 from .py_layer import undefined_grads
                 self.skip = undefined_grads(self)
-                self.deliveries = [d for d in self._deliveries() if id(d[0]) not in self.skip]
+                outs, views = self.out_tensors, ws.out_views
+                self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx
+                                   if id(outs[j]) not in self.skip]
             return
         gen = vm.generation()
         if ws.call_gen != gen:
@@ -241,15 +262,6 @@ class Binding:
             ws.call()
         else:
             vm.execute(p.code, ws.arena, ws.itab, ws.consts)
-
-    def _deliveries(self) -> list:
-        """(tensor, slot view, kind) of the outputs delivered from their slot after every
-        run: all but the owned leaves (whose rows write through .grad) and grad()'s
-        targets (results())."""
-        owned = {j for j, _ in self.program.leaf_rows}
-        return [(self.out_tensors[j], self.ws.out_views[j], kind)
-                for j, (kind, _, _, _) in enumerate(self.program.outputs)
-                if kind != "target" and j not in owned]
 
     def results(self) -> dict[int, Tensor]:
         """grad()'s answers: {id(target): a new gradient tensor}, copied out."""
@@ -270,18 +282,15 @@ class Binding:
         row points at, and the compiled entry is bound for the current VM. False: nothing
         was run (the caller takes run())."""
         ws = self.ws
-        if not (self.simple and ws.ones_ready and ws.call_gen == vm.generation() and
-                ws.call is not None):
+        call = ws.call
+        if call is None or ws.call_gen != vm.generation() or not (self.simple and
+                                                                  ws.ones_ready):
             return False
-        last, outs = ws.leaf_last, self.out_tensors
-        for i, (j, _) in enumerate(self.program.leaf_rows):
-            prev = last[i]
-            g = outs[j]._grad
-            # (g None: `.grad = None` dropped the array, and a dead weakref is None too)
-            if prev is None or g is None or prev[0]() is not g:
+        for t, a in zip(self.leaf_tensors, self.pointed):
+            if t._grad is not a:
                 return False
         with RUN_LOCK:
-            ws.call()
+            call()
             if ws.seeds_dirty:
                 self._seeds_written()
         return True

@@ -17,15 +17,14 @@ graph keeps its Binding on its root node and releases it with the graph.
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
-from . import tape
+from . import config, tape
 from .binding import Binding, Workspace
-from .graph import Graph, compile_matcher
+from .graph import Graph, Uncacheable, compile_matcher
 from .lower import lower
 from .program import Program
 
@@ -34,13 +33,7 @@ MAX_SPARE = 2                   # Workspaces kept per Program for the next graph
 
 
 def _default_limit() -> int:
-    v = os.environ.get("JITGRAD_CACHE_BYTES", "").strip()
-    if not v:
-        return 256 << 20
-    try:
-        return max(0, int(v))
-    except ValueError:
-        raise ValueError(f"JITGRAD_CACHE_BYTES={v!r}: expected a number of bytes") from None
+    return config.SETTINGS.cache_bytes
 
 
 class CacheInfo(NamedTuple):
@@ -56,10 +49,11 @@ class CacheInfo(NamedTuple):
 class Entry:
     """One cached Program, the Workspaces it lends, and its matcher."""
 
-    __slots__ = ("program", "key", "spare", "match", "hits", "nbytes", "optimized")
+    __slots__ = ("program", "key", "spare", "match", "hits", "nbytes", "optimized", "cached")
 
     def __init__(self, program: Program, key: tuple, optimized: bool) -> None:
         self.program, self.key, self.optimized = program, key, optimized
+        self.cached = False             # in the cache's table now (no key hashing to ask)
         self.spare: list[Workspace] = []
         self.match: Any = None          # graph.compile_matcher, made on the first hit
         self.hits = 0
@@ -83,6 +77,8 @@ class ProgramCache:
 
     def clear(self) -> None:
         with self._lock:
+            for entry in self._entries.values():
+                entry.cached = False
             self._entries.clear()
             self._recent = (None, None)
             self.bytes = 0
@@ -95,7 +91,10 @@ class ProgramCache:
             ep = tape.epoch()
             for entry in self._recent:          # the previous step's graph again?
                 if entry is not None and entry.match:
-                    found = entry.match(roots, ep)
+                    try:
+                        found = entry.match(roots, ep)
+                    except Uncacheable:         # an attribute with no key: the walk says so
+                        found = None
                     if found is not None:
                         with self._lock:
                             if self._cached(entry):
@@ -120,12 +119,13 @@ class ProgramCache:
         return entry, graph
 
     def _cached(self, entry: Entry) -> bool:
-        return self._entries.get(entry.key) is entry
+        return entry.cached
 
     def _touch(self, entry: Entry) -> None:
+        if self._recent[0] is entry:    # already the last (a key's hash is not cached:
+            return                      # moving it would hash it again)
         self._entries.move_to_end(entry.key)
-        if self._recent[0] is not entry:
-            self._recent = (entry, self._recent[0])
+        self._recent = (entry, self._recent[0])
 
     def upgrade(self, entry: Entry, program: Program) -> None:
         """Replace a quickly lowered Program by the fully optimised one (its spare
@@ -146,7 +146,9 @@ class ProgramCache:
             old = self._entries.pop(key, None)
             if old is not None:
                 self.bytes -= old.nbytes
+                old.cached = False
             self._entries[key] = entry
+            entry.cached = True
             self.bytes += entry.nbytes
             self.misses += 1
             self._recent = (entry, self._recent[0])
@@ -183,6 +185,7 @@ class ProgramCache:
         while self.bytes > self.max_bytes and self._entries:
             key, old = next(iter(self._entries.items()))
             del self._entries[key]
+            old.cached = False
             self.bytes -= old.nbytes
             if old in self._recent:
                 self._recent = tuple(e if e is not old else None for e in self._recent)
@@ -211,13 +214,17 @@ def set_cache_limit(max_bytes: int) -> None:
 
 
 def caching_enabled() -> bool:
-    """False when JITGRAD_NO_STRUCTURAL is set (every backward lowers its graph anew)."""
-    return os.environ.get("JITGRAD_NO_STRUCTURAL", "") in ("", "0")
+    """False with JITGRAD_NO_STRUCTURAL=1 (config.py): every backward lowers its graph."""
+    return config.SETTINGS.program_cache
 
 
 # ---- the states ----------------------------------------------------------------------------
 
-def _call_key(roots: list, targets: list | None, stop: set | None) -> tuple:
+def _call_key(roots: list, targets: list | None, stop: set | None) -> Any:
+    """What a retained graph keeps a Binding under: the call's roots, targets and stop set
+    (the plain `t.backward()` by id(t) alone: replay_retained's one dict lookup)."""
+    if targets is None and stop is None and len(roots) == 1:
+        return id(roots[0])
     return (tuple(id(r) for r in roots), None if targets is None else
             tuple(id(t) for t in targets), None if stop is None else frozenset(stop))
 
@@ -275,7 +282,7 @@ def bind(roots: list, targets: list | None = None, stop: set | None = None,
         if not entry.optimized:             # the structure recurs: worth the full passes
             prog, graph = lower(roots, targets, stop, graph)
             CACHE.upgrade(entry, prog)
-        elif _verify:
+        elif config.SETTINGS.verify_cache:   # (slow: the tests' proof that no lowering
             _check_hit(entry.program, roots, targets, stop, graph)
         return Binding(entry.program, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
@@ -285,9 +292,6 @@ def bind(roots: list, targets: list | None = None, stop: set | None = None,
     return Binding(prog, graph, None, entry)
 
 
-# JITGRAD_VERIFY_CACHE=1: every cache hit is checked against a fresh lowering of its graph
-# (slow; the tests' way to prove that no op's lowering reads a value it does not name).
-_verify = os.environ.get("JITGRAD_VERIFY_CACHE", "") not in ("", "0")
 
 
 def _check_hit(cached: Program, roots: list, targets: list | None, stop: set | None,
@@ -321,7 +325,7 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
     kept = b is not None
     if b is None:
         b = bind(roots, once=not retain_graph)
-    b.run(seeds)
+    b.run(None if all(s is None for s in seeds) else seeds)
     if retain_graph:
         if not kept:
             _keep(roots, None, None, b)
@@ -356,7 +360,7 @@ def replay_retained(t: Any) -> bool:
     node = t._node
     if node is None or node.programs is None or t._stop_gradient:
         return False
-    kept = node.programs.get(((id(t),), None, None))
+    kept = node.programs.get(id(t))
     if kept is None:
         return False
     b, refs = kept

@@ -12,11 +12,11 @@ arena keeps them together. JITGRAD_COPY_VALUES=1 copies every value (the old lay
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
+from . import config
 from .lower_opt import STEP_OPERANDS, _Spans
 from .program import EXT, EXT_OPERANDS, OP
 
@@ -37,7 +37,7 @@ _READS: dict[int, tuple[int, ...]] = {OP[n]: cols for n, cols in (
 
 
 def enabled() -> bool:
-    return os.environ.get("JITGRAD_COPY_VALUES", "") in ("", "0")
+    return not config.SETTINGS.copy_values
 
 
 def _write_extent(prog: Any, row: np.ndarray) -> int:

@@ -323,7 +323,7 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
                     emit(f"    if n is not N{part}: return None")
         attrs = key[i]
         if attrs:
-            emit(f"    if {c(attrs_key)}({N}) != {c(attrs)}: return None")
+            _emit_attrs(emit, c, N, attrs, node.op.extra.get("bound_attrs", ()))
         else:
             emit(f"    if {N}.attrs: return None")
         emit(f"    d = {N}.out_data")
@@ -345,6 +345,27 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     scope: dict = {}
     exec(compile(src, f"<graph matcher, {len(nodes)} nodes>", "exec"), scope)
     return scope["make"](*consts)
+
+
+def _emit_attrs(emit: Callable, c: Callable, N: str, attrs: tuple, bound: tuple) -> None:
+    """The matcher's check that node N's attributes normalise to `attrs` (the key's part):
+    the same names in the same order, a plain int, str or None compared with its type, a
+    bool or float likewise, anything else through _norm (what attrs_key does, ~0.5 us a
+    node less)."""
+    names = tuple(name for name, _ in attrs)
+    emit(f"    x = {N}.attrs")
+    emit(f"    if tuple(x) != {c(names)}: return None")
+    for name, want in attrs:
+        v = f"x[{name!r}]"
+        if want is None:
+            emit(f"    if {v} is not None: return None")
+        elif type(want) is int or type(want) is str:
+            emit(f"    if type({v}) is not {type(want).__name__} or {v} != {want!r}: "
+                 "return None")
+        elif type(want) is tuple and len(want) == 2 and want[0] in ("bool", "float"):
+            emit(f"    if type({v}) is not {want[0]} or {v} != {c(want[1])}: return None")
+        else:
+            emit(f"    if {c(_norm)}({v}, {name in bound}) != {c(want)}: return None")
 
 
 def _emit_distinct(emit: Callable, x: str, listed: str, count: int, sigs: list) -> None:

@@ -25,11 +25,11 @@ not straddle a callback, and passes 3-5 skip Programs with callbacks.
 from __future__ import annotations
 
 import heapq
-import os
 from bisect import bisect_left, bisect_right
 
 import numpy as np
 
+from . import config
 from .program import EXT, NAMES, OP, Program
 
 # elements per CHAIN tile (1 KB of float32). A tile walks every step before the next, so
@@ -59,7 +59,7 @@ READERS = {OP[name] for name in ("ZERO", "AXPY", "MUL", "DIV", "DIVK", "MULDIV",
 
 
 def enabled() -> bool:
-    return os.environ.get("JITGRAD_NO_PEEPHOLE", "") in ("", "0")
+    return config.SETTINGS.peephole
 
 
 def optimize(prog: Program, backward: bool = True) -> Program:

@@ -15,7 +15,6 @@ wait for it (JITGRAD_TIER=0: wait for it at the first backward instead).
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import threading
 import time
@@ -23,8 +22,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-_vm = os.environ.get("JITGRAD_VM", "numba")
-_tiered = os.environ.get("JITGRAD_TIER", "1") != "0"
+from .. import config
+
+_vm = config.SETTINGS.vm
 _compiled: Callable | None = None     # interpreter.run_program once loaded
 _ready: set = set()                   # arena dtypes loaded in this process
 _generation = 0                       # bumped whenever what execute() runs changes
@@ -184,7 +184,8 @@ def execute(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.nd
     stop = len(code) if stop < 0 else stop
     which = vm or _vm
     if which == "numba" and arena.dtype not in _ready:
-        if vm is None and _tiered and int(code[start:stop, 5].sum()) < TIER_MAX_WORK:
+        if vm is None and config.SETTINGS.tier and \
+                int(code[start:stop, 5].sum()) < TIER_MAX_WORK:
             _start_loading()
             which = "reference"         # while the compiled one loads in the background
         else:

@@ -14,7 +14,6 @@ Numba does not notice edits to helpers imported from other files).
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any, Callable
 
@@ -60,7 +59,8 @@ _load_numba_numpy_support()
 
 
 def caching_enabled() -> bool:
-    return os.environ.get("JITGRAD_NO_CACHE", "") in ("", "0")
+    from .. import config
+    return config.SETTINGS.disk_cache
 
 
 def jit(fn: Callable | None = None, **overrides: Any) -> Any:

@@ -99,7 +99,10 @@ CHOICES = ("", "openblas", "mkl", "fallback")
 
 def find(choice: str | None = None) -> Found | None:
     """The BLAS to bind: JITGRAD_BLAS's choice (see the module docstring), None for none."""
-    choice = (os.environ.get("JITGRAD_BLAS", "") if choice is None else choice).lower()
+    if choice is None:
+        from .. import config
+        choice = config.SETTINGS.blas
+    choice = choice.lower()
     if choice not in CHOICES:
         raise ValueError(f"JITGRAD_BLAS={choice!r}: choose 'openblas', 'mkl' or 'fallback' "
                          "(or leave it unset: MKL if installed, else numpy's OpenBLAS)")

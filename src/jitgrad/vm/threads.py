@@ -31,22 +31,12 @@ _pool: ThreadPoolExecutor | None = None
 _pool_key: tuple[int, int] | None = None     # (pid, workers) the pool was made for
 
 
-def _from_env() -> int | None:
-    for name in ("JITGRAD_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS"):
-        v = os.environ.get(name, "").strip()
-        if v:
-            try:
-                return max(1, int(v))
-            except ValueError:
-                raise ValueError(f"{name}={v!r}: expected a positive integer") from None
-    return None
-
-
 def num_threads() -> int:
     """Threads a big fused chain may use."""
     if _override is not None:
         return _override
-    n = _from_env()
+    from .. import config
+    n = config.SETTINGS.num_threads
     if n is not None:
         return n
     try:
