@@ -12,6 +12,7 @@ arena keeps them together. JITGRAD_COPY_VALUES=1 copies every value (the old lay
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -65,7 +66,7 @@ def place(prog: Any, values: list) -> tuple[list, list]:
     the source, found by its memory.)"""
     copied = [(off, shape, src, tuple(arr.shape)) for off, shape, src, arr in values]
     candidates = [(off, shape) for off, shape, _, _ in values
-                  if int(np.prod(shape, dtype=np.int64)) >= MIN_ELEMENTS]
+                  if math.prod(shape) >= MIN_ELEMENTS]
     if not candidates or not enabled() or prog.segments:
         return copied, []
     code = prog.code
@@ -74,7 +75,7 @@ def place(prog: Any, values: list) -> tuple[list, list]:
     ext = {}
     index = _ReadIndex(prog, code, ops, outs)     # one pass over the rows for all values
     for off, shape in candidates:
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)
         if index.readable(off, n):
             ext[off] = n
     if not ext:

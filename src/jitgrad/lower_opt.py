@@ -24,6 +24,7 @@ not straddle a callback, and passes 3-5 skip Programs with callbacks.
 
 from __future__ import annotations
 
+import math
 import heapq
 from bisect import bisect_left, bisect_right
 
@@ -87,7 +88,7 @@ def optimize(prog: Program, backward: bool = True) -> Program:
 def _protected(prog: Program, pinned) -> list[tuple[int, int]]:
     rng = [(off, off + max(n, 1)) for off, n in prog.seeds]
     for _, off, shape, _ in prog.outputs:
-        rng.append((off, off + max(int(np.prod(shape, dtype=np.int64)), 1)))
+        rng.append((off, off + max(math.prod(shape), 1)))
     for s in pinned or ():
         off, n = (s, 1) if isinstance(s, (int, np.integer)) else (s[0], s[1])
         rng.append((int(off), int(off) + max(int(n), 1)))
@@ -584,7 +585,7 @@ def own_leaf_grads(prog: Program) -> int:
     for t, off, shape, kind in prog.outputs:
         if kind != "leaf":
             continue
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)
         hi = off + max(n, 1)
         i = int(np.searchsorted(reads, off))
         if _overlaps(off, hi, seeds) or (i < reads.size and int(reads[i]) < hi):

@@ -6,6 +6,7 @@ one of those moves (shapes measured against Paddle 3.3.1)."""
 
 from __future__ import annotations
 
+import math
 import functools
 from typing import Any, Sequence
 
@@ -180,7 +181,7 @@ def tensordot(x: Tensor, y: Tensor, axes: Any = 2, name: str | None = None) -> T
                              f"has {y.shape[b]}")
     free_x = [d for d in range(x.ndim) if d not in ax]
     free_y = [d for d in range(y.ndim) if d not in ay]
-    k = int(np.prod([x.shape[a] for a in ax], dtype=np.int64))
+    k = math.prod([x.shape[a] for a in ax])
     xm = reshape(transpose(x, free_x + ax), [-1, k])
     ym = reshape(transpose(y, ay + free_y), [k, -1])
     return reshape(matmul(xm, ym), [x.shape[d] for d in free_x] + [y.shape[d] for d in free_y])
@@ -195,7 +196,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     if d1 == d2:
         raise ValueError("diag_embed: dim1 and dim2 must differ")
     m = input.shape[-1]
-    batch = int(np.prod(input.shape[:-1], dtype=np.int64))
+    batch = math.prod(input.shape[:-1])
     rows = np.arange(m) + max(-offset, 0)
     cols = np.arange(m) + max(offset, 0)
     positions = (np.arange(batch)[:, None] * (n * n) + rows * n + cols).reshape(input.shape)

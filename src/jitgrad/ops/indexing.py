@@ -5,6 +5,7 @@ own."""
 
 from __future__ import annotations
 
+import math
 import builtins
 import functools
 from typing import Any, Sequence
@@ -255,7 +256,7 @@ def _put_forward(x, v, idx, reduce):
 
 
 def _kept_mask(shape: tuple, idx: np.ndarray, dtype) -> np.ndarray:
-    m = np.ones(int(np.prod(shape, dtype=np.int64)), dtype)
+    m = np.ones(math.prod(shape), dtype)
     m[idx] = 0
     return m.reshape(shape)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -57,12 +58,12 @@ def _lower(b, node, g, gins):
     x, y = (t._data for t in node.inputs)
     xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, node.attrs["transpose_x"],
                                                   node.attrs["transpose_y"])
-    nb = int(np.prod(batch, dtype=np.int64))
+    nb = math.prod(batch)
     full = lambda s: batch + s[-2:]                      # noqa: E731
 
     def operand(arr, shape):
         """(slot, batch stride) of a saved operand, materialising partial broadcasts."""
-        own = int(np.prod(shape[:-2], dtype=np.int64))
+        own = math.prod(shape[:-2])
         mat = shape[-2] * shape[-1]
         if own == nb:
             return b.value(arr.reshape(shape)), mat
@@ -71,7 +72,7 @@ def _lower(b, node, g, gins):
         return b.value(arr.reshape(shape), full(shape)), mat
 
     def gemm(dest, shape, A, sa, B, sb, mm, nn, kk, ta, tb):
-        own = int(np.prod(shape[:-2], dtype=np.int64))
+        own = math.prod(shape[:-2])
         mat = shape[-2] * shape[-1]
         target, sc = (dest, mat) if own == nb else (dest, 0) if own == 1 else \
             (b.alloc(full(shape)), mat)

@@ -5,6 +5,7 @@ einsum, trace, diag and slogdet are composites."""
 
 from __future__ import annotations
 
+import math
 import builtins
 import string
 
@@ -40,7 +41,7 @@ def _gemm(b, out, A, B, m, n, k, ta, tb, nb, acc=None):
 
 
 def _batch(shape: tuple) -> int:
-    return int(np.prod(shape[:-2], dtype=np.int64))
+    return math.prod(shape[:-2])
 
 
 def _transpose_index(shape: tuple) -> np.ndarray:
@@ -379,7 +380,7 @@ def _pair(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tensor, str
         a = broadcast_to(a, nbatch + a.shape[len(batch):])
     if b.shape[:len(batch)] != nbatch:
         b = broadcast_to(b, nbatch + b.shape[len(batch):])
-    prod = lambda cs: int(np.prod([size[c] for c in cs], dtype=np.int64))  # noqa: E731
+    prod = lambda cs: math.prod([size[c] for c in cs])  # noqa: E731
     a3 = reshape(a, [prod(batch), prod(fa), prod(contract)])
     b3 = reshape(b, [prod(batch), prod(contract), prod(fb)])
     y = reshape(matmul(a3, b3), nbatch + [size[c] for c in fa + fb])

@@ -5,6 +5,7 @@ elementwise ops."""
 
 from __future__ import annotations
 
+import math
 import builtins
 from typing import Any, Sequence
 
@@ -176,7 +177,7 @@ def inner(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     k = x.shape[-1]
     if y.shape[-1] != k:
         raise ValueError(f"inner: the last dims must match, got shapes {x.shape} and {y.shape}")
-    rows = [int(np.prod(t.shape[:-1], dtype=np.int64)) for t in (x, y)]
+    rows = [math.prod(t.shape[:-1]) for t in (x, y)]
     out = matmul(reshape(x, [rows[0], k]), reshape(y, [rows[1], k]), transpose_y=True)
     return reshape(out, x.shape[:-1] + y.shape[:-1])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from ..tensor import Tensor
@@ -25,8 +26,8 @@ def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
 
 def _row_layout(shape: tuple, axis: int) -> list[int]:
     """(outer, length, inner) so the reduced axis is the middle one of a 3-D view."""
-    outer = int(np.prod(shape[:axis], dtype=np.int64))
-    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    outer = math.prod(shape[:axis])
+    inner = math.prod(shape[axis + 1:])
     return [outer, shape[axis] if shape else 1, inner]
 
 

@@ -23,8 +23,8 @@ def _kept_shape(shape: tuple, axes: tuple | None) -> tuple:
 
 def _count(shape: tuple, axes: tuple | None) -> int:
     if axes is None:
-        return int(np.prod(shape, dtype=np.int64))
-    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+        return math.prod(shape)
+    return math.prod([shape[a] for a in axes])
 
 
 def _spread(g: Tensor, x: Tensor, axes: tuple | None) -> Tensor:

@@ -4,6 +4,7 @@ cumprod's gradient is a first-order linear recurrence (LINSCAN), exact at zeros.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -14,8 +15,8 @@ from .registry import defop
 
 
 def _layout(shape: tuple, axis: int, reverse: bool) -> list[int]:
-    outer = int(np.prod(shape[:axis], dtype=np.int64))
-    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    outer = math.prod(shape[:axis])
+    inner = math.prod(shape[axis + 1:])
     return [outer, shape[axis], inner, int(reverse)]
 
 

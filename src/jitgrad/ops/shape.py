@@ -3,6 +3,7 @@ flat layout), GATHER or SCATTER with an index map computed once when the op is r
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -13,7 +14,7 @@ from .registry import defop
 
 
 def _flat_positions(shape: tuple) -> np.ndarray:
-    return np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+    return np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
 
 
 reshape_op = defop(
@@ -90,12 +91,12 @@ def _resolve_shape(x: Tensor, shape: Any) -> tuple[int, ...]:
         out.append(x._data.shape[i] if s == 0 else s)   # Paddle: 0 keeps that dim
     if out.count(-1) > 1:
         raise ValueError(f"reshape: at most one -1 in shape, got {list(shape)}")
-    known = int(np.prod([s for s in out if s != -1], dtype=np.int64))
+    known = math.prod([s for s in out if s != -1])
     if -1 in out:
         if known == 0 or x.size % known:
             raise ValueError(f"reshape: cannot reshape {x.shape} into {list(shape)}")
         out[out.index(-1)] = x.size // known
-    if int(np.prod(out, dtype=np.int64)) != x.size:
+    if math.prod(out) != x.size:
         raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} ({x.size} "
                          f"elements) into {list(shape)}")
     return tuple(out)

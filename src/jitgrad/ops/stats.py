@@ -4,6 +4,7 @@ come for free. Order statistics (median, quantile) are in order_stats.py."""
 
 from __future__ import annotations
 
+import math
 import builtins
 from typing import Any
 
@@ -27,7 +28,7 @@ def _others_product(x: np.ndarray, axes: tuple | None) -> np.ndarray:
     keep = [i for i in range(x.ndim) if i not in axes]
     perm = keep + list(axes)
     xt = np.transpose(x, perm)
-    flat = xt.reshape(int(np.prod(xt.shape[:len(keep)], dtype=np.int64)), -1)
+    flat = xt.reshape(math.prod(xt.shape[:len(keep)]), -1)
     ones = np.ones((flat.shape[0], 1), x.dtype)
     left = np.cumprod(np.concatenate([ones, flat[:, :-1]], axis=1), axis=1)
     right = np.cumprod(np.concatenate([ones, flat[:, :0:-1]], axis=1), axis=1)[:, ::-1]
@@ -50,7 +51,7 @@ def _others_tensor(x: Tensor, axes: tuple | None) -> Tensor:
     perm = keep + list(axes)
     xt = transpose(x, perm) if perm != list(range(x.ndim)) else x
     lead = [x.shape[i] for i in keep]
-    k = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    k = math.prod([x.shape[a] for a in axes])
     rows = broadcast_to(unsqueeze(reshape(xt, lead + [k]), -2), lead + [k, k])
     eye = np.broadcast_to(np.eye(k, dtype=bool), tuple(lead) + (k, k))
     others = prod(E.where(Tensor._make(eye), 1.0, rows), axis=-1)
