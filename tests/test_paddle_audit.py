@@ -204,7 +204,8 @@ def test_grad_signature_matches_paddle():
         ("outputs", pk, empty), ("inputs", pk, empty), ("grad_outputs", pk, None),
         ("retain_graph", pk, None), ("create_graph", pk, False), ("only_inputs", pk, True),
         ("allow_unused", pk, False), ("no_grad_vars", pk, None),
-        ("dump_backward_graph_path", kw, None)]
+        ("dump_backward_graph_path", kw, None),
+        ("batched", kw, False)]               # jitgrad's extension: keyword-only, after
     assert paddle.autograd.grad is paddle.grad
 
 

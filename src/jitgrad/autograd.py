@@ -250,8 +250,14 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
          retain_graph: bool | None = None, create_graph: bool = False,
          only_inputs: bool = True, allow_unused: bool = False,
          no_grad_vars: Tensor | Sequence[Tensor] | set | None = None, *,
-         dump_backward_graph_path: str | None = None) -> list[Tensor | None]:
+         dump_backward_graph_path: str | None = None, batched: bool = False
+         ) -> list[Tensor | None]:
     """Gradients of `outputs` with respect to `inputs`, returned as a list.
+
+    `batched=True` (a jitgrad extension) takes K cotangents at once: each grad_outputs
+    entry has a leading axis of K (None: ones for every k) and each result gets that axis
+    too. The graph's compiled Program runs K times in one call: K vector-Jacobian products
+    (Jacobian rows, many cotangents) for the price of one Python call.
 
     Leaves' `.grad` are left alone (retained non-leaves still get theirs). Results have
     stop_gradient = not create_graph; with create_graph=True they can be differentiated
@@ -273,6 +279,9 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     outs = _distinct(outputs, "outputs")
     ins = _distinct(inputs, "inputs")
     check_float_roots(outs, "outputs")
+    if check_flag(batched, "batched"):
+        return _batched_grad(outs, ins, grad_outputs, retain_graph, create_graph,
+                             allow_unused, no_grad_vars)
     seeds = check_seeds(grad_outputs, outs, "grad_outputs")
     create_graph = check_flag(create_graph, "create_graph")
     retain_graph = check_flag(create_graph if retain_graph is None else retain_graph,
@@ -307,6 +316,60 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
                              "no_grad_vars). Set allow_unused=True to get None for it.")
         if g is not None and create_graph and g._node is None:
             g = Tensor._make(g._data, stop_gradient=False)     # a leaf, as in Paddle
+        results.append(g)
+    return results
+
+
+def _batched_grad(outs: list[Tensor], ins: list[Tensor], grad_outputs: Any,
+                  retain_graph: bool | None, create_graph: bool, allow_unused: bool,
+                  no_grad_vars: Any) -> list[Tensor | None]:
+    """grad(..., batched=True): K cotangents per output along a leading axis."""
+    if grad_outputs is None:
+        raise ValueError("batched=True needs grad_outputs: one Tensor per output with a "
+                         "leading axis of K cotangents")
+    if isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    if not isinstance(grad_outputs, (list, tuple)) or len(grad_outputs) != len(outs):
+        raise ValueError(f"grad_outputs must hold one entry per output ({len(outs)})")
+    K = None
+    for i, (g, r) in enumerate(zip(grad_outputs, outs)):
+        if g is None:
+            continue
+        if not isinstance(g, Tensor) or g._data.dtype.kind != "f":
+            raise TypeError(f"grad_outputs[{i}] must be a float Tensor or None")
+        if g.ndim == 0 or g._data.size != g.shape[0] * r._data.size:
+            raise ValueError(f"grad_outputs[{i}] has shape {list(g.shape)}: with batched=True "
+                             f"it needs a leading axis of K and then {r._data.size} elements "
+                             f"(output shape {list(r.shape)})")
+        if K is not None and g.shape[0] != K:
+            raise ValueError(f"grad_outputs disagree on K: {K} and {g.shape[0]}")
+        K = g.shape[0]
+    if K is None:
+        raise ValueError("batched=True needs at least one grad_outputs Tensor to give K")
+    create_graph = check_flag(create_graph, "create_graph")
+    if create_graph:                    # differentiable: one recorded backward per k, stacked
+        from .ops import stack
+        rows = [grad(outs, ins, [None if g is None else g[k] for g in grad_outputs],
+                     retain_graph=True, create_graph=True, allow_unused=True,
+                     no_grad_vars=no_grad_vars) for k in range(K)]
+        found = {id(x): stack([r[i] for r in rows]) for i, x in enumerate(ins)
+                 if rows[0][i] is not None}
+    else:
+        retain = check_flag(False if retain_graph is None else retain_graph, "retain_graph")
+        stop = _no_grad_ids(no_grad_vars)
+        live = [(r, None if g is None else g._data) for r, g in zip(outs, grad_outputs)
+                if not r._stop_gradient and (stop is None or id(r) not in stop)]
+        found = {}
+        if live:
+            arrays = executor.run_grad_batched([r for r, _ in live], [g for _, g in live],
+                                               ins, stop, retain)
+            found = {k: Tensor._make(v) for k, v in arrays.items()}
+    results: list[Tensor | None] = []
+    for i, x in enumerate(ins):
+        g = found.get(id(x))
+        if g is None and not allow_unused:
+            raise ValueError(f"The {i}-th input does not appear in the backward graph of the "
+                             "outputs. Set allow_unused=True to get None for it.")
         results.append(g)
     return results
 

@@ -276,6 +276,57 @@ class Binding:
                                                                          copy=True))
         return found
 
+    def run_batched(self, seeds: list) -> dict[int, np.ndarray]:
+        """grad()'s answers for K cotangents at once: `seeds` holds one array per root with
+        a leading K axis (None: ones for every k); returns {id(target): array [K, *shape]}.
+        One compiled call runs the Program K times; a Program with Python callbacks (hooks,
+        PyLayer) runs them one by one."""
+        p, ws = self.program, self.ws
+        given = [s for s in seeds if s is not None]
+        K = given[0].shape[0] if given else 1
+        cols = [np.ones((K, n), ws.arena.dtype) if s is None else
+                s.reshape(K, n).astype(ws.arena.dtype, copy=False)
+                for (_, n), s in zip(p.seeds, seeds)]
+        matrix = np.ascontiguousarray(np.concatenate(cols, axis=1)) if cols else \
+            np.zeros((K, 0), ws.arena.dtype)
+        targets = [j for j, (kind, _, _, _) in enumerate(p.outputs) if kind == "target"]
+        out_pos = np.array([(p.outputs[j][2], math.prod(p.outputs[j][3])) for j in targets],
+                           np.int64).reshape(-1, 2)
+        outs = np.empty((K, int(out_pos[:, 1].sum())), ws.arena.dtype)
+        seed_pos = np.array(p.seeds, np.int64).reshape(-1, 2)
+        with RUN_LOCK:
+            ws.ones_ready = False
+            for i in range(len(ws.seed_ones)):
+                ws.seed_ones[i] = False
+            if p.callbacks:
+                self._batched_by_rows(matrix, seed_pos, outs, out_pos)
+            else:
+                vm.execute_batched(p.code, ws.arena, ws.itab, ws.consts, seed_pos, matrix,
+                                   out_pos, outs)
+        found, c = {}, 0
+        for j, (_, n) in zip(targets, out_pos):
+            t = self.out_tensors[j]
+            if not (self.skip and id(t) in self.skip):
+                found[id(t)] = outs[:, c:c + n].reshape((K,) + p.outputs[j][3]).astype(
+                    t._data.dtype, copy=True)
+            c += int(n)
+        return found
+
+    def _batched_by_rows(self, matrix: np.ndarray, seed_pos: np.ndarray, outs: np.ndarray,
+                         out_pos: np.ndarray) -> None:
+        """run_batched for a Program with callbacks: each row through _execute."""
+        arena = self.ws.arena
+        for k in range(matrix.shape[0]):
+            c = 0
+            for off, n in seed_pos:
+                arena[off:off + n] = matrix[k, c:c + n]
+                c += n
+            self._execute()
+            c = 0
+            for off, n in out_pos:
+                outs[k, c:c + n] = arena[off:off + n]
+                c += n
+
     def quick(self) -> bool:
         """A retained replay with ones seeds when all it takes is the compiled call: seed
         slots still hold ones, every output is an owned leaf whose `.grad` is the array its

@@ -87,12 +87,12 @@ class ProgramCache:
     def lookup(self, roots: list, targets: list | None, stop: set | None
                ) -> tuple[Entry | None, Graph]:
         """The entry for this graph's structure (None: not cached), and the graph."""
-        if targets is None and stop is None:
+        if stop is None:
             ep = tape.epoch()
             for entry in self._recent:          # the previous step's graph again?
                 if entry is not None and entry.match:
                     try:
-                        found = entry.match(roots, ep)
+                        found = entry.match(roots, ep, targets)
                     except Uncacheable:         # an attribute with no key: the walk says so
                         found = None
                     if found is not None:
@@ -101,8 +101,8 @@ class ProgramCache:
                                 self._touch(entry)
                                 self.hits += 1
                                 entry.hits += 1
-                                return entry, Graph(roots, nodes=found[0], tensors=found[1],
-                                                    key=entry.key)
+                                return entry, Graph(roots, targets, nodes=found[0],
+                                                    tensors=found[1], key=entry.key)
         graph = Graph(roots, targets, stop)
         if graph.key is None:
             with self._lock:
@@ -346,6 +346,21 @@ def run_grad(roots: list, seeds: list, targets: list, stop: set | None,
         b = bind(roots, targets, stop, once=not retain_graph)
     b.run(seeds)
     found = b.results()
+    if retain_graph and not kept:
+        _keep(roots, targets, stop, b)
+    elif not kept:
+        release(b)
+    return found
+
+
+def run_grad_batched(roots: list, seeds: list, targets: list, stop: set | None,
+                     retain_graph: bool) -> dict:
+    """grad(..., batched=True): {id(target): array [K, *shape]} from one compiled call."""
+    b = _retained(roots, targets, stop)
+    kept = b is not None
+    if b is None:
+        b = bind(roots, targets, stop, once=not retain_graph)
+    found = b.run_batched(seeds)
     if retain_graph and not kept:
         _keep(roots, targets, stop, b)
     elif not kept:

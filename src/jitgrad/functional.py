@@ -1,8 +1,12 @@
 """jacobian and hessian, as `paddle.autograd.jacobian/hessian` (Paddle 2.5+).
 
-A `Jacobian` is lazy: indexing it computes only the rows it needs, one `grad()` call per
-row (reverse mode gives a row at a time), and caches them. Rows are computed with
-create_graph=True, so a Jacobian can be differentiated again: that is all `hessian` does.
+A `Jacobian` is lazy: indexing it computes only the rows it has not computed yet, all of
+them in one batched backward (`grad(..., batched=True)`: the graph's compiled Program runs
+once per row inside one call), and caches them. The rows stay differentiable, as Paddle's
+are: they are the output of one recorded node whose gradient rule rebuilds them with
+create_graph=True when (and only when) something differentiates them. `hessian` is the
+Jacobian of the gradient, recorded once with create_graph=True, so its rows are batched
+replays of that gradient's graph.
 
 Shapes follow Paddle: without a batch axis, ys and xs are 0-D or 1-D and J has shape
 [M, N] (a 0-D side drops its axis); with batch_axis=0 they are 1-D or 2-D and J has shape
@@ -30,7 +34,7 @@ class Jacobian:
                                  f"{'batch_axis=0' if is_batched else 'batch_axis=None'}, "
                                  f"got {t.ndim} (shape {list(t.shape)})")
         self._xs, self.is_batched = xs, is_batched
-        self._rows: dict[int, Tensor] = {}
+        self._rows: dict[int, tuple[Tensor, int]] = {}    # row -> (its block, index)
         if is_batched:
             if ys.shape[0] != xs.shape[0]:
                 raise ValueError(f"ys and xs must share the batch size, got {ys.shape[0]} and "
@@ -52,26 +56,67 @@ class Jacobian:
     # ---- evaluation ----------------------------------------------------------------------
     def _row(self, i: int) -> Tensor:
         """Row i along the lazy axis: [N] (or [B, N] batched), differentiable."""
-        row = self._rows.get(i)
-        if row is None:
-            from .autograd import grad
-            y = self._ys[:, i] if self.is_batched else self._ys[i]
-            (g,) = grad(y, self._xs, create_graph=True, allow_unused=True)
-            if g is None:
-                g = Tensor._make(np.zeros_like(self._xs._data), stop_gradient=False)
-            row = g.reshape([self.inner_shape[0], -1] if self.is_batched else [-1])
-            self._rows[i] = row
-        return row
+        if i not in self._rows:
+            self._compute([i])
+        block, k = self._rows[i]
+        return block[k]
+
+    def _compute(self, wanted: list[int]) -> None:
+        """The rows in `wanted` not computed yet: their values from one batched backward,
+        each a slice of one differentiable block."""
+        todo = [i for i in dict.fromkeys(wanted) if i not in self._rows]
+        if not todo:
+            return
+        from .autograd import grad
+        ys, xs, batched = self._ys, self._xs, self.is_batched
+        seeds = np.zeros((len(todo),) + tuple(ys.shape), ys._data.dtype)
+        for k, i in enumerate(todo):
+            if batched:
+                seeds[k, :, i] = 1
+            else:
+                seeds[k, i] = 1
+        if ys._stop_gradient:
+            values = np.zeros((len(todo),) + tuple(xs.shape), xs._data.dtype)
+        else:
+            (g,) = grad(ys, xs, Tensor._make(seeds), allow_unused=True, batched=True)
+            values = np.zeros((len(todo),) + tuple(xs.shape), xs._data.dtype) if g is None \
+                else g._data
+        block = _differentiable_rows(values, self, todo)   # [K, *xs.shape]
+        flat = block.reshape([len(todo), self.inner_shape[0], -1] if batched
+                             else [len(todo), -1])
+        for k, i in enumerate(todo):
+            self._rows[i] = (flat, k)
+
+    def _block(self, wanted: list[int]) -> Tensor:
+        """The wanted rows stacked along the lazy axis: one computed block as it is when
+        they are its rows in order (J[:] right after its batched backward), else slices
+        of the blocks stacked."""
+        first = self._rows[wanted[0]][0]
+        if len(wanted) == first.shape[0] and \
+                all(self._rows[i][0] is first and self._rows[i][1] == k
+                    for k, i in enumerate(wanted)):
+            return _move_rows(first, self._lazy_axis)
+        return _stack([self._row(i) for i in wanted], self._lazy_axis)
 
     def __getitem__(self, index: Any) -> Tensor:
         index = self._expand(index)
         lazy = index[self._lazy_axis]
         rows = range(self.inner_shape[self._lazy_axis])[lazy]
-        picked = [self._row(i) for i in ([rows] if isinstance(rows, int) else rows)]
-        block = _stack(picked, self._lazy_axis)
+        wanted = [rows] if isinstance(rows, int) else list(rows)
+        self._compute(wanted)
+        block = self._block(wanted)
         rest = list(index)
         rest[self._lazy_axis] = 0 if isinstance(rows, int) else slice(None)
         return block[tuple(rest)]
+
+    def _graph_row(self, i: int) -> Tensor:
+        """Row i rebuilt with create_graph=True (what differentiating the rows needs)."""
+        from .autograd import grad
+        y = self._ys[:, i] if self.is_batched else self._ys[i]
+        (g,) = grad(y, self._xs, create_graph=True, allow_unused=True)
+        if g is None:
+            g = Tensor._make(np.zeros_like(self._xs._data), stop_gradient=False)
+        return g
 
     def _expand(self, index: Any) -> tuple:
         """A user index over `shape` -> one entry per axis of `inner_shape`."""
@@ -144,11 +189,86 @@ def hessian(ys: Tensor, xs: Tensor | Sequence[Tensor], batch_axis: int | None = 
         ys = ys.reshape([-1])
     else:
         raise ValueError(f"batch_axis must be None or 0, got {batch_axis!r}")
-    first = jacobian(ys, xs, batch_axis)
+    from .autograd import grad
+    batched = batch_axis is not None
+    xs_list = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+    for x in xs_list:
+        _as_tensor(x, "xs")
+    # the gradient, recorded once (create_graph): its rows are then batched replays
+    firsts = grad(ys, xs_list, create_graph=True, allow_unused=True)
+    firsts = [Tensor._make(np.zeros_like(x._data)) if g is None else g
+              for g, x in zip(firsts, xs_list)]
     if not isinstance(xs, (list, tuple)):
-        return _as_hessian(Jacobian(first._evaluate_all(), xs, batch_axis is not None))
-    return tuple(tuple(_as_hessian(Jacobian(j._evaluate_all(), x, batch_axis is not None))
-                       for x in xs) for j in first)
+        return _as_hessian(Jacobian(firsts[0], xs, batched))
+    return tuple(tuple(_as_hessian(Jacobian(g, x, batched)) for x in xs_list)
+                 for g in firsts)
+
+
+def _differentiable_rows(values: np.ndarray, jac: Jacobian, rows: list[int]) -> Tensor:
+    """The rows' values as one Tensor that differentiates like the rows themselves: a
+    recorded node over the leaves of ys's graph whose rule rebuilds the rows with
+    create_graph=True and differentiates <rows, G> (slow, and only when asked for)."""
+    from . import tape
+    leaves = _leaves_of(jac._ys)
+    if not leaves or not tape.is_grad_enabled():
+        return Tensor._make(values)
+    return _JacobianRows.apply(values, jac, rows, *leaves)
+
+
+def _leaves_of(t: Tensor) -> list[Tensor]:
+    """Leaves needing gradients that t's recorded graph reaches (in recording order)."""
+    from . import tape
+    seen: dict[int, Tensor] = {}
+    for node in reversed(tape.reachable_nodes([t])):
+        for x in node.inputs:
+            if x._node is None and not x._stop_gradient:
+                seen.setdefault(id(x), x)
+    if t._node is None and not t._stop_gradient:
+        seen.setdefault(id(t), t)
+    return list(seen.values())
+
+
+def _rows_pylayer() -> type:
+    from .py_layer import PyLayer
+
+    class JacobianRows(PyLayer):
+        """Jacobian rows computed by a batched backward, differentiable through leaves."""
+
+        @staticmethod
+        def forward(ctx: Any, values: np.ndarray, jac: Jacobian, rows: list,
+                    *leaves: Tensor) -> Tensor:
+            ctx.jac, ctx.rows, ctx.leaves = jac, rows, leaves
+            return Tensor._make(values)
+
+        @staticmethod
+        def backward(ctx: Any, g: Tensor) -> tuple:
+            from . import tape
+            from .autograd import grad
+            from .ops import stack
+            jac = ctx.jac
+            with tape.enable_grad():
+                block = stack([jac._graph_row(i) for i in ctx.rows])
+                inner = (block * g).sum()
+                if inner._node is None:
+                    return (None,) * len(ctx.leaves)
+                return tuple(grad(inner, list(ctx.leaves), allow_unused=True,
+                                  create_graph=True))
+    return JacobianRows
+
+
+class _Lazy:
+    """The PyLayer class, made on first use (functional is imported before py_layer)."""
+
+    cls: Any = None
+
+    @classmethod
+    def apply(cls, *args: Any) -> Tensor:
+        if cls.cls is None:
+            cls.cls = _rows_pylayer()
+        return cls.cls.apply(*args)
+
+
+_JacobianRows = _Lazy
 
 
 def _as_hessian(j: Jacobian) -> Hessian:
@@ -164,6 +284,14 @@ def _as_tensor(t: Any, name: str) -> Tensor:
 
 def _width(x: Tensor, batched: bool) -> int:
     return int(x.size // x.shape[0]) if batched else int(x.size)
+
+
+def _move_rows(block: Tensor, axis: int) -> Tensor:
+    """A block of rows [K, ...] with its row axis moved to `axis` (0 or 1)."""
+    if axis == 0:
+        return block
+    from .ops import transpose
+    return transpose(block, [1, 0] + list(range(2, block.ndim)))
 
 
 def _stack(rows: list[Tensor], axis: int) -> Tensor:

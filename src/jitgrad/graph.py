@@ -243,10 +243,11 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     number, and at the end all nodes (and all tensors) must be distinct objects. Checks
     stricter than the key's equality (the op object, dtype identity, every node recorded in
     the current epoch) only send a graph to the walk, which decides exactly. None: too
-    large, or a key with targets/stop (grad() takes the walk).
+    large, or a key with a stop set (grad()'s no_grad_vars take the walk). For grad()'s
+    keys the new graph's `targets` are checked as the walk numbers them.
     """
     nodes = g.nodes
-    if len(nodes) > MATCH_MAX_NODES or g.targets is not None or g.stop is not None:
+    if len(nodes) > MATCH_MAX_NODES or g.stop is not None:
         return None
     consts: list = []
 
@@ -254,7 +255,7 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
         consts.append(value)
         return f"C{len(consts) - 1}"
 
-    lines = ["def match(roots, ep):"]
+    lines = ["def match(roots, ep, targets=None):"]
     emit = lines.append
     i = nroots = nnodes = 0
     while i < len(key) and not isinstance(key[i], str):      # roots: shape, dtype, node
@@ -330,6 +331,12 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
         emit(f"    if d.shape != {c(key[i + 1])} or d.dtype is not {c(key[i + 2])}: return None")
         node_sigs.append((id(node.op), key[i + 1], key[i + 2]))
         i += 3
+    want_targets = None
+    if g.targets is not None:
+        if i >= len(key) or key[i] != "targets":
+            return None
+        want_targets = tuple(key[i + 1:i + 1 + len(g.targets)])
+        i += 1 + len(g.targets)
     if i != len(key) or nnodes != len(nodes):
         return None
     nodes_list = f"[{', '.join(f'N{k}' for k in range(nnodes))}]"
@@ -338,6 +345,11 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     _emit_distinct(emit, "N", "nodes", nnodes, node_sigs)
     emit(f"    tensors = {tensors_list}")
     _emit_distinct(emit, "T", "tensors", ntensors, tensor_sigs)
+    if want_targets is None:
+        emit("    if targets is not None: return None")
+    else:
+        emit(f"    if targets is None or {c(_target_parts)}(targets, nodes, tensors) != "
+             f"{c(want_targets)}: return None")
     emit("    return nodes, tensors")
     names = ", ".join(f"C{j}" for j in range(len(consts)))
     src = (f"def make({names}):\n" + "\n".join("    " + ln for ln in lines) +
@@ -345,6 +357,19 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     scope: dict = {}
     exec(compile(src, f"<graph matcher, {len(nodes)} nodes>", "exec"), scope)
     return scope["make"](*consts)
+
+
+def _target_parts(targets: list, nodes: list, tensors: list) -> tuple:
+    """The key's target parts for these targets, numbered as _walk numbers them."""
+    tid = {id(t): i for i, t in enumerate(tensors)}
+    nid = {id(n): k for k, n in enumerate(nodes)}
+    parts = []
+    for t in targets:
+        i = tid.get(id(t))
+        n = t._node
+        parts.append(("t", i) if i is not None else
+                     ("o", nid[id(n)]) if n is not None and id(n) in nid else None)
+    return tuple(parts)
 
 
 def _emit_attrs(emit: Callable, c: Callable, N: str, attrs: tuple, bound: tuple) -> None:

@@ -238,11 +238,11 @@ def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
 
 def sum_to(g: Tensor, shape: tuple | list) -> Tensor:
     """Sum a broadcast gradient back to `shape` (jitgrad ops, so it is differentiable)."""
+    shape = tuple(shape)
+    if g._data.shape == shape:
+        return g
     from . import reduce as R
     from . import shape as S
-    shape = tuple(shape)
-    if tuple(g._data.shape) == shape:
-        return g
     lead = g.ndim - len(shape)
     axes = list(range(lead)) + [lead + i for i, s in enumerate(shape)
                                 if s == 1 and g._data.shape[lead + i] != 1]

@@ -48,10 +48,15 @@ def _as_matrices(x: Any, y: Any, tx: bool, ty: bool):
 def _vjp(g, out, x, y, transpose_x, transpose_y):
     from .shape import reshape
     xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, transpose_x, transpose_y)
-    x2, y2, g2 = reshape(x, xs), reshape(y, ys), reshape(g, batch + (m, n))
+    # (a reshape only where the shapes differ: the common 2-D case records none)
+    x2 = x if x._data.shape == tuple(xs) else reshape(x, xs)
+    y2 = y if y._data.shape == tuple(ys) else reshape(y, ys)
+    g2 = g if g._data.shape == batch + (m, n) else reshape(g, batch + (m, n))
     gx = matmul(g2, y2, False, not ty) if not tx else matmul(y2, g2, ty, True)
     gy = matmul(x2, g2, not tx, False) if not ty else matmul(g2, x2, True, tx)
-    return (reshape(sum_to(gx, xs), x.shape), reshape(sum_to(gy, ys), y.shape))
+    gx, gy = sum_to(gx, xs), sum_to(gy, ys)
+    return (gx if gx._data.shape == x._data.shape else reshape(gx, x.shape),
+            gy if gy._data.shape == y._data.shape else reshape(gy, y.shape))
 
 
 def _lower(b, node, g, gins):

@@ -27,6 +27,7 @@ from .. import config
 _vm = config.SETTINGS.vm
 _compiled: Callable | None = None     # interpreter.run_program once loaded
 _ready: set = set()                   # arena dtypes loaded in this process
+_batched_ready: set = set()           # ... for run_batched
 _generation = 0                       # bumped whenever what execute() runs changes
 _lock = threading.Lock()
 _loader: threading.Thread | None = None
@@ -195,6 +196,42 @@ def execute(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.nd
         run(code, arena, itab, consts, start, stop)
         return
     _compiled(code, arena, itab, consts, start, stop)
+
+
+def execute_batched(code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
+                    consts: np.ndarray, seed_pos: np.ndarray, seeds: np.ndarray,
+                    out_pos: np.ndarray, outs: np.ndarray, vm: str | None = None) -> None:
+    """Run the whole Program once per row of `seeds` (K x seed elements), writing each run's
+    output slots to that row of `outs` (K x output elements); `seed_pos` and `out_pos` are
+    (offset, size) rows in the order the values are laid end to end. One compiled call for
+    all K runs (the reference interpreter loops in Python)."""
+    which = vm or _vm
+    if which == "numba":
+        _wait_compiled(arena.dtype)
+        from .interpreter import run_batched
+        status = [0]
+
+        def call() -> None:
+            status[0] = run_batched(code, arena, itab, consts, seed_pos, seeds, out_pos, outs)
+        if arena.dtype in _batched_ready:
+            call()
+        else:                               # compiled (or loaded) on first use: say so
+            run_announced(call)
+            _batched_ready.add(arena.dtype)
+        if status[0] != -1:
+            raise RuntimeError(f"compiled interpreter has no kernel for opcode {status[0]}")
+        return
+    from .reference import run
+    for k in range(seeds.shape[0]):
+        c = 0
+        for off, n in seed_pos:
+            arena[off:off + n] = seeds[k, c:c + n]
+            c += n
+        run(code, arena, itab, consts, 0, len(code))
+        c = 0
+        for off, n in out_pos:
+            outs[k, c:c + n] = arena[off:off + n]
+            c += n
 
 
 def compiled_call(code: np.ndarray, arena: np.ndarray, itab: np.ndarray,

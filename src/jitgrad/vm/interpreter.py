@@ -507,6 +507,32 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
 
 
 @jit
+def run_batched(code, arena, itab, consts, seed_pos, seeds, out_pos, outs):  # pragma: no cover
+    """The whole Program once per row k of `seeds`: the seed slots (rows (offset, size) of
+    seed_pos) take seeds[k] laid end to end, and the slots of out_pos are copied out to
+    outs[k] after the run. K runs in one call: no Python between them (Jacobian rows, many
+    cotangents of one retained graph). Returns -1, or an unknown opcode."""
+    never = np.int64(1) << 62               # threads.NEVER: no CHAIN split between rows
+    for k in range(seeds.shape[0]):
+        c = 0
+        for s in range(seed_pos.shape[0]):
+            off, n = seed_pos[s, 0], seed_pos[s, 1]
+            for i in range(n):
+                arena[off + i] = seeds[k, c + i]
+            c += n
+        status = run(code, arena, itab, consts, 0, code.shape[0], never)
+        if status != -1:
+            return status
+        c = 0
+        for s in range(out_pos.shape[0]):
+            off, n = out_pos[s, 0], out_pos[s, 1]
+            for i in range(n):
+                outs[k, c + i] = arena[off + i]
+            c += n
+    return -1
+
+
+@jit
 def chain_part(code, arena, itab, consts, pc, lo, hi):  # pragma: no cover - compiled
     """Elements lo..hi-1 of the CHAIN row pc (one thread's share)."""
     _chain(arena, itab, consts, code[pc, 1], code[pc, 2], lo, hi, code[pc, 6],
