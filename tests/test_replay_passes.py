@@ -91,6 +91,7 @@ def test_replay_of_a_1000_op_graph_runs_no_python_op_code(monkeypatch):
 def _grads(n_ops, vm_name, peephole, monkeypatch, dtype="float32", size=8):
     monkeypatch.setattr(config.SETTINGS, "peephole", peephole)
     monkeypatch.setattr(config.SETTINGS, "program_cache", False)     # lower this very graph
+    monkeypatch.setattr(config.SETTINGS, "exact_replay", True)       # (fold.py: other bits)
     x, loss = _chain(n_ops, size=size, dtype=dtype)
     _backward_twice(loss, vm_name)
     return x.grad.numpy()
@@ -490,11 +491,13 @@ def test_chain_kernel_edges_match_reference(steps, scalar, acc):
     assert not np.array_equal(arenas[0], arena)
 
 
-def test_repeated_replays_through_the_entry_point_match_the_general_path(split_counter):
+def test_repeated_replays_through_the_entry_point_match_the_general_path(split_counter,
+                                                                        monkeypatch):
     """A retained replay with ones seeds is just the compiled call through its entry point
     (Binding.quick: vm.compiled_call bound to the Workspace) and skips rewriting ones seeds
     it already holds; threaded splits, explicit seeds in between and a switch to the
-    reference VM stay exact."""
+    reference VM stay exact (in the unfolded order: fold.py's replays are test_fold.py's)."""
+    monkeypatch.setattr(config.SETTINGS, "exact_replay", True)
     vm.warmup(quiet=True)
     splits = split_counter
     with vm.using("numba"):               # the compiled path, even under JITGRAD_VM=reference

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import vm
+from . import config, vm
 from .graph import Graph
 from .program import EXT, Program
 from .tensor import Tensor, deliver_grad, detach_graph_grad
@@ -45,13 +45,15 @@ class Workspace:
     __slots__ = ("arena", "itab", "consts", "value_views", "seed_views", "out_views",
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
                  "private", "call", "call_gen", "nbytes", "deliver_idx", "leaf_js",
-                 "__weakref__")
+                 "code", "folded", "__weakref__")
 
     def __init__(self, prog: Program) -> None:
         dtype = prog.dtype
         self.arena = arena = np.zeros(max(prog.arena_size, 1), dtype=dtype)
         self.itab = prog.itab.copy()
         self.consts = prog.consts.copy()
+        self.code = prog.code                        # fold.py's rewrite, once folded
+        self.folded: list | None = None              # fold.py's D arrays ([]: none fold)
         self.value_views = [arena[off:off + _size(shape)].reshape(shape)
                             for off, shape, _, _ in prog.values]
         self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
@@ -244,7 +246,7 @@ class Binding:
             callbacks = self.callbacks
             for start, stop, cb in p.segments:
                 if stop > start:
-                    vm.execute(p.code, ws.arena, ws.itab, ws.consts, start=start, stop=stop)
+                    vm.execute(ws.code, ws.arena, ws.itab, ws.consts, start=start, stop=stop)
                 if cb >= 0:
                     callbacks[cb](ws.arena)
             if any(getattr(cb, "none", None) for cb in callbacks):
@@ -256,12 +258,12 @@ class Binding:
             return
         gen = vm.generation()
         if ws.call_gen != gen:
-            ws.call = vm.compiled_call(p.code, ws.arena, ws.itab, ws.consts)
+            ws.call = vm.compiled_call(ws.code, ws.arena, ws.itab, ws.consts)
             ws.call_gen = gen
         if ws.call is not None:
             ws.call()
         else:
-            vm.execute(p.code, ws.arena, ws.itab, ws.consts)
+            vm.execute(ws.code, ws.arena, ws.itab, ws.consts)
 
     def results(self) -> dict[int, Tensor]:
         """grad()'s answers: {id(target): a new gradient tensor}, copied out."""
@@ -301,7 +303,7 @@ class Binding:
             if p.callbacks:
                 self._batched_by_rows(matrix, seed_pos, outs, out_pos)
             else:
-                vm.execute_batched(p.code, ws.arena, ws.itab, ws.consts, seed_pos, matrix,
+                vm.execute_batched(ws.code, ws.arena, ws.itab, ws.consts, seed_pos, matrix,
                                    out_pos, outs)
         found, c = {}, 0
         for j, (_, n) in zip(targets, out_pos):
@@ -345,6 +347,24 @@ class Binding:
             if ws.seeds_dirty:
                 self._seeds_written()
         return True
+
+    def fold(self) -> None:
+        """Fold this retained Binding's chains (fold.py) on its first replay; once."""
+        ws = self.ws
+        if ws.folded is not None or self.program.callbacks or config.SETTINGS.exact_replay:
+            return
+        from . import fold
+        rows = fold.plan(self.program)
+        if not rows:
+            ws.folded = []
+            return
+        with RUN_LOCK:
+            ws.code, ws.itab, ws.folded = fold.fold(ws.code, ws.arena, ws.itab, ws.consts,
+                                                    rows)
+            ws.call_gen = -1                # the compiled call was bound to the old arrays
+            ws.ones_ready = False           # (the fold wrote ones into chain inputs)
+            for i in range(len(ws.seed_ones)):
+                ws.seed_ones[i] = False
 
     def release(self) -> Workspace:
         """Drop this graph's arrays; the Workspace may serve the next graph."""

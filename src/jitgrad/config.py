@@ -10,6 +10,7 @@
     JITGRAD_CACHE_BYTES=n       bound of the program cache (default 256 MB)
     JITGRAD_NO_PEEPHOLE=1       no peephole passes (lower_opt.py)
     JITGRAD_COPY_VALUES=1       copy every saved value into the arena (external.py)
+    JITGRAD_EXACT_REPLAY=1      no folded replays of retained graphs (fold.py)
     JITGRAD_BLAS=openblas|mkl|fallback    the GEMM library (vm/blas_lib.py)
     JITGRAD_NUM_THREADS=n       threads for large fused rows (also NUMBA_NUM_THREADS,
                                 OMP_NUM_THREADS; vm/threads.py)
@@ -63,6 +64,7 @@ class Settings:
     cache_bytes: int
     peephole: bool
     copy_values: bool
+    exact_replay: bool
     blas: str
     num_threads: int | None
 
@@ -76,6 +78,7 @@ class Settings:
                    cache_bytes=_bytes("JITGRAD_CACHE_BYTES", 256 << 20),
                    peephole=not _flag("JITGRAD_NO_PEEPHOLE"),
                    copy_values=_flag("JITGRAD_COPY_VALUES"),
+                   exact_replay=_flag("JITGRAD_EXACT_REPLAY"),
                    blas=os.environ.get("JITGRAD_BLAS", "").strip().lower(),
                    num_threads=_threads())
 

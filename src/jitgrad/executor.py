@@ -314,7 +314,8 @@ def program_for(roots: list, targets: list | None = None, stop: set | None = Non
 
 def release(b: Binding) -> None:
     ws = b.release()
-    if b.entry is not None and b.entry.program is b.program:    # (not replaced by upgrade)
+    # (not a Workspace of a Program upgrade replaced, nor one folded for its graph)
+    if b.entry is not None and b.entry.program is b.program and not ws.folded:
         CACHE.give_back(b.entry, ws)
 
 
@@ -325,6 +326,8 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
     kept = b is not None
     if b is None:
         b = bind(roots, once=not retain_graph)
+    else:
+        b.fold()                            # a replay: worth folding its chains (fold.py)
     b.run(None if all(s is None for s in seeds) else seeds)
     if retain_graph:
         if not kept:
@@ -381,6 +384,8 @@ def replay_retained(t: Any) -> bool:
     b, refs = kept
     if b.armed != tape.epoch() or refs[0]() is not t:
         return False
+    if b.ws.folded is None:
+        b.fold()
     if not b.quick():
         b.run(None)
     return True

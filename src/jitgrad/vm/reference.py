@@ -96,7 +96,7 @@ def _chain(arena: np.ndarray, itab: np.ndarray, consts: np.ndarray, a: int, n: i
     v = np.full(n, arena[a], arena.dtype) if scalar else arena[a:a + n].copy()
     for s in range(steps):
         op, b, c, k = (int(x) for x in itab[p + 2 + 4 * s: p + 6 + 4 * s])
-        v = _STEPS[NAMES[op]](consts[k], v, arena[b:b + n], arena[c:c + n])
+        v = _STEPS[NAMES[op]](consts[k], v, _view(arena, itab, b, n), _view(arena, itab, c, n))
     return v
 
 
