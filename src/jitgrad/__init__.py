@@ -26,5 +26,6 @@ from .ops import linalg  # noqa: E402  (paddle.linalg.*)
 bool = bool_  # noqa: A001  (paddle.bool)
 
 from .executor import cache_clear, cache_info, set_cache_limit  # noqa: E402
+from . import incubate  # noqa: E402  (paddle.incubate.autograd)
 
 __version__ = "0.1.0"
