@@ -12,6 +12,7 @@ targets and returns their gradients instead of accumulating into `.grad`.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Sequence
 
 import numpy as np
@@ -120,7 +121,7 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
         if plan.is_target(t) or (t._retain and t._node is not None):
             wanted[k] = t
 
-    with tape.set_grad_enabled(create_graph):
+    with tape.set_grad_enabled(create_graph), tape.recording_from(sys._getframe(1)):
         for r, s in zip(roots, seeds):
             seed = Tensor._make(np.ones_like(r._data)) if s is None else \
                 Tensor._make(s._data.reshape(r._data.shape).astype(r._data.dtype))

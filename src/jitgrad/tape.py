@@ -92,7 +92,10 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
 def walk_site(f: Any) -> tuple | None:
     """(code, instruction offset) of the first frame from `f` outward whose code is outside
     jitgrad, remembered as the last site's code (the recorders test that one inline first:
-    a training loop's ops mostly come from one function)."""
+    a training loop's ops mostly come from one function). Inside `recording_from` every op
+    records that one site instead (a recorded backward: the user's backward/grad call)."""
+    if _site_override[0] is not None:
+        return _site_override[0]
     while f is not None:
         code = f.f_code
         inside = _inside.get(code.co_filename)
@@ -115,6 +118,24 @@ _inside: dict[str, bool] = {}
 # recycled one): a training loop's ops come from one or a few functions, whose frames then
 # skip the filename lookup. Written by new_node and ops.core.apply_xy.
 _last_site_code: list = [None]
+# The site every op recorded inside jitgrad's own code takes while set: a create_graph
+# backward runs each rule from inside jitgrad, and walking out of it for every op it records
+# was ~10% of a Hessian-vector product.
+_site_override: list = [None]
+
+
+class recording_from:
+    """`with recording_from(frame):` ops recorded from jitgrad's own code inside the block
+    take the site of the first frame outside jitgrad from `frame` outward."""
+
+    def __init__(self, frame: Any) -> None:
+        self.site = walk_site(frame)
+
+    def __enter__(self) -> None:
+        self.prev, _site_override[0] = _site_override[0], self.site
+
+    def __exit__(self, *exc: Any) -> None:
+        _site_override[0] = self.prev
 
 
 def site_line(site: tuple | None) -> tuple[str, int, str] | None:
