@@ -30,8 +30,13 @@ from .indexing import (chunk, concat, flip, gather, index_select, masked_select,
                        put_along_axis, repeat_interleave, roll, split, stack, take_along_axis,
                        tile, tril, triu, unbind)
 from .inplace import INPLACE, set_value, setitem
-from .matrix import (bmm, cholesky, det, diag, diagonal, dot, einsum, inverse, mv, outer,
-                     slogdet, solve, trace)
+from .matrix import (bmm, cholesky, diag, diagonal, dot, einsum, inverse, mv, outer, solve,
+                     trace)
+from .determinant import det, slogdet
+from .decompositions import eigh, eigvalsh, svd, svdvals
+from .qr import qr
+from .least_squares import lstsq, matrix_power
+from .pinv import pinv
 from .search import (all, allclose, any, argmax, argmin, argsort, bitwise_and, bitwise_or,
                      bitwise_xor, count_nonzero, equal, equal_all, floor_divide, greater_equal,
                      greater_than, is_tensor, isclose, isfinite, isinf, isnan, less_equal,
@@ -92,6 +97,7 @@ __all__ += _numeric.NAMES + _special.NAMES
 __all__ += ["deg2rad", "frac", "logaddexp", "nan_to_num", "rad2deg", "trunc", "median",
             "nanmean", "nanmedian", "nanquantile", "nansum", "quantile", "dist", "inner", "slice",
             "strided_slice", "unstack"]
+__all__ += ["eigvalsh"]          # ops/decompositions.py; the others are paddle.linalg's
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",
             "empty", "empty_like", "tril_indices", "triu_indices", "logspace"]
@@ -101,7 +107,10 @@ __all__ += CREATION
 linalg = types.SimpleNamespace(                 # paddle.linalg.*
     inv=inverse, det=det, slogdet=slogdet, solve=solve, cholesky=cholesky, norm=norm,
     vector_norm=vector_norm, matrix_norm=matrix_norm,
-    matmul=matmul, multi_dot=lambda xs: functools.reduce(matmul, xs))
+    matmul=matmul, multi_dot=lambda xs: functools.reduce(matmul, xs),
+    eigh=eigh, eigvalsh=eigvalsh, svd=svd, svdvals=svdvals, qr=qr, pinv=pinv, lstsq=lstsq,
+    matrix_power=matrix_power)
+METHODS.update(qr=qr, pinv=pinv, lstsq=lstsq, matrix_power=matrix_power)   # as Paddle's
 METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0, bias_after_scale=True: (
     x * scale + bias if bias_after_scale else (x + bias) * scale))
 

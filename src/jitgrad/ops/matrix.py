@@ -1,7 +1,8 @@
-"""Linear algebra beyond matmul. inverse, logabsdet, det, solve and cholesky are registry
-entries: the forward saves the inverse it needs, the compiled backward is a few GEMMs, and the
-vjp is written with matmul/inverse so it can be differentiated again. dot, bmm, outer,
-einsum, trace, diag and slogdet are composites."""
+"""Linear algebra beyond matmul. inverse, solve and cholesky are registry entries: the
+forward saves the inverse it needs, the compiled backward is a few GEMMs, and the vjp is
+written with matmul/inverse so it can be differentiated again. dot, bmm, outer, einsum,
+trace and diag are composites. Determinants are in determinant.py; decompositions in
+decompositions.py, qr.py, pinv.py and least_squares.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import string
 
 import numpy as np
 
-from ..lower import broadcast_index
 from ..tensor import Tensor
 from . import reduce as R
 from .core import apply, binary_operands, const, require_float
@@ -29,6 +29,8 @@ def _mT(x: Tensor) -> Tensor:
 
 
 def _square(x: Tensor, what: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{what}: x must be a Tensor, got {type(x).__name__}")
     require_float(x, what)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{what} needs square matrices [..., n, n], got shape {x.shape}")
@@ -86,55 +88,19 @@ def inverse(x: Tensor, name: str | None = None) -> Tensor:
     return apply(inverse_op, x)
 
 
-# ---- log|det|, det, slogdet ----------------------------------------------------------------
-
-def _inv_T(x: np.ndarray) -> np.ndarray:
-    return np.swapaxes(np.linalg.inv(x), -1, -2).astype(x.dtype)
-
-
-def _mat(g: Tensor) -> Tensor:
-    """A batch of scalars as a batch of 1 x 1 matrices."""
-    return reshape(g, g.shape + [1, 1])
-
-
-def _lower_bcast_mul(b, node, g, gins):
-    """gx[..., i, j] += g[...] * saved[..., i, j]."""
-    x = node.inputs[0]._data
-    idx = broadcast_index(x.shape[:-2] + (1, 1), x.shape)
-    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
-
-
-def _logabsdet(x: np.ndarray) -> np.ndarray:
-    return np.linalg.slogdet(x)[1].astype(x.dtype)
-
-
-logabsdet_op = defop(
-    "logabsdet", min_ndim=2, forward=_logabsdet, save=lambda out, x: (_inv_T(x),),
-    lower=_lower_bcast_mul,
-    vjp=lambda g, out, x: (_mat(g) * _mT(inverse(x)),),
-    cases=inverse_op.cases[:2])
-
-det_op = defop(
-    "det", min_ndim=2, forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
-    save=lambda out, x: ((_inv_T(x) * out[..., None, None]).astype(x.dtype),),
-    lower=_lower_bcast_mul,
-    vjp=lambda g, out, x: (_mat(g * out) * _mT(inverse(x)),),
-    cases=inverse_op.cases)
-
-
-def det(x: Tensor, name: str | None = None) -> Tensor:
-    """Determinant of each matrix; its gradient needs an invertible matrix."""
-    _square(x, "det")
-    return apply(det_op, x)
-
-
-def slogdet(x: Tensor, name: str | None = None) -> Tensor:
-    """Paddle's slogdet: a tensor [2, ...] holding sign(det) and log|det| (only the second
-    carries a gradient)."""
-    from .indexing import stack
-    _square(x, "slogdet")
-    sign = const(np.sign(np.linalg.det(x._data)), x._data.dtype)
-    return stack([sign, apply(logabsdet_op, x)])
+def _inv_or_nan(a: np.ndarray) -> np.ndarray:
+    """inv(a), NaN for the singular matrices of the batch (where a gradient is undefined)."""
+    try:
+        return np.linalg.inv(a).astype(a.dtype)
+    except np.linalg.LinAlgError:
+        flat = a.reshape((-1,) + a.shape[-2:])
+        out = np.full_like(flat, np.nan)
+        for i, m in enumerate(flat):
+            try:
+                out[i] = np.linalg.inv(m)
+            except np.linalg.LinAlgError:
+                pass
+        return out.reshape(a.shape)
 
 
 # ---- solve ---------------------------------------------------------------------------------
@@ -169,11 +135,17 @@ solve_op = defop(
             "values": [_wellcond(2, (2,)), [[[1.], [2.]], [[-1.], [.5]]]]}))
 
 
-def solve(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
-    """x^{-1} y for square x [.., n, n] and y [.., n, k] or [.., n] (batch dims broadcast)."""
+def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None) -> Tensor:
+    """x^{-1} y for square x [.., n, n] and y [.., n, k] or [.., n] (batch dims broadcast);
+    with left=False, y x^{-1} for y [.., k, n]."""
     x, y = binary_operands(x, y)
     _square(x, "solve")
-    vec = y.ndim == x.ndim - 1 or y.ndim == 1
+    if not left:
+        if y.ndim < 2 or y.shape[-1] != x.shape[-1]:
+            raise ValueError(f"solve(left=False) solves out @ x = y: y must be [.., k, "
+                             f"{x.shape[-1]}] for x {x.shape}, got {y.shape}")
+        return _mT(solve(_mT(x), _mT(y)))
+    vec = y.ndim == 1 or (y.ndim == x.ndim - 1 and y.shape == x.shape[:-1])   # Paddle's rule
     if vec:
         y = unsqueeze(y, -1)
     if y.shape[-2] != x.shape[-1]:
