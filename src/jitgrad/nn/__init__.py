@@ -40,3 +40,8 @@ from .rnn_cells import GRUCell, LSTMCell, RNNCellBase, SimpleRNNCell  # noqa: E4
 from .rnn import GRU, LSTM, RNN, BiRNN, RNNBase, SimpleRNN  # noqa: E402
 __all__ += ["GRUCell", "LSTMCell", "RNNCellBase", "SimpleRNNCell", "GRU", "LSTM", "RNN",
             "BiRNN", "RNNBase", "SimpleRNN"]
+
+# attention (nn/attention.py)
+from .attention import (MultiHeadAttention, TransformerEncoder,  # noqa: E402
+                        TransformerEncoderLayer)
+__all__ += ["MultiHeadAttention", "TransformerEncoder", "TransformerEncoderLayer"]
