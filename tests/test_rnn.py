@@ -242,6 +242,9 @@ def test_lstm_cell_with_projection_starts_from_zero_states():
      ValueError),
     (lambda: paddle.nn.GRU(3, 4), lambda m: m(paddle.randn([2, 5, 3]), None, TT([5.0, 2.0])),
      ValueError),
+    (lambda: paddle.nn.LSTM(3, 4), lambda m: m(paddle.randn([2, 5, 3]), (
+        paddle.zeros([1, 2, 4], "float64"), paddle.zeros([1, 2, 4]))), ValueError),
+    (lambda: paddle.nn.SimpleRNN(3, 4), lambda m: m(paddle.randn([2, 0, 3])), ValueError),
 ])
 def test_bad_arguments_raise_errors_naming_them(make, call, error):
     with pytest.raises(error):

@@ -259,6 +259,9 @@ class RNNBase(LayerList):
                             f"weights are {wdt.name}; cast one to the other")
         x = inputs if self.time_major else _time_major(inputs)
         T, B = x.shape[0], x.shape[1]
+        if T == 0 or B == 0:
+            raise ValueError(f"{type(self).__name__}: the input has {T} time steps and batch "
+                             f"size {B}; both must be positive")
         states = self._initial(initial_states, B, inputs.dtype)
         mask = None if sequence_length is None else _mask(sequence_length, T, B)
         finals: list = []

@@ -39,7 +39,7 @@ class RNNCellBase(Layer):
         while isinstance(batch_ref, (list, tuple)):
             batch_ref = batch_ref[0]
         batch = batch_ref.shape[batch_dim_idx]
-        dtype = dtype or getattr(self, "_state_dtype", None) or get_default_dtype()
+        dtype = dtype or get_default_dtype()        # (Paddle's: not the input's dtype)
 
         def make(s: list) -> Tensor:
             s = s[1:] if s and s[0] == -1 else s

@@ -84,16 +84,16 @@ def _lstm_forward(gx, w, b, h0, c0, reverse, mask):
     S = np.empty((T, 2, B, H), dt)
     A = np.empty((T, B, GH), dt)                    # activations i, f, g, o
     tcs = np.empty((T, B, H), dt)
-    h, c = h0, c0
+    h, c, ig = h0, c0, np.empty((B, H), dt)
     for t in _order(T, reverse):
         a = A[t]
-        G = h.dot(wt)
-        G += gxs[t]
-        np.tanh(G, out=a)
+        np.dot(h, wt, out=a)
+        a += gxs[t]
+        np.tanh(a, out=a)
         a *= mul
         a += add
         cn = np.multiply(a[:, H:2 * H], c, out=S[t, 1])
-        cn += a[:, :H] * a[:, 2 * H:3 * H]
+        cn += np.multiply(a[:, :H], a[:, 2 * H:3 * H], out=ig)
         tc = np.tanh(cn, out=tcs[t])
         hn = np.multiply(a[:, 3 * H:], tc, out=S[t, 0])
         if mask is not None:
@@ -309,6 +309,15 @@ def recurrence(mode: str, gx: Tensor, w: Tensor, b: Tensor, state: tuple,
                reverse: bool = False, mask: np.ndarray | None = None) -> Tensor:
     """The states after each step of `mode` ('LSTM', 'GRU', 'RNN_TANH', 'RNN_RELU') over
     input projections gx [T, B, G*H] (module docstring); state is (h0,) or (h0, c0)."""
+    T, B, GH = gx.shape
+    H = w.shape[1]
+    want = [(T, B, GH), (GH, H), (GH,)] + [(B, H)] * len(state)
+    for name, t, shape in zip(("gx", "w", "b", "h0", "c0"), (gx, w, b) + tuple(state), want):
+        if tuple(t.shape) != shape or t._data.dtype != gx._data.dtype:
+            raise ValueError(f"{mode} recurrence: {name} must be {gx.dtype.name} of shape "
+                             f"{list(shape)}, got {t.dtype.name} of shape {list(t.shape)}")
+    if T == 0:
+        raise ValueError(f"{mode} recurrence: the sequence has no time steps")
     attrs = dict(reverse=bool(reverse), mask=None if mask is None else
                  np.ascontiguousarray(mask, dtype=bool))
     if mode == "LSTM":
