@@ -59,10 +59,10 @@ def test_return_structure_follows_need_weights_and_cache():
     x = paddle.randn([2, 3, 4])
     plain = paddle.nn.MultiHeadAttention(4, 2)
     assert isinstance(plain(x), paddle.Tensor)
-    out, cache = plain(x, cache=plain.gen_cache(x))
+    _, cache = plain(x, cache=plain.gen_cache(x))
     assert cache.k.shape == [2, 2, 3, 2] and isinstance(cache, plain.Cache)
     weighted = paddle.nn.MultiHeadAttention(4, 2, need_weights=True)
-    out, w, static = weighted(x, cache=weighted.gen_cache(x, x, type=weighted.StaticCache))
+    _, w, static = weighted(x, cache=weighted.gen_cache(x, x, type=weighted.StaticCache))
     assert w.shape == [2, 2, 3, 3] and isinstance(static, weighted.StaticCache)
 
 

@@ -150,7 +150,7 @@ def test_fused_lstm_equals_its_cell_stepped_by_hand(reverse):
     rng = np.random.default_rng(0)
     x = TT(rng.standard_normal((5, 2, 3)))
     h0, c0 = TT(rng.standard_normal((2, 4))), TT(rng.standard_normal((2, 4)))
-    out, (h, c) = rnn(x, (h0, h0 * 0 + c0))
+    out, (h, c) = rnn(x, (h0, c0))
     (out.sum() + (h * c).sum()).backward()
     fused = [p.grad.numpy().copy() for p in cell.parameters()]
     cell.clear_gradients()
@@ -200,9 +200,9 @@ def test_training_steps_reuse_one_cached_program(fresh_cache):
     m = paddle.nn.LSTM(3, 4, num_layers=2, direction="bidirect")
     opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=m.parameters())
     rng = np.random.default_rng(3)
-    for step in range(4):
+    for _ in range(4):
         x = TT(rng.standard_normal((2, 5, 3)).astype("float32"))
-        out, (h, c) = m(x, sequence_length=TT(rng.integers(1, 6, 2)))
+        out, (h, _) = m(x, sequence_length=TT(rng.integers(1, 6, 2)))
         (out.mean() + h.sum()).backward()
         opt.step()
         opt.clear_grad()
@@ -225,7 +225,7 @@ def test_lstm_cell_with_projection_starts_from_zero_states():
     """Paddle 3.3.1's state_shape swaps h and c with proj_size (h is proj_size wide), so
     LSTMCell(proj_size=...) without states fails there; here h is [B, P], c is [B, H]."""
     cell = paddle.nn.LSTMCell(3, 4, proj_size=2)
-    h, (h2, c) = cell(paddle.randn([5, 3]))
+    h, (_, c) = cell(paddle.randn([5, 3]))
     assert h.shape == [5, 2] and c.shape == [5, 4]
     out, (hn, cn) = paddle.nn.LSTM(3, 4, num_layers=2, proj_size=2)(paddle.randn([5, 6, 3]))
     assert out.shape == [5, 6, 2] and hn.shape == [2, 5, 2] and cn.shape == [2, 5, 4]

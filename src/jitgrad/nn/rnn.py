@@ -100,10 +100,10 @@ def rnn(cell: RNNCellBase, inputs: Tensor, initial_states: Any = None,
     steps = range(T - 1, -1, -1) if is_reverse else range(T)
     states, outs = initial_states, []
     for i in steps:
-        out, new = cell(_map(lambda x: x[i], xs), states, **kwargs)
-        if mask is not None:
+        out, new = cell(_map(lambda x, i=i: x[i], xs), states, **kwargs)
+        if mask is not None:            # Paddle's _maybe_copy: new * m + old * (1 - m)
             m = const(mask[i][:, None], first._data.dtype)
-            new = _map(lambda s, n: n * m + s * (1.0 - m), states, new)
+            new = _map(lambda s, n, m=m: n * m + s * (1.0 - m), states, new)
         states = new
         outs.append(out)
     if is_reverse:
