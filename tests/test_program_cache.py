@@ -291,3 +291,21 @@ def test_conv_pool_steps_hit_and_match_a_fresh_lowering():
         w.clear_grad()
         b.clear_grad()
     assert paddle.cache_info().hits - before == 2
+
+
+def test_matmul_of_a_transposed_operand_is_cached():
+    """A batched product whose operand is a transposed (non-contiguous) view: the lowering
+    names the view itself, so the Program is cached (it reshaped it to a new array, which
+    no source named, and every step lowered again with hits and misses both 0)."""
+    rng = np.random.default_rng(4)
+    w = TT(rng.standard_normal((5, 4)), stop_gradient=False)
+    for step in range(3):
+        x = TT(rng.standard_normal((3, 2, 4)))
+        w2 = TT(w.numpy().copy(), stop_gradient=False)
+        fresh_backward([paddle.sum(paddle.matmul(paddle.transpose(x, [1, 0, 2]), w2,
+                                                 transpose_y=True))])
+        paddle.sum(paddle.matmul(paddle.transpose(x, [1, 0, 2]), w, transpose_y=True)).backward()
+        np.testing.assert_array_equal(w.grad.numpy(), w2.grad.numpy())
+        w.clear_grad()
+    info = paddle.cache_info()
+    assert (info.misses, info.hits) == (1, 2)

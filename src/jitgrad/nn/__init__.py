@@ -34,3 +34,14 @@ __all__ = ["functional", "initializer", "ParamAttr", "Layer", "Parameter", "crea
            "TripletMarginLoss", "AdaptiveAvgPool1D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D",
            "AvgPool1D", "Conv1DTranspose", "Conv2DTranspose", "InstanceNorm1D",
            "InstanceNorm2D", "MaxPool1D"]
+
+# recurrent layers (nn/rnn_cells.py, nn/rnn.py)
+from .rnn_cells import GRUCell, LSTMCell, RNNCellBase, SimpleRNNCell  # noqa: E402
+from .rnn import GRU, LSTM, RNN, BiRNN, RNNBase, SimpleRNN  # noqa: E402
+__all__ += ["GRUCell", "LSTMCell", "RNNCellBase", "SimpleRNNCell", "GRU", "LSTM", "RNN",
+            "BiRNN", "RNNBase", "SimpleRNN"]
+
+# attention (nn/attention.py)
+from .attention import (MultiHeadAttention, TransformerEncoder,  # noqa: E402
+                        TransformerEncoderLayer)
+__all__ += ["MultiHeadAttention", "TransformerEncoder", "TransformerEncoderLayer"]

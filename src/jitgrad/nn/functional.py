@@ -53,3 +53,7 @@ __all__ += ["maxout", "relu_", "elu_", "leaky_relu_", "hardtanh_", "softmax_", "
 from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:                    # TypeError naming the argument for a non-Tensor
     globals()[_name] = _check_tensor_args(globals()[_name])
+
+from .attention import scaled_dot_product_attention  # noqa: E402  (nn/attention.py)
+scaled_dot_product_attention = _check_tensor_args(scaled_dot_product_attention)
+__all__ += ["scaled_dot_product_attention"]

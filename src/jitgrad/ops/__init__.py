@@ -60,6 +60,7 @@ from .aliases import (cat, clamp, concatenate, div, empty, empty_like, eq, ge, g
                       less, lt, matrix_transpose, mul, ne, negative, permute, positive, ravel,
                       reverse, sub, swapaxes, swapdims, true_divide)
 from . import activation as _activation, common as _common, loss as _loss  # noqa: F401
+from . import recurrent as _recurrent  # noqa: F401,E402  (the fused LSTM/GRU/RNN ops)
 
 __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "exp", "log",
            "maximum", "minimum", "multiply", "neg", "pow", "relu", "sigmoid", "sin", "sqrt",

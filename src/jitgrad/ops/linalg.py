@@ -59,6 +59,10 @@ def _vjp(g, out, x, y, transpose_x, transpose_y):
             gy if gy._data.shape == y._data.shape else reshape(gy, y.shape))
 
 
+def _shaped(arr: np.ndarray, shape: tuple) -> np.ndarray:
+    return arr if arr.shape == tuple(shape) else arr.reshape(shape)
+
+
 def _lower(b, node, g, gins):
     x, y = (t._data for t in node.inputs)
     xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, node.attrs["transpose_x"],
@@ -70,11 +74,14 @@ def _lower(b, node, g, gins):
         """(slot, batch stride) of a saved operand, materialising partial broadcasts."""
         own = math.prod(shape[:-2])
         mat = shape[-2] * shape[-1]
+        # the array itself when no reshape is needed: a reshaped non-contiguous operand (a
+        # transposed input) is a new array the lowering cannot name, and the graph's
+        # Program could not be cached
         if own == nb:
-            return b.value(arr.reshape(shape)), mat
+            return b.value(_shaped(arr, shape)), mat
         if own == 1:
-            return b.value(arr.reshape(shape[-2:])), 0
-        return b.value(arr.reshape(shape), full(shape)), mat
+            return b.value(_shaped(arr, shape[-2:])), 0
+        return b.value(_shaped(arr, shape), full(shape)), mat
 
     def gemm(dest, shape, A, sa, B, sb, mm, nn, kk, ta, tb):
         own = math.prod(shape[:-2])
