@@ -105,8 +105,7 @@ class ProgramCache:
                                                     tensors=found[1], key=entry.key)
         graph = Graph(roots, targets, stop)
         if graph.key is None:
-            with self._lock:
-                self.uncacheable += 1
+            self.count_uncacheable()
             return None, graph
         with self._lock:
             entry = self._entries.get(graph.key)
@@ -117,6 +116,12 @@ class ProgramCache:
                 if entry.match is None:         # the structure recurs: worth a matcher
                     entry.match = compile_matcher(entry.key, graph) or False
         return entry, graph
+
+    def count_uncacheable(self) -> None:
+        """A backward whose Program cannot serve another graph (no key, or a value its
+        lowering cannot name: Program.reason)."""
+        with self._lock:
+            self.uncacheable += 1
 
     def _cached(self, entry: Entry) -> bool:
         return entry.cached
@@ -287,8 +292,11 @@ def bind(roots: list, targets: list | None = None, stop: set | None = None,
         return Binding(entry.program, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
     prog, graph = lower(roots, targets, stop, graph, quick=quick)
-    if prog.reason is None and graph.key is not None and caching_enabled():
-        entry = CACHE.insert(graph.key, prog, optimized=not quick)
+    if graph.key is not None and caching_enabled():
+        if prog.reason is None:
+            entry = CACHE.insert(graph.key, prog, optimized=not quick)
+        else:                               # a key, but a value the lowering cannot name
+            CACHE.count_uncacheable()
     return Binding(prog, graph, None, entry)
 
 
