@@ -309,3 +309,24 @@ def test_matmul_of_a_transposed_operand_is_cached():
         w.clear_grad()
     info = paddle.cache_info()
     assert (info.misses, info.hits) == (1, 2)
+
+
+def test_a_value_the_lowering_cannot_name_is_counted_uncacheable(fresh_cache):
+    """An op whose rule hands the Builder an array it computed (not an input, output,
+    saved value or attribute) gets a Program for its own graph only: never cached, and
+    cache_info says so."""
+    import numpy as np
+    from jitgrad.ops.core import apply
+    from jitgrad.ops.registry import OpDef
+
+    def lower(b, node, g, gins):
+        b.mul(gins[0], node.out_data.shape, g, node.inputs[0]._data * 2)   # computed here
+
+    op = OpDef("twice_square", forward=lambda x: x * x, vjp=lambda g, out, x: (g * x * 2,),
+               lower=lower, nin=1)
+    for _ in range(2):
+        x = TT([1.0, 3.0], stop_gradient=False)
+        apply(op, x).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0, 6.0])
+    info = paddle.cache_info()
+    assert (info.misses, info.hits, info.uncacheable, info.programs) == (0, 0, 2, 0)
