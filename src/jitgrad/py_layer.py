@@ -168,7 +168,7 @@ def _lower(b: Any, node: tape.Node, g: Any, gins: list) -> None:
 
 def make_call(spec: tuple, graph: Any) -> "PyLayerCall":
     """The callback a Program's spec from _lower stands for, in `graph`."""
-    from .lower import Slot
+    from .builder import Slot
     _, k, g, gins, first = spec
     return PyLayerCall(graph.nodes[k], Slot(*g), [None if gi is None else Slot(*gi)
                                                    for gi in gins], list(first))

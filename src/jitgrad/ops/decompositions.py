@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lower import broadcast_index
+from ..builder import broadcast_index
 from ..tensor import Tensor
 from .core import apply, const, require_float
 from .indexing import _take, concat

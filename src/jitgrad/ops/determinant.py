@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lower import broadcast_index
+from ..builder import broadcast_index
 from ..tensor import Tensor
 from .core import apply, const
 from .linalg import matmul

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lower import Slot
+from ..builder import Slot
 
 
 def _at(slot: Slot, i: int, n: int) -> Slot:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..lower import broadcast_index
+from ..builder import broadcast_index
 from ..tensor import Tensor
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, const, norm_axis,
                    tensor_arg_error)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..lower import broadcast_index
+from ..builder import broadcast_index
 from ..tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
