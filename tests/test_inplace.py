@@ -122,18 +122,30 @@ def test_consumers_of_the_old_value_refuse_to_backward():
 
 
 def test_inplace_change_of_a_view_cannot_corrupt_a_recorded_gradient():
-    # reshape and detach share numpy buffers; in-place ops copy on write, so the constant
-    # recorded by the multiply keeps its values and its gradient stays right.
+    # reshape shares a numpy buffer; in-place ops copy on write, so the constant recorded
+    # by the multiply keeps its values and its gradient stays right.
     x = TT([1.0, 2.0], stop_gradient=False)
     c = TT([[3.0, 4.0]])
     flat = paddle.reshape(c, [2])
     y = (x * flat).sum()
-    flat.detach().zero_()
     c.add_(TT(1.0))
     paddle.reshape(flat, [1, 2]).scale_(5.0)
     y.backward()
     assert x.grad.tolist() == [3.0, 4.0] and flat.tolist() == [3.0, 4.0]
     assert c.tolist() == [[4.0, 5.0]]
+
+
+def test_inplace_change_of_a_detached_copy_counts_as_a_change_of_its_source():
+    # detach() shares the version counter (Paddle): the multiply that read `flat` refuses,
+    # though copy on write left flat's values as they were
+    x = TT([1.0, 2.0], stop_gradient=False)
+    flat = TT([3.0, 4.0])
+    y = (x * flat).sum()
+    flat.detach().zero_()
+    assert flat.tolist() == [3.0, 4.0] and flat.inplace_version == 1
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y.backward()
+    assert x.grad is None
 
 
 # ---- the version check covers only values a gradient reads (registry `grad_reads`) ----------

@@ -17,25 +17,28 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import executor, hooks, tape
+from . import executor, grad_links, hooks, siblings, tape
+from .errors import ArgumentTypeError, ArgumentValueError, NotSupportedError
 from .tensor import Tensor, detach_graph_grad, graph_grad, set_graph_grad
 
 
-# ---- argument checks (Paddle uses asserts; we raise errors a user can act on) ------------
+# ---- argument checks (Paddle uses asserts; we raise errors a user can act on, which are
+# ---- AssertionErrors too: errors.py) -----------------------------------------------------
 
 def check_tensors(tensors: Any, what: str = "tensors") -> list[Tensor]:
     if isinstance(tensors, Tensor):
         return [tensors]
     if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{what} must be a Tensor or a list/tuple of Tensors, got "
-                        f"{type(tensors).__name__}")
+        raise ArgumentTypeError(f"{what} must be a Tensor or a list/tuple of Tensors, got "
+                                f"{type(tensors).__name__}")
     if not tensors:
-        raise ValueError(f"{what} is empty: pass at least one Tensor")
+        raise ArgumentValueError(f"{what} is empty: pass at least one Tensor")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"{what}[{i}] must be a Tensor, got {type(t).__name__}")
+            raise ArgumentTypeError(f"{what}[{i}] must be a Tensor, got {type(t).__name__}")
     if len({id(t) for t in tensors}) != len(tensors):
-        raise ValueError(f"{what} contains the same Tensor twice; pass each Tensor once")
+        raise ArgumentValueError(f"{what} contains the same Tensor twice; pass each Tensor "
+                                 "once")
     return list(tensors)
 
 
@@ -56,27 +59,29 @@ def check_seeds(grad_tensors: Any, roots: list[Tensor], what: str = "grad_tensor
     if isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors]
     if not isinstance(grad_tensors, (list, tuple)):
-        raise TypeError(f"{what} must be None, a Tensor or a list/tuple of Tensors and None, "
-                        f"got {type(grad_tensors).__name__}")
+        raise ArgumentTypeError(f"{what} must be None, a Tensor or a list/tuple of Tensors "
+                                f"and None, got {type(grad_tensors).__name__}")
     if len(grad_tensors) != len(roots):
-        raise ValueError(f"{what} has {len(grad_tensors)} entries but there are {len(roots)} "
-                         "output tensors; the lengths must be equal")
+        raise ArgumentValueError(f"{what} has {len(grad_tensors)} entries but there are "
+                                 f"{len(roots)} output tensors; the lengths must be equal")
     for i, (g, r) in enumerate(zip(grad_tensors, roots)):
         if g is None:
             continue
         if not isinstance(g, Tensor):
-            raise TypeError(f"{what}[{i}] must be a Tensor or None, got {type(g).__name__}")
+            raise ArgumentTypeError(f"{what}[{i}] must be a Tensor or None, got "
+                                    f"{type(g).__name__}")
         if g._data.size != r._data.size:
-            raise ValueError(f"{what}[{i}] has {g._data.size} elements (shape {list(g.shape)}) but "
-                             f"its output has {r._data.size} (shape {list(r.shape)})")
+            raise ArgumentValueError(f"{what}[{i}] has {g._data.size} elements (shape "
+                                     f"{list(g.shape)}) but its output has {r._data.size} "
+                                     f"(shape {list(r.shape)})")
         if g._data.dtype.kind != "f":
-            raise TypeError(f"{what}[{i}] must be a float tensor, got {g.dtype.name}")
+            raise ArgumentTypeError(f"{what}[{i}] must be a float tensor, got {g.dtype.name}")
     return list(grad_tensors)
 
 
 def check_flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
@@ -86,6 +91,7 @@ def plain_backward(t: Tensor) -> None:
     """`t.backward()` on a float root needing a gradient: what backward() does after its
     checks (Tensor.backward calls this directly)."""
     executor.run_backward([t], _ONES, False)
+    siblings.fill([t])
 
 
 _ONES = [None]      # plain_backward's seeds: ones
@@ -100,9 +106,11 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
     """Run each op's vjp rule in jitgrad ops; returns {id(tensor): gradient}.
 
     targets None means backward(): the result holds the leaves' gradients, after their
-    hooks. Otherwise it holds the targets' gradients, before any hook (Paddle's grad()).
-    Hooks on interior tensors change what flows upstream either way. `retained`, when
-    given, receives {id(t): (t, gradient)} for non-leaves that called retain_grads().
+    hooks. Otherwise it holds the targets' gradients (Paddle's grad()): a non-leaf target's
+    hooks run and its result is the hooked gradient; a leaf's hooks and a root's do not run
+    (measured on Paddle 3.3.1). Hooks on interior tensors change what flows upstream either
+    way. `retained`, when given, receives {id(t): (t, gradient)} for non-leaves that called
+    retain_grads(), targets included.
     """
     from .ops.core import out_tensor, sum_to
     from .ops.elementwise import astype
@@ -111,7 +119,8 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
     key = lambda t: id(t._node) if t._node is not None else id(t)    # noqa: E731
     grads: dict[int, Tensor] = {}
     wanted: dict[int, Tensor] = {}
-    kept: dict[int, Tensor] = {}
+    kept: dict[int, Tensor] = {}          # node id -> the gradient at its RETAIN marker
+    hooked: dict[int, Tensor] = {}        # node id -> its gradient after its hooks
 
     def add(t: Tensor, g: Tensor) -> None:
         if g._data.dtype != t._data.dtype:
@@ -121,6 +130,7 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
         if plan.is_target(t) or (t._retain and t._node is not None):
             wanted[k] = t
 
+    start = next(tape._counter)             # nodes recorded from here on: this backward's
     with tape.set_grad_enabled(create_graph), tape.recording_from(sys._getframe(1)):
         for r, s in zip(roots, seeds):
             seed = Tensor._make(np.ones_like(r._data)) if s is None else \
@@ -136,7 +146,14 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
             chain = hooks.node_chain(node)
             if chain is not None and chain.has_hooks:
                 g, kept[id(node)] = hooks.apply_chain(chain, g)
-            contribs = node.op.vjp(g, out_tensor(node), *node.inputs, **node.attrs)
+                hooked[id(node)] = g
+            if "py_layer" in node.op.extra:
+                contribs = py_layer.run_node(node, g, plan.useful)
+            else:
+                contribs = node.op.vjp(g, out_tensor(node), *node.inputs, **node.attrs)
+                if create_graph:
+                    contribs = grad_links.tie(node, contribs,
+                                              [plan.carries(t) for t in node.inputs])
             for t, c in zip(node.inputs, contribs):
                 if c is not None and plan.carries(t):
                     add(t, sum_to(c, t._data.shape))
@@ -144,19 +161,30 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                         "py_layer" not in node.op.extra:    # a PyLayer's None: no gradient
                     add(t, Tensor._make(np.zeros_like(t._data)))
         found: dict[int, Tensor] = {}
+        root_ids = {id(r) for r in roots}
         for k, t in wanted.items():
-            if t._node is not None and t._retain and (targets is None or
-                                                      id(t) not in plan.target_ids):
-                if retained is not None:
-                    retained[id(t)] = (t, kept.get(k, grads[k]))
-                if targets is None:
-                    continue
             g = grads[k]
-            if targets is None:             # backward(): leaf hooks, on the summed gradient
+            if t._node is not None:
+                target = targets is not None and id(t) in plan.target_ids
+                inner = id(t) not in root_ids
+                if target and inner and k not in hooked:     # grad() of a hooked input
+                    chain = hooks.node_chain(t._node)
+                    if chain is not None and chain.has_hooks:
+                        hooked[k], kept[k] = hooks.apply_chain(chain, g)
+                if t._retain and retained is not None:
+                    retained[id(t)] = (t, kept.get(k, g))
+                if not target:
+                    continue
+                if inner:
+                    g = hooked.get(k, g)
+            elif targets is None:           # backward(): leaf hooks, on the summed gradient
                 chain = hooks.chain_of(t)
                 if chain is not None and chain.has_hooks:
                     g = hooks.apply_chain(chain, g)[0]
             found[id(t)] = g
+    if create_graph:
+        grad_links.remember(list(found.values()) + [g for _, g in (retained or {}).values()],
+                            start)
     return found
 
 
@@ -244,6 +272,7 @@ def backward(tensors: Tensor | Sequence[Tensor],
         eager_backward(roots, seeds, retain_graph, create_graph=True)
     else:
         executor.run_backward(roots, seeds, retain_graph)
+    siblings.fill(roots)
 
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
@@ -265,7 +294,8 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     again, to any order. An input the outputs do not reach raises ValueError unless
     allow_unused=True, which gives None for it. `no_grad_vars` are treated as constants.
     `retain_graph=None` means `create_graph`; as in Paddle 3.3.1, grad() never frees the
-    graph. Hooks on interior tensors apply; hooks on the inputs do not change their result.
+    graph. Hooks on interior tensors apply, and those of a non-leaf input too (its result is
+    the hooked gradient); a leaf input's hooks do not run (Paddle 3.3.1, measured).
 
     Example (Paddle's docstring: z = y + dx backpropagates through dx only with
     create_graph=True):
@@ -288,7 +318,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     retain_graph = check_flag(create_graph if retain_graph is None else retain_graph,
                               "retain_graph")
     if not check_flag(only_inputs, "only_inputs"):
-        raise NotImplementedError("only_inputs=False is not supported (nor is it in Paddle)")
+        raise NotSupportedError("only_inputs=False is not supported (nor is it in Paddle)")
     allow_unused = check_flag(allow_unused, "allow_unused")
     stop = _no_grad_ids(no_grad_vars)
     live = [(r, s) for r, s in zip(outs, seeds)
@@ -308,6 +338,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
                 t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
         else:
             found = executor.run_grad(roots, seeds, ins, stop, retain_graph)
+        siblings.fill(roots)
     results: list[Tensor | None] = []
     for i, x in enumerate(ins):
         g = found.get(id(x))
@@ -388,14 +419,19 @@ def _no_grad_ids(no_grad_vars: Any) -> set[int] | None:
     if isinstance(no_grad_vars, Tensor):
         no_grad_vars = [no_grad_vars]
     if not isinstance(no_grad_vars, (list, tuple, set, frozenset)):
-        raise TypeError("no_grad_vars must be a Tensor or a list, tuple or set of Tensors, "
-                        f"got {type(no_grad_vars).__name__}")
+        raise ArgumentTypeError("no_grad_vars must be a Tensor or a list, tuple or set of "
+                                f"Tensors, got {type(no_grad_vars).__name__}")
     for i, t in enumerate(no_grad_vars):
         if not isinstance(t, Tensor):
-            raise TypeError(f"no_grad_vars[{i}] must be a Tensor, got {type(t).__name__}")
+            raise ArgumentTypeError(f"no_grad_vars[{i}] must be a Tensor, got "
+                                    f"{type(t).__name__}")
     return {id(t) for t in no_grad_vars} or None
 
 
+from . import py_layer  # noqa: E402
 from .py_layer import PyLayer, PyLayerContext  # noqa: E402  (public: paddle.autograd.PyLayer)
+from .saved_hooks import saved_tensors_hooks  # noqa: E402,F401  (paddle.autograd.*)
+
+Function = PyLayer      # paddle.autograd.Function is PyLayer itself (Paddle 3.3.1)
 from .functional import Hessian, Jacobian, hessian, jacobian  # noqa: E402
 from .display import graphviz  # noqa: E402,F401  (jitgrad.autograd.graphviz)

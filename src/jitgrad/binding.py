@@ -92,7 +92,7 @@ def _make_callback(spec: tuple, graph: Graph) -> Any:
     if spec[0] == "hook":
         from .hooks import make_slot_hook
         return make_slot_hook(spec, graph)
-    from .py_layer import make_call
+    from .node_call import make_call
     return make_call(spec, graph)
 
 
@@ -250,7 +250,7 @@ class Binding:
                 if cb >= 0:
                     callbacks[cb](ws.arena)
             if any(getattr(cb, "none", None) for cb in callbacks):
-                from .py_layer import undefined_grads
+                from .node_call import undefined_grads
                 self.skip = undefined_grads(self)
                 outs, views = self.out_tensors, ws.out_views
                 self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx

@@ -56,9 +56,10 @@ class Builder:
         self.allocs: list[int] = []
         self.breaks: list[tuple[int, tuple]] = []   # (row index, callback spec)
         self.pinned: set[tuple[int, int]] = set()   # (offset, size) of slots callbacks use
+        self.flows: dict[int, Slot] = {}    # node id -> its gradient slot after its hooks
 
     def breakpoint(self, spec: tuple, pin: Iterable[Slot] = ()) -> None:
-        """Run the callback `spec` (data: hooks.py, py_layer.py) between the rows emitted
+        """Run the callback `spec` (data: hooks.py, node_call.py) between the rows emitted
         so far and the next ones. The slots in `pin` are touched by the callback:
         optimisation passes must keep them."""
         self.breaks.append((len(self.rows), spec))

@@ -182,3 +182,46 @@ class SlotHook:
 
     def __repr__(self) -> str:
         return f"<hooks [{self.src}] -> [{self.dst}]>"
+
+
+# ---- lowering (lower.py): where a Program runs hooks ------------------------------------
+
+def lower_break(b: Any, k: int, g: Any, node: Any, outputs: list,
+                retain_at: int | None) -> Any:
+    """Hooks on node k's output: a callback maps its gradient slot `g` into a fresh slot,
+    which the node's rule reads. `g` keeps the pre-hook value (what grad() returns for a
+    hooked input); a retained grad gets its own slot holding the value at the marker."""
+    flow = b.flows[id(node)] = b.alloc(g.shape)
+    b.written.add(flow.off)
+    keep = None
+    if retain_at is not None:
+        t, _, kind = outputs[retain_at]
+        keep = b.alloc(g.shape)
+        b.written.add(keep.off)
+        outputs[retain_at] = (t, keep, kind)
+    b.breakpoint(slot_hook_spec(("node", k), g.off, flow.off, g.shape,
+                                node.out_data.dtype, None if keep is None else keep.off),
+                 pin=[s for s in (g, flow, keep) if s is not None])
+    return flow
+
+
+def lower_targets(b: Any, outputs: list, hooked: set, nindex: dict, root_ids: set,
+                  retain_pos: dict) -> None:
+    """grad() returns a hooked non-leaf input's gradient after its hooks, which run once
+    (measured on Paddle 3.3.1; not for a root, whose result is its seed): a node the walk
+    visited ran them already (its flow slot), the others run them here."""
+    for j, (t, slot, kind) in enumerate(outputs):
+        node = t._node
+        if kind != "target" or node is None or id(t) in root_ids:
+            continue
+        chain = node_chain(node)
+        if chain is None or not chain.has_hooks:
+            continue
+        if id(node) not in hooked:
+            if slot.off not in b.written:           # no path reached it: zeros
+                from .program import OP
+                b.prologue.append([OP["ZERO"] << 1, slot.off, 0, 0, 0, slot.n, 0, 0])
+                b.written.add(slot.off)
+            lower_break(b, nindex[id(node)], slot, node, outputs, retain_pos.get(id(node)))
+            hooked.add(id(node))
+        outputs[j] = (t, b.flows[id(node)], kind)

@@ -81,10 +81,14 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         if kind == "retain":
             retain_pos[id(t._node)] = len(outputs)
         outputs.append((t, slots[_key(t)], kind))
+        if kind == "target" and t._retain and t._node is not None:
+            retain_pos[id(t._node)] = len(outputs)      # grad(): a retained input's .grad
+            outputs.append((t, slots[_key(t)], "retain"))
 
     for r in roots:
         note_output(r)
     nindex = graph.node_index()
+    hooked: set[int] = set()                # nodes whose output's hooks ran
     for node in nodes:
         g = slots.get(id(node))
         gins = []
@@ -102,12 +106,16 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         b.node = node
         chain = hooks.node_chain(node)
         if chain is not None and chain.has_hooks:
-            g = _hook_break(b, nindex[id(node)], g, node, outputs, retain_pos.get(id(node)))
+            g = hooks.lower_break(b, nindex[id(node)], g, node, outputs,
+                                  retain_pos.get(id(node)))
+            hooked.add(id(node))
         if narrow:
             lower_rounded(b, node, g, gins)
         else:
             node.op.lower(b, node, g, gins)
     b.node = None
+    if targets is not None:
+        hooks.lower_targets(b, outputs, hooked, nindex, {id(r) for r in roots}, retain_pos)
 
     for t, slot, kind in outputs:           # reachable, but every path gave zero
         if slot.off not in b.written:
@@ -185,25 +193,6 @@ class _TensorRefs:
                 for p, x in enumerate(node.inputs):
                     self.inputs.setdefault(id(x), ("n", k, p))
         return self.inputs[id(t)]
-
-
-def _hook_break(b: Builder, k: int, g: Slot, node: Any, outputs: list,
-                retain_at: int | None) -> Slot:
-    """Hooks on node k's output: a callback maps its gradient slot `g` into a fresh slot,
-    which the node's rule reads. `g` keeps the pre-hook value (what grad() returns for a
-    hooked input); a retained grad gets its own slot holding the value at the marker."""
-    flow = b.alloc(g.shape)
-    b.written.add(flow.off)
-    keep = None
-    if retain_at is not None:
-        t, _, kind = outputs[retain_at]
-        keep = b.alloc(g.shape)
-        b.written.add(keep.off)
-        outputs[retain_at] = (t, keep, kind)
-    b.breakpoint(hooks.slot_hook_spec(("node", k), g.off, flow.off, g.shape,
-                                      node.out_data.dtype, None if keep is None else keep.off),
-                 pin=[s for s in (g, flow, keep) if s is not None])
-    return flow
 
 
 class Draft:

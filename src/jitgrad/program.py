@@ -127,7 +127,7 @@ class Program:
     literals: tuple = ()              # (offset, slot shape, array)
     leaf_rows: tuple = ()             # (output index, itab position)
     segments: tuple = ()              # (start, stop, callback index or -1)
-    callbacks: tuple = ()             # callback specs (hooks.py, py_layer.py)
+    callbacks: tuple = ()             # callback specs (hooks.py, node_call.py)
     node_names: tuple = ()            # which op each instruction serves
     reason: str | None = None         # why this Program cannot serve another graph
 

@@ -8,13 +8,11 @@ exist) and no extra bookkeeping.
 from __future__ import annotations
 
 import bisect
-import functools
-import inspect
 import itertools
 import os
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
@@ -166,91 +164,10 @@ def _set_grad_enabled(mode: bool) -> bool:
     return prev
 
 
-class _GradModeContext:
-    """Base of no_grad / enable_grad: a context manager and a decorator (generators too)."""
-
-    # The modes to restore: (mode, rest) pairs, so that one instance can be entered again
-    # while in use (a decorated recursive function). A slot and a tuple, not a __dict__ and
-    # a list: `with no_grad():` runs on every step of a training loop's update.
-    __slots__ = ("_prev",)
-    _mode = True
-
-    def __init__(self, *args: Any) -> None:
-        if args:        # `@no_grad` without parentheses passes the function here
-            raise TypeError(f"{type(self).__name__} takes no arguments: write "
-                            f"@{type(self).__name__}() with parentheses, or "
-                            f"`with {type(self).__name__}():`")
-        self._prev: tuple | None = None
-
-    def __enter__(self) -> None:        # _set_grad_enabled, inlined (training loops' updates)
-        global _grad_enabled
-        self._prev = (_grad_enabled, self._prev)
-        _grad_enabled = self._mode
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        global _grad_enabled
-        _grad_enabled, self._prev = self._prev
-
-    def __call__(self, fn: Callable) -> Callable:
-        if not callable(fn):
-            raise TypeError(f"{type(self).__name__}() decorates a function, got {fn!r}")
-        mode = self._mode
-        if inspect.isgeneratorfunction(fn):
-            @functools.wraps(fn)
-            def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
-                gen = fn(*args, **kwargs)
-                value = None
-                while True:
-                    prev = _set_grad_enabled(mode)
-                    try:
-                        item = gen.send(value)
-                    except StopIteration as stop:
-                        return stop.value
-                    finally:
-                        _set_grad_enabled(prev)
-                    value = yield item
-            return gen_wrapper
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            prev = _set_grad_enabled(mode)
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                _set_grad_enabled(prev)
-        return wrapper
+_saved_hooks: tuple | None = None     # (pack, unpack) inside saved_tensors_hooks
 
 
-class no_grad(_GradModeContext):
-    """Ops run inside record nothing: `with no_grad():` or `@no_grad()`."""
-
-    __slots__ = ()
-    _mode = False
-
-    def __init_subclass__(cls) -> None:  # pragma: no cover - keeps the class final
-        raise TypeError("no_grad cannot be subclassed")
-
-
-class enable_grad(_GradModeContext):
-    """Re-enables recording inside a no_grad block."""
-
-    __slots__ = ()
-    _mode = True
-
-
-class set_grad_enabled:
-    """`with set_grad_enabled(False):` or a plain call to set the mode."""
-
-    def __init__(self, mode: bool) -> None:
-        if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled expects a bool, got {mode!r}")
-        self._prev = _set_grad_enabled(mode)
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        _set_grad_enabled(self._prev)
+from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: E402,F401  (re-exported)
 
 
 # ---- graph epoch: bumps whenever a change could make a lowered Program stale ---------------
@@ -379,7 +296,9 @@ def check_versions(node: Node) -> bool:
             raise RuntimeError(
                 f"{node.grad_name} ({node.op.name}) needs {what}, which was modified by an "
                 f"in-place operation after it was recorded (version {v}, now {now}). "
-                "Run backward before the in-place change, or change a copy (x.clone()).")
+                "Run backward before the in-place change, or change a copy (x.clone()). "
+                f"[Paddle's words: received tensor_version:{now} != "
+                f"wrapper_version_snapshot:{v}]")
     return rewired
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -49,7 +50,7 @@ class Tensor:
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
     __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
-                 "_version", "_shadows", "__weakref__")
+                 "_version", "_shadows", "_vgroup", "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
 
@@ -215,17 +216,24 @@ class Tensor:
             return
         from .autograd import backward
         if grad_tensor is not None:
+            from .errors import ArgumentTypeError, ArgumentValueError
             if not isinstance(grad_tensor, Tensor):
-                raise TypeError(f"grad_tensor must be a Tensor or None, got "
-                                f"{type(grad_tensor).__name__}")
+                raise ArgumentTypeError(f"grad_tensor must be a Tensor or None, got "
+                                        f"{type(grad_tensor).__name__}")
             if grad_tensor._data.shape != self._data.shape:
-                raise ValueError(f"grad_tensor shape {list(grad_tensor.shape)} does not match the "
-                                 f"tensor's shape {list(self.shape)}")
+                raise ArgumentValueError(f"grad_tensor shape {list(grad_tensor.shape)} does not "
+                                         f"match the tensor's shape {list(self.shape)}")
         backward([self], None if grad_tensor is None else [grad_tensor], retain_graph,
                  create_graph, dump_backward_graph_path=dump_backward_graph_path)
 
     def detach(self) -> Tensor:
-        return Tensor._make(self._data, stop_gradient=True)
+        """A stop_gradient leaf with the same values, sharing this tensor's in-place version
+        counter (Paddle's `inplace_version`): an in-place write to either one counts as a
+        change of both, so a backward that read this tensor's values raises. Writes are
+        copy on write (ops/inplace.py): the other tensor keeps its values."""
+        t = Tensor._make(self._data, stop_gradient=True)
+        share_version(self, t)
+        return t
 
     # ---- conversions ---------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -248,9 +256,11 @@ class Tensor:
         return self._data.item()
 
     def _scalar(self, kind: type) -> Any:
-        if self._data.ndim != 0:
-            raise TypeError(f"only 0-d tensors can be converted to {kind.__name__}; this one "
-                            f"has shape {list(self.shape)} (use .item())")
+        # Any one-element tensor, as torch and Paddle's own size check intend; Paddle 3.3.1
+        # refuses shape [1] under numpy 2, whose float() of a 1-d array is gone (README).
+        if self._data.size != 1:
+            raise TypeError(f"only one-element tensors can be converted to {kind.__name__}; "
+                            f"this one has shape {list(self.shape)}")
         return kind(self._data.item())
 
     def __float__(self) -> float:
@@ -262,7 +272,10 @@ class Tensor:
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iu":
             raise TypeError("only integer tensors can be used as an index")
-        return self._scalar(int)
+        if self._data.ndim != 0:        # as Paddle and Python: [1, 2][t] needs a 0-d t
+            raise TypeError(f"only 0-d integer tensors can be used as an index; this one has "
+                            f"shape {list(self.shape)}")
+        return int(self._data.item())
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
@@ -603,6 +616,17 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
     t = Tensor._make(_infer_array(data, dtype), stop_gradient=True)
     t.stop_gradient = stop_gradient
     return t
+
+
+def share_version(src: Tensor, t: Tensor) -> None:
+    """Make t count in-place versions with src (detach): ops/inplace.py's bump() sets the
+    version of every live member of the group. `_vgroup` is set only on tensors in one."""
+    group = getattr(src, "_vgroup", None)
+    if group is None:
+        group = src._vgroup = weakref.WeakSet([src])
+    group.add(t)
+    t._vgroup = group
+    t._version = src._version
 
 
 def as_tensor_args(*values: Any) -> list[Tensor]:

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import siblings
 from ..tensor import Tensor
 from .indexing import _axis, _slice_along, concat, put_flat
 from .linalg import matmul
@@ -96,7 +97,8 @@ def tensor_split(x: Tensor, num_or_indices: Any, axis: Any = 0, name: str | None
     else:
         idx = [int(i) for i in num_or_indices]
         bounds = [0] + [min(max(i + n if i < 0 else i, 0), n) for i in idx] + [n]
-    return [_slice_along(x, ax, a, max(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    return siblings.note([_slice_along(x, ax, a, max(a, b))
+                          for a, b in zip(bounds[:-1], bounds[1:])])
 
 
 def _split_dim(x: Tensor, num_or_indices: Any, axis: int, what: str, min_ndim: int

@@ -42,6 +42,8 @@ def _applier(depth: int) -> Callable[..., Tensor]:
                     node = new_node(op, inputs, attrs, saved, out, depth)
                     result = _make(out, False, node)
                     node.out_ref = _weakref(result)
+                    if tape._saved_hooks is not None:
+                        _pack_node(node, result)
                     return result
         return _make(out)
     return apply
@@ -140,7 +142,15 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     t.name = ""
     t._version = 0
     node.out_ref = _weakref(t)
+    if tape._saved_hooks is not None:
+        _pack_node(node, t)
     return t
+
+
+def _pack_node(node: Node, out: Tensor) -> None:
+    """Inside saved_tensors_hooks: pack what the node's backward reads (saved_hooks.py)."""
+    from ..saved_hooks import pack_node
+    pack_node(node, out)
 
 
 def out_tensor(node: Node) -> Tensor:

@@ -209,7 +209,7 @@ subtract_op = defop(
     "subtract", grad_reads=(), forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
     lower=lambda b, node, g, gins: _lower_add(b, node, g, gins, ky=-1.0))
 
-multiply_op = defop("multiply", forward=np.multiply, nin=2,
+multiply_op = defop("multiply", grad_reads=(0, 1), forward=np.multiply, nin=2,
                     vjp=lambda g, out, x, y: (g * y, g * x), lower=_lower_multiply)
 
 divide_op = defop(

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import siblings
 from ..tensor import Tensor
 from .core import apply, const
 from .registry import defop
@@ -130,7 +131,7 @@ def split(x: Tensor, num_or_sections: Any, axis: int = 0, name: str | None = Non
     for s in sizes:
         out.append(_slice_along(x, ax, start, start + s))
         start += s
-    return out
+    return siblings.note(out)
 
 
 def chunk(x: Tensor, chunks: int, axis: int = 0, name: str | None = None) -> list[Tensor]:
@@ -139,7 +140,7 @@ def chunk(x: Tensor, chunks: int, axis: int = 0, name: str | None = None) -> lis
 
 def unbind(x: Tensor, axis: int = 0) -> list[Tensor]:
     ax = _axis(axis, x.ndim, "unbind")
-    return [getitem(x, (slice(None),) * ax + (i,)) for i in range(x.shape[ax])]
+    return siblings.note([getitem(x, (slice(None),) * ax + (i,)) for i in range(x.shape[ax])])
 
 
 # ---- tiling and reordering (composites) ----------------------------------------------------

@@ -41,17 +41,21 @@ def check_inplace(x: Tensor, opname: str) -> None:
 
 
 def bump(x: Tensor) -> None:
-    """Record that x's values changed in place."""
+    """Record that x's values changed in place (and those of the tensors sharing its version
+    counter: its detach()es, tensor.share_version)."""
     x._version += 1
+    group = getattr(x, "_vgroup", None)
+    if group is not None:
+        v = x._version
+        for t in group:
+            t._version = v
     tape.bump_epoch()           # lowered Programs may hold the old values: re-lower
 
 
 def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
     """x = fn(x), in place: writes into x's buffer, or rebinds x when a graph is recorded."""
     check_inplace(x, opname)
-    # A stand-in for x's current value, so the new node does not take x as its own input.
-    shadow = Tensor._make(x._data, x._stop_gradient, x._node)
-    shadow._version = x._version
+    shadow = stand_in(x)
     new = fn(shadow)
     if not isinstance(new, Tensor):
         raise TypeError(f"{opname} produced {type(new).__name__}, not a Tensor")
@@ -61,6 +65,21 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
     if new._node is None:
         _write(x, new._data)
         return x
+    return rebind(x, shadow, new)
+
+
+def stand_in(x: Tensor) -> Tensor:
+    """A stand-in for x's current value and graph position, so that a node recording an
+    in-place change of x does not take x as its own input."""
+    shadow = Tensor._make(x._data, x._stop_gradient, x._node)
+    shadow._version = x._version
+    return shadow
+
+
+def rebind(x: Tensor, shadow: Tensor, new: Tensor) -> Tensor:
+    """x becomes `new` (a recorded op's result computed from `shadow`, x's stand-in): its
+    values and graph position. Readers of x's old version reach its old node through the
+    stand-in, and x's version goes up. Returns x."""
     if x._node is not None:
         x._node.out_ref = weakref.ref(shadow)
     # consumers of this version reach its node through the stand-in (tape.check_versions)

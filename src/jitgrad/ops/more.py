@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import siblings
 from ..tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
@@ -239,7 +240,7 @@ def unstack(x: Tensor, axis: int = 0, num: int | None = None) -> list[Tensor]:
     ax = _axis(axis, x.ndim, "unstack")
     if num is not None and num != x.shape[ax]:
         raise ValueError(f"unstack: num is {num} but axis {axis} has size {x.shape[ax]}")
-    return [x[(_slice(None),) * ax + (i,)] for i in range(x.shape[ax])]
+    return siblings.note([x[(_slice(None),) * ax + (i,)] for i in range(x.shape[ax])])
 
 
 def _int_list(v: Any, what: str) -> list[int]:

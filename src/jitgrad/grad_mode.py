@@ -1,0 +1,137 @@
+"""Grad mode switches: `no_grad`, `enable_grad`, `set_grad_enabled` (contexts and decorators).
+
+The mode itself is `tape._grad_enabled`, which every recorded op reads; these classes only
+set and restore it. As decorators they set the mode for each call of the function and
+restore the caller's afterwards (for a generator: around each step, so the consumer's code
+between steps runs in its own mode).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable
+
+from . import tape
+
+
+def decorate(fn: Callable, mode: bool, name: str) -> Callable:
+    """`fn` running in grad mode `mode`, the caller's mode restored after each call."""
+    if not callable(fn):
+        raise TypeError(f"{name}() decorates a function, got {fn!r}")
+    switch = tape._set_grad_enabled
+    if inspect.isgeneratorfunction(fn):
+        return _same_signature(fn, _generator(fn, mode, switch))
+    return _same_signature(fn, _function(fn, mode, switch))
+
+
+def _generator(fn: Callable, mode: bool, switch: Callable) -> Callable:
+    @functools.wraps(fn)
+    def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+        gen = fn(*args, **kwargs)
+        value = None
+        while True:
+            prev = switch(mode)
+            try:
+                item = gen.send(value)
+            except StopIteration as stop:
+                return stop.value
+            finally:
+                switch(prev)
+            value = yield item
+    return gen_wrapper
+
+
+def _function(fn: Callable, mode: bool, switch: Callable) -> Callable:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        prev = switch(mode)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            switch(prev)
+    return wrapper
+
+
+def _same_signature(fn: Callable, wrapper: Callable) -> Callable:
+    """inspect.getfullargspec(wrapper) == that of fn, as Paddle's decorators keep it
+    (getfullargspec does not follow functools.wraps' __wrapped__)."""
+    try:
+        wrapper.__signature__ = inspect.signature(fn)
+    except (TypeError, ValueError):     # pragma: no cover - a builtin without one
+        pass
+    return wrapper
+
+
+class _GradModeContext:
+    """Base of no_grad / enable_grad: a context manager and a decorator (generators too)."""
+
+    # The modes to restore: (mode, rest) pairs, so that one instance can be entered again
+    # while in use (a decorated recursive function). A slot and a tuple, not a __dict__ and
+    # a list: `with no_grad():` runs on every step of a training loop's update.
+    __slots__ = ("_prev",)
+    _mode = True
+
+    def __init__(self, *args: Any) -> None:
+        if args:        # `@no_grad` without parentheses passes the function here
+            raise TypeError(f"{type(self).__name__} takes no arguments: write "
+                            f"@{type(self).__name__}() with parentheses, or "
+                            f"`with {type(self).__name__}():`")
+        self._prev: tuple | None = None
+
+    def __enter__(self) -> None:        # _set_grad_enabled, inlined (training loops' updates)
+        self._prev = (tape._grad_enabled, self._prev)
+        tape._grad_enabled = self._mode
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        tape._grad_enabled, self._prev = self._prev
+
+    def __call__(self, fn: Callable) -> Callable:
+        return decorate(fn, self._mode, type(self).__name__)
+
+
+class no_grad(_GradModeContext):
+    """Ops run inside record nothing: `with no_grad():` or `@no_grad()`."""
+
+    __slots__ = ()
+    _mode = False
+
+    def __init_subclass__(cls) -> None:  # pragma: no cover - keeps the class final
+        raise TypeError("no_grad cannot be subclassed")
+
+
+class enable_grad(_GradModeContext):
+    """Re-enables recording inside a no_grad block."""
+
+    __slots__ = ()
+    _mode = True
+
+
+class set_grad_enabled:
+    """Grad mode on or off: a plain call sets it (`paddle.set_grad_enabled(False)`), a `with`
+    block restores the previous mode at its end, and `@set_grad_enabled(mode)` runs each
+    call of the function in `mode`, restoring the caller's mode afterwards.
+
+    Decorating undoes the switch the constructor made (it runs once, when the function is
+    defined), as torch does. Paddle 3.3.1's decorator is broken: it leaves that switch in
+    place, runs the function in whatever mode is current, and after each call sets the
+    mode that was current when the function was decorated (measured; README).
+    """
+
+    __slots__ = ("mode", "_prev")
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled expects a bool, got {mode!r}")
+        self.mode = mode
+        self._prev = tape._set_grad_enabled(mode)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        tape._set_grad_enabled(self._prev)
+
+    def __call__(self, fn: Callable) -> Callable:
+        tape._set_grad_enabled(self._prev)      # decorating is not a plain call
+        return decorate(fn, self.mode, "set_grad_enabled")
