@@ -28,3 +28,6 @@ bool = bool_  # noqa: A001  (paddle.bool)
 from .executor import cache_clear, cache_info, set_cache_limit  # noqa: E402
 
 __version__ = "0.1.0"
+
+from . import io, utils  # noqa: E402  (paddle.io, paddle.utils.unique_name)
+from .serialization import load, save  # noqa: E402

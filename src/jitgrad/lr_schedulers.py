@@ -48,11 +48,17 @@ class LRScheduler:
         return {"last_epoch": self.last_epoch, "last_lr": self.last_lr}
 
     def set_state_dict(self, state_dict: dict) -> None:
+        """Restore last_epoch and last_lr (and warn, as Paddle does, about other keys)."""
         for key in ("last_epoch", "last_lr"):
             if key not in state_dict:
                 raise RuntimeError(f"{type(self).__name__}.set_state_dict: no {key!r} in "
                                    "the state dict")
             setattr(self, key, state_dict[key])
+        if len(state_dict) > 2 + ("LinearWarmup_LR" in state_dict):
+            import warnings
+            warnings.warn("There are some unused values in state_dict. Maybe the optimizer "
+                          "have different 'LearningRateDecay' when invoking state_dict and "
+                          "set_dict")
 
     set_dict = set_state_dict
 
@@ -151,6 +157,23 @@ class LinearWarmup(LRScheduler):
         if isinstance(self.inner, LRScheduler) and self.last_epoch >= self.warmup_steps:
             self.inner.step()
         super().step(epoch)
+
+    def state_dict(self) -> dict:
+        """Paddle's: the wrapped scheduler's state under 'LinearWarmup_LR'."""
+        out = super().state_dict()
+        if isinstance(self.inner, LRScheduler):
+            out["LinearWarmup_LR"] = self.inner.state_dict()
+        return out
+
+    def set_state_dict(self, state_dict: dict) -> None:
+        super().set_state_dict(state_dict)
+        if isinstance(self.inner, LRScheduler):
+            if "LinearWarmup_LR" not in state_dict:
+                raise RuntimeError("LinearWarmup.set_state_dict: no 'LinearWarmup_LR' (the "
+                                   "wrapped scheduler's state) in the state dict")
+            self.inner.set_state_dict(state_dict["LinearWarmup_LR"])
+
+    set_dict = set_state_dict
 
 
 class NoamDecay(LRScheduler):
@@ -519,6 +542,18 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             print(f"Epoch {self.last_epoch}: CosineAnnealingWarmRestarts set learning rate "
                   f"to {self.last_lr}.")
 
+    def set_state_dict(self, state_dict: dict) -> None:
+        """Also rebuilds the cycle position from last_epoch, which Paddle's state dict lacks
+        (3.3.1 resumes with the cycle restarted)."""
+        super().set_state_dict(state_dict)
+        lr, verbose = self.last_lr, self.verbose
+        self.verbose = False
+        if self.last_epoch >= 0:
+            self.step(self.last_epoch)
+        self.last_lr, self.verbose = lr, verbose
+
+    set_dict = set_state_dict
+
 lr = types.SimpleNamespace(
     LRScheduler=LRScheduler, StepDecay=StepDecay, MultiStepDecay=MultiStepDecay,
     ExponentialDecay=ExponentialDecay, CosineAnnealingDecay=CosineAnnealingDecay,
@@ -527,3 +562,7 @@ lr = types.SimpleNamespace(
     PolynomialDecay=PolynomialDecay, OneCycleLR=OneCycleLR, CyclicLR=CyclicLR,
     ReduceOnPlateau=ReduceOnPlateau, MultiplicativeDecay=MultiplicativeDecay,
     LinearLR=LinearLR, CosineAnnealingWarmRestarts=CosineAnnealingWarmRestarts)
+
+from .namespaces import from_simple as _from_simple  # noqa: E402
+lr = _from_simple("jitgrad.optimizer.lr", "optimizer.lr", lr,
+                  "Paddle's paddle.optimizer.lr: the learning-rate schedulers.")

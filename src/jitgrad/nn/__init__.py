@@ -34,3 +34,6 @@ __all__ = ["functional", "initializer", "ParamAttr", "Layer", "Parameter", "crea
            "TripletMarginLoss", "AdaptiveAvgPool1D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D",
            "AvgPool1D", "Conv1DTranspose", "Conv2DTranspose", "InstanceNorm1D",
            "InstanceNorm2D", "MaxPool1D"]
+
+from .containers import LayerDict, ParameterList  # noqa: E402
+__all__ += ["LayerDict", "ParameterList"]

@@ -53,3 +53,7 @@ __all__ += ["maxout", "relu_", "elu_", "leaky_relu_", "hardtanh_", "softmax_", "
 from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:                    # TypeError naming the argument for a non-Tensor
     globals()[_name] = _check_tensor_args(globals()[_name])
+
+from ..ops.softmax_ce import softmax_with_cross_entropy  # noqa: E402
+softmax_with_cross_entropy = _check_tensor_args(softmax_with_cross_entropy)
+__all__ += ["softmax_with_cross_entropy"]

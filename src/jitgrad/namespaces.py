@@ -1,0 +1,101 @@
+"""Namespaces of functions: paddle.linalg, paddle.optimizer.lr and paddle.tensor.<submodule>.
+
+A Namespace is a module object, so `from jitgrad.tensor.math import add` works too. Asking
+one for a name it lacks says so in jitgrad's words: "jitgrad.linalg has no 'eigh' (not
+implemented in jitgrad; Paddle 3.3.1 has paddle.linalg.eigh)", or that Paddle has no such
+name either (_paddle_names.py lists Paddle's, measured).
+
+The paddle.tensor submodules (math, manipulation, creation, linalg, search, logic, stat,
+random, attribute) expose, under Paddle's names for each, the jitgrad functions of those
+names: their members are looked up on first use, so ops added to jitgrad later appear there
+without a list to keep in step.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+import types
+from typing import Any, Callable
+
+from ._paddle_names import NAMES
+
+TENSOR_SUBMODULES = ("math", "manipulation", "creation", "linalg", "search", "logic", "stat",
+                     "random", "attribute")
+
+
+class Namespace(types.ModuleType):
+    """Members given up front, or found by `resolve(name)` among Paddle's names for it."""
+
+    def __init__(self, name: str, paddle_key: str, members: dict[str, Any] | None = None,
+                 resolve: Callable[[str], Any] | None = None, doc: str | None = None) -> None:
+        super().__init__(name, doc)
+        self._paddle_key, self._resolve = paddle_key, resolve
+        for key, value in (members or {}).items():
+            setattr(self, key, value)
+
+    def _paddle_names(self) -> tuple[str, ...]:
+        return NAMES.get(self._paddle_key, ())
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") or attr.startswith("_paddle") or attr == "_resolve":
+            raise AttributeError(attr)
+        if self._resolve is not None and attr in self._paddle_names():
+            value = self._resolve(attr)
+            if value is not None:
+                setattr(self, attr, value)
+                return value
+        paddle_name = f"paddle.{self._paddle_key}"
+        if attr in self._paddle_names():
+            why = f"not implemented in jitgrad; Paddle 3.3.1 has {paddle_name}.{attr}"
+        else:
+            close = difflib.get_close_matches(attr, self.__dir__(), n=3)
+            why = f"nor has Paddle 3.3.1's {paddle_name}" + \
+                (f"; did you mean {', '.join(close)}?" if close else "")
+        raise AttributeError(f"{self.__name__} has no {attr!r} ({why})")
+
+    def __dir__(self) -> list[str]:
+        own = [k for k in self.__dict__ if not k.startswith("_")]
+        if self._resolve is not None:
+            own += [n for n in self._paddle_names() if self._resolve(n) is not None]
+        return sorted(set(own))
+
+    def __repr__(self) -> str:
+        return f"<namespace {self.__name__!r}>"
+
+
+def from_simple(name: str, paddle_key: str, ns: Any, doc: str | None = None) -> Namespace:
+    """A Namespace holding the members of a types.SimpleNamespace (or another Namespace)."""
+    members = {k: v for k, v in vars(ns).items() if not k.startswith("_")}
+    return Namespace(name, paddle_key, members, doc=doc)
+
+
+def _tensor_resolver(sub: str) -> Callable[[str], Any]:
+    def resolve(name: str) -> Any:
+        import jitgrad
+        from .ops import legacy_creation
+        if name in ("fill_constant", "gaussian"):
+            return getattr(legacy_creation, name)
+        if sub == "linalg" and name in jitgrad.linalg.__dict__:
+            return jitgrad.linalg.__dict__[name]
+        value = jitgrad.__dict__.get(name)
+        return value if callable(value) and not isinstance(value, types.ModuleType) else None
+    return resolve
+
+
+TENSOR = {sub: Namespace(f"jitgrad.tensor.{sub}", f"tensor.{sub}",
+                         resolve=_tensor_resolver(sub),
+                         doc=f"Paddle's paddle.tensor.{sub}: jitgrad's functions of those names.")
+          for sub in TENSOR_SUBMODULES}
+for _sub, _ns in TENSOR.items():
+    sys.modules.setdefault(_ns.__name__, _ns)
+
+
+def tensor_attribute(name: str) -> Any:
+    """jitgrad.tensor.<name> beyond the Tensor class module's own names (see tensor.py)."""
+    if name in TENSOR:
+        return TENSOR[name]
+    for sub, ns in TENSOR.items():
+        if name in ns._paddle_names():
+            return getattr(ns, name)       # the function, or "not implemented in jitgrad"
+    raise AttributeError(f"module 'jitgrad.tensor' has no attribute {name!r}")
