@@ -165,6 +165,15 @@ def save(obj: Any, path: str | os.PathLike | IO[bytes], protocol: int = 4,
 
 
 # ---- load ------------------------------------------------------------------------------------
+class _Unpickler(pickle.Unpickler):
+    """NumPy 2 (Paddle 3.3.1's) pickles name numpy._core, which NumPy 1.x calls numpy.core."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module.startswith("numpy._core") and int(np.__version__.split(".")[0]) < 2:
+            module = "numpy.core" + module[len("numpy._core"):]
+        return super().find_class(module, name)
+
+
 def _join_big(obj: Any) -> Any:
     if isinstance(obj, dict) and BIG_PARAMS in obj:
         for key, info in obj.pop(BIG_PARAMS).items():
@@ -228,7 +237,7 @@ def load(path: str | os.PathLike | IO[bytes], **configs: Any) -> Any:
                          "(jitgrad reads the single files paddle.save writes)")
     f, owned = _open(path, "rb", "paddle.load")
     try:
-        obj = pickle.load(f, encoding="latin1")
+        obj = _Unpickler(f, encoding="latin1").load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError) as e:
         where = os.fspath(path) if owned else "the buffer"
         raise ValueError(f"paddle.load cannot parse {where}: not a file paddle.save wrote in "

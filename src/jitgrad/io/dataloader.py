@@ -69,6 +69,11 @@ def _to_tensors(batch: Any) -> Any:
     return batch
 
 
+class NoLengthError(TypeError, ValueError):
+    """len() of a loader over an IterableDataset. A ValueError, as in Paddle; also a TypeError,
+    Python's "no len()", so that list(loader) works (in Paddle 3.3.1 it raises)."""
+
+
 def get_worker_info() -> None:
     """Paddle's worker information: always None, jitgrad has no worker processes."""
     return None
@@ -125,7 +130,7 @@ class DataLoader:
 
     def __len__(self) -> int:
         if self._iterable:
-            raise ValueError("length of IterableDataset not supported")
+            raise NoLengthError("length of IterableDataset not supported")
         if self.batch_sampler is None:
             return len(self.dataset)
         return len(self.batch_sampler)

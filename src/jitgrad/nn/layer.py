@@ -70,7 +70,8 @@ class Layer:
                  "training": True, "_dtype": dtype,
                  "_full_name": unique_name.generate(name_scope or _snake(type(self).__name__)),
                  "_forward_pre_hooks": OrderedDict(), "_forward_post_hooks": OrderedDict(),
-                 "_forward_hooks_with_kwargs": {}, "_forward_hooks_always_called": {},
+                 "_forward_hooks_with_kwargs": OrderedDict(),
+                 "_forward_hooks_always_called": OrderedDict(),
                  "_state_dict_hooks": OrderedDict()}
         for key, value in state.items():
             object.__setattr__(self, key, value)
