@@ -1,6 +1,7 @@
 """Writes src/jitgrad/_paddle_names.py: the public names of Paddle 3.3.1's namespaces that
-jitgrad mirrors (paddle.linalg, paddle.optimizer.lr, paddle.tensor.<submodule>), so a name
-jitgrad lacks fails with "not implemented in jitgrad" rather than a bare AttributeError.
+jitgrad mirrors (paddle, paddle.nn, paddle.nn.functional, paddle.linalg, paddle.optimizer.lr,
+paddle.tensor.<submodule>), so a name jitgrad lacks fails with "not implemented in jitgrad"
+rather than a bare AttributeError.
 
     /work/peers/bin/python perf/paddle_api_names.py       # an env with paddle 3.3.1
 """
@@ -33,9 +34,19 @@ def public(module) -> list:
     return sorted(out)
 
 
+def submodules(module) -> set:
+    """Its public submodules (paddle.fft, paddle.nn.initializer ...), which __all__ omits."""
+    return {n for n in dir(module) if not n.startswith("_")
+            and isinstance(getattr(module, n), types.ModuleType)
+            and getattr(module, n).__name__.startswith(module.__name__ + ".")}
+
+
 def main() -> None:
     assert paddle.__version__ == "3.3.1", paddle.__version__
-    spaces = {"linalg": public(paddle.linalg), "optimizer.lr": public(paddle.optimizer.lr)}
+    spaces = {"": sorted(set(paddle.__all__) | submodules(paddle)),
+              "nn": sorted(set(paddle.nn.__all__) | submodules(paddle.nn)),
+              "nn.functional": sorted(paddle.nn.functional.__all__),
+              "linalg": public(paddle.linalg), "optimizer.lr": public(paddle.optimizer.lr)}
     spaces.update({f"tensor.{s}": public(getattr(paddle.tensor, s)) for s in TENSOR_SUBS})
     lines = ['"""Public names of PaddlePaddle 3.3.1 namespaces, written by perf/paddle_api_names.py',
              '(do not edit): namespaces.py reports a name Paddle has and jitgrad lacks as "not',

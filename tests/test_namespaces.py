@@ -79,3 +79,17 @@ def test_gaussian_follows_paddle_seed_and_its_own_seed():
     assert not paddle.tensor.random.gaussian([2], requires_grad=True).stop_gradient
     with pytest.raises(ValueError, match="std must be >= 0"):
         paddle.tensor.random.gaussian([2], std=-1.0)
+
+
+def test_jitgrad_nn_and_functional_word_missing_names_the_same_way():
+    missing = next(n for n in NAMES["nn"] if n[0].isupper() and not hasattr(paddle.nn, n))
+    assert message(lambda: getattr(paddle.nn, missing)) == (
+        f"jitgrad.nn has no {missing!r} (not implemented in jitgrad; Paddle 3.3.1 has "
+        f"paddle.nn.{missing})")
+    assert "Paddle 3.3.1 has paddle.fft" in message(lambda: paddle.fft)
+    assert "did you mean matmul" in message(lambda: paddle.matmull)
+    assert "nor has Paddle 3.3.1's paddle.nn.functional" in \
+        message(lambda: paddle.nn.functional.nope)
+    with pytest.raises(ImportError):
+        from jitgrad import nope  # noqa: F401
+    assert not hasattr(paddle, "__wrapped__")

@@ -31,3 +31,6 @@ __version__ = "0.1.0"
 
 from . import io, utils  # noqa: E402  (paddle.io, paddle.utils.unique_name)
 from .serialization import load, save  # noqa: E402
+
+from .namespaces import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr('jitgrad', '')   # a missing name says what Paddle has

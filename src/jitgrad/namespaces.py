@@ -1,4 +1,5 @@
-"""Namespaces of functions: paddle.linalg, paddle.optimizer.lr and paddle.tensor.<submodule>.
+"""Namespaces of functions: paddle.linalg, paddle.optimizer.lr and paddle.tensor.<submodule>,
+and the wording of a missing name in those and in jitgrad, jitgrad.nn, jitgrad.nn.functional.
 
 A Namespace is a module object, so `from jitgrad.tensor.math import add` works too. Asking
 one for a name it lacks says so in jitgrad's words: "jitgrad.linalg has no 'eigh' (not
@@ -24,6 +25,29 @@ TENSOR_SUBMODULES = ("math", "manipulation", "creation", "linalg", "search", "lo
                      "random", "attribute")
 
 
+def missing(where: str, paddle_key: str, attr: str, present: Any = ()) -> AttributeError:
+    """The error for `where.attr`: Paddle 3.3.1 has paddle.<paddle_key>.attr but jitgrad does
+    not, or neither has it (with the closest names among `present`)."""
+    paddle_name = f"paddle.{paddle_key}" if paddle_key else "paddle"
+    if attr in NAMES.get(paddle_key, ()):
+        why = f"not implemented in jitgrad; Paddle 3.3.1 has {paddle_name}.{attr}"
+    else:
+        close = difflib.get_close_matches(attr, [n for n in present if not n.startswith("_")],
+                                          n=3)
+        why = f"nor has Paddle 3.3.1's {paddle_name}" + \
+            (f"; did you mean {', '.join(close)}?" if close else "")
+    return AttributeError(f"{where} has no {attr!r} ({why})")
+
+
+def module_getattr(module_name: str, paddle_key: str) -> Callable[[str], Any]:
+    """A module-level __getattr__ (PEP 562) that words a missing name as missing() does."""
+    def __getattr__(attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(f"module {module_name!r} has no attribute {attr!r}")
+        raise missing(module_name, paddle_key, attr, dir(sys.modules[module_name]))
+    return __getattr__
+
+
 class Namespace(types.ModuleType):
     """Members given up front, or found by `resolve(name)` among Paddle's names for it."""
 
@@ -45,14 +69,7 @@ class Namespace(types.ModuleType):
             if value is not None:
                 setattr(self, attr, value)
                 return value
-        paddle_name = f"paddle.{self._paddle_key}"
-        if attr in self._paddle_names():
-            why = f"not implemented in jitgrad; Paddle 3.3.1 has {paddle_name}.{attr}"
-        else:
-            close = difflib.get_close_matches(attr, self.__dir__(), n=3)
-            why = f"nor has Paddle 3.3.1's {paddle_name}" + \
-                (f"; did you mean {', '.join(close)}?" if close else "")
-        raise AttributeError(f"{self.__name__} has no {attr!r} ({why})")
+        raise missing(self.__name__, self._paddle_key, attr, self.__dir__())
 
     def __dir__(self) -> list[str]:
         own = [k for k in self.__dict__ if not k.startswith("_")]

@@ -37,3 +37,6 @@ __all__ = ["functional", "initializer", "ParamAttr", "Layer", "Parameter", "crea
 
 from .containers import LayerDict, ParameterList  # noqa: E402
 __all__ += ["LayerDict", "ParameterList"]
+
+from ..namespaces import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr('jitgrad.nn', 'nn')   # a missing name says what Paddle has

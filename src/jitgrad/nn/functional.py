@@ -57,3 +57,6 @@ for _name in __all__:                    # TypeError naming the argument for a n
 from ..ops.softmax_ce import softmax_with_cross_entropy  # noqa: E402
 softmax_with_cross_entropy = _check_tensor_args(softmax_with_cross_entropy)
 __all__ += ["softmax_with_cross_entropy"]
+
+from ..namespaces import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr('jitgrad.nn.functional', 'nn.functional')   # a missing name says what Paddle has
