@@ -72,6 +72,7 @@ class Layer:
                  "_forward_pre_hooks": OrderedDict(), "_forward_post_hooks": OrderedDict(),
                  "_forward_hooks_with_kwargs": OrderedDict(),
                  "_forward_hooks_always_called": OrderedDict(),
+                 "_forward_hooks_any": OrderedDict(),
                  "_state_dict_hooks": OrderedDict()}
         for key, value in state.items():
             object.__setattr__(self, key, value)
@@ -212,7 +213,7 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._forward_pre_hooks or self._forward_post_hooks:
+        if self._forward_hooks_any:
             return layer_hooks.call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
 

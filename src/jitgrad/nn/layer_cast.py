@@ -50,7 +50,7 @@ def cast(layer: Any, dtype: Any, floating_only: bool, include_sublayers: bool,
     tensors += [(b, False) for lay in layers for b in lay._buffers.values() if b is not None]
     if dt.kind != "f":
         bad = [p.name or "a parameter" for p, is_param in tensors
-               if is_param and not p._stop_gradient and not floating_only]
+               if is_param and not p._stop_gradient]
         if bad:
             raise TypeError(f"{where}: cannot cast trainable parameters ({', '.join(bad[:3])}) "
                             f"to {np.dtype(dt).name}: integer tensors cannot require "
