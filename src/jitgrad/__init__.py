@@ -29,8 +29,10 @@ from .executor import cache_clear, cache_info, set_cache_limit  # noqa: E402
 
 __version__ = "0.1.0"
 
-from . import io, utils  # noqa: E402  (paddle.io, paddle.utils.unique_name)
-from .serialization import load, save  # noqa: E402
+from . import utils  # noqa: E402  (paddle.utils.unique_name)
 
+# paddle.io, paddle.save and paddle.load are imported on first use; a missing name says
+# what Paddle has (namespaces.py)
 from .namespaces import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr('jitgrad', '')   # a missing name says what Paddle has
+__getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "save": ".serialization",
+                                                  "load": ".serialization"})

@@ -14,12 +14,16 @@ without a list to keep in step.
 
 from __future__ import annotations
 
-import difflib
 import sys
 import types
 from typing import Any, Callable
 
-from ._paddle_names import NAMES
+
+
+def _names() -> dict[str, tuple[str, ...]]:
+    """Paddle's name lists, loaded when first needed (a missing name, a tensor submodule)."""
+    from ._paddle_names import NAMES
+    return NAMES
 
 TENSOR_SUBMODULES = ("math", "manipulation", "creation", "linalg", "search", "logic", "stat",
                      "random", "attribute")
@@ -29,9 +33,10 @@ def missing(where: str, paddle_key: str, attr: str, present: Any = ()) -> Attrib
     """The error for `where.attr`: Paddle 3.3.1 has paddle.<paddle_key>.attr but jitgrad does
     not, or neither has it (with the closest names among `present`)."""
     paddle_name = f"paddle.{paddle_key}" if paddle_key else "paddle"
-    if attr in NAMES.get(paddle_key, ()):
+    if attr in _names().get(paddle_key, ()):
         why = f"not implemented in jitgrad; Paddle 3.3.1 has {paddle_name}.{attr}"
     else:
+        import difflib
         close = difflib.get_close_matches(attr, [n for n in present if not n.startswith("_")],
                                           n=3)
         why = f"nor has Paddle 3.3.1's {paddle_name}" + \
@@ -39,11 +44,20 @@ def missing(where: str, paddle_key: str, attr: str, present: Any = ()) -> Attrib
     return AttributeError(f"{where} has no {attr!r} ({why})")
 
 
-def module_getattr(module_name: str, paddle_key: str) -> Callable[[str], Any]:
-    """A module-level __getattr__ (PEP 562) that words a missing name as missing() does."""
+def module_getattr(module_name: str, paddle_key: str, lazy: dict[str, str] | None = None
+                   ) -> Callable[[str], Any]:
+    """A module-level __getattr__ (PEP 562) that words a missing name as missing() does.
+    lazy maps names to the submodule (relative) that holds them, imported on first use: the
+    submodule itself if the name is its own, else its attribute of that name."""
     def __getattr__(attr: str) -> Any:
         if attr.startswith("__"):
             raise AttributeError(f"module {module_name!r} has no attribute {attr!r}")
+        if lazy and attr in lazy:
+            import importlib
+            sub = importlib.import_module(lazy[attr], module_name)
+            value = sub if sub.__name__.rsplit(".", 1)[-1] == attr else getattr(sub, attr)
+            setattr(sys.modules[module_name], attr, value)
+            return value
         raise missing(module_name, paddle_key, attr, dir(sys.modules[module_name]))
     return __getattr__
 
@@ -59,7 +73,7 @@ class Namespace(types.ModuleType):
             setattr(self, key, value)
 
     def _paddle_names(self) -> tuple[str, ...]:
-        return NAMES.get(self._paddle_key, ())
+        return _names().get(self._paddle_key, ())
 
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__") or attr.startswith("_paddle") or attr == "_resolve":
@@ -109,7 +123,11 @@ for _sub, _ns in TENSOR.items():
 
 
 def tensor_attribute(name: str) -> Any:
-    """jitgrad.tensor.<name> beyond the Tensor class module's own names (see tensor.py)."""
+    """jitgrad.tensor.<name> beyond the Tensor class module's own names (see tensor.py).
+    Dunder names (the import system asks for __path__ on every `from .tensor import`) fail
+    at once."""
+    if name.startswith("__"):
+        raise AttributeError(f"module 'jitgrad.tensor' has no attribute {name!r}")
     if name in TENSOR:
         return TENSOR[name]
     for sub, ns in TENSOR.items():
