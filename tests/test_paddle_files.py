@@ -153,3 +153,16 @@ def test_files_jitgrad_writes_load_in_paddle(tmp_path):
     buf.seek(0)
     t = real.load(buf)
     assert str(t.dtype) == "paddle.int32" and t.numpy().tolist() == [1, 2]
+
+
+def test_paddle_optimizer_state_loads_from_numpy_arrays_too():
+    """paddle.load(..., return_numpy=True) gives arrays; set_state_dict takes them."""
+    with unique_name.guard():
+        net, opt, sched = model.build(paddle)
+    opt.set_state_dict(paddle.load(fixture("mlp_step3_adam.pdopt"), return_numpy=True))
+    arrays = paddle.load(fixture("mlp_step3_adam.pdopt"), return_numpy=True)
+    mine = opt.state_dict()
+    assert sched.last_epoch == 3
+    for key, value in arrays.items():
+        if key != "LR_Scheduler":
+            np.testing.assert_array_equal(mine[key].numpy(), value, err_msg=key)
