@@ -163,3 +163,10 @@ def test_an_array_jitgrad_has_no_tensor_for_needs_return_numpy():
         paddle.load(buf)
     buf.seek(0)
     assert paddle.load(buf, return_numpy=True).dtype == np.complex64
+
+
+def test_a_pickled_paddle_object_is_named_in_the_error():
+    """A Paddle-only class in a file (say a paddle dtype) cannot be rebuilt without Paddle."""
+    raw = b"\x80\x02cpaddle.base.libpaddle\nDataType\n)\x81."   # GLOBAL, NEWOBJ
+    with pytest.raises(ValueError, match=r"Paddle object \(paddle.base.libpaddle.DataType\)"):
+        paddle.load(io.BytesIO(raw))

@@ -171,6 +171,9 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if module.startswith("numpy._core") and int(np.__version__.split(".")[0]) < 2:
             module = "numpy.core" + module[len("numpy._core"):]
+        if module == "paddle" or module.startswith("paddle."):
+            raise pickle.UnpicklingError(f"it holds a Paddle object ({module}.{name}), which "
+                                         "jitgrad cannot rebuild; save plain values instead")
         return super().find_class(module, name)
 
 
@@ -240,8 +243,8 @@ def load(path: str | os.PathLike | IO[bytes], **configs: Any) -> Any:
         obj = _Unpickler(f, encoding="latin1").load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError) as e:
         where = os.fspath(path) if owned else "the buffer"
-        raise ValueError(f"paddle.load cannot parse {where}: not a file paddle.save wrote in "
-                         f"its pickle format ({type(e).__name__}: {e})") from None
+        raise ValueError(f"paddle.load cannot parse {where} ({e}); jitgrad reads the pickle "
+                         "files paddle.save writes") from None
     finally:
         if owned:
             f.close()
