@@ -42,7 +42,8 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None =
                      attr: Any = None, is_bias: bool = False,
                      default_initializer: Initializer | None = None) -> Parameter:
     """A new Parameter: attr's initializer, else default_initializer, else Xavier (weights)
-    or zeros (biases)."""
+    or zeros (biases). Named attr.name, else name, else `create_parameter_<n>.w_0` (Paddle's
+    name for a parameter made outside a Layer)."""
     dt = dtypes.default_float().np if dtype is None else dtypes.to_dtype(dtype).np
     init = attr.initializer if isinstance(attr, ParamAttr) and attr.initializer else \
         default_initializer or (Constant(0.0) if is_bias else XavierUniform())
