@@ -29,3 +29,11 @@ from .executor import cache_clear, cache_info, set_cache_limit  # noqa: E402
 from . import incubate  # noqa: E402  (paddle.incubate.autograd)
 
 __version__ = "0.1.0"
+
+from . import utils  # noqa: E402  (paddle.utils.unique_name)
+
+# paddle.io, paddle.save and paddle.load are imported on first use; a missing name says
+# what Paddle has (namespaces.py)
+from .namespaces import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "save": ".serialization",
+                                                  "load": ".serialization"})

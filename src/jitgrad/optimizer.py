@@ -13,12 +13,17 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from . import tape
+from . import optimizer_state, tape
 from .lr_schedulers import LRScheduler, lr  # noqa: F401  (lr: paddle.optimizer.lr)
 from .tensor import Tensor
 
 
 class Optimizer:
+    """The shared machinery: parameter groups, grad_clip, the update loop, the state dict.
+    A subclass implements _update and names its accumulators as Paddle does."""
+
+    _accumulators: tuple[str, ...] = ()     # Paddle's accumulator names, in its order
+
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
                  grad_clip: Callable | None = None, name: str | None = None) -> None:
@@ -49,6 +54,8 @@ class Optimizer:
         # nothing up by id (a small model's step is mostly this loop)
         self._rows = [(p, lr_scale[id(p)], wd_of[id(p)], self._state.setdefault(id(p), {}))
                       for p in self._params]
+        self._name = name
+        optimizer_state.name_accumulators(self)
 
     def get_lr(self) -> float:
         return float(self._lr()) if isinstance(self._lr, LRScheduler) else float(self._lr)
@@ -58,9 +65,9 @@ class Optimizer:
             raise RuntimeError("set_lr cannot be used while an LRScheduler sets the rate")
         self._lr = float(value)
 
-    def _live(self) -> list[tuple[tuple, np.ndarray]]:
+    def _live(self, rows: list[tuple]) -> list[tuple[tuple, np.ndarray]]:
         """(row, gradient) of each parameter with a gradient, after grad_clip."""
-        live = [(row, row[0]._grad) for row in self._rows
+        live = [(row, row[0]._grad) for row in rows
                 if row[0]._grad is not None and not row[0]._stop_gradient]
         if self._grad_clip is not None and live:
             grads = self._grad_clip([g for _, g in live])
@@ -69,9 +76,12 @@ class Optimizer:
 
     def step(self) -> None:
         """Apply one update to every parameter that has a gradient."""
+        self._step_rows(self._rows)
+
+    def _step_rows(self, rows: list[tuple]) -> None:
         lr = self.get_lr()
         with tape.no_grad():
-            for (p, scale, wd, state), g in self._live():
+            for (p, scale, wd, state), g in self._live(rows):
                 if type(g) is not np.ndarray or g.dtype != p._data.dtype:
                     g = np.asarray(g, dtype=p._data.dtype)
                 self._update(p, g, lr * scale, wd, state)
@@ -93,13 +103,20 @@ class Optimizer:
     clear_gradients = clear_grad
 
     def minimize(self, loss: Tensor, startup_program: Any = None, parameters: Any = None,
-                 no_grad_set: Any = None) -> None:
-        """Paddle's eager minimize: apply the gradients of a loss already backpropagated."""
-        self.step()
+                 no_grad_set: Any = None) -> tuple[list, list]:
+        """Paddle's eager minimize: apply the gradients of a loss already backpropagated;
+        returns ([], [(param, grad), ...]) (optimizer_state.py)."""
+        return optimizer_state.minimize(self, loss, parameters, no_grad_set)
 
     def state_dict(self) -> dict:
-        return {f"param_{i}.{k}": v for i, p in enumerate(self._params)
-                for k, v in self._state.get(id(p), {}).items()}
+        """Accumulators named as Paddle names them, and LR_Scheduler (optimizer_state.py)."""
+        return optimizer_state.state_dict(self)
+
+    def set_state_dict(self, state_dict: dict) -> None:
+        """Load a state dict saved by jitgrad or Paddle (optimizer_state.py)."""
+        optimizer_state.set_state_dict(self, state_dict)
+
+    set_dict = load_state_dict = set_state_dict
 
 
 class SGD(Optimizer):
@@ -108,7 +125,7 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
                  grad_clip: Callable | None = None, name: str | None = None) -> None:
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _update(self, p, g, lr, wd, state):
         if wd:
@@ -119,11 +136,13 @@ class SGD(Optimizer):
 class Momentum(Optimizer):
     """v = mu * v + g; p -= lr * v (Nesterov: p -= lr * (g + mu * v))."""
 
+    _accumulators = ("velocity",)
+
     def __init__(self, learning_rate: float | LRScheduler = 0.001, momentum: float = 0.9,
                  parameters: Iterable[Tensor] | None = None, use_nesterov: bool = False,
                  weight_decay: Any = None, grad_clip: Callable | None = None,
                  name: str | None = None) -> None:
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._mu, self._nesterov = float(momentum), bool(use_nesterov)
 
     def _update(self, p, g, lr, wd, state):
@@ -140,12 +159,14 @@ class Adam(Optimizer):
     """Adam with Paddle's bias correction: lr_t = lr sqrt(1 - b2^t) / (1 - b1^t),
     p -= lr_t * m / (sqrt(v) + eps sqrt(1 - b2^t))."""
 
+    _accumulators = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+
     def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
                  beta2: float = 0.999, epsilon: float = 1e-08,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
                  grad_clip: Callable | None = None, lazy_mode: bool = False,
                  name: str | None = None) -> None:
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
 
     def _decay(self, p, g, lr, wd):
@@ -153,12 +174,16 @@ class Adam(Optimizer):
 
     def _update(self, p, g, lr, wd, state):
         g = self._decay(p, g, lr, wd)
-        t = state["t"] = state.get("t", 0) + 1
+        # beta^t as Paddle keeps it: a running product in the parameter's precision
+        dt = p._data.dtype.type
+        b1, b2 = dt(self._b1), dt(self._b2)
+        b1p, b2p = state.get("beta1_pow_acc", b1), state.get("beta2_pow_acc", b2)
         m = state["moment1"] = self._b1 * state.get("moment1", 0.0) + (1 - self._b1) * g
         v = state["moment2"] = self._b2 * state.get("moment2", 0.0) + (1 - self._b2) * g * g
-        c2 = np.sqrt(1 - self._b2 ** t)
-        lr_t = lr * c2 / (1 - self._b1 ** t)
+        c2 = np.sqrt(1 - b2p)
+        lr_t = lr * c2 / (1 - b1p)
         p._data = p._data - (lr_t * m / (np.sqrt(v) + self._eps * c2)).astype(p._data.dtype)
+        state["beta1_pow_acc"], state["beta2_pow_acc"] = b1p * b1, b2p * b2
 
 
 class AdamW(Adam):
@@ -173,7 +198,7 @@ class AdamW(Adam):
                  grad_clip: Callable | None = None, lazy_mode: bool = False,
                  name: str | None = None) -> None:
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay,
-                         grad_clip)
+                         grad_clip, name=name)
         self._apply_decay = apply_decay_param_fun
 
     def _decay(self, p, g, lr, wd):
@@ -200,6 +225,8 @@ class RMSProp(Optimizer):
     ms = rho ms + (1-rho) g^2; (centered: mg = rho mg + (1-rho) g, ms -> ms - mg^2);
     mom = momentum mom + lr g / sqrt(ms + eps); p -= mom."""
 
+    _accumulators = ("momentum", "mean_square", "mean_grad")
+
     def __init__(self, learning_rate: float | LRScheduler, rho: float = 0.95,
                  epsilon: float = 1.0e-6, momentum: float = 0.0, centered: bool = False,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
@@ -207,7 +234,7 @@ class RMSProp(Optimizer):
         if learning_rate is None:
             raise ValueError("RMSProp: learning_rate is not set")
         _nonneg("RMSProp", rho=rho, epsilon=epsilon, momentum=momentum)
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._rho, self._eps = float(rho), float(epsilon)
         self._mu, self._centered = float(momentum), bool(centered)
 
@@ -229,6 +256,8 @@ class Adagrad(Optimizer):
     """moment += g^2 (starting from initial_accumulator_value);
     p -= lr g / (sqrt(moment) + eps)."""
 
+    _accumulators = ("moment",)
+
     def __init__(self, learning_rate: float | LRScheduler, epsilon: float = 1.0e-6,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
                  grad_clip: Callable | None = None, name: str | None = None,
@@ -236,7 +265,7 @@ class Adagrad(Optimizer):
         if learning_rate is None:
             raise ValueError("Adagrad: learning_rate is not set")
         _nonneg("Adagrad", epsilon=epsilon, initial_accumulator_value=initial_accumulator_value)
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._eps, self._init_acc = float(epsilon), float(initial_accumulator_value)
 
     def _update(self, p, g, lr, wd, state):
@@ -254,6 +283,8 @@ class Adamax(Optimizer):
     """Paddle's Adamax (epsilon inside the max): m = b1 m + (1-b1) g;
     u = max(b2 u + eps, |g|); p -= lr / (1 - b1^t) * m / u."""
 
+    _accumulators = ("moment", "inf_norm", "beta1_pow_acc")
+
     def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
                  beta2: float = 0.999, epsilon: float = 1e-8,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
@@ -262,17 +293,18 @@ class Adamax(Optimizer):
             if not 0 <= b < 1:
                 raise ValueError(f"Adamax: invalid {key}={b!r}, expected {key} in [0, 1)")
         _nonneg("Adamax", epsilon=epsilon)
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
 
     def _update(self, p, g, lr, wd, state):
         g = _l2(p, g, wd)
         dt = p._data.dtype.type
-        t = state["t"] = state.get("t", 0) + 1
+        b1p = state.get("beta1_pow_acc", dt(self._b1))   # beta1^t, as Paddle keeps it
         m = state["moment"] = dt(self._b1) * state.get("moment", 0.0) + dt(1 - self._b1) * g
         u = state["inf_norm"] = np.maximum(dt(self._b2) * state.get("inf_norm", 0.0)
                                            + dt(self._eps), np.abs(g))
-        lr_t = dt(lr / (1 - self._b1 ** t))
+        lr_t = dt(lr / (1 - b1p))
+        state["beta1_pow_acc"] = b1p * dt(self._b1)
         p._data = p._data - (lr_t * m / u).astype(p._data.dtype, copy=False)
 
 
@@ -281,6 +313,8 @@ class Adadelta(Optimizer):
     Eg = rho Eg + (1-rho) g^2; d = -sqrt((Edx + eps) / (Eg + eps)) g;
     Edx = rho Edx + (1-rho) d^2; p += lr d."""
 
+    _accumulators = ("_avg_squared_grad", "_avg_squared_update")
+
     def __init__(self, learning_rate: float | LRScheduler = 0.001, epsilon: float = 1.0e-6,
                  rho: float = 0.95, parameters: Iterable[Tensor] | None = None,
                  weight_decay: Any = None, grad_clip: Callable | None = None,
@@ -288,18 +322,18 @@ class Adadelta(Optimizer):
         if learning_rate is None:
             raise ValueError("Adadelta: learning_rate is not set")
         _nonneg("Adadelta", epsilon=epsilon, rho=rho)
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._eps, self._rho = float(epsilon), float(rho)
 
     def _update(self, p, g, lr, wd, state):
         g = _l2(p, g, wd)
         dt = p._data.dtype.type
         rho, eps = dt(self._rho), dt(self._eps)
-        eg = state["avg_squared_grad"] = rho * state.get("avg_squared_grad", 0.0) + \
+        eg = state["_avg_squared_grad"] = rho * state.get("_avg_squared_grad", 0.0) + \
             (1 - rho) * g * g
-        edx = state.get("avg_squared_update", 0.0)
+        edx = state.get("_avg_squared_update", 0.0)
         d = -np.sqrt((edx + eps) / (eg + eps)) * g
-        state["avg_squared_update"] = rho * edx + (1 - rho) * d * d
+        state["_avg_squared_update"] = rho * edx + (1 - rho) * d * d
         p._data = p._data + (dt(lr) * d).astype(p._data.dtype, copy=False)
 
 
@@ -308,6 +342,8 @@ class Lamb(Optimizer):
     1 - beta^t), p -= lr * (||p|| / ||r||) * r, the trust ratio 1 when either norm is 0.
     A parameter for which exclude_from_weight_decay_fn(p) is true gets no decay (and, unless
     always_adapt, no trust ratio). Paddle's weight_decay argument does not exist here."""
+
+    _accumulators = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  lamb_weight_decay: float = 0.01, beta1: float = 0.9, beta2: float = 0.999,
@@ -320,7 +356,7 @@ class Lamb(Optimizer):
             if b is None or not 0 <= b < 1:
                 raise ValueError(f"Lamb: invalid {key}={b!r}, expected {key} in [0, 1)")
         _nonneg("Lamb", epsilon=epsilon)
-        super().__init__(learning_rate, parameters, None, grad_clip)
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
         self._lamb_wd = float(lamb_weight_decay)
         self._exclude = exclude_from_weight_decay_fn
@@ -330,8 +366,8 @@ class Lamb(Optimizer):
         dt = p._data.dtype.type
         b1, b2 = dt(self._b1), dt(self._b2)
         # beta^t as Paddle keeps it: a running product in the parameter's precision
-        b1p = state["beta1_pow"] = state.get("beta1_pow", dt(1)) * b1
-        b2p = state["beta2_pow"] = state.get("beta2_pow", dt(1)) * b2
+        b1p, b2p = state.get("beta1_pow_acc", b1), state.get("beta2_pow_acc", b2)
+        state["beta1_pow_acc"], state["beta2_pow_acc"] = b1p * b1, b2p * b2
         m = state["moment1"] = b1 * state.get("moment1", 0.0) + (1 - b1) * g
         v = state["moment2"] = b2 * state.get("moment2", 0.0) + (1 - b2) * g * g
         wd = 0.0 if self._exclude is not None and self._exclude(p) else self._lamb_wd

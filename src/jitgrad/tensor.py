@@ -669,3 +669,10 @@ def _plain_backward(t: Tensor) -> None:
     from .autograd import plain_backward
     _plain_backward = plain_backward
     plain_backward(t)
+
+
+def __getattr__(name: str) -> Any:
+    """paddle.tensor.math, paddle.tensor.creation.fill_constant, paddle.tensor.abs ...: Paddle's
+    tensor submodules, served by namespaces.py (this module's own names come first)."""
+    from .namespaces import tensor_attribute
+    return tensor_attribute(name)

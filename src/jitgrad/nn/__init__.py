@@ -45,3 +45,8 @@ __all__ += ["GRUCell", "LSTMCell", "RNNCellBase", "SimpleRNNCell", "GRU", "LSTM"
 from .attention import (MultiHeadAttention, TransformerEncoder,  # noqa: E402
                         TransformerEncoderLayer)
 __all__ += ["MultiHeadAttention", "TransformerEncoder", "TransformerEncoderLayer"]
+from .containers import LayerDict, ParameterList  # noqa: E402
+__all__ += ["LayerDict", "ParameterList"]
+
+from ..namespaces import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr('jitgrad.nn', 'nn')   # a missing name says what Paddle has

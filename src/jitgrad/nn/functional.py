@@ -57,3 +57,9 @@ for _name in __all__:                    # TypeError naming the argument for a n
 from .attention import scaled_dot_product_attention  # noqa: E402  (nn/attention.py)
 scaled_dot_product_attention = _check_tensor_args(scaled_dot_product_attention)
 __all__ += ["scaled_dot_product_attention"]
+from ..ops.softmax_ce import softmax_with_cross_entropy  # noqa: E402
+softmax_with_cross_entropy = _check_tensor_args(softmax_with_cross_entropy)
+__all__ += ["softmax_with_cross_entropy"]
+
+from ..namespaces import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr('jitgrad.nn.functional', 'nn.functional')   # a missing name says what Paddle has

@@ -1,15 +1,30 @@
-"""nn.Layer: the container Paddle models subclass (parameters, sublayers, train/eval)."""
+"""nn.Layer: the container Paddle models subclass (parameters, sublayers, train/eval).
+
+Layers and parameters are named as Paddle names them (`linear_0`, `linear_0.w_0`; see
+utils/unique_name.py). State dicts live in layer_state.py, casts in layer_cast.py, forward
+hooks in layer_hooks.py.
+"""
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
+from ..utils import unique_name
+from . import layer_cast, layer_hooks, layer_state
 from .initializer import Constant, Initializer, ParamAttr, XavierUniform
+
+_FIRST_CAP, _ALL_CAP = re.compile("(.)([A-Z][a-z]+)"), re.compile("([a-z])([A-Z])")
+
+
+def _snake(name: str) -> str:
+    """Paddle's layer name scope: BatchNorm1D -> batch_norm1d, MyNet -> my_net."""
+    return _ALL_CAP.sub(r"\1_\2", _FIRST_CAP.sub(r"\1_\2", name)).lower()
 
 
 class Parameter(Tensor):
@@ -27,7 +42,8 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None =
                      attr: Any = None, is_bias: bool = False,
                      default_initializer: Initializer | None = None) -> Parameter:
     """A new Parameter: attr's initializer, else default_initializer, else Xavier (weights)
-    or zeros (biases)."""
+    or zeros (biases). Named attr.name, else name, else `create_parameter_<n>.w_0` (Paddle's
+    name for a parameter made outside a Layer)."""
     dt = dtypes.default_float().np if dtype is None else dtypes.to_dtype(dtype).np
     init = attr.initializer if isinstance(attr, ParamAttr) and attr.initializer else \
         default_initializer or (Constant(0.0) if is_bias else XavierUniform())
@@ -39,6 +55,9 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None =
         p.name = attr.name
     elif name:
         p.name = name
+    else:
+        scope = unique_name.generate("create_parameter")
+        p.name = unique_name.generate(f"{scope}.{'b' if is_bias else 'w'}")
     return p
 
 
@@ -47,19 +66,35 @@ class Layer:
     by parameters(); __call__ runs forward()."""
 
     def __init__(self, name_scope: str | None = None, dtype: Any = "float32") -> None:
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_sub_layers", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
-        object.__setattr__(self, "training", True)
-        self._dtype = dtype
+        state = {"_parameters": OrderedDict(), "_sub_layers": OrderedDict(),
+                 "_buffers": OrderedDict(), "_non_persistable_buffer_names_set": set(),
+                 "training": True, "_dtype": dtype,
+                 "_full_name": unique_name.generate(name_scope or _snake(type(self).__name__)),
+                 "_forward_pre_hooks": OrderedDict(), "_forward_post_hooks": OrderedDict(),
+                 "_forward_hooks_with_kwargs": OrderedDict(),
+                 "_forward_hooks_always_called": OrderedDict(),
+                 "_forward_hooks_any": OrderedDict(),
+                 "_state_dict_hooks": OrderedDict()}
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+
+    def full_name(self) -> str:
+        """This layer's unique name (`linear_0`): its parameters are `<full_name>.w_0`..."""
+        return self._full_name
 
     # ---- registration ------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
         if "_parameters" not in self.__dict__:
             raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__() "
                                "before assigning attributes")
+        if name in self._buffers and (value is None or (isinstance(value, Tensor) and
+                                                        not isinstance(value, Parameter))):
+            self._buffers[name] = value           # a buffer stays one (Paddle)
+            object.__setattr__(self, name, value)
+            return
         for d in (self._parameters, self._sub_layers, self._buffers):
             d.pop(name, None)
+        self._non_persistable_buffer_names_set.discard(name)
         if isinstance(value, Parameter):
             self._parameters[name] = value
         elif isinstance(value, Layer):
@@ -69,25 +104,48 @@ class Layer:
     def __delattr__(self, name: str) -> None:
         for d in (self._parameters, self._sub_layers, self._buffers):
             d.pop(name, None)
+        self._non_persistable_buffer_names_set.discard(name)
         object.__delattr__(self, name)
 
     def create_parameter(self, shape: Sequence[int], attr: Any = None, dtype: Any = None,
                          is_bias: bool = False,
                          default_initializer: Initializer | None = None) -> Parameter:
-        return create_parameter(shape, dtype or self._dtype, None, attr, is_bias,
+        name = None if isinstance(attr, ParamAttr) and attr.name else \
+            unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
+        return create_parameter(shape, dtype or self._dtype, name, attr, is_bias,
                                 default_initializer)
 
     def add_parameter(self, name: str, parameter: Parameter) -> Parameter:
+        if not isinstance(parameter, Parameter):
+            raise TypeError(f"add_parameter: the parameter to be added should be a Parameter "
+                            f"(create_parameter), but received {type(parameter).__name__}")
         setattr(self, name, parameter)
         return parameter
 
     def add_sublayer(self, name: str, sublayer: Layer) -> Layer:
+        if not isinstance(sublayer, Layer):
+            raise TypeError(f"add_sublayer: {name!r} must be a Layer, got "
+                            f"{type(sublayer).__name__}")
         setattr(self, name, sublayer)
         return sublayer
 
-    def register_buffer(self, name: str, tensor: Tensor, persistable: bool = True) -> None:
+    def register_buffer(self, name: str, tensor: Tensor | None, persistable: bool = True
+                        ) -> None:
+        """A tensor saved with the layer (unless persistable=False) but not trained."""
+        if not isinstance(name, str) or not name or "." in name:
+            raise ValueError(f"register_buffer: name must be a non-empty str without '.', "
+                             f"got {name!r}")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer: the buffer {name!r} must be a Tensor or None, "
+                            f"got {type(tensor).__name__}")
+        for d in (self._parameters, self._sub_layers):
+            d.pop(name, None)
         object.__setattr__(self, name, tensor)
         self._buffers[name] = tensor
+        if persistable:
+            self._non_persistable_buffer_names_set.discard(name)
+        else:
+            self._non_persistable_buffer_names_set.add(name)
 
     # ---- traversal -----------------------------------------------------------------------
     def named_sublayers(self, prefix: str = "", include_self: bool = False
@@ -122,10 +180,24 @@ class Layer:
     def parameters(self, include_sublayers: bool = True) -> list[Parameter]:
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
 
-    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
-        for lp, layer in self.named_sublayers(prefix, include_self=True):
+    def named_buffers(self, prefix: str = "", include_sublayers: bool = True
+                      ) -> Iterator[tuple[str, Tensor]]:
+        layers = self.named_sublayers(prefix, include_self=True) if include_sublayers else \
+            [(prefix, self)]
+        for lp, layer in layers:
             for name, b in layer._buffers.items():
-                yield (f"{lp}.{name}" if lp else name), b
+                if b is not None:
+                    yield (f"{lp}.{name}" if lp else name), b
+
+    def buffers(self, include_sublayers: bool = True) -> list[Tensor]:
+        return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
+
+    def apply(self, fn: Callable[[Layer], Any]) -> Layer:
+        """fn(layer) for every sublayer, then for self (Paddle's order)."""
+        for layer in self._sub_layers.values():
+            layer.apply(fn)
+        fn(self)
+        return self
 
     # ---- modes and running ---------------------------------------------------------------
     def train(self) -> Layer:
@@ -142,7 +214,29 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._forward_hooks_any:
+            return layer_hooks.call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> layer_hooks.HookRemoveHelper:
+        """hook(layer, args) before forward; a non-None result replaces args (see
+        layer_hooks.py). Returns a handle whose remove() unregisters it."""
+        return layer_hooks.register_pre(self, hook, prepend, with_kwargs)
+
+    def register_forward_post_hook(self, hook: Callable, *, prepend: bool = False,
+                                   with_kwargs: bool = False, always_call: bool = False
+                                   ) -> layer_hooks.HookRemoveHelper:
+        """hook(layer, args, output) after forward; a non-None result replaces the output."""
+        return layer_hooks.register_post(self, hook, prepend, with_kwargs, always_call)
+
+    register_forward_hook = register_forward_post_hook
+
+    def register_state_dict_hook(self, hook: Callable) -> layer_hooks.HookRemoveHelper:
+        """hook(state_dict) after state_dict() collects; a non-None result replaces it."""
+        handle = layer_hooks.HookRemoveHelper(self._state_dict_hooks)
+        self._state_dict_hooks[handle._hook_id] = hook
+        return handle
 
     def clear_gradients(self, set_to_zero: bool = True) -> None:
         for p in self.parameters():
@@ -151,23 +245,19 @@ class Layer:
             else:
                 p._grad = None
 
-    # ---- state -------------------------------------------------------------------------
-    def state_dict(self) -> OrderedDict:
-        out: OrderedDict = OrderedDict(self.named_parameters())
-        out.update(self.named_buffers())
-        return out
+    # ---- state and dtype (layer_state.py, layer_cast.py) -----------------------------------
+    state_dict = layer_state.state_dict
+    set_state_dict = layer_state.set_state_dict
+    set_dict = load_dict = set_state_dict
+    to = layer_cast.to
+    astype = layer_cast.astype
+    type = layer_cast.type_
+    float = layer_cast.float_
+    double = layer_cast.double
+    half = layer_cast.half
 
-    def set_state_dict(self, state: dict, use_structured_name: bool = True) -> tuple:
-        from ..ops.inplace import set_value
-        own = self.state_dict()
-        missing = [k for k in own if k not in state]
-        unexpected = [k for k in state if k not in own]
-        for k, t in own.items():
-            if k in state:
-                set_value(t, state[k])
-        return missing, unexpected
-
-    load_dict = set_state_dict
+    def cpu(self) -> Layer:
+        return self
 
     def extra_repr(self) -> str:
         return ""

@@ -9,6 +9,7 @@ from ..dtypes import get_default_dtype
 from ..ops import creation
 from ..ops.shape import flatten
 from ..tensor import Tensor
+from ..utils import unique_name
 from . import functional as F
 from .initializer import Constant, Normal
 from .layer import Layer
@@ -83,6 +84,8 @@ class _BatchNorm(Layer):
         self.bias = self.create_parameter([num_features], bias_attr, is_bias=True)
         self.register_buffer("_mean", creation.zeros([num_features]))
         self.register_buffer("_variance", creation.ones([num_features]))
+        for stat in (self._mean, self._variance):   # Paddle's names: <layer>.w_1, .w_2
+            stat.name = unique_name.generate(f"{self.full_name()}.w")
         self._momentum, self._epsilon, self._format = momentum, epsilon, data_format
         self._use_global_stats = use_global_stats
 

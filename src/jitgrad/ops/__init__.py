@@ -143,3 +143,7 @@ from .core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:
     if callable(globals().get(_name)) and not isinstance(globals()[_name], type):
         globals()[_name] = _check_tensor_args(globals()[_name])
+
+from ..namespaces import from_simple as _from_simple  # noqa: E402
+linalg = _from_simple("jitgrad.linalg", "linalg", linalg,
+                      "Paddle's paddle.linalg: the linear algebra jitgrad implements.")

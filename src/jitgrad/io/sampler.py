@@ -1,0 +1,174 @@
+"""Samplers (paddle.io names): which indices a DataLoader reads, and in what batches.
+
+RandomSampler and WeightedRandomSampler draw from numpy's global generator, exactly as
+Paddle 3.3.1 does, so `np.random.seed(s)` gives the same shuffled order in both (and
+`paddle.seed` does not change it, in Paddle either). SubsetRandomSampler uses jitgrad's
+generator, as Paddle uses paddle.randperm.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Sized
+
+import numpy as np
+
+from ..tensor import Tensor
+
+
+class Sampler:
+    """Base class: an iterable of indices (or of index lists, for batch samplers)."""
+
+    def __init__(self, data_source: Sized | None = None) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+
+class SequenceSampler(Sampler):
+    """0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random order (with replacement: num_samples independent draws). generator, if
+    given, is an iterator of indices that is read instead (Paddle's meaning)."""
+
+    def __init__(self, data_source: Sized, replacement: bool = False,
+                 num_samples: int | None = None, generator: Iterator[int] | None = None
+                 ) -> None:
+        if not isinstance(replacement, bool):
+            raise TypeError(f"RandomSampler: replacement must be a bool, got {replacement!r}")
+        self.data_source, self.replacement = data_source, replacement
+        self._num_samples, self.generator = num_samples, generator
+        n = self.num_samples
+        if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+            raise ValueError(f"RandomSampler: num_samples should be a positive integer, got "
+                             f"{n!r}")
+        if not replacement and n > len(data_source):
+            raise ValueError(f"RandomSampler: num_samples ({n}) must not exceed the "
+                             f"dataset's {len(data_source)} samples when replacement=False")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        if self.generator:
+            for _ in range(self.num_samples):
+                try:
+                    yield next(self.generator)
+                except StopIteration:
+                    return
+            return
+        n = len(self.data_source)
+        yield from np.random.choice(np.arange(n), self.num_samples,
+                                    replace=self.replacement).tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order."""
+
+    def __init__(self, indices: Any) -> None:
+        if len(indices) == 0:
+            raise ValueError("SubsetRandomSampler: indices should not be empty")
+        self.indices = indices
+
+    def __iter__(self) -> Iterator[Any]:
+        from ..ops.creation import generator
+        for i in generator().permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices drawn with probability proportional to weights (each row of 2-D
+    weights is its own draw)."""
+
+    def __init__(self, weights: Any, num_samples: int, replacement: bool = True) -> None:
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or \
+                num_samples <= 0:
+            raise ValueError(f"WeightedRandomSampler: num_samples should be a positive "
+                             f"integer, got {num_samples!r}")
+        if not isinstance(replacement, bool):
+            raise ValueError("WeightedRandomSampler: replacement should be a bool")
+        w = np.asarray(weights.numpy() if isinstance(weights, Tensor) else weights,
+                       dtype=np.float64)
+        if w.ndim not in (1, 2):
+            raise ValueError("WeightedRandomSampler: weights should be 1-D or 2-D")
+        w = w.reshape(-1, w.shape[-1])
+        if not np.all(np.isfinite(w)) or np.any(w < 0) or np.any((w > 0).sum(1) == 0):
+            raise ValueError("WeightedRandomSampler: weights must be finite, non-negative "
+                             "and have a positive entry in every row")
+        if not replacement and np.any((w > 0).sum(1) < num_samples):
+            raise ValueError("WeightedRandomSampler: fewer positive weights than num_samples "
+                             "with replacement=False")
+        self.weights, self.num_samples, self.replacement = w, num_samples, replacement
+
+    def __iter__(self) -> Iterator[int]:
+        w = self.weights / self.weights.sum(axis=1, keepdims=True)
+        rows = [np.random.choice(w.shape[1], self.num_samples, self.replacement, p)
+                for p in w]
+        return iter(np.array(rows).reshape(-1).tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples * self.weights.shape[0]
+
+
+class BatchSampler(Sampler):
+    """Lists of batch_size indices from sampler (or from a Sequence/RandomSampler over
+    dataset); drop_last drops a short last batch."""
+
+    def __init__(self, dataset: Sized | None = None, sampler: Iterable[int] | None = None,
+                 shuffle: bool = False, batch_size: int = 1, drop_last: bool = False) -> None:
+        from .dataset import IterableDataset
+        if dataset is None:
+            if sampler is None:
+                raise ValueError("BatchSampler: either dataset or sampler should be set")
+            if not isinstance(sampler, Iterable):
+                raise TypeError(f"BatchSampler: sampler should be a Sampler or an iterable, "
+                                f"got {type(sampler).__name__}")
+            if shuffle:
+                raise ValueError("BatchSampler: shuffle should be False when sampler is set")
+            self.sampler = sampler
+        else:
+            if isinstance(dataset, IterableDataset):
+                raise TypeError("BatchSampler: dataset should not be an IterableDataset")
+            if sampler is not None:
+                raise ValueError("BatchSampler: set dataset or sampler, not both")
+            if not isinstance(shuffle, bool):
+                raise TypeError(f"BatchSampler: shuffle should be a bool, got {shuffle!r}")
+            self.sampler = RandomSampler(dataset) if shuffle else SequenceSampler(dataset)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(f"BatchSampler: batch_size should be a positive integer, got "
+                             f"{batch_size!r}")
+        if not isinstance(drop_last, bool):
+            raise TypeError(f"BatchSampler: drop_last should be a bool, got {drop_last!r}")
+        self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

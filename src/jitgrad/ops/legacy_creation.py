@@ -1,0 +1,56 @@
+"""Creation functions Paddle keeps under paddle.tensor.* only: `paddle.tensor.fill_constant`
+(paddle.tensor.creation / .manipulation) and `paddle.tensor.random.gaussian`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import creation
+
+
+def fill_constant(shape: Any, dtype: Any, value: Any, force_cpu: bool = False,
+                  out: Tensor | None = None, place: Any = None, name: str | None = None
+                  ) -> Tensor:
+    """A tensor of `shape` filled with value cast to dtype (3.7 fills an int64 tensor with
+    3, as Paddle); with out=, writes into out and returns it."""
+    if isinstance(value, Tensor):
+        if value.size != 1:
+            raise ValueError(f"fill_constant: a Tensor value must have one element, got shape "
+                             f"{list(value.shape)}")
+        value = value._data.reshape(-1)[0]
+    arr = np.full(creation._shape(shape), value).astype(creation._dt(dtype))
+    if out is None:
+        return creation._t(arr)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"fill_constant: out must be a Tensor, got {type(out).__name__}")
+    from .inplace import bump
+    out._data = np.array(arr, order="C")
+    bump(out)
+    return out
+
+
+def gaussian(shape: Any, mean: float = 0.0, std: float = 1.0, seed: int = 0, dtype: Any = None,
+             name: str | None = None, *, out: Tensor | None = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """Samples of N(mean, std^2) of the given shape, from jitgrad's generator (paddle.seed),
+    or from their own when seed is not 0."""
+    if std < 0:
+        raise ValueError(f"gaussian: std must be >= 0, got {std!r}")
+    rng = np.random.default_rng(seed) if seed else creation.generator()
+    t = creation._t(rng.normal(float(mean), float(std), creation._shape(shape))
+                    .astype(creation._dt(dtype)))
+    if requires_grad:
+        t.stop_gradient = False
+    return t if out is None else _write_out(out, t)
+
+
+def _write_out(out: Tensor, t: Tensor) -> Tensor:
+    from .inplace import bump
+    if not isinstance(out, Tensor):
+        raise TypeError(f"gaussian: out must be a Tensor, got {type(out).__name__}")
+    out._data = t._data
+    bump(out)
+    return out
