@@ -137,3 +137,31 @@ def test_argument_errors():
         paddle.autograd.jacobian([1.0], v)
     with pytest.raises(IndexError, match="Ellipsis"):
         paddle.autograd.jacobian(v * 2, v)[..., 0]
+
+
+def test_jacobian_arithmetic_and_comparisons_evaluate_the_matrix_as_paddle():
+    """Measured on Paddle 3.3.1 for y = x * x at x = [1, 2] (J = diag(2, 4)): the forward
+    operators give Tensors, the reflected ones raise TypeError."""
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    J = paddle.autograd.jacobian(x * x, x)
+    np.testing.assert_array_equal((J + 1).numpy(), [[3, 1], [1, 5]])
+    np.testing.assert_array_equal((J * J).numpy(), [[4, 0], [0, 16]])
+    np.testing.assert_array_equal((J - J).numpy(), [[0, 0], [0, 0]])
+    np.testing.assert_array_equal((J / 2).numpy(), [[1, 0], [0, 2]])
+    np.testing.assert_array_equal((J ** 2).numpy(), [[4, 0], [0, 16]])
+    np.testing.assert_array_equal((J @ J).numpy(), [[4, 0], [0, 16]])
+    np.testing.assert_array_equal((J == J).numpy(), [[True, True], [True, True]])
+    np.testing.assert_array_equal((J > 1).numpy(), [[True, False], [False, True]])
+    with pytest.raises(TypeError):
+        1 + J
+    with pytest.raises(TypeError):
+        -J
+    assert J in {J}                                 # still hashable, by identity
+
+
+def test_an_ellipsis_index_on_a_batched_hessian_raises_index_error_as_paddle():
+    xb = paddle.to_tensor([[1.0], [2.0]], stop_gradient=False)
+    H = paddle.autograd.hessian((xb * xb).sum(axis=1), xb, batch_axis=0)
+    assert H.shape == [2, 1, 1] and H[:, 0].shape == [2, 1] and H[0].shape == [1, 1]
+    with pytest.raises(IndexError):
+        H[..., 1]

@@ -146,6 +146,59 @@ class Jacobian:
             raise AttributeError(name)
         return getattr(self._evaluate_all(), name)
 
+    # Arithmetic and comparisons evaluate the whole matrix, as Paddle 3.3.1's do: only the
+    # forward forms (`J + 1` works, `1 + J` raises TypeError, as there).
+    def _binary(self, other: Any, op: str) -> Any:
+        if isinstance(other, Jacobian):
+            other = other._evaluate_all()
+        return getattr(self._evaluate_all(), op)(other)
+
+    def __add__(self, other: Any) -> Tensor:
+        return self._binary(other, "__add__")
+
+    def __sub__(self, other: Any) -> Tensor:
+        return self._binary(other, "__sub__")
+
+    def __mul__(self, other: Any) -> Tensor:
+        return self._binary(other, "__mul__")
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return self._binary(other, "__truediv__")
+
+    __div__ = __truediv__
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return self._binary(other, "__floordiv__")
+
+    def __mod__(self, other: Any) -> Tensor:
+        return self._binary(other, "__mod__")
+
+    def __pow__(self, other: Any) -> Tensor:
+        return self._binary(other, "__pow__")
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return self._binary(other, "__matmul__")
+
+    def __eq__(self, other: Any) -> Tensor:          # type: ignore[override]
+        return self._binary(other, "__eq__")
+
+    def __ne__(self, other: Any) -> Tensor:          # type: ignore[override]
+        return self._binary(other, "__ne__")
+
+    def __lt__(self, other: Any) -> Tensor:
+        return self._binary(other, "__lt__")
+
+    def __le__(self, other: Any) -> Tensor:
+        return self._binary(other, "__le__")
+
+    def __gt__(self, other: Any) -> Tensor:
+        return self._binary(other, "__gt__")
+
+    def __ge__(self, other: Any) -> Tensor:
+        return self._binary(other, "__ge__")
+
+    __hash__ = object.__hash__
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(shape={list(self.shape)}, rows evaluated: {len(self._rows)})"
 
