@@ -130,7 +130,6 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
         if plan.is_target(t) or (t._retain and t._node is not None):
             wanted[k] = t
 
-    start = next(tape._counter)             # nodes recorded from here on: this backward's
     with tape.set_grad_enabled(create_graph), tape.recording_from(sys._getframe(1)):
         for r, s in zip(roots, seeds):
             seed = Tensor._make(np.ones_like(r._data)) if s is None else \
@@ -139,26 +138,29 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                 seed = s if s._data.shape == r._data.shape and s._data.dtype == r._data.dtype \
                     else astype(s.reshape(r.shape), r._data.dtype)
             add(r, seed)
+        any_hooks = hooks.any_node_hooks()
         for node in plan.nodes:
             g = grads.get(id(node))
             if g is None:
                 continue
-            chain = hooks.node_chain(node)
+            chain = hooks.node_chain(node) if any_hooks else None
             if chain is not None and chain.has_hooks:
                 g, kept[id(node)] = hooks.apply_chain(chain, g)
                 hooked[id(node)] = g
-            if "py_layer" in node.op.extra:
+            carries = [plan.carries(t) for t in node.inputs]
+            py = "py_layer" in node.op.extra
+            if py:
                 contribs = py_layer.run_node(node, g, plan.useful)
             else:
                 contribs = node.op.vjp(g, out_tensor(node), *node.inputs, **node.attrs)
                 if create_graph:
-                    contribs = grad_links.tie(node, contribs,
-                                              [plan.carries(t) for t in node.inputs])
-            for t, c in zip(node.inputs, contribs):
-                if c is not None and plan.carries(t):
+                    contribs = grad_links.tie(node, contribs, carries)
+            for t, c, carry in zip(node.inputs, contribs, carries):
+                if not carry:
+                    continue
+                if c is not None:
                     add(t, sum_to(c, t._data.shape))
-                elif plan.carries(t) and key(t) not in grads and \
-                        "py_layer" not in node.op.extra:    # a PyLayer's None: no gradient
+                elif not py and key(t) not in grads:    # (a PyLayer's None: no gradient)
                     add(t, Tensor._make(np.zeros_like(t._data)))
         found: dict[int, Tensor] = {}
         root_ids = {id(r) for r in roots}
@@ -182,9 +184,6 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                 if chain is not None and chain.has_hooks:
                     g = hooks.apply_chain(chain, g)[0]
             found[id(t)] = g
-    if create_graph:
-        grad_links.remember(list(found.values()) + [g for _, g in (retained or {}).values()],
-                            start)
     return found
 
 

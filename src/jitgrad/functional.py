@@ -70,11 +70,11 @@ class Jacobian:
         from .autograd import grad
         ys, xs, batched = self._ys, self._xs, self.is_batched
         seeds = np.zeros((len(todo),) + tuple(ys.shape), ys._data.dtype)
-        for k, i in enumerate(todo):
-            if batched:
-                seeds[k, :, i] = 1
-            else:
-                seeds[k, i] = 1
+        ks = np.arange(len(todo))
+        if batched:                         # row k: ones on column todo[k] of every batch row
+            seeds[ks, :, todo] = 1
+        else:
+            seeds[ks, todo] = 1
         if ys._stop_gradient:
             values = np.zeros((len(todo),) + tuple(xs.shape), xs._data.dtype)
         else:

@@ -11,15 +11,13 @@ need a gradient (its dx and dy come from one node, which reads both). Other ops
 (add, sum, reshape, ...) link nothing; tanh, exp and the like need no link, their
 gradients read the input anyway.
 
-Only nodes of the forward pass get links: the nodes a create_graph backward records are
-remembered (`made_by_backward`) and get none, as Paddle's triple-grad nodes return None
-for the inputs they do not read. A link is the `grad_link` op: its first input unchanged,
+Only nodes of the forward pass get links: the nodes a create_graph backward records carry
+a tape.BackwardSite and get none, as Paddle's triple-grad nodes return None for the inputs
+they do not read. A link is the `grad_link` op: its first input unchanged,
 a zero (constant) gradient for the second.
 """
 
 from __future__ import annotations
-
-import weakref
 
 import numpy as np
 
@@ -41,9 +39,6 @@ grad_link_op = defop(
     lower=_lower,
     doc="c, recorded as depending on x with a zero derivative (a double-grad node's input)")
 
-made_by_backward: "weakref.WeakSet[tape.Node]" = weakref.WeakSet()
-
-
 def _scalar(t: Tensor) -> bool:
     """A Python number's stand-in (a 0-d constant): Paddle scales by it, linking nothing."""
     return t._data.ndim == 0 and t._stop_gradient and t._node is None
@@ -52,7 +47,7 @@ def _scalar(t: Tensor) -> bool:
 def tie(node: tape.Node, contribs: tuple, carries: list[bool]) -> tuple:
     """`contribs` (the node's rule's result, create_graph) with Paddle's links added."""
     name = node.op.name
-    if name not in ("multiply", "divide", "matmul") or node in made_by_backward:
+    if name not in ("multiply", "divide", "matmul") or type(node.site) is tape.BackwardSite:
         return contribs
     x, y = node.inputs[:2]
     if name == "matmul":
@@ -62,14 +57,13 @@ def tie(node: tape.Node, contribs: tuple, carries: list[bool]) -> tuple:
         return contribs
     out = list(contribs)
     for i, c in enumerate(out[:2]):     # dx reads y (and dy x) already: link each to its own
-        if c is not None and carries[i]:
+        if c is not None and carries[i] and not _reads(c, node.inputs[i]):
             out[i] = apply(grad_link_op, c, node.inputs[i])
     return tuple(out)
 
 
-def remember(results: list[Tensor], start: int) -> None:
-    """Note the nodes a create_graph backward recorded (seq after `start`) behind its
-    results: they get no links when differentiated again."""
-    for node in tape.reachable_nodes([r for r in results if r is not None]):
-        if node.seq > start:
-            made_by_backward.add(node)
+def _reads(c: Tensor, x: Tensor) -> bool:
+    """Does the gradient c's own node read x already (x * x: dx = g * x)? Then the link
+    adds nothing: x's gradient path exists."""
+    node = c._node
+    return node is not None and any(t is x for t in node.inputs)

@@ -51,6 +51,12 @@ def chain_of(t: Tensor, create: bool = False) -> HookChain | None:
     return chain
 
 
+def any_node_hooks() -> bool:
+    """Has any non-leaf tensor alive hooks or retain_grads()? (None: node_chain is None for
+    every node, and a backward can skip asking.)"""
+    return len(_node_chains) > 0
+
+
 def node_chain(node: tape.Node) -> HookChain | None:
     """The hooks on a node's output tensor, even when that tensor is gone."""
     return _node_chains.get(node)

@@ -122,12 +122,21 @@ _last_site_code: list = [None]
 _site_override: list = [None]
 
 
+class BackwardSite(tuple):
+    """The site of a node a create_graph backward recorded (its caller's line): the type
+    tells such nodes from the forward's (grad_links.py asks)."""
+
+    __slots__ = ()
+
+
 class recording_from:
     """`with recording_from(frame):` ops recorded from jitgrad's own code inside the block
-    take the site of the first frame outside jitgrad from `frame` outward."""
+    take the site of the first frame outside jitgrad from `frame` outward, as a
+    BackwardSite."""
 
     def __init__(self, frame: Any) -> None:
-        self.site = walk_site(frame)
+        site = walk_site(frame)
+        self.site = None if site is None else BackwardSite(site)
 
     def __enter__(self) -> None:
         self.prev, _site_override[0] = _site_override[0], self.site
