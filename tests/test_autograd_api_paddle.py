@@ -9,27 +9,9 @@ import pytest
 import jitgrad as paddle
 from jitgrad import errors, executor
 
+from backward_paths import PATHS, backward, grad, leaf
+
 TT = paddle.to_tensor
-PATHS = ["numba", "reference", "create_graph"]
-
-
-def leaf(values, dtype="float32"):
-    return TT(values, dtype=dtype, stop_gradient=False)
-
-
-def backward(loss, path, **kw):
-    if path == "create_graph":
-        loss.backward(create_graph=True, **kw)
-    else:
-        with paddle.vm.using(path):
-            loss.backward(**kw)
-
-
-def grad(outs, ins, path, **kw):
-    if path == "create_graph":
-        return paddle.grad(outs, ins, create_graph=True, **kw)
-    with paddle.vm.using(path):
-        return paddle.grad(outs, ins, **kw)
 
 
 # ---- saved_tensors_hooks --------------------------------------------------------------------

@@ -201,11 +201,7 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
         parts.append(od.dtype)
     if targets is not None:                 # grad(): which tensors the results are for
         parts.append("targets")
-        for t in targets:
-            i = tid.get(id(t))
-            n = t._node
-            parts.append(("t", i) if i is not None else
-                         ("o", index[id(n)]) if n is not None and id(n) in index else None)
+        parts.extend(_target_parts(targets, nodes, tensors))
     if stop is not None:
         parts.append("stop")
         parts.append(tuple(sorted(tid[s] for s in stop if s in tid)))
