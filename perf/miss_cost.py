@@ -1,0 +1,74 @@
+"""What a new graph structure costs: the first backward of a small graph (a program-cache
+miss: lower + bind + run), the same graph's next backward (a hit), and torch's backward.
+
+    /work/peers/bin/python perf/miss_cost.py
+
+Graph: mean((tanh(x W1) W2)^2), x 8x16, W1 16x32, W2 32x1, float32, one thread. Each
+sample builds the forward anew; the miss row empties the cache before its backward.
+Measured 2026-12-04 08:20 UTC (quiet shared 2-vCPU VM): miss 290 us, hit 20 us, torch's
+backward 66 us (issue 13's target for the miss, torch's backward, is not met).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "src")))
+
+import numpy as np  # noqa: E402
+
+import jitgrad as paddle  # noqa: E402
+
+RNG = np.random.default_rng(0)
+W1 = RNG.standard_normal((16, 32)).astype(np.float32)
+W2 = RNG.standard_normal((32, 1)).astype(np.float32)
+X = RNG.standard_normal((8, 16)).astype(np.float32)
+
+
+def jitgrad_backward(miss: bool) -> float:
+    w1 = paddle.to_tensor(W1, stop_gradient=False)
+    w2 = paddle.to_tensor(W2, stop_gradient=False)
+    h = paddle.matmul(paddle.tanh(paddle.matmul(paddle.to_tensor(X), w1)), w2)
+    loss = paddle.mean(h ** 2)
+    if miss:
+        paddle.cache_clear()
+    t0 = time.perf_counter()
+    loss.backward()
+    return time.perf_counter() - t0
+
+
+def torch_backward() -> float:
+    import torch
+    w1 = torch.tensor(W1, requires_grad=True)
+    w2 = torch.tensor(W2, requires_grad=True)
+    loss = ((torch.tanh(torch.tensor(X) @ w1) @ w2) ** 2).mean()
+    t0 = time.perf_counter()
+    loss.backward()
+    return time.perf_counter() - t0
+
+
+def median_us(f, n: int = 400) -> float:
+    for _ in range(20):
+        f()
+    return 1e6 * statistics.median(f() for _ in range(n))
+
+
+def main() -> None:
+    paddle.warmup(quiet=True)
+    print(f"jitgrad, a new structure (miss): {median_us(lambda: jitgrad_backward(True)):.1f} us")
+    print(f"jitgrad, a cached structure (hit): {median_us(lambda: jitgrad_backward(False)):.1f} us")
+    try:
+        import torch
+        torch.set_num_threads(1)
+        print(f"torch backward: {median_us(torch_backward):.1f} us")
+    except ImportError:
+        print("torch is not installed: no comparison")
+
+
+if __name__ == "__main__":
+    main()
