@@ -57,6 +57,8 @@ class Builder:
         self.breaks: list[tuple[int, tuple]] = []   # (row index, callback spec)
         self.pinned: set[tuple[int, int]] = set()   # (offset, size) of slots callbacks use
         self.flows: dict[int, Slot] = {}    # node id -> its gradient slot after its hooks
+        self._cands: list = []              # the current node's (source, array) pairs
+        self._cands_of: Any = None
 
     def breakpoint(self, spec: tuple, pin: Iterable[Slot] = ()) -> None:
         """Run the callback `spec` (data: hooks.py, node_call.py) between the rows emitted
@@ -76,9 +78,11 @@ class Builder:
         if node is None or not isinstance(arr, (np.ndarray, np.generic)):
             return None
         k = self.graph.node_index()[id(node)]
+        if self._cands_of is not node:      # (once per node: its rule asks several times)
+            self._cands, self._cands_of = list(self._candidates(node, k)), node
         for same in (_is, _same_memory):
             found = None
-            for src, cand in self._candidates(node, k):
+            for src, cand in self._cands:
                 if same(arr, cand):
                     if found is None or src[0] == "s":
                         found = src         # a saved value aliasing an input: the saved one

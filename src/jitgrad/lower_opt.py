@@ -565,6 +565,9 @@ ONE_ADD = {OP[name] for name in ("AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_B
                                  "GEMM")}
 
 
+SMALL_PROGRAM = 64          # rows: below this a numpy mask per query beats an index
+
+
 def own_leaf_grads(prog: Program) -> int:
     """Let a leaf's gradient slot serve as its .grad: when exactly one row writes the slot
     (adding one value per element), that row accumulates instead of overwriting. Returns
@@ -581,6 +584,8 @@ def own_leaf_grads(prog: Program) -> int:
     # per leaf made the lowering quadratic in the number of leaves.
     reads = np.sort(code[:, 2:5], axis=None)
     writes = None
+    small = code.shape[0] <= SMALL_PROGRAM
+    ends = outs + np.maximum(code[:, 5], 1)        # (the write ranges, as _write_spans's)
     owned: dict[int, int] = {}                # slot offset -> its one writer row
     for t, off, shape, kind in prog.outputs:
         if kind != "leaf":
@@ -590,9 +595,12 @@ def own_leaf_grads(prog: Program) -> int:
         i = int(np.searchsorted(reads, off))
         if _overlaps(off, hi, seeds) or (i < reads.size and int(reads[i]) < hi):
             continue
-        if writes is None:
-            writes = _write_spans(code)
-        hit = _rows_writing(writes, off, hi)
+        if small:                       # (a mask beats building the index below 64 rows)
+            hit = np.flatnonzero((outs < hi) & (ends > off))[:2].tolist()
+        else:
+            if writes is None:
+                writes = _write_spans(code)
+            hit = _rows_writing(writes, off, hi)
         if len(hit) != 1 or int(outs[hit[0]]) != off:
             continue
         r = int(hit[0])
