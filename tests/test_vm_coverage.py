@@ -78,3 +78,15 @@ def test_unknown_opcode_raises():
         execute(*p, vm="numba")
     with pytest.raises(NotImplementedError):
         execute(*p, vm="reference")
+
+
+def test_every_opcode_record_is_consistent():
+    """opcodes.py's flags agree with each other: the passes trust them."""
+    from jitgrad.opcodes import TABLE
+    for o in TABLE:
+        assert set(o.external) <= set(o.reads), o.name
+        if o.step is not None:              # a CHAIN step reads v (a) and `step` of b, c
+            assert o.elementwise and o.reads[:1] == (2,) and len(o.reads) == 1 + o.step, \
+                o.name
+        assert not (o.core and o.itab_offsets), o.name
+        assert o.doc, o.name

@@ -19,22 +19,15 @@ import numpy as np
 
 from . import config
 from .lower_opt import STEP_OPERANDS, _Spans
+from .opcodes import READS, WIDE
 from .program import EXT, EXT_OPERANDS, OP
 
 MIN_ELEMENTS = 16384          # 64 KB of float32: below this a copy is cheaper than an address
 
 _GEMM, _SUM, _SCATTER = OP["GEMM"], OP["SUM"], OP["SCATTER"]
 _CHAIN, _COL2IM, _POOL = OP["CHAIN"], OP["COL2IM"], OP["POOL_BWD"]
-_WIDE = [_CHAIN, _SCATTER, _GEMM, _COL2IM, _POOL]
-# every field a row may read, by opcode (a reader not listed here is unknown: it blocks)
-_READS: dict[int, tuple[int, ...]] = {OP[n]: cols for n, cols in (
-    ("ZERO", ()), ("AXPY", (2,)), ("DIVK", (2,)), ("SUM", (2,)), ("BCAST", (2,)),
-    ("GATHER", (2,)), ("SCATTER", (2,)), ("CUMSUM", (2,)), ("ROWSUM", (2,)),
-    ("COL2IM", (2,)), ("CHAIN", (2,)), ("MUL", (2, 3)), ("DIV", (2, 3)),
-    ("TANH_BWD", (2, 3)), ("SIGMOID_BWD", (2, 3)), ("RELU_BWD", (2, 3)),
-    ("GATHER_MUL", (2, 3)), ("GEMM", (2, 3)), ("SOFTMAX_BWD", (2, 3)),
-    ("LOGSOFTMAX_BWD", (2, 3)), ("LINSCAN", (2, 3)), ("POOL_BWD", (2, 3)),
-    ("MULDIV", (2, 3, 4)), ("ROUND", (2,)))}
+_WIDE = sorted(WIDE)           # rows that may touch a value from a field outside it
+_READS = READS                 # every field a row may read, by opcode
 
 
 def enabled() -> bool:

@@ -18,13 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import vm
+from .opcodes import STEP_OPERANDS
 from .program import EXT, OP
 
 _CHAIN, _MUL = OP["CHAIN"], OP["MUL"]
-# CHAIN steps and how many of the fields b, c each reads (lower_opt.STEP_OPERANDS)
-_STEP_READS = {OP[n]: k for n, k in (("AXPY", 0), ("DIVK", 0), ("MUL", 1), ("DIV", 1),
-                                     ("TANH_BWD", 1), ("SIGMOID_BWD", 1), ("RELU_BWD", 1),
-                                     ("MULDIV", 2))}
+_STEP_READS = STEP_OPERANDS       # CHAIN steps: how many of b, c each reads
 MIN_ELEMENTS = 4096       # smaller chains: the fold saves less than its bookkeeping costs
 
 
@@ -68,8 +66,7 @@ def fold(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
     itab = np.concatenate([itab, extra])
     keep = []
     for j, r in enumerate(rows):
-        n, a, p, scalar = int(code[r, 5]), int(code[r, 2]), int(code[r, 6]), int(itab[int(
-            code[r, 6]) + 1])
+        n, a, scalar = int(code[r, 5]), int(code[r, 2]), int(itab[int(code[r, 6]) + 1])
         D = np.empty(n, arena.dtype)
         keep.append(D)
         pos = base + 7 * j

@@ -24,13 +24,15 @@ not straddle a callback, and passes 3-5 skip Programs with callbacks.
 
 from __future__ import annotations
 
-import math
 import heapq
+import math
 from bisect import bisect_left, bisect_right
 
 import numpy as np
 
 from . import config
+# the opcode sets the passes rely on come from the one table
+from .opcodes import COMPACTABLE, ELEMENTWISE, K_FIRST, ONE_ADD, READERS, STEP_OPERANDS
 from .program import EXT, NAMES, OP, Program
 
 # elements per CHAIN tile (1 KB of float32). A tile walks every step before the next, so
@@ -42,22 +44,6 @@ TILE = 256
 AXPY, MUL, DIV, DIVK, MULDIV = OP["AXPY"], OP["MUL"], OP["DIV"], OP["DIVK"], OP["MULDIV"]
 TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BWD"]
 BCAST, ZERO = OP["BCAST"], OP["ZERO"]
-
-# steps computing K * v first (then * B, / B, * B / C): a scale step before one of them
-# with K == 1 folds into it
-K_FIRST = {MUL, DIV, MULDIV}
-# opcode -> which of the fields b, c it reads as n-element operands (a is the gradient)
-STEP_OPERANDS = {AXPY: 0, DIVK: 0, MUL: 1, DIV: 1, TANH_BWD: 1, SIGMOID_BWD: 1,
-                 RELU_BWD: 1, MULDIV: 2}
-# opcodes whose out/a/b/c fields all address n-element ranges starting at the field value
-ELEMENTWISE = set(STEP_OPERANDS) | {OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]}
-# the core opcodes, whose a/b/c fields are only ever read (never written): any of them may
-# read a renamed slot. Opcodes added later are not listed, so they block the passes.
-READERS = {OP[name] for name in ("ZERO", "AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_BWD",
-                                 "SIGMOID_BWD", "RELU_BWD", "SUM", "BCAST", "GATHER",
-                                 "GATHER_MUL", "SCATTER", "GEMM", "SOFTMAX_BWD",
-                                 "LOGSOFTMAX_BWD", "ROWSUM", "ROUND")}
-
 
 def enabled() -> bool:
     return config.SETTINGS.peephole
@@ -491,7 +477,7 @@ def _pick_free(slots: list) -> dict:
 
 # ---- 4. compaction -------------------------------------------------------------------------
 
-NO_OFFSETS_IN_ITAB = READERS | {OP["CUMSUM"]} if "CUMSUM" in OP else READERS
+NO_OFFSETS_IN_ITAB = COMPACTABLE
 
 
 def compact(prog: Program) -> int:
@@ -556,14 +542,6 @@ def _offset_map(starts: list, new_starts: list):
 
 
 # ---- 5. owned leaf gradients ---------------------------------------------------------------
-
-# writers that add one computed value per element: `grad += v` rounds exactly like the
-# general path's `slot = v; grad += slot` (ROWSUM and SCATTER add in several steps)
-ONE_ADD = {OP[name] for name in ("AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_BWD",
-                                 "SIGMOID_BWD", "RELU_BWD", "SUM", "BCAST", "GATHER",
-                                 "GATHER_MUL", "SOFTMAX_BWD", "LOGSOFTMAX_BWD", "CHAIN",
-                                 "GEMM")}
-
 
 SMALL_PROGRAM = 64          # rows: below this a numpy mask per query beats an index
 

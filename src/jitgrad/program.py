@@ -15,7 +15,8 @@ the int table `itab` (index maps, shapes); `k` an index into `consts`. With `acc
 kernel adds into `out`, otherwise it overwrites it, which saves zeroing gradient slots before
 each replay.
 
-Opcode semantics (the reference interpreter in `vm/reference.py` is their definition):
+Opcode semantics: opcodes.py, one record each (the reference interpreter in
+`vm/reference.py` implements them).
 """
 
 from __future__ import annotations
@@ -25,67 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# name: semantics, written for element i < n; K = consts[k]
-OPCODES: dict[str, str] = {
-    "ZERO": "out[i] = 0  (whatever the acc bit)",
-    "AXPY": "out[i] (+)= K * a[i]",
-    "MUL": "out[i] (+)= K * a[i] * b[i]",
-    "DIV": "out[i] (+)= K * a[i] / b[i]",
-    "DIVK": "out[i] (+)= a[i] / K   (division, not a reciprocal multiply: Paddle's rounding)",
-    "MULDIV": "out[i] (+)= K * a[i] * b[i] / c[i]",
-    "TANH_BWD": "out[i] (+)= a[i] * (1 - b[i] * b[i])",
-    "SIGMOID_BWD": "out[i] (+)= a[i] * b[i] * (1 - b[i])",
-    "RELU_BWD": "out[i] (+)= a[i] if b[i] > 0 else 0",
-    "SUM": "out[0] (+)= K * sum(a[0:n])",
-    "BCAST": "out[i] (+)= K * a[0]",
-    "GATHER": "out[i] (+)= K * a[itab[p + i]]",
-    "GATHER_MUL": "out[i] (+)= a[itab[p + i]] * b[i]",
-    "SCATTER": "out[itab[p + i]] += a[i]  (always accumulates)",
-    "GEMM": "for each batch j < itab[p]: C_j (+)= op(A_j) @ op(B_j); itab[p:p+9] = "
-            "batch, m, n, k, transA, transB, strideA, strideB, strideC; out=C, a=A, b=B",
-    "SOFTMAX_BWD": "rows of length L = itab[p+1] (outer = itab[p], inner = itab[p+2]): "
-                   "out (+)= b * (a - sum_L(a * b))",
-    "LOGSOFTMAX_BWD": "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
-    "CUMSUM": "rows as SOFTMAX_BWD (itab[p:p+3] = outer, L, inner), itab[p+3] = reverse: "
-              "out (+)= running sum of a along each row, from its end when reverse",
-    "CHAIN": "fused elementwise steps (lower_opt.py): v = a[i] (a[0] if itab[p+1]); for each "
-             "step s < itab[p]: (op, b, c, k) = itab[p+2+4s : p+6+4s], v = that op's kernel "
-             "applied to (a=v, b, c, K=consts[k]); out[i] (+)= v. c is unused",
-    "ROWSUM": "out[j] (+)= sum over r < itab[p] of a[r * n + j]   (rows summed in order: a "
-              "gradient reduced over leading broadcast axes, e.g. a bias)",
-    "LINSCAN": "rows and direction as CUMSUM: r = a at a row's first position (in scan order), "
-               "then r = a[q] + b[q] * r; out[q] (+)= r   (a first-order linear recurrence: "
-               "cumprod's division-free gradient)",
-    "COL2IM": "out[N, C, H, W] (+)= the columns a[N, G, R, Ho * Wo] summed back onto the "
-              "image (conv2d's im2col gradient); itab[p:p+16] = N, C, H, W, G, R, kh, kw, "
-              "sh, sw, dh, dw, pt, pl, Ho, Wo: channel c = g * C/G + cc, row (cc * kh + i) "
-              "* kw + j of group g reads pixel (ho*sh + i*dh - pt, wo*sw + j*dw - pl); "
-              "rows past C/G*kh*kw and pixels in the padding are dropped",
-    "POOL_BWD": "out[N, C, H, W] (+)= max pooling's gradient: a[n, c, ho, wo] goes to the "
-                "window element k = int(b[same]) (k = i * kw + j), pixel (ho*sh + i - pt, "
-                "wo*sw + j - pl), dropped in the padding; itab[p:p+12] = N, C, H, W, kh, kw, "
-                "sh, sw, pt, pl, Ho, Wo",
-    "ROUND": "out[i] (+)= a[i] rounded to the float type of itab[p] bits (16: float16, 32: "
-             "float32) and back: to nearest, ties to even, subnormals kept, overflow to inf, "
-             "nan and the sign of zero kept (numpy's astype). The gradient of a tensor "
-             "narrower than the arena, rounded as eager's cast to its dtype",
-}
-OP: dict[str, int] = {name: i for i, name in enumerate(OPCODES)}
-NAMES: dict[int, str] = {i: name for name, i in OP.items()}
+from .opcodes import EXT_OPERANDS, NAMES, OP, OPCODES  # noqa: F401  (the one table)
+
 WIDTH = 8
 
 EXT = 1 << 62                     # operands from here on are external (see above)
 EXT_LOW = (1 << 32) - 1           # the element-offset bits of an external operand
-# field -> opcodes whose kernels read that field through plain n-element views (both
-# interpreters resolve external operands there); any other reader keeps a value in the arena
-EXT_OPERANDS: dict[int, frozenset] = {
-    2: frozenset(OP[n] for n in ("AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_BWD",
-                                 "SIGMOID_BWD", "RELU_BWD", "SUM", "GEMM", "SOFTMAX_BWD",
-                                 "LOGSOFTMAX_BWD")),
-    3: frozenset(OP[n] for n in ("MUL", "DIV", "MULDIV", "TANH_BWD", "SIGMOID_BWD",
-                                 "RELU_BWD", "GEMM", "SOFTMAX_BWD", "LOGSOFTMAX_BWD")),
-    4: frozenset([OP["MULDIV"]]),
-}
 
 
 def operand_text(v: int) -> str:
