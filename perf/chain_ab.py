@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.abspath(os.path.join(HERE, "..", "src"))]
 
 import workloads as W  # noqa: E402
-from jitgrad import lower_opt  # noqa: E402
+from jitgrad.compile import peephole  # noqa: E402
 from jitgrad.vm import threads  # noqa: E402
 from jitgrad.vm._numba import jit  # noqa: E402
 
@@ -35,7 +35,7 @@ from jitgrad.vm._numba import jit  # noqa: E402
 def old_chain(rev: str):
     src = subprocess.run(["git", "show", f"{rev}:src/jitgrad/vm/interpreter.py"], cwd=HERE,
                          capture_output=True, text=True, check=True).stdout
-    for rel, pkg in (("..program", "jitgrad.program"), ("._numba", "jitgrad.vm._numba"),
+    for rel, pkg in (("..program", "jitgrad.vm.program"), ("._numba", "jitgrad.vm._numba"),
                      (".blas", "jitgrad.vm.blas"), (". import", "jitgrad.vm import")):
         src = src.replace(f"from {rel} ", f"from {pkg} ")
     ns: dict = {}
@@ -56,15 +56,15 @@ def main() -> None:
     args = ap.parse_args()
     d = W.data_chain(W.CHAIN_W3, 20, args.size)
     os.environ["JITGRAD_NO_STRUCTURAL"] = "1"     # two Programs, not one shared
-    # the old side: lowered without the scale folds (lower_opt.K_FIRST) when REV predates them
-    folds = lower_opt.K_FIRST
+    # the old side: lowered without the scale folds (peephole.K_FIRST) when REV predates them
+    folds = peephole.K_FIRST
     had_folds = "K_FIRST" in subprocess.run(
-        ["git", "show", f"{args.rev}:src/jitgrad/lower_opt.py"], cwd=HERE,
+        ["git", "show", f"{args.rev}:src/jitgrad/peephole.py"], cwd=HERE,
         capture_output=True, text=True, check=True).stdout
-    lower_opt.K_FIRST = folds if had_folds else set()
+    peephole.K_FIRST = folds if had_folds else set()
     o_old = W.JitgradChain(d)
     o_old.grads()
-    lower_opt.K_FIRST = folds
+    peephole.K_FIRST = folds
     o = W.JitgradChain(d)
     o.grads()
     old_prog, prog = (next(p for p in next(iter(x.loss._node.programs.values()))

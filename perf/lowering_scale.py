@@ -31,8 +31,8 @@ swing by up to 2x, so read the trend along N): first backward in s, and us per r
   matmuls   1,000   2,999|    0.700    233.6   |   0.290    96.7    |  0.035   11.8   |  8.2x
   matmuls  10,000  29,999|   43.652   1455.1   |   2.910    97.0    |  0.415   13.8   |  7.0x
 
-Before, the cost per op grew with N (quadratic passes in lower_opt and external); after it
-is flat at ~100 us/op. In the 100,000-op chain that is roughly: lower_opt's passes ~30,
+Before, the cost per op grew with N (quadratic passes in peephole and external); after it
+is flat at ~100 us/op. In the 100,000-op chain that is roughly: peephole's passes ~30,
 placing the saved values ~10, the op rules and Builder in lower() ~55, the structural
 cache's key and recipe ~15 (a miss builds both); the compiled run itself is negligible.
 """

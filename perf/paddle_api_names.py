@@ -1,4 +1,4 @@
-"""Writes src/jitgrad/_paddle_names.py: the public names of Paddle 3.3.1's namespaces that
+"""Writes src/jitgrad/core/paddle_names.py: the public names of Paddle 3.3.1's namespaces that
 jitgrad mirrors (paddle, paddle.nn, paddle.nn.functional, paddle.linalg, paddle.optimizer.lr,
 paddle.tensor.<submodule>), so a name jitgrad lacks fails with "not implemented in jitgrad"
 rather than a bare AttributeError.
@@ -13,8 +13,8 @@ import paddle
 
 TENSOR_SUBS = ["math", "manipulation", "creation", "linalg", "search", "logic", "stat",
                "random", "attribute"]
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "jitgrad",
-                   "_paddle_names.py")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "jitgrad", "core",
+                   "paddle_names.py")
 
 
 def public(module) -> list:
@@ -49,7 +49,7 @@ def main() -> None:
               "linalg": public(paddle.linalg), "optimizer.lr": public(paddle.optimizer.lr)}
     spaces.update({f"tensor.{s}": public(getattr(paddle.tensor, s)) for s in TENSOR_SUBS})
     lines = ['"""Public names of PaddlePaddle 3.3.1 namespaces, written by perf/paddle_api_names.py',
-             '(do not edit): namespaces.py reports a name Paddle has and jitgrad lacks as "not',
+             '(do not edit): namespace.py reports a name Paddle has and jitgrad lacks as "not',
              'implemented in jitgrad"."""', "", "NAMES = {"]
     for key, names in spaces.items():
         lines.append(f"    {key!r}: (")

@@ -84,7 +84,7 @@ class _Tracer:
 
     @_has_grad.setter
     def _has_grad(self, value):
-        _jg.tape._set_grad_enabled(value)
+        _jg.core.tape._set_grad_enabled(value)
 
 
 _TRACER = _Tracer()
@@ -125,8 +125,8 @@ class _Unsupported:
 
 autograd = _module("paddle.autograd", **{k: getattr(_jg.autograd, k)
                                          for k in dir(_jg.autograd) if not k.startswith("__")})
-autograd.py_layer = _jg.py_layer
-sys.modules["paddle.autograd.py_layer"] = _jg.py_layer
+autograd.py_layer = _jg.autograd.py_layer
+sys.modules["paddle.autograd.py_layer"] = _jg.autograd.py_layer
 sys.modules["paddle.nn"] = _jg.nn
 sys.modules["paddle.nn.functional"] = _jg.nn.functional
 sys.modules["paddle.nn.initializer"] = _jg.nn.initializer

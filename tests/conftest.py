@@ -18,7 +18,7 @@ def fresh_cache(monkeypatch):
     """An empty program cache (counters zeroed) with caching on; emptied again afterwards,
     and its size bound restored if the test changed it (set_cache_limit)."""
     import jitgrad
-    from jitgrad import config
+    from jitgrad.core import config
     monkeypatch.setattr(config.SETTINGS, "program_cache", True)
     limit = jitgrad.cache_info().max_bytes
     jitgrad.cache_clear()

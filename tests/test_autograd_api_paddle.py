@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import errors, executor
+from jitgrad.core import errors
+from jitgrad.compile import executor
 
 from backward_paths import PATHS, backward, grad, leaf
 

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import executor, vm
+from jitgrad.core import tape
+from jitgrad.compile import executor
+from jitgrad import vm
 
 TT = paddle.to_tensor
 
@@ -128,6 +130,6 @@ def test_repeated_grad_calls_hit_the_cache_through_the_matcher(fresh_cache):
     entry = next(iter(executor.CACHE._entries.values()))
     assert entry.match                                  # made on the first hit, used after
     x, W, y, _ = _graph(9)
-    assert entry.match([y.sum()], paddle.tape.epoch(), [W]) is not None
-    assert entry.match([y.sum()], paddle.tape.epoch(), [x]) is None     # another target
-    assert entry.match([y.sum()], paddle.tape.epoch()) is None          # backward(), not grad
+    assert entry.match([y.sum()], tape.epoch(), [W]) is not None
+    assert entry.match([y.sum()], tape.epoch(), [x]) is None     # another target
+    assert entry.match([y.sum()], tape.epoch()) is None          # backward(), not grad

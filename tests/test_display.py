@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import jitgrad as paddle
-from jitgrad import display
-from jitgrad.graph_dot import backward_graph_dot, forward_graph_dot
+from jitgrad.autograd import display
+from jitgrad.autograd.graph_dot import backward_graph_dot, forward_graph_dot
 
 
 def graph():

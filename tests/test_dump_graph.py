@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import tape
+from jitgrad.core import tape
 
 TT = paddle.to_tensor
 HERE = os.path.abspath(__file__)
@@ -126,7 +126,7 @@ def test_program_text_has_one_line_per_instruction(tmp_path):
     x, w, loss = _matmul_graph()
     loss.backward(dump_backward_graph_path=str(tmp_path), retain_graph=True)
     (files,) = dumped(str(tmp_path)).values()
-    from jitgrad.executor import program_for
+    from jitgrad.compile.executor import program_for
     prog = program_for([loss])
     text = files["program"]
     rows = [line for line in text.splitlines() if re.match(r"^\s*\d+ [A-Z_]+ ", line)]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import tape
+from jitgrad.core import tape
 
 TT = paddle.to_tensor
 
@@ -333,7 +333,7 @@ def test_apply_xy_sets_the_fields_tensor_make_and_new_node_set():
     # must be added there too, or nodes and outputs recorded through it would lack it.
     from jitgrad.ops.core import apply
     from jitgrad.ops.elementwise import exp_op
-    from jitgrad.tensor import Tensor
+    from jitgrad.core.tensor import Tensor
 
     def fields(obj, slots):
         return {s: getattr(obj, s) for s in slots if s != "__weakref__" and hasattr(obj, s)}

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import executor, external, vm
-from jitgrad.lower import lower
-from jitgrad.program import EXT
-from jitgrad import config
+from jitgrad.compile import executor, external
+from jitgrad import vm
+from jitgrad.compile.lower import lower
+from jitgrad.vm.program import EXT
+from jitgrad.core import config
 
 TT = paddle.to_tensor
 F = paddle.nn.functional

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import config, executor, vm
+from jitgrad.core import config
+from jitgrad.compile import executor
+from jitgrad import vm
 
 TT = paddle.to_tensor
 N = 20_000

@@ -256,7 +256,7 @@ def test_values_computed_under_no_grad_are_constants_for_grad():
 def test_docstring_examples_run():
     import doctest
 
-    from jitgrad import autograd, py_layer
-    for module in (autograd, py_layer):
+    from jitgrad.autograd import api, py_layer
+    for module in (api, py_layer):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad.graph_dot import backward_graph_dot, forward_graph_dot
+from jitgrad.autograd.graph_dot import backward_graph_dot, forward_graph_dot
 
 _ID = r'[A-Za-z_][A-Za-z0-9_]*'
 _STR = r'"(?:[^"\\]|\\.)*"'

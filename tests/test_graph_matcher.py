@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import executor, tape
-from jitgrad.graph import Graph
-from jitgrad import config
+from jitgrad.compile import executor
+from jitgrad.core import tape
+from jitgrad.compile.graph import Graph
+from jitgrad.core import config
 
 TT = paddle.to_tensor
 

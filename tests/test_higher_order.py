@@ -6,7 +6,7 @@ import pytest
 import jitgrad as paddle
 from jitgrad.ops import REGISTRY
 from jitgrad.ops.core import apply
-from jitgrad.tensor import Tensor
+from jitgrad.core.tensor import Tensor
 
 TT = paddle.to_tensor
 

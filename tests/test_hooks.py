@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import executor, vm
+from jitgrad.compile import executor
+from jitgrad import vm
 
 TT = paddle.to_tensor
 

@@ -3,8 +3,9 @@
 import numpy as np
 
 import jitgrad as paddle
-from jitgrad import executor, vm
-from jitgrad.lower import lower
+from jitgrad.compile import executor
+from jitgrad import vm
+from jitgrad.compile.lower import lower
 
 TT = paddle.to_tensor
 

@@ -1,4 +1,4 @@
-"""The lowering's indexes (lower_opt, external, tape) against the scans they replace.
+"""The lowering's indexes (peephole, external, tape) against the scans they replace.
 
 No timing here: each index is checked for exact agreement with a brute-force reference on
 random inputs, whole Programs are compared with a lowering that uses the brute-force scans
@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 import jitgrad as P
-from jitgrad import external, lower_opt, tape
-from jitgrad.lower import lower
-from jitgrad.program import EXT, OP, WIDTH
+from jitgrad.compile import external, peephole
+from jitgrad.core import tape
+from jitgrad.compile.lower import lower
+from jitgrad.vm.program import EXT, OP, WIDTH
 
 
 # ---- brute-force references (the code the indexes replaced) ---------------------------------
@@ -59,7 +60,7 @@ def random_code(rng, rows, span, long_every=7):
     return code
 
 
-# ---- lower_opt's predicates ------------------------------------------------------------------
+# ---- peephole's predicates ------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", range(20))
 def test_intervals_match_the_scan(seed):
@@ -68,13 +69,13 @@ def test_intervals_match_the_scan(seed):
     for _ in range(rng.randrange(0, 40)):
         a = rng.randrange(-5, 60)
         ranges.append((a, a + rng.randrange(-2, 15)))      # empty and reversed ones too
-    ix = lower_opt._Intervals(ranges)
+    ix = peephole._Intervals(ranges)
     for _ in range(300):
         lo = rng.randrange(-10, 80)
         hi = lo + rng.randrange(-5, 20)
         assert ix.overlaps(lo, hi) == ref_overlaps(lo, hi, ranges)
-        assert lower_opt._overlaps(lo, hi, ix) == ref_overlaps(lo, hi, ranges)
-        assert lower_opt._overlaps(lo, hi, ranges) == ref_overlaps(lo, hi, ranges)
+        assert peephole._overlaps(lo, hi, ix) == ref_overlaps(lo, hi, ranges)
+        assert peephole._overlaps(lo, hi, ranges) == ref_overlaps(lo, hi, ranges)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -85,7 +86,7 @@ def test_spans_find_every_overlapping_group_once(seed):
     ends = [s + (rng.randrange(1, 4) if rng.random() < 0.7 else rng.randrange(1, 60))
             for s in starts]
     rows = list(range(n))
-    sp = lower_opt._Spans(starts, ends, rows)
+    sp = peephole._Spans(starts, ends, rows)
     for _ in range(300):
         lo = rng.randrange(-5, 150)
         hi = lo + rng.randrange(-4, 12)
@@ -105,7 +106,7 @@ def test_refs_match_the_loop_over_fields(seed):
     for r in range(code.shape[0]):
         for f in (1, 2, 3, 4):
             want.setdefault(int(code[r, f]), []).append((r, f))
-    refs = lower_opt._Refs(code)
+    refs = peephole._Refs(code)
     assert refs.at == want                                # lists in (row, field) order
     assert refs.sorted.tolist() == sorted(want)
     for lo in range(-2, 45):
@@ -117,7 +118,7 @@ def test_refs_match_the_loop_over_fields(seed):
 def test_write_spans_match_writes_between(seed):
     rng = random.Random(seed)
     code = random_code(rng, rng.randrange(1, 200), rng.randrange(20, 300))
-    sp = lower_opt._write_spans(code)
+    sp = peephole._write_spans(code)
     rows = code.shape[0]
     for _ in range(400):
         lo = rng.randrange(-3, int(code[:, 1].max()) + 10)
@@ -125,9 +126,9 @@ def test_write_spans_match_writes_between(seed):
         start = rng.randrange(0, rows + 2)
         stop = rng.randrange(0, rows + 2)
         assert sp.any_row_in(lo, hi, start, stop) == \
-            lower_opt._writes_between(code, lo, hi, start, stop)
+            peephole._writes_between(code, lo, hi, start, stop)
         if hi > lo:                          # one writer (which), or several
-            got, want = lower_opt._rows_writing(sp, lo, hi), ref_rows_writing(code, lo, hi)
+            got, want = peephole._rows_writing(sp, lo, hi), ref_rows_writing(code, lo, hi)
             assert len(got) == min(len(want), 2)
             assert len(want) != 1 or got == want
 
@@ -141,7 +142,7 @@ def test_pick_free_matches_the_free_list_scan(seed):
         slots.append((first, first + rng.randrange(0, 30), 10_000 * off,
                       rng.choice([4096, 8192, 5000])))
     slots.sort()
-    assert lower_opt._pick_free(slots) == ref_pick_free(slots)
+    assert peephole._pick_free(slots) == ref_pick_free(slots)
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -150,7 +151,7 @@ def test_offset_map_matches_compacts_remap(seed):
     starts = np.unique(rng.integers(0, 500, 40)).astype(np.int64)
     starts[0] = 0
     new_starts = np.sort(rng.integers(0, 300, starts.size)).astype(np.int64)
-    m = lower_opt._offset_map(starts.tolist(), new_starts.tolist())
+    m = peephole._offset_map(starts.tolist(), new_starts.tolist())
     for v in range(-3, 520):
         i = np.searchsorted(starts, v, side="right") - 1
         assert m(v) == int(new_starts[i] + (v - starts[i]))
@@ -246,7 +247,7 @@ class _ScanSpans:
         self.code = code
 
     def any_row_in(self, lo, hi, start, stop):
-        return lower_opt._writes_between(self.code, lo, hi, start, stop)
+        return peephole._writes_between(self.code, lo, hi, start, stop)
 
 
 class _ScanReads:
@@ -270,10 +271,10 @@ def _make_external_scan(code, items, base):
 def brute_force(monkeypatch):
     """Swap every index for the scan it replaced."""
     def use():
-        monkeypatch.setattr(lower_opt, "_intervals", lambda ranges: list(ranges))
-        monkeypatch.setattr(lower_opt, "_write_spans", _ScanSpans)
-        monkeypatch.setattr(lower_opt, "_pick_free", ref_pick_free)
-        monkeypatch.setattr(lower_opt, "_rows_writing",
+        monkeypatch.setattr(peephole, "_intervals", lambda ranges: list(ranges))
+        monkeypatch.setattr(peephole, "_write_spans", _ScanSpans)
+        monkeypatch.setattr(peephole, "_pick_free", ref_pick_free)
+        monkeypatch.setattr(peephole, "_rows_writing",
                             lambda writes, lo, hi: ref_rows_writing(writes.code, lo, hi))
         monkeypatch.setattr(external, "_ReadIndex", _ScanReads)
         monkeypatch.setattr(external, "_make_external", _make_external_scan)
@@ -385,7 +386,7 @@ def _work(build, n, monkeypatch):
     """Count the elementary steps of the passes' queries while lowering: ranges and groups
     visited, and every row a brute-force scan would touch (which must be none)."""
     count = [0]
-    spans_overlapping = lower_opt._Spans.overlapping
+    spans_overlapping = peephole._Spans.overlapping
 
     def overlapping(self, lo, hi):
         for g in spans_overlapping(self, lo, hi):
@@ -395,18 +396,18 @@ def _work(build, n, monkeypatch):
 
     def scan(code, lo, hi, start, stop):
         count[0] += max(stop - start, 0)
-        return lower_opt.__dict__["_writes_between_orig"](code, lo, hi, start, stop)
+        return peephole.__dict__["_writes_between_orig"](code, lo, hi, start, stop)
 
-    overlaps = lower_opt._overlaps
+    overlaps = peephole._overlaps
 
     def counted_overlaps(lo, hi, ranges):
-        count[0] += 1 if type(ranges) is lower_opt._Intervals else len(ranges)
+        count[0] += 1 if type(ranges) is peephole._Intervals else len(ranges)
         return overlaps(lo, hi, ranges)
 
-    monkeypatch.setattr(lower_opt._Spans, "overlapping", overlapping)
-    monkeypatch.setitem(lower_opt.__dict__, "_writes_between_orig", lower_opt._writes_between)
-    monkeypatch.setattr(lower_opt, "_writes_between", scan)
-    monkeypatch.setattr(lower_opt, "_overlaps", counted_overlaps)
+    monkeypatch.setattr(peephole._Spans, "overlapping", overlapping)
+    monkeypatch.setitem(peephole.__dict__, "_writes_between_orig", peephole._writes_between)
+    monkeypatch.setattr(peephole, "_writes_between", scan)
+    monkeypatch.setattr(peephole, "_overlaps", counted_overlaps)
     lower([build(n)])
     monkeypatch.undo()
     return count[0]

@@ -7,7 +7,7 @@ import pytest
 import jitgrad as paddle
 from jitgrad.ops.activation import (celu, glu, hardshrink, prelu, softshrink,
                                     thresholded_relu)
-import jitgrad.ops.more_losses as LS
+import jitgrad.ops.margin_losses as LS
 from jitgrad.testing import check_grads
 
 XS = [-1.5, -0.5, -0.2, 0.3, 0.5, 2.0]

@@ -1,6 +1,6 @@
 """trunc, frac, rad2deg, deg2rad, logaddexp, nan_to_num (ops/math.py); nansum, nanmean
 (ops/stats.py); median, nanmedian, quantile (ops/order_stats.py); inner, dist, unstack, slice,
-strided_slice (ops/more.py).
+strided_slice (ops/composites.py).
 Expected values were measured on Paddle 3.3.1; gradients are checked against finite
 differences in float64."""
 
@@ -11,7 +11,7 @@ import pytest
 
 import jitgrad as paddle
 from jitgrad.ops.math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
-from jitgrad.ops.more import dist, inner, slice, strided_slice, unstack
+from jitgrad.ops.composites import dist, inner, slice, strided_slice, unstack
 from jitgrad.ops.order_stats import median, nanmedian, nanquantile, quantile
 from jitgrad.ops.stats import nanmean, nansum
 from jitgrad.testing import check_grads
@@ -158,7 +158,7 @@ def test_nansum_and_nanmean_gradients_match_finite_differences():
     check_grads(lambda t: nanmean(with_nans(t)), x)
 
 
-# ---- ops/more.py: inner, dist, unstack, slice, strided_slice --------------------------------
+# ---- ops/composites.py: inner, dist, unstack, slice, strided_slice --------------------------------
 
 def test_inner_contracts_the_last_dims():
     x = TT(np.arange(6, dtype="float32").reshape(2, 3))

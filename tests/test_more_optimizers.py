@@ -160,10 +160,10 @@ def test_invalid_arguments_raise_value_error(make, match):
 
 # ---------------------------------------------------------------- schedulers (optimizer.lr)
 
-from jitgrad.lr_schedulers import (CosineAnnealingWarmRestarts, CyclicLR,  # noqa: E402
-                                   InverseTimeDecay, LinearLR, MultiplicativeDecay,
-                                   NaturalExpDecay, NoamDecay, OneCycleLR, PolynomialDecay,
-                                   ReduceOnPlateau, StepDecay)
+from jitgrad.optimizer.lr import (CosineAnnealingWarmRestarts, CyclicLR,  # noqa: E402
+                                             InverseTimeDecay, LinearLR, MultiplicativeDecay,
+                                             NaturalExpDecay, NoamDecay, OneCycleLR,
+                                             PolynomialDecay, ReduceOnPlateau, StepDecay)
 
 
 def _rates(sched, n=12):

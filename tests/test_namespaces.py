@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 import jitgrad as paddle
-from jitgrad._paddle_names import NAMES
+from jitgrad.core.paddle_names import NAMES
 
 
 def message(get):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad.program import OP, WIDTH
+from jitgrad.vm.program import OP, WIDTH
 from jitgrad import vm
 from jitgrad.vm import execute
 

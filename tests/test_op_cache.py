@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import config, executor, vm
+from jitgrad.core import config
+from jitgrad.compile import executor
+from jitgrad import vm
 from jitgrad.ops import REGISTRY
 from jitgrad.ops.core import apply
-from jitgrad.tensor import Tensor
+from jitgrad.core.tensor import Tensor
 
 CASES = [(name, i) for name, op in sorted(REGISTRY.items()) if op.differentiable
          for i in range(len(op.cases))]

@@ -43,7 +43,7 @@ def test_float32_paths_agree(name, i):
     xs = _inputs(op, case, np.float32)
     f = _fn(op, case)
     out = f(*[np.asarray(x) for x in xs]) if False else None
-    from jitgrad.tensor import Tensor
+    from jitgrad.core.tensor import Tensor
     out_shape = apply(op, *[Tensor._make(x) for x in xs], **case.get("attrs", {})).shape
     seed = np.random.default_rng(1).standard_normal(out_shape).astype(np.float32)
     ref = gradients(f, xs, seed, "reference")
@@ -78,7 +78,7 @@ def test_every_op_is_tested_on_0d_and_broadcasting_shapes():
 
 @pytest.mark.parametrize("name, i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
 def test_float32_stays_float32_forward(name, i):
-    from jitgrad.tensor import Tensor
+    from jitgrad.core.tensor import Tensor
     op = REGISTRY[name]
     case = op.cases[i]
     out = apply(op, *[Tensor._make(x) for x in _inputs(op, case, np.float32)],

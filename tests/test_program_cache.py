@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import config
+from jitgrad.core import config
 
 TT = paddle.to_tensor
 

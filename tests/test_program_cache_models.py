@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import config
+from jitgrad.core import config
 
 TT = paddle.to_tensor
 pytestmark = pytest.mark.usefixtures("fresh_cache")

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import executor, vm
+from jitgrad.compile import executor
+from jitgrad import vm
 from jitgrad.testing import check_grads
 
 TT = paddle.to_tensor

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import errors
+from jitgrad.core import errors
 from jitgrad.autograd import PyLayer
 
 from backward_paths import PATHS, backward, grad, leaf

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import binding, tape, vm
+from jitgrad.compile import binding
+from jitgrad.core import tape
+from jitgrad import vm
 
 TT = paddle.to_tensor
 

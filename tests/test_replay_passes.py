@@ -1,6 +1,6 @@
 """The replay path: no Python per node, exact results, Paddle's accumulation rules.
 
-Peephole fusion (lower_opt.py), the tiered start and thread splits of the VM (vm/), CHAIN
+Peephole fusion (peephole.py), the tiered start and thread splits of the VM (vm/), CHAIN
 kernels, leaf gradients owned through their writer rows, and the entry-point replays of a
 retained graph's Binding (binding.py, executor.replay_retained).
 """
@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad import executor, graph, lower as lower_mod, lower_opt, vm
+from jitgrad.compile import executor, graph, lower as lower_mod, peephole
+from jitgrad import vm
 from jitgrad.ops.registry import REGISTRY
-from jitgrad.program import EXT, OP
-from jitgrad import config
+from jitgrad.vm.program import EXT, OP
+from jitgrad.core import config
 
 TT = paddle.to_tensor
 
@@ -116,7 +117,7 @@ def test_fused_program_is_bitwise_equal_to_unfused_in_the_reference(monkeypatch,
 
 @pytest.mark.parametrize("size", [8, 5000])        # 5000: many CHAIN tiles and a partial one
 def test_compiled_fused_program_is_bitwise_equal_to_compiled_unfused(monkeypatch, size):
-    assert size < lower_opt.TILE or size % lower_opt.TILE
+    assert size < peephole.TILE or size % peephole.TILE
     plain = _grads(60, "numba", False, monkeypatch, size=size)
     fused = _grads(60, "numba", True, monkeypatch, size=size)
     np.testing.assert_array_equal(fused, plain)
@@ -238,7 +239,7 @@ def test_pinned_slots_are_not_fused_away(monkeypatch):
     plain, _ = lower_mod.lower([loss])
     mid, n = int(plain.code[3, 1]), int(plain.code[3, 5])   # some intermediate gradient slot
     monkeypatch.setattr(config.SETTINGS, "peephole", True)
-    real, moved = lower_opt.optimize, []
+    real, moved = peephole.optimize, []
 
     def pinning(draft, backward=True):          # the Draft as lower() hands it over
         draft.pinned = frozenset({(mid, n)})
@@ -247,7 +248,7 @@ def test_pinned_slots_are_not_fused_away(monkeypatch):
         moved.append(remap(mid))                # compaction moves slots
         return draft
 
-    monkeypatch.setattr(lower_opt, "optimize", pinning)
+    monkeypatch.setattr(peephole, "optimize", pinning)
     prog, _ = lower_mod.lower([loss])
     assert moved and moved[0] in {int(r[1]) for r in prog.code}
     assert len(prog) > 1                        # (unpinned, the whole chain is one row)
@@ -370,7 +371,7 @@ def test_random_graphs_agree_with_and_without_peephole(monkeypatch, seed):
 def split_counter(monkeypatch):
     """Three threads, and CHAIN rows of 5000 elements split between them; counts the splits."""
     from jitgrad.vm import threads
-    monkeypatch.setattr(threads, "PAR_MIN", 2 * lower_opt.TILE)   # split a 5000-element row
+    monkeypatch.setattr(threads, "PAR_MIN", 2 * peephole.TILE)   # split a 5000-element row
     monkeypatch.setattr(threads, "_par_min", None)
     calls = {"n": 0}
     real = threads.split
@@ -423,7 +424,7 @@ def test_thread_count_settings(monkeypatch):
 
 
 def _scaled_chain(size, dtype="float32"):
-    """Scales right before mul / div / log / sqrt steps (the folded pairs of lower_opt)."""
+    """Scales right before mul / div / log / sqrt steps (the folded pairs of peephole)."""
     rng = np.random.default_rng(1)
     x = TT(rng.uniform(0.5, 1.5, size), dtype=dtype, stop_gradient=False)
     h = x
@@ -438,10 +439,10 @@ def _scaled_chain(size, dtype="float32"):
 
 def _chain_steps(loss, no_fold=None):
     if no_fold is not None:
-        no_fold.setattr(lower_opt, "K_FIRST", set())
+        no_fold.setattr(peephole, "K_FIRST", set())
     prog, _ = lower_mod.lower([loss])
     if no_fold is not None:
-        no_fold.setattr(lower_opt, "K_FIRST", {OP["MUL"], OP["DIV"], OP["MULDIV"]})
+        no_fold.setattr(peephole, "K_FIRST", {OP["MUL"], OP["DIV"], OP["MULDIV"]})
     return sum(int(prog.itab[int(r[6])]) for r in prog.code if int(r[0]) >> 1 == OP["CHAIN"])
 
 
@@ -472,7 +473,7 @@ def test_folded_scale_steps_are_bitwise_equal_to_unfused(monkeypatch, vm_name, d
 def test_chain_kernel_edges_match_reference(steps, scalar, acc):
     """Hand-built CHAIN rows over 5000 elements (tiles and a partial one), the MUL first /
     last shortcuts on and off, agree bitwise with the reference's step-by-step kernels."""
-    from jitgrad.program import WIDTH
+    from jitgrad.vm.program import WIDTH
     n = 5000
     rng = np.random.default_rng(len(steps) + 2 * scalar + acc)
     arena = rng.uniform(0.5, 1.5, 5 * n).astype(np.float32)      # a, b, c, out, spare

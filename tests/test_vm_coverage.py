@@ -5,7 +5,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from jitgrad.program import OP, OPCODES, WIDTH
+from jitgrad.vm.program import OP, OPCODES, WIDTH
 from jitgrad.vm import execute
 
 N = 6
@@ -82,7 +82,7 @@ def test_unknown_opcode_raises():
 
 def test_every_opcode_record_is_consistent():
     """opcodes.py's flags agree with each other: the passes trust them."""
-    from jitgrad.opcodes import TABLE
+    from jitgrad.vm.opcodes import TABLE
     for o in TABLE:
         assert set(o.external) <= set(o.reads), o.name
         if o.step is not None:              # a CHAIN step reads v (a) and `step` of b, c

@@ -7,17 +7,18 @@ pass is lowered to a flat instruction list and replayed by a Numba-compiled inte
 from __future__ import annotations
 
 from . import autograd, ops
-from ._printing import set_printoptions
+from .core.printing import set_printoptions
 from .autograd import backward, grad
-from .dtypes import (DType, bool_, float16, float32, float64, get_default_dtype, int8, int16,
-                     int32, int64, set_default_dtype, uint8)
+from .core.dtypes import (DType, bool_, float16, float32, float64, get_default_dtype, int8, int16,
+                          int32, int64, set_default_dtype, uint8)
 from .ops import *  # noqa: F401,F403  (the op functions, Paddle names)
 from .ops.attribute import shape  # noqa: E402  (paddle.shape; jitgrad.ops.shape is a module)
-from .tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .tensor import Size, Tensor, to_tensor
+from .core.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .core.tape import is_grad_enabled
+from .core.tensor import Size, Tensor, to_tensor
 from .vm import set_vm, warmup
-from .compat import (CPUPlace, disable_static, dtype, enable_static, get_device,  # noqa: F401
-                     in_dynamic_mode, is_floating_point, is_tensor, set_device)
+from .core.compat import (CPUPlace, disable_static, dtype, enable_static, get_device,  # noqa: F401
+                          in_dynamic_mode, is_floating_point, is_tensor, set_device)
 from . import nn  # noqa: E402  (needs ops)
 from . import optimizer, regularizer  # noqa: E402
 from .nn import ParamAttr, create_parameter  # noqa: E402
@@ -25,15 +26,15 @@ from .ops import linalg  # noqa: E402  (paddle.linalg.*)
 
 bool = bool_  # noqa: A001  (paddle.bool)
 
-from .executor import cache_clear, cache_info, set_cache_limit  # noqa: E402
-from . import incubate  # noqa: E402  (paddle.incubate.autograd)
+from .compile.executor import cache_clear, cache_info, set_cache_limit  # noqa: E402
+from . import incubate, tensor  # noqa: E402  (paddle.incubate.autograd, paddle.tensor.*)
 
 __version__ = "0.1.0"
 
 from . import utils  # noqa: E402  (paddle.utils.unique_name)
 
 # paddle.io, paddle.save and paddle.load are imported on first use; a missing name says
-# what Paddle has (namespaces.py)
-from .namespaces import module_getattr as _module_getattr  # noqa: E402
+# what Paddle has (core/namespace.py)
+from .core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "save": ".serialization",
                                                   "load": ".serialization"})

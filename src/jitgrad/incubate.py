@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import tape
-from .tensor import Tensor
+from .core import grad_mode
+from .core.tensor import Tensor
 
 __all__ = ["jvp", "vjp", "forward_grad", "grad", "Jacobian", "Hessian"]
 
@@ -65,10 +65,10 @@ def _pack(ts: list[Tensor], single: bool) -> Any:
 
 def vjp(func: Callable[..., Any], xs: Any, v: Any = None) -> tuple[Any, Any]:
     """(func(xs), v^T J): the vector-Jacobian product at xs (v None: ones)."""
-    from .autograd import grad as _grad
+    from .autograd.api import grad as _grad
     xs_l, single_x = _as_list(xs, "xs")
     xs_l = _fresh(xs_l)
-    with tape.enable_grad():
+    with grad_mode.enable_grad():
         ys_l, single_y = _outputs(func(*xs_l))
     vs = _check_like(v, ys_l, "v")
     live = [(y, s) for y, s in zip(ys_l, vs) if not y._stop_gradient]
@@ -82,18 +82,18 @@ def _forward(outputs: list[Tensor], inputs: list[Tensor], tangents: list[Tensor]
              ) -> list[Tensor]:
     """J v for recorded outputs: the backward recorded in dummy cotangents u, then
     differentiated with respect to u in the direction v (see the module docstring)."""
-    from .autograd import grad as _grad
+    from .autograd.api import grad as _grad
     live = [y for y in outputs if not y._stop_gradient and y._data.dtype.kind == "f"]
     out = [Tensor._make(np.zeros_like(y._data), stop_gradient=False) for y in outputs]
     if not live:
         return out
     us = [Tensor._make(np.zeros_like(y._data), stop_gradient=False) for y in live]
-    with tape.enable_grad():
+    with grad_mode.enable_grad():
         gs = _grad(live, inputs, us, create_graph=True, allow_unused=True)
     pairs = [(g, t) for g, t in zip(gs, tangents) if g is not None and not g._stop_gradient]
     if not pairs:
         return out
-    with tape.enable_grad():
+    with grad_mode.enable_grad():
         inner = sum(((g * t).sum() for g, t in pairs[1:]), (pairs[0][0] * pairs[0][1]).sum())
     jv = _grad(inner, us, allow_unused=True)
     found = {id(y): j for y, j in zip(live, jv)}
@@ -106,7 +106,7 @@ def jvp(func: Callable[..., Any], xs: Any, v: Any = None) -> tuple[Any, Any]:
     xs_l, _ = _as_list(xs, "xs")
     vs = _check_like(v, xs_l, "v")
     xs_l = _fresh(xs_l)
-    with tape.enable_grad():
+    with grad_mode.enable_grad():
         ys_l, single_y = _outputs(func(*xs_l))
     return _pack(ys_l, single_y), _pack(_forward(ys_l, xs_l, vs), single_y)
 
@@ -126,7 +126,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None) -> Any:
     """Reverse-mode gradient with incubate's structure (a Tensor for a Tensor); Paddle
     3.3.1 supports it in static graph mode only. Inputs the outputs do not reach get
     zeros."""
-    from .autograd import grad as _grad
+    from .autograd.api import grad as _grad
     outs, _ = _as_list(outputs, "outputs")
     ins, single = _as_list(inputs, "inputs")
     seeds = None if grad_outputs is None else _check_like(grad_outputs, outs, "grad_outputs")
@@ -154,7 +154,7 @@ class _Matrix:
 def _jacobian_matrix(ys: list[Tensor], xs: list[Tensor], batched: bool) -> Tensor:
     """[M, N] (or [B, M, N]): the outputs flattened and joined along M, the inputs along N,
     rows from one batched backward per output."""
-    from .autograd import grad as _grad
+    from .autograd.api import grad as _grad
     from .ops import concat, reshape
     blocks = []
     for y in ys:
@@ -185,7 +185,7 @@ class Jacobian(_Matrix):
     def __init__(self, func: Callable[..., Any], xs: Any, is_batched: bool = False) -> None:
         xs_l, _ = _as_list(xs, "xs")
         xs_l = _fresh(xs_l)
-        with tape.enable_grad():
+        with grad_mode.enable_grad():
             ys_l, _ = _outputs(func(*xs_l))
         super().__init__(_jacobian_matrix(ys_l, xs_l, bool(is_batched)))
 
@@ -194,11 +194,11 @@ class Hessian(_Matrix):
     """The Hessian of a scalar func (one per batch row with is_batched=True) at xs."""
 
     def __init__(self, func: Callable[..., Any], xs: Any, is_batched: bool = False) -> None:
-        from .autograd import grad as _grad
+        from .autograd.api import grad as _grad
         from .ops import concat, reshape
         xs_l, _ = _as_list(xs, "xs")
         xs_l = _fresh(xs_l)
-        with tape.enable_grad():
+        with grad_mode.enable_grad():
             ys_l, _ = _outputs(func(*xs_l))
             if len(ys_l) != 1:
                 raise RuntimeError("Hessian needs a function with one output")

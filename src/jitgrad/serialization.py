@@ -31,7 +31,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 NAME_TABLE = "StructuredToParameterName@@"
 BIG_PARAMS = "UnpackBigParamInfor@@"  # (sic) Paddle's key

@@ -13,9 +13,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import executor, tape, vm
-from .autograd import eager_gradients
-from .tensor import Tensor
+from .compile import executor
+from .core import grad_mode
+from . import vm
+from .autograd.api import eager_gradients
+from .core.tensor import Tensor
 
 PATHS = ("numba", "reference", "eager")
 
@@ -51,7 +53,7 @@ def numeric_directional(f: Callable[..., Tensor], arrays: Sequence[np.ndarray],
                         seed: np.ndarray, direction: Sequence[np.ndarray],
                         eps: float = 1e-6) -> float:
     def loss(sign: float) -> float:
-        with tape.no_grad():
+        with grad_mode.no_grad():
             xs = [Tensor._make(a + sign * eps * v) for a, v in zip(arrays, direction)]
             return float(np.sum(f(*xs)._data * seed))
     return (loss(1.0) - loss(-1.0)) / (2 * eps)
@@ -66,10 +68,10 @@ def first_order(f: Callable[..., Tensor], u: np.ndarray, v: Sequence[np.ndarray]
     are taken of). Inputs that are constants become fresh leaves, so it also works under
     no_grad.
     """
-    from .autograd import grad
+    from .autograd.api import grad
 
     def h(*xs: Tensor) -> Tensor:
-        with tape.enable_grad():
+        with grad_mode.enable_grad():
             leaves = [Tensor._make(x._data, stop_gradient=False) if x._stop_gradient else x
                       for x in xs]
             out = f(*leaves)
@@ -99,7 +101,7 @@ def check_grads(f: Callable[..., Tensor], *arrays: Any, order: int = 1,
         raise ValueError(f"order must be 1 or 2, got {order!r}")
     rng = np.random.default_rng(seed)
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
-    with tape.no_grad():
+    with grad_mode.no_grad():
         out_shape = f(*[Tensor._make(a) for a in arrays])._data.shape
     u = rng.standard_normal(out_shape)
     v = [rng.standard_normal(a.shape) for a in arrays]

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler
 
@@ -60,7 +60,7 @@ def default_convert_fn(batch: Any) -> Any:
 def _to_tensors(batch: Any) -> Any:
     """numpy arrays -> Tensors through dicts, lists and tuples (tuples become lists)."""
     if isinstance(batch, np.ndarray):
-        from ..tensor import to_tensor
+        from ..core.tensor import to_tensor
         return to_tensor(batch)
     if isinstance(batch, Mapping):
         return {key: _to_tensors(value) for key, value in batch.items()}

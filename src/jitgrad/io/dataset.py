@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 class Dataset:

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator, Sized
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 class Sampler:

@@ -48,5 +48,5 @@ __all__ += ["MultiHeadAttention", "TransformerEncoder", "TransformerEncoderLayer
 from .containers import LayerDict, ParameterList  # noqa: E402
 __all__ += ["LayerDict", "ParameterList"]
 
-from ..namespaces import module_getattr as _module_getattr  # noqa: E402
+from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr('jitgrad.nn', 'nn')   # a missing name says what Paddle has

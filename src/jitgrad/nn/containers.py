@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .layer import Layer, Parameter
 
 

@@ -10,16 +10,16 @@ from ..ops.pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_p
                         adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 from ..ops.resample import interpolate, pixel_shuffle, unfold, upsample
 from ..ops.norm import batch_norm, group_norm, instance_norm, layer_norm
-from ..ops.common import dropout, embedding, linear, one_hot
+from ..ops.linear_embedding import dropout, embedding, linear, one_hot
 from ..ops.indexing import pad
 from ..ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
                         cosine_similarity, cross_entropy, kl_div, l1_loss, mse_loss, nll_loss,
                         normalize, smooth_l1_loss, square_error_cost)
-from ..ops.more_losses import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss,
-                               label_smooth, log_loss, margin_ranking_loss,
-                               multi_label_soft_margin_loss, pairwise_distance,
-                               poisson_nll_loss, sigmoid_focal_loss, soft_margin_loss,
-                               triplet_margin_loss)
+from ..ops.margin_losses import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss,
+                                 label_smooth, log_loss, margin_ranking_loss,
+                                 multi_label_soft_margin_loss, pairwise_distance,
+                                 poisson_nll_loss, sigmoid_focal_loss, soft_margin_loss,
+                                 triplet_margin_loss)
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "pad",
            "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "log_sigmoid",
@@ -54,12 +54,12 @@ from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:                    # TypeError naming the argument for a non-Tensor
     globals()[_name] = _check_tensor_args(globals()[_name])
 
-from .attention import scaled_dot_product_attention  # noqa: E402  (nn/attention.py)
+from ..ops.attention import scaled_dot_product_attention  # noqa: E402
 scaled_dot_product_attention = _check_tensor_args(scaled_dot_product_attention)
 __all__ += ["scaled_dot_product_attention"]
 from ..ops.softmax_ce import softmax_with_cross_entropy  # noqa: E402
 softmax_with_cross_entropy = _check_tensor_args(softmax_with_cross_entropy)
 __all__ += ["softmax_with_cross_entropy"]
 
-from ..namespaces import module_getattr as _module_getattr  # noqa: E402
+from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr('jitgrad.nn.functional', 'nn.functional')   # a missing name says what Paddle has

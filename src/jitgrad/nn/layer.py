@@ -13,8 +13,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from .. import dtypes
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.tensor import Tensor
 from ..utils import unique_name
 from . import layer_cast, layer_hooks, layer_state
 from .initializer import Constant, Initializer, ParamAttr, XavierUniform

@@ -14,8 +14,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import dtypes
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.tensor import Tensor
 
 _VALID = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
 
@@ -64,7 +64,7 @@ def cast(layer: Any, dtype: Any, floating_only: bool, include_sublayers: bool,
 
 
 def _check_device(device: Any, where: str) -> None:
-    from ..compat import CPUPlace
+    from ..core.compat import CPUPlace
     if device is None or isinstance(device, CPUPlace):
         return
     if isinstance(device, str):

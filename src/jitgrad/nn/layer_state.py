@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 def collect(layer: Any, destination: OrderedDict, include_sublayers: bool, prefix: str,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
-from ..dtypes import get_default_dtype
+from ..core.dtypes import get_default_dtype
 from ..ops import creation
 from ..ops.shape import flatten
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from ..utils import unique_name
 from . import functional as F
 from .initializer import Constant, Normal

@@ -21,7 +21,7 @@ import numpy as np
 from .. import ops
 from ..ops.core import const
 from ..ops.recurrent import recurrence
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import functional as F
 from .layer import Layer
 from .layers import LayerList

@@ -13,9 +13,9 @@ import math
 from typing import Any, Sequence
 
 from .. import ops
-from ..dtypes import get_default_dtype
+from ..core.dtypes import get_default_dtype
 from ..ops import creation
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .initializer import Constant, Uniform
 from .layer import Layer
 

@@ -6,7 +6,7 @@ import functools
 import sys
 import types
 
-from .. import tensor as _tensor
+from ..core import tensor as _tensor
 from .elementwise import (abs, add, astype, cast, clip, clone, cos, divide, exp, log, maximum,
                           minimum, multiply, neg, pow, relu, sigmoid, sin, sqrt, square,
                           subtract, tanh, where)
@@ -22,7 +22,7 @@ from .math import floor_mod, heaviside, mod, remainder
 from .math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
 from .order_stats import median, nanmedian, nanquantile, quantile
 from .stats import nanmean, nansum
-from .more import dist, inner, slice, strided_slice, unstack
+from .composites import dist, inner, slice, strided_slice, unstack
 from .attribute import assign, mm, rank, scale     # and shape: jitgrad/__init__.py
 from .scan import cumprod, cumsum
 from .stats import amax, amin, logsumexp, matrix_norm, norm, prod, std, var, vector_norm
@@ -42,8 +42,8 @@ from .search import (all, allclose, any, argmax, argmin, argsort, bitwise_and, b
                      greater_than, is_tensor, isclose, isfinite, isinf, isnan, less_equal,
                      less_than, logical_and, logical_not, logical_or, logical_xor, nonzero,
                      not_equal, numel, sort, topk, unique)
-from .more import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, kron,
-                   logit, masked_fill, meshgrid, moveaxis, rot90, scatter, scatter_nd_add)
+from .composites import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, kron, logit,
+                         masked_fill, meshgrid, moveaxis, rot90, scatter, scatter_nd_add)
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
 from . import aliases as _aliases, assemble as _assemble, lookup as _lookup
@@ -59,7 +59,7 @@ from .assemble import (add_n, atleast_1d, atleast_2d, atleast_3d, broadcast_shap
 from .aliases import (cat, clamp, concatenate, div, empty, empty_like, eq, ge, greater, gt, le,
                       less, lt, matrix_transpose, mul, ne, negative, permute, positive, ravel,
                       reverse, sub, swapaxes, swapdims, true_divide)
-from . import activation as _activation, common as _common, loss as _loss  # noqa: F401
+from . import activation as _activation, linear_embedding as _common, loss as _loss  # noqa: F401
 from . import recurrent as _recurrent  # noqa: F401,E402  (the fused LSTM/GRU/RNN ops)
 
 __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "exp", "log",
@@ -144,6 +144,6 @@ for _name in __all__:
     if callable(globals().get(_name)) and not isinstance(globals()[_name], type):
         globals()[_name] = _check_tensor_args(globals()[_name])
 
-from ..namespaces import from_simple as _from_simple  # noqa: E402
+from ..core.namespace import from_simple as _from_simple  # noqa: E402
 linalg = _from_simple("jitgrad.linalg", "linalg", linalg,
                       "Paddle's paddle.linalg: the linear algebra jitgrad implements.")

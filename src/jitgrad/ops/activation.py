@@ -8,7 +8,7 @@ import math as _m
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import elementwise as E
 from .core import apply_internal, const, require_float
 from .elementwise import _sigmoid

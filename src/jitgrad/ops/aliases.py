@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import elementwise as E
 from . import search as S
 from .creation import zeros, zeros_like
@@ -144,14 +144,14 @@ def _view(x: Tensor, shape_or_dtype: Any, name: str | None = None) -> Tensor:
             isinstance(shape_or_dtype, (int, np.integer)):
         from .shape import reshape
         return reshape(x, shape_or_dtype)
-    from .. import dtypes
+    from ..core import dtypes
     return Tensor._make(x._data.view(dtypes.to_dtype(shape_or_dtype).np))
 
 
 def _to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """x.to('cpu'), x.to('float64'), x.to(other_tensor), x.to(device=..., dtype=...): a dtype
     casts; the CPU is the only device."""
-    from .. import dtypes
+    from ..core import dtypes
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     kwargs.pop("blocking", None)

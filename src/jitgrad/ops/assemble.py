@@ -12,8 +12,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import siblings
-from ..tensor import Tensor
+from . import siblings
+from ..core.tensor import Tensor
 from .indexing import _axis, _slice_along, concat, put_flat
 from .linalg import matmul
 from .shape import broadcast_to, reshape, transpose, unsqueeze

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor, to_tensor
+from ..core.tensor import Tensor, to_tensor
 from .elementwise import clone
 from .linalg import matmul
 

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import require_float
 from .im2col import _positions, im2col, out_size
 from .indexing import concat

@@ -8,9 +8,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import dtypes, tape
-from ..tape import Node, new_node, walk_site
-from ..tensor import Tensor
+from ..core import dtypes, tape
+from ..core.tape import Node, new_node, walk_site
+from ..core.tensor import Tensor
 from .registry import OpDef
 
 
@@ -149,7 +149,7 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
 
 def _pack_node(node: Node, out: Tensor) -> None:
     """Inside saved_tensors_hooks: pack what the node's backward reads (saved_hooks.py)."""
-    from ..saved_hooks import pack_node
+    from .saved_hooks import pack_node
     pack_node(node, out)
 
 

@@ -6,8 +6,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import dtypes
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.tensor import Tensor
 
 _rng = np.random.default_rng(0)
 

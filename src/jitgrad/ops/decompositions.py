@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builder import broadcast_index
-from ..tensor import Tensor
+from ..compile.builder import broadcast_index
+from ..core.tensor import Tensor
 from .core import apply, const, require_float
 from .indexing import _take, concat
 from .linalg import matmul

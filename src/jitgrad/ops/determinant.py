@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builder import broadcast_index
-from ..tensor import Tensor
+from ..compile.builder import broadcast_index
+from ..core.tensor import Tensor
 from .core import apply, const
 from .linalg import matmul
 from .matrix import _inv_or_nan, _mT, _square, inverse, inverse_op

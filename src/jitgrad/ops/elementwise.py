@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..tensor import Tensor, bind_operators
+from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
                    const, require_float, tensor_arg_error)
 from .registry import OpDef, defop
@@ -313,7 +313,7 @@ def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tenso
 
 
 def astype(x: Tensor, dtype: Any) -> Tensor:
-    from .. import dtypes
+    from ..core import dtypes
     dt = dtypes.to_dtype(dtype).np
     if dt == x._data.dtype:
         return apply_internal(clone_op, x)

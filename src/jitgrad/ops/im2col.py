@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import apply
 from .registry import defop
 from .shape import _scatter_flat, getitem, reshape

@@ -12,8 +12,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import siblings
-from ..tensor import Tensor
+from . import siblings
+from ..core.tensor import Tensor
 from .core import apply, const
 from .registry import defop
 from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, getitem, reshape,

@@ -16,14 +16,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import tape
-from ..tensor import Tensor
+from ..core import tape
+from ..core.tensor import Tensor
 from . import aliases as AL
 from . import elementwise as E
 from . import indexing as IX
 from . import lookup as LK
 from . import math as M
-from . import more as MO
+from . import composites as MO
 from . import numeric as NU
 from . import scan as SC
 from . import search as SE
@@ -102,7 +102,7 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
     the old buffer (a detach(), a reshape or slice view, a node's saved output); it keeps its
     values, so no recorded gradient can change behind its version counter. Except `x.grad`'s
     wrapper: it writes through into x's accumulator, which it shares (Paddle, item 18)."""
-    from ..tensor import grad_owner
+    from ..core.tensor import grad_owner
     owner = grad_owner(x)
     if owner is not None and owner._grad is x._data:
         if key is None:

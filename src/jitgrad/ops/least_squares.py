@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import reduce as R
 from .core import const, require_float
 from .decompositions import _check_matrix, svdvals

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor, bind_operators
+from ..core.tensor import Tensor, bind_operators
 from .core import apply_xy, binary_operands, sum_to
 from .registry import defop
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .indexing import _axis, _index_array, put_flat, take_along_axis
 from .search import _np
 from .shape import _flat_positions, reshape, squeeze

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import apply, binary_operands, require_float
 from .elementwise import _via_float64, exp
 from . import elementwise as E

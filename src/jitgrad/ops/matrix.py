@@ -12,7 +12,7 @@ import string
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import reduce as R
 from .core import apply, binary_operands, const, require_float
 from .indexing import _take

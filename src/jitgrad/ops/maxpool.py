@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import apply
 from .registry import defop
 from .shape import _scatter_flat, getitem

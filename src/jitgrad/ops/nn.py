@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import apply, require_float
 from .registry import defop
 

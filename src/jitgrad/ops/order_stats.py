@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import reduce as R
 from .core import apply, const
 from .reduce import _kept_shape, _spread
@@ -213,7 +213,7 @@ def _quantile(x: Tensor, q: Any, axis: Any, keepdim: bool, interpolation: str,
     from .indexing import stack, take_along_axis
     from .search import sort
     from .shape import flatten, reshape, squeeze
-    from .more import moveaxis
+    from .composites import moveaxis
     if not isinstance(x, Tensor):
         raise TypeError(f"quantile: x must be a Tensor, got {type(x).__name__}")
     qs = _quantile_qs(q)

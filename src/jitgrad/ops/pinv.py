@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import tape
-from ..tensor import Tensor
+from ..core import tape
+from ..core.tensor import Tensor
 from .core import apply, const
 from .decompositions import _check_matrix, _part, _rand, svd
 from .linalg import matmul

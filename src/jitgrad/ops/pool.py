@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import reduce as R
 from .conv import (_back, _channels_first, _drop_h, _one, _pad1d, _padding, _pair,
                    _unit_h, _windows)

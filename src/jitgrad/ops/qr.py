@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import apply, const
 from .decompositions import _cases, _check_matrix, _extract, _part, _rand, _sym_into
 from .indexing import _take, concat

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import apply, const
 from .elementwise import sigmoid, tanh
 from .indexing import concat, stack

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builder import Slot
+from ..compile.builder import Slot
 
 
 def _at(slot: Slot, i: int, n: int) -> Slot:

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..builder import broadcast_index
-from ..tensor import Tensor
+from ..compile.builder import broadcast_index
+from ..core.tensor import Tensor
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, const, norm_axis,
                    tensor_arg_error)
 from .registry import defop

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .conv import _channels_first, _back, _pair, _padding
 from .im2col import im2col
 from .core import const, require_float

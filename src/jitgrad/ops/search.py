@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .indexing import _axis, take_along_axis
 
 

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import apply, sum_to
 from .registry import defop
 

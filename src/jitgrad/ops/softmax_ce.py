@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import require_float
 from .loss import _labels, cross_entropy
 from .nn import softmax

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .core import apply, require_float
 from .math import _erf, unary
 from .registry import UNARY_CASES
@@ -126,7 +126,7 @@ def _erfinv_slope(out: Tensor) -> Tensor:
 def _float(x: Tensor, what: str) -> Tensor:
     """Integer input computes in the default float dtype, as Paddle's (float32)."""
     if x._data.dtype.kind in "iub":
-        from .. import dtypes
+        from ..core import dtypes
         return Tensor._make(x._data.astype(dtypes.default_float().np))
     require_float(x, what)
     return x

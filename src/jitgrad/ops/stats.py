@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..builder import broadcast_index
-from ..tensor import Tensor
+from ..compile.builder import broadcast_index
+from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
 from .core import const, norm_axis, require_float

@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .. import config
+from ..core import config
 
 _vm = config.SETTINGS.vm
 _compiled: Callable | None = None     # interpreter.run_program once loaded
@@ -125,7 +125,7 @@ def _load(dtypes: tuple) -> None:
     Numba's disk cache)."""
     global _compiled, _generation
     from .interpreter import run_program
-    from ..program import OP, WIDTH
+    from .program import OP, WIDTH
     for dt in dtypes:
         dt = np.dtype(dt)
         if dt in _ready:

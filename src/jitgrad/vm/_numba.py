@@ -59,7 +59,7 @@ _load_numba_numpy_support()
 
 
 def caching_enabled() -> bool:
-    from .. import config
+    from ..core import config
     return config.SETTINGS.disk_cache
 
 

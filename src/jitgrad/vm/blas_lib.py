@@ -100,7 +100,7 @@ CHOICES = ("", "openblas", "mkl", "fallback")
 def find(choice: str | None = None) -> Found | None:
     """The BLAS to bind: JITGRAD_BLAS's choice (see the module docstring), None for none."""
     if choice is None:
-        from .. import config
+        from ..core import config
         choice = config.SETTINGS.blas
     choice = choice.lower()
     if choice not in CHOICES:

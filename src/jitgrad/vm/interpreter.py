@@ -18,7 +18,7 @@ import numpy as np
 from numba import carray, types
 from numba.extending import intrinsic
 
-from ..program import EXT, EXT_LOW, OP
+from .program import EXT, EXT_LOW, OP
 from ._numba import jit
 from . import threads
 from .blas import gemm
@@ -31,7 +31,7 @@ SCATTER, GEMM = OP["SCATTER"], OP["GEMM"]
 SOFTMAX_BWD, LOGSOFTMAX_BWD = OP["SOFTMAX_BWD"], OP["LOGSOFTMAX_BWD"]
 CHAIN = OP["CHAIN"]
 ROWSUM = OP["ROWSUM"]
-TILE = 256      # lower_opt.TILE
+TILE = 256      # peephole.TILE
 CUMSUM = OP["CUMSUM"]
 LINSCAN = OP["LINSCAN"]
 COL2IM = OP["COL2IM"]

@@ -10,7 +10,7 @@ import ctypes
 
 import numpy as np
 
-from ..program import EXT, EXT_LOW, NAMES
+from .program import EXT, EXT_LOW, NAMES
 
 
 ROUND_TYPES = {16: np.float16, 32: np.float32}      # ROUND's itab[p] -> the narrower type

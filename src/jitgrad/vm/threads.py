@@ -35,7 +35,7 @@ def num_threads() -> int:
     """Threads a big fused chain may use."""
     if _override is not None:
         return _override
-    from .. import config
+    from ..core import config
     n = config.SETTINGS.num_threads
     if n is not None:
         return n

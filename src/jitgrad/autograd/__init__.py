@@ -1,0 +1,21 @@
+"""paddle.autograd: backward, grad, PyLayer, saved-tensor hooks, Jacobian and Hessian.
+
+Only the public API is exported here; the machinery lives in this package's modules
+(backward.py the front door, functional.py Jacobians, py_layer.py PyLayer, debug.py and
+graph_dot.py the graph dumps, display.py the notebook picture).
+"""
+
+from ..ops.saved_hooks import saved_tensors_hooks
+from .api import backward, grad
+from .display import graphviz
+from .functional import Hessian, Jacobian, hessian, jacobian
+from .py_layer import PyLayer, PyLayerContext
+
+Function = PyLayer      # paddle.autograd.Function is PyLayer itself (Paddle 3.3.1)
+
+__all__ = ["backward", "grad", "PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks",
+           "jacobian", "hessian", "Jacobian", "Hessian", "graphviz"]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,373 @@
+"""A Binding: one graph's view of a Program, and the run that delivers its gradients.
+
+A Program is pure data and serves every graph of its structure; everything that belongs
+to one graph lives here: a Workspace (the arena, and the itab and consts with this graph's
+addresses, index tables and scalars filled in), the output tensors and the callbacks.
+
+Why user-visible tensors can never alias a Workspace: gradients leave it by copy, or are
+accumulated straight into a leaf's own `.grad` array through an address the itab holds
+for the run (the writer row of an owned leaf slot, peephole.own_leaf_grads). A `.grad`
+is always an array of its tensor's own, so no later run, of this graph or of another one
+sharing the Program, can overwrite a gradient someone kept.
+
+Workspaces are reused: a non-retained backward hands its Workspace back to the Program's
+cache entry (executor.py), and the next graph of that structure binds its values over it.
+Between two graphs nothing is cleared but the references to the old graph's arrays.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+
+from ..core import config
+from .. import vm
+from .graph import Graph
+from ..vm.program import EXT, Program
+from ..core.tensor import Tensor, deliver_grad, detach_graph_grad
+
+# One backward at a time writes leaf gradients: two threads running graphs that share a
+# parameter would otherwise add into its .grad concurrently (the kernels release the GIL).
+# Reentrant: a hook may run another backward.
+RUN_LOCK = threading.RLock()
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+class Workspace:
+    """A Program's private memory for one graph at a time."""
+
+    __slots__ = ("arena", "itab", "consts", "value_views", "seed_views", "out_views",
+                 "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
+                 "private", "call", "call_gen", "nbytes", "deliver_idx", "leaf_js",
+                 "code", "folded", "__weakref__")
+
+    def __init__(self, prog: Program) -> None:
+        dtype = prog.dtype
+        self.arena = arena = np.zeros(max(prog.arena_size, 1), dtype=dtype)
+        self.itab = prog.itab.copy()
+        self.consts = prog.consts.copy()
+        self.code = prog.code                        # fold.py's rewrite, once folded
+        self.folded: list | None = None              # fold.py's D arrays ([]: none fold)
+        self.value_views = [arena[off:off + _size(shape)].reshape(shape)
+                            for off, shape, _, _ in prog.values]
+        self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
+        self.seed_ones = [False] * len(prog.seeds)   # the slot holds ones from a run
+        outs, ns = prog.code[:, 1], np.maximum(prog.code[:, 5], 1)
+        inside = outs < EXT
+        # a seed slot no row writes into keeps its ones between runs
+        self.seed_clean = [not bool(np.any(inside & (outs < off + n) & (outs + ns > off)))
+                           for off, n in prog.seeds]
+        self.ones_ready = False         # every seed slot holds ones
+        self.seeds_dirty = not all(self.seed_clean)
+        self.out_views = [arena[off:off + _size(shape)].reshape(shape)
+                          for _, _, off, shape in prog.outputs]
+        # per owned leaf row: (weak reference to the .grad array last pointed at, address)
+        self.leaf_last: list = [None] * len(prog.leaf_rows)
+        self.private: dict[int, np.ndarray] = {}     # externals that needed a copy
+        self.call: Any = None                        # vm.compiled_call, for call_gen
+        self.call_gen = -1
+        for off, shape, arr in prog.literals:
+            arena[off:off + _size(shape)].reshape(shape)[...] = arr
+        self.nbytes = int(arena.nbytes + self.itab.nbytes + self.consts.nbytes)
+        # (facts of the Program every Binding on this Workspace needs, computed once)
+        self.leaf_js = [j for j, _ in prog.leaf_rows]
+        owned = set(self.leaf_js)
+        # outputs delivered from their slot after every run: all but the owned leaves
+        # (their rows write through .grad) and grad()'s targets (Binding.results)
+        self.deliver_idx = [(j, kind) for j, (kind, _, _, _) in enumerate(prog.outputs)
+                            if kind != "target" and j not in owned]
+
+
+def _size(shape: tuple) -> int:
+    return math.prod(shape)
+
+
+def _make_callback(spec: tuple, graph: Graph) -> Any:
+    if spec[0] == "hook":
+        from .hook_calls import make_slot_hook
+        return make_slot_hook(spec, graph)
+    from .node_call import make_call
+    return make_call(spec, graph)
+
+
+class Binding:
+    """One graph bound to a Program: run it with seeds, then read the gradients."""
+
+    __slots__ = ("program", "graph", "ws", "out_tensors", "callbacks", "keep", "entry",
+                 "armed", "skip", "deliveries", "simple", "leaf_tensors", "pointed",
+                 "__weakref__")
+
+    def __init__(self, program: Program, graph: Graph, ws: Workspace | None = None,
+                 entry: Any = None) -> None:
+        self.program, self.graph, self.entry = program, graph, entry
+        self.ws = ws = Workspace(program) if ws is None else ws
+        tensor = graph.tensor
+        self.out_tensors = outs = [tensor(ref) for _, ref, _, _ in program.outputs]
+        self.callbacks = [_make_callback(spec, graph) for spec in program.callbacks] \
+            if program.callbacks else []
+        self.keep: list = []                # this graph's arrays the itab addresses
+        self.armed = -1                     # the epoch a retained replay may skip checks in
+        self.skip: set[int] = set()
+        views = ws.out_views
+        self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx]
+        # a replay may be just the compiled call (quick): every output an owned leaf
+        self.simple = not program.callbacks and len(ws.leaf_js) == len(outs)
+        self.leaf_tensors = [outs[j] for j in ws.leaf_js]
+        # per owned leaf, the .grad array its row wrote into last (None: its slot): held,
+        # as the Binding lives with its graph (a Workspace, which may outlive it, holds
+        # weak references only)
+        self.pointed: list = [None] * len(program.leaf_rows)
+        self._bind_values()
+
+    def _bind_values(self) -> None:
+        p, ws, g = self.program, self.ws, self.graph
+        for view, (_, _, src, vshape) in zip(ws.value_views, p.values):
+            v = g.source(src)
+            view[...] = v if v.shape == vshape else v.reshape(vshape)
+        if p.externals:
+            itab, dtype, keep = ws.itab, ws.arena.dtype, self.keep
+            for pos, shape, src, vshape in p.externals:
+                v = g.source(src)
+                n = _size(shape)
+                if not (v.dtype == dtype and v.size == n and v.flags.c_contiguous):
+                    own = ws.private.get(pos)
+                    if own is None:
+                        own = ws.private[pos] = np.empty(shape, dtype)
+                    own[...] = v if v.shape == vshape else v.reshape(vshape)
+                    v = own
+                keep.append(v)
+                itab[pos] = _address(v)
+        for pos, n, src in p.tables:
+            ws.itab[pos:pos + n] = g.source(src).reshape(-1)
+        for k, src, factor in p.scalars:
+            ws.consts[k] = factor * float(g.source(src).reshape(-1)[0])
+
+    # ---- running ----------------------------------------------------------------------
+    def run(self, seeds: list | None) -> None:
+        """Seeds in (None: ones for every root; a None entry: ones), the Program run, leaf
+        gradients accumulated, and retained non-leaf gradients delivered."""
+        p, ws = self.program, self.ws
+        with RUN_LOCK:
+            if seeds is not None or not ws.ones_ready:
+                self._write_seeds(seeds)
+            to_slot = self._point_leaves() if p.leaf_rows else None
+            self._execute()
+            if ws.seeds_dirty:
+                self._seeds_written()
+            for t, view, kind in self.deliveries:
+                if kind == "leaf":
+                    if t._grad is None:
+                        t._grad = view.astype(t._data.dtype, copy=True)
+                    else:
+                        deliver_grad(t, view, kind)
+                elif kind == "retain":
+                    deliver_grad(t, view, kind)
+            if to_slot:
+                for t, view, fresh in to_slot:
+                    if fresh is not None:
+                        t._grad = fresh         # a new .grad, written by the run
+                    else:
+                        deliver_grad(t, view, "leaf")
+
+    def _write_seeds(self, seeds: list | None) -> None:
+        ws = self.ws
+        views, ones = ws.seed_views, ws.seed_ones
+        for i in range(len(views)):
+            s = None if seeds is None else seeds[i]
+            if s is None:
+                if not ones[i]:
+                    views[i][...] = 1
+                    ones[i] = True
+            else:
+                views[i][...] = s._data.reshape(-1)
+                ones[i] = False
+        ws.ones_ready = all(ones)
+
+    def _seeds_written(self) -> None:
+        """The run added into some seed slots (a root that is also an input of another)."""
+        ws = self.ws
+        for i, clean in enumerate(ws.seed_clean):
+            if not clean:
+                ws.seed_ones[i] = False
+        ws.ones_ready = False
+
+    def _point_leaves(self) -> list | None:
+        """Point each owned leaf's writer row at the leaf's `.grad` array, so the row adds
+        straight into it; a leaf without one gets a new zeroed array. A `.grad` of another
+        dtype, shape or layout keeps the row on its own slot, zeroed, and the slot is added
+        after the run: those are listed as (tensor, slot view, new .grad or None)."""
+        p, ws = self.program, self.ws
+        itab, last, outs, pointed = ws.itab, ws.leaf_last, self.out_tensors, self.pointed
+        to_slot = None
+        for i, (j, pos) in enumerate(p.leaf_rows):
+            t = outs[j]
+            g = t._grad
+            prev = last[i]
+            if g is not None and prev is not None and prev[0]() is g:
+                itab[pos] = prev[1]
+                pointed[i] = g
+                detach_graph_grad(t)        # a create_graph .grad keeps its values
+                continue
+            view = ws.out_views[j]
+            fresh = None
+            if g is None and t._data.dtype == view.dtype:
+                g = fresh = np.zeros(view.shape, view.dtype)
+            if g is None or not (g.dtype == view.dtype and g.shape == view.shape and
+                                 g.flags.c_contiguous and g.flags.writeable):
+                view[...] = 0
+                last[i] = pointed[i] = None
+                itab[pos] = _address(view)
+                if to_slot is None:
+                    to_slot = []
+                to_slot.append((t, view, None))
+                continue
+            if fresh is not None:
+                if to_slot is None:
+                    to_slot = []
+                to_slot.append((t, view, fresh))
+            else:
+                detach_graph_grad(t)
+            address = _address(g)
+            last[i] = (weakref.ref(g), address)
+            pointed[i] = g
+            itab[pos] = address
+        return to_slot
+
+    def _execute(self) -> None:
+        p, ws = self.program, self.ws
+        if p.callbacks:
+            self.skip = set()
+            callbacks = self.callbacks
+            for start, stop, cb in p.segments:
+                if stop > start:
+                    vm.execute(ws.code, ws.arena, ws.itab, ws.consts, start=start, stop=stop)
+                if cb >= 0:
+                    callbacks[cb](ws.arena)
+            if any(getattr(cb, "none", None) for cb in callbacks):
+                from .node_call import undefined_grads
+                self.skip = undefined_grads(self)
+                outs, views = self.out_tensors, ws.out_views
+                self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx
+                                   if id(outs[j]) not in self.skip]
+            return
+        gen = vm.generation()
+        if ws.call_gen != gen:
+            ws.call = vm.compiled_call(ws.code, ws.arena, ws.itab, ws.consts)
+            ws.call_gen = gen
+        if ws.call is not None:
+            ws.call()
+        else:
+            vm.execute(ws.code, ws.arena, ws.itab, ws.consts)
+
+    def results(self) -> dict[int, Tensor]:
+        """grad()'s answers: {id(target): a new gradient tensor}, copied out."""
+        found = {}
+        skip = self.skip
+        for j, (kind, _, _, _) in enumerate(self.program.outputs):
+            if kind == "target":
+                t = self.out_tensors[j]
+                if skip and id(t) in skip:
+                    continue
+                found[id(t)] = Tensor._make(self.ws.out_views[j].astype(t._data.dtype,
+                                                                         copy=True))
+        return found
+
+    def run_batched(self, seeds: list) -> dict[int, np.ndarray]:
+        """grad()'s answers for K cotangents at once: `seeds` holds one array per root with
+        a leading K axis (None: ones for every k); returns {id(target): array [K, *shape]}.
+        One compiled call runs the Program K times; a Program with Python callbacks (hooks,
+        PyLayer) runs them one by one."""
+        p, ws = self.program, self.ws
+        given = [s for s in seeds if s is not None]
+        K = given[0].shape[0] if given else 1
+        cols = [np.ones((K, n), ws.arena.dtype) if s is None else
+                s.reshape(K, n).astype(ws.arena.dtype, copy=False)
+                for (_, n), s in zip(p.seeds, seeds)]
+        matrix = np.ascontiguousarray(np.concatenate(cols, axis=1)) if cols else \
+            np.zeros((K, 0), ws.arena.dtype)
+        targets = [j for j, (kind, _, _, _) in enumerate(p.outputs) if kind == "target"]
+        out_pos = np.array([(p.outputs[j][2], math.prod(p.outputs[j][3])) for j in targets],
+                           np.int64).reshape(-1, 2)
+        outs = np.empty((K, int(out_pos[:, 1].sum())), ws.arena.dtype)
+        seed_pos = np.array(p.seeds, np.int64).reshape(-1, 2)
+        with RUN_LOCK:
+            ws.ones_ready = False
+            for i in range(len(ws.seed_ones)):
+                ws.seed_ones[i] = False
+            if p.callbacks:
+                self._batched_by_rows(matrix, seed_pos, outs, out_pos)
+            else:
+                vm.execute_batched(ws.code, ws.arena, ws.itab, ws.consts, seed_pos, matrix,
+                                   out_pos, outs)
+        found, c = {}, 0
+        for j, (_, n) in zip(targets, out_pos):
+            t = self.out_tensors[j]
+            if not (self.skip and id(t) in self.skip):
+                found[id(t)] = outs[:, c:c + n].reshape((K,) + p.outputs[j][3]).astype(
+                    t._data.dtype, copy=True)
+            c += int(n)
+        return found
+
+    def _batched_by_rows(self, matrix: np.ndarray, seed_pos: np.ndarray, outs: np.ndarray,
+                         out_pos: np.ndarray) -> None:
+        """run_batched for a Program with callbacks: each row through _execute."""
+        arena = self.ws.arena
+        for k in range(matrix.shape[0]):
+            c = 0
+            for off, n in seed_pos:
+                arena[off:off + n] = matrix[k, c:c + n]
+                c += n
+            self._execute()
+            c = 0
+            for off, n in out_pos:
+                outs[k, c:c + n] = arena[off:off + n]
+                c += n
+
+    def quick(self) -> bool:
+        """A retained replay with ones seeds when all it takes is the compiled call: seed
+        slots still hold ones, every output is an owned leaf whose `.grad` is the array its
+        row points at, and the compiled entry is bound for the current VM. False: nothing
+        was run (the caller takes run())."""
+        ws = self.ws
+        call = ws.call
+        if call is None or ws.call_gen != vm.generation() or not (self.simple and
+                                                                  ws.ones_ready):
+            return False
+        for t, a in zip(self.leaf_tensors, self.pointed):
+            if t._grad is not a:
+                return False
+        with RUN_LOCK:
+            call()
+            if ws.seeds_dirty:
+                self._seeds_written()
+        return True
+
+    def fold(self) -> None:
+        """Fold this retained Binding's chains (fold.py) on its first replay; once."""
+        ws = self.ws
+        if ws.folded is not None or self.program.callbacks or config.SETTINGS.exact_replay:
+            return
+        from . import fold
+        rows = fold.plan(self.program)
+        if not rows:
+            ws.folded = []
+            return
+        with RUN_LOCK:
+            ws.code, ws.itab, ws.folded = fold.fold(ws.code, ws.arena, ws.itab, ws.consts,
+                                                    rows)
+            ws.call_gen = -1                # the compiled call was bound to the old arrays
+            ws.ones_ready = False           # (the fold wrote ones into chain inputs)
+            for i in range(len(ws.seed_ones)):
+                ws.seed_ones[i] = False
+
+    def release(self) -> Workspace:
+        """Drop this graph's arrays; the Workspace may serve the next graph."""
+        self.keep = []
+        return self.ws

@@ -1,0 +1,289 @@
+"""The Builder: what an op's `lower` rule talks to while its gradient becomes VM rows.
+
+It places forward values (named by their canonical source, graph.py: never copied into
+the Program), allocates gradient slots and temporaries, builds int tables and constants,
+and emits rows. lower.py walks the graph and hands each node's rule a Builder.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, NamedTuple
+
+import numpy as np
+
+from .graph import Graph
+from ..vm.program import OP
+
+class Slot(NamedTuple):
+    off: int
+    n: int
+    shape: tuple
+
+
+class BoundK:
+    """A constant whose value comes from the graph: K = factor * source[0] (Builder.scalar)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+class Builder:
+    """What an op's `lower` function talks to: places values, allocates slots, emits rows."""
+
+    def __init__(self, dtype: np.dtype, graph: Graph) -> None:
+        self.dtype = np.dtype(dtype)
+        self.graph = graph
+        self.size = 0
+        self.values: list[tuple[int, np.ndarray, tuple, tuple | None]] = []
+        self._value_ids: dict[tuple, Slot] = {}
+        self._keep: list[Any] = []          # keeps arrays alive while their memory is a key
+        self.rows: list[list[int]] = []
+        self.prologue: list[list[int]] = []
+        self.names: list[str] = []
+        self.itab: list[np.ndarray] = []
+        self.itab_size = 0
+        self.tables: list[tuple[int, int, tuple]] = []
+        self.consts: list[float] = [1.0]
+        self._const_ids: dict[float, int] = {1.0: 0}
+        self.scalars: list[tuple[int, tuple, float]] = []
+        self.written: set[int] = set()
+        self.current = ""                   # name of the node being lowered, for text dumps
+        self.node: Any = None               # the node being lowered
+        self.unnamed: str | None = None     # why a value could not be named (see value())
+        self.allocs: list[int] = []
+        self.breaks: list[tuple[int, tuple]] = []   # (row index, callback spec)
+        self.pinned: set[tuple[int, int]] = set()   # (offset, size) of slots callbacks use
+        self.flows: dict[int, Slot] = {}    # node id -> its gradient slot after its hooks
+        self._cands: list = []              # the current node's (source, array) pairs
+        self._cands_of: Any = None
+
+    def breakpoint(self, spec: tuple, pin: Iterable[Slot] = ()) -> None:
+        """Run the callback `spec` (data: hook_calls.py, node_call.py) between the rows emitted
+        so far and the next ones. The slots in `pin` are touched by the callback:
+        optimisation passes must keep them."""
+        self.breaks.append((len(self.rows), spec))
+        self.pinned.update((s.off, max(s.n, 1)) for s in pin)
+
+    # ---- naming forward values -------------------------------------------------------
+    def source(self, arr: Any) -> tuple | None:
+        """The canonical source (graph.py) of an array the current node's rule handed over:
+        one of its inputs, its output, a saved value or an array attribute. The very object
+        first; failing that, an array over the same memory (a reshaped view). None when no
+        source matches, or when two different tensors match (one array shared by a tensor
+        and its detach(): another graph of this structure need not share it)."""
+        node = self.node
+        if node is None or not isinstance(arr, (np.ndarray, np.generic)):
+            return None
+        k = self.graph.node_index()[id(node)]
+        if self._cands_of is not node:      # (once per node: its rule asks several times)
+            self._cands, self._cands_of = list(self._candidates(node, k)), node
+        for same in (_is, _same_memory):
+            found = None
+            for src, cand in self._cands:
+                if same(arr, cand):
+                    if found is None or src[0] == "s":
+                        found = src         # a saved value aliasing an input: the saved one
+                    elif found != src and found[0] != "s" and not _one_value(found, src, k):
+                        self.unnamed = f"{node.op.name}: one array shared by two tensors"
+                        return None
+            if found is not None:
+                return found
+        return None
+
+    def _candidates(self, node: Any, k: int) -> Iterable[tuple[tuple, np.ndarray]]:
+        graph = self.graph
+        tindex, nindex = graph.tensor_index(), graph.node_index()
+        for t in node.inputs:
+            i = tindex.get(id(t))
+            if i is not None:
+                yield ("t", i), t._data
+            elif t._node is not None and id(t._node) in nindex:
+                yield ("o", nindex[id(t._node)]), t._data
+        yield ("o", k), node.out_data
+        for j, v in enumerate(node.saved or ()):
+            if isinstance(v, (np.ndarray, np.generic)):     # (a 0-d ufunc result: a scalar)
+                yield ("s", k, j), v
+        for name, v in (node.attrs or {}).items():
+            if type(v) is np.ndarray:
+                yield ("a", k, name), v
+
+    # ---- layout ------------------------------------------------------------------------
+    def alloc(self, shape: Iterable[int]) -> Slot:
+        shape = tuple(int(s) for s in shape)
+        n = math.prod(shape)
+        slot = Slot(self.size, n, shape)
+        self.size += max(n, 1)              # distinct offsets even for empty slots
+        self.allocs.append(slot.off)        # slot starts, for peephole.compact
+        return slot
+
+    def value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
+        """A forward value, broadcast to `shape`, placed in the arena (once per array)."""
+        src = self.source(arr)
+        arr = np.asarray(arr)
+        shape = tuple(arr.shape if shape is None else shape)
+        if src is None and self.unnamed is None:
+            self.unnamed = f"{getattr(self.node, 'op', None)!r} computes a value in its rule"
+        # keyed by memory and source: a reshaped view of a value already placed (matmul's
+        # operands) shares its slot; copied in by the binding (no temporary)
+        key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str,
+               shape, src)
+        if key not in self._value_ids:
+            slot = self.alloc(shape)
+            self.values.append((slot.off, arr, shape, src))
+            self._value_ids[key] = slot
+            self._keep.append(arr)
+        return self._value_ids[key]
+
+    def static_value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
+        """A constant array computed from shapes and attributes only (a mask, a scale
+        table): part of the Program, the same for every graph of this structure."""
+        arr = np.asarray(arr)
+        shape = tuple(arr.shape if shape is None else shape)
+        slot = self.alloc(shape)
+        self.values.append((slot.off, arr, shape, "static"))
+        return slot
+
+    def const(self, v: float) -> int:
+        v = float(v)
+        if v not in self._const_ids:
+            self._const_ids[v] = len(self.consts)
+            self.consts.append(v)
+        return self._const_ids[v]
+
+    def scalar(self, arr: np.ndarray, factor: float = 1.0) -> BoundK | float:
+        """K = factor * arr's one element, filled in from each graph (the value is data, not
+        structure). An array without a source gives a literal constant (and the Program
+        serves only this graph)."""
+        src = self.source(arr)
+        arr = np.asarray(arr)
+        value = float(factor) * float(arr.reshape(-1)[0])
+        if src is None:
+            if self.unnamed is None:
+                self.unnamed = f"{getattr(self.node, 'op', None)!r} computes a constant"
+            return value
+        k = len(self.consts)
+        self.consts.append(float("nan"))    # a placeholder no pass may read as a value
+        self.scalars.append((k, src, float(factor)))
+        return BoundK(k)
+
+    def table(self, ints: Any) -> int:
+        """An int table: structure (from shapes and attributes) unless it is one of the
+        node's own arrays (a saved index map, an index attribute), which each graph then
+        fills in from its own node."""
+        src = self.source(ints) if isinstance(ints, np.ndarray) else None
+        arr = np.ascontiguousarray(ints, dtype=np.int64).ravel()
+        off = self.itab_size
+        self.itab.append(arr)
+        self.itab_size += arr.size
+        if src is not None:
+            self.tables.append((off, int(arr.size), src))
+        return off
+
+    # ---- emitting ----------------------------------------------------------------------
+    def emit(self, name: str, out: Slot, a: Slot | None = None, b: Slot | None = None,
+             c: Slot | None = None, n: int | None = None, p: int = 0,
+             k: float | BoundK = 1.0, acc: bool | None = None) -> None:
+        """Append one instruction; by default it accumulates iff `out` was written before."""
+        if acc is None:
+            acc = out.off in self.written
+        self.written.add(out.off)
+        kidx = k.index if isinstance(k, BoundK) else self.const(k)
+        row = [OP[name] << 1 | int(acc), out.off, a.off if a else 0, b.off if b else 0,
+               c.off if c else 0, out.n if n is None else n, p, kidx]
+        self.rows.append(row)
+        self.names.append(self.current)
+
+    def ensure_zero(self, slot: Slot) -> None:
+        """Before a kernel that can only accumulate (SCATTER) writes into `slot`."""
+        if slot.off not in self.written:
+            self.emit("ZERO", slot, acc=False)
+
+    # ---- gradient helpers used by the op rules ------------------------------------------
+    def contribute(self, dest: Slot, out_shape: tuple, name: str, a: Slot,
+                   b: Slot | None = None, c: Slot | None = None,
+                   k: float | BoundK = 1.0) -> None:
+        """dest += sum_to(dest.shape, kernel(a, b, c)), kernel evaluated at `out_shape`."""
+        out_shape = tuple(out_shape)
+        if dest.shape == out_shape or dest.n == math.prod(out_shape):
+            self.emit(name, dest, a, b, c, k=k)
+            return
+        tmp = self.alloc(out_shape)
+        self.emit(name, tmp, a, b, c, k=k, acc=False)
+        self.reduce_into(dest, tmp)
+
+    def mul(self, dest: Slot, out_shape: tuple, g: Slot, factor: np.ndarray, k: float = 1.0
+            ) -> None:
+        """dest += sum_to(g * factor * k); a one-element factor becomes a constant."""
+        if np.size(factor) == 1:
+            self.contribute(dest, out_shape, "AXPY", g, k=self.scalar(factor, k))
+        else:
+            self.contribute(dest, out_shape, "MUL", g, self.value(factor, out_shape), k=k)
+
+    def reduce_into(self, dest: Slot, src: Slot) -> None:
+        """dest += src summed over the axes along which dest was broadcast to src.shape."""
+        if dest.n == src.n:
+            self.emit("AXPY", dest, src)
+        elif dest.n == 1:
+            self.emit("SUM", dest, src, n=src.n)
+        elif _leading_broadcast(dest.shape, src.shape):
+            self.emit("ROWSUM", dest, src, p=self.table([src.n // dest.n]))
+        else:
+            idx = broadcast_index(dest.shape, src.shape)
+            self.ensure_zero(dest)
+            self.emit("SCATTER", dest, src, n=src.n, p=self.table(idx), acc=True)
+
+    def broadcast_into(self, dest: Slot, src: Slot, k: float = 1.0) -> None:
+        """dest += k * src broadcast from src.shape (with kept dims) to dest.shape."""
+        if src.n == dest.n:
+            self.emit("AXPY", dest, src, k=k)
+        elif src.n == 1:
+            self.emit("BCAST", dest, src, k=k)
+        else:
+            self.emit("GATHER", dest, src, p=self.table(broadcast_index(src.shape, dest.shape)),
+                      k=k)
+
+    def gather(self, dest: Slot, src: Slot, idx: np.ndarray) -> None:
+        """dest[i] += src[idx[i]]."""
+        self.emit("GATHER", dest, src, p=self.table(idx))
+
+    def scatter(self, dest: Slot, src: Slot, idx: np.ndarray) -> None:
+        """dest[idx[i]] += src[i] (repeated indices add up)."""
+        self.ensure_zero(dest)
+        self.emit("SCATTER", dest, src, n=src.n, p=self.table(idx), acc=True)
+
+
+def _leading_broadcast(small: tuple, big: tuple) -> bool:
+    """Was `small` broadcast to `big` along leading axes only (a bias: (n,) -> (m, n))?"""
+    small = tuple(small)
+    while small and small[0] == 1:
+        small = small[1:]
+    return len(small) > 0 and tuple(big[len(big) - len(small):]) == small
+
+
+def broadcast_index(small: tuple, big: tuple) -> np.ndarray:
+    """For each flat position of `big`, the flat position of `small` broadcast onto it."""
+    small = (1,) * (len(big) - len(small)) + tuple(small)
+    return np.broadcast_to(np.arange(int(np.prod(small))).reshape(small), big).ravel()
+
+
+# ---- the lowering walk ---------------------------------------------------------------------
+
+def _is(a: np.ndarray, b: np.ndarray) -> bool:
+    return a is b
+
+
+def _same_memory(a: np.ndarray, b: np.ndarray) -> bool:
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return False
+    return (a.nbytes == b.nbytes and a.flags.c_contiguous and b.flags.c_contiguous and
+            a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+
+
+def _one_value(a: tuple, b: tuple, k: int) -> bool:
+    """Two sources over one array that hold equal values in every graph of this structure:
+    node k's own output over one of its inputs (a view op: reshape, a cast to the same
+    dtype)."""
+    return ("o", k) in (a, b)

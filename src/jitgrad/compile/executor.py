@@ -1,0 +1,399 @@
+"""The executor: the one place that decides how a backward runs, and owns the program cache.
+
+Each compiled backward (backward() and grad() without create_graph) goes through three
+explicit states:
+
+  replay   the graph was retained with a Binding for exactly this call: run it again.
+  bind     a Program for this graph's structure is cached (graph.py's key): bind this
+           graph's values to it (binding.py) and run.
+  lower    otherwise lower the graph into a new Program (lower.py), cache it when its key
+           allows, bind and run.
+
+The cache is keyed by graph structure, bounded in bytes (Programs plus the spare
+Workspaces it keeps for reuse), thread-safe, and holds nothing of any graph: a Program is
+pure data and a spare Workspace keeps no reference to the graph it served. A retained
+graph keeps its Binding on its root node and releases it with the graph.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Any, NamedTuple
+
+from ..core import config, tape
+from .binding import Binding, Workspace
+from .graph import Graph, Uncacheable, compile_matcher
+from .lower import lower
+from ..vm.program import Program
+
+BINDINGS_KEPT_PER_GRAPH = 4
+MAX_SPARE = 2                   # Workspaces kept per Program for the next graphs
+
+
+def _default_limit() -> int:
+    return config.SETTINGS.cache_bytes
+
+
+class CacheInfo(NamedTuple):
+    """What `jitgrad.cache_info()` reports."""
+    hits: int            # backwards that reused a cached Program
+    misses: int          # backwards that lowered a new Program and cached it
+    uncacheable: int     # backwards whose graph cannot share a Program (hooks, PyLayer ...)
+    programs: int        # Programs cached now
+    bytes: int           # bytes they hold, with their spare Workspaces
+    max_bytes: int       # the bound (JITGRAD_CACHE_BYTES, or set_cache_limit)
+
+
+class Entry:
+    """One cached Program, the Workspaces it lends, and its matcher."""
+
+    __slots__ = ("program", "key", "spare", "match", "hits", "nbytes", "optimized", "cached")
+
+    def __init__(self, program: Program, key: tuple, optimized: bool) -> None:
+        self.program, self.key, self.optimized = program, key, optimized
+        self.cached = False             # in the cache's table now (no key hashing to ask)
+        self.spare: list[Workspace] = []
+        self.match: Any = None          # graph.compile_matcher, made on the first hit
+        self.hits = 0
+        self.nbytes = program.nbytes
+
+
+class ProgramCache:
+    """Programs by graph key, least recently used first, within `max_bytes`."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[tuple, Entry] = OrderedDict()
+        self._lock = threading.Lock()
+        self._recent: tuple = (None, None)      # the two most recent entries (matchers)
+        self.bytes = 0
+        self.hits = self.misses = self.uncacheable = 0
+
+    def info(self) -> CacheInfo:
+        return CacheInfo(self.hits, self.misses, self.uncacheable, len(self._entries),
+                         self.bytes, self.max_bytes)
+
+    def clear(self) -> None:
+        with self._lock:
+            for entry in self._entries.values():
+                entry.cached = False
+            self._entries.clear()
+            self._recent = (None, None)
+            self.bytes = 0
+            self.hits = self.misses = self.uncacheable = 0
+
+    def lookup(self, roots: list, targets: list | None, stop: set | None
+               ) -> tuple[Entry | None, Graph]:
+        """The entry for this graph's structure (None: not cached), and the graph."""
+        if stop is None:
+            ep = tape.epoch()
+            for entry in self._recent:          # the previous step's graph again?
+                if entry is not None and entry.match:
+                    try:
+                        found = entry.match(roots, ep, targets)
+                    except Uncacheable:         # an attribute with no key: the walk says so
+                        found = None
+                    if found is not None:
+                        with self._lock:
+                            if self._cached(entry):
+                                self._touch(entry)
+                                self.hits += 1
+                                entry.hits += 1
+                                return entry, Graph(roots, targets, nodes=found[0],
+                                                    tensors=found[1], key=entry.key)
+        graph = Graph(roots, targets, stop)
+        if graph.key is None:
+            self.count_uncacheable()
+            return None, graph
+        with self._lock:
+            entry = self._entries.get(graph.key)
+            if entry is not None:
+                self._touch(entry)
+                self.hits += 1
+                entry.hits += 1
+                if entry.match is None:         # the structure recurs: worth a matcher
+                    entry.match = compile_matcher(entry.key, graph) or False
+        return entry, graph
+
+    def count_uncacheable(self) -> None:
+        """A backward whose Program cannot serve another graph (no key, or a value its
+        lowering cannot name: Program.reason)."""
+        with self._lock:
+            self.uncacheable += 1
+
+    def _cached(self, entry: Entry) -> bool:
+        return entry.cached
+
+    def _touch(self, entry: Entry) -> None:
+        if self._recent[0] is entry:    # already the last (a key's hash is not cached:
+            return                      # moving it would hash it again)
+        self._entries.move_to_end(entry.key)
+        self._recent = (entry, self._recent[0])
+
+    def upgrade(self, entry: Entry, program: Program) -> None:
+        """Replace a quickly lowered Program by the fully optimised one (its spare
+        Workspaces fit the old layout: dropped)."""
+        with self._lock:
+            cached = self._cached(entry)
+            if cached:
+                self.bytes -= entry.nbytes
+            entry.program, entry.spare, entry.optimized = program, [], True
+            entry.nbytes = program.nbytes
+            if cached:
+                self.bytes += entry.nbytes
+                self._evict()
+
+    def insert(self, key: tuple, program: Program, optimized: bool = True) -> Entry:
+        entry = Entry(program, key, optimized)
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.bytes -= old.nbytes
+                old.cached = False
+            self._entries[key] = entry
+            entry.cached = True
+            self.bytes += entry.nbytes
+            self.misses += 1
+            self._recent = (entry, self._recent[0])
+            self._evict()
+        return entry
+
+    def take(self, entry: Entry | None) -> Workspace | None:
+        """A spare Workspace of the entry's Program, or None (make a new one)."""
+        if entry is None:
+            return None
+        with self._lock:
+            if entry.spare:
+                ws = entry.spare.pop()
+                entry.nbytes -= ws.nbytes
+                if self._cached(entry):
+                    self.bytes -= ws.nbytes
+                return ws
+        return None
+
+    def give_back(self, entry: Entry | None, ws: Workspace) -> None:
+        """Keep a Workspace for the entry's next graph, if the entry is still cached and
+        the bound allows."""
+        if entry is None:
+            return
+        with self._lock:
+            if not self._cached(entry) or len(entry.spare) >= MAX_SPARE or \
+                    self.bytes + ws.nbytes > self.max_bytes:
+                return
+            entry.spare.append(ws)
+            entry.nbytes += ws.nbytes
+            self.bytes += ws.nbytes
+
+    def _evict(self) -> None:
+        while self.bytes > self.max_bytes and self._entries:
+            key, old = next(iter(self._entries.items()))
+            del self._entries[key]
+            old.cached = False
+            self.bytes -= old.nbytes
+            if old in self._recent:
+                self._recent = tuple(e if e is not old else None for e in self._recent)
+
+
+CACHE = ProgramCache(_default_limit())
+
+
+def cache_info() -> CacheInfo:
+    """Hits, misses, uncacheable backwards, and the Programs and bytes the cache holds."""
+    return CACHE.info()
+
+
+def cache_clear() -> None:
+    """Drop every cached Program and spare Workspace (and zero the counters)."""
+    CACHE.clear()
+
+
+def set_cache_limit(max_bytes: int) -> None:
+    """Bound the program cache to `max_bytes` (0: cache nothing); evicts at once."""
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 0:
+        raise ValueError(f"set_cache_limit expects a non-negative int, got {max_bytes!r}")
+    with CACHE._lock:
+        CACHE.max_bytes = max_bytes
+        CACHE._evict()
+
+
+def caching_enabled() -> bool:
+    """False with JITGRAD_NO_STRUCTURAL=1 (config.py): every backward lowers its graph."""
+    return config.SETTINGS.program_cache
+
+
+# ---- the states ----------------------------------------------------------------------------
+
+def _call_key(roots: list, targets: list | None, stop: set | None) -> Any:
+    """What a retained graph keeps a Binding under: the call's roots, targets and stop set
+    (the plain `t.backward()` by id(t) alone: replay_retained's one dict lookup)."""
+    if targets is None and stop is None and len(roots) == 1:
+        return id(roots[0])
+    return (tuple(id(r) for r in roots), None if targets is None else
+            tuple(id(t) for t in targets), None if stop is None else frozenset(stop))
+
+
+def _retained(roots: list, targets: list | None, stop: set | None) -> Binding | None:
+    """replay: the Binding a retained graph keeps for exactly this call, still valid."""
+    holder = roots[0]._node
+    if holder is None or holder.programs is None:
+        return None
+    kept = holder.programs.get(_call_key(roots, targets, stop))
+    if kept is None:
+        return None
+    b, refs = kept
+    named = list(roots) + list(targets or ())
+    if not all(ref() is t for ref, t in zip(refs, named)):
+        return None                     # ids recycled: another call's tensors
+    if b.armed == tape.epoch():
+        return b
+    # Something changed since (any in-place write, hook, freeing elsewhere): the graph must
+    # still have exactly the structure, objects and versions the Binding was made for.
+    g = Graph(roots, targets, stop)
+    if g.key is not None and b.graph.key == g.key and _same_objects(g, b.graph):
+        b.armed = tape.epoch()
+        return b
+    del holder.programs[_call_key(roots, targets, stop)]
+    return None
+
+
+def _same_objects(a: Graph, b: Graph) -> bool:
+    return len(a.nodes) == len(b.nodes) and all(x is y for x, y in zip(a.nodes, b.nodes)) \
+        and len(a.tensors) == len(b.tensors) and \
+        all(x is y for x, y in zip(a.tensors, b.tensors))
+
+
+def _keep(roots: list, targets: list | None, stop: set | None, b: Binding) -> None:
+    holder = roots[0]._node
+    if holder is None:
+        return
+    if holder.programs is None or len(holder.programs) >= BINDINGS_KEPT_PER_GRAPH:
+        holder.programs = {}
+    named = list(roots) + list(targets or ())
+    b.armed = tape.epoch()
+    holder.programs[_call_key(roots, targets, stop)] = (b, tuple(weakref.ref(t) for t in named))
+
+
+def bind(roots: list, targets: list | None = None, stop: set | None = None,
+         once: bool = False) -> Binding:
+    """bind, or lower then bind: a new Binding of this graph to its Program. `once`: the
+    caller does not retain the graph, so a new structure is lowered without the replay
+    passes (lower's `quick`) until it recurs."""
+    entry = graph = None
+    if caching_enabled():
+        entry, graph = CACHE.lookup(roots, targets, stop)
+    if entry is not None:
+        if not entry.optimized:             # the structure recurs: worth the full passes
+            prog, graph = lower(roots, targets, stop, graph)
+            CACHE.upgrade(entry, prog)
+        elif config.SETTINGS.verify_cache:   # (slow: the tests' proof that no lowering
+            _check_hit(entry.program, roots, targets, stop, graph)
+        return Binding(entry.program, graph, CACHE.take(entry), entry)
+    quick = once and caching_enabled()
+    prog, graph = lower(roots, targets, stop, graph, quick=quick)
+    if graph.key is not None and caching_enabled():
+        if prog.reason is None:
+            entry = CACHE.insert(graph.key, prog, optimized=not quick)
+        else:                               # a key, but a value the lowering cannot name
+            CACHE.count_uncacheable()
+    return Binding(prog, graph, None, entry)
+
+
+
+
+def _check_hit(cached: Program, roots: list, targets: list | None, stop: set | None,
+               graph: Graph) -> None:
+    fresh, _ = lower(roots, targets, stop, graph)
+    diff = cached.difference(fresh)
+    # (a fresh lowering that found one array shared by two tensors names no sources for
+    # it: the cached Program, binding each tensor on its own, is right for this graph too)
+    if diff is not None and fresh.reason is None:
+        raise RuntimeError(
+            f"jitgrad: a cached Program differs ({diff}) from a fresh lowering of a graph "
+            "with the same key: some op's lowering depends on a value it does not name "
+            f"(graph.py sources).\n--- cached\n{cached.text()}\n--- fresh\n{fresh.text()}")
+
+
+def program_for(roots: list, targets: list | None = None, stop: set | None = None) -> Program:
+    """The Program a backward of this graph runs (for dumps)."""
+    return bind(roots, targets, stop).program
+
+
+def release(b: Binding) -> None:
+    ws = b.release()
+    # (not a Workspace of a Program upgrade replaced, nor one folded for its graph)
+    if b.entry is not None and b.entry.program is b.program and not ws.folded:
+        CACHE.give_back(b.entry, ws)
+
+
+def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
+    """backward() on the compiled path: accumulate into leaves' .grad, fill retained grads,
+    free the graph unless retained."""
+    b = _retained(roots, None, None)
+    kept = b is not None
+    if b is None:
+        b = bind(roots, once=not retain_graph)
+    else:
+        b.fold()                            # a replay: worth folding its chains (fold.py)
+    b.run(None if all(s is None for s in seeds) else seeds)
+    if retain_graph:
+        if not kept:
+            _keep(roots, None, None, b)
+        return
+    if kept:
+        roots[0]._node.programs = None
+    release(b)
+    tape.free_nodes(b.graph.nodes)
+
+
+def run_grad(roots: list, seeds: list, targets: list, stop: set | None,
+             retain_graph: bool) -> dict:
+    """grad() on the compiled path: {id(target): gradient}; never frees the graph (Paddle
+    3.3.1); with retain_graph the Binding stays on the graph for the next call."""
+    b = _retained(roots, targets, stop)
+    kept = b is not None
+    if b is None:
+        b = bind(roots, targets, stop, once=not retain_graph)
+    b.run(seeds)
+    found = b.results()
+    if retain_graph and not kept:
+        _keep(roots, targets, stop, b)
+    elif not kept:
+        release(b)
+    return found
+
+
+def run_grad_batched(roots: list, seeds: list, targets: list, stop: set | None,
+                     retain_graph: bool) -> dict:
+    """grad(..., batched=True): {id(target): array [K, *shape]} from one compiled call."""
+    b = _retained(roots, targets, stop)
+    kept = b is not None
+    if b is None:
+        b = bind(roots, targets, stop, once=not retain_graph)
+    found = b.run_batched(seeds)
+    if retain_graph and not kept:
+        _keep(roots, targets, stop, b)
+    elif not kept:
+        release(b)
+    return found
+
+
+def replay_retained(t: Any) -> bool:
+    """`t.backward(retain_graph=True)` on a graph retained for exactly this call and
+    unchanged since (the epoch): the Binding runs again, without argument checks, as
+    Binding.quick when that is all it takes. False: take the general path."""
+    node = t._node
+    if node is None or node.programs is None or t._stop_gradient:
+        return False
+    kept = node.programs.get(id(t))
+    if kept is None:
+        return False
+    b, refs = kept
+    if b.armed != tape.epoch() or refs[0]() is not t:
+        return False
+    if b.ws.folded is None:
+        b.fold()
+    if not b.quick():
+        b.run(None)
+    return True

@@ -1,0 +1,284 @@
+"""Tape -> Program: walk the needed nodes newest first and let each op emit its kernels.
+
+Lowering runs once per graph structure. It decides the buffer layout (saved values first,
+then gradient slots and temporaries), turns every op's gradient rule into instructions, and
+marks the first write into each slot as an overwrite so a replay needs no zeroing pass.
+
+Every forward value an op's rule hands the Builder is named by its canonical source
+(graph.py) instead of being copied in: the Program stays pure data, and any graph of the
+same structure binds its own values to it. A value the Builder cannot name unambiguously
+(computed inside a rule, or one array shared by two different tensors) becomes a literal,
+and the Program then serves only this graph (`Program.reason`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import hook_calls
+from ..core import hooks, tape
+from .builder import Builder, Slot
+from .graph import Graph
+from ..vm.program import OP, WIDTH, Program
+
+
+def _key(t: Any) -> int:
+    return id(t._node) if t._node is not None else id(t)
+
+
+def lower(roots: list, targets: list | None = None, stop: set[int] | None = None,
+          graph: Graph | None = None, quick: bool = False) -> tuple[Program, Graph]:
+    """Lower the backward from `roots` into a Program, for `graph` (the canonical form of
+    this call's graph; walked here when not given, or when the plan rewired an input to
+    an in-place op's stand-in). Returns the Program and the graph its sources refer to.
+
+    targets None means backward(): every reachable leaf that needs a gradient receives one
+    ('leaf' outputs) and retain_grads() tensors are 'retain' outputs. Otherwise `targets`
+    lists the tensors whose gradients grad() returns ('target' outputs).
+
+    `quick` skips the peephole passes that only make replays faster (aliasing, fusion,
+    slot reuse, compaction: they keep every value bitwise) for a graph that may run once;
+    the executor lowers again with them when its structure recurs.
+    """
+    plan = tape.Plan(roots, targets, stop)
+    nodes = plan.nodes
+    is_target = plan.is_target
+    tape.check_not_freed(nodes)
+    if graph is None or plan.rewired:
+        graph = Graph(roots, targets, stop)
+
+    wide = any(v.dtype == np.float64 for n in nodes for v in
+               [n.out_data] + [t._data for t in n.inputs])
+    b = Builder(np.float64 if wide else np.float32, graph)
+    slots: dict[int, Slot] = {}
+    seeds = []
+    narrow = any(round_bits(v.dtype, b.dtype) for n in nodes for v in
+                 [n.out_data] + [t._data for t in n.inputs])
+    for r in roots:
+        slot = slots[_key(r)] = b.alloc(r._data.shape)
+        b.written.add(slot.off)
+        seeds.append((slot.off, slot.n))
+        if narrow and round_bits(r._data.dtype, b.dtype):   # eager casts the seed
+            b.emit("ROUND", slot, slot, p=b.table([round_bits(r._data.dtype, b.dtype)]),
+                   acc=False)
+
+    refs = _TensorRefs(graph, targets)
+    outputs: list = []
+    seen_out: set[int] = set()
+    retain_pos: dict[int, int] = {}         # node id -> index of its 'retain' output
+
+    def note_output(t: Any) -> None:
+        if id(t) in seen_out:
+            return
+        if is_target(t):
+            kind = "target" if targets is not None else ("leaf" if t._node is None else "retain")
+        elif t._retain and t._node is not None:
+            kind = "retain"                 # grad() still fills retained non-leaf grads
+        else:
+            return
+        seen_out.add(id(t))
+        if kind == "retain":
+            retain_pos[id(t._node)] = len(outputs)
+        outputs.append((t, slots[_key(t)], kind))
+        if kind == "target" and t._retain and t._node is not None:
+            retain_pos[id(t._node)] = len(outputs)      # grad(): a retained input's .grad
+            outputs.append((t, slots[_key(t)], "retain"))
+
+    for r in roots:
+        note_output(r)
+    nindex = graph.node_index()
+    hooked: set[int] = set()                # nodes whose output's hooks ran
+    for node in nodes:
+        g = slots.get(id(node))
+        gins = []
+        for t in node.inputs:
+            if plan.carries(t):
+                if _key(t) not in slots:
+                    slots[_key(t)] = b.alloc(t._data.shape)
+                gins.append(slots[_key(t)])
+                note_output(t)
+            else:
+                gins.append(None)
+        if g is None or g.off not in b.written:
+            continue                        # no gradient flows into this node
+        b.current = f"{node.grad_name} #{node.seq}"
+        b.node = node
+        chain = hooks.node_chain(node)
+        if chain is not None and chain.has_hooks:
+            g = hook_calls.lower_break(b, nindex[id(node)], g, node, outputs,
+                                  retain_pos.get(id(node)))
+            hooked.add(id(node))
+        if narrow:
+            lower_rounded(b, node, g, gins)
+        else:
+            node.op.lower(b, node, g, gins)
+    b.node = None
+    if targets is not None:
+        hook_calls.lower_targets(b, outputs, hooked, nindex, {id(r) for r in roots}, retain_pos)
+
+    for t, slot, kind in outputs:           # reachable, but every path gave zero
+        if slot.off not in b.written:
+            b.prologue.append([OP["ZERO"] << 1, slot.off, 0, 0, 0, slot.n, 0, 0])
+            b.written.add(slot.off)
+    out_refs = [(kind, refs.of(t), slot, t._data.dtype) for t, slot, kind in outputs]
+    if targets is None:                     # leaf hooks: once, on the summed gradient
+        for kind, ref, slot, dtype in out_refs:
+            chain = hooks.chain_of(graph.tensor(ref)) if kind == "leaf" else None
+            if chain is not None and chain.has_hooks:
+                b.breakpoint(hook_calls.slot_hook_spec(("leaf", ref), slot.off, slot.off,
+                                                  slot.shape, dtype), pin=[slot])
+    draft = _finish(b, seeds, [(ref, s.off, s.shape, kind) for kind, ref, s, _ in out_refs])
+    from . import peephole                  # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
+    if not quick:
+        peephole.optimize(draft, backward=targets is None)
+    elif targets is None and not draft.segments and peephole.enabled():
+        peephole.own_leaf_grads(draft)     # (changes GEMM rounding: never skipped)
+    return draft.freeze(b, graph), graph
+
+
+def round_bits(dtype: np.dtype, arena: np.dtype) -> int:
+    """16 or 32 when gradients of `dtype` are rounded in an `arena` Program (a float type
+    narrower than the arena's), else 0."""
+    if dtype.kind != "f" or dtype.itemsize >= arena.itemsize:
+        return 0
+    return 8 * dtype.itemsize
+
+
+def lower_rounded(b: Builder, node: Any, g: Slot, gins: list) -> None:
+    """node.op.lower, with the gradient of each input narrower than the arena (float16, or
+    float32 in a float64 Program) rounded to its dtype as the eager path does
+    (autograd.eager_gradients casts each contribution to the input's dtype and sums in it):
+    a first contribution is rounded in its slot; a later one is written to a fresh slot,
+    rounded, added, and the sum rounded."""
+    subs, after = list(gins), []
+    for i, (t, s) in enumerate(zip(node.inputs, gins)):
+        bits = 0 if s is None else round_bits(t._data.dtype, b.dtype)
+        if not bits:
+            continue
+        p = b.table([bits])
+        if s.off in b.written or any(d is s or u is s for u, d, _ in after):
+            subs[i] = b.alloc(s.shape)
+            after.append((subs[i], s, p))
+        else:
+            after.append((s, None, p))
+    node.op.lower(b, node, g, subs)
+    for u, dest, p in after:
+        if u.off not in b.written:
+            continue                        # the rule gave this input nothing
+        b.emit("ROUND", u, u, p=p, acc=False)
+        if dest is not None:
+            b.emit("AXPY", dest, u)
+            b.emit("ROUND", dest, dest, p=p, acc=False)
+
+
+class _TensorRefs:
+    """Canonical references (graph.Graph.tensor) for the tensors a Program delivers to."""
+
+    def __init__(self, graph: Graph, targets: list | None) -> None:
+        self.graph = graph
+        self.targets = {id(t): j for j, t in enumerate(targets)} if targets is not None else {}
+        self.inputs: dict[int, tuple] | None = None
+
+    def of(self, t: Any) -> tuple:
+        j = self.targets.get(id(t))
+        if j is not None:
+            return ("g", j)
+        i = self.graph.tensor_index().get(id(t))
+        if i is not None:
+            return ("t", i)
+        if self.inputs is None:             # a non-leaf that is some node's input
+            self.inputs = {}
+            for k, node in enumerate(self.graph.nodes):
+                for p, x in enumerate(node.inputs):
+                    self.inputs.setdefault(id(x), ("n", k, p))
+        return self.inputs[id(t)]
+
+
+class Draft:
+    """A Program while the peephole passes (peephole.py) rewrite it in place: its rows,
+    tables and slot offsets are mutable, outputs carry (ref, offset, shape, kind)."""
+
+    def __init__(self, code: np.ndarray, arena_size: int, itab: np.ndarray,
+                 consts: np.ndarray, seeds: list, outputs: list, names: list) -> None:
+        self.code, self.itab, self.consts = code, itab, consts
+        # (compact() reads its size and makes a smaller one: calloc'd, never touched)
+        self.arena = np.zeros(arena_size, dtype=consts.dtype)
+        self.seeds, self.outputs, self.node_names = seeds, outputs, names
+        self.segments: list = []
+        self.pinned: frozenset | None = None
+        self.slot_starts: list | None = None
+        self.offset_map: Any = None
+        self.owned_leaf_pos: dict = {}
+        self.ext_pos: dict = {}
+        self.ext_size: dict = {}
+
+    def __len__(self) -> int:
+        return int(self.code.shape[0])
+
+    def extend_itab(self, count: int) -> int:
+        """Append `count` zeroed int-table words (addresses set by a binding); returns the
+        first."""
+        first = len(self.itab)
+        self.itab = np.concatenate([self.itab, np.zeros(count, np.int64)])
+        return first
+
+    def freeze(self, b: Builder, graph: Graph) -> Program:
+        """Place the values (after compaction: the larger first layout never costs memory)
+        and turn the draft into a Program."""
+        from . import external
+        remap = self.offset_map if self.offset_map is not None else (lambda off: off)
+        values, literals = [], []
+        for off, arr, shape, src in b.values:
+            if src is None or src == "static":
+                literals.append((remap(off), shape, np.array(arr, dtype=self.consts.dtype)))
+            else:
+                values.append((remap(off), shape, src, arr))
+        copied, externals = external.place(self, values)
+        for pos, n, _ in b.tables:          # this graph's indices: each binding writes its own
+            self.itab[pos:pos + n] = 0
+        leaf_at = {off: j for j, (_, off, _, kind) in enumerate(self.outputs) if kind == "leaf"}
+        reason = None if b.unnamed is None else f"a value without a source ({b.unnamed})"
+        if graph.key is None:
+            reason = reason or f"the graph has no key ({graph.reason})"
+        return Program(
+            code=np.ascontiguousarray(self.code, dtype=np.int64),
+            itab=np.ascontiguousarray(self.itab, dtype=np.int64),
+            consts=np.ascontiguousarray(self.consts),
+            arena_size=int(self.arena.size),
+            seeds=tuple((int(o), int(n)) for o, n in self.seeds),
+            outputs=tuple((kind, ref, int(off), tuple(shape))
+                          for ref, off, shape, kind in self.outputs),
+            values=tuple(copied), externals=tuple(externals),
+            tables=tuple(b.tables), scalars=tuple(b.scalars), literals=tuple(literals),
+            leaf_rows=tuple(sorted((leaf_at[off], pos)
+                                   for off, pos in self.owned_leaf_pos.items())),
+            segments=tuple((int(s), int(e), -1 if cb is None else cb)
+                           for s, e, cb in self.segments),
+            callbacks=tuple(spec for _, spec in b.breaks),
+            node_names=tuple(self.node_names), reason=reason)
+
+
+def _segments(breaks: list, first: int, total: int) -> list:
+    """Instruction ranges, each followed by its callback's index (None after the last)."""
+    segs, start = [], 0
+    for i, (at, _) in enumerate(breaks):
+        segs.append((start, first + at, i))
+        start = first + at
+    segs.append((start, total, None))
+    return segs
+
+
+def _finish(b: Builder, seeds: list, outputs: list) -> Draft:
+    rows = b.prologue + b.rows
+    code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
+    itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
+    names = ["(zero unreached output)"] * len(b.prologue) + b.names
+    draft = Draft(code, max(b.size, 1), np.ascontiguousarray(itab, dtype=np.int64),
+                  np.array(b.consts, dtype=b.dtype), seeds, outputs, names)
+    draft.slot_starts = b.allocs
+    if b.breaks:
+        draft.segments = _segments(b.breaks, len(b.prologue), len(rows))
+        draft.pinned = frozenset(b.pinned)
+    return draft

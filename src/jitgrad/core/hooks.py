@@ -1,0 +1,143 @@
+"""Tensor hooks: user callbacks on a tensor's gradient, and the callbacks that run them.
+
+Each tensor has at most one chain of hooks. `retain_grads()` on a non-leaf puts a RETAIN
+marker into the chain, so its retained gradient is the value *before* the hooks registered
+after it and *after* those registered before it (Paddle's order rule).
+
+A non-leaf's chain is keyed by its tape node, so hooks still run after the user drops the
+tensor itself. The compiled backward calls a chain from a Program segment callback
+(`SlotHook`, compile/hook_calls.py); the eager backward calls `apply_chain` inline.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+
+from . import tape
+from .tensor import Tensor
+
+RETAIN = object()     # marker: where in the chain retain_grads() was called
+
+
+class HookChain:
+    """Hooks of one tensor, in registration order, with the RETAIN marker among them."""
+
+    __slots__ = ("entries", "__weakref__")
+
+    def __init__(self) -> None:
+        self.entries: list[Any] = []
+
+    @property
+    def has_hooks(self) -> bool:
+        return any(e is not RETAIN for e in self.entries)
+
+
+_node_chains: "weakref.WeakKeyDictionary[tape.Node, HookChain]" = weakref.WeakKeyDictionary()
+
+
+def chain_of(t: Tensor, create: bool = False) -> HookChain | None:
+    chain = t._hooks
+    if chain is None and t._node is not None:
+        chain = _node_chains.get(t._node)
+    if chain is None and create:
+        chain = HookChain()
+        t._hooks = chain
+        if t._node is not None:
+            _node_chains[t._node] = chain
+    return chain
+
+
+def any_node_hooks() -> bool:
+    """Has any non-leaf tensor alive hooks or retain_grads()? (None: node_chain is None for
+    every node, and a backward can skip asking.)"""
+    return len(_node_chains) > 0
+
+
+def node_chain(node: tape.Node) -> HookChain | None:
+    """The hooks on a node's output tensor, even when that tensor is gone."""
+    return _node_chains.get(node)
+
+
+class RemovableHandle:
+    """Returned by register_hook; `remove()` is True the first time, False after."""
+
+    def __init__(self, chain: HookChain, fn: Callable) -> None:
+        self._chain = chain
+        self._fn = fn
+        self._removed = False
+
+    def remove(self) -> bool:
+        chain = self._chain
+        if self._removed:
+            return False
+        self._removed = True
+        for i, e in enumerate(chain.entries):
+            if e is self._fn:
+                del chain.entries[i]
+                tape.bump_epoch()               # lowered Programs carrying it are stale
+                return True
+        return False
+
+
+def register_hook(t: Tensor, fn: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+    if t._stop_gradient:
+        raise RuntimeError("Cannot register hook on a tensor that stop gradient. Set "
+                           "stop_gradient=False on it first.")
+    if not callable(fn):
+        raise TypeError(f"register_hook expects a callable, got {type(fn).__name__}")
+    chain = chain_of(t, create=True)
+    entry = _Hook(fn)
+    chain.entries.append(entry)
+    tape.bump_epoch()
+    return RemovableHandle(chain, entry)
+
+
+class _Hook:
+    """A distinct wrapper per registration, so the same function registered twice runs
+    twice and each handle removes its own."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+    def __call__(self, g: Tensor) -> Any:
+        return self.fn(g)
+
+
+def note_retain(t: Tensor) -> None:
+    """retain_grads() on a non-leaf: mark the chain position once."""
+    if t._node is None:
+        return
+    chain = chain_of(t, create=True)
+    if RETAIN not in chain.entries:
+        chain.entries.append(RETAIN)
+
+
+def apply_chain(chain: HookChain, g: Tensor) -> tuple[Tensor, Tensor]:
+    """Run the hooks in order; returns (gradient flowing on, gradient to retain)."""
+    retained = None
+    for entry in list(chain.entries):
+        if entry is RETAIN:
+            retained = g
+            continue
+        r = entry(g)
+        if r is None:
+            continue
+        if not isinstance(r, Tensor):
+            raise TypeError(f"a gradient hook must return a Tensor or None, got "
+                            f"{type(r).__name__} from {getattr(entry.fn, '__name__', entry.fn)!r}")
+        if r._data.dtype.kind != "f":
+            raise TypeError(f"a gradient hook must return a float Tensor, got {r.dtype.name} "
+                            f"from {getattr(entry.fn, '__name__', entry.fn)!r}")
+        if r._data.size != g._data.size:
+            raise ValueError(f"a gradient hook returned shape {list(r.shape)} for a gradient of "
+                             f"shape {list(g.shape)}")
+        if r._data.dtype != g._data.dtype:      # the gradient keeps its dtype on every path
+            r = r.astype(g._data.dtype)         # (Tensor methods the ops attach: no import)
+        if r._data.shape != g._data.shape:
+            r = r.reshape(g.shape)
+        g = r
+    return g, (g if retained is None else retained)

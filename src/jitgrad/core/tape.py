@@ -1,0 +1,357 @@
+"""The tape: one Node per recorded op, grad mode, and the graph walk.
+
+Nodes are numbered as they are created, and every node's inputs were created before it, so
+sorting by that number is a topological order: the walk needs no recursion (deep graphs
+exist) and no extra bookkeeping.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import os
+import sys
+import weakref
+from typing import TYPE_CHECKING, Any, Iterable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..ops.registry import OpDef
+    from .tensor import Tensor
+
+_counter = itertools.count()
+_getframe = sys._getframe
+
+
+class Node:
+    """One recorded op: what ran, on which tensors, and what its backward needs."""
+
+    __slots__ = ("op", "inputs", "attrs", "saved", "out_data", "out_ref", "seq", "freed",
+                 "programs", "site", "versions", "epoch", "__weakref__")
+
+    def __new__(cls, op: OpDef, inputs: tuple, attrs: dict, saved: tuple,
+                out_data: np.ndarray) -> Node:
+        return new_node(op, inputs, attrs, saved, out_data)
+
+    def __repr__(self) -> str:
+        return f"<Node {self.op.name} #{self.seq}>"
+
+    @property
+    def grad_name(self) -> str:
+        """The backward node's name, in Paddle's style (MatmulGradNode)."""
+        return "".join(p.capitalize() for p in self.op.name.split("_")) + "GradNode"
+
+
+_new_object = object.__new__
+
+
+def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.ndarray,
+             depth: int = 2) -> Node:
+    """Record one op: `Node(...)`, which ops.core.apply calls directly (a plain function call
+    costs less than a class call, and every recorded op makes one). Call it from the op's
+    apply (core.apply, PyLayer.apply): the call-site walk starts `depth` frames up, at that
+    function's caller; depth 3 skips a caller known to be inside jitgrad
+    (core.apply_internal), which saves making a frame object for it (~0.2 us).
+    """
+    node = _new_object(Node)
+    node.op = op
+    node.inputs = inputs            # Tensors (constants are stop_gradient Tensors)
+    node.attrs = attrs              # static arguments: axis, keepdim, shapes ...
+    node.saved = saved              # numpy arrays the gradient kernels read
+    node.out_data = out_data
+    node.out_ref = None             # weakref to the output Tensor, set by the Tensor's maker
+    node.seq = next(_counter)
+    node.freed = False
+    node.programs = None            # lowered Programs kept for retained replays
+    # The site: (code, instruction offset) of the innermost frame outside jitgrad, the
+    # user's line (site_line() turns it into file:line when a dump asks). Walked inline,
+    # as a call per recorded op is measurable. Frame 1 is apply (or Node.__new__ under
+    # PyLayer.apply: one more frame inside jitgrad), frame 2 its caller, frame 3 the
+    # caller's caller.
+    f = _getframe(depth)
+    code = f.f_code
+    if code is _last_site_code[0]:          # the same user function as last time: outside
+        node.site = (code, f.f_lasti)
+    else:
+        node.site = walk_site(f)
+    # in-place version of each input, then of the output, when recorded (version check)
+    n = len(inputs)
+    if n == 1:
+        node.versions = (inputs[0]._version, 0)
+    elif n == 2:
+        node.versions = (inputs[0]._version, inputs[1]._version, 0)
+    else:
+        node.versions = (*[t._version for t in inputs], 0)
+    node.epoch = _epoch             # changes that could stale it bump the epoch
+    return node
+
+
+def walk_site(f: Any) -> tuple | None:
+    """(code, instruction offset) of the first frame from `f` outward whose code is outside
+    jitgrad, remembered as the last site's code (the recorders test that one inline first:
+    a training loop's ops mostly come from one function). Inside `recording_from` every op
+    records that one site instead (a recorded backward: the user's backward/grad call)."""
+    if _site_override[0] is not None:
+        return _site_override[0]
+    while f is not None:
+        code = f.f_code
+        inside = _inside.get(code.co_filename)
+        if inside is None:
+            inside = _inside[code.co_filename] = code.co_filename.startswith(_PKG_DIR)
+        if not inside:
+            _last_site_code[0] = code
+            return (code, f.f_lasti)
+        f = f.f_back
+    return None
+
+
+# ---- where an op was created (dump_backward_graph_path's call-stack log) -------------------
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep   # src/jitgrad/
+# filename -> inside jitgrad? Keyed by the code's filename, not the code object: a code
+# object's hash is computed from its bytecode and constants on every lookup (~0.17 us).
+_inside: dict[str, bool] = {}
+# The code object of the last site found outside jitgrad (held, so `is` cannot meet a
+# recycled one): a training loop's ops come from one or a few functions, whose frames then
+# skip the filename lookup. Written by new_node and ops.core.apply_xy.
+_last_site_code: list = [None]
+# The site every op recorded inside jitgrad's own code takes while set: a create_graph
+# backward runs each rule from inside jitgrad, and walking out of it for every op it records
+# was ~10% of a Hessian-vector product.
+_site_override: list = [None]
+
+
+class BackwardSite(tuple):
+    """The site of a node a create_graph backward recorded (its caller's line): the type
+    tells such nodes from the forward's (grad_links.py asks)."""
+
+    __slots__ = ()
+
+
+class recording_from:
+    """`with recording_from(frame):` ops recorded from jitgrad's own code inside the block
+    take the site of the first frame outside jitgrad from `frame` outward, as a
+    BackwardSite."""
+
+    def __init__(self, frame: Any) -> None:
+        site = walk_site(frame)
+        self.site = None if site is None else BackwardSite(site)
+
+    def __enter__(self) -> None:
+        self.prev, _site_override[0] = _site_override[0], self.site
+
+    def __exit__(self, *exc: Any) -> None:
+        _site_override[0] = self.prev
+
+
+def site_line(site: tuple | None) -> tuple[str, int, str] | None:
+    """(filename, line, function) of a recorded site."""
+    if site is None:
+        return None
+    code, lasti = site
+    line = code.co_firstlineno
+    for start, end, lineno in code.co_lines():
+        if start <= lasti < end and lineno is not None:
+            line = lineno
+            break
+    return code.co_filename, line, getattr(code, "co_qualname", code.co_name)
+
+
+# ---- grad mode ----------------------------------------------------------------------------
+
+_grad_enabled = True
+
+
+def is_grad_enabled() -> bool:
+    return _grad_enabled
+
+
+def _set_grad_enabled(mode: bool) -> bool:
+    global _grad_enabled
+    prev, _grad_enabled = _grad_enabled, bool(mode)
+    return prev
+
+
+_saved_hooks: tuple | None = None     # (pack, unpack) inside saved_tensors_hooks
+
+
+# ---- graph epoch: bumps whenever a change could make a lowered Program stale ---------------
+
+_epoch = 0
+
+
+def bump_epoch() -> None:
+    """Call on every change that could make a recorded node or a lowered Program stale.
+
+    That is: a tensor's `_version` (in-place writes), `_hooks`, `_retain` or `_stop_gradient`
+    changing, and nodes being freed. The program cache's graph walk (`graph.Graph`) skips its
+    per-node checks for nodes recorded in the current epoch, so a mutation that forgets
+    this call lets a changed graph reuse a stale Program.
+    """
+    global _epoch
+    _epoch += 1
+
+
+def free_nodes(nodes: Iterable[Node]) -> None:
+    """Drop what a backward through these nodes needs; the next one through them raises.
+
+    The per-node body is written out rather than a method call: training loops free every
+    node of every step.
+    """
+    global _epoch
+    for node in nodes:
+        node.saved = None
+        node.programs = None
+        node.freed = True
+    _epoch += 1                         # bump_epoch(), inlined
+
+
+def epoch() -> int:
+    return _epoch
+
+
+# ---- the walk ------------------------------------------------------------------------------
+
+def needs_grad(t: Tensor) -> bool:
+    return not t._stop_gradient
+
+
+def reachable_nodes(roots: Iterable[Tensor], stop: set[int] | None = None) -> list[Node]:
+    """Nodes that some root reaches through tensors that need grad, newest first.
+
+    `stop` holds ids of tensors treated as constants (no_grad_vars).
+    """
+    seen: dict[int, Node] = {}
+    stack = [r._node for r in roots if r._node is not None and not r._stop_gradient]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        for t in node.inputs:
+            if t._node is not None and not t._stop_gradient and (stop is None or id(t) not in stop):
+                stack.append(t._node)
+    return sorted(seen.values(), key=lambda n: n.seq, reverse=True)
+
+
+class Plan:
+    """Which nodes a backward must visit, and which edges carry gradient.
+
+    targets None means backward(): leaves needing grad and retain_grads() tensors are the
+    targets. A node is kept only if some target depends on it, so branches that lead to no
+    leaf needing a gradient are skipped.
+    """
+
+    def __init__(self, roots: list, targets: list | None = None, stop: set[int] | None = None):
+        self.target_ids = None if targets is None else {id(t) for t in targets}
+        self.stop = stop
+        nodes = reachable_nodes(roots, stop)
+        rewired = False
+        for node in nodes:              # before pruning: a stale node may look unreachable
+            if not node.freed:
+                rewired |= check_versions(node)
+        self.rewired = rewired          # (a graph walked before is stale)
+        while rewired:                  # an input now leads to the node of its old version
+            nodes = reachable_nodes(roots, stop)
+            rewired = any([check_versions(n) for n in nodes if not n.freed])
+        useful: set[int] = set()
+        for node in reversed(nodes):            # oldest first: inputs before their users
+            if any(self.carries(t, useful) for t in node.inputs):
+                useful.add(id(node))
+        self.useful = useful
+        self.nodes = [n for n in nodes if id(n) in useful]
+
+    def is_target(self, t: Tensor) -> bool:
+        if self.target_ids is not None:
+            return id(t) in self.target_ids
+        return (t._node is None and not t._stop_gradient) or bool(t._retain)
+
+    def carries(self, t: Tensor, useful: set[int] | None = None) -> bool:
+        """Does gradient flow from a node into its input t?"""
+        if t._stop_gradient or (self.stop is not None and id(t) in self.stop):
+            return False
+        useful = self.useful if useful is None else useful
+        return self.is_target(t) or (t._node is not None and id(t._node) in useful)
+
+
+def check_versions(node: Node) -> bool:
+    """Refuse a backward through values changed in place after the node recorded them.
+
+    Only values the gradient reads count (the op's `grad_reads`, default all): a slice's
+    gradient needs its input's shape, not its values, so `y[1:] = y[1:] * 3` is allowed, as
+    in Paddle. Such an input, rebound since (ops/inplace.py), is replaced by the stand-in of
+    its recorded version so that gradient reaches the old node. True when one was replaced.
+    """
+    vs = getattr(node, "versions", None)
+    if vs is None:
+        return False
+    out = node.out_ref() if node.out_ref is not None else None
+    n_in = len(node.inputs)
+    pairs = list(zip(node.inputs, vs)) + ([(out, vs[-1])] if out is not None else [])
+    rewired = False
+    for i, (t, v) in enumerate(pairs):
+        now = getattr(t, "_version", 0)
+        if now != v:
+            reads = getattr(node.op, "extra", {}).get("grad_reads")
+            if reads is not None and (i if i < n_in else "out") not in reads:
+                if i < n_in:
+                    rewired |= _rewire_to_version(node, i, t, v)
+                continue
+            what = "its output" if i == n_in else f"its input {i}"
+            raise RuntimeError(
+                f"{node.grad_name} ({node.op.name}) needs {what}, which was modified by an "
+                f"in-place operation after it was recorded (version {v}, now {now}). "
+                "Run backward before the in-place change, or change a copy (x.clone()). "
+                f"[Paddle's words: received tensor_version:{now} != "
+                f"wrapper_version_snapshot:{v}]")
+    return rewired
+
+
+def _rewire_to_version(node: Node, i: int, t: Tensor, v: int) -> bool:
+    """Point input i at t's stand-in for version v, if t was rebound since (its graph
+    position moved to the in-place op's node)."""
+    shadows = getattr(t, "_shadows", None)
+    if not shadows:
+        return False
+    # the first stand-in from version v on: shadows' keys are versions, added in increasing
+    # order (inplace.py), so bisect them; scanning them all per reader was quadratic in a
+    # tensor changed in place N times with a reader per version
+    shadow = shadows.get(v)
+    if shadow is None:
+        keys = _shadow_keys(t, shadows)
+        j = bisect.bisect_left(keys, v)
+        if j == len(keys):
+            return False        # written without rebinding: same node, nothing to rewire
+        shadow = shadows[keys[j]]
+    inputs = list(node.inputs)
+    inputs[i] = shadow
+    node.inputs = tuple(inputs)
+    return True
+
+
+_keys_memo: list = [None, 0, None]      # weakref to the tensor, its stand-ins' count, keys
+
+
+def _shadow_keys(t: Tensor, shadows: dict) -> list:
+    """t's stand-in versions (`t._shadows`), ascending, remembered for the last tensor
+    asked about: a graph's readers of one tensor's versions come together. The dict only
+    grows, so an unchanged size means unchanged keys."""
+    memo = _keys_memo
+    ref = memo[0]
+    if ref is not None and ref() is t and memo[1] == len(shadows):
+        return memo[2]
+    keys = sorted(shadows)
+    memo[:] = [weakref.ref(t), len(shadows), keys]
+    return keys
+
+
+def check_not_freed(nodes: Iterable[Node]) -> None:
+    for node in nodes:
+        if node.freed:
+            raise RuntimeError(
+                f"Trying to backward through {node.grad_name} ({node.op.name}) a second time, "
+                "but its saved tensors were freed by an earlier backward. Pass "
+                "retain_graph=True to the first backward()/grad() call if you need to "
+                "backward through the same graph again."
+            )

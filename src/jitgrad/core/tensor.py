@@ -1,0 +1,625 @@
+"""Tensor: a numpy array, a stop_gradient flag, a grad accumulator and the node that made it."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import dtypes, tape
+from .printing import tensor_to_string
+
+_new_object = object.__new__     # cached: _make runs for every op's output
+_function = type(lambda: None)
+
+# Filled in by jitgrad.ops at import time; Tensor methods and operators call through it so
+# that the op modules can import Tensor without a cycle.
+_ops: Any = None
+
+
+class Size(list):
+    """`Tensor.shape`: a list (Paddle 3.3's `paddle.Size`) that also equals the same tuple.
+
+    Prints as Paddle does (`paddle.Size([2, 3])`); `shape == [2, 3]` and `== (2, 3)` hold.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return list.__eq__(self, list(other))
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None  # type: ignore[assignment]  (a list: mutable, unhashable)
+
+    def __add__(self, other: Any) -> Size:
+        return Size(list(self) + list(other))
+
+    def __repr__(self) -> str:
+        return f"paddle.Size({list.__repr__(self)})"
+
+    __str__ = __repr__
+
+
+class Tensor:
+    """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
+
+    __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
+                 "_version", "_shadows", "_vgroup", "__weakref__")
+    __array_priority__ = 1000
+    __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
+
+    def __init__(self, data: Any, dtype: Any = None, stop_gradient: bool = True) -> None:
+        t = to_tensor(data, dtype=dtype, stop_gradient=stop_gradient)
+        self._data, self._node, self._stop_gradient = t._data, None, t._stop_gradient
+        self._grad = self._retain = self._hooks = None
+        self.name = ""
+        self._version = 0
+
+    @classmethod
+    def _make(cls, data: np.ndarray, stop_gradient: bool = True, node: tape.Node | None = None
+              ) -> Tensor:
+        t = _new_object(cls)
+        t._data = data
+        t._node = node
+        t._stop_gradient = stop_gradient
+        t._grad = t._retain = t._hooks = None
+        t.name = ""
+        t._version = 0          # bumped by every in-place change (see ops/inplace.py)
+        return t
+
+    # ---- metadata ------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        """The number of dimensions (a method in Paddle, unlike the `ndim` property)."""
+        return self._data.ndim
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def element_size(self) -> int:
+        """Bytes per element (4 for float32), as Paddle's Tensor.element_size()."""
+        return int(self._data.itemsize)
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.from_numpy(self._data.dtype)
+
+    @property
+    def place(self) -> str:
+        return "Place(cpu)"
+
+    @property
+    def inplace_version(self) -> int:
+        """How many in-place changes this tensor has seen (Paddle's name)."""
+        return self._version
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._node is None
+
+    @property
+    def stop_gradient(self) -> bool:
+        return self._stop_gradient
+
+    @stop_gradient.setter
+    def stop_gradient(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):     # `= 'no'` must not mean True
+            raise TypeError(f"stop_gradient must be True or False, got {value!r}")
+        value = bool(value)
+        if not value and self._data.dtype.kind != "f":
+            raise TypeError(
+                f"a {self.dtype.name} tensor cannot require gradients; cast it with "
+                ".astype('float32') first"
+            )
+        if value != self._stop_gradient:
+            self._stop_gradient = value
+            tape.bump_epoch()
+
+    @property
+    def requires_grad(self) -> bool:
+        """Paddle 3.x's torch-style view of stop_gradient: `not stop_gradient`."""
+        return not self._stop_gradient
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"requires_grad must be True or False, got {value!r}")
+        self.stop_gradient = not value
+
+    # ---- gradients -----------------------------------------------------------------------
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad is None:
+            return None
+        if _graph_grads:
+            g = graph_grad(self)
+            if g is not None:
+                _note_grad_view(g, self)
+                return g
+        view = Tensor._make(self._grad, stop_gradient=False)
+        _note_grad_view(view, self)
+        return view
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        detach_graph_grad(self)
+        if value is None:
+            self._grad = None
+            return
+        if not isinstance(value, Tensor):
+            raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+        if value._data.shape != self._data.shape:
+            raise ValueError(f"grad shape {list(value.shape)} does not match tensor shape "
+                             f"{list(self.shape)}")
+        self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
+
+    def clear_grad(self) -> None:
+        """Zero the accumulated gradient in place (it stays None if there is none)."""
+        g = self._grad
+        if g is not None:
+            if _graph_grads:
+                detach_graph_grad(self)
+            g.fill(0)
+
+    clear_gradient = clear_grad
+
+    def gradient(self) -> np.ndarray | None:
+        return None if self._grad is None else self._grad.copy()
+
+    def retain_grads(self) -> None:
+        """Keep this non-leaf's gradient after backward (overwritten on each call)."""
+        if not self._retain:
+            self._retain = True
+            tape.bump_epoch()
+        from .hooks import note_retain
+        note_retain(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
+        from .hooks import register_hook
+        return register_hook(self, hook)
+
+    def detach(self) -> Tensor:
+        """A stop_gradient leaf with the same values, sharing this tensor's in-place version
+        counter (Paddle's `inplace_version`): an in-place write to either one counts as a
+        change of both, so a backward that read this tensor's values raises. Writes are
+        copy on write (ops/inplace.py): the other tensor keeps its values."""
+        t = Tensor._make(self._data, stop_gradient=True)
+        share_version(self, t)
+        return t
+
+    # ---- conversions ---------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        return self._data.copy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        # A copy, as Paddle's: writing into np.asarray(t) must not change t behind the
+        # tape's back (saved values, version counters).
+        return self._data.copy() if dtype is None else self._data.astype(dtype)
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def item(self, *index: int) -> Any:
+        if index:
+            return self._data.item(*index)
+        if self._data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape "
+                             f"{list(self.shape)}")
+        return self._data.item()
+
+    def _scalar(self, kind: type) -> Any:
+        # Any one-element tensor, as torch and Paddle's own size check intend; Paddle 3.3.1
+        # refuses shape [1] under numpy 2, whose float() of a 1-d array is gone (README).
+        if self._data.size != 1:
+            raise TypeError(f"only one-element tensors can be converted to {kind.__name__}; "
+                            f"this one has shape {list(self.shape)}")
+        return kind(self._data.item())
+
+    def __float__(self) -> float:
+        return self._scalar(float)
+
+    def __int__(self) -> int:
+        return self._scalar(int)
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iu":
+            raise TypeError("only integer tensors can be used as an index")
+        if self._data.ndim != 0:        # as Paddle and Python: [1, 2][t] needs a 0-d t
+            raise TypeError(f"only 0-d integer tensors can be used as an index; this one has "
+                            f"shape {list(self.shape)}")
+        return int(self._data.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise ValueError(f"the truth value of a tensor with shape {list(self.shape)} is "
+                             "ambiguous; use .any() or .all()")
+        return bool(self._data.item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        if spec:
+            raise TypeError(f"format spec {spec!r} needs a 0-d tensor, got shape "
+                            f"{list(self.shape)}")
+        return str(self)
+
+    def __str__(self) -> str:
+        return tensor_to_string(self._data, self.dtype.name, self._stop_gradient)
+
+    __repr__ = __str__
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A new leaf of the same class (a Parameter stays a Parameter) with copies of the
+        values and of the gradient, the same name and stop_gradient, and deep copies of any
+        attribute a subclass adds (Parameter.trainable). Hooks, the version count and the
+        graph are not copied. Only leaves can be copied, as in Paddle: a tensor computed
+        by a recorded op holds its graph."""
+        if self._node is not None:
+            raise RuntimeError(
+                f"Only leaf tensors support the deepcopy protocol (as in Paddle); this one was "
+                f"computed by {self._node.op.name} and holds its graph. Copy its values with "
+                "copy.deepcopy(x.detach()), or x.clone() to keep the gradient path.")
+        cls = type(self)
+        t = cls._make(self._data.copy(), self._stop_gradient)
+        memo[id(self)] = t              # a structure holding self twice gets one copy
+        t.name = self.name
+        if self._grad is not None:
+            t._grad = self._grad.copy()
+        if type(self) is not Tensor:
+            from copy import deepcopy
+            for name, value in _extra_attributes(self):
+                setattr(t, name, deepcopy(value, memo))
+        return t
+
+    def __copy__(self) -> Tensor:
+        """A new tensor of the same class whose attributes are this one's (a shallow copy,
+        as copy.copy of any object): it shares the values, the gradient and the graph."""
+        t = _new_object(type(self))
+        for cls in type(self).__mro__:
+            for name in cls.__dict__.get("__slots__", ()):
+                if name != "__weakref__" and hasattr(self, name):
+                    object.__setattr__(t, name, getattr(self, name))
+        if hasattr(self, "__dict__"):
+            t.__dict__.update(self.__dict__)
+        return t
+
+    # ---- ops (bound by jitgrad.ops) ------------------------------------------------------
+    def __getitem__(self, key: Any) -> Tensor:
+        return _ops.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        _ops.setitem(self, key, value)
+
+    def __neg__(self) -> Tensor:
+        return _ops.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return _ops.abs(self)
+
+    def __add__(self, o: Any) -> Tensor:
+        return _ops.add(self, o)
+
+    def __radd__(self, o: Any) -> Tensor:
+        return _ops.add(o, self)
+
+    def __sub__(self, o: Any) -> Tensor:
+        return _ops.subtract(self, o)
+
+    def __rsub__(self, o: Any) -> Tensor:
+        return _ops.subtract(o, self)
+
+    def __mul__(self, o: Any) -> Tensor:
+        return _ops.multiply(self, o)
+
+    def __rmul__(self, o: Any) -> Tensor:
+        return _ops.multiply(o, self)
+
+    def __truediv__(self, o: Any) -> Tensor:
+        return _ops.divide(self, o)
+
+    def __rtruediv__(self, o: Any) -> Tensor:
+        return _ops.divide(o, self)
+
+    def __floordiv__(self, o: Any) -> Tensor:
+        return _ops.floor_divide(self, o)        # no gradient, as Paddle's floor_divide
+
+    def __rfloordiv__(self, o: Any) -> Tensor:
+        return _ops.floor_divide(o, self)
+
+    def __mod__(self, o: Any) -> Tensor:
+        return _ops.remainder(self, o)           # the sign of the divisor, as Paddle
+
+    def __rmod__(self, o: Any) -> Tensor:
+        return _ops.remainder(o, self)
+
+    def __pow__(self, o: Any) -> Tensor:
+        return _ops.pow(self, o)
+
+    def __rpow__(self, o: Any) -> Tensor:
+        return _ops.pow(o, self)
+
+    def __matmul__(self, o: Any) -> Tensor:
+        return _ops.matmul(self, o)
+
+    def __rmatmul__(self, o: Any) -> Tensor:
+        return _ops.matmul(o, self)
+
+    def _bitwise(self, o: Any, fn: Callable, sym: str) -> Tensor:
+        """&, |, ^ on bool tensors (logical) and integer ones (bitwise), as Paddle."""
+        other = o._data if isinstance(o, Tensor) else np.asarray(o)
+        for a in (self._data, other):
+            if a.dtype.kind not in "biu":
+                raise TypeError(f"`{sym}` needs bool or integer tensors, got {a.dtype.name} "
+                                "(compare first, or cast with .astype('bool'))")
+        return Tensor._make(np.asarray(fn(self._data, other)))
+
+    def __and__(self, o: Any) -> Tensor:
+        return self._bitwise(o, np.bitwise_and, "&")
+
+    __rand__ = __and__
+
+    def __or__(self, o: Any) -> Tensor:
+        return self._bitwise(o, np.bitwise_or, "|")
+
+    __ror__ = __or__
+
+    def __xor__(self, o: Any) -> Tensor:
+        return self._bitwise(o, np.bitwise_xor, "^")
+
+    __rxor__ = __xor__
+
+    def __invert__(self) -> Tensor:
+        if self._data.dtype.kind not in "biu":
+            raise TypeError(f"`~` needs a bool or integer tensor, got {self._data.dtype.name}")
+        return Tensor._make(np.invert(self._data))
+
+    def _compare(self, o: Any, fn: Callable) -> Tensor:
+        other = o._data if isinstance(o, Tensor) else o
+        return Tensor._make(np.asarray(fn(self._data, other)))
+
+    def __eq__(self, o: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(o, np.equal)
+
+    def __ne__(self, o: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(o, np.not_equal)
+
+    def __lt__(self, o: Any) -> Tensor:
+        return self._compare(o, np.less)
+
+    def __le__(self, o: Any) -> Tensor:
+        return self._compare(o, np.less_equal)
+
+    def __gt__(self, o: Any) -> Tensor:
+        return self._compare(o, np.greater)
+
+    def __ge__(self, o: Any) -> Tensor:
+        return self._compare(o, np.greater_equal)
+
+    @property
+    def T(self) -> Tensor:
+        return _ops.transpose(self, list(range(self.ndim))[::-1])
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 (Paddle's name)
+        """The last two dims swapped."""
+        return _ops.matrix_transpose(self)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self._data.dtype.itemsize)
+
+    def __getattr__(self, name: str) -> Any:
+        # Method forms of the ops (x.sum(), x.exp(), x.reshape(...)). An op that is a plain
+        # function becomes a method of the class on first use (Tensor.sum = sum), so later
+        # calls find it without the failed lookup that leads here, nor a lambda: ~1 us less
+        # a call. Only a name the class does not have (an unset slot also ends up here).
+        fn = _ops.METHODS.get(name) if _ops is not None else None
+        if fn is None:
+            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+        if type(fn) is _function and not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+            return fn.__get__(self)
+        return lambda *a, **k: fn(self, *a, **k)
+
+
+def _extra_attributes(t: Tensor) -> list[tuple[str, Any]]:
+    """The attributes a subclass of Tensor adds (slots or a __dict__) that t has set."""
+    out = []
+    for cls in type(t).__mro__:
+        if cls is Tensor or cls is object:
+            continue
+        for name in cls.__dict__.get("__slots__", ()):
+            if name not in ("__weakref__", "__dict__") and hasattr(t, name):
+                out.append((name, getattr(t, name)))
+    out.extend(getattr(t, "__dict__", {}).items())
+    return out
+
+
+# ---- differentiable .grad after backward(create_graph=True) ---------------------------------
+# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` holds a copy of the
+# gradient's values, so in-place accumulation by any backward path never changes values the
+# recorded graph saved; `.grad` returns the graph tensor only while `_grad` still holds
+# exactly its values (any later accumulation or clear_grad() makes it a plain gradient).
+_graph_grads: dict[int, tuple[Any, Tensor]] = {}
+
+
+def graph_grad(t: Tensor) -> Tensor | None:
+    entry = _graph_grads.get(id(t))
+    if entry is None or entry[0]() is not t or t._grad is None:
+        return None
+    g = entry[1]._data
+    if g.shape != t._grad.shape or not np.array_equal(g, t._grad):
+        return None
+    return entry[1]
+
+
+def set_graph_grad(t: Tensor, g: Tensor) -> None:
+    import weakref
+    key = id(t)
+
+    def drop(ref: Any) -> None:
+        entry = _graph_grads.get(key)
+        if entry is not None and entry[0] is ref:
+            del _graph_grads[key]
+    _graph_grads[key] = (weakref.ref(t, drop), g)
+    t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
+
+
+def detach_graph_grad(t: Tensor) -> None:
+    """Forget t's differentiable gradient before `_grad` changes (frees the graph early)."""
+    if _graph_grads:
+        _graph_grads.pop(id(t), None)
+
+
+def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
+    """Hand a backward's result for t over: a leaf accumulates (Paddle), a retained non-leaf
+    is overwritten, and a grad() target is left to the caller."""
+    if kind == "leaf" and t._grad is not None:
+        detach_graph_grad(t)
+        np.add(t._grad, val, out=t._grad, casting="unsafe")
+    elif kind != "target":
+        detach_graph_grad(t)
+        t._grad = val.astype(t._data.dtype, copy=True)
+
+
+# ---- `x.grad` wrappers share the accumulator (Paddle): in-place ops on one write through ---
+# {id(view): (weakref(view), weakref(owner))}; ops/inplace.py asks grad_owner() so that
+# `x.grad.zero_()` or `x.grad.multiply_(s)` under no_grad change x's gradient, not a copy.
+_grad_views: dict[int, tuple[Any, Any]] = {}
+
+
+def _note_grad_view(view: Tensor, owner: Tensor) -> None:
+    import weakref
+    key = id(view)
+
+    def drop(ref: Any) -> None:
+        entry = _grad_views.get(key)
+        if entry is not None and entry[0] is ref:
+            del _grad_views[key]
+    _grad_views[key] = (weakref.ref(view, drop), weakref.ref(owner))
+
+
+def grad_owner(t: Tensor) -> Tensor | None:
+    """The tensor whose `.grad` `t` still is (its accumulator's wrapper, or its
+    differentiable gradient after create_graph=True), or None."""
+    entry = _grad_views.get(id(t))
+    if entry is None or entry[0]() is not t:
+        return None
+    owner = entry[1]()
+    if owner is None or owner._grad is None:
+        return None
+    return owner if owner._grad is t._data or graph_grad(owner) is t else None
+
+
+def _infer_array(data: Any, dtype: Any) -> np.ndarray:
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data)
+    else:
+        try:
+            arr = np.asarray(data)
+        except ValueError:
+            raise ValueError("to_tensor: nested lists must be rectangular (every row the same "
+                             "length) and hold numbers") from None
+        if dtype is None:
+            if arr.dtype.kind == "f":
+                arr = arr.astype(dtypes.default_float().np)
+            elif arr.dtype.kind in "iu":
+                arr = arr.astype(np.int64)
+            elif arr.dtype.kind not in "b":
+                raise TypeError(f"to_tensor cannot convert {type(data).__name__} with numpy "
+                                f"dtype {arr.dtype}")
+    if dtype is not None:
+        arr = arr.astype(dtypes.to_dtype(dtype).np, copy=False)
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"unsupported dtype {arr.dtype} (complex and object arrays are not "
+                        "supported)")
+    return np.array(arr, copy=True, order="C")
+
+
+def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bool = True
+              ) -> Tensor:
+    """Make a leaf tensor from nested lists, numpy arrays, scalars or Tensors (copied).
+
+    Python floats become float32 (the default dtype), ints int64, bools bool; numpy arrays
+    keep their dtype.
+    """
+    if not isinstance(stop_gradient, bool):
+        raise TypeError(f"stop_gradient must be a bool, got {stop_gradient!r}")
+    t = Tensor._make(_infer_array(data, dtype), stop_gradient=True)
+    t.stop_gradient = stop_gradient
+    return t
+
+
+def share_version(src: Tensor, t: Tensor) -> None:
+    """Make t count in-place versions with src (detach): ops/inplace.py's bump() sets the
+    version of every live member of the group. `_vgroup` is set only on tensors in one."""
+    group = getattr(src, "_vgroup", None)
+    if group is None:
+        group = src._vgroup = weakref.WeakSet([src])
+    group.add(t)
+    t._vgroup = group
+    t._version = src._version
+
+
+def as_tensor_args(*values: Any) -> list[Tensor]:
+    """Tensors stay; scalars and arrays become constants."""
+    return [v if isinstance(v, Tensor) else Tensor._make(np.asarray(v)) for v in values]
+
+
+def ensure_tensor(x: Any, name: str = "x") -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    raise TypeError(f"{name} must be a jitgrad Tensor, got {type(x).__name__}")
+
+
+def bind_operators(**fns: Callable) -> None:
+    """Make Tensor's operators the op functions themselves (`__add__=add`; a reflected one,
+    `__rsub__`, takes its operands swapped), called by the op modules once those exist.
+    `x + y` then skips a forwarding call, and Node's call-site walk a frame: a tenth of a
+    small op's recorded cost. The methods in the class body stay the reference (and serve
+    until the ops are imported)."""
+    for name, fn in fns.items():
+        if name not in ("__neg__", "__abs__", "__add__", "__sub__", "__mul__", "__truediv__",
+                        "__matmul__", "__radd__", "__rsub__", "__rmul__", "__rtruediv__"):
+            raise ValueError(f"bind_operators: {name} is not a forward operator")
+        setattr(Tensor, name, fn)

@@ -1,0 +1,312 @@
+"""More composites numeric code reaches for: gather_nd, scatter, scatter_nd_add, masked_fill,
+index_add, kron, cross, diff, meshgrid, moveaxis, expand_as, inner, dist, unstack, slice,
+strided_slice. Gradients come from the moving primitives (take_flat, put_flat) and
+elementwise ops."""
+
+from __future__ import annotations
+
+import math
+import builtins
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import siblings
+from ..core.tensor import Tensor
+from . import elementwise as E
+from . import reduce as R
+from .core import const
+from .indexing import _axis, _index_array, _take, concat, put_flat
+from .shape import _flat_positions, broadcast_to, reshape, transpose, unsqueeze
+
+_slice = builtins.slice          # this module defines paddle.slice
+
+
+def gather_nd(x: Tensor, index: Any, name: str | None = None) -> Tensor:
+    """x[index[..., 0], index[..., 1], ...]: the last dim of index addresses leading dims."""
+    idx = _index_array(index, "gather_nd")
+    k = idx.shape[-1]
+    if k > x.ndim:
+        raise ValueError(f"gather_nd: index addresses {k} dims of a {x.ndim}-D tensor")
+    pos = _flat_positions(x._data.shape)[tuple(np.moveaxis(idx, -1, 0))]
+    return _take(x, pos)
+
+
+def scatter(x: Tensor, index: Any, updates: Tensor, overwrite: bool = True,
+            name: str | None = None) -> Tensor:
+    """Paddle's scatter: rows of x at a 1-D index replaced by (or, overwrite=False, added to,
+    after zeroing) the rows of updates."""
+    idx = _index_array(index, "scatter").reshape(-1)
+    pos = _flat_positions(x._data.shape)[idx]
+    if overwrite:
+        return put_flat(x, pos, updates, "assign")
+    zeroed = put_flat(x, pos, 0.0, "assign")
+    return put_flat(zeroed, pos, updates, "add")
+
+
+def scatter_nd_add(x: Tensor, index: Any, updates: Tensor, name: str | None = None) -> Tensor:
+    idx = _index_array(index, "scatter_nd_add")
+    pos = _flat_positions(x._data.shape)[tuple(np.moveaxis(idx, -1, 0))]
+    return put_flat(x, pos, updates, "add")
+
+
+def index_add(x: Tensor, index: Any, axis: int, value: Tensor, name: str | None = None
+              ) -> Tensor:
+    ax = _axis(axis, x.ndim, "index_add")
+    idx = _index_array(index, "index_add")
+    return put_flat(x, np.take(_flat_positions(x._data.shape), idx, axis=ax), value, "add")
+
+
+def masked_fill(x: Tensor, mask: Any, value: Any, name: str | None = None) -> Tensor:
+    m = np.asarray(mask._data if isinstance(mask, Tensor) else mask)
+    if m.shape != x._data.shape:
+        m = np.broadcast_to(m, x._data.shape)
+    return E.where(Tensor._make(np.array(m, order="C")), value, x)
+
+
+def kron(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    nd = max(x.ndim, y.ndim)
+    xs = [1] * (nd - x.ndim) + x.shape
+    ys = [1] * (nd - y.ndim) + y.shape
+    a = reshape(x, [v for s in xs for v in (s, 1)])
+    b = reshape(y, [v for s in ys for v in (1, s)])
+    return reshape(a * b, [p * q for p, q in zip(xs, ys)])
+
+
+def cross(x: Tensor, y: Tensor, axis: int = 9, name: str | None = None) -> Tensor:
+    """Cross product along the axis of size 3 (the first such axis by default, as Paddle)."""
+    if axis == 9:
+        axis = next((i for i, s in enumerate(x.shape) if s == 3), None)
+        if axis is None:
+            raise ValueError(f"cross: no axis of size 3 in shape {x.shape}")
+    ax = _axis(axis, x.ndim, "cross")
+
+    def comp(t, i):
+        key = [_slice(None)] * t.ndim
+        key[ax] = _slice(i, i + 1)
+        return t[tuple(key)]
+    x0, x1, x2 = (comp(x, i) for i in range(3))
+    y0, y1, y2 = (comp(y, i) for i in range(3))
+    return concat([x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0], axis=ax)
+
+
+def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None, name: str | None = None) -> Tensor:
+    ax = _axis(axis, x.ndim, "diff")
+    if prepend is not None or append is not None:
+        x = concat([t for t in (prepend, x, append) if t is not None], axis=ax)
+    for _ in range(n):
+        hi = [_slice(None)] * x.ndim
+        lo = [_slice(None)] * x.ndim
+        hi[ax], lo[ax] = _slice(1, None), _slice(None, -1)
+        x = x[tuple(hi)] - x[tuple(lo)]
+    return x
+
+
+def meshgrid(*args: Tensor, name: str | None = None) -> list[Tensor]:
+    """'ij' indexing, as Paddle."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    shape = [t.size for t in args]
+    out = []
+    for i, t in enumerate(args):
+        view = [1] * len(args)
+        view[i] = t.size
+        out.append(broadcast_to(reshape(t, view), shape))
+    return out
+
+
+def moveaxis(x: Tensor, source: Any, destination: Any, name: str | None = None) -> Tensor:
+    """Move the dims `source` to the positions `destination` (ints or equal-length lists);
+    the other dims keep their order."""
+    src = [_axis(a, x.ndim, "moveaxis") for a in np.atleast_1d(source).tolist()]
+    dst = [_axis(a, x.ndim, "moveaxis") for a in np.atleast_1d(destination).tolist()]
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source {source!r} and destination {destination!r} "
+                         "must name as many dims")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(f"moveaxis: repeated dim in {source!r} or {destination!r}")
+    perm = [d for d in range(x.ndim) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return transpose(x, perm)
+
+
+def expand_as(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    return broadcast_to(x, y.shape)
+
+
+def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tensor:
+    if eps is not None:
+        x = E.clip(x, eps, 1 - eps)
+    return E.log(x / (1.0 - x))
+
+
+def rot90(x: Tensor, k: int = 1, axes: Sequence[int] = (0, 1), name: str | None = None
+          ) -> Tensor:
+    return _take(x, np.rot90(_flat_positions(x._data.shape), k, axes))
+
+
+def cdist(x: Tensor, y: Tensor, p: float = 2.0, name: str | None = None) -> Tensor:
+    """Pairwise p-norm distances between the rows of x [.., m, d] and y [.., n, d]."""
+    d = unsqueeze(x, -2) - unsqueeze(y, -3)
+    if p == 2.0:
+        return E.sqrt(R.sum(d * d, axis=-1))
+    if p == 1.0:
+        return R.sum(E.abs(d), axis=-1)
+    return R.sum(E.abs(d) ** p, axis=-1) ** (1.0 / p)
+
+
+def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,
+          name: str | None = None) -> Tensor:
+    from .linalg import matmul
+    return input * beta + matmul(x, y) * alpha
+
+
+def inner(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """Sum of products over the last dims: out[i..., j...] = sum_k x[i..., k] * y[j..., k],
+    of shape x.shape[:-1] + y.shape[:-1]; a 0-d operand multiplies. Both must have one dtype
+    (Paddle refuses float32 with float64 too)."""
+    from .linalg import matmul
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        raise TypeError("inner: x and y must be Tensors")
+    if x._data.dtype != y._data.dtype:
+        raise TypeError(f"inner: x and y need one dtype, got {x.dtype.name} and "
+                        f"{y.dtype.name}; cast one with .astype()")
+    if x.ndim == 0 or y.ndim == 0:
+        return x * y
+    k = x.shape[-1]
+    if y.shape[-1] != k:
+        raise ValueError(f"inner: the last dims must match, got shapes {x.shape} and {y.shape}")
+    rows = [math.prod(t.shape[:-1]) for t in (x, y)]
+    out = matmul(reshape(x, [rows[0], k]), reshape(y, [rows[1], k]), transpose_y=True)
+    return reshape(out, x.shape[:-1] + y.shape[:-1])
+
+
+def _full_tie_gradient(best: Tensor, a: Tensor) -> Tensor:
+    """best (= max or min of a, whose gradient ties share equally) changed so that every
+    tied element gets the whole gradient, as Paddle's dist with p = +-inf does: the added
+    term is zero in value (a - a) and carries the missing (k - 1) / k to each tie."""
+    ad = a._data
+    tie = ad == best._data
+    k = int(tie.sum())
+    if k <= 1 or not np.isfinite(best._data):
+        return best
+    weight = const(tie * ((k - 1) / k), ad.dtype)
+    return best + R.sum((a - const(ad, ad.dtype)) * weight)
+
+
+def dist(x: Tensor, y: Tensor, p: float = 2, name: str | None = None) -> Tensor:
+    """The p-norm of x - y (broadcast) as a 0-d tensor: p = 0 counts the nonzero
+    differences (zero gradient), inf / -inf is the largest / smallest |x - y| (every tied
+    element gets the whole gradient, as in Paddle), other p give (sum |x - y|^p)^(1/p).
+    At x == y the gradient is zero, as in Paddle, not nan."""
+    from .math import sign
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        raise TypeError("dist: x and y must be Tensors")
+    if x._data.dtype.kind != "f" or x._data.dtype != y._data.dtype:
+        raise TypeError(f"dist: x and y must be float tensors of one dtype, got "
+                        f"{x.dtype.name} and {y.dtype.name}")
+    if isinstance(p, (str, bool)) or not isinstance(p, (int, float, np.number)):
+        raise TypeError(f"dist: p must be a number, got {p!r}")
+    p = float(p)
+    try:
+        np.broadcast_shapes(x._data.shape, y._data.shape)
+    except ValueError:
+        raise ValueError(f"dist: shapes {x.shape} and {y.shape} do not broadcast") from None
+    d = x - y
+    a = E.abs(d)
+    if p == 0:      # the count (nan counts, as in Paddle); sign's gradient is zero
+        return R.sum(E.abs(sign(E.where(Tensor._make(d._data != 0), 1.0, d))))
+    if p == np.inf:
+        return _full_tie_gradient(R.max(a), a)
+    if p == -np.inf:
+        return _full_tie_gradient(R.min(a), a)
+    if p == 1:
+        return R.sum(a)
+    s = R.sum(a * a) if p == 2 else R.sum(a ** p)
+    if s._data == 0:                             # x == y: value 0, gradient 0 (not nan)
+        return s * 0.0
+    return E.sqrt(s) if p == 2 else s ** (1.0 / p)
+
+
+def unstack(x: Tensor, axis: int = 0, num: int | None = None) -> list[Tensor]:
+    """The slices of x along `axis`, that axis removed (a list; empty for a size-0 axis).
+    `num`, when given, must equal that axis' size."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"unstack: x must be a Tensor, got {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError("unstack: x is 0-d and has no axis to unstack")
+    ax = _axis(axis, x.ndim, "unstack")
+    if num is not None and num != x.shape[ax]:
+        raise ValueError(f"unstack: num is {num} but axis {axis} has size {x.shape[ax]}")
+    return siblings.note([x[(_slice(None),) * ax + (i,)] for i in range(x.shape[ax])])
+
+
+def _int_list(v: Any, what: str) -> list[int]:
+    """starts / ends / strides as Python ints: a list or tuple of ints or 1-element Tensors,
+    or one 1-D int Tensor."""
+    if isinstance(v, Tensor):
+        v = v._data.reshape(-1).tolist()
+    if isinstance(v, np.ndarray):
+        v = v.reshape(-1).tolist()
+    if not isinstance(v, (list, tuple)):
+        raise TypeError(f"{what} must be a list or tuple of ints or a Tensor, got {v!r}")
+    out = []
+    for s in v:
+        if isinstance(s, Tensor):
+            s = s._data
+        if isinstance(s, np.ndarray):
+            if s.size != 1:
+                raise ValueError(f"{what}: each element must hold one value, got shape "
+                                 f"{list(s.shape)}")
+            s = s.reshape(()).item()
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"{what} must hold ints, got {s!r}")
+        out.append(int(s))
+    return out
+
+
+def _sliced(x: Tensor, fn: str, axes: Any, *bounds: tuple[Any, str]) -> Tensor:
+    """x sliced along `axes` by Python's rules (out-of-range starts and ends clamp, negative
+    ones count from the end). A repeated axis is refused: Paddle 3.3.1's results for one
+    are inconsistent (and some crash or hang it)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}: input must be a Tensor, got {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError(f"{fn}: x is 0-d and has no axis to slice")
+    axes = _int_list(axes, f"{fn}: axes")
+    lists = [_int_list(v, f"{fn}: {what}") for v, what in bounds]
+    for lst, (_, what) in zip(lists, bounds):
+        if len(lst) != len(axes):
+            raise ValueError(f"{fn}: {len(axes)} axes but {len(lst)} {what}")
+    strided = len(lists) == 3
+    key: list = [_slice(None)] * x.ndim
+    for i, a in enumerate(axes):
+        if not (0 if strided else -x.ndim) <= a < x.ndim:     # as Paddle's checks
+            raise ValueError(f"{fn}: axis {a} is out of range for a {x.ndim}-D tensor"
+                             + (" (strided_slice takes axes >= 0)" if strided else ""))
+        a %= x.ndim
+        if key[a] != _slice(None):
+            raise ValueError(f"{fn}: axis {a} is named twice in axes {axes}; slice it once "
+                             f"with the combined bounds")
+        step = lists[2][i] if strided else None
+        if step == 0:
+            raise ValueError(f"{fn}: strides must not be 0")
+        key[a] = _slice(lists[0][i], lists[1][i], step)
+    return x[tuple(key)]
+
+
+def slice(input: Tensor, axes: Sequence[int], starts: Any, ends: Any) -> Tensor:  # noqa: A001
+    """input[starts[i]:ends[i]] along each of `axes` (Python's clamping of out-of-range and
+    negative bounds, as Paddle's); starts and ends may be lists of ints / 1-element Tensors
+    or one int Tensor."""
+    return _sliced(input, "slice", axes, (starts, "starts"), (ends, "ends"))
+
+
+def strided_slice(x: Tensor, axes: Sequence[int], starts: Any, ends: Any, strides: Any,
+                  name: str | None = None) -> Tensor:
+    """x[starts[i]:ends[i]:strides[i]] along each of `axes`, by Python's slicing rules
+    (negative strides walk backwards; a stride of 0 is an error)."""
+    return _sliced(x, "strided_slice", axes, (starts, "starts"), (ends, "ends"),
+                   (strides, "strides"))

@@ -1,0 +1,63 @@
+"""linear, dropout, embedding, one_hot (paddle.nn.functional.common), as composites."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import creation
+from .core import const, require_float
+from .linalg import matmul
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | None = None
+           ) -> Tensor:
+    """x @ weight + bias, with Paddle's weight layout [in_features, out_features]."""
+    y = matmul(x, weight)
+    return y if bias is None else y + bias
+
+
+def dropout(x: Tensor, p: float = 0.5, axis: Any = None, training: bool = True,
+            mode: str = "upscale_in_train", name: str | None = None) -> Tensor:
+    """Zero each element with probability p (masks drawn from paddle.seed's generator).
+    upscale_in_train scales kept values by 1/(1-p) in training and is the identity in eval;
+    downscale_in_infer keeps them as they are in training and scales by (1-p) in eval."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout: p must be in [0, 1], got {p}")
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError(f"dropout: unknown mode {mode!r}")
+    require_float(x, "dropout")
+    if not training:
+        return x if mode == "upscale_in_train" else x * (1.0 - p)
+    if p == 0:
+        return x
+    shape = list(x.shape)
+    if axis is not None:
+        axes = [axis] if isinstance(axis, int) else list(axis)
+        shape = [s if i in [a % x.ndim for a in axes] else 1 for i, s in enumerate(shape)]
+    keep = creation.generator().random(shape) >= p
+    scale = 1.0 / (1.0 - p) if mode == "upscale_in_train" and p < 1 else 1.0
+    return x * const(keep * scale, x._data.dtype)
+
+
+def embedding(x: Any, weight: Tensor, padding_idx: int | None = None, sparse: bool = False,
+              name: str | None = None) -> Tensor:
+    """Rows of weight picked by the integer ids in x; the padding row gets no gradient."""
+    from .indexing import _index_array, _take
+    ids = _index_array(x, "embedding")
+    n, d = weight.shape
+    if ids.size and (ids.min() < -n or ids.max() >= n):
+        raise IndexError(f"embedding: ids must lie in [0, {n})")
+    ids = ids % n
+    out = _take(weight, ids[..., None] * d + np.arange(d))
+    if padding_idx is not None:
+        out = out * const((ids != padding_idx % n)[..., None], weight._data.dtype)
+    return out
+
+
+def one_hot(x: Any, num_classes: int, name: str | None = None) -> Tensor:
+    from .indexing import _index_array
+    ids = _index_array(x, "one_hot")
+    return Tensor._make(np.eye(int(num_classes), dtype=np.float32)[ids])

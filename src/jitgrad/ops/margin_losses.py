@@ -1,0 +1,276 @@
+"""The less common losses of paddle.nn.functional (margin, ranking, probabilistic, distance),
+composites on loss.py's helpers; each matches Paddle 3.3.1 as measured, and each departure
+(where Paddle contradicts its docs) is named in its docstring."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import elementwise as E
+from . import reduce as R
+from .activation import log_sigmoid, softplus
+from .core import const, require_float
+from .loss import _as_float, _check_reduction, _labels, _reduce
+from .shape import unsqueeze
+from .stats import norm
+
+
+def _tensor(x: Any, fname: str, arg: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}: {arg} must be a Tensor, got {type(x).__name__}")
+    require_float(x, f"{fname} ({arg})")
+    return x
+
+
+def _same_shape(a: Tensor, b: Any, fname: str, what: str = "label") -> None:
+    shape = list(b.shape) if isinstance(b, Tensor) else list(np.shape(b))
+    if list(a.shape) != shape:
+        raise ValueError(f"{fname}: input shape {list(a.shape)} and {what} shape {shape} "
+                         "must be equal")
+
+
+def _where_label(lab: np.ndarray, v: float, x: Tensor) -> Tensor:
+    return E.where(lab == v, x, 0.0)
+
+
+def margin_ranking_loss(input: Tensor, other: Tensor, label: Any, margin: float = 0.0,
+                        reduction: str = "mean", name: str | None = None) -> Tensor:
+    """relu(label * (other - input) + margin); label (+1 / -1) gets a gradient too, as in
+    Paddle. A 0-d input stays 0-d with reduction='none' (Paddle adds the margin as a [1]
+    tensor and returns [1]; its docs say the input's shape)."""
+    _check_reduction(reduction)
+    _tensor(input, "margin_ranking_loss", "input")
+    out = (other - input) * (label if isinstance(label, Tensor) else _as_float(label, input))
+    return _reduce(E.relu(out + float(margin)) if margin else E.relu(out), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, label: Any, margin: float = 1.0,
+                         reduction: str = "mean", name: str | None = None) -> Tensor:
+    """input where label == 1, relu(margin - input) where label == -1, 0 for other labels;
+    the label is a constant (no gradient, as in Paddle)."""
+    _check_reduction(reduction)
+    _tensor(input, "hinge_embedding_loss", "input")
+    lab = _labels(label)
+    loss = _where_label(lab, 1, input) + _where_label(lab, -1, E.relu(float(margin) - input))
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input: Tensor, label: Any, reduction: str = "mean",
+                     name: str | None = None) -> Tensor:
+    """log(1 + exp(-label * input)), computed stably (Paddle's overflows to inf once
+    -label * input > 88 in float32); a float label gets a gradient, an int one is cast."""
+    _check_reduction(reduction)
+    _same_shape(_tensor(input, "soft_margin_loss", "input"), label, "soft_margin_loss")
+    return _reduce(softplus(-_as_float(label, input) * input, threshold=float("inf")),
+                   reduction)
+
+
+def log_loss(input: Tensor, label: Any, epsilon: float = 1e-4, name: str | None = None
+             ) -> Tensor:
+    """-label log(input + eps) - (1 - label) log(1 - input + eps), elementwise, for input
+    and label of shape [N, 1] (Paddle's requirement); the label is a constant. Paddle has
+    only a float32 kernel; float64 works here too."""
+    _tensor(input, "log_loss", "input")
+    if input.ndim != 2 or input.shape[1] != 1:
+        raise ValueError(f"log_loss: input must have shape [N, 1], got {list(input.shape)}")
+    _same_shape(input, label, "log_loss")
+    if isinstance(label, Tensor):
+        require_float(label, "log_loss (label)")
+    y = const(_labels(label), input._data.dtype)
+    return -(y * E.log(input + epsilon)) - (1.0 - y) * E.log(1.0 - input + epsilon)
+
+
+def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer: Tensor | None = None,
+                       alpha: float = 0.25, gamma: float = 2.0, reduction: str = "sum",
+                       name: str | None = None) -> Tensor:
+    """alpha_t (1 - p_t)^gamma bce_with_logits(logit, label) / normalizer, where p_t and
+    alpha_t pick sigmoid(logit) / alpha for label 1 and their complements for label 0.
+    As in Paddle, the label's gradient flows through p_t and alpha_t but not through the
+    cross entropy term (Paddle's sigmoid_cross_entropy_with_logits gives the label none)."""
+    _check_reduction(reduction)
+    _tensor(logit, "sigmoid_focal_loss", "logit")
+    _tensor(label, "sigmoid_focal_loss", "label")
+    _same_shape(logit, label, "sigmoid_focal_loss")
+    if normalizer is not None:
+        _tensor(normalizer, "sigmoid_focal_loss", "normalizer")
+        if normalizer.ndim > 1:
+            raise ValueError(f"sigmoid_focal_loss: normalizer must be 0-d or 1-D, got shape "
+                             f"{list(normalizer.shape)}")
+    y = const(label._data, logit._data.dtype)
+    loss = softplus(logit, threshold=float("inf")) - logit * y
+    pred = E.sigmoid(logit)
+    p_t = pred * label + (1.0 - pred) * (1.0 - label)
+    alpha_t = label * float(alpha) + (1.0 - label) * (1.0 - float(alpha))
+    loss = (1.0 - p_t) ** float(gamma) * (alpha_t * loss)
+    if normalizer is not None:
+        loss = loss / normalizer
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full: bool = False,
+                     epsilon: float = 1e-8, reduction: str = "mean", name: str | None = None
+                     ) -> Tensor:
+    """exp(input) - label * input (log_input) or input - label * log(input + epsilon); full
+    adds Stirling's label log label - label + log(2 pi label) / 2 where label > 1. The
+    label's gradient there is 0 elsewhere (Paddle's is nan where label <= 0: it takes
+    log(label) before masking)."""
+    if epsilon <= 0:
+        raise ValueError(f"poisson_nll_loss: epsilon must be positive, got {epsilon}")
+    _check_reduction(reduction)
+    _tensor(input, "poisson_nll_loss", "input")
+    _tensor(label, "poisson_nll_loss", "label")
+    _same_shape(input, label, "poisson_nll_loss")
+    if log_input:
+        loss = E.exp(input) - label * input
+    else:
+        loss = input - label * E.log(input + float(epsilon))
+    if full:
+        big = label._data > 1
+        lab = E.where(big, label, 1.0)
+        stirling = lab * E.log(lab) - lab + 0.5 * E.log(lab * (2 * math.pi))
+        loss = loss + E.where(big, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool = False,
+                      epsilon: float = 1e-6, reduction: str = "mean", name: str | None = None
+                      ) -> Tensor:
+    """(log(max(var, eps)) + (input - label)^2 / max(var, eps)) / 2 (+ log(2 pi) / 2 with
+    full). variance has input's shape, or a last dim of 1, or one dim fewer. Unlike Paddle
+    3.3.1, whose no_grad clip cuts it off, variance gets a gradient: its docs say input and
+    variance are what the network predicts. The clamp itself is not differentiated (as in
+    PyTorch, whose code Paddle's follows)."""
+    for t, arg in ((input, "input"), (label, "label"), (variance, "variance")):
+        _tensor(t, "gaussian_nll_loss", arg)
+    if list(variance.shape) != list(input.shape):
+        if list(input.shape[:-1]) == list(variance.shape):
+            variance = unsqueeze(variance, -1)
+        elif not (input.ndim and variance.ndim and list(input.shape[:-1]) ==
+                  list(variance.shape[:-1]) and variance.shape[-1] == 1):
+            raise ValueError(f"gaussian_nll_loss: variance shape {list(variance.shape)} fits "
+                             f"neither input shape {list(input.shape)}, nor it with a last "
+                             "dim of 1, nor it without its last dim")
+    _check_reduction(reduction)
+    v = variance._data
+    if (v < 0).any():
+        raise ValueError("gaussian_nll_loss: variance has negative entries")
+    var = variance + const(np.maximum(v, epsilon) - v, v.dtype)
+    loss = 0.5 * (E.log(var) + E.square(input - label) / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Any, margin: float = 0,
+                          reduction: str = "mean", name: str | None = None) -> Tensor:
+    """1 - cos(input1, input2) where label == 1, max(cos - margin, 0) where label == -1,
+    over the last axis of [N, D] or [D] inputs (squared norms + 1e-11, as Paddle). Paddle
+    returns None for an unknown reduction; this raises."""
+    _check_reduction(reduction)
+    lab = _labels(label)
+    if lab.ndim != 1:
+        raise ValueError(f"cosine_embedding_loss: label must be 1-D, got shape "
+                         f"{list(lab.shape)}")
+    _tensor(input1, "cosine_embedding_loss", "input1")
+    _tensor(input2, "cosine_embedding_loss", "input2")
+    if list(input1.shape) != list(input2.shape) or input1.ndim > 2:
+        raise ValueError(f"cosine_embedding_loss: inputs must have one shape [N, D] or [D], "
+                         f"got {list(input1.shape)} and {list(input2.shape)}")
+    prod = R.sum(input1 * input2, axis=-1)
+    mag1 = R.sum(E.square(input1), axis=-1) + 1e-11
+    mag2 = R.sum(E.square(input2), axis=-1) + 1e-11
+    cos = prod / E.sqrt(mag1 * mag2)
+    out = _where_label(lab, 1, 1.0 - cos) + _where_label(lab, -1, E.clip(cos - margin, min=0.0))
+    return _reduce(out, reduction)
+
+
+def _p_norm_last(d: Tensor, p: float, keepdim: bool) -> Tensor:
+    """Paddle's p_norm over the last axis: for p = +-inf every tied extreme gets the whole
+    gradient (not a share), and p = 0 (the count of nonzeros) gives zero gradients."""
+    ax = -1 if d.ndim else None
+    if p in (np.inf, -np.inf, 0):
+        a = np.abs(d._data)
+        ext = (a.max if p == np.inf else a.min)(axis=ax, keepdims=True) if p else None
+        value = (a != 0).sum(axis=ax, keepdims=True) if p == 0 else ext
+        picked = R.sum(E.abs(d) * const(a == ext, a.dtype) if p else d * 0.0, axis=ax,
+                       keepdim=True)
+        out = const(value, a.dtype) + (picked - const(picked._data, a.dtype))
+        return out if keepdim or d.ndim == 0 else R.sum(out, axis=-1)
+    return norm(d, p=p, axis=ax, keepdim=keepdim and d.ndim > 0)
+
+
+def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-6,
+                      keepdim: bool = False, name: str | None = None) -> Tensor:
+    """The p-norm of x - y + epsilon over the last axis (epsilon is added to the
+    difference, as in Paddle, so it also shifts p = 1 and inf distances)."""
+    _tensor(x, "pairwise_distance", "x")
+    _tensor(y, "pairwise_distance", "y")
+    d = x - y
+    if epsilon != 0:
+        d = d + float(epsilon)
+    return _p_norm_last(d, float(p), keepdim)
+
+
+def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, epsilon: float = 1e-6, swap: bool = False,
+                        reduction: str = "mean", name: str | None = None) -> Tensor:
+    """max(d(input, positive) - d(input, negative) + margin, 0) with pairwise_distance d;
+    swap uses min(d(input, negative), d(positive, negative)) for the negative distance."""
+    _check_reduction(reduction)
+    if margin < 0:
+        raise ValueError(f"triplet_margin_loss: margin must be >= 0, got {margin}")
+    if not list(input.shape) == list(positive.shape) == list(negative.shape):
+        raise ValueError(f"triplet_margin_loss: input, positive and negative must have one "
+                         f"shape, got {list(input.shape)}, {list(positive.shape)}, "
+                         f"{list(negative.shape)}")
+    dp = pairwise_distance(input, positive, p, epsilon)
+    dn = pairwise_distance(input, negative, p, epsilon)
+    if swap:
+        dn = E.minimum(dn, pairwise_distance(positive, negative, p, epsilon))
+    return _reduce(E.clip(dp - dn + float(margin), min=0.0), reduction)
+
+
+def multi_label_soft_margin_loss(input: Tensor, label: Any, weight: Tensor | None = None,
+                                 reduction: str = "mean", name: str | None = None) -> Tensor:
+    """-(label log sigmoid(input) + (1 - label) log sigmoid(-input)) * weight, averaged
+    over the last axis (classes), then reduced over the batch; label and weight get
+    gradients too, as in Paddle."""
+    _check_reduction(reduction)
+    _same_shape(_tensor(input, "multi_label_soft_margin_loss", "input"), label,
+                "multi_label_soft_margin_loss")
+    y = label if isinstance(label, Tensor) else _as_float(label, input)
+    loss = -(y * log_sigmoid(input) + (1.0 - y) * log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * (weight if isinstance(weight, Tensor) else _as_float(weight, input))
+    return _reduce(R.mean(loss, axis=-1), reduction)
+
+
+def label_smooth(label: Tensor, prior_dist: Tensor | None = None, epsilon: float = 0.1,
+                 name: str | None = None) -> Tensor:
+    """(1 - epsilon) * label + epsilon * prior_dist (uniform 1 / C over the last axis when
+    None); prior_dist ([C], [1, C] or broadcastable) is a constant, as in Paddle. A 0-d
+    label has no class axis: an error here (Paddle returns (1 - epsilon) * label)."""
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(f"label_smooth: epsilon must lie in [0, 1], got {epsilon}")
+    _tensor(label, "label_smooth", "label")
+    if label.ndim == 0:
+        raise ValueError("label_smooth: label must be at least 1-D (one-hot on the last axis)")
+    dt = label._data.dtype
+    if prior_dist is None:
+        return label * (1.0 - epsilon) + epsilon / label.shape[-1]
+    prior = np.asarray(prior_dist._data if isinstance(prior_dist, Tensor) else prior_dist)
+    if prior.dtype != dt:
+        raise TypeError(f"label_smooth: prior_dist dtype {prior.dtype} differs from label "
+                        f"dtype {dt}; cast it")
+    try:
+        fits = np.broadcast_shapes(prior.shape, tuple(label.shape)) == tuple(label.shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"label_smooth: prior_dist shape {list(prior.shape)} does not "
+                         f"broadcast to label shape {list(label.shape)}")
+    return label * (1.0 - epsilon) + const(epsilon * prior, dt)

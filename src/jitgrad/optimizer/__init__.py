@@ -1,0 +1,31 @@
+"""paddle.optimizer: the optimizers and `paddle.optimizer.lr`, the learning-rate schedulers.
+
+optimizers.py holds the update rules, state.py their state_dict layout (Paddle's names),
+lr_schedulers.py and lr_cycles.py the schedulers.
+"""
+
+import sys
+
+from ..core.namespace import Namespace
+from . import lr_cycles, lr_schedulers
+from .optimizers import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Lamb, Momentum, Optimizer,
+                         RMSProp)
+
+_SCHEDULERS = ("LRScheduler", "StepDecay", "MultiStepDecay", "ExponentialDecay",
+               "CosineAnnealingDecay", "LambdaDecay", "PiecewiseDecay", "LinearWarmup",
+               "NoamDecay", "NaturalExpDecay", "InverseTimeDecay", "PolynomialDecay",
+               "MultiplicativeDecay", "LinearLR")
+_CYCLES = ("OneCycleLR", "CyclicLR", "ReduceOnPlateau", "CosineAnnealingWarmRestarts")
+
+lr = Namespace("jitgrad.optimizer.lr", "optimizer.lr",
+               {**{n: getattr(lr_schedulers, n) for n in _SCHEDULERS},
+                **{n: getattr(lr_cycles, n) for n in _CYCLES}},
+               doc="Paddle's paddle.optimizer.lr: the learning-rate schedulers.")
+sys.modules.setdefault(lr.__name__, lr)     # `from paddle.optimizer.lr import StepDecay`
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Adamax",
+           "Adadelta", "Lamb", "lr"]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

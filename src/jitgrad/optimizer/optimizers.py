@@ -1,0 +1,383 @@
+"""Optimizers (paddle.optimizer names): SGD, Momentum, Adam, AdamW, RMSProp, Adagrad,
+Adamax, Adadelta, Lamb; the schedulers of `optimizer.lr` live in lr_schedulers.py.
+
+step() updates each parameter from its .grad, outside any graph: the parameter gets a new
+buffer (copy on write, so arrays shared with it keep their values) and its version counter
+goes up, so a graph recorded before the step cannot be backpropagated through by mistake.
+clear_grad() zeroes the gradients.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from . import state as optimizer_state
+from ..core import grad_mode, tape
+from .lr_schedulers import LRScheduler
+from ..core.tensor import Tensor
+
+
+class Optimizer:
+    """The shared machinery: parameter groups, grad_clip, the update loop, the state dict.
+    A subclass implements _update and names its accumulators as Paddle does."""
+
+    _accumulators: tuple[str, ...] = ()     # Paddle's accumulator names, in its order
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, name: str | None = None) -> None:
+        if parameters is None:
+            raise ValueError(f"{type(self).__name__} needs parameters=model.parameters() "
+                             "(jitgrad has no static graph to collect them from)")
+        coeff = getattr(weight_decay, "coeff", weight_decay)    # L2Decay(coeff) or a float
+        self._wd = 0.0 if coeff is None else float(coeff)
+        # parameter groups: [{'params': [...], 'learning_rate': scale, 'weight_decay': c}]
+        self._params, lr_scale, wd_of = [], {}, {}   # by id: a repeated parameter's last group
+        for i, item in enumerate(parameters):
+            group = item if isinstance(item, dict) else {"params": [item]}
+            wd = group.get("weight_decay", self._wd)
+            wd = 0.0 if wd is None else float(getattr(wd, "coeff", wd))
+            for p in group["params"]:
+                if not isinstance(p, Tensor):
+                    raise TypeError(f"parameters[{i}] holds a {type(p).__name__}, not a Tensor")
+                self._params.append(p)
+                lr_scale[id(p)] = float(group.get("learning_rate", 1.0))
+                wd_of[id(p)] = wd
+        if not isinstance(learning_rate, (int, float, LRScheduler)):
+            raise TypeError(f"learning_rate must be a float or an LRScheduler, got "
+                            f"{learning_rate!r}")
+        self._lr = learning_rate
+        self._grad_clip = grad_clip
+        self._state: dict[int, dict[str, Any]] = {}
+        # per parameter, once: (tensor, lr scale, weight decay, state), so a step looks
+        # nothing up by id (a small model's step is mostly this loop)
+        self._rows = [(p, lr_scale[id(p)], wd_of[id(p)], self._state.setdefault(id(p), {}))
+                      for p in self._params]
+        self._name = name
+        optimizer_state.name_accumulators(self)
+
+    def get_lr(self) -> float:
+        return float(self._lr()) if isinstance(self._lr, LRScheduler) else float(self._lr)
+
+    def set_lr(self, value: float) -> None:
+        if isinstance(self._lr, LRScheduler):
+            raise RuntimeError("set_lr cannot be used while an LRScheduler sets the rate")
+        self._lr = float(value)
+
+    def _live(self, rows: list[tuple]) -> list[tuple[tuple, np.ndarray]]:
+        """(row, gradient) of each parameter with a gradient, after grad_clip."""
+        live = [(row, row[0]._grad) for row in rows
+                if row[0]._grad is not None and not row[0]._stop_gradient]
+        if self._grad_clip is not None and live:
+            grads = self._grad_clip([g for _, g in live])
+            live = [(row, g) for (row, _), g in zip(live, grads)]
+        return live
+
+    def step(self) -> None:
+        """Apply one update to every parameter that has a gradient."""
+        self._step_rows(self._rows)
+
+    def _step_rows(self, rows: list[tuple]) -> None:
+        lr = self.get_lr()
+        with grad_mode.no_grad():
+            for (p, scale, wd, state), g in self._live(rows):
+                if type(g) is not np.ndarray or g.dtype != p._data.dtype:
+                    g = np.asarray(g, dtype=p._data.dtype)
+                self._update(p, g, lr * scale, wd, state)
+                p._version += 1
+        tape.bump_epoch()
+
+    def _update(self, p: Tensor, g: np.ndarray, lr: float, wd: float, state: dict) -> None:
+        """Give p its new values (a new array: copy on write); wd is its weight decay."""
+        raise NotImplementedError
+
+    def clear_grad(self, set_to_zero: bool = True) -> None:
+        for p in self._params:
+            if p._grad is not None:
+                if set_to_zero:
+                    p._grad[...] = 0
+                else:
+                    p._grad = None
+
+    clear_gradients = clear_grad
+
+    def minimize(self, loss: Tensor, startup_program: Any = None, parameters: Any = None,
+                 no_grad_set: Any = None) -> tuple[list, list]:
+        """Paddle's eager minimize: apply the gradients of a loss already backpropagated;
+        returns ([], [(param, grad), ...]) (state.py)."""
+        return optimizer_state.minimize(self, loss, parameters, no_grad_set)
+
+    def state_dict(self) -> dict:
+        """Accumulators named as Paddle names them, and LR_Scheduler (state.py)."""
+        return optimizer_state.state_dict(self)
+
+    def set_state_dict(self, state_dict: dict) -> None:
+        """Load a state dict saved by jitgrad or Paddle (state.py)."""
+        optimizer_state.set_state_dict(self, state_dict)
+
+    set_dict = load_state_dict = set_state_dict
+
+
+class SGD(Optimizer):
+    """p -= lr * (g + weight_decay * p)."""
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, name: str | None = None) -> None:
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _update(self, p, g, lr, wd, state):
+        if wd:
+            g = g + wd * p._data
+        p._data = p._data - p._data.dtype.type(lr) * g
+
+
+class Momentum(Optimizer):
+    """v = mu * v + g; p -= lr * v (Nesterov: p -= lr * (g + mu * v))."""
+
+    _accumulators = ("velocity",)
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, momentum: float = 0.9,
+                 parameters: Iterable[Tensor] | None = None, use_nesterov: bool = False,
+                 weight_decay: Any = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._mu, self._nesterov = float(momentum), bool(use_nesterov)
+
+    def _update(self, p, g, lr, wd, state):
+        if wd:
+            g = g + wd * p._data
+        v = state.get("velocity")
+        v = g.copy() if v is None else self._mu * v + g
+        state["velocity"] = v
+        step = g + self._mu * v if self._nesterov else v
+        p._data = p._data - (lr * step).astype(p._data.dtype)
+
+
+class Adam(Optimizer):
+    """Adam with Paddle's bias correction: lr_t = lr sqrt(1 - b2^t) / (1 - b1^t),
+    p -= lr_t * m / (sqrt(v) + eps sqrt(1 - b2^t))."""
+
+    _accumulators = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-08,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, lazy_mode: bool = False,
+                 name: str | None = None) -> None:
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
+
+    def _decay(self, p, g, lr, wd):
+        return g + wd * p._data if wd else g
+
+    def _update(self, p, g, lr, wd, state):
+        g = self._decay(p, g, lr, wd)
+        # beta^t as Paddle keeps it: a running product in the parameter's precision
+        dt = p._data.dtype.type
+        b1, b2 = dt(self._b1), dt(self._b2)
+        b1p, b2p = state.get("beta1_pow_acc", b1), state.get("beta2_pow_acc", b2)
+        m = state["moment1"] = self._b1 * state.get("moment1", 0.0) + (1 - self._b1) * g
+        v = state["moment2"] = self._b2 * state.get("moment2", 0.0) + (1 - self._b2) * g * g
+        c2 = np.sqrt(1 - b2p)
+        lr_t = lr * c2 / (1 - b1p)
+        p._data = p._data - (lr_t * m / (np.sqrt(v) + self._eps * c2)).astype(p._data.dtype)
+        state["beta1_pow_acc"], state["beta2_pow_acc"] = b1p * b1, b2p * b2
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: p -= lr * coeff * p before the Adam step
+    (weight_decay defaults to 0.01, as in Paddle)."""
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-08,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = 0.01,
+                 lr_ratio: Callable | None = None,
+                 apply_decay_param_fun: Callable | None = None,
+                 grad_clip: Callable | None = None, lazy_mode: bool = False,
+                 name: str | None = None) -> None:
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay,
+                         grad_clip, name=name)
+        self._apply_decay = apply_decay_param_fun
+
+    def _decay(self, p, g, lr, wd):
+        if wd and (self._apply_decay is None or self._apply_decay(p.name)):
+            p._data = p._data - p._data.dtype.type(lr * wd) * p._data
+        return g
+
+
+def _l2(p: Tensor, g: np.ndarray, wd: float) -> np.ndarray:
+    """The weight_decay of Paddle's base Optimizer (L2Decay or a float): g + coeff * p."""
+    return g + p._data.dtype.type(wd) * p._data if wd else g
+
+
+def _nonneg(owner: str, **values: float) -> None:
+    for key, value in values.items():
+        if value is None:
+            raise ValueError(f"{owner}: {key} is not set")
+        if not value >= 0:
+            raise ValueError(f"{owner}: invalid {key}={value!r}, expected {key} >= 0")
+
+
+class RMSProp(Optimizer):
+    """Paddle's RMSProp: the rate sits inside the momentum buffer and epsilon inside the root:
+    ms = rho ms + (1-rho) g^2; (centered: mg = rho mg + (1-rho) g, ms -> ms - mg^2);
+    mom = momentum mom + lr g / sqrt(ms + eps); p -= mom."""
+
+    _accumulators = ("momentum", "mean_square", "mean_grad")
+
+    def __init__(self, learning_rate: float | LRScheduler, rho: float = 0.95,
+                 epsilon: float = 1.0e-6, momentum: float = 0.0, centered: bool = False,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, name: str | None = None) -> None:
+        if learning_rate is None:
+            raise ValueError("RMSProp: learning_rate is not set")
+        _nonneg("RMSProp", rho=rho, epsilon=epsilon, momentum=momentum)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._rho, self._eps = float(rho), float(epsilon)
+        self._mu, self._centered = float(momentum), bool(centered)
+
+    def _update(self, p, g, lr, wd, state):
+        g = _l2(p, g, wd)
+        rho, dt = self._rho, p._data.dtype.type
+        ms = state["mean_square"] = rho * state.get("mean_square", 0.0) + (1 - rho) * g * g
+        if self._centered:
+            mg = state["mean_grad"] = rho * state.get("mean_grad", 0.0) + (1 - rho) * g
+            ms = ms - mg * mg
+        mom = dt(lr) * g / np.sqrt(ms + dt(self._eps))
+        if "momentum" in state:
+            mom = dt(self._mu) * state["momentum"] + mom
+        state["momentum"] = mom
+        p._data = p._data - mom.astype(p._data.dtype, copy=False)
+
+
+class Adagrad(Optimizer):
+    """moment += g^2 (starting from initial_accumulator_value);
+    p -= lr g / (sqrt(moment) + eps)."""
+
+    _accumulators = ("moment",)
+
+    def __init__(self, learning_rate: float | LRScheduler, epsilon: float = 1.0e-6,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, name: str | None = None,
+                 initial_accumulator_value: float = 0.0) -> None:
+        if learning_rate is None:
+            raise ValueError("Adagrad: learning_rate is not set")
+        _nonneg("Adagrad", epsilon=epsilon, initial_accumulator_value=initial_accumulator_value)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._eps, self._init_acc = float(epsilon), float(initial_accumulator_value)
+
+    def _update(self, p, g, lr, wd, state):
+        g = _l2(p, g, wd)
+        dt = p._data.dtype.type
+        acc = state.get("moment")
+        if acc is None:
+            acc = np.full_like(p._data, self._init_acc)
+        acc = state["moment"] = acc + g * g
+        p._data = p._data - (dt(lr) * g / (np.sqrt(acc) + dt(self._eps))).astype(
+            p._data.dtype, copy=False)
+
+
+class Adamax(Optimizer):
+    """Paddle's Adamax (epsilon inside the max): m = b1 m + (1-b1) g;
+    u = max(b2 u + eps, |g|); p -= lr / (1 - b1^t) * m / u."""
+
+    _accumulators = ("moment", "inf_norm", "beta1_pow_acc")
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-8,
+                 parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
+                 grad_clip: Callable | None = None, name: str | None = None) -> None:
+        for key, b in (("beta1", beta1), ("beta2", beta2)):
+            if not 0 <= b < 1:
+                raise ValueError(f"Adamax: invalid {key}={b!r}, expected {key} in [0, 1)")
+        _nonneg("Adamax", epsilon=epsilon)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
+
+    def _update(self, p, g, lr, wd, state):
+        g = _l2(p, g, wd)
+        dt = p._data.dtype.type
+        b1p = state.get("beta1_pow_acc", dt(self._b1))   # beta1^t, as Paddle keeps it
+        m = state["moment"] = dt(self._b1) * state.get("moment", 0.0) + dt(1 - self._b1) * g
+        u = state["inf_norm"] = np.maximum(dt(self._b2) * state.get("inf_norm", 0.0)
+                                           + dt(self._eps), np.abs(g))
+        lr_t = dt(lr / (1 - b1p))
+        state["beta1_pow_acc"] = b1p * dt(self._b1)
+        p._data = p._data - (lr_t * m / u).astype(p._data.dtype, copy=False)
+
+
+class Adadelta(Optimizer):
+    """Paddle's Adadelta, which (unlike the paper) scales the step by learning_rate:
+    Eg = rho Eg + (1-rho) g^2; d = -sqrt((Edx + eps) / (Eg + eps)) g;
+    Edx = rho Edx + (1-rho) d^2; p += lr d."""
+
+    _accumulators = ("_avg_squared_grad", "_avg_squared_update")
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, epsilon: float = 1.0e-6,
+                 rho: float = 0.95, parameters: Iterable[Tensor] | None = None,
+                 weight_decay: Any = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
+        if learning_rate is None:
+            raise ValueError("Adadelta: learning_rate is not set")
+        _nonneg("Adadelta", epsilon=epsilon, rho=rho)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._eps, self._rho = float(epsilon), float(rho)
+
+    def _update(self, p, g, lr, wd, state):
+        g = _l2(p, g, wd)
+        dt = p._data.dtype.type
+        rho, eps = dt(self._rho), dt(self._eps)
+        eg = state["_avg_squared_grad"] = rho * state.get("_avg_squared_grad", 0.0) + \
+            (1 - rho) * g * g
+        edx = state.get("_avg_squared_update", 0.0)
+        d = -np.sqrt((edx + eps) / (eg + eps)) * g
+        state["_avg_squared_update"] = rho * edx + (1 - rho) * d * d
+        p._data = p._data + (dt(lr) * d).astype(p._data.dtype, copy=False)
+
+
+class Lamb(Optimizer):
+    """LAMB: r = m_hat / (sqrt(v_hat) + eps) + lamb_weight_decay * p (bias corrected with
+    1 - beta^t), p -= lr * (||p|| / ||r||) * r, the trust ratio 1 when either norm is 0.
+    A parameter for which exclude_from_weight_decay_fn(p) is true gets no decay (and, unless
+    always_adapt, no trust ratio). Paddle's weight_decay argument does not exist here."""
+
+    _accumulators = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001,
+                 lamb_weight_decay: float = 0.01, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-6, parameters: Iterable[Tensor] | None = None,
+                 grad_clip: Callable | None = None,
+                 exclude_from_weight_decay_fn: Callable[[Tensor], bool] | None = None,
+                 multi_precision: bool = False, always_adapt: bool = False,
+                 name: str | None = None) -> None:
+        for key, b in (("beta1", beta1), ("beta2", beta2)):
+            if b is None or not 0 <= b < 1:
+                raise ValueError(f"Lamb: invalid {key}={b!r}, expected {key} in [0, 1)")
+        _nonneg("Lamb", epsilon=epsilon)
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
+        self._lamb_wd = float(lamb_weight_decay)
+        self._exclude = exclude_from_weight_decay_fn
+        self._always_adapt = bool(always_adapt)
+
+    def _update(self, p, g, lr, wd, state):
+        dt = p._data.dtype.type
+        b1, b2 = dt(self._b1), dt(self._b2)
+        # beta^t as Paddle keeps it: a running product in the parameter's precision
+        b1p, b2p = state.get("beta1_pow_acc", b1), state.get("beta2_pow_acc", b2)
+        state["beta1_pow_acc"], state["beta2_pow_acc"] = b1p * b1, b2p * b2
+        m = state["moment1"] = b1 * state.get("moment1", 0.0) + (1 - b1) * g
+        v = state["moment2"] = b2 * state.get("moment2", 0.0) + (1 - b2) * g * g
+        wd = 0.0 if self._exclude is not None and self._exclude(p) else self._lamb_wd
+        r = (m / (1 - b1p)) / (np.sqrt(v / (1 - b2p)) + dt(self._eps))
+        if wd:
+            r = r + dt(wd) * p._data
+        ratio = 1.0
+        if wd > 0 or self._always_adapt:
+            p_norm, r_norm = float(np.linalg.norm(p._data)), float(np.linalg.norm(r))
+            if p_norm > 0 and r_norm > 0:
+                ratio = p_norm / r_norm
+        p._data = p._data - (dt(lr * ratio) * r).astype(p._data.dtype, copy=False)

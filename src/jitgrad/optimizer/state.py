@@ -1,0 +1,164 @@
+"""Optimizer.state_dict / set_state_dict / minimize, in Paddle 3.3.1's format.
+
+Paddle keeps one accumulator tensor per (parameter, kind), named
+`<param.name>_<kind>_<n>` (`linear_0.w_0_moment1_0`, n from utils/unique_name.py), and a
+state dict lists them kind by kind, plus `LR_Scheduler` (the scheduler's state) when the
+rate is a scheduler. jitgrad's optimizers keep the same accumulators under the kind names;
+the per-step beta powers (`beta1_pow_acc`) are shape-[1] tensors in the file, as in Paddle.
+
+Loading matches a key to a parameter by `<param.name>_<kind>_` whatever the trailing number,
+so a second optimizer in the same process (whose names end in `_1`) loads the first one's
+state; Paddle 3.3.1 refuses ("should in state dict"). A key that matches no parameter of this
+optimizer raises ValueError instead of being dropped silently.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from ..utils import unique_name
+
+_POWERS = ("beta1_pow_acc", "beta2_pow_acc")      # scalars in the state, [1] in the file
+
+
+def name_accumulators(opt: Any) -> None:
+    """Give every parameter (and its accumulators) a Paddle name, once, at construction."""
+    prefix = f"{opt._name}_" if opt._name else ""
+    names: dict[tuple[int, str], str] = {}
+    for p in opt._params:
+        if not p.name:
+            p.name = unique_name.generate("generated_tensor")
+        for kind in type(opt)._accumulators:
+            if (id(p), kind) not in names:
+                names[id(p), kind] = unique_name.generate(f"{p.name}_{prefix}{kind}")
+    opt._acc_names = names
+
+
+def _as_array(p: Tensor, kind: str, value: Any) -> np.ndarray:
+    dt = p._data.dtype
+    if kind in _POWERS:
+        return np.full([1], value, dtype=dt)
+    return np.asarray(value, dtype=dt)
+
+
+def state_dict(opt: Any) -> dict:
+    """Accumulators kind by kind (Paddle's order), then LR_Scheduler. Each value is a Tensor
+    holding the accumulator's current values."""
+    from .lr_schedulers import LRScheduler
+    out: dict[str, Any] = {}
+    for kind in type(opt)._accumulators:
+        for p in opt._params:
+            state = opt._state.get(id(p))
+            if not state:
+                continue
+            value = state.get(kind)
+            if value is None:                    # e.g. RMSProp's mean_grad when not centered
+                value = np.zeros_like(p._data)
+            name = opt._acc_names[id(p), kind]
+            if name not in out:
+                t = Tensor._make(_as_array(p, kind, value))
+                t.name = name
+                out[name] = t
+    if isinstance(opt._lr, LRScheduler):
+        out["LR_Scheduler"] = opt._lr.state_dict()
+    return out
+
+
+def _value(key: str, value: Any) -> np.ndarray:
+    if isinstance(value, Tensor):
+        return value._data
+    if isinstance(value, np.ndarray):
+        return value
+    raise TypeError(f"set_state_dict: {key!r} holds a {type(value).__name__}, not a Tensor or "
+                    "numpy array")
+
+
+def set_state_dict(opt: Any, state: Any) -> None:
+    """Load accumulators saved by jitgrad or by Paddle (see the module docstring)."""
+    from .lr_schedulers import LambdaDecay, LRScheduler
+    if not isinstance(state, dict):
+        raise TypeError(f"set_state_dict: state_dict must be a dict, got {type(state).__name__}")
+    state = dict(state)
+    lr_state = state.pop("LR_Scheduler", None)
+    state.pop("master_weights", None)            # jitgrad keeps no low-precision copies
+    if isinstance(opt._lr, LRScheduler):
+        if lr_state is None and not isinstance(opt._lr, LambdaDecay):
+            raise ValueError("set_state_dict: the optimizer's rate is a scheduler, so the state "
+                             "dict must hold 'LR_Scheduler' (the scheduler's state_dict())")
+        if lr_state:
+            opt._lr.set_state_dict(lr_state)
+    updates, used = [], set()
+    prefix = f"{opt._name}_" if opt._name else ""
+    for p in opt._params:
+        for kind in type(opt)._accumulators:
+            exact = opt._acc_names[id(p), kind]
+            if exact in state:
+                key = exact
+            else:
+                pattern = re.compile(re.escape(f"{p.name}_{prefix}{kind}_") + r"\d+")
+                found = [k for k in state if pattern.fullmatch(k)]
+                if len(found) > 1:
+                    raise ValueError(f"set_state_dict: several entries for {p.name}'s {kind}: "
+                                     f"{sorted(found)}")
+                if not found:
+                    continue
+                key = found[0]
+            if key in used:
+                continue
+            arr = _value(key, state[key])
+            want = [1] if kind in _POWERS else list(p._data.shape)
+            if kind in _POWERS and arr.size != 1 or kind not in _POWERS and \
+                    list(arr.shape) != want:
+                raise ValueError(f"set_state_dict: {key!r} has shape {list(arr.shape)}, but "
+                                 f"{p.name}'s {kind} has shape {want}")
+            value = p._data.dtype.type(arr.reshape(-1)[0]) if kind in _POWERS else \
+                np.array(arr, dtype=p._data.dtype, copy=True)
+            updates.append((p, kind, value))
+            used.add(key)
+    unknown = [k for k in state if k not in used]
+    if unknown:
+        raise ValueError(f"set_state_dict: {len(unknown)} entries match no parameter of this "
+                         f"{type(opt).__name__}: {unknown[:4]}. Accumulators are matched by "
+                         "parameter name; build the model in the same order as when saving (or "
+                         "inside paddle.utils.unique_name.guard()) so its parameters get the "
+                         "same names.")
+    for p, kind, value in updates:
+        opt._state.setdefault(id(p), {})[kind] = value
+
+
+def minimize(opt: Any, loss: Tensor, parameters: Any = None, no_grad_set: Any = None
+             ) -> tuple[list, list]:
+    """Paddle's eager minimize: no backward (call loss.backward() first), one update of the
+    parameters that have gradients, and `([], [(param, grad), ...])` back. Gradients stay.
+    `parameters` (Tensors or names) limits the update; `no_grad_set` (Tensors or names)
+    excludes parameters, as the docs say (Paddle 3.3.1's eager mode ignores it)."""
+    if not isinstance(loss, Tensor):
+        raise TypeError(f"minimize: loss must be a Tensor, got {type(loss).__name__}")
+
+    by_name, own = {p.name: p for p in opt._params}, {id(p) for p in opt._params}
+
+    def resolve(items: Any, what: str) -> set[int]:
+        ids = set()
+        for item in items:
+            item = by_name.get(item, item) if isinstance(item, str) else item
+            if not isinstance(item, Tensor):
+                raise TypeError(f"minimize: {what} must hold Tensors or names, got "
+                                f"{item!r}")
+            if id(item) not in own:
+                raise ValueError(f"minimize: {what} holds {item.name or 'a tensor'}, which is "
+                                 "not among this optimizer's parameters")
+            ids.add(id(item))
+        return ids
+
+    chosen = resolve(parameters, "parameters") if parameters else None
+    skip = resolve(no_grad_set, "no_grad_set") if no_grad_set else set()
+    rows = [r for r in opt._rows if (chosen is None or id(r[0]) in chosen)
+            and id(r[0]) not in skip]
+    pairs = [(r[0], r[0].grad) for r in rows if r[0]._grad is not None
+             and not r[0]._stop_gradient]
+    opt._step_rows(rows)
+    return [], pairs
