@@ -1,4 +1,5 @@
-"""Every opcode has a compiled kernel and a reference implementation, and they agree."""
+"""Every opcode has a compiled kernel and a numpy reference (its record in vm/opcodes.py),
+and they agree."""
 
 from typing import NamedTuple
 
@@ -90,3 +91,6 @@ def test_every_opcode_record_is_consistent():
                 o.name
         assert not (o.core and o.itab_offsets), o.name
         assert o.doc, o.name
+        # exactly one numpy reference; a CHAIN step's is its elementwise value
+        assert (o.value is None) != (o.ref is None), o.name
+        assert o.step is None or o.value is not None, o.name

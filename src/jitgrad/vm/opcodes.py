@@ -4,10 +4,13 @@ A record states an opcode's semantics (the text the reference interpreter implem
 `Program.text()` readers consult), which operand fields its kernels read, which of those
 may be external (a large saved value read in place, external.py), and the properties the
 peephole passes (peephole.py), value placement (external.py) and folding (fold.py) rely
-on. Adding an opcode is one record here and one kernel in each interpreter
-(vm/reference.py, vm/interpreter.py; tests/test_vm_coverage.py checks both exist). An
-opcode whose flags are left at their defaults is unknown to every pass: they leave the
-slots it touches alone, which is always safe.
+on, and its numpy reference: `value(K, A, B, C)` for an elementwise opcode (which also
+serves as its CHAIN step), else `ref(row)` (vm/reference.py's Row: the instruction's
+operands), returning the values to write or add, or None when it wrote them itself. The
+reference interpreter (vm/reference.py) is nothing but a loop over these. Adding an opcode
+is one record here and one compiled kernel (vm/interpreter.py; tests/test_vm_coverage.py
+checks they agree). An opcode whose flags are left at their defaults is unknown to every
+pass: they leave the slots it touches alone, which is always safe.
 
 Operand fields: 1 out, 2 a, 3 b, 4 c (the row layout is in program.py).
 """
@@ -15,6 +18,9 @@ Operand fields: 1 out, 2 a, 3 b, 4 c (the row layout is in program.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -33,64 +39,199 @@ class Opcode:
     compactable: bool = False         # not core, but its itab holds no arena offsets either
                                       # (compaction may move the slots it touches)
     itab_offsets: bool = False        # its itab holds arena offsets (CHAIN step operands)
+    value: Callable | None = None     # numpy reference of an elementwise opcode: (K, A, B, C)
+    ref: Callable | None = None       # numpy reference of any other: (row) -> values or None
+
+
+# ---- numpy references of the opcodes that are not one elementwise expression ----------------
+
+ROUND_TYPES = {16: np.float16, 32: np.float32}      # ROUND's itab[p] -> the narrower type
+
+
+def _rows(x: np.ndarray, p: tuple) -> np.ndarray:
+    outer, length, inner = p[:3]
+    return x.reshape(outer, length, inner)
+
+
+def _zero(r: Any) -> None:
+    r.out[:r.n] = 0
+
+
+def _sum(r: Any) -> None:
+    s = r.K * r.A.sum()
+    r.out[0] = r.out[0] + s if r.acc else s
+
+
+def _scatter(r: Any) -> None:
+    np.add.at(r.arena, r.o + r.idx, r.A)
+
+
+def _gemm(r: Any) -> None:
+    batch, m, n, k, ta, tb, sa, sb, sc = r.params(9)
+    for j in range(batch):
+        A = r.view(r.a + j * sa, m * k)
+        B = r.view(r.b + j * sb, k * n)
+        A = A.reshape(k, m).T if ta else A.reshape(m, k)
+        B = B.reshape(n, k).T if tb else B.reshape(k, n)
+        C = r.view(r.o + j * sc, m * n).reshape(m, n)
+        if r.acc or (sc == 0 and j > 0):
+            C += A @ B
+        else:
+            C[...] = A @ B
+
+
+def _softmax_bwd(r: Any) -> np.ndarray:
+    g, y = _rows(r.A, r.params(3)), _rows(r.B, r.params(3))
+    return (y * (g - (g * y).sum(axis=1, keepdims=True))).ravel()
+
+
+def _logsoftmax_bwd(r: Any) -> np.ndarray:
+    g, y = _rows(r.A, r.params(3)), _rows(r.B, r.params(3))
+    return (g - y * g.sum(axis=1, keepdims=True)).ravel()
+
+
+def _cumsum(r: Any) -> np.ndarray:
+    p = r.params(4)
+    rows = _rows(r.A, p)
+    return (np.cumsum(rows[:, ::-1], axis=1)[:, ::-1] if p[3] else np.cumsum(rows, axis=1)).ravel()
+
+
+def _chain(r: Any) -> np.ndarray:
+    p, itab = r.p, r.itab
+    steps, scalar = int(itab[p]), bool(itab[p + 1])
+    v = np.full(r.n, r.arena[r.a], r.arena.dtype) if scalar else r.A.copy()
+    for s in range(steps):
+        op, b, c, k = (int(x) for x in itab[p + 2 + 4 * s: p + 6 + 4 * s])
+        v = BY_CODE[op].value(r.consts[k], v, r.view(b, r.n), r.view(c, r.n))
+    return v
+
+
+def _rowsum(r: Any) -> None:
+    n, a = r.n, r.a
+    val = r.out[:n] if r.acc else np.zeros(n, r.arena.dtype)
+    for j in range(int(r.itab[r.p])):          # in order, as SCATTER would add them
+        val = val + r.arena[a + j * n:a + j * n + n]
+    r.out[:n] = val
+
+
+def _linscan(r: Any) -> np.ndarray:
+    p = r.params(4)
+    rows, mul = _rows(r.A, p), _rows(r.B, p)
+    out, length = np.empty_like(rows), rows.shape[1]
+    prev = -1
+    for t in (range(length - 1, -1, -1) if p[3] else range(length)):
+        out[:, t] = rows[:, t] if prev < 0 else rows[:, t] + mul[:, t] * out[:, prev]
+        prev = t
+    return out.ravel()
+
+
+def _col2im(r: Any) -> np.ndarray:
+    N, C, H, W, G, R, kh, kw, sh, sw, dh, dw, pt, pl, Ho, Wo = r.params(16)
+    cols = r.arena[r.a:r.a + N * G * R * Ho * Wo].reshape(N, G, R, Ho * Wo)
+    cols = cols[:, :, :C // G * kh * kw].reshape(N, C, kh, kw, Ho, Wo)
+    Hp = max(pt + H, (Ho - 1) * sh + (kh - 1) * dh + 1)
+    Wp = max(pl + W, (Wo - 1) * sw + (kw - 1) * dw + 1)
+    img = np.zeros((N, C, Hp, Wp), r.arena.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            img[:, :, i * dh:i * dh + (Ho - 1) * sh + 1:sh,
+                j * dw:j * dw + (Wo - 1) * sw + 1:sw] += cols[:, :, i, j]
+    return img[:, :, pt:pt + H, pl:pl + W].ravel()
+
+
+def _pool_bwd(r: Any) -> np.ndarray:
+    N, C, H, W, kh, kw, sh, sw, pt, pl, Ho, Wo = r.params(12)
+    m = N * C * Ho * Wo
+    g, k = r.arena[r.a:r.a + m], r.arena[r.b:r.b + m].astype(np.int64)
+    q = np.arange(m)
+    h = (q // Wo) % Ho * sh + k // kw - pt
+    w = q % Wo * sw + k % kw - pl
+    ok = (h >= 0) & (h < H) & (w >= 0) & (w < W)
+    img = np.zeros(N * C * H * W, r.arena.dtype)
+    np.add.at(img, (q // (Ho * Wo) * (H * W) + h * W + w)[ok], g[ok])
+    return img
 
 
 _STEP = dict(elementwise=True, core=True, one_add=True)
 
 TABLE: tuple[Opcode, ...] = (
-    Opcode("ZERO", "out[i] = 0  (whatever the acc bit)", core=True),
-    Opcode("AXPY", "out[i] (+)= K * a[i]", (2,), (2,), step=0, **_STEP),
-    Opcode("MUL", "out[i] (+)= K * a[i] * b[i]", (2, 3), (2, 3), step=1, k_first=True, **_STEP),
-    Opcode("DIV", "out[i] (+)= K * a[i] / b[i]", (2, 3), (2, 3), step=1, k_first=True, **_STEP),
+    Opcode("ZERO", "out[i] = 0  (whatever the acc bit)", core=True,
+           ref=_zero),
+    Opcode("AXPY", "out[i] (+)= K * a[i]", (2,), (2,), step=0, **_STEP,
+           value=lambda K, A, B, C: K * A),
+    Opcode("MUL", "out[i] (+)= K * a[i] * b[i]", (2, 3), (2, 3), step=1, k_first=True, **_STEP,
+           value=lambda K, A, B, C: K * A * B),
+    Opcode("DIV", "out[i] (+)= K * a[i] / b[i]", (2, 3), (2, 3), step=1, k_first=True, **_STEP,
+           value=lambda K, A, B, C: K * A / B),
     Opcode("DIVK", "out[i] (+)= a[i] / K   (division, not a reciprocal multiply: Paddle's "
-           "rounding)", (2,), (2,), step=0, **_STEP),
+           "rounding)", (2,), (2,), step=0, **_STEP,
+           value=lambda K, A, B, C: A / K),
     Opcode("MULDIV", "out[i] (+)= K * a[i] * b[i] / c[i]", (2, 3, 4), (2, 3, 4), step=2,
-           k_first=True, **_STEP),
-    Opcode("TANH_BWD", "out[i] (+)= a[i] * (1 - b[i] * b[i])", (2, 3), (2, 3), step=1, **_STEP),
+           k_first=True, **_STEP,
+           value=lambda K, A, B, C: K * A * B / C),
+    Opcode("TANH_BWD", "out[i] (+)= a[i] * (1 - b[i] * b[i])", (2, 3), (2, 3), step=1, **_STEP,
+           value=lambda K, A, B, C: A * (1 - B * B)),
     Opcode("SIGMOID_BWD", "out[i] (+)= a[i] * b[i] * (1 - b[i])", (2, 3), (2, 3), step=1,
-           **_STEP),
-    Opcode("RELU_BWD", "out[i] (+)= a[i] if b[i] > 0 else 0", (2, 3), (2, 3), step=1, **_STEP),
-    Opcode("SUM", "out[0] (+)= K * sum(a[0:n])", (2,), (2,), core=True, one_add=True),
-    Opcode("BCAST", "out[i] (+)= K * a[0]", (2,), core=True, one_add=True),
-    Opcode("GATHER", "out[i] (+)= K * a[itab[p + i]]", (2,), core=True, one_add=True),
-    Opcode("GATHER_MUL", "out[i] (+)= a[itab[p + i]] * b[i]", (2, 3), core=True, one_add=True),
+           **_STEP,
+           value=lambda K, A, B, C: A * B * (1 - B)),
+    Opcode("RELU_BWD", "out[i] (+)= a[i] if b[i] > 0 else 0", (2, 3), (2, 3), step=1, **_STEP,
+           value=lambda K, A, B, C: np.where(B > 0, A, 0).astype(A.dtype)),
+    Opcode("SUM", "out[0] (+)= K * sum(a[0:n])", (2,), (2,), core=True, one_add=True,
+           ref=_sum),
+    Opcode("BCAST", "out[i] (+)= K * a[0]", (2,), core=True, one_add=True,
+           ref=lambda r: np.full(r.n, r.K * r.arena[r.a], r.arena.dtype)),
+    Opcode("GATHER", "out[i] (+)= K * a[itab[p + i]]", (2,), core=True, one_add=True,
+           ref=lambda r: r.K * r.arena[r.a + r.idx]),
+    Opcode("GATHER_MUL", "out[i] (+)= a[itab[p + i]] * b[i]", (2, 3), core=True, one_add=True,
+           ref=lambda r: r.arena[r.a + r.idx] * r.B),
     Opcode("SCATTER", "out[itab[p + i]] += a[i]  (always accumulates)", (2,), core=True,
-           wide=True),
+           wide=True,
+           ref=_scatter),
     Opcode("GEMM", "for each batch j < itab[p]: C_j (+)= op(A_j) @ op(B_j); itab[p:p+9] = "
            "batch, m, n, k, transA, transB, strideA, strideB, strideC; out=C, a=A, b=B",
-           (2, 3), (2, 3), core=True, one_add=True, wide=True),
+           (2, 3), (2, 3), core=True, one_add=True, wide=True,
+           ref=_gemm),
     Opcode("SOFTMAX_BWD", "rows of length L = itab[p+1] (outer = itab[p], inner = itab[p+2]): "
            "out (+)= b * (a - sum_L(a * b))", (2, 3), (2, 3), elementwise=True, core=True,
-           one_add=True),
+           one_add=True,
+           ref=_softmax_bwd),
     Opcode("LOGSOFTMAX_BWD", "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
-           (2, 3), (2, 3), elementwise=True, core=True, one_add=True),
+           (2, 3), (2, 3), elementwise=True, core=True, one_add=True,
+           ref=_logsoftmax_bwd),
     Opcode("CUMSUM", "rows as SOFTMAX_BWD (itab[p:p+3] = outer, L, inner), itab[p+3] = "
            "reverse: out (+)= running sum of a along each row, from its end when reverse",
-           (2,), compactable=True),
+           (2,), compactable=True,
+           ref=_cumsum),
     Opcode("CHAIN", "fused elementwise steps (peephole.py): v = a[i] (a[0] if itab[p+1]); "
            "for each step s < itab[p]: (op, b, c, k) = itab[p+2+4s : p+6+4s], v = that op's "
            "kernel applied to (a=v, b, c, K=consts[k]); out[i] (+)= v. c is unused", (2,),
-           one_add=True, wide=True, itab_offsets=True),
+           one_add=True, wide=True, itab_offsets=True,
+           ref=_chain),
     Opcode("ROWSUM", "out[j] (+)= sum over r < itab[p] of a[r * n + j]   (rows summed in "
            "order: a gradient reduced over leading broadcast axes, e.g. a bias)", (2,),
-           core=True),
+           core=True,
+           ref=_rowsum),
     Opcode("LINSCAN", "rows and direction as CUMSUM: r = a at a row's first position (in "
            "scan order), then r = a[q] + b[q] * r; out[q] (+)= r   (a first-order linear "
-           "recurrence: cumprod's division-free gradient)", (2, 3)),
+           "recurrence: cumprod's division-free gradient)", (2, 3),
+           ref=_linscan),
     Opcode("COL2IM", "out[N, C, H, W] (+)= the columns a[N, G, R, Ho * Wo] summed back onto "
            "the image (conv2d's im2col gradient); itab[p:p+16] = N, C, H, W, G, R, kh, kw, "
            "sh, sw, dh, dw, pt, pl, Ho, Wo: channel c = g * C/G + cc, row (cc * kh + i) * kw "
            "+ j of group g reads pixel (ho*sh + i*dh - pt, wo*sw + j*dw - pl); rows past "
-           "C/G*kh*kw and pixels in the padding are dropped", (2,), wide=True),
+           "C/G*kh*kw and pixels in the padding are dropped", (2,), wide=True,
+           ref=_col2im),
     Opcode("POOL_BWD", "out[N, C, H, W] (+)= max pooling's gradient: a[n, c, ho, wo] goes to "
            "the window element k = int(b[same]) (k = i * kw + j), pixel (ho*sh + i - pt, "
            "wo*sw + j - pl), dropped in the padding; itab[p:p+12] = N, C, H, W, kh, kw, sh, "
-           "sw, pt, pl, Ho, Wo", (2, 3), wide=True),
+           "sw, pt, pl, Ho, Wo", (2, 3), wide=True,
+           ref=_pool_bwd),
     Opcode("ROUND", "out[i] (+)= a[i] rounded to the float type of itab[p] bits (16: "
            "float16, 32: float32) and back: to nearest, ties to even, subnormals kept, "
            "overflow to inf, nan and the sign of zero kept (numpy's astype). The gradient of "
            "a tensor narrower than the arena, rounded as eager's cast to its dtype", (2,),
-           core=True),
+           core=True,
+           ref=lambda r: r.A.astype(ROUND_TYPES[int(r.itab[r.p])]).astype(r.arena.dtype)),
 )
 
 # ---- derived: opcode numbers (their order is the table's) and the sets the passes use ------
