@@ -8,6 +8,7 @@ float64 (~10 ns) and store the result rounded to the output's dtype, so float32 
 are as correctly rounded as before and float64 ones keep float64 accuracy. Like
 vm/forward.py, they run only once the backward interpreter has imported Numba. Helpers stay
 in this file: Numba's cache does not notice edits to helpers imported from other files.
+No fastmath: reassociation would undo the cancellation-free residuals ((1 - y) - erfc(x)).
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-@jit
+@jit(fastmath=False)
 def erf(x, out):  # pragma: no cover - compiled
     """out = erf(x) for 1-D contiguous x, out."""
     for i in range(x.size):
         out[i] = math.erf(np.float64(x[i]))
 
 
-@jit
+@jit(fastmath=False)
 def gelu(x, out):  # pragma: no cover - compiled
     """out = x Phi(x), the exact gelu (Phi(x) = (1 + erf(x / sqrt 2)) / 2)."""
     for i in range(x.size):
@@ -38,7 +39,7 @@ def gelu(x, out):  # pragma: no cover - compiled
         out[i] = 0.5 * v * (1.0 + math.erf(v * _SQRT1_2))
 
 
-@jit
+@jit(fastmath=False)
 def gelu_deriv(x, deriv):  # pragma: no cover - compiled
     """deriv = Phi(x) + x phi(x), the exact gelu's slope."""
     for i in range(x.size):
@@ -47,7 +48,7 @@ def gelu_deriv(x, deriv):  # pragma: no cover - compiled
             v * math.exp(-0.5 * v * v) * _INV_SQRT_2PI
 
 
-@jit(inline="always")
+@jit(inline="always", fastmath=False)
 def _halley_erfinv(r, a):  # pragma: no cover - compiled
     """One Halley step's correction for erf(r) = a (r, a >= 0): u / (1 + r u), u = f / f'."""
     f = (1.0 - a) - math.erfc(r) if a > 0.5 else math.erf(r) - a
@@ -58,7 +59,7 @@ def _halley_erfinv(r, a):  # pragma: no cover - compiled
     return u / (1.0 + r * u)
 
 
-@jit
+@jit(fastmath=False)
 def erfinv(y, out, steps):  # pragma: no cover - compiled
     """out = erf^-1(y): Giles' single-precision approximation (~1e-7) in float64, then
     `steps` Halley steps (cubic: one gives float32, two float64 accuracy), up to 10 more
@@ -107,14 +108,14 @@ def erfinv(y, out, steps):  # pragma: no cover - compiled
         out[i] = math.copysign(r, t)
 
 
-@jit
+@jit(fastmath=False)
 def lgamma(x, out):  # pragma: no cover - compiled
     """out = log|Gamma(x)|; +inf at the poles 0, -1, -2, ... (the C library's, as Paddle)."""
     for i in range(x.size):
         out[i] = math.lgamma(np.float64(x[i]))
 
 
-@jit(inline="always")
+@jit(inline="always", fastmath=False)
 def _ipow(z, k):  # pragma: no cover - compiled
     """z ** k for an int k >= 1 by multiplication (k up to 3 without a loop)."""
     if k == 1:
@@ -129,7 +130,7 @@ def _ipow(z, k):  # pragma: no cover - compiled
     return p
 
 
-@jit
+@jit(fastmath=False)
 def polygamma(x, out, n, fact, lead, coef, shift_to):  # pragma: no cover - compiled
     """out = psi^(n)(x): the recurrence psi_n(z) = psi_n(z + 1) - (-1)^n n! / z^(n+1) up to
     z >= shift_to, then the asymptotic series with `coef` (B_2k (2k+n-1)!/(2k)!, or
