@@ -147,7 +147,7 @@ def _fpow(x: np.ndarray, p: Any) -> np.ndarray:
     (~40x its positive one)."""
     if x.dtype.kind == "f" and float(p).is_integer() and -2 ** 53 < p < 2 ** 53:
         out = np.power(np.abs(x), x.dtype.type(p))
-        return np.copysign(out, x, out=out) if int(p) % 2 else out
+        return np.copysign(out, x) if int(p) % 2 else out
     return np.power(x, x.dtype.type(p))
 
 
