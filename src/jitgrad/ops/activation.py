@@ -13,7 +13,7 @@ from . import elementwise as E
 from .core import apply_internal, const, require_float
 from .elementwise import _sigmoid
 from .indexing import split
-from .math import _erf, erf, unary
+from .math import _erf, erf, special_kernel, unary
 from .shape import reshape
 from .registry import UNARY_CASES
 
@@ -58,16 +58,23 @@ _K = _m.sqrt(2.0 / _m.pi)
 _C = 0.044715
 
 
+# x * x * x, not x ** 3: numpy's float32 power of a negative base is ~60 ns an element.
 def _gelu_fwd(x, approximate):
     if approximate:
-        return (0.5 * x * (1 + np.tanh(_K * (x + _C * x ** 3)))).astype(x.dtype)
+        return (0.5 * x * (1 + np.tanh(_K * (x + _C * (x * x * x))))).astype(x.dtype)
+    out = special_kernel(x, "gelu")
+    if out is not None:
+        return out
     return (0.5 * x * (1 + _erf(x / _m.sqrt(2.0)))).astype(x.dtype)
 
 
 def _gelu_deriv(x, out, approximate):
     if approximate:
-        t = np.tanh(_K * (x + _C * x ** 3))
+        t = np.tanh(_K * (x + _C * (x * x * x)))
         return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _K * (1 + 3 * _C * x * x)
+    d = special_kernel(x, "gelu_deriv")
+    if d is not None:
+        return d
     return 0.5 * (1 + _erf(x / _m.sqrt(2.0))) + x * np.exp(-0.5 * x * x) / _m.sqrt(2 * _m.pi)
 
 

@@ -125,16 +125,31 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
     else:
         ax = _axis(axis, x.ndim, what)
     a = np.moveaxis(x._data, ax, -1)
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        idx = _cumulative_loop(a, better)
+    else:
+        # the running best by accumulate; a later element equal to it wins, so each
+        # position's index is the last one so far holding the running best
+        best = (np.fmax if better is np.greater else np.fmin).accumulate(a, axis=-1) \
+            if a.shape[-1] else a
+        hold = np.where(a == best, np.arange(a.shape[-1]), 0)
+        idx = np.maximum.accumulate(hold, axis=-1) if a.shape[-1] else hold
+    idx = np.moveaxis(idx, -1, ax)
+    out_dtype = np.dtype(dtype if isinstance(dtype, str) else getattr(dtype, "name", dtype))
+    vals = take_along_axis(x, Tensor._make(idx), ax)
+    return vals, Tensor._make(idx.astype(out_dtype))
+
+
+def _cumulative_loop(a: np.ndarray, better: Any) -> np.ndarray:
+    """The indices column by column: a nan never wins (unless it comes first, then nothing
+    beats it), as Paddle 3.3.1."""
     idx = np.zeros(a.shape, dtype=np.int64)
     best = a[..., 0].copy() if a.shape[-1] else a[..., :0]
     for j in range(1, a.shape[-1]):
         take = better(a[..., j], best) | (a[..., j] == best)     # a later equal one wins
         idx[..., j] = np.where(take, j, idx[..., j - 1])
         best = np.where(take, a[..., j], best)
-    idx = np.moveaxis(idx, -1, ax)
-    out_dtype = np.dtype(dtype if isinstance(dtype, str) else getattr(dtype, "name", dtype))
-    vals = take_along_axis(x, Tensor._make(idx), ax)
-    return vals, Tensor._make(idx.astype(out_dtype))
+    return idx
 
 
 def cummax(x: Tensor, axis: int | None = None, dtype: Any = "int64", name: str | None = None

@@ -37,8 +37,34 @@ def unary(name: str, forward: Callable, deriv: Callable, vjp: Callable,
                  **extra)
 
 
+_SPECIAL: Any = None          # vm/forward_special.py once the compiled interpreter is loaded
+
+
+def special_kernel(x: np.ndarray, name: str, *args: Any) -> np.ndarray | None:
+    """kernel `name` of vm/forward_special.py on float32/float64 x, into a new array of x's
+    shape and dtype; None until the backward interpreter has loaded Numba (importing it
+    here would slow `import jitgrad`), or for other dtypes."""
+    global _SPECIAL
+    if x.dtype != np.float32 and x.dtype != np.float64:
+        return None
+    if _SPECIAL is None:
+        from .. import vm
+        if not vm.compiled_ready():
+            return None
+        from ..vm import forward_special
+        _SPECIAL = forward_special
+    if not (x.flags.c_contiguous and x.flags.writeable):
+        x = np.array(x, order="C")      # one compiled variant: contiguous, writeable
+    out = np.empty(x.shape, x.dtype)
+    getattr(_SPECIAL, name)(x.reshape(-1), out.reshape(-1), *args)
+    return out
+
+
 def _erf(x: np.ndarray) -> np.ndarray:
     # numpy has no erf and scipy is not a dependency: math.erf is correctly rounded enough.
+    out = special_kernel(x, "erf")
+    if out is not None:
+        return out
     return np.asarray(np.frompyfunc(_m.erf, 1, 1)(x.astype(np.float64)), dtype=x.dtype)
 
 

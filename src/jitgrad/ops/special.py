@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .core import apply, require_float
-from .math import _erf, unary
+from .math import special_kernel, unary
 from .registry import UNARY_CASES
 
 # B_2, B_4, ..., B_20
@@ -93,27 +93,60 @@ def _erfinv64(y: np.ndarray) -> np.ndarray:
     return x
 
 
-def _f(fn: Any) -> Any:
-    """A forward in float64 cast back to the input's dtype, numpy's warnings off."""
+def _f(fn: Any, kernel: str, kargs: Any = lambda x: ()) -> Any:
+    """A forward in float64 cast back to the input's dtype, numpy's warnings off; the
+    compiled kernel of that name (vm/forward_special.py, extra arguments kargs(x, **attrs))
+    once Numba is loaded."""
     def forward(x: np.ndarray, **attrs: Any) -> np.ndarray:
+        out = special_kernel(x, kernel, *kargs(x, **attrs))
+        if out is not None:
+            return out
         with np.errstate(all="ignore"):
             return np.asarray(fn(x, **attrs), dtype=x.dtype)
     return forward
 
 
+_SERIES: dict[int, tuple] = {}
+
+
+def _series(n: int) -> tuple:
+    """(n!, (n-1)!, the asymptotic series' coefficients) for the polygamma kernel."""
+    got = _SERIES.get(n)
+    if got is None:
+        if n == 0:
+            coef = [b / (2 * k) for k, b in enumerate(_BERNOULLI, 1)]
+            got = (0.0, 0.0, np.array(coef))
+        else:
+            coef = [b * _m.factorial(2 * k + n - 1) / _m.factorial(2 * k)
+                    for k, b in enumerate(_BERNOULLI, 1)]
+            got = (float(_m.factorial(n)), float(_m.factorial(n - 1)), np.array(coef))
+        _SERIES[n] = got
+    return got
+
+
+def _psi(n: int, x: np.ndarray) -> np.ndarray:
+    """psi^(n)(x) in x's dtype: the compiled kernel, else the float64 numpy version."""
+    out = special_kernel(x, "polygamma", n, *_series(n), _SHIFT_TO)
+    if out is not None:
+        return out
+    return _polygamma64(n, x)
+
+
 polygamma_op = unary(
-    "polygamma", _f(lambda x, n: _polygamma64(n, x)),
-    lambda x, out, n: _polygamma64(n + 1, x),
+    "polygamma", _f(lambda x, n: _polygamma64(n, x), "polygamma",
+                    lambda x, n: (n, *_series(n), _SHIFT_TO)),
+    lambda x, out, n: _psi(n + 1, x),
     lambda g, out, x, n: (g * polygamma(x, n + 1),),
     domain=(0.3, 3.0), cases=tuple({"shapes": s, "attrs": {"n": n}}
                                    for s in UNARY_CASES for n in (0, 2)))
 
 lgamma_op = unary(
-    "lgamma", _f(lambda x: _lgamma64(x)), lambda x, out: _polygamma64(0, x),
+    "lgamma", _f(lambda x: _lgamma64(x), "lgamma"), lambda x, out: _psi(0, x),
     lambda g, out, x: (g * polygamma(x, 0),), domain=(0.3, 3.0))
 
+# Halley steps after the first guess: one gives float32 accuracy, two float64's
 erfinv_op = unary(
-    "erfinv", _f(lambda x: _erfinv64(x)),
+    "erfinv", _f(lambda x: _erfinv64(x), "erfinv", lambda x: (1 if x.dtype == np.float32 else 2,)),
     lambda x, out: _m.sqrt(_m.pi) / 2 * np.exp(np.asarray(out, np.float64) ** 2),
     lambda g, out, x: (g * _erfinv_slope(out),), domain=(-0.8, 0.8))
 
