@@ -8,8 +8,10 @@ A step, all submitted to the scheduler at once:
      loss) and its weighted loss;
   3. a binary tree of `add` tasks sums the payloads: each add is pinned to the worker that
      holds its left operand, so it pulls one payload from one peer (K-1 transfers);
-  4. `apply` on every worker takes the sum (the K-1 workers without it fetch it) and runs
-     the optimizer step; every replica applies the same update to the same parameters.
+  4. every worker takes the sum (the K-1 workers without it fetch it) and runs the
+     optimizer step, so every replica applies the same update to the same parameters. This
+     is done at the start of the next step's `grads` task (or by state_dict/close), so a
+     step is two dependent waves of tasks, not three; `steps()` submits many at once.
 
 Bytes moved per step, K workers, P gradient values of b bytes, a batch of B bytes:
   shards B (driver -> workers) + up (K-1)(P+1)b + down (K-1)(P+1)b (worker <-> worker),
@@ -21,7 +23,7 @@ Parameters never move after init (the replicas start from the driver's state dic
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -71,7 +73,7 @@ class DataParallel:
                       init_state.items()}
         self.client, self.workers, self.reduction = client, workers, reduction
         self.tid = uuid.uuid4().hex[:12]
-        self.steps = 0
+        self.step_count = 0
         self.bytes_init = len(workers) * sum(v.nbytes for v in init_state.values())
         futures = [self._on(i, replica.init, self.tid, model_fn, optimizer_fn, loss_fn,
                             init_state, key=f"jitgrad-init-{self.tid}-{i}")
@@ -79,6 +81,7 @@ class DataParallel:
         size, dtype = client.gather(futures)[0]
         self.payload_bytes = size * np.dtype(dtype).itemsize
         self.bytes_per_step: dict[str, int] = {}
+        self._pending: Any = None       # the last step's summed payload, not yet applied
         self._closed = False
 
     def _on(self, i: int, fn: Callable, *args: Any, key: str) -> Any:
@@ -88,6 +91,17 @@ class DataParallel:
     def step(self, *batch: Any) -> float:
         """One synchronous step on the whole batch (numpy arrays sharing their first axis);
         returns the batch's loss before the update."""
+        return self._gather([self.step_async(*batch)])[0]
+
+    def steps(self, batches: Iterable[tuple]) -> list[float]:
+        """Several steps submitted at once (pipelined: no driver round trip between them,
+        the scheduler starts step t+1 as soon as step t's sum exists); their losses."""
+        return self._gather([self.step_async(*b) for b in batches])
+
+    def step_async(self, *batch: Any) -> Any:
+        """Submit one step; a Dask Future of its loss. The update itself is applied by
+        each replica at the start of the next step (or by state_dict/close), so a step is
+        two waves of tasks: grads on every worker, then the tree of adds."""
         if self._closed:
             raise RuntimeError("DataParallel.step after close()")
         if not batch:
@@ -102,14 +116,15 @@ class DataParallel:
         if n < k:
             raise ValueError(f"DataParallel.step: a batch of {n} rows cannot be split over "
                              f"{k} workers; give at least {k} rows")
+        if self._pending is not None and self._pending.status == "error":
+            self._pending = None        # the failed step's sum does not exist
         shards = [np.array_split(a, k) for a in arrays]          # views: no copy here
-        s, tag = self.steps, f"{self.tid}-{self.steps}"
+        tag = f"{self.tid}-{self.step_count}"
         level = []
         for i in range(k):
             part = [sh[i] for sh in shards]
-            rows = part[0].shape[0]
-            weight = rows / n if self.reduction == "mean" else 1.0
-            level.append((self._on(i, replica.grads, self.tid, weight, part,
+            weight = part[0].shape[0] / n if self.reduction == "mean" else 1.0
+            level.append((self._on(i, replica.grads, self.tid, weight, part, self._pending,
                                    key=f"jitgrad-grads-{tag}-{i}"), i))
         depth = 0
         while len(level) > 1:                                    # the tree reduction
@@ -121,16 +136,22 @@ class DataParallel:
             if len(level) % 2:
                 nxt.append(level[-1])
             level, depth = nxt, depth + 1
-        total = level[0][0]
-        applies = [self._on(i, replica.apply, self.tid, total, key=f"jitgrad-apply-{tag}-{i}")
-                   for i in range(k)]
-        losses = self._gather(applies)
-        self.steps = s + 1
+        self._pending = level[0][0]
+        self.step_count += 1
         moved = (k - 1) * self.payload_bytes
-        self.bytes_per_step = {"shards": int(sum(a.nbytes for a in arrays)),
-                               "gradients_up": moved, "gradients_down": moved,
-                               "total": int(sum(a.nbytes for a in arrays)) + 2 * moved}
-        return losses[0]
+        shard_bytes = int(sum(a.nbytes for a in arrays))
+        self.bytes_per_step = {"shards": shard_bytes, "gradients_up": moved,
+                               "gradients_down": moved, "total": shard_bytes + 2 * moved}
+        return self._on(level[0][1], replica.loss, self._pending, key=f"jitgrad-loss-{tag}")
+
+    def _flush(self) -> None:
+        """Apply the last step's sum on every replica (the next step would have)."""
+        if self._pending is not None and self._pending.status != "error":
+            tag = f"{self.tid}-{self.step_count}"
+            self._gather([self._on(i, replica.apply, self.tid, self._pending,
+                                   key=f"jitgrad-apply-{tag}-{i}")
+                          for i in range(len(self.workers))])
+        self._pending = None        # (a failed step's sum does not exist: nothing to apply)
 
     def _gather(self, futures: list) -> list:
         """The futures' results; raises if a replica's worker left the cluster meanwhile
@@ -160,12 +181,14 @@ class DataParallel:
     def _state(self, worker: int) -> tuple[dict, dict]:
         if not 0 <= worker < len(self.workers):
             raise ValueError(f"worker must be in [0, {len(self.workers)}), got {worker}")
+        self._flush()
         return self._gather([self._on(worker, replica.state, self.tid,
                                       key=f"jitgrad-state-{self.tid}-{uuid.uuid4().hex[:8]}")])[0]
 
     def close(self) -> None:
         """Drop the replicas from the workers' memory."""
         if not self._closed:
+            self._flush()
             self._closed = True
             fs = [self._on(i, replica.drop, self.tid, key=f"jitgrad-drop-{self.tid}-{i}")
                   for i in range(len(self.workers))]

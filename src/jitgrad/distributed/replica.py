@@ -59,15 +59,19 @@ def init(tid: str, model_fn: Callable, optimizer_fn: Callable, loss_fn: Callable
     return replica.size + 1, replica.dtype.str
 
 
-def grads(tid: str, weight: float, arrays: list) -> np.ndarray:
-    """Forward and backward on this worker's shard; the gradients times `weight` (n_i/N for
-    a mean loss, so the shards' payloads sum to the whole batch's), then the weighted loss."""
+def grads(tid: str, weight: float, arrays: list, previous: np.ndarray | None) -> np.ndarray:
+    """Apply the previous step's summed payload (if any), then forward and backward on this
+    worker's shard; the gradients times `weight` (n_i/N for a mean loss, so the shards'
+    payloads sum to the whole batch's), then the weighted loss."""
     import jitgrad
+    if previous is not None:
+        apply(tid, previous)
     r = _get(tid)
     loss = r.loss_fn(r.model, *[jitgrad.to_tensor(a) for a in arrays])
     if not isinstance(loss, jitgrad.Tensor) or loss.size != 1:
-        raise TypeError(f"loss_fn must return a scalar jitgrad Tensor, got "
-                        f"{type(loss).__name__}{getattr(loss, 'shape', '')}")
+        shape = f" of shape {list(loss.shape)}" if hasattr(loss, "shape") else ""
+        raise TypeError(f"loss_fn must return a scalar jitgrad Tensor (the batch's mean or "
+                        f"sum loss), got a {type(loss).__name__}{shape}")
     loss.backward()
     out = np.zeros(r.size + 1, dtype=r.dtype)
     for p, (a, b) in zip(r.params, r.slices):
@@ -92,6 +96,12 @@ def apply(tid: str, summed: np.ndarray) -> float:
         p._grad = np.array(summed[a:b].reshape(p._data.shape), dtype=p._data.dtype)
     r.optimizer.step()
     r.optimizer.clear_grad(set_to_zero=False)
+    return loss(summed)
+
+
+def loss(summed: np.ndarray) -> float:
+    """The batch's loss, the payload's last value (so the driver fetches a float, not the
+    whole sum)."""
     return float(summed[-1])
 
 
