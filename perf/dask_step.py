@@ -94,8 +94,10 @@ def in_subprocess(n: int, warmup: int, samples: int, threads: int | None) -> flo
                                 capture_output=True, text=True).stdout.strip().splitlines()[-1])
 
 
-def distributed(n: int, warmup: int, samples: int, workers: int) -> tuple[float, dict]:
-    """Median seconds of one DataParallel step on a LocalCluster, and its bytes per step."""
+def distributed(n: int, warmup: int, samples: int, workers: int
+                ) -> tuple[float, float, dict]:
+    """Median seconds of one synchronous DataParallel step on a LocalCluster, seconds per
+    step of `samples` pipelined steps (trainer.steps), and the bytes per step."""
     from dask.distributed import Client, LocalCluster
     from jitgrad.distributed import DataParallel
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -104,8 +106,13 @@ def distributed(n: int, warmup: int, samples: int, workers: int) -> tuple[float,
         trainer = DataParallel(client, make_model, make_optimizer, loss_fn)
         x, y = batch(n)
         t = statistics.median(timed(lambda: trainer.step(x, y), warmup, samples))
+        piped = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            trainer.steps([(x, y)] * samples)
+            piped.append((time.perf_counter() - t0) / samples)
         trainer.close()
-        return t, trainer.bytes_per_step
+        return t, min(piped), trainer.bytes_per_step
 
 
 def main() -> None:
@@ -118,13 +125,15 @@ def main() -> None:
     sys.path.insert(0, HERE)           # the workers unpickle make_model etc. from dask_step
     t1 = in_subprocess(a.batch, a.warmup, a.samples, threads=1)
     tn = in_subprocess(a.batch, a.warmup, a.samples, threads=None)
-    td, moved = distributed(a.batch, a.warmup, a.samples, a.workers)
+    td, tp, moved = distributed(a.batch, a.warmup, a.samples, a.workers)
     print(f"W4 MLP {'-'.join(map(str, SIZES))}, batch {a.batch}, SGD step, median of "
           f"{a.samples}")
     print(f"  1 process, 1 thread       : {t1 * 1e3:7.2f} ms")
     print(f"  1 process, default threads: {tn * 1e3:7.2f} ms")
     print(f"  Dask, {a.workers} workers x 1 thread: {td * 1e3:7.2f} ms   speedup "
           f"{t1 / td:.2f}x over 1 thread, {tn / td:.2f}x over default threads")
+    print(f"  Dask, pipelined (steps()) : {tp * 1e3:7.2f} ms   speedup {t1 / tp:.2f}x over 1 "
+          f"thread, {tn / tp:.2f}x over default threads")
     print("  bytes per step: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in moved.items()))
 
 
