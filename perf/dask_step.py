@@ -6,8 +6,26 @@ runs with one BLAS/jitgrad thread, like each Dask worker (LocalCluster sets
 OMP/MKL/OPENBLAS_NUM_THREADS=1 in its workers), so the ratio is what a second core buys
 through Dask; the same baseline with the machine's default threads is printed too.
 
-Measured (numbers below filled in from a run; see the README "Distributed training on Dask"):
-RESULTS
+Measured (also in the README, "Distributed training on Dask"):
+  2026-12-04 10:27 UTC (`date -u`), shared 2-vCPU VM, load average 3.1 from other jobs
+  during the run; command: `PYTHONPATH=src python perf/dask_step.py`
+    1 process, 1 thread       :   57.85 ms
+    1 process, default threads:  123.38 ms
+    Dask, 2 workers x 1 thread:  100.86 ms   speedup 0.57x over 1 thread, 1.22x over default threads
+    Dask, pipelined (steps()) :   92.01 ms   speedup 0.63x over 1 thread, 1.34x over default threads
+    per task (median): add compute 1.5 ms, add transfer 4.7 ms, grads compute 60.9 ms,
+                       grads transfer 6.3 ms, loss compute 0.0 ms
+    bytes per step: shards 2.11 MB, gradients_up 2.12 MB, gradients_down 2.12 MB, total 6.35 MB
+  The 1.5x target was NOT reached on this run. The task stream says why: a worker's
+  `grads` on HALF the batch took 60.9 ms, as long as the single process on the whole batch
+  (57.9 ms), i.e. the two workers shared one core (other jobs held the other: two plain
+  numpy matmul processes ran at half speed each at the time). The same single-process step
+  measured 30 ms on the idle machine earlier that morning. On top of the compute, a step
+  pays ~30 ms of Dask round trips and 2 MB transfers on this loaded host (scheduler, two
+  workers and the driver time-sharing two vCPUs). With two free cores the shard compute
+  would be ~15 ms, and the step would need <= 20 ms of total time for 1.5x, i.e. Dask
+  overhead under ~5 ms per step, which this host did not show; larger per-step compute
+  (bigger batch or model) amortises it.
 """
 
 from __future__ import annotations
@@ -95,10 +113,12 @@ def in_subprocess(n: int, warmup: int, samples: int, threads: int | None) -> flo
 
 
 def distributed(n: int, warmup: int, samples: int, workers: int
-                ) -> tuple[float, float, dict]:
+                ) -> tuple[float, float, dict, dict]:
     """Median seconds of one synchronous DataParallel step on a LocalCluster, seconds per
-    step of `samples` pipelined steps (trainer.steps), and the bytes per step."""
-    from dask.distributed import Client, LocalCluster
+    step of `samples` pipelined steps (trainer.steps), the bytes per step, and the median
+    seconds Dask's task stream saw per task kind and action (grads compute, add transfer...)
+    during the pipelined steps."""
+    from dask.distributed import Client, LocalCluster, get_task_stream
     from jitgrad.distributed import DataParallel
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       host="127.0.0.1", dashboard_address=None) as cluster, \
@@ -107,12 +127,19 @@ def distributed(n: int, warmup: int, samples: int, workers: int
         x, y = batch(n)
         t = statistics.median(timed(lambda: trainer.step(x, y), warmup, samples))
         piped = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            trainer.steps([(x, y)] * samples)
-            piped.append((time.perf_counter() - t0) / samples)
+        with get_task_stream(client) as stream:
+            for _ in range(3):
+                t0 = time.perf_counter()
+                trainer.steps([(x, y)] * samples)
+                piped.append((time.perf_counter() - t0) / samples)
         trainer.close()
-        return t, min(piped), trainer.bytes_per_step
+        parts: dict = {}
+        for rec in stream.data:
+            for ss in rec["startstops"]:
+                parts.setdefault(f"{rec['key'].split('-')[1]} {ss['action']}", []).append(
+                    ss["stop"] - ss["start"])
+        parts = {k: statistics.median(v) for k, v in sorted(parts.items())}
+        return t, min(piped), trainer.bytes_per_step, parts
 
 
 def main() -> None:
@@ -125,7 +152,7 @@ def main() -> None:
     sys.path.insert(0, HERE)           # the workers unpickle make_model etc. from dask_step
     t1 = in_subprocess(a.batch, a.warmup, a.samples, threads=1)
     tn = in_subprocess(a.batch, a.warmup, a.samples, threads=None)
-    td, tp, moved = distributed(a.batch, a.warmup, a.samples, a.workers)
+    td, tp, moved, parts = distributed(a.batch, a.warmup, a.samples, a.workers)
     print(f"W4 MLP {'-'.join(map(str, SIZES))}, batch {a.batch}, SGD step, median of "
           f"{a.samples}")
     print(f"  1 process, 1 thread       : {t1 * 1e3:7.2f} ms")
@@ -134,6 +161,7 @@ def main() -> None:
           f"{t1 / td:.2f}x over 1 thread, {tn / td:.2f}x over default threads")
     print(f"  Dask, pipelined (steps()) : {tp * 1e3:7.2f} ms   speedup {t1 / tp:.2f}x over 1 "
           f"thread, {tn / tp:.2f}x over default threads")
+    print("  per task (median): " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in parts.items()))
     print("  bytes per step: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in moved.items()))
 
 
