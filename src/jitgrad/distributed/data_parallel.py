@@ -1,0 +1,201 @@
+"""DataParallel: one model + optimizer replica per Dask worker, trained in lock step.
+
+A step, all submitted to the scheduler at once:
+  1. the driver splits the batch along axis 0 into one shard per worker (np.array_split)
+     and sends shard i with the task `grads` pinned to worker i;
+  2. worker i runs forward and backward on its shard (its program cache makes every step
+     after the first a replay) and keeps one flat payload: its gradients times n_i/N (mean
+     loss) and its weighted loss;
+  3. a binary tree of `add` tasks sums the payloads: each add is pinned to the worker that
+     holds its left operand, so it pulls one payload from one peer (K-1 transfers);
+  4. every worker takes the sum (the K-1 workers without it fetch it) and runs the
+     optimizer step, so every replica applies the same update to the same parameters. This
+     is done at the start of the next step's `grads` task (or by state_dict/close), so a
+     step is two dependent waves of tasks, not three; `steps()` submits many at once.
+
+Bytes moved per step, K workers, P gradient values of b bytes, a batch of B bytes:
+  shards B (driver -> workers) + up (K-1)(P+1)b + down (K-1)(P+1)b (worker <-> worker),
+plus K scalars back to the driver and the task messages. The driver never touches a
+gradient, so its link carries only the batch; `bytes_per_step` reports these numbers.
+Parameters never move after init (the replicas start from the driver's state dict).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from . import replica
+from ._deps import require
+
+_POLL_S = 5.0        # while waiting for a step: how often to check that the replicas live
+
+
+class DataParallel:
+    """Synchronous data-parallel training of `model_fn()` on the client's workers.
+
+    model_fn() -> nn.Layer builds the model (on the driver once, for the initial state, and
+    on every worker); optimizer_fn(parameters) -> Optimizer; loss_fn(model, *batch_tensors)
+    -> scalar loss, a mean over the batch rows when reduction="mean" (the default) or a
+    sum when reduction="sum". All three are pickled with cloudpickle: lambdas and functions
+    of a script work, as long as the workers can import what they reference.
+    """
+
+    def __init__(self, client: Any, model_fn: Callable[[], Any],
+                 optimizer_fn: Callable[[list], Any], loss_fn: Callable[..., Any], *,
+                 workers: list[str] | None = None, reduction: str = "mean",
+                 init_state: dict | None = None) -> None:
+        require()
+        for name, fn in (("model_fn", model_fn), ("optimizer_fn", optimizer_fn),
+                         ("loss_fn", loss_fn)):
+            if not callable(fn):
+                raise TypeError(f"DataParallel: {name} must be callable, got "
+                                f"{type(fn).__name__}")
+        if reduction not in ("mean", "sum"):
+            raise ValueError(f"DataParallel: reduction must be 'mean' or 'sum', got "
+                             f"{reduction!r}")
+        live = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        if workers is None:
+            workers = live
+        workers = list(workers)
+        if not workers:
+            raise ValueError("DataParallel: the client has no workers (start some, or wait "
+                             "with client.wait_for_workers(n))")
+        gone = [w for w in workers if w not in live]
+        if gone:
+            raise ValueError(f"DataParallel: workers {gone} are not in the cluster "
+                             f"(known: {live})")
+        if init_state is None:
+            init_state = model_fn().state_dict()
+        init_state = {k: np.array(getattr(v, "numpy", lambda v=v: v)()) for k, v in
+                      init_state.items()}
+        self.client, self.workers, self.reduction = client, workers, reduction
+        self.tid = uuid.uuid4().hex[:12]
+        self.step_count = 0
+        self.bytes_init = len(workers) * sum(v.nbytes for v in init_state.values())
+        futures = [self._on(i, replica.init, self.tid, model_fn, optimizer_fn, loss_fn,
+                            init_state, key=f"jitgrad-init-{self.tid}-{i}")
+                   for i in range(len(workers))]
+        size, dtype = client.gather(futures)[0]
+        self.payload_bytes = size * np.dtype(dtype).itemsize
+        self.bytes_per_step: dict[str, int] = {}
+        self._pending: Any = None       # the last step's summed payload, not yet applied
+        self._closed = False
+
+    def _on(self, i: int, fn: Callable, *args: Any, key: str) -> Any:
+        return self.client.submit(fn, *args, key=key, workers=[self.workers[i]],
+                                  allow_other_workers=False, pure=False)
+
+    def step(self, *batch: Any) -> float:
+        """One synchronous step on the whole batch (numpy arrays sharing their first axis);
+        returns the batch's loss before the update."""
+        return self._gather([self.step_async(*batch)])[0]
+
+    def steps(self, batches: Iterable[tuple]) -> list[float]:
+        """Several steps submitted at once (pipelined: no driver round trip between them,
+        the scheduler starts step t+1 as soon as step t's sum exists); their losses."""
+        return self._gather([self.step_async(*b) for b in batches])
+
+    def step_async(self, *batch: Any) -> Any:
+        """Submit one step; a Dask Future of its loss. The update itself is applied by
+        each replica at the start of the next step (or by state_dict/close), so a step is
+        two waves of tasks: grads on every worker, then the tree of adds."""
+        if self._closed:
+            raise RuntimeError("DataParallel.step after close()")
+        if not batch:
+            raise ValueError("DataParallel.step needs at least one array (the batch)")
+        arrays = [np.asarray(b) for b in batch]
+        if any(a.ndim == 0 for a in arrays):
+            raise ValueError("DataParallel.step: every batch array needs a first (batch) axis")
+        n, k = arrays[0].shape[0], len(self.workers)
+        if any(a.shape[0] != n for a in arrays):
+            raise ValueError(f"DataParallel.step: the arrays' first axes differ "
+                             f"({[a.shape[0] for a in arrays]}); they must be one batch")
+        if n < k:
+            raise ValueError(f"DataParallel.step: a batch of {n} rows cannot be split over "
+                             f"{k} workers; give at least {k} rows")
+        if self._pending is not None and self._pending.status == "error":
+            self._pending = None        # the failed step's sum does not exist
+        shards = [np.array_split(a, k) for a in arrays]          # views: no copy here
+        tag = f"{self.tid}-{self.step_count}"
+        level = []
+        for i in range(k):
+            part = [sh[i] for sh in shards]
+            weight = part[0].shape[0] / n if self.reduction == "mean" else 1.0
+            level.append((self._on(i, replica.grads, self.tid, weight, part, self._pending,
+                                   key=f"jitgrad-grads-{tag}-{i}"), i))
+        depth = 0
+        while len(level) > 1:                                    # the tree reduction
+            nxt = []
+            for j in range(0, len(level) - 1, 2):
+                (a, i), (b, _) = level[j], level[j + 1]
+                nxt.append((self._on(i, replica.add, a, b,
+                                     key=f"jitgrad-add-{tag}-{depth}-{j}"), i))
+            if len(level) % 2:
+                nxt.append(level[-1])
+            level, depth = nxt, depth + 1
+        self._pending = level[0][0]
+        self.step_count += 1
+        moved = (k - 1) * self.payload_bytes
+        shard_bytes = int(sum(a.nbytes for a in arrays))
+        self.bytes_per_step = {"shards": shard_bytes, "gradients_up": moved,
+                               "gradients_down": moved, "total": shard_bytes + 2 * moved}
+        return self._on(level[0][1], replica.loss, self._pending, key=f"jitgrad-loss-{tag}")
+
+    def _flush(self) -> None:
+        """Apply the last step's sum on every replica (the next step would have)."""
+        if self._pending is not None and self._pending.status != "error":
+            tag = f"{self.tid}-{self.step_count}"
+            self._gather([self._on(i, replica.apply, self.tid, self._pending,
+                                   key=f"jitgrad-apply-{tag}-{i}")
+                          for i in range(len(self.workers))])
+        self._pending = None        # (a failed step's sum does not exist: nothing to apply)
+
+    def _gather(self, futures: list) -> list:
+        """The futures' results; raises if a replica's worker left the cluster meanwhile
+        (its pinned tasks could never run)."""
+        dist = require()
+        while True:
+            try:
+                dist.wait(futures, timeout=_POLL_S)
+                return self.client.gather(futures)
+            except TimeoutError:
+                live = self.client.scheduler_info(n_workers=-1)["workers"]
+                gone = [w for w in self.workers if w not in live]
+                if gone:
+                    self.client.cancel(futures)
+                    raise RuntimeError(f"DataParallel: worker(s) {gone} left the cluster; "
+                                       f"their replicas are lost. Rebuild the trainer with "
+                                       f"init_state=<a state_dict() taken earlier>") from None
+
+    def state_dict(self, worker: int = 0) -> dict:
+        """The model's parameters on one replica (all are equal), as numpy arrays."""
+        return self._state(worker)[0]
+
+    def optimizer_state_dict(self, worker: int = 0) -> dict:
+        """The optimizer's accumulators on one replica, as numpy arrays."""
+        return self._state(worker)[1]
+
+    def _state(self, worker: int) -> tuple[dict, dict]:
+        if not 0 <= worker < len(self.workers):
+            raise ValueError(f"worker must be in [0, {len(self.workers)}), got {worker}")
+        self._flush()
+        return self._gather([self._on(worker, replica.state, self.tid,
+                                      key=f"jitgrad-state-{self.tid}-{uuid.uuid4().hex[:8]}")])[0]
+
+    def close(self) -> None:
+        """Drop the replicas from the workers' memory."""
+        if not self._closed:
+            self._flush()
+            self._closed = True
+            fs = [self._on(i, replica.drop, self.tid, key=f"jitgrad-drop-{self.tid}-{i}")
+                  for i in range(len(self.workers))]
+            self.client.gather(fs, errors="skip")
+
+    def __enter__(self) -> "DataParallel":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,119 @@
+"""The worker side of DataParallel: one model + optimizer replica per (trainer, worker),
+kept in this module's memory on the worker process between tasks.
+
+Every function here runs as a Dask task pinned to one worker. A step's gradient payload is
+one flat array in the parameters' dtype: the concatenated (weighted) gradients followed by
+the weighted loss, so Dask ships a single contiguous buffer and its byte count is exact.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ._deps import worker_address
+
+# (trainer id, worker address) -> Replica; keyed by address too so that a cluster of
+# threads in one process (processes=False) still keeps one replica per worker
+_REPLICAS: dict[tuple[str, str], "Replica"] = {}
+
+
+class Replica:
+    """A model, its optimizer and the loss; `slices` place each parameter in the payload."""
+
+    def __init__(self, model: Any, optimizer: Any, loss_fn: Callable) -> None:
+        self.model, self.optimizer, self.loss_fn = model, optimizer, loss_fn
+        self.params = [p for p in model.parameters() if not p.stop_gradient]
+        if not self.params:
+            raise ValueError("DataParallel: the model has no trainable parameters")
+        self.dtype = np.result_type(*[p._data.dtype for p in self.params])
+        self.slices, at = [], 0
+        for p in self.params:
+            self.slices.append((at, at + p._data.size))
+            at += p._data.size
+        self.size = at
+
+
+def _get(tid: str) -> Replica:
+    try:
+        return _REPLICAS[tid, worker_address()]
+    except KeyError:
+        raise RuntimeError(f"no jitgrad replica {tid} on worker {worker_address()} (the worker "
+                           "was restarted or the trainer closed)") from None
+
+
+def init(tid: str, model_fn: Callable, optimizer_fn: Callable, loss_fn: Callable,
+         state: dict) -> tuple[int, str]:
+    """Build the replica from the driver's initial state; (values per payload, dtype)."""
+    model = model_fn()
+    if not (hasattr(model, "parameters") and hasattr(model, "set_state_dict")):
+        raise TypeError(f"model_fn must return a jitgrad nn.Layer, got {type(model).__name__}")
+    missing, unexpected = model.set_state_dict(state)
+    if missing or unexpected:
+        raise ValueError(f"DataParallel: the initial state does not fit model_fn()'s model "
+                         f"(missing {missing}, unexpected {unexpected})")
+    replica = Replica(model, None, loss_fn)
+    replica.optimizer = optimizer_fn(replica.params)
+    _REPLICAS[tid, worker_address()] = replica
+    return replica.size + 1, replica.dtype.str
+
+
+def grads(tid: str, weight: float, arrays: list, previous: np.ndarray | None) -> np.ndarray:
+    """Apply the previous step's summed payload (if any), then forward and backward on this
+    worker's shard; the gradients times `weight` (n_i/N for a mean loss, so the shards'
+    payloads sum to the whole batch's), then the weighted loss."""
+    import jitgrad
+    if previous is not None:
+        apply(tid, previous)
+    r = _get(tid)
+    loss = r.loss_fn(r.model, *[jitgrad.to_tensor(a) for a in arrays])
+    if not isinstance(loss, jitgrad.Tensor) or loss.size != 1:
+        shape = f" of shape {list(loss.shape)}" if hasattr(loss, "shape") else ""
+        raise TypeError(f"loss_fn must return a scalar jitgrad Tensor (the batch's mean or "
+                        f"sum loss), got a {type(loss).__name__}{shape}")
+    loss.backward()
+    out = np.zeros(r.size + 1, dtype=r.dtype)
+    for p, (a, b) in zip(r.params, r.slices):
+        if p._grad is not None:
+            np.multiply(p._grad.reshape(-1), weight, out=out[a:b], casting="unsafe")
+    out[-1] = float(loss) * weight
+    r.optimizer.clear_grad(set_to_zero=False)
+    return out
+
+
+def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One node of the tree reduction."""
+    return a + b
+
+
+def apply(tid: str, summed: np.ndarray) -> float:
+    """Give every parameter its slice of the summed gradient and step the optimizer; every
+    replica runs this on the same summed array, so the replicas stay identical."""
+    r = _get(tid)
+    for p, (a, b) in zip(r.params, r.slices):
+        # a copy: the summed array belongs to Dask (and may be read-only after transfer)
+        p._grad = np.array(summed[a:b].reshape(p._data.shape), dtype=p._data.dtype)
+    r.optimizer.step()
+    r.optimizer.clear_grad(set_to_zero=False)
+    return loss(summed)
+
+
+def loss(summed: np.ndarray) -> float:
+    """The batch's loss, the payload's last value (so the driver fetches a float, not the
+    whole sum)."""
+    return float(summed[-1])
+
+
+def state(tid: str) -> tuple[dict, dict]:
+    """The replica's model and optimizer state dicts, as numpy arrays."""
+    r = _get(tid)
+    model = {k: np.array(v.numpy()) for k, v in r.model.state_dict().items()}
+    opt = {k: (np.array(v.numpy()) if hasattr(v, "numpy") else v)
+           for k, v in r.optimizer.state_dict().items()}
+    return model, opt
+
+
+def drop(tid: str) -> bool:
+    """Forget the replica (trainer closed)."""
+    return _REPLICAS.pop((tid, worker_address()), None) is not None
