@@ -147,6 +147,7 @@ if __name__ == "__main__":
 '''
 
 
+@pytest.mark.slow
 def test_cached_caller_reloads_in_new_process_also_without_blas(tmp_path):
     """cache=True callers: process 2 loads from cache; a cache written with BLAS bound
     still runs (via the trampoline) in a process where BLAS is not bound."""

@@ -19,6 +19,8 @@ import sys
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow      # subprocesses (`-m 'not slow'` skips them)
+
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 
 BACKWARD = """

@@ -5,6 +5,10 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow      # subprocesses (`-m 'not slow'` skips them)
+
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 
 SCRIPT = """

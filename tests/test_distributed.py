@@ -15,6 +15,8 @@ import time
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow      # subprocesses (`-m 'not slow'` skips them)
+
 distributed = pytest.importorskip("distributed")   # in the dev extra: runs in CI
 
 import jitgrad as paddle  # noqa: E402
@@ -36,9 +38,6 @@ def client():
     yield c
     c.close()
     cluster.close()
-    from jitgrad import vm            # a cold Numba cache: let the background interpreter
-    if vm._loader is not None:        # compile finish, exiting mid-compile aborts in LLVM
-        vm._loader.join()
     cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 

@@ -13,6 +13,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow      # subprocesses (`-m 'not slow'` skips them)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
 NOTEBOOK = os.path.join(ROOT, "notebooks", "tour.ipynb")

@@ -138,12 +138,14 @@ def test_pow_with_tensor_and_scalar_exponents():
     np.testing.assert_allclose(e.grad.numpy(), [4 * np.log(2), 3 * np.log(3)], rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_import_is_lazy_about_numba():
     code = "import sys, jitgrad; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
 
 
+@pytest.mark.slow
 def test_loading_numba_skips_its_scipy_linalg_probe_and_leaves_scipy_importable():
     # vm/_numba.py: Numba's numpy support is imported with scipy.linalg hidden (0.2 s saved
     # where scipy is installed); afterwards nothing is hidden any more

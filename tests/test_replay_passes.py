@@ -281,6 +281,7 @@ print(len(interpreted) == before, b.ws.call is not None,
 """
 
 
+@pytest.mark.slow
 def test_tiered_start_interprets_the_first_small_backward_then_compiles():
     src = os.path.join(os.path.dirname(__file__), "..", "src")
     env = {**os.environ, "PYTHONPATH": src, "JITGRAD_VM": "numba"}

@@ -84,6 +84,7 @@ print(vm.compiled_ready("float32"), x.grad.tolist())
 """
 
 
+@pytest.mark.slow
 def test_the_first_small_backward_runs_while_the_interpreter_loads(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
            "JITGRAD_VM": "numba", "JITGRAD_TIER": "1"}
@@ -120,6 +121,7 @@ print(x.grad.tolist())
 """
 
 
+@pytest.mark.slow
 def test_a_fresh_machine_sees_the_notice_once_and_a_cached_one_loads(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
            "JITGRAD_VM": "numba", "JITGRAD_TIER": "0"}   # no tiered start (vm/__init__.py)
@@ -138,3 +140,4 @@ def test_a_fresh_machine_sees_the_notice_once_and_a_cached_one_loads(tmp_path):
     closed_form = np.exp(x) * (1 + x)                  # d/dx sum(exp(x) * x)
     np.testing.assert_allclose(eval(first.stdout), 3 * closed_form, rtol=1e-6)   # accumulates
     np.testing.assert_allclose(eval(second.stdout.splitlines()[-1]), closed_form, rtol=1e-6)
+

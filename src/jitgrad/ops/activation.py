@@ -13,9 +13,12 @@ from . import elementwise as E
 from .core import apply_internal, const, require_float
 from .elementwise import _sigmoid
 from .indexing import split
-from .math import _erf, erf, special_kernel, unary
+from .derivative import NumpyMath, numpy_function, unary
+from .math import _erf, special_kernel
 from .shape import reshape
 from .registry import UNARY_CASES
+
+numpy_function("sigmoid", _sigmoid)
 
 
 def _cases(**attrs):
@@ -28,14 +31,12 @@ def _mask(x: Tensor, m: np.ndarray) -> Tensor:
 
 relu6_op = unary(
     "relu6", lambda x, threshold: np.clip(x, 0, threshold).astype(x.dtype, copy=False),
-    lambda x, out, threshold: (x > 0) & (x < threshold),
-    lambda g, out, x, threshold: (g * _mask(x, (x._data > 0) & (x._data < threshold)),),
+    lambda m, x, out, threshold: m.mask((m.data(x) > 0) & (m.data(x) < threshold)),
     domain=(-3.0, 8.0), cases=_cases(threshold=6.0))
 
 leaky_relu_op = unary(
     "leaky_relu", lambda x, slope: np.where(x >= 0, x, slope * x).astype(x.dtype),
-    lambda x, out, slope: np.where(x >= 0, 1.0, slope),
-    lambda g, out, x, slope: (g * _mask(x, np.where(x._data >= 0, 1.0, slope)),),
+    lambda m, x, out, slope: m.mask(np.where(m.data(x) >= 0, 1.0, slope)),
     cases=_cases(slope=0.1))
 
 
@@ -43,14 +44,10 @@ def _elu_fwd(x, alpha, scale):
     return (scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))).astype(x.dtype)
 
 
-def _elu_vjp(g, out, x, alpha, scale):
-    pos = x._data > 0
-    return (g * (_mask(x, pos * scale) + _mask(x, ~pos) * (out + scale * alpha)),)
-
-
 elu_op = unary(
-    "elu", _elu_fwd, lambda x, out, alpha, scale: np.where(x > 0, scale, out + scale * alpha),
-    _elu_vjp, cases=_cases(alpha=1.0, scale=1.0) + (
+    "elu", _elu_fwd,
+    lambda m, x, out, alpha, scale: m.where(m.data(x) > 0, scale, out + scale * alpha),
+    cases=_cases(alpha=1.0, scale=1.0) + (
         {"shapes": ((2, 3),), "attrs": {"alpha": 1.6732632423543772,
                                         "scale": 1.0507009873554805}},))
 
@@ -68,39 +65,28 @@ def _gelu_fwd(x, approximate):
     return (0.5 * x * (1 + _erf(x / _m.sqrt(2.0)))).astype(x.dtype)
 
 
-def _gelu_deriv(x, out, approximate):
+def _gelu_deriv(m, x, out, approximate):
     if approximate:
-        t = np.tanh(_K * (x + _C * (x * x * x)))
-        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _K * (1 + 3 * _C * x * x)
-    d = special_kernel(x, "gelu_deriv")
-    if d is not None:
-        return d
-    return 0.5 * (1 + _erf(x / _m.sqrt(2.0))) + x * np.exp(-0.5 * x * x) / _m.sqrt(2 * _m.pi)
+        t = m.tanh((x + x * x * x * _C) * _K)
+        return (t + 1.0) * 0.5 + x * (1.0 - t * t) * (x * x * (3 * _C) + 1.0) * (0.5 * _K)
+    if isinstance(m, NumpyMath):
+        d = special_kernel(x, "gelu_deriv")
+        if d is not None:
+            return d
+    cdf = (m.erf(x * (1 / _m.sqrt(2.0))) + 1.0) * 0.5
+    return cdf + x * m.exp(x * x * -0.5) * (1 / _m.sqrt(2 * _m.pi))
 
 
-def _gelu_vjp(g, out, x, approximate):
-    if approximate:
-        t = E.tanh((x + x * x * x * _C) * _K)
-        return (g * ((t + 1.0) * 0.5 + x * (1.0 - t * t) * (x * x * (3 * _C) + 1.0) * (0.5 * _K)),)
-    cdf = (erf(x * (1 / _m.sqrt(2.0))) + 1.0) * 0.5
-    return (g * (cdf + x * E.exp(x * x * -0.5) * (1 / _m.sqrt(2 * _m.pi))),)
-
-
-gelu_op = unary("gelu", _gelu_fwd, _gelu_deriv, _gelu_vjp,
+gelu_op = unary("gelu", _gelu_fwd, _gelu_deriv,
                 cases=_cases(approximate=False) + _cases(approximate=True)[:3])
 
 
-def _silu_deriv(x, out):
-    s = _sigmoid(x)
-    return s * (1 + x * (1 - s))
+def _silu_deriv(m, x, out):
+    s = m.sigmoid(x)
+    return s + x * s * (1.0 - s)
 
 
-def _silu_vjp(g, out, x):
-    s = E.sigmoid(x)
-    return (g * (s + x * s * (1.0 - s)),)
-
-
-silu_op = unary("silu", lambda x: (x * _sigmoid(x)).astype(x.dtype), _silu_deriv, _silu_vjp)
+silu_op = unary("silu", lambda x: (x * _sigmoid(x)).astype(x.dtype), _silu_deriv)
 
 
 def _softplus_fwd(x, beta, threshold):
@@ -109,26 +95,20 @@ def _softplus_fwd(x, beta, threshold):
     return np.where(z > threshold, x, soft).astype(x.dtype)
 
 
-def _softplus_vjp(g, out, x, beta, threshold):
-    lin = x._data * beta > threshold
-    return (g * (_mask(x, lin) + _mask(x, ~lin) * E.sigmoid(x * beta)),)
-
-
 softplus_op = unary(
     "softplus", _softplus_fwd,
-    lambda x, out, beta, threshold: np.where(beta * x > threshold, 1.0, _sigmoid(beta * x)),
-    _softplus_vjp, cases=_cases(beta=1.0, threshold=20.0) + (
+    lambda m, x, out, beta, threshold: m.where(m.data(x) * beta > threshold, 1.0,
+                                               m.sigmoid(x * beta)),
+    cases=_cases(beta=1.0, threshold=20.0) + (
         {"shapes": ((6,),), "attrs": {"beta": 2.0, "threshold": 2.0}},))
 
 softsign_op = unary(
     "softsign", lambda x: (x / (1 + np.abs(x))).astype(x.dtype),
-    lambda x, out: 1 / (1 + np.abs(x)) ** 2,
-    lambda g, out, x: (g / E.square(E.abs(x) + 1.0),))
+    lambda m, x, out: 1.0 / m.square(m.abs(x) + 1.0))
 
 hardtanh_op = unary(
     "hardtanh", lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
-    lambda x, out, lo, hi: (x > lo) & (x < hi),
-    lambda g, out, x, lo, hi: (g * _mask(x, (x._data > lo) & (x._data < hi)),),
+    lambda m, x, out, lo, hi: m.mask((m.data(x) > lo) & (m.data(x) < hi)),
     cases=_cases(lo=-1.0, hi=1.0))
 
 
@@ -140,24 +120,18 @@ def _hsig_mask(x, slope, offset):
 hardsigmoid_op = unary(
     "hardsigmoid",
     lambda x, slope, offset: np.clip(slope * x + offset, 0, 1).astype(x.dtype),
-    lambda x, out, slope, offset: _hsig_mask(x, slope, offset) * slope,
-    lambda g, out, x, slope, offset: (g * _mask(x, _hsig_mask(x._data, slope, offset) * slope),),
+    lambda m, x, out, slope, offset: m.mask(_hsig_mask(m.data(x), slope, offset) * slope),
     domain=(-5.0, 5.0), cases=_cases(slope=1 / 6, offset=0.5))
 
 
-def _hswish_parts(x):
-    return (x > -3) & (x < 3), x >= 3
-
-
-def _hswish_vjp(g, out, x):
-    mid, hi = _hswish_parts(x._data)
-    return (g * (_mask(x, mid) * (x * (2 / 6) + 0.5) + _mask(x, hi)),)
+def _hswish_deriv(m, x, out):
+    v = m.data(x)
+    return m.where(v >= 3, 1.0, m.where(v > -3, x * (2 / 6) + 0.5, 0.0))
 
 
 hardswish_op = unary(
-    "hardswish", lambda x: (x * np.clip(x + 3, 0, 6) / 6).astype(x.dtype),
-    lambda x, out: np.where(x >= 3, 1.0, np.where(x > -3, (2 * x + 3) / 6, 0.0)),
-    _hswish_vjp, domain=(-5.0, 5.0))
+    "hardswish", lambda x: (x * np.clip(x + 3, 0, 6) / 6).astype(x.dtype), _hswish_deriv,
+    domain=(-5.0, 5.0))
 
 
 def _like(x: np.ndarray, v: float) -> np.ndarray:
@@ -172,8 +146,7 @@ def _hshrink_keep(x, threshold):
 
 hardshrink_op = unary(
     "hardshrink", lambda x, threshold: x * _hshrink_keep(x, threshold).astype(x.dtype),
-    lambda x, out, threshold: _hshrink_keep(x, threshold),
-    lambda g, out, x, threshold: (g * _mask(x, _hshrink_keep(x._data, threshold)),),
+    lambda m, x, out, threshold: m.mask(_hshrink_keep(m.data(x), threshold)),
     cases=_cases(threshold=0.5))
 
 
@@ -189,8 +162,8 @@ def _sshrink_pass(x, threshold):
 
 
 softshrink_op = unary(
-    "softshrink", _sshrink_fwd, lambda x, out, threshold: _sshrink_pass(x, threshold),
-    lambda g, out, x, threshold: (g * _mask(x, _sshrink_pass(x._data, threshold)),),
+    "softshrink", _sshrink_fwd,
+    lambda m, x, out, threshold: m.mask(_sshrink_pass(m.data(x), threshold)),
     cases=_cases(threshold=0.5))
 
 
@@ -198,16 +171,11 @@ def _celu_fwd(x, alpha):
     return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0) / alpha)).astype(x.dtype)
 
 
-def _celu_vjp(g, out, x, alpha):
-    pos = x._data > 0
-    return (g * (_mask(x, pos) + _mask(x, ~pos) * (out * (1.0 / alpha) + 1.0)),)
-
-
 celu_op = unary(
     "celu", _celu_fwd,
-    lambda x, out, alpha: np.where(x > 0, 1.0, np.exp(np.minimum(x, 0) / alpha)),
-    _celu_vjp, cases=_cases(alpha=1.0) + ({"shapes": ((2, 3),), "attrs": {"alpha": 0.5}},
-                                          {"shapes": ((5,),), "attrs": {"alpha": -1.5}}))
+    lambda m, x, out, alpha: m.where(m.data(x) > 0, 1.0, out * (1.0 / alpha) + 1.0),
+    cases=_cases(alpha=1.0) + ({"shapes": ((2, 3),), "attrs": {"alpha": 0.5}},
+                               {"shapes": ((5,),), "attrs": {"alpha": -1.5}}))
 
 
 def _trelu_pass(x, threshold):
@@ -218,8 +186,7 @@ thresholded_relu_op = unary(
     "thresholded_relu",
     lambda x, threshold, value: np.where(_trelu_pass(x, threshold) | np.isnan(x), x,
                                          _like(x, value)),
-    lambda x, out, threshold, value: _trelu_pass(x, threshold),
-    lambda g, out, x, threshold, value: (g * _mask(x, _trelu_pass(x._data, threshold)),),
+    lambda m, x, out, threshold, value: m.mask(_trelu_pass(m.data(x), threshold)),
     domain=(-1.0, 3.0), cases=_cases(threshold=1.0, value=0.0) + (
         {"shapes": ((2, 3),), "attrs": {"threshold": -0.5, "value": 2.0}},))
 

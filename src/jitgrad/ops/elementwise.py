@@ -13,6 +13,7 @@ import numpy as np
 from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
                    const, require_float, tensor_arg_error)
+from .derivative import unary
 from .registry import OpDef, defop
 
 
@@ -67,23 +68,15 @@ log_op = defop(
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "DIV", g, b.value(node.inputs[0]._data)))
 
-abs_op = defop(
-    "abs", forward=np.abs, save=lambda out, x: (np.sign(x),),
-    vjp=lambda g, out, x: (g * _mask(x, np.sign(x._data)),), lower=_lower_mul_saved)
+abs_op = unary("abs", np.abs, lambda m, x, out: m.mask(np.sign(m.data(x))), quiet=False)
 
 tanh_op = defop(
     "tanh", forward=np.tanh, vjp=lambda g, out, x: (g * (1.0 - out * out),),
     lower=lambda b, node, g, gins: b.contribute(
         gins[0], _shape(node), "TANH_BWD", g, b.value(node.out_data)))
 
-sin_op = defop(
-    "sin", forward=np.sin, save=lambda out, x: (np.cos(x),),
-    vjp=lambda g, out, x: (g * cos(x),), lower=_lower_mul_saved)
-
-cos_op = defop(
-    "cos", forward=np.cos, save=lambda out, x: (np.sin(x),),
-    vjp=lambda g, out, x: (-(g * sin(x)),),
-    lower=lambda b, node, g, gins: _lower_mul_saved(b, node, g, gins, k=-1.0))
+sin_op = unary("sin", np.sin, lambda m, x, out: m.cos(x), quiet=False)
+cos_op = unary("cos", np.cos, lambda m, x, out: -m.sin(x), quiet=False)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -166,12 +159,11 @@ pow_scalar_op = defop(
     cases=tuple({"shapes": s, "attrs": {"p": p}}
                 for s in (((), ), ((4,),)) for p in (3.0, 0.5, -1.5)))
 
-clip_op = defop(
-    "clip", forward=lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
-    save=lambda out, x, lo, hi: (((x >= lo) & (x <= hi)).astype(x.dtype),),
-    vjp=lambda g, out, x, lo, hi: (g * _mask(x, (x._data >= lo) & (x._data <= hi)),),
-    lower=_lower_mul_saved, cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
-                                   {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
+clip_op = unary(
+    "clip", lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
+    lambda m, x, out, lo, hi: m.mask((m.data(x) >= lo) & (m.data(x) <= hi)), quiet=False,
+    cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
+           {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
 
 cast_op = defop(
     "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype),

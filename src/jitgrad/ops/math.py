@@ -1,14 +1,14 @@
 """More elementwise math: inverse trig and hyperbolic functions, logs, erf, rounding.
 
-Each differentiable unary op saves its derivative f'(x) in the forward pass, so the compiled
-backward is one MUL kernel (NUMBA_NOTES.md section 2); the vjp states the same derivative in
-jitgrad ops so that it can be differentiated again.
+Each differentiable unary op states its derivative f'(x) once (ops/derivative.py): the
+forward saves it, so the compiled backward is one MUL kernel (NUMBA_NOTES.md section 2), and
+the same expression in jitgrad ops is the eager rule, differentiable again.
 """
 
 from __future__ import annotations
 
 import math as _m
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -16,25 +16,10 @@ from ..core.tensor import Tensor
 from .core import apply, binary_operands, require_float
 from .elementwise import _via_float64, exp
 from . import elementwise as E
+from .derivative import numpy_function, unary
 from .registry import defop
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
-
-
-def _lower_mul_saved(b, node, g, gins, k: float = 1.0) -> None:
-    b.mul(gins[0], node.out_data.shape, g, node.saved[0], k=k)
-
-
-def unary(name: str, forward: Callable, deriv: Callable, vjp: Callable,
-          domain: tuple[float, float] = (-2.0, 2.0), cases: tuple | None = None,
-          **extra: Any):
-    """A unary op whose derivative deriv(x, out, **attrs) is saved by the forward; numpy's
-    nan/inf warnings are off (quiet), as Paddle returns them silently."""
-    extra.setdefault("quiet", True)
-    return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_saved, domain=domain,
-                 cases=cases,
-                 save=lambda out, x, **a: (np.asarray(deriv(x, out, **a), dtype=out.dtype),),
-                 **extra)
 
 
 _SPECIAL: Any = None          # vm/forward_special.py once the compiled interpreter is loaded
@@ -68,40 +53,29 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.frompyfunc(_m.erf, 1, 1)(x.astype(np.float64)), dtype=x.dtype)
 
 
-expm1_op = unary("expm1", _via_float64(np.expm1), lambda x, out: out + 1,
-                 lambda g, out, x: (g * (out + 1.0),))
-log1p_op = unary("log1p", _via_float64(np.log1p), lambda x, out: 1 / (1 + x),
-                 lambda g, out, x: (g / (x + 1.0),), domain=(-0.5, 2.0))
-log2_op = unary("log2", _via_float64(np.log2), lambda x, out: 1 / (x * np.log(2.0)),
-                lambda g, out, x: (g / (x * _m.log(2.0)),), domain=(0.3, 3.0))
-log10_op = unary("log10", _via_float64(np.log10), lambda x, out: 1 / (x * np.log(10.0)),
-                 lambda g, out, x: (g / (x * _m.log(10.0)),), domain=(0.3, 3.0))
+expm1_op = unary("expm1", _via_float64(np.expm1), lambda m, x, out: out + 1.0)
+log1p_op = unary("log1p", _via_float64(np.log1p), lambda m, x, out: 1.0 / (x + 1.0),
+                 domain=(-0.5, 2.0))
+log2_op = unary("log2", _via_float64(np.log2), lambda m, x, out: 1.0 / (x * _m.log(2.0)),
+                domain=(0.3, 3.0))
+log10_op = unary("log10", _via_float64(np.log10), lambda m, x, out: 1.0 / (x * _m.log(10.0)),
+                 domain=(0.3, 3.0))
 rsqrt_op = unary("rsqrt", lambda x: (1 / np.sqrt(x)).astype(x.dtype),
-                 lambda x, out: -0.5 * out * out * out,
-                 lambda g, out, x: (g * out * out * out * -0.5,), domain=(0.3, 3.0))
+                 lambda m, x, out: out * out * out * -0.5, domain=(0.3, 3.0))
 reciprocal_op = unary("reciprocal", lambda x: (1 / x).astype(x.dtype),
-                      lambda x, out: -out * out, lambda g, out, x: (-(g * out * out),),
-                      domain=(0.5, 2.0))
-sinh_op = unary("sinh", np.sinh, lambda x, out: np.cosh(x),
-                lambda g, out, x: (g * cosh(x),))
-cosh_op = unary("cosh", np.cosh, lambda x, out: np.sinh(x),
-                lambda g, out, x: (g * sinh(x),))
-tan_op = unary("tan", np.tan, lambda x, out: 1 + out * out,
-               lambda g, out, x: (g * (out * out + 1.0),), domain=(-1.2, 1.2))
-asin_op = unary("asin", np.arcsin, lambda x, out: 1 / np.sqrt(1 - x * x),
-                lambda g, out, x: (g * rsqrt(1.0 - x * x),), domain=(-0.8, 0.8))
-acos_op = unary("acos", np.arccos, lambda x, out: -1 / np.sqrt(1 - x * x),
-                lambda g, out, x: (-(g * rsqrt(1.0 - x * x)),), domain=(-0.8, 0.8))
-atan_op = unary("atan", np.arctan, lambda x, out: 1 / (1 + x * x),
-                lambda g, out, x: (g / (x * x + 1.0),))
-asinh_op = unary("asinh", np.arcsinh, lambda x, out: 1 / np.sqrt(1 + x * x),
-                 lambda g, out, x: (g * rsqrt(x * x + 1.0),))
-acosh_op = unary("acosh", np.arccosh, lambda x, out: 1 / np.sqrt(x * x - 1),
-                 lambda g, out, x: (g * rsqrt(x * x - 1.0),), domain=(1.3, 3.0))
-atanh_op = unary("atanh", np.arctanh, lambda x, out: 1 / (1 - x * x),
-                 lambda g, out, x: (g / (1.0 - x * x),), domain=(-0.8, 0.8))
-erf_op = unary("erf", _erf, lambda x, out: _SQRT_PI_2 * np.exp(-x * x),
-               lambda g, out, x: (g * exp(-(x * x)) * _SQRT_PI_2,))
+                      lambda m, x, out: -(out * out), domain=(0.5, 2.0))
+sinh_op = unary("sinh", np.sinh, lambda m, x, out: m.cosh(x))
+cosh_op = unary("cosh", np.cosh, lambda m, x, out: m.sinh(x))
+tan_op = unary("tan", np.tan, lambda m, x, out: out * out + 1.0, domain=(-1.2, 1.2))
+asin_op = unary("asin", np.arcsin, lambda m, x, out: m.rsqrt(1.0 - x * x), domain=(-0.8, 0.8))
+acos_op = unary("acos", np.arccos, lambda m, x, out: -m.rsqrt(1.0 - x * x),
+                domain=(-0.8, 0.8))
+atan_op = unary("atan", np.arctan, lambda m, x, out: 1.0 / (x * x + 1.0))
+asinh_op = unary("asinh", np.arcsinh, lambda m, x, out: m.rsqrt(x * x + 1.0))
+acosh_op = unary("acosh", np.arccosh, lambda m, x, out: m.rsqrt(x * x - 1.0), domain=(1.3, 3.0))
+atanh_op = unary("atanh", np.arctanh, lambda m, x, out: 1.0 / (1.0 - x * x), domain=(-0.8, 0.8))
+erf_op = unary("erf", _erf, lambda m, x, out: m.exp(-(x * x)) * _SQRT_PI_2)
+numpy_function("erf", _erf)
 
 
 def _zero_vjp(g, out, x, **attrs):

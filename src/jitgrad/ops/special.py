@@ -16,7 +16,8 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .core import apply, require_float
-from .math import special_kernel, unary
+from .derivative import numpy_function, unary
+from .math import special_kernel
 from .registry import UNARY_CASES
 
 # B_2, B_4, ..., B_20
@@ -135,25 +136,18 @@ def _psi(n: int, x: np.ndarray) -> np.ndarray:
 polygamma_op = unary(
     "polygamma", _f(lambda x, n: _polygamma64(n, x), "polygamma",
                     lambda x, n: (n, *_series(n), _SHIFT_TO)),
-    lambda x, out, n: _psi(n + 1, x),
-    lambda g, out, x, n: (g * polygamma(x, n + 1),),
+    lambda m, x, out, n: m.polygamma(x, n + 1),
     domain=(0.3, 3.0), cases=tuple({"shapes": s, "attrs": {"n": n}}
                                    for s in UNARY_CASES for n in (0, 2)))
+numpy_function("polygamma", lambda x, n: _psi(n, x))
 
-lgamma_op = unary(
-    "lgamma", _f(lambda x: _lgamma64(x), "lgamma"), lambda x, out: _psi(0, x),
-    lambda g, out, x: (g * polygamma(x, 0),), domain=(0.3, 3.0))
+lgamma_op = unary("lgamma", _f(lambda x: _lgamma64(x), "lgamma"),
+                  lambda m, x, out: m.polygamma(x, 0), domain=(0.3, 3.0))
 
 # Halley steps after the first guess: one gives float32 accuracy, two float64's
 erfinv_op = unary(
     "erfinv", _f(lambda x: _erfinv64(x), "erfinv", lambda x: (1 if x.dtype == np.float32 else 2,)),
-    lambda x, out: _m.sqrt(_m.pi) / 2 * np.exp(np.asarray(out, np.float64) ** 2),
-    lambda g, out, x: (g * _erfinv_slope(out),), domain=(-0.8, 0.8))
-
-
-def _erfinv_slope(out: Tensor) -> Tensor:
-    from .elementwise import exp
-    return exp(out * out) * (_m.sqrt(_m.pi) / 2)
+    lambda m, x, out: m.exp(out * out) * (_m.sqrt(_m.pi) / 2), domain=(-0.8, 0.8))
 
 
 def _float(x: Tensor, what: str) -> Tensor:

@@ -14,6 +14,7 @@ wait for it (JITGRAD_TIER=0: wait for it at the first backward instead).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import sys
 import threading
@@ -148,6 +149,18 @@ def _start_loading() -> None:
         _loader = threading.Thread(target=_background_load, name="jitgrad-vm-load",
                                    daemon=True)
         _loader.start()
+        atexit.register(_finish_loading_at_exit)
+
+
+def _finish_loading_at_exit() -> None:
+    """A process ending while the loader compiles would kill it inside LLVM, which aborts
+    the process (a short script on a machine with no Numba cache yet): wait for it instead.
+    It finishes (and caches what it compiled), or stops at once where it needs something
+    the ending interpreter refuses (an import registering its own exit handler); either way
+    nothing aborts. Silent: the program's own output is complete."""
+    loader = _loader
+    if loader is not None and loader.is_alive():
+        loader.join()
 
 
 _load_error: BaseException | None = None

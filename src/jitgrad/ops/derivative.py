@@ -1,0 +1,107 @@
+"""Elementwise derivatives written once, run two ways.
+
+A unary op states its derivative once, as `deriv(m, x, out, **attrs)`: an expression in
+Python operators and the functions of a math namespace `m`.
+
+- With `m` a `NumpyMath`, on the forward's arrays, it gives f'(x) as an array, which the
+  forward saves: the compiled backward multiplies by it (one MUL kernel, lowered here).
+- With `m` an `OpsMath`, on the node's Tensors, it gives f'(x) in jitgrad ops: the eager
+  rule g * f'(x), which records a graph and can be differentiated again (create_graph,
+  Hessians).
+
+Conditions are computed on plain values (`m.data(x)`) and are not differentiated:
+`m.mask(cond)` is a 0/1 constant, `m.where(cond, a, b)` picks between two expressions.
+A function the namespaces do not know by numpy's name (an op's own special function) is
+registered once with `numpy_function`: `m.name(...)` then calls it in numpy and the jitgrad
+op of that name in jitgrad ops.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from .core import const
+from .registry import OpDef, defop
+
+_NUMPY_FUNCTIONS: dict[str, Callable] = {
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "square": np.square,
+}
+
+
+def numpy_function(name: str, fn: Callable) -> None:
+    """`m.<name>(...)` in a derivative runs `fn` on arrays (the jitgrad op `name` on
+    Tensors)."""
+    _NUMPY_FUNCTIONS[name] = fn
+
+
+class NumpyMath:
+    """f'(x) on arrays, in the forward's dtype."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = dtype
+
+    @staticmethod
+    def data(x: Any) -> Any:
+        return x
+
+    def mask(self, cond: Any) -> np.ndarray:
+        return np.asarray(cond, self.dtype)
+
+    @staticmethod
+    def where(cond: Any, a: Any, b: Any) -> np.ndarray:
+        return np.where(cond, a, b)
+
+    def __getattr__(self, name: str) -> Callable:
+        fn = _NUMPY_FUNCTIONS.get(name) or getattr(np, name)
+        setattr(self, name, fn)
+        return fn
+
+
+class OpsMath:
+    """f'(x) in jitgrad ops on Tensors (differentiable again)."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = dtype
+
+    @staticmethod
+    def data(x: Any) -> Any:
+        return x._data if isinstance(x, Tensor) else x
+
+    def mask(self, cond: Any) -> Tensor:
+        return const(np.asarray(self.data(cond), self.dtype), self.dtype)
+
+    def where(self, cond: Any, a: Any, b: Any) -> Tensor:
+        from .elementwise import where
+        a, b = (v if isinstance(v, Tensor) else const(v, self.dtype) for v in (a, b))
+        return where(np.asarray(self.data(cond), bool), a, b)
+
+    def __getattr__(self, name: str) -> Callable:
+        from .. import ops
+        fn = getattr(ops, name)
+        setattr(self, name, fn)
+        return fn
+
+
+def _lower_mul_saved(b: Any, node: Any, g: Any, gins: list) -> None:
+    b.mul(gins[0], node.out_data.shape, g, node.saved[0])
+
+
+def unary(name: str, forward: Callable, deriv: Callable,
+          domain: tuple[float, float] = (-2.0, 2.0), cases: tuple | None = None,
+          **extra: Any) -> OpDef:
+    """A unary op from its forward and its derivative `deriv(m, x, out, **attrs)` (above).
+    numpy's nan/inf warnings are off (quiet): Paddle returns such values silently."""
+    extra.setdefault("quiet", True)
+
+    def save(out: np.ndarray, x: np.ndarray, **attrs: Any) -> tuple:
+        return (np.asarray(deriv(NumpyMath(out.dtype), x, out, **attrs), dtype=out.dtype),)
+
+    def vjp(g: Tensor, out: Tensor, x: Tensor, **attrs: Any) -> tuple:
+        return (g * deriv(OpsMath(out._data.dtype), x, out, **attrs),)
+
+    return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_saved, save=save,
+                 domain=domain, cases=cases, deriv=deriv, **extra)
