@@ -93,3 +93,21 @@ def test_jitgrad_nn_and_functional_word_missing_names_the_same_way():
     with pytest.raises(ImportError):
         from jitgrad import nope  # noqa: F401
     assert not hasattr(paddle, "__wrapped__")
+
+
+@pytest.mark.parametrize("path", ["", "autograd", "optimizer", "nn", "nn.functional", "linalg",
+                                  "io", "incubate", "incubate.autograd", "tensor", "utils",
+                                  "regularizer", "distributed"])
+def test_public_namespaces_show_no_helper_imports(path):
+    ns = paddle
+    for part in filter(None, path.split(".")):
+        ns = getattr(ns, part)
+    leaked = {"np", "numpy", "Any", "Callable", "Sequence", "Iterable", "annotations", "sys",
+              "types", "math", "functools", "TYPE_CHECKING"} & set(dir(ns))
+    assert leaked == set()
+
+
+def test_autograd_lists_exactly_paddles_api_and_graphviz():
+    assert dir(paddle.autograd) == sorted(
+        ["backward", "grad", "PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks",
+         "jacobian", "hessian", "Jacobian", "Hessian", "graphviz"])

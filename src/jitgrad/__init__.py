@@ -4,8 +4,6 @@
 pass is lowered to a flat instruction list and replayed by a Numba-compiled interpreter.
 """
 
-from __future__ import annotations
-
 from . import autograd, ops
 from .core.printing import set_printoptions
 from .autograd import backward, grad
@@ -36,5 +34,6 @@ from . import utils  # noqa: E402  (paddle.utils.unique_name)
 # paddle.io, paddle.save and paddle.load are imported on first use; a missing name says
 # what Paddle has (core/namespace.py)
 from .core.namespace import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "save": ".serialization",
+__getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "distributed": ".distributed",
+                                                  "save": ".serialization",
                                                   "load": ".serialization"})

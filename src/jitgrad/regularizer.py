@@ -1,7 +1,5 @@
 """paddle.regularizer: weight decay coefficients the optimizers accept as weight_decay."""
 
-from __future__ import annotations
-
 
 class L2Decay:
     """Adds coeff * p to each gradient (or, in AdamW, decays p directly)."""

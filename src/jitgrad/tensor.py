@@ -8,11 +8,11 @@ their members are looked up on first use, so ops added to jitgrad later appear t
 without a list to keep in step.
 """
 
-from __future__ import annotations
 
-import sys
-import types
-from typing import Any, Callable
+import sys as _sys
+import types as _types
+from typing import Any as _Any
+from typing import Callable as _Callable
 
 from .core.namespace import Namespace
 from .core.tensor import Tensor, to_tensor
@@ -23,8 +23,8 @@ TENSOR_SUBMODULES = ("math", "manipulation", "creation", "linalg", "search", "lo
                      "random", "attribute")
 
 
-def _tensor_resolver(sub: str) -> Callable[[str], Any]:
-    def resolve(name: str) -> Any:
+def _tensor_resolver(sub: str) -> _Callable[[str], _Any]:
+    def resolve(name: str) -> _Any:
         import jitgrad
         from .ops import legacy_creation
         if name in ("fill_constant", "gaussian"):
@@ -32,7 +32,7 @@ def _tensor_resolver(sub: str) -> Callable[[str], Any]:
         if sub == "linalg" and name in jitgrad.linalg.__dict__:
             return jitgrad.linalg.__dict__[name]
         value = jitgrad.__dict__.get(name)
-        return value if callable(value) and not isinstance(value, types.ModuleType) else None
+        return value if callable(value) and not isinstance(value, _types.ModuleType) else None
     return resolve
 
 
@@ -41,10 +41,10 @@ TENSOR = {sub: Namespace(f"jitgrad.tensor.{sub}", f"tensor.{sub}",
                          doc=f"Paddle's paddle.tensor.{sub}: jitgrad's functions of those names.")
           for sub in TENSOR_SUBMODULES}
 for _sub, _ns in TENSOR.items():
-    sys.modules.setdefault(_ns.__name__, _ns)
+    _sys.modules.setdefault(_ns.__name__, _ns)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     """jitgrad.tensor.<name> beyond this module's own names. Dunder names (the import
     system asks for __path__ on every `from .tensor import`) fail at once."""
     if name.startswith("__"):
@@ -55,3 +55,7 @@ def __getattr__(name: str) -> Any:
         if name in ns._paddle_names():
             return getattr(ns, name)       # the function, or "not implemented in jitgrad"
     raise AttributeError(f"module 'jitgrad.tensor' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__ + list(TENSOR))

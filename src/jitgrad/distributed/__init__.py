@@ -11,8 +11,6 @@ Importing this module does not import Dask; the first DataParallel or sweep does
 how to install it when it is missing). See README "Distributed training on Dask".
 """
 
-from __future__ import annotations
-
 from .data_parallel import DataParallel
 from .sweep import SweepResult, sweep
 
