@@ -23,7 +23,8 @@ from . import grad_links, py_layer
 from ..core import grad_mode, hooks, tape
 from ..ops import siblings
 from ..core.errors import ArgumentTypeError, ArgumentValueError, NotSupportedError
-from ..core.tensor import Tensor, detach_graph_grad, graph_grad, set_graph_grad
+from ..core.grad_store import detach_graph_grad, graph_grad, set_graph_grad
+from ..core.tensor import Tensor
 
 
 # ---- argument checks (Paddle uses asserts; we raise errors a user can act on, which are

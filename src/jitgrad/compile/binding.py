@@ -28,7 +28,8 @@ from ..core import config
 from .. import vm
 from .graph import Graph
 from ..vm.program import EXT, Program
-from ..core.tensor import Tensor, deliver_grad, detach_graph_grad
+from ..core.grad_store import deliver_grad, detach_graph_grad
+from ..core.tensor import Tensor
 
 # One backward at a time writes leaf gradients: two threads running graphs that share a
 # parameter would otherwise add into its .grad concurrently (the kernels release the GIL).

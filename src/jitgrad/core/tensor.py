@@ -8,13 +8,15 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes, tape
+from .grad_store import GRAPH_GRADS, detach_graph_grad, graph_grad, note_grad_view
 from .printing import tensor_to_string
+from .tensor_operators import TensorOperators
 
 _new_object = object.__new__     # cached: _make runs for every op's output
 _function = type(lambda: None)
 
-# Filled in by jitgrad.ops at import time; Tensor methods and operators call through it so
-# that the op modules can import Tensor without a cycle.
+# Filled in by jitgrad.ops at import time (with tensor_operators.OPS); Tensor's op methods
+# call through it, so the core never imports the ops.
 _ops: Any = None
 
 
@@ -46,7 +48,7 @@ class Size(list):
     __str__ = __repr__
 
 
-class Tensor:
+class Tensor(TensorOperators):
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
     __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
@@ -151,13 +153,13 @@ class Tensor:
     def grad(self) -> Tensor | None:
         if self._grad is None:
             return None
-        if _graph_grads:
+        if GRAPH_GRADS:
             g = graph_grad(self)
             if g is not None:
-                _note_grad_view(g, self)
+                note_grad_view(g, self)
                 return g
         view = Tensor._make(self._grad, stop_gradient=False)
-        _note_grad_view(view, self)
+        note_grad_view(view, self)
         return view
 
     @grad.setter
@@ -177,7 +179,7 @@ class Tensor:
         """Zero the accumulated gradient in place (it stays None if there is none)."""
         g = self._grad
         if g is not None:
-            if _graph_grads:
+            if GRAPH_GRADS:
                 detach_graph_grad(self)
             g.fill(0)
 
@@ -316,121 +318,7 @@ class Tensor:
             t.__dict__.update(self.__dict__)
         return t
 
-    # ---- ops (bound by jitgrad.ops) ------------------------------------------------------
-    def __getitem__(self, key: Any) -> Tensor:
-        return _ops.getitem(self, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        _ops.setitem(self, key, value)
-
-    def __neg__(self) -> Tensor:
-        return _ops.neg(self)
-
-    def __pos__(self) -> Tensor:
-        return self
-
-    def __abs__(self) -> Tensor:
-        return _ops.abs(self)
-
-    def __add__(self, o: Any) -> Tensor:
-        return _ops.add(self, o)
-
-    def __radd__(self, o: Any) -> Tensor:
-        return _ops.add(o, self)
-
-    def __sub__(self, o: Any) -> Tensor:
-        return _ops.subtract(self, o)
-
-    def __rsub__(self, o: Any) -> Tensor:
-        return _ops.subtract(o, self)
-
-    def __mul__(self, o: Any) -> Tensor:
-        return _ops.multiply(self, o)
-
-    def __rmul__(self, o: Any) -> Tensor:
-        return _ops.multiply(o, self)
-
-    def __truediv__(self, o: Any) -> Tensor:
-        return _ops.divide(self, o)
-
-    def __rtruediv__(self, o: Any) -> Tensor:
-        return _ops.divide(o, self)
-
-    def __floordiv__(self, o: Any) -> Tensor:
-        return _ops.floor_divide(self, o)        # no gradient, as Paddle's floor_divide
-
-    def __rfloordiv__(self, o: Any) -> Tensor:
-        return _ops.floor_divide(o, self)
-
-    def __mod__(self, o: Any) -> Tensor:
-        return _ops.remainder(self, o)           # the sign of the divisor, as Paddle
-
-    def __rmod__(self, o: Any) -> Tensor:
-        return _ops.remainder(o, self)
-
-    def __pow__(self, o: Any) -> Tensor:
-        return _ops.pow(self, o)
-
-    def __rpow__(self, o: Any) -> Tensor:
-        return _ops.pow(o, self)
-
-    def __matmul__(self, o: Any) -> Tensor:
-        return _ops.matmul(self, o)
-
-    def __rmatmul__(self, o: Any) -> Tensor:
-        return _ops.matmul(o, self)
-
-    def _bitwise(self, o: Any, fn: Callable, sym: str) -> Tensor:
-        """&, |, ^ on bool tensors (logical) and integer ones (bitwise), as Paddle."""
-        other = o._data if isinstance(o, Tensor) else np.asarray(o)
-        for a in (self._data, other):
-            if a.dtype.kind not in "biu":
-                raise TypeError(f"`{sym}` needs bool or integer tensors, got {a.dtype.name} "
-                                "(compare first, or cast with .astype('bool'))")
-        return Tensor._make(np.asarray(fn(self._data, other)))
-
-    def __and__(self, o: Any) -> Tensor:
-        return self._bitwise(o, np.bitwise_and, "&")
-
-    __rand__ = __and__
-
-    def __or__(self, o: Any) -> Tensor:
-        return self._bitwise(o, np.bitwise_or, "|")
-
-    __ror__ = __or__
-
-    def __xor__(self, o: Any) -> Tensor:
-        return self._bitwise(o, np.bitwise_xor, "^")
-
-    __rxor__ = __xor__
-
-    def __invert__(self) -> Tensor:
-        if self._data.dtype.kind not in "biu":
-            raise TypeError(f"`~` needs a bool or integer tensor, got {self._data.dtype.name}")
-        return Tensor._make(np.invert(self._data))
-
-    def _compare(self, o: Any, fn: Callable) -> Tensor:
-        other = o._data if isinstance(o, Tensor) else o
-        return Tensor._make(np.asarray(fn(self._data, other)))
-
-    def __eq__(self, o: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(o, np.equal)
-
-    def __ne__(self, o: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(o, np.not_equal)
-
-    def __lt__(self, o: Any) -> Tensor:
-        return self._compare(o, np.less)
-
-    def __le__(self, o: Any) -> Tensor:
-        return self._compare(o, np.less_equal)
-
-    def __gt__(self, o: Any) -> Tensor:
-        return self._compare(o, np.greater)
-
-    def __ge__(self, o: Any) -> Tensor:
-        return self._compare(o, np.greater_equal)
-
+    # ---- op methods (bound by jitgrad.ops; operators in tensor_operators.py) -------------
     @property
     def T(self) -> Tensor:
         return _ops.transpose(self, list(range(self.ndim))[::-1])
@@ -469,82 +357,6 @@ def _extra_attributes(t: Tensor) -> list[tuple[str, Any]]:
                 out.append((name, getattr(t, name)))
     out.extend(getattr(t, "__dict__", {}).items())
     return out
-
-
-# ---- differentiable .grad after backward(create_graph=True) ---------------------------------
-# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` holds a copy of the
-# gradient's values, so in-place accumulation by any backward path never changes values the
-# recorded graph saved; `.grad` returns the graph tensor only while `_grad` still holds
-# exactly its values (any later accumulation or clear_grad() makes it a plain gradient).
-_graph_grads: dict[int, tuple[Any, Tensor]] = {}
-
-
-def graph_grad(t: Tensor) -> Tensor | None:
-    entry = _graph_grads.get(id(t))
-    if entry is None or entry[0]() is not t or t._grad is None:
-        return None
-    g = entry[1]._data
-    if g.shape != t._grad.shape or not np.array_equal(g, t._grad):
-        return None
-    return entry[1]
-
-
-def set_graph_grad(t: Tensor, g: Tensor) -> None:
-    import weakref
-    key = id(t)
-
-    def drop(ref: Any) -> None:
-        entry = _graph_grads.get(key)
-        if entry is not None and entry[0] is ref:
-            del _graph_grads[key]
-    _graph_grads[key] = (weakref.ref(t, drop), g)
-    t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
-
-
-def detach_graph_grad(t: Tensor) -> None:
-    """Forget t's differentiable gradient before `_grad` changes (frees the graph early)."""
-    if _graph_grads:
-        _graph_grads.pop(id(t), None)
-
-
-def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
-    """Hand a backward's result for t over: a leaf accumulates (Paddle), a retained non-leaf
-    is overwritten, and a grad() target is left to the caller."""
-    if kind == "leaf" and t._grad is not None:
-        detach_graph_grad(t)
-        np.add(t._grad, val, out=t._grad, casting="unsafe")
-    elif kind != "target":
-        detach_graph_grad(t)
-        t._grad = val.astype(t._data.dtype, copy=True)
-
-
-# ---- `x.grad` wrappers share the accumulator (Paddle): in-place ops on one write through ---
-# {id(view): (weakref(view), weakref(owner))}; ops/inplace.py asks grad_owner() so that
-# `x.grad.zero_()` or `x.grad.multiply_(s)` under no_grad change x's gradient, not a copy.
-_grad_views: dict[int, tuple[Any, Any]] = {}
-
-
-def _note_grad_view(view: Tensor, owner: Tensor) -> None:
-    import weakref
-    key = id(view)
-
-    def drop(ref: Any) -> None:
-        entry = _grad_views.get(key)
-        if entry is not None and entry[0] is ref:
-            del _grad_views[key]
-    _grad_views[key] = (weakref.ref(view, drop), weakref.ref(owner))
-
-
-def grad_owner(t: Tensor) -> Tensor | None:
-    """The tensor whose `.grad` `t` still is (its accumulator's wrapper, or its
-    differentiable gradient after create_graph=True), or None."""
-    entry = _grad_views.get(id(t))
-    if entry is None or entry[0]() is not t:
-        return None
-    owner = entry[1]()
-    if owner is None or owner._grad is None:
-        return None
-    return owner if owner._grad is t._data or graph_grad(owner) is t else None
 
 
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:

@@ -7,6 +7,7 @@ import sys
 import types
 
 from ..core import tensor as _tensor
+from ..core import tensor_operators as _tensor_operators
 from .elementwise import (abs, add, astype, cast, clip, clone, cos, divide, exp, log, maximum,
                           minimum, multiply, neg, pow, relu, sigmoid, sin, sqrt, square,
                           subtract, tanh, where)
@@ -135,7 +136,7 @@ METHODS.update(INPLACE)
 globals().update(INPLACE)           # paddle.add_(x, y) works too
 __all__ += sorted(INPLACE)
 
-_tensor._ops = sys.modules[__name__]
+_tensor._ops = _tensor_operators.OPS = sys.modules[__name__]
 
 # Public names check their Tensor arguments (a list or numpy array gets a TypeError naming
 # the argument); METHODS above stay unwrapped, their receiver is always a Tensor.

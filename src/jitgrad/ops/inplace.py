@@ -102,7 +102,7 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
     the old buffer (a detach(), a reshape or slice view, a node's saved output); it keeps its
     values, so no recorded gradient can change behind its version counter. Except `x.grad`'s
     wrapper: it writes through into x's accumulator, which it shares (Paddle, item 18)."""
-    from ..core.tensor import grad_owner
+    from ..core.grad_store import grad_owner
     owner = grad_owner(x)
     if owner is not None and owner._grad is x._data:
         if key is None:

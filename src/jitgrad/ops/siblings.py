@@ -16,7 +16,8 @@ from typing import Sequence
 import numpy as np
 
 from ..core import tape
-from ..core.tensor import Tensor, detach_graph_grad
+from ..core.grad_store import detach_graph_grad
+from ..core.tensor import Tensor
 
 # a part's node -> weak references to all the parts of its split
 _groups: "weakref.WeakKeyDictionary[tape.Node, tuple]" = weakref.WeakKeyDictionary()

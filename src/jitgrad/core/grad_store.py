@@ -1,0 +1,91 @@
+"""Where a tensor's `.grad` comes from beyond its accumulator array.
+
+After backward(create_graph=True) a gradient is a Tensor with a graph of its own, which
+`.grad` returns while the accumulator still holds its values; and the `.grad` wrappers a
+user holds write through to the accumulator (`x.grad.zero_()`). Both are kept here, keyed
+by id with weak references, so a Tensor carries no slot for them.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+# ---- differentiable .grad after backward(create_graph=True) ---------------------------------
+# {id(tensor): (weakref(tensor), gradient Tensor with a graph)}. `_grad` holds a copy of the
+# gradient's values, so in-place accumulation by any backward path never changes values the
+# recorded graph saved; `.grad` returns the graph tensor only while `_grad` still holds
+# exactly its values (any later accumulation or clear_grad() makes it a plain gradient).
+GRAPH_GRADS: dict[int, tuple[Any, Tensor]] = {}
+
+
+def graph_grad(t: Tensor) -> Tensor | None:
+    entry = GRAPH_GRADS.get(id(t))
+    if entry is None or entry[0]() is not t or t._grad is None:
+        return None
+    g = entry[1]._data
+    if g.shape != t._grad.shape or not np.array_equal(g, t._grad):
+        return None
+    return entry[1]
+
+
+def set_graph_grad(t: Tensor, g: Tensor) -> None:
+    key = id(t)
+
+    def drop(ref: Any) -> None:
+        entry = GRAPH_GRADS.get(key)
+        if entry is not None and entry[0] is ref:
+            del GRAPH_GRADS[key]
+    GRAPH_GRADS[key] = (weakref.ref(t, drop), g)
+    t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
+
+
+def detach_graph_grad(t: Tensor) -> None:
+    """Forget t's differentiable gradient before `_grad` changes (frees the graph early)."""
+    if GRAPH_GRADS:
+        GRAPH_GRADS.pop(id(t), None)
+
+
+def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
+    """Hand a backward's result for t over: a leaf accumulates (Paddle), a retained non-leaf
+    is overwritten, and a grad() target is left to the caller."""
+    if kind == "leaf" and t._grad is not None:
+        detach_graph_grad(t)
+        np.add(t._grad, val, out=t._grad, casting="unsafe")
+    elif kind != "target":
+        detach_graph_grad(t)
+        t._grad = val.astype(t._data.dtype, copy=True)
+
+
+# ---- `x.grad` wrappers share the accumulator (Paddle): in-place ops on one write through ---
+# {id(view): (weakref(view), weakref(owner))}; ops/inplace.py asks grad_owner() so that
+# `x.grad.zero_()` or `x.grad.multiply_(s)` under no_grad change x's gradient, not a copy.
+_grad_views: dict[int, tuple[Any, Any]] = {}
+
+
+def note_grad_view(view: Tensor, owner: Tensor) -> None:
+    key = id(view)
+
+    def drop(ref: Any) -> None:
+        entry = _grad_views.get(key)
+        if entry is not None and entry[0] is ref:
+            del _grad_views[key]
+    _grad_views[key] = (weakref.ref(view, drop), weakref.ref(owner))
+
+
+def grad_owner(t: Tensor) -> Tensor | None:
+    """The tensor whose `.grad` `t` still is (its accumulator's wrapper, or its
+    differentiable gradient after create_graph=True), or None."""
+    entry = _grad_views.get(id(t))
+    if entry is None or entry[0]() is not t:
+        return None
+    owner = entry[1]()
+    if owner is None or owner._grad is None:
+        return None
+    return owner if owner._grad is t._data or graph_grad(owner) is t else None
