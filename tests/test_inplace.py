@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad.autograd.api import eager_gradients
+from jitgrad.autograd.eager import eager_gradients
 
 TT = paddle.to_tensor
 

@@ -16,7 +16,7 @@ import numpy as np
 from .compile import executor
 from .core import grad_mode
 from . import vm
-from .autograd.api import eager_gradients
+from .autograd.eager import eager_gradients
 from .core.tensor import Tensor
 
 PATHS = ("numba", "reference", "eager")
