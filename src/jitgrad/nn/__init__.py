@@ -3,18 +3,22 @@
 from . import functional, initializer
 from .initializer import ParamAttr
 from .layer import Layer, Parameter, create_parameter
-from .layers import (ELU, GELU, SELU, AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D,
-                     BCELoss, BCEWithLogitsLoss, Conv1D, Conv2D, CrossEntropyLoss, Dropout,
-                     Embedding, Flatten, Hardsigmoid, Hardswish, Hardtanh, KLDivLoss, L1Loss,
-                     LayerList, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2D, Mish,
-                     MSELoss, NLLLoss, ReLU, ReLU6, Sequential, Sigmoid, SiLU, SmoothL1Loss,
-                     Softmax, Softplus, Softsign, Swish, Tanh)
-from .layers import (CELU, GLU, CosineEmbeddingLoss, CosineSimilarity, GaussianNLLLoss,
-                     Hardshrink, HingeEmbeddingLoss, Identity, LogSigmoid, MarginRankingLoss,
-                     MultiLabelSoftMarginLoss, PairwiseDistance, PoissonNLLLoss, PReLU,
-                     Softshrink, SoftMarginLoss, Tanhshrink, ThresholdedReLU, TripletMarginLoss)
-from .layers import (AdaptiveAvgPool1D, AdaptiveMaxPool1D, AdaptiveMaxPool2D, AvgPool1D,
-                     Conv1DTranspose, Conv2DTranspose, InstanceNorm1D, InstanceNorm2D, MaxPool1D)
+from .function_layers import (AdaptiveAvgPool1D, AdaptiveMaxPool1D, AdaptiveMaxPool2D, AvgPool1D,
+                              BCELoss, BCEWithLogitsLoss, BiRNN, CELU, CosineEmbeddingLoss,
+                              CosineSimilarity, CrossEntropyLoss, ELU, GaussianNLLLoss, GELU, GLU,
+                              GRU, GRUCell, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
+                              HingeEmbeddingLoss, KLDivLoss, L1Loss, LayerDict, LeakyReLU,
+                              LogSigmoid, LogSoftmax, LSTM, LSTMCell, MarginRankingLoss, MaxPool1D,
+                              Mish, MSELoss, MultiHeadAttention, MultiLabelSoftMarginLoss, NLLLoss,
+                              PairwiseDistance, ParameterList, PoissonNLLLoss, ReLU, ReLU6, RNN,
+                              RNNBase, RNNCellBase, SELU, Sigmoid, SiLU, SimpleRNN, SimpleRNNCell,
+                              SmoothL1Loss, SoftMarginLoss, Softmax, Softplus, Softshrink,
+                              Softsign, Swish, Tanh, Tanhshrink, ThresholdedReLU,
+                              TransformerEncoder, TransformerEncoderLayer, TripletMarginLoss)
+from .layers import (AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D, Conv1D,
+                     Conv1DTranspose, Conv2D, Conv2DTranspose, Dropout, Embedding, Flatten,
+                     Identity, InstanceNorm1D, InstanceNorm2D, LayerList, LayerNorm, Linear,
+                     MaxPool2D, PReLU, Sequential)
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 
 BatchNorm = BatchNorm2D
