@@ -4,17 +4,15 @@ from . import functional, initializer
 from .initializer import ParamAttr
 from .layer import Layer, Parameter, create_parameter
 from .function_layers import (AdaptiveAvgPool1D, AdaptiveMaxPool1D, AdaptiveMaxPool2D, AvgPool1D,
-                              BCELoss, BCEWithLogitsLoss, BiRNN, CELU, CosineEmbeddingLoss,
+                              BCELoss, BCEWithLogitsLoss, CELU, CosineEmbeddingLoss,
                               CosineSimilarity, CrossEntropyLoss, ELU, GaussianNLLLoss, GELU, GLU,
-                              GRU, GRUCell, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
-                              HingeEmbeddingLoss, KLDivLoss, L1Loss, LayerDict, LeakyReLU,
-                              LogSigmoid, LogSoftmax, LSTM, LSTMCell, MarginRankingLoss, MaxPool1D,
-                              Mish, MSELoss, MultiHeadAttention, MultiLabelSoftMarginLoss, NLLLoss,
-                              PairwiseDistance, ParameterList, PoissonNLLLoss, ReLU, ReLU6, RNN,
-                              RNNBase, RNNCellBase, SELU, Sigmoid, SiLU, SimpleRNN, SimpleRNNCell,
-                              SmoothL1Loss, SoftMarginLoss, Softmax, Softplus, Softshrink,
-                              Softsign, Swish, Tanh, Tanhshrink, ThresholdedReLU,
-                              TransformerEncoder, TransformerEncoderLayer, TripletMarginLoss)
+                              Hardshrink, Hardsigmoid, Hardswish, Hardtanh, HingeEmbeddingLoss,
+                              KLDivLoss, L1Loss, LeakyReLU, LogSigmoid, LogSoftmax,
+                              MarginRankingLoss, MaxPool1D, Mish, MSELoss,
+                              MultiLabelSoftMarginLoss, NLLLoss, PairwiseDistance, PoissonNLLLoss,
+                              ReLU, ReLU6, SELU, Sigmoid, SiLU, SmoothL1Loss, SoftMarginLoss,
+                              Softmax, Softplus, Softshrink, Softsign, Swish, Tanh, Tanhshrink,
+                              ThresholdedReLU, TripletMarginLoss)
 from .layers import (AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D, Conv1D,
                      Conv1DTranspose, Conv2D, Conv2DTranspose, Dropout, Embedding, Flatten,
                      Identity, InstanceNorm1D, InstanceNorm2D, LayerList, LayerNorm, Linear,
