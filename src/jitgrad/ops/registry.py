@@ -21,7 +21,10 @@ Every entry states, in one place:
 ``lower(b, node, g, gins)``
     Emits VM instructions for the compiled backward: `g` is the output-gradient slot,
     `gins[i]` the slot of input i's gradient (None when input i needs none).
-    See `jitgrad.builder.Builder` for the emit helpers.
+    See compile/builder.py's Builder for the emit helpers.
+``deriv`` (unary elementwise ops, through ops/derivative.py's ``unary``)
+    The derivative written once, ``deriv(m, x, out, **attrs)``; ``save``, ``vjp`` and
+    ``lower`` are derived from it, so such an op is its forward and this one rule.
 ``bound_attrs`` (optional, in ``extra``)
     Names of array attributes the lowering reads only as tables or values named by their
     source (Builder.table / Builder.value), which each graph binds from its own node: the
