@@ -11,6 +11,7 @@ Python operators and the functions of a math namespace `m`.
 
 Conditions are computed on plain values (`m.data(x)`) and are not differentiated:
 `m.mask(cond)` is a 0/1 constant, `m.where(cond, a, b)` picks between two expressions.
+A binary op (`binary`) states its two partial derivatives the same way.
 A function the namespaces do not know by numpy's name (an op's own special function) is
 registered once with `numpy_function`: `m.name(...)` then calls it in numpy and the jitgrad
 op of that name in jitgrad ops.
@@ -105,3 +106,30 @@ def unary(name: str, forward: Callable, deriv: Callable,
 
     return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_saved, save=save,
                  domain=domain, cases=cases, deriv=deriv, **extra)
+
+
+def _lower_mul_each_saved(b: Any, node: Any, g: Any, gins: list) -> None:
+    for gi, d in zip(gins, node.saved):
+        if gi is not None:
+            b.mul(gi, node.out_data.shape, g, d)     # a one-element d becomes a constant
+
+
+def binary(name: str, forward: Callable, dx: Callable, dy: Callable,
+           domain: tuple[float, float] = (-2.0, 2.0), cases: tuple | None = None,
+           **extra: Any) -> OpDef:
+    """A binary op from its forward and its two partial derivatives, each
+    `d(m, x, y, out, **attrs)` as for `unary`; each may be a number (a constant factor).
+    Factors at the output's broadcast shape or the input's are both fine: the gradient is
+    summed over broadcast axes after the multiplication."""
+    extra.setdefault("quiet", True)
+
+    def save(out: np.ndarray, x: np.ndarray, y: np.ndarray, **attrs: Any) -> tuple:
+        m = NumpyMath(out.dtype)
+        return tuple(np.asarray(d(m, x, y, out, **attrs), dtype=out.dtype) for d in (dx, dy))
+
+    def vjp(g: Tensor, out: Tensor, x: Tensor, y: Tensor, **attrs: Any) -> tuple:
+        m = OpsMath(out._data.dtype)
+        return tuple(g * d(m, x, y, out, **attrs) for d in (dx, dy))
+
+    return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_each_saved, save=save,
+                 nin=2, domain=domain, cases=cases, deriv=(dx, dy), **extra)

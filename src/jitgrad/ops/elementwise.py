@@ -13,7 +13,7 @@ import numpy as np
 from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
                    const, require_float, tensor_arg_error)
-from .derivative import unary
+from .derivative import binary, unary
 from .registry import OpDef, defop
 
 
@@ -220,21 +220,17 @@ divide_op = defop(
     vjp=lambda g, out, x, y: (g / y, -(g * out / y)), lower=_lower_divide)
 
 
-def _pow_save(out, x, y):
-    safe = np.where(x > 0, x, 1)
-    return ((y * np.power(safe, y - 1) * (x > 0)).astype(out.dtype),
-            (out * np.log(safe)).astype(out.dtype))
+def _pow_dx(m, x, y, out):
+    """y x^(y-1) where x > 0, else 0 (Paddle's)."""
+    return m.where(m.data(x) > 0, y * m.where(m.data(x) > 0, x, 1.0) ** (y - 1.0), 0.0)
 
 
-def _lower_pow(b, node, g, gins):
-    for gi, d in zip(gins, node.saved):
-        if gi is not None:
-            b.mul(gi, _shape(node), g, d)
+def _pow_dy(m, x, y, out):
+    """out log(x) where x > 0, else 0."""
+    return m.where(m.data(x) > 0, out * m.log(m.where(m.data(x) > 0, x, 1.0)), 0.0)
 
 
-pow_op = defop(
-    "pow", quiet=True, forward=np.power, nin=2, save=_pow_save, domain=(0.5, 2.0), lower=_lower_pow,
-    vjp=lambda g, out, x, y: (g * y * x ** (y - 1.0), g * out * log(x)))
+pow_op = binary("pow", np.power, _pow_dx, _pow_dy, domain=(0.5, 2.0))
 
 
 def _tie_weight(x: np.ndarray, y: np.ndarray, bigger: bool) -> np.ndarray:
@@ -242,33 +238,25 @@ def _tie_weight(x: np.ndarray, y: np.ndarray, bigger: bool) -> np.ndarray:
     return np.broadcast_to(win + 0.5 * (x == y), np.broadcast_shapes(x.shape, y.shape))
 
 
-def _lower_select(b, node, g, gins):
-    for gi, w in zip(gins, node.saved):
-        if gi is not None:
-            b.mul(gi, _shape(node), g, w)
+maximum_op = binary(
+    "maximum", np.maximum, lambda m, x, y, out: m.mask(_tie_weight(m.data(x), m.data(y), True)),
+    lambda m, x, y, out: m.mask(1 - _tie_weight(m.data(x), m.data(y), True)), quiet=False)
+
+minimum_op = binary(
+    "minimum", np.minimum,
+    lambda m, x, y, out: m.mask(_tie_weight(m.data(x), m.data(y), False)),
+    lambda m, x, y, out: m.mask(1 - _tie_weight(m.data(x), m.data(y), False)), quiet=False)
 
 
-def _select_vjp(g, out, x, y, bigger):
-    w = _tie_weight(x._data, y._data, bigger)
-    return g * _mask(out, w), g * _mask(out, 1 - w)
+def _where_mask(m, out, cond):
+    return np.broadcast_to(cond, m.data(out).shape)
 
 
-maximum_op = defop(
-    "maximum", forward=np.maximum, nin=2, lower=_lower_select,
-    save=lambda out, x, y: ((w := _tie_weight(x, y, True).astype(out.dtype)), 1 - w),
-    vjp=lambda g, out, x, y: _select_vjp(g, out, x, y, True))
-
-minimum_op = defop(
-    "minimum", forward=np.minimum, nin=2, lower=_lower_select,
-    save=lambda out, x, y: ((w := _tie_weight(x, y, False).astype(out.dtype)), 1 - w),
-    vjp=lambda g, out, x, y: _select_vjp(g, out, x, y, False))
-
-where_op = defop(
-    "where", bound_attrs=("cond",), forward=lambda x, y, cond: np.where(cond, x, y), nin=2, lower=_lower_select,
-    save=lambda out, x, y, cond: ((m := np.broadcast_to(cond, out.shape).astype(out.dtype)),
-                                  1 - m),
-    vjp=lambda g, out, x, y, cond: (g * _mask(out, cond), g * _mask(out, ~cond)),
-    cases=tuple({"shapes": s, "attrs": {"cond": np.array([True, False, True])}}
+where_op = binary(
+    "where", lambda x, y, cond: np.where(cond, x, y),
+    lambda m, x, y, out, cond: m.mask(_where_mask(m, out, cond)),
+    lambda m, x, y, out, cond: m.mask(~_where_mask(m, out, cond)), bound_attrs=("cond",),
+    quiet=False, cases=tuple({"shapes": s, "attrs": {"cond": np.array([True, False, True])}}
                 for s in (((3,), (3,)), ((2, 3), (1, 3)))) +
     ({"shapes": ((), ()), "attrs": {"cond": np.array(False)}},))
 

@@ -16,7 +16,7 @@ from ..core.tensor import Tensor
 from .core import apply, binary_operands, require_float
 from .elementwise import _via_float64, exp
 from . import elementwise as E
-from .derivative import numpy_function, unary
+from .derivative import binary, numpy_function, unary
 from .registry import defop
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
@@ -98,66 +98,18 @@ frac_op = defop(
     doc="x - trunc(x); gradient 1 (also where x is inf or nan, as Paddle's)")
 
 
-def _heaviside_save(out, x, y):
-    return (np.asarray(x == 0, dtype=out.dtype),)
-
-
-def _lower_heaviside(b, node, g, gins) -> None:
-    if gins[1] is not None:                 # d/dy where x == 0; d/dx is zero
-        b.mul(gins[1], node.out_data.shape, g, node.saved[0])
-
-
-def _heaviside_vjp(g, out, x, y):
-    at_zero = Tensor._make(np.asarray(x._data == 0, dtype=out._data.dtype))
-    return g * 0.0, g * at_zero
-
-
-heaviside_op = defop(
-    "heaviside", forward=np.heaviside, nin=2, save=_heaviside_save, vjp=_heaviside_vjp,
-    lower=_lower_heaviside,
+heaviside_op = binary(
+    "heaviside", np.heaviside, lambda m, x, y, out: 0.0,
+    lambda m, x, y, out: m.mask(m.data(x) == 0), quiet=False,
     doc="0 where x < 0, y where x == 0, 1 where x > 0; Paddle's gradients: 0 for x, and "
         "for y the upstream gradient where x == 0")
 
+atan2_op = binary("atan2", np.arctan2, lambda m, x, y, out: y / (x * x + y * y),
+                  lambda m, x, y, out: -x / (x * x + y * y), quiet=False, domain=(0.5, 2.0))
 
-def _atan2_save(out, x, y):
-    r = x * x + y * y
-    return ((y / r).astype(out.dtype), (-x / r).astype(out.dtype))
-
-
-def _lower_saved_pair(b, node, g, gins) -> None:
-    for gi, d in zip(gins, node.saved):
-        if gi is not None:
-            b.mul(gi, node.out_data.shape, g, d)
-
-
-def _atan2_vjp(g, out, x, y):
-    r = x * x + y * y
-    return g * y / r, -(g * x) / r
-
-
-atan2_op = defop("atan2", forward=np.arctan2, nin=2, save=_atan2_save, vjp=_atan2_vjp,
-                 lower=_lower_saved_pair, domain=(0.5, 2.0))
-
-
-def _remainder_save(out, x, y):
-    return (np.asarray(-np.floor_divide(x, y), dtype=out.dtype),)
-
-
-def _lower_remainder(b, node, g, gins) -> None:
-    if gins[0] is not None:
-        b.contribute(gins[0], node.out_data.shape, "AXPY", g)
-    if gins[1] is not None:
-        b.mul(gins[1], node.out_data.shape, g, node.saved[0])
-
-
-def _remainder_vjp(g, out, x, y):
-    q = np.floor_divide(x._data, y._data)       # piecewise constant: a constant factor
-    return g, g * Tensor._make(np.asarray(-q, dtype=out._data.dtype))
-
-
-remainder_op = defop(
-    "remainder", quiet=True, forward=np.remainder, nin=2, save=_remainder_save, vjp=_remainder_vjp,
-    lower=_lower_remainder, domain=(0.5, 2.0),
+remainder_op = binary(
+    "remainder", np.remainder, lambda m, x, y, out: 1.0,
+    lambda m, x, y, out: m.mask(-np.floor_divide(m.data(x), m.data(y))), domain=(0.5, 2.0),
     doc="x - floor(x / y) * y: the sign of the divisor (Paddle, Python); d/dx 1, "
         "d/dy -floor(x / y)")
 
