@@ -10,6 +10,7 @@ import numpy as np
 from . import dtypes, tape
 from .grad_store import GRAPH_GRADS, detach_graph_grad, graph_grad, note_grad_view
 from .printing import tensor_to_string
+from .size import Size
 from .tensor_operators import TensorOperators
 
 _new_object = object.__new__     # cached: _make runs for every op's output
@@ -18,34 +19,6 @@ _function = type(lambda: None)
 # Filled in by jitgrad.ops at import time (with tensor_operators.OPS); Tensor's op methods
 # call through it, so the core never imports the ops.
 _ops: Any = None
-
-
-class Size(list):
-    """`Tensor.shape`: a list (Paddle 3.3's `paddle.Size`) that also equals the same tuple.
-
-    Prints as Paddle does (`paddle.Size([2, 3])`); `shape == [2, 3]` and `== (2, 3)` hold.
-    """
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple)):
-            return list.__eq__(self, list(other))
-        return NotImplemented
-
-    def __ne__(self, other: object) -> bool:
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    __hash__ = None  # type: ignore[assignment]  (a list: mutable, unhashable)
-
-    def __add__(self, other: Any) -> Size:
-        return Size(list(self) + list(other))
-
-    def __repr__(self) -> str:
-        return f"paddle.Size({list.__repr__(self)})"
-
-    __str__ = __repr__
 
 
 class Tensor(TensorOperators):
