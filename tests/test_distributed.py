@@ -156,7 +156,8 @@ def test_one_worker_trainer_and_input_errors(two):
             trainer.step(x[:1])
         with pytest.raises(ValueError, match="first axes differ"):
             trainer.step(x, y[:5])
-        with pytest.raises(TypeError, match=r"scalar jitgrad Tensor .* shape \[6, 3\]"):
+        # (the two shards, 6 and 5 rows, fail on two workers: either error may come first)
+        with pytest.raises(TypeError, match=r"scalar jitgrad Tensor .* shape \[[56], 3\]"):
             trainer.step(x)                                  # raised on a worker
 
 

@@ -8,6 +8,10 @@ Python operators and the functions of a math namespace `m`.
 - With `m` an `OpsMath`, on the node's Tensors, it gives f'(x) in jitgrad ops: the eager
   rule g * f'(x), which records a graph and can be differentiated again (create_graph,
   Hessians).
+- A factor that is one of the VM's elementwise kernels (exp's `out`, log's `1 / x`, tanh's
+  `1 - out * out` ...) is found by tracing the derivative once, at definition
+  (factor_kernels.py): then nothing is saved, the kernel reads the values where the forward
+  left them, and the eager rule is the kernel's own expression.
 
 Conditions are computed on plain values (`m.data(x)`) and are not differentiated:
 `m.mask(cond)` is a 0/1 constant, `m.where(cond, a, b)` picks between two expressions.
@@ -24,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.tensor import Tensor
+from . import factor_kernels as FK
 from .core import const
 from .registry import OpDef, defop
 
@@ -87,6 +92,13 @@ class OpsMath:
         return fn
 
 
+def _reads(*plans: FK.Plan) -> tuple:
+    """grad_reads: the values the kernels read (an in-place change of another one is no
+    obstacle to the backward)."""
+    roles = {r for plan in plans for r in plan[2]}
+    return tuple(sorted(r for r in roles if r != "out")) + (("out",) if "out" in roles else ())
+
+
 def _lower_mul_saved(b: Any, node: Any, g: Any, gins: list) -> None:
     b.mul(gins[0], node.out_data.shape, g, node.saved[0])
 
@@ -97,6 +109,13 @@ def unary(name: str, forward: Callable, deriv: Callable,
     """A unary op from its forward and its derivative `deriv(m, x, out, **attrs)` (above).
     numpy's nan/inf warnings are off (quiet): Paddle returns such values silently."""
     extra.setdefault("quiet", True)
+    plan = FK.trace(deriv, (0, "out"))
+    if plan is not None:                # a kernel's factor: nothing saved (factor_kernels.py)
+        return defop(name, forward=forward, domain=domain, cases=cases, deriv=deriv,
+                     grad_reads=extra.pop("grad_reads", _reads(plan)),
+                     vjp=lambda g, out, x: (FK.eager(g, {0: x, "out": out}, plan),),
+                     lower=lambda b, node, g, gins: FK.emit(b, node, g, gins[0], plan),
+                     **extra)
 
     def save(out: np.ndarray, x: np.ndarray, **attrs: Any) -> tuple:
         return (np.asarray(deriv(NumpyMath(out.dtype), x, out, **attrs), dtype=out.dtype),)
@@ -122,6 +141,20 @@ def binary(name: str, forward: Callable, dx: Callable, dy: Callable,
     Factors at the output's broadcast shape or the input's are both fine: the gradient is
     summed over broadcast axes after the multiplication."""
     extra.setdefault("quiet", True)
+    plans = [FK.trace(d, (0, 1, "out")) for d in (dx, dy)]
+    if None not in plans:               # kernels' factors: nothing saved
+        def lower(b: Any, node: Any, g: Any, gins: list) -> None:
+            for gi, plan in zip(gins, plans):
+                if gi is not None:
+                    FK.emit(b, node, g, gi, plan)
+
+        def eager_vjp(g: Tensor, out: Tensor, x: Tensor, y: Tensor) -> tuple:
+            values = {0: x, 1: y, "out": out}
+            return tuple(FK.eager(g, values, plan) for plan in plans)
+
+        return defop(name, forward=forward, vjp=eager_vjp, lower=lower, nin=2, domain=domain,
+                     cases=cases, deriv=(dx, dy),
+                     grad_reads=extra.pop("grad_reads", _reads(*plans)), **extra)
 
     def save(out: np.ndarray, x: np.ndarray, y: np.ndarray, **attrs: Any) -> tuple:
         m = NumpyMath(out.dtype)

@@ -36,18 +36,10 @@ def _lower_mul_out(b, node, g, gins):
     b.mul(gins[0], _shape(node), g, node.out_data)
 
 
-neg_op = defop(
-    "neg", grad_reads=(), forward=np.negative, vjp=lambda g, out, x: (-g,),
-    lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g, k=-1.0))
+neg_op = unary("neg", np.negative, lambda m, x, out: -1.0, quiet=False)
+square_op = unary("square", np.square, lambda m, x, out: 2.0 * x, quiet=False)
+sqrt_op = unary("sqrt", np.sqrt, lambda m, x, out: 0.5 / out, domain=(0.3, 3.0))
 
-square_op = defop(
-    "square", forward=np.square, vjp=lambda g, out, x: (g * x * 2.0,),
-    lower=lambda b, node, g, gins: b.mul(gins[0], _shape(node), g, node.inputs[0]._data, k=2.0))
-
-sqrt_op = defop(
-    "sqrt", quiet=True, forward=np.sqrt, vjp=lambda g, out, x: (g * 0.5 / out,), domain=(0.3, 3.0),
-    lower=lambda b, node, g, gins: b.contribute(
-        gins[0], _shape(node), "DIV", g, b.value(node.out_data), k=0.5))
 
 def _via_float64(fn):
     """float32 exp/log through float64: numpy's SIMD float32 exp is 1 ulp off (exp(1) gives
@@ -59,21 +51,12 @@ def _via_float64(fn):
     return forward
 
 
-exp_op = defop("exp", quiet=True, forward=_via_float64(np.exp), vjp=lambda g, out, x: (g * out,),
-               lower=_lower_mul_out)
-
-log_op = defop(
-    "log", quiet=True, forward=_via_float64(np.log), vjp=lambda g, out, x: (g / x,),
-    domain=(0.3, 3.0),
-    lower=lambda b, node, g, gins: b.contribute(
-        gins[0], _shape(node), "DIV", g, b.value(node.inputs[0]._data)))
+exp_op = unary("exp", _via_float64(np.exp), lambda m, x, out: out)
+log_op = unary("log", _via_float64(np.log), lambda m, x, out: 1.0 / x, domain=(0.3, 3.0))
 
 abs_op = unary("abs", np.abs, lambda m, x, out: m.mask(np.sign(m.data(x))), quiet=False)
 
-tanh_op = defop(
-    "tanh", forward=np.tanh, vjp=lambda g, out, x: (g * (1.0 - out * out),),
-    lower=lambda b, node, g, gins: b.contribute(
-        gins[0], _shape(node), "TANH_BWD", g, b.value(node.out_data)))
+tanh_op = unary("tanh", np.tanh, lambda m, x, out: 1.0 - out * out, quiet=False)
 
 sin_op = unary("sin", np.sin, lambda m, x, out: m.cos(x), quiet=False)
 cos_op = unary("cos", np.cos, lambda m, x, out: -m.sin(x), quiet=False)
@@ -85,10 +68,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
 
 
-sigmoid_op = defop(
-    "sigmoid", forward=_sigmoid, vjp=lambda g, out, x: (g * out * (1.0 - out),),
-    lower=lambda b, node, g, gins: b.contribute(
-        gins[0], _shape(node), "SIGMOID_BWD", g, b.value(node.out_data)))
+sigmoid_op = unary("sigmoid", _sigmoid, lambda m, x, out: out * (1.0 - out), quiet=False)
 
 # Large float arrays take the compiled kernels of vm/forward.py once Numba is loaded
 # (by the backward interpreter): same values, ~1.5x faster than numpy's (see there).
@@ -127,11 +107,7 @@ def _add_row(x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     return None
 
 
-relu_op = defop(
-    "relu", forward=_relu,
-    vjp=lambda g, out, x: (g * _mask(x, out._data > 0),),
-    lower=lambda b, node, g, gins: b.contribute(
-        gins[0], _shape(node), "RELU_BWD", g, b.value(node.out_data)))
+relu_op = unary("relu", _relu, lambda m, x, out: m.mask(m.data(out) > 0), quiet=False)
 
 
 def _fpow(x: np.ndarray, p: Any) -> np.ndarray:
@@ -179,45 +155,15 @@ clone_op = defop(
 
 # ---- binary ------------------------------------------------------------------------------
 
-def _lower_add(b, node, g, gins, ky=1.0):
-    for gi, k in zip(gins, (1.0, ky)):
-        if gi is not None:
-            b.contribute(gi, _shape(node), "AXPY", g, k=k)
-
-
-def _lower_multiply(b, node, g, gins):
-    x, y = (t._data for t in node.inputs)
-    if gins[0] is not None:
-        b.mul(gins[0], _shape(node), g, y)
-    if gins[1] is not None:
-        b.mul(gins[1], _shape(node), g, x)
-
-
-def _lower_divide(b, node, g, gins):
-    x, y = (t._data for t in node.inputs)
-    if gins[0] is not None:
-        if y.size == 1:
-            b.contribute(gins[0], _shape(node), "DIVK", g, k=b.scalar(y))
-        else:
-            b.contribute(gins[0], _shape(node), "DIV", g, b.value(y, _shape(node)))
-    if gins[1] is not None:
-        b.contribute(gins[1], _shape(node), "MULDIV", g, b.value(node.out_data),
-                     b.value(y, _shape(node)), k=-1.0)
-
-
-add_op = defop("add", grad_reads=(), forward=np.add, nin=2, vjp=lambda g, out, x, y: (g, g),
-               lower=_lower_add)
-
-subtract_op = defop(
-    "subtract", grad_reads=(), forward=np.subtract, nin=2, vjp=lambda g, out, x, y: (g, -g),
-    lower=lambda b, node, g, gins: _lower_add(b, node, g, gins, ky=-1.0))
-
-multiply_op = defop("multiply", grad_reads=(0, 1), forward=np.multiply, nin=2,
-                    vjp=lambda g, out, x, y: (g * y, g * x), lower=_lower_multiply)
-
-divide_op = defop(
-    "divide", quiet=True, forward=np.true_divide, nin=2, domain=(0.5, 2.0),
-    vjp=lambda g, out, x, y: (g / y, -(g * out / y)), lower=_lower_divide)
+add_op = binary("add", np.add, lambda m, x, y, out: 1.0, lambda m, x, y, out: 1.0,
+                quiet=False)
+subtract_op = binary("subtract", np.subtract, lambda m, x, y, out: 1.0,
+                     lambda m, x, y, out: -1.0, quiet=False)
+multiply_op = binary("multiply", np.multiply, lambda m, x, y, out: y,
+                     lambda m, x, y, out: x, quiet=False)
+divide_op = binary("divide", np.true_divide, lambda m, x, y, out: 1.0 / y,
+                   lambda m, x, y, out: -out / y, domain=(0.5, 2.0),
+                   grad_reads=(0, 1, "out"))     # Paddle's divide_grad keeps x as well
 
 
 def _pow_dx(m, x, y, out):
