@@ -5,9 +5,10 @@ symbolic values: x, y and out stand for the node's values, numbers stay numbers,
 function or condition other than `m.mask(m.data(v) > 0)` stops the trace. A factor of one of
 these shapes (c a number, V and W node values)
 
-    c            -> AXPY          c * V, V      -> MUL           c / V  -> DIV (DIVK)
-    c * V / W    -> MULDIV        1 - V * V     -> TANH_BWD      V * (1 - V) -> SIGMOID_BWD
-    mask(V > 0)  -> RELU_BWD
+    0            -> no row        c             -> AXPY
+    c * V, V     -> MUL           c / V         -> DIV (DIVK)
+    c * V / W    -> MULDIV        1 - V * V     -> TANH_BWD
+    V * (1 - V)  -> SIGMOID_BWD   mask(V > 0)   -> RELU_BWD
 
 is lowered to that kernel reading V (and W) where the forward left them, and its eager rule
 is the kernel's own expression (the opcode's `value`, vm/opcodes.py) evaluated on Tensors,
@@ -109,6 +110,8 @@ Plan = tuple      # (opcode name, K, roles of the values it reads)
 
 def _plan(e: tuple) -> Plan:
     kind = e[0]
+    if e == ("num", 0.0):
+        return ("NONE", 0.0, ())        # a zero gradient: no row (the prologue zeroes)
     if kind == "num":
         return ("AXPY", e[1], ())
     if kind == "val":
@@ -159,6 +162,8 @@ def emit(b: Any, node: Any, g: Any, gi: Any, plan: Plan) -> None:
     op, k, roles = plan
     shape = node.out_data.shape
     values = [_array(node, r) for r in roles]
+    if op == "NONE":
+        return
     if op == "AXPY":
         b.contribute(gi, shape, "AXPY", g, k=k)
     elif op == "MUL":
@@ -173,6 +178,8 @@ def eager(g: Any, node_values: dict, plan: Plan) -> Any:
     """The same gradient in jitgrad ops: the kernel's expression on Tensors."""
     op, k, roles = plan
     values = [node_values[r] for r in roles]
+    if op == "NONE":
+        return g * 0.0
     if op == "AXPY" and k == 1.0:
         return g
     if k == 1.0 and op in ("MUL", "DIV", "MULDIV"):      # K * g is g exactly: no node

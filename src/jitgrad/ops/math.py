@@ -17,7 +17,7 @@ from .core import apply, binary_operands, require_float
 from .elementwise import _via_float64, exp
 from . import elementwise as E
 from .derivative import binary, numpy_function, unary
-from .registry import defop
+
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
 
@@ -78,24 +78,13 @@ erf_op = unary("erf", _erf, lambda m, x, out: m.exp(-(x * x)) * _SQRT_PI_2)
 numpy_function("erf", _erf)
 
 
-def _zero_vjp(g, out, x, **attrs):
-    return (g * 0.0,)
-
-
-def _lower_nothing(b, node, g, gins) -> None:
-    """Zero gradient: emit nothing; an input reached only here gets a ZERO in the prologue."""
-
-
-floor_op = defop("floor", forward=np.floor, vjp=_zero_vjp, lower=_lower_nothing)
-ceil_op = defop("ceil", forward=np.ceil, vjp=_zero_vjp, lower=_lower_nothing)
-round_op = defop("round", forward=np.round, vjp=_zero_vjp, lower=_lower_nothing)
-sign_op = defop("sign", forward=np.sign, vjp=_zero_vjp, lower=_lower_nothing)
-trunc_op = defop("trunc", forward=np.trunc, vjp=_zero_vjp, lower=_lower_nothing)
-frac_op = defop(
-    "frac", grad_reads=(), quiet=True, forward=lambda x: x - np.trunc(x),
-    vjp=lambda g, out, x: (g,),
-    lower=lambda b, node, g, gins: b.contribute(gins[0], node.out_data.shape, "AXPY", g),
-    doc="x - trunc(x); gradient 1 (also where x is inf or nan, as Paddle's)")
+floor_op = unary("floor", np.floor, lambda m, x, out: 0.0, quiet=False)
+ceil_op = unary("ceil", np.ceil, lambda m, x, out: 0.0, quiet=False)
+round_op = unary("round", np.round, lambda m, x, out: 0.0, quiet=False)
+sign_op = unary("sign", np.sign, lambda m, x, out: 0.0, quiet=False)
+trunc_op = unary("trunc", np.trunc, lambda m, x, out: 0.0, quiet=False)
+frac_op = unary("frac", lambda x: x - np.trunc(x), lambda m, x, out: 1.0,
+                doc="x - trunc(x); gradient 1 (also where x is inf or nan, as Paddle's)")
 
 
 heaviside_op = binary(
