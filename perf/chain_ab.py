@@ -3,8 +3,8 @@ kernel of an older revision against this checkout's, one thread and default thre
 
     python perf/chain_ab.py [--rev f57d56f] [--reps 31]
 
-The old kernel is compiled from `git show REV:src/jitgrad/vm/interpreter.py` (no disk
-cache) and runs a Program lowered as REV would (without the scale folds if REV predates
+The old kernel is compiled from `git show REV:src/jitgrad/vm/kernels.py` (no disk cache;
+vm/interpreter.py for revisions before the kernels had a module of their own) and runs a Program lowered as REV would (without the scale folds if REV predates
 them), in an arena of its own with the scratch tile it needs; samples are
 interleaved (shuffled order) and the medians printed, with a control row: this checkout's
 kernel again, whose distance from 1.00x is the run's noise. Not a test, nothing imports it.
@@ -32,16 +32,28 @@ from jitgrad.vm import threads  # noqa: E402
 from jitgrad.vm._numba import jit  # noqa: E402
 
 
+def _show(rev: str, *paths: str) -> tuple[str, str]:
+    """(path, text) of the first of `paths` that exists at `rev`; ("", "") for none."""
+    for path in paths:
+        got = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=HERE,
+                             capture_output=True, text=True)
+        if got.returncode == 0:
+            return path, got.stdout
+    return "", ""
+
+
 def old_chain(rev: str):
-    src = subprocess.run(["git", "show", f"{rev}:src/jitgrad/vm/interpreter.py"], cwd=HERE,
-                         capture_output=True, text=True, check=True).stdout
-    for rel, pkg in (("..program", "jitgrad.vm.program"), ("._numba", "jitgrad.vm._numba"),
-                     (".blas", "jitgrad.vm.blas"), (". import", "jitgrad.vm import")):
+    path, src = _show(rev, "src/jitgrad/vm/kernels.py", "src/jitgrad/vm/interpreter.py")
+    if not path:
+        raise SystemExit(f"no compiled interpreter at {rev}")
+    for rel, pkg in (("..program", "jitgrad.vm.program"), (".program", "jitgrad.vm.program"),
+                     ("._numba", "jitgrad.vm._numba"), (".blas", "jitgrad.vm.blas"),
+                     (".kernels", "jitgrad.vm.kernels"), (". import", "jitgrad.vm import")):
         src = src.replace(f"from {rel} ", f"from {pkg} ")
     ns: dict = {}
     with warnings.catch_warnings():            # "cannot cache": compiled in this process
         warnings.simplefilter("ignore")
-        exec(compile(src, f"{rev}:interpreter.py", "exec"), ns)
+        exec(compile(src, f"{rev}:{os.path.basename(path)}", "exec"), ns)
     return jit(ns["_chain"].py_func, cache=False)
 
 
@@ -58,9 +70,8 @@ def main() -> None:
     os.environ["JITGRAD_NO_STRUCTURAL"] = "1"     # two Programs, not one shared
     # the old side: lowered without the scale folds (peephole.K_FIRST) when REV predates them
     folds = peephole.K_FIRST
-    had_folds = "K_FIRST" in subprocess.run(
-        ["git", "show", f"{args.rev}:src/jitgrad/peephole.py"], cwd=HERE,
-        capture_output=True, text=True, check=True).stdout
+    had_folds = "K_FIRST" in _show(args.rev, "src/jitgrad/compile/peephole.py",
+                                   "src/jitgrad/vm/peephole.py", "src/jitgrad/peephole.py")[1]
     peephole.K_FIRST = folds if had_folds else set()
     o_old = W.JitgradChain(d)
     o_old.grads()

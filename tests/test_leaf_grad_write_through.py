@@ -1,7 +1,7 @@
 """A leaf's gradient row writes straight into its `.grad` array wherever that lives.
 
 An owned leaf slot's one writer row writes through an address in the itab
-(peephole.own_leaf_grads, `Program.leaf_rows`); each Binding points it at the leaf's
+(slot_layout.own_leaf_grads, `Program.leaf_rows`); each Binding points it at the leaf's
 `.grad` array (binding.py), so nothing is zeroed and added afterwards, the array keeps
 its identity (a `g = x.grad` taken earlier sees the sum), and it is always an array of the
 leaf's own, never a view of an arena.

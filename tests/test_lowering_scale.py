@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import jitgrad as P
-from jitgrad.compile import external, peephole
+from jitgrad.compile import external, peephole, slot_index, slot_layout
 from jitgrad.core import tape
 from jitgrad.compile.lower import lower
 from jitgrad.vm.program import EXT, OP, WIDTH
@@ -69,13 +69,13 @@ def test_intervals_match_the_scan(seed):
     for _ in range(rng.randrange(0, 40)):
         a = rng.randrange(-5, 60)
         ranges.append((a, a + rng.randrange(-2, 15)))      # empty and reversed ones too
-    ix = peephole._Intervals(ranges)
+    ix = slot_index._Intervals(ranges)
     for _ in range(300):
         lo = rng.randrange(-10, 80)
         hi = lo + rng.randrange(-5, 20)
         assert ix.overlaps(lo, hi) == ref_overlaps(lo, hi, ranges)
-        assert peephole._overlaps(lo, hi, ix) == ref_overlaps(lo, hi, ranges)
-        assert peephole._overlaps(lo, hi, ranges) == ref_overlaps(lo, hi, ranges)
+        assert slot_index._overlaps(lo, hi, ix) == ref_overlaps(lo, hi, ranges)
+        assert slot_index._overlaps(lo, hi, ranges) == ref_overlaps(lo, hi, ranges)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -86,7 +86,7 @@ def test_spans_find_every_overlapping_group_once(seed):
     ends = [s + (rng.randrange(1, 4) if rng.random() < 0.7 else rng.randrange(1, 60))
             for s in starts]
     rows = list(range(n))
-    sp = peephole._Spans(starts, ends, rows)
+    sp = slot_index._Spans(starts, ends, rows)
     for _ in range(300):
         lo = rng.randrange(-5, 150)
         hi = lo + rng.randrange(-4, 12)
@@ -106,7 +106,7 @@ def test_refs_match_the_loop_over_fields(seed):
     for r in range(code.shape[0]):
         for f in (1, 2, 3, 4):
             want.setdefault(int(code[r, f]), []).append((r, f))
-    refs = peephole._Refs(code)
+    refs = slot_index._Refs(code)
     assert refs.at == want                                # lists in (row, field) order
     assert refs.sorted.tolist() == sorted(want)
     for lo in range(-2, 45):
@@ -118,7 +118,7 @@ def test_refs_match_the_loop_over_fields(seed):
 def test_write_spans_match_writes_between(seed):
     rng = random.Random(seed)
     code = random_code(rng, rng.randrange(1, 200), rng.randrange(20, 300))
-    sp = peephole._write_spans(code)
+    sp = slot_index._write_spans(code)
     rows = code.shape[0]
     for _ in range(400):
         lo = rng.randrange(-3, int(code[:, 1].max()) + 10)
@@ -126,9 +126,9 @@ def test_write_spans_match_writes_between(seed):
         start = rng.randrange(0, rows + 2)
         stop = rng.randrange(0, rows + 2)
         assert sp.any_row_in(lo, hi, start, stop) == \
-            peephole._writes_between(code, lo, hi, start, stop)
+            slot_index._writes_between(code, lo, hi, start, stop)
         if hi > lo:                          # one writer (which), or several
-            got, want = peephole._rows_writing(sp, lo, hi), ref_rows_writing(code, lo, hi)
+            got, want = slot_layout._rows_writing(sp, lo, hi), ref_rows_writing(code, lo, hi)
             assert len(got) == min(len(want), 2)
             assert len(want) != 1 or got == want
 
@@ -142,7 +142,7 @@ def test_pick_free_matches_the_free_list_scan(seed):
         slots.append((first, first + rng.randrange(0, 30), 10_000 * off,
                       rng.choice([4096, 8192, 5000])))
     slots.sort()
-    assert peephole._pick_free(slots) == ref_pick_free(slots)
+    assert slot_layout._pick_free(slots) == ref_pick_free(slots)
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -151,7 +151,7 @@ def test_offset_map_matches_compacts_remap(seed):
     starts = np.unique(rng.integers(0, 500, 40)).astype(np.int64)
     starts[0] = 0
     new_starts = np.sort(rng.integers(0, 300, starts.size)).astype(np.int64)
-    m = peephole._offset_map(starts.tolist(), new_starts.tolist())
+    m = slot_layout._offset_map(starts.tolist(), new_starts.tolist())
     for v in range(-3, 520):
         i = np.searchsorted(starts, v, side="right") - 1
         assert m(v) == int(new_starts[i] + (v - starts[i]))
@@ -247,7 +247,7 @@ class _ScanSpans:
         self.code = code
 
     def any_row_in(self, lo, hi, start, stop):
-        return peephole._writes_between(self.code, lo, hi, start, stop)
+        return slot_index._writes_between(self.code, lo, hi, start, stop)
 
 
 class _ScanReads:
@@ -267,15 +267,25 @@ def _make_external_scan(code, items, base):
             field[hit] = EXT + (pos << 32) + (field[hit] - off)
 
 
+PASSES = (peephole, slot_layout, slot_index)      # the modules the passes look names up in
+
+
+def _patch_passes(monkeypatch, name, value):
+    """Replace `name` in every pass module that binds it (each looks it up in its own)."""
+    for mod in PASSES:
+        if name in mod.__dict__:
+            monkeypatch.setattr(mod, name, value)
+
+
 @pytest.fixture
 def brute_force(monkeypatch):
     """Swap every index for the scan it replaced."""
     def use():
-        monkeypatch.setattr(peephole, "_intervals", lambda ranges: list(ranges))
-        monkeypatch.setattr(peephole, "_write_spans", _ScanSpans)
-        monkeypatch.setattr(peephole, "_pick_free", ref_pick_free)
-        monkeypatch.setattr(peephole, "_rows_writing",
-                            lambda writes, lo, hi: ref_rows_writing(writes.code, lo, hi))
+        _patch_passes(monkeypatch, "_intervals", lambda ranges: list(ranges))
+        _patch_passes(monkeypatch, "_write_spans", _ScanSpans)
+        _patch_passes(monkeypatch, "_pick_free", ref_pick_free)
+        _patch_passes(monkeypatch, "_rows_writing",
+                      lambda writes, lo, hi: ref_rows_writing(writes.code, lo, hi))
         monkeypatch.setattr(external, "_ReadIndex", _ScanReads)
         monkeypatch.setattr(external, "_make_external", _make_external_scan)
     return use
@@ -386,7 +396,7 @@ def _work(build, n, monkeypatch):
     """Count the elementary steps of the passes' queries while lowering: ranges and groups
     visited, and every row a brute-force scan would touch (which must be none)."""
     count = [0]
-    spans_overlapping = peephole._Spans.overlapping
+    spans_overlapping = slot_index._Spans.overlapping
 
     def overlapping(self, lo, hi):
         for g in spans_overlapping(self, lo, hi):
@@ -394,20 +404,21 @@ def _work(build, n, monkeypatch):
             yield g
         count[0] += 1
 
+    writes_between = slot_index._writes_between
+
     def scan(code, lo, hi, start, stop):
         count[0] += max(stop - start, 0)
-        return peephole.__dict__["_writes_between_orig"](code, lo, hi, start, stop)
+        return writes_between(code, lo, hi, start, stop)
 
-    overlaps = peephole._overlaps
+    overlaps = slot_index._overlaps
 
     def counted_overlaps(lo, hi, ranges):
-        count[0] += 1 if type(ranges) is peephole._Intervals else len(ranges)
+        count[0] += 1 if type(ranges) is slot_index._Intervals else len(ranges)
         return overlaps(lo, hi, ranges)
 
-    monkeypatch.setattr(peephole._Spans, "overlapping", overlapping)
-    monkeypatch.setitem(peephole.__dict__, "_writes_between_orig", peephole._writes_between)
-    monkeypatch.setattr(peephole, "_writes_between", scan)
-    monkeypatch.setattr(peephole, "_overlaps", counted_overlaps)
+    monkeypatch.setattr(slot_index._Spans, "overlapping", overlapping)
+    _patch_passes(monkeypatch, "_writes_between", scan)
+    _patch_passes(monkeypatch, "_overlaps", counted_overlaps)
     lower([build(n)])
     monkeypatch.undo()
     return count[0]

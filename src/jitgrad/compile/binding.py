@@ -6,7 +6,7 @@ addresses, index tables and scalars filled in), the output tensors and the callb
 
 Why user-visible tensors can never alias a Workspace: gradients leave it by copy, or are
 accumulated straight into a leaf's own `.grad` array through an address the itab holds
-for the run (the writer row of an owned leaf slot, peephole.own_leaf_grads). A `.grad`
+for the run (the writer row of an owned leaf slot, slot_layout.own_leaf_grads). A `.grad`
 is always an array of its tensor's own, so no later run, of this graph or of another one
 sharing the Program, can overwrite a gradient someone kept.
 

@@ -116,7 +116,7 @@ class Builder:
         n = math.prod(shape)
         slot = Slot(self.size, n, shape)
         self.size += max(n, 1)              # distinct offsets even for empty slots
-        self.allocs.append(slot.off)        # slot starts, for peephole.compact
+        self.allocs.append(slot.off)        # slot starts, for slot_layout.compact
         return slot
 
     def value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:

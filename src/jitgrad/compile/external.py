@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from ..core import config
-from .peephole import STEP_OPERANDS, _Spans
-from ..vm.opcodes import READS, WIDE
+from .slot_index import _Spans
+from ..vm.opcodes import READS, STEP_OPERANDS, WIDE
 from ..vm.program import EXT, EXT_OPERANDS, OP
 
 MIN_ELEMENTS = 16384          # 64 KB of float32: below this a copy is cheaper than an address

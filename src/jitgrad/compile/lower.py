@@ -130,11 +130,11 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
                 b.breakpoint(hook_calls.slot_hook_spec(("leaf", ref), slot.off, slot.off,
                                                   slot.shape, dtype), pin=[slot])
     draft = _finish(b, seeds, [(ref, s.off, s.shape, kind) for kind, ref, s, _ in out_refs])
-    from . import peephole                  # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
+    from . import peephole, slot_layout     # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
     if not quick:
         peephole.optimize(draft, backward=targets is None)
     elif targets is None and not draft.segments and peephole.enabled():
-        peephole.own_leaf_grads(draft)     # (changes GEMM rounding: never skipped)
+        slot_layout.own_leaf_grads(draft)  # (changes GEMM rounding: never skipped)
     return draft.freeze(b, graph), graph
 
 

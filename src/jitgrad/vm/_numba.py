@@ -9,7 +9,8 @@ cache_guard.py's, so a broken cache file costs one recompile instead of every ba
 read-only pre-filled NUMBA_CACHE_DIR is loaded from instead of being ignored.
 
 Set JITGRAD_NO_CACHE=1 to compile without the on-disk cache (useful while editing kernels:
-Numba does not notice edits to helpers imported from other files).
+Numba does not notice edits to helpers imported from other files, unless the caller names
+their file in `stamp_with` as interpreter.py does for kernels.py).
 """
 
 from __future__ import annotations
@@ -63,9 +64,12 @@ def caching_enabled() -> bool:
     return config.SETTINGS.disk_cache
 
 
-def jit(fn: Callable | None = None, **overrides: Any) -> Any:
+def jit(fn: Callable | None = None, *, stamp_with: tuple[str, ...] = (),
+        **overrides: Any) -> Any:
     """`numba.njit` with jitgrad's options and its guarded disk cache (cache_guard.py);
-    without a cache, with one warning, if no cache location can be used."""
+    without a cache, with one warning, if no cache location can be used. `stamp_with`:
+    other source files whose @jit functions this one calls; their stamps join its cache
+    key, since Numba's covers the function's own file only."""
     import numba
 
     def wrap(f: Callable) -> Any:
@@ -74,7 +78,7 @@ def jit(fn: Callable | None = None, **overrides: Any) -> Any:
         disp = numba.njit(**opts)(f)
         if cache:
             try:
-                _enable_cache(disp)
+                _enable_cache(disp, stamp_with)
             except RuntimeError as e:    # "cannot cache function ...: no locator available"
                 warn_once("no-locator", (
                     f"jitgrad: cannot write Numba's compile cache ({e}); kernels will be "
@@ -85,7 +89,7 @@ def jit(fn: Callable | None = None, **overrides: Any) -> Any:
     return wrap if fn is None else wrap(fn)
 
 
-def _enable_cache(disp: Any) -> None:
+def _enable_cache(disp: Any, stamp_with: tuple[str, ...] = ()) -> None:
     """What `cache=True` does (Dispatcher.enable_caching), with cache_guard's cache class;
     plain Numba caching if this Numba lacks the internals it builds on."""
     try:
@@ -95,7 +99,7 @@ def _enable_cache(disp: Any) -> None:
     if GuardedCache is None or not hasattr(disp, "_cache"):
         disp.enable_caching()
         return
-    disp._cache = GuardedCache(disp.py_func)
+    disp._cache = GuardedCache(disp.py_func, stamp_with)
 
 
 _warned: set[str] = set()

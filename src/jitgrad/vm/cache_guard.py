@@ -145,16 +145,29 @@ class _Impl(CompileResultCacheImpl):
                             _ReadOnlyCacheDir)
 
 
+def _stamp(own: Any, stamp_with: tuple[str, ...]) -> Any:
+    """Numba's source stamp of a function's file (mtime, size), joined by those of the
+    `stamp_with` files (kernels.py for the interpreter) whose compiled code it embeds: an
+    edit there must miss the cache as an edit of the function's own file does."""
+    if not stamp_with:
+        return own
+    try:
+        others = tuple((st.st_mtime, st.st_size) for st in map(os.stat, stamp_with))
+    except OSError:                       # (not a plain file: its own stamp, as Numba does)
+        return own
+    return (own, others)
+
+
 class GuardedCache(FunctionCache):
     """The cache of one jitgrad kernel (see the module docstring)."""
 
     _impl_class = _Impl
 
-    def __init__(self, py_func: Any) -> None:
+    def __init__(self, py_func: Any, stamp_with: tuple[str, ...] = ()) -> None:
         super().__init__(py_func)        # raises RuntimeError when no locator fits
         self.read_only = isinstance(self._impl.locator, _ReadOnlyCacheDir)
         self._cache_file = _Files(self._cache_path, self._impl.filename_base,
-                                  self._cache_file._source_stamp)
+                                  _stamp(self._cache_file._source_stamp, stamp_with))
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         files = self._cache_file

@@ -3,12 +3,13 @@
 A record states an opcode's semantics (the text the reference interpreter implements and
 `Program.text()` readers consult), which operand fields its kernels read, which of those
 may be external (a large saved value read in place, external.py), and the properties the
-peephole passes (peephole.py), value placement (external.py) and folding (fold.py) rely
-on, and its numpy reference: `value(K, A, B, C)` for an elementwise opcode (which also
-serves as its CHAIN step), else `ref(row)` (vm/reference.py's Row: the instruction's
-operands), returning the values to write or add, or None when it wrote them itself. The
-reference interpreter (vm/reference.py) is nothing but a loop over these. Adding an opcode
-is one record here and one compiled kernel (vm/interpreter.py; tests/test_vm_coverage.py
+peephole passes (peephole.py, slot_layout.py), value placement (external.py) and folding
+(fold.py) rely on, and its numpy reference: `value(K, A, B, C)` for an elementwise opcode
+(which also serves as its CHAIN step), else `ref(row)` (vm/reference.py's Row: the
+instruction's operands), returning the values to write or add, or None when it wrote them
+itself. The reference interpreter (vm/reference.py) is nothing but a loop over these.
+Adding an opcode is one record here and one compiled kernel (a branch of
+vm/interpreter.py's `run`, calling vm/kernels.py for a long one; tests/test_vm_coverage.py
 checks they agree). An opcode whose flags are left at their defaults is unknown to every
 pass: they leave the slots it touches alone, which is always safe.
 

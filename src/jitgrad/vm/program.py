@@ -9,7 +9,7 @@ slots and temporaries), except that an operand at or above `EXT` reads memory ou
 (a large saved value where the forward left it, see external.py): `e = operand - EXT`,
 `itab[e >> 32]` holds the address of that array's first element, `e & 0xFFFFFFFF` is the
 element offset into it. Only the operands listed in `EXT_OPERANDS` may be external, and the
-`out` of an owned leaf gradient's one writer row (peephole.own_leaf_grads), whose address
+`out` of an owned leaf gradient's one writer row (slot_layout.own_leaf_grads), whose address
 a binding points at the leaf's `.grad` array. `n` is the element count; `p` an offset into
 the int table `itab` (index maps, shapes); `k` an index into `consts`. With `acc` set the
 kernel adds into `out`, otherwise it overwrites it, which saves zeroing gradient slots before

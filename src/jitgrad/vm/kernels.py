@@ -1,0 +1,320 @@
+"""The compiled kernels `interpreter.run` calls for its longer opcodes, and the operand views
+every kernel reads through.
+
+Kept apart from the dispatch loop so each file has one job; Numba compiles them into `run`
+(an @jit function calls @jit functions of other modules as it calls its own, `_view` and
+`_span` are inlined). Kernels loop over views of their operands (`_view`: the arena, or a
+large saved value outside it; indexing arena[o + i] directly does not vectorise: 11x
+slower) and take their float constants from `consts` so float32 programs never promote to
+float64. Numba's disk cache keys `run` on interpreter.py alone, so `run`'s cache also
+records this file's stamp (`stamp_with` in interpreter.py): an edit here recompiles it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import carray, types
+from numba.extending import intrinsic
+
+from .program import EXT, EXT_LOW, OP
+from ._numba import jit
+
+AXPY, MUL, DIV, DIVK = OP["AXPY"], OP["MUL"], OP["DIV"], OP["DIVK"]
+TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BWD"]
+TILE = 256      # peephole.TILE: CHAIN's scratch tile, in elements
+
+
+@intrinsic
+def _pointer_like(typingctx, arena, address):  # pragma: no cover - compiled
+    """`address` (an int) as a pointer to elements of `arena`'s dtype."""
+    ptr = types.CPointer(arena.dtype)
+
+    def codegen(context, builder, sig, args):
+        return builder.inttoptr(args[1], context.get_value_type(ptr))
+    return ptr(arena, address), codegen
+
+
+@jit(inline="always")
+def _view(arena, itab, off, n):  # pragma: no cover - compiled
+    """The n-element operand at field value `off`: in the arena, or for an external operand
+    (program.EXT) in the memory whose address itab holds.
+
+    A view made from an address, so without a reference count (no NRT incref/decref pair
+    per operand: W1's replay 1.94 -> 1.45 us), and computed without a branch: with an `if`
+    choosing between the two addresses, a 64-element MUL row took ~27 ns instead of ~7 (a
+    pointer from either of two sources defeats the loop's vectorisation)."""
+    x = np.int64(off >= EXT)                # 1 for an external operand, else 0
+    y = 1 - x
+    e = (off - EXT) * x                     # 0 for an arena operand (reads itab[0])
+    # (off * y first: an external field times the item size would overflow)
+    address = (arena.ctypes.data + off * y * arena.itemsize) * y + \
+        (itab[e >> 32] + (e & EXT_LOW) * arena.itemsize) * x
+    return carray(_pointer_like(arena, address), n)
+
+
+@jit(inline="always")
+def _span(table, p, n):  # pragma: no cover - compiled
+    """table[p:p + n] as a view without a reference count (see _view): ~40 ns less a row
+    than a slice, for CHAIN's scratch tile (python -m jitgrad: 5.6 -> 3.9 us) and the
+    index tables."""
+    return carray(_pointer_like(table, table.ctypes.data + p * table.itemsize), n)
+
+
+@jit
+def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - compiled
+    """softmax / log_softmax backward over rows of `length` elements spaced `inner` apart."""
+    for i in range(outer):
+        for j in range(inner):
+            base = i * length * inner + j
+            s = g[base] - g[base]
+            for t in range(length):
+                q = base + t * inner
+                s += g[q] if log else g[q] * y[q]
+            for t in range(length):
+                q = base + t * inner
+                v = g[q] - y[q] * s if log else y[q] * (g[q] - s)
+                if acc:
+                    out[q] += v
+                else:
+                    out[q] = v
+
+
+@jit
+def _chain(arena, itab, consts, o, a, lo, hi, p, acc, tile):  # pragma: no cover - compiled
+    """CHAIN over elements lo..hi-1: fused elementwise gradient steps, tile by tile.
+
+    Each step evaluates the same expression, in the same order, as its stand-alone opcode,
+    so fused and unfused programs agree bitwise (and so do any split of the range, which
+    `run_program` uses to share a big row between threads). A tile walks every step before
+    the next tile, so all the chain's operand streams advance together, and the tile stays
+    in L1 in `tile` (TILE elements; each thread's range gets its own, so concurrent
+    ranges never share scratch memory).
+    """
+    one = consts[0]
+    zero = one - one
+    nsteps = itab[p]
+    scalar = itab[p + 1] != 0
+    # a MUL first step reads the chain's input directly, a MUL last step writes the output:
+    # the same expressions, two passes over the tile less
+    first = 1 if nsteps >= 1 and itab[p + 2] == MUL else 0
+    last = 1 if nsteps >= 2 and itab[p + 2 + 4 * (nsteps - 1)] == MUL else 0
+    t0 = lo
+    while t0 < hi:
+        m = min(TILE, hi - t0)
+        buf = _span(tile, 0, m)             # (a view without a reference count, as below)
+        if first:
+            B = _view(arena, itab, itab[p + 3] + t0, m)
+            K = consts[itab[p + 5]]
+            if scalar:
+                v = arena[a]
+                for i in range(m):
+                    buf[i] = K * v * B[i]
+            else:
+                A = _view(arena, itab, a + t0, m)
+                for i in range(m):
+                    buf[i] = K * A[i] * B[i]
+        elif scalar:
+            v = arena[a]
+            for i in range(m):
+                buf[i] = v
+        else:
+            A = _view(arena, itab, a + t0, m)
+            for i in range(m):
+                buf[i] = A[i]
+        q = p + 2 + 4 * first
+        um = np.uint64(m)
+        # steps index the arena with unsigned offsets instead of slicing it: a slice view
+        # costs an NRT incref/decref pair (two atomic calls) per step, more than a 64-element
+        # step itself, and unsigned indexes skip the negative-index fix-up, so loops vectorise
+        for _ in range(nsteps - first - last):
+            op = itab[q]
+            b = np.uint64(itab[q + 1] + t0)
+            K = consts[itab[q + 3]]
+            if op == MUL:                    # no K == 1 special case: measured slower
+                for i in range(um):
+                    buf[i] = K * buf[i] * arena[b + i]
+            elif op == TANH_BWD:
+                for i in range(um):
+                    buf[i] = buf[i] * (one - arena[b + i] * arena[b + i])
+            elif op == AXPY:
+                for i in range(um):
+                    buf[i] = K * buf[i]
+            elif op == SIGMOID_BWD:
+                for i in range(um):
+                    buf[i] = buf[i] * arena[b + i] * (one - arena[b + i])
+            elif op == RELU_BWD:
+                for i in range(um):
+                    buf[i] = buf[i] if arena[b + i] > zero else zero
+            elif op == DIV:
+                for i in range(um):
+                    buf[i] = K * buf[i] / arena[b + i]
+            elif op == DIVK:
+                for i in range(um):
+                    buf[i] = buf[i] / K
+            else:                        # MULDIV
+                c = np.uint64(itab[q + 2] + t0)
+                for i in range(um):
+                    buf[i] = K * buf[i] * arena[b + i] / arena[c + i]
+            q += 4
+        out = _view(arena, itab, o + t0, m)
+        if last:
+            B = _view(arena, itab, itab[q + 1] + t0, m)
+            K = consts[itab[q + 3]]
+            if acc:
+                for i in range(m):
+                    out[i] += K * buf[i] * B[i]
+            else:
+                for i in range(m):
+                    out[i] = K * buf[i] * B[i]
+        elif acc:
+            for i in range(m):
+                out[i] += buf[i]
+        else:
+            for i in range(m):
+                out[i] = buf[i]
+        t0 += m
+
+
+@jit
+def _cumsum_rows(out, a, outer, length, inner, acc, reverse):  # pragma: no cover - compiled
+    """Running sums along rows of `length` elements spaced `inner` apart; the inner index is
+    the innermost loop so every pass over a row position reads contiguous memory."""
+    run_ = np.zeros(inner, a.dtype)
+    for i in range(outer):
+        base = i * length * inner
+        run_[:] = 0
+        for t in range(length):
+            tt = length - 1 - t if reverse else t
+            q = base + tt * inner
+            src = a[q:q + inner]
+            dst = out[q:q + inner]
+            for j in range(inner):
+                run_[j] += src[j]
+                if acc:
+                    dst[j] += run_[j]
+                else:
+                    dst[j] = run_[j]
+
+
+@jit
+def _linscan_rows(out, a, b, outer, length, inner, acc, reverse):  # pragma: no cover
+    """r = a (first position) then r = a + b * r along rows laid out as in _cumsum_rows."""
+    run_ = np.zeros(inner, a.dtype)
+    for i in range(outer):
+        base = i * length * inner
+        for t in range(length):
+            tt = length - 1 - t if reverse else t
+            q = base + tt * inner
+            src = a[q:q + inner]
+            mul = b[q:q + inner]
+            dst = out[q:q + inner]
+            for j in range(inner):
+                run_[j] = src[j] if t == 0 else src[j] + mul[j] * run_[j]
+                if acc:
+                    dst[j] += run_[j]
+                else:
+                    dst[j] = run_[j]
+
+
+@jit
+def _col2im(out, a, prm, acc):  # pragma: no cover - compiled
+    """Sum im2col columns back onto the image, one (n, c) plane at a time through a zeroed
+    padded scratch plane: no bounds tests, and the unit-stride row adds vectorise (145 us
+    against 360 us for in-place adds with clipped ranges, conv2 of perf/cnn.py)."""
+    N, C, H, W, G, R = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    kh, kw, sh, sw, dh, dw = prm[6], prm[7], prm[8], prm[9], prm[10], prm[11]
+    pt, pl, Ho, Wo = prm[12], prm[13], prm[14], prm[15]
+    Cg, S = C // G, Ho * Wo
+    Hp = max(pt + H, (Ho - 1) * sh + (kh - 1) * dh + 1)
+    Wp = max(pl + W, (Wo - 1) * sw + (kw - 1) * dw + 1)
+    img = np.empty(Hp * Wp, a.dtype)
+    for n in range(N):
+        for c in range(C):
+            img[:] = 0
+            abase = ((n * G + c // Cg) * R + (c % Cg) * kh * kw) * S
+            for i in range(kh):
+                for j in range(kw):
+                    arow = abase + (i * kw + j) * S
+                    for ho in range(Ho):
+                        d = (ho * sh + i * dh) * Wp + j * dw
+                        s = arow + ho * Wo
+                        if sw == 1:
+                            dst = img[d:d + Wo]
+                            src = a[s:s + Wo]
+                            for wo in range(Wo):
+                                dst[wo] += src[wo]
+                        else:
+                            for wo in range(Wo):
+                                img[d + wo * sw] += a[s + wo]
+            obase = (n * C + c) * H * W
+            for h in range(H):
+                dst = out[obase + h * W:obase + h * W + W]
+                src = img[(h + pt) * Wp + pl:(h + pt) * Wp + pl + W]
+                if acc:
+                    for w in range(W):
+                        dst[w] += src[w]
+                else:
+                    for w in range(W):
+                        dst[w] = src[w]
+
+
+@jit
+def _pool_bwd(out, g, code, prm, acc):  # pragma: no cover - compiled
+    """Each window's gradient onto its chosen element (offset k = int(code) in the window).
+    Windows that lie inside the image (no padding) add at corner + rel[k] without bounds
+    tests; 1.5 ns per window against 4 with a division and bounds tests for each."""
+    N, C, H, W, kh, kw = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    sh, sw, pt, pl, Ho, Wo = prm[6], prm[7], prm[8], prm[9], prm[10], prm[11]
+    if not acc:
+        out[:] = 0
+    rel = np.empty(kh * kw, np.int64)       # element k's offset from its window's corner
+    for k in range(kh * kw):
+        rel[k] = (k // kw) * W + k % kw
+    inside = pt == 0 and pl == 0 and (Ho - 1) * sh + kh <= H and (Wo - 1) * sw + kw <= W
+    q = 0
+    for nc in range(N * C):
+        obase = nc * H * W
+        for ho in range(Ho):
+            if inside:
+                rbase = obase + ho * sh * W
+                for wo in range(Wo):
+                    out[rbase + wo * sw + rel[int(code[q + wo])]] += g[q + wo]
+            else:
+                h0 = ho * sh - pt
+                for wo in range(Wo):
+                    k = int(code[q + wo])
+                    h = h0 + k // kw
+                    w = wo * sw - pl + k % kw
+                    if h >= 0 and h < H and w >= 0 and w < W:
+                        out[obase + h * W + w] += g[q + wo]
+            q += Wo
+
+
+@jit(fastmath=False)
+def _round_into(out, a, n, bits, acc):  # pragma: no cover - compiled
+    """ROUND: a[i] rounded to float16 (bits 16) or float32 (bits 32), as numpy's astype.
+
+    Numba has no float16 on the CPU, so the rounding is float arithmetic in float64, where
+    every float32 or float64 operand is exact: x + C - C with C = 1.5 * 2**52 * q rounds x
+    to a multiple of q, the target type's spacing at x's binade (its subnormal spacing below
+    the normal range), ties to even since C / q is even. Compiled without fast-math: with
+    `reassoc` LLVM may fold x + C - C into x."""
+    if bits == 16:
+        mant, emin, emax, big = 10, -14, 15, 65504.0
+    else:
+        mant, emin, emax, big = 23, -126, 127, 3.4028234663852886e38
+    for i in range(n):
+        x = np.float64(a[i])
+        e = math.frexp(x)[1] - 1            # x's binade: 2**e <= |x| < 2**(e + 1)
+        e = min(max(e, emin), emax + 1)     # (0, inf and nan give -1: any spacing does)
+        c = math.ldexp(1.5, e - mant + 52)
+        r = (x + c) - c
+        if abs(r) > big:
+            r = math.inf
+        r = math.copysign(r, x)             # -0.0, and a negative value that rounded to 0
+        if acc:
+            out[i] += r
+        else:
+            out[i] = r
