@@ -113,7 +113,10 @@ def test_matcher_accepts_exactly_the_graphs_with_the_entry_key():
     assert accepted >= 3 and rejected >= 10            # both outcomes well exercised
 
 
-def test_a_graph_recorded_in_an_older_epoch_takes_the_key_path_and_still_hits():
+def test_a_graph_recorded_in_an_older_epoch_is_checked_by_the_matcher_and_still_hits():
+    """Nodes from an earlier epoch get the walk's checks (graph.stale) in the matcher: an
+    unrelated in-place write (batch_norm's running statistics) keeps the fast path, and a
+    write to one of the graph's own inputs still refuses it."""
     ch = {"op": 0, "share": 0, "shape": 0, "k": 0, "axis": 0, "b_sg": 0, "roots": 0}
     for seed in (0, 1):                  # a miss, then a hit compiles the matcher
         roots, _ = _build(ch, seed)
@@ -124,7 +127,12 @@ def test_a_graph_recorded_in_an_older_epoch_takes_the_key_path_and_still_hits():
     assert entry.match(roots, tape._epoch) is not None
     roots, leaves = _build(ch, 2)
     tape.bump_epoch()                    # (what any hook, retain_grads, free ... does)
-    assert entry.match(roots, tape._epoch) is None
+    assert entry.match(roots, tape._epoch) is not None
+    stale_roots, stale_leaves = _build(ch, 2)
+    leaf = next(t for t in stale_leaves if t is not None)
+    leaf._version += 1                   # an in-place write to an input, as bump() does
+    tape.bump_epoch()
+    assert entry.match(stale_roots, tape._epoch) is None
     hits = paddle.cache_info().hits
     paddle.autograd.backward(roots)
     assert paddle.cache_info().hits == hits + 1

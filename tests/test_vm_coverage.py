@@ -31,6 +31,10 @@ ITAB = {
     # N C H W kh kw sh sw pt pl Ho Wo: 2x2 windows, stride 1, a padding row on top (its
     # gradient is dropped); the window offsets are b's values truncated (0 or 1)
     "POOL_BWD": [1, 1, 2, 3, 2, 2, 1, 1, 1, 0, 2, 2],
+    "CHANSUM": [1, 3],                           # a = 1 x 6 x 3, summed over the 3s
+    # R S L A Q: 2 statistics of 3 elements each, 3 channels along a row (Q = 0); c = the
+    # 2 rstd then the 3 weights
+    "NORM_BWD": [1, 2, 3, 3, 0],
     "ROUND": [16],                               # to float16 (the values are in [0.5, 1.5))
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}

@@ -47,7 +47,7 @@ class Workspace:
     __slots__ = ("arena", "itab", "consts", "value_views", "seed_views", "out_views",
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
                  "private", "call", "call_gen", "nbytes", "deliver_idx", "leaf_js",
-                 "code", "folded", "__weakref__")
+                 "code", "folded", "tables_bound", "__weakref__")
 
     def __init__(self, prog: Program) -> None:
         dtype = prog.dtype
@@ -56,6 +56,7 @@ class Workspace:
         self.consts = prog.consts.copy()
         self.code = prog.code                        # fold.py's rewrite, once folded
         self.folded: list | None = None              # fold.py's D arrays ([]: none fold)
+        self.tables_bound: dict = {}                 # itab position -> (itab, table array)
         self.value_views = [arena[off:off + _size(shape)].reshape(shape)
                             for off, shape, _, _ in prog.values]
         self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
@@ -145,8 +146,18 @@ class Binding:
                     v = own
                 keep.append(v)
                 itab[pos] = _address(v)
+        bound = ws.tables_bound
         for pos, n, src in p.tables:
-            ws.itab[pos:pos + n] = g.source(src).reshape(-1)
+            t = g.source(src)
+            last = bound.get(pos)
+            if last is not None and last[1] is t and last[0] is ws.itab:
+                continue                # the same read-only table as last time (a cached
+                #                         index map of a shape: pad, transpose): no copy
+            ws.itab[pos:pos + n] = t.reshape(-1)
+            if isinstance(t, np.ndarray) and t.flags.owndata and not t.flags.writeable:
+                bound[pos] = (ws.itab, t)
+            elif last is not None:
+                del bound[pos]
         for k, src, factor in p.scalars:
             ws.consts[k] = factor * float(g.source(src).reshape(-1)[0])
 

@@ -230,6 +230,8 @@ class Builder:
             self.emit("SUM", dest, src, n=src.n)
         elif _leading_broadcast(dest.shape, src.shape):
             self.emit("ROWSUM", dest, src, p=self.table([src.n // dest.n]))
+        elif (block := _block_broadcast(dest.shape, src.shape)) is not None:
+            self.emit("CHANSUM", dest, src, p=self.table(block))
         else:
             idx = broadcast_index(dest.shape, src.shape)
             self.ensure_zero(dest)
@@ -261,6 +263,20 @@ def _leading_broadcast(small: tuple, big: tuple) -> bool:
     while small and small[0] == 1:
         small = small[1:]
     return len(small) > 0 and tuple(big[len(big) - len(small):]) == small
+
+
+def _block_broadcast(small: tuple, big: tuple) -> list[int] | None:
+    """[rows, inner] when `small` was broadcast to `big` around one block of its axes
+    (a per-channel [C, 1, 1] onto [N, C, H, W]: rows N, inner H * W), else None."""
+    small = (1,) * (len(big) - len(small)) + tuple(small)
+    kept = [i for i, (s, b) in enumerate(zip(small, big)) if s != 1 or b == 1]
+    kept = [i for i in kept if big[i] != 1]
+    if not kept:
+        return None
+    lo, hi = kept[0], kept[-1] + 1
+    if any(small[i] != big[i] for i in range(lo, hi)):
+        return None
+    return [math.prod(big[:lo]), math.prod(big[hi:])]
 
 
 def broadcast_index(small: tuple, big: tuple) -> np.ndarray:

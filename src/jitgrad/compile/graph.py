@@ -154,23 +154,11 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
             refuse(reason)
         # Every change that could spoil a node (freeing it, hooks or retain_grads on its
         # output, in-place writes, stop_gradient flips) bumps the epoch: a node recorded
-        # in this epoch needs none of the checks below.
+        # in this epoch needs none of the checks of `stale`.
         if node.epoch != ep:
-            if node.freed:
-                refuse("freed by an earlier backward")
-            if len(chains) > 0 and node in chains:
-                refuse("hooks")
-            versions = node.versions
-            ref = node.out_ref
-            out = ref() if ref is not None else None
-            if out is not None and (out._hooks or out._retain or
-                                    out._version != versions[-1]):
-                refuse("changed since recorded")
-            for t, v in zip(node.inputs, versions):
-                if t._version != v:
-                    refuse("changed since recorded")
-            if all(t._stop_gradient for t in node.inputs):
-                refuse("changed since recorded")
+            reason = stale(node, chains)
+            if reason:
+                refuse(reason)
         parts.append(op.name)
         parts.append(len(node.inputs))      # (concat takes any number)
         for t in node.inputs:
@@ -210,6 +198,25 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
     return tuple(parts)
 
 
+def stale(node: Any, chains: Any) -> str | None:
+    """Why a node recorded before the current epoch cannot share a Program (None: it can)."""
+    if node.freed:
+        return "freed by an earlier backward"
+    if len(chains) > 0 and node in chains:
+        return "hooks"
+    versions = node.versions
+    ref = node.out_ref
+    out = ref() if ref is not None else None
+    if out is not None and (out._hooks or out._retain or out._version != versions[-1]):
+        return "changed since recorded"
+    for t, v in zip(node.inputs, versions):
+        if t._version != v:
+            return "changed since recorded"
+    if all(t._stop_gradient for t in node.inputs):
+        return "changed since recorded"
+    return None
+
+
 def _node_chains() -> Any:
     """Hooks registered on non-leaf tensors live with their nodes (core/hooks.py)."""
     global _chains
@@ -238,9 +245,10 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     before must be that very object, one met for the first time is taken as the next
     number, and at the end all nodes (and all tensors) must be distinct objects. Checks
     stricter than the key's equality (the op object, dtype identity, every node recorded in
-    the current epoch) only send a graph to the walk, which decides exactly. None: too
-    large, or a key with a stop set (grad()'s no_grad_vars take the walk). For grad()'s
-    keys the new graph's `targets` are checked as the walk numbers them.
+    the current epoch, or else `stale`'s checks) only send a graph to the walk, which
+    decides exactly. None: too large, or a key with a stop set (grad()'s no_grad_vars
+    take the walk). For grad()'s keys the new graph's `targets` are checked as the walk
+    numbers them.
     """
     nodes = g.nodes
     if len(nodes) > MATCH_MAX_NODES or g.stop is not None:
@@ -284,7 +292,10 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
         if node.op.name != name:
             return None                   # (cannot happen: key and nodes come together)
         N = f"N{k}"
-        emit(f"    if {N}.epoch != ep or {N}.op is not {c(node.op)}: return None")
+        # a node from an earlier epoch (an in-place write since: batch_norm's running
+        # statistics) gets the walk's checks here rather than sending the graph to the walk
+        emit(f"    if {N}.op is not {c(node.op)}: return None")
+        emit(f"    if {N}.epoch != ep and {c(stale)}({N}, {c(_node_chains())}): return None")
         if nin:
             emit(f"    {', '.join(f'a{p}' for p in range(nin))}, = {N}.inputs")
         else:

@@ -77,11 +77,12 @@ NO_ATTRS: dict = {}
 
 
 def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATTRS,
-             out: np.ndarray | None = None) -> Tensor:
+             out: np.ndarray | None = None, saved: tuple | None = None) -> Tensor:
     """apply_internal for one or two inputs (y None: one), the attributes passed as a dict
     that the node keeps as it is: a constant one can be shared (matmul's, sum's). `out`:
     the array op.forward would return, when the caller computed it already (matmul's and
-    sum's common cases call numpy directly: no forward frame, no keyword arguments).
+    sum's common cases call numpy directly: no forward frame, no keyword arguments), and
+    `saved` what op.save would give for it (unbind's cached index maps).
 
     The hot path of small training loops: what apply, new_node and Tensor._make do, written
     out in one frame (each call layer and the *inputs / **attrs packing cost ~0.05-0.1 us of
@@ -90,7 +91,6 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     """
     d = x._data
     e = None if y is None else y._data
-    saved = None
     if out is None:
         if y is None:
             out = op.forward(d, **attrs) if attrs else op.forward(d)

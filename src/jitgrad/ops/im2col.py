@@ -36,7 +36,11 @@ def _geometry(shape, ksize, stride, dil, pads):
 def _im2col_np(x: np.ndarray, ksize: tuple, stride: tuple, dil: tuple, pads: tuple,
                groups: int, ones_row: bool) -> np.ndarray:
     N, C, H, W, kh, kw, Ho, Wo = _geometry(x.shape, ksize, stride, dil, pads)
-    xp = np.pad(x, ((0, 0), (0, 0)) + tuple(pads)) if any(map(any, pads)) else x
+    xp = x
+    if any(map(any, pads)):                 # zero padding by a slice copy (np.pad's Python
+        (pt, pb), (pl, pr) = pads           # overhead was ~10 us a convolution)
+        xp = np.zeros((N, C, H + pt + pb, W + pl + pr), x.dtype)
+        xp[:, :, pt:pt + H, pl:pl + W] = x
     G, Cg = groups, C // groups
     K = Cg * kh * kw
     s = xp.strides

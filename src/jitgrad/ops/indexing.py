@@ -14,10 +14,11 @@ import numpy as np
 
 from . import siblings
 from ..core.tensor import Tensor
-from .core import apply, const
+from .core import apply, apply_xy, const
+from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .registry import defop
-from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, getitem, reshape,
-                    unsqueeze)
+from .shape import (_flat_positions, _take_flat, broadcast_to, getitem, reshape,
+                    getitem_op, unsqueeze)
 
 
 def _axis(axis: Any, ndim: int, what: str) -> int:
@@ -139,8 +140,29 @@ def chunk(x: Tensor, chunks: int, axis: int = 0, name: str | None = None) -> lis
 
 
 def unbind(x: Tensor, axis: int = 0) -> list[Tensor]:
+    """The getitem nodes x[..., i] for each i, recorded directly with their index maps from
+    a cache (the generic getitem path per part cost more than torch's whole step)."""
     ax = _axis(axis, x.ndim, "unbind")
-    return siblings.note([getitem(x, (slice(None),) * ax + (i,)) for i in range(x.shape[ax])])
+    d = x._data
+    lead = (slice(None),) * ax
+    parts = []
+    for i, table in enumerate(_unbind_maps(d.shape, ax)):
+        key = lead + (i,)
+        parts.append(apply_xy(getitem_op, x, None, {"key": key}, out=d[key], saved=(table,)))
+    return siblings.note(parts)
+
+
+@functools.lru_cache(maxsize=32)
+def _unbind_maps(shape: tuple, ax: int) -> tuple:
+    """getitem's saved index map for each part x[..., i] (read-only: not recopied on
+    rebinding)."""
+    pos = _flat_positions(shape)
+    maps = []
+    for i in range(shape[ax]):
+        t = np.ascontiguousarray(pos[(slice(None),) * ax + (i,)].ravel())
+        t.setflags(write=False)
+        maps.append(t)
+    return tuple(maps)
 
 
 # ---- tiling and reordering (composites) ----------------------------------------------------
@@ -267,10 +289,12 @@ def _written_mask(idx: np.ndarray, dtype) -> np.ndarray:
     numpy and Paddle's CPU kernels), 0 for those it overwrites. Always an array, even when
     every value lands: the lowering must not depend on the indices' values (they are bound
     per graph, bound_attrs)."""
-    _, first_from_end = np.unique(idx[::-1], return_index=True)
-    m = np.zeros(idx.size, dtype)
-    m[idx.size - 1 - first_from_end] = 1
-    return m
+    if idx.size == 0:
+        return np.zeros(0, dtype)
+    order = np.arange(idx.size)
+    last = np.empty(int(idx.max()) + 1, np.int64)
+    last[idx] = order                   # the last write wins, as in the forward's assignment
+    return (last[idx] == order).astype(dtype)   # (np.unique's sort cost more)
 
 
 def _put_vjp(g, out, x, v, idx, reduce):
@@ -349,70 +373,21 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
     return put_flat(arr, pos, values, reduce)
 
 
-# ---- pad -----------------------------------------------------------------------------------
-
-_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
-
-
-def _pad_widths(ndim: int, pad: Sequence[int], data_format: str) -> list[tuple[int, int]]:
-    pad = [int(p.item() if isinstance(p, Tensor) else p) for p in pad]
-    if len(pad) % 2:
-        raise ValueError(f"pad: needs an even number of entries, got {len(pad)}")
-    if len(pad) == 2 * ndim:                    # every dim, first dim first
-        return [(pad[2 * i], pad[2 * i + 1]) for i in range(ndim)]
-    nsp = len(pad) // 2                         # spatial dims, last dim first
-    if nsp > ndim - (2 if ndim > 2 else 0) or nsp == 0:
-        raise ValueError(f"pad: {len(pad)} entries do not fit a {ndim}-D tensor")
-    widths = [(0, 0)] * ndim
-    channels_last = data_format.upper() in ("NLC", "NHWC", "NDHWC")
-    last = ndim - 2 if channels_last else ndim - 1
-    for i in range(nsp):
-        widths[last - i] = (pad[2 * i], pad[2 * i + 1])
-    return widths
-
-
-@functools.lru_cache(maxsize=64)
-def _constant_pad_map(shape: tuple, widths: tuple):
-    """Output shape, where each input element lands, and the mask of input positions."""
-    out_shape = tuple(s + a + c for s, (a, c) in zip(shape, widths))
-    where = np.pad(np.ones(shape, bool), widths)
-    target = _flat_positions(out_shape)[where]
-    target.setflags(write=False)
-    where.setflags(write=False)
-    return out_shape, target, where
-
-
-def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0,
-        data_format: str = "NCHW", name: str | None = None) -> Tensor:
-    """Paddle's pad: a list over all dims (first dim first) or over the spatial dims (last
-    dim first: [left, right, top, bottom, ...]). Modes constant, reflect, replicate,
-    circular; gradients scatter (constant) or gather (the others)."""
-    widths = _pad_widths(x.ndim, pad, data_format)
-    if builtins.any(a < 0 or c < 0 for a, c in widths):
-        raise ValueError(f"pad: negative padding {list(pad)} is not supported")
-    if mode == "constant":
-        out_shape, target, where = _constant_pad_map(tuple(x._data.shape), tuple(widths))
-        y = _scatter_flat(x, target, out_shape)
-        if value != 0:
-            y = y + const(np.where(where, 0, value), x._data.dtype)
-        return y
-    pos = _flat_positions(x._data.shape)
-    if mode not in _MODES:
-        raise ValueError(f"pad: mode must be constant, reflect, replicate or circular, "
-                         f"got {mode!r}")
-    if mode == "reflect" and builtins.any(
-            a >= s or c >= s for s, (a, c) in zip(x._data.shape, widths) if a or c):
-        raise ValueError("pad: reflect padding must be smaller than the padded dimension")
-    return _take(x, np.pad(pos, widths, mode=_MODES[mode]))
-
-
 # ---- triangles (masks as constants) ---------------------------------------------------------
 
+@functools.lru_cache(maxsize=32)
+def _triangle(shape: tuple, diagonal: int, upper: bool, dtype: np.dtype) -> np.ndarray:
+    """The 0/1 mask, read-only and shared: a constant no one writes (built once per shape)."""
+    m = (np.triu if upper else np.tril)(np.ones(shape, dtype), diagonal)
+    m.setflags(write=False)
+    return m
+
+
 def tril(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
-    m = np.tril(np.ones(x.shape[-2:], bool), diagonal)
-    return x * const(m, x._data.dtype)
+    return x * Tensor._make(_triangle(tuple(x.shape[-2:]), int(diagonal), False,
+                                      x._data.dtype))
 
 
 def triu(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
-    m = np.triu(np.ones(x.shape[-2:], bool), diagonal)
-    return x * const(m, x._data.dtype)
+    return x * Tensor._make(_triangle(tuple(x.shape[-2:]), int(diagonal), True,
+                                      x._data.dtype))

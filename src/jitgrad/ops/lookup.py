@@ -13,7 +13,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from .indexing import _axis, _index_array, put_flat, take_along_axis
 from .search import _np
-from .shape import _flat_positions, reshape, squeeze
+from .shape import _flat_positions, _take_flat, reshape, squeeze
 
 
 def _int_out(a: np.ndarray, out_int32: bool) -> Tensor:
@@ -179,8 +179,7 @@ def take(x: Tensor, index: Any, mode: str = "raise", name: str | None = None) ->
         idx = np.clip(idx, 0, n - 1)
     else:
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
-    flat = reshape(x, [-1])
-    return reshape(take_along_axis(flat, Tensor._make(idx.reshape(-1)), 0), list(idx.shape))
+    return _take_flat(x, idx.reshape(-1).astype(np.int64, copy=False), tuple(idx.shape))
 
 
 def index_sample(x: Tensor, index: Any) -> Tensor:

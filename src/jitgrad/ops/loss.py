@@ -11,8 +11,12 @@ from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
 from .activation import softplus
+from .bce import bce, bce_logits
+from .bce import fusable as bce_fusable
 from .core import const, require_float
+from .nll import nll
 from .nn import log_softmax
+from .shape import squeeze
 from .stats import norm
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -85,8 +89,8 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     ignore_index count for nothing); soft labels have the input's shape. 'mean' divides by
     the summed weights of the counted rows, as Paddle does."""
     require_float(input, "cross_entropy")
+    _check_reduction(reduction)
     ax = _class_axis(input, axis)
-    logp = log_softmax(input, axis=ax) if use_softmax else E.log(input)
     C, dt = input.shape[ax], input._data.dtype
     if soft_label:
         if weight is not None:
@@ -94,6 +98,11 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         lab = _target(label, input)
         if label_smoothing:
             lab = lab * (1.0 - label_smoothing) + label_smoothing / C
+        if use_softmax and lab.shape == input.shape:
+            rows = input._data.size // max(C, 1)
+            coef = lab._data / float(rows or 1) if reduction == "mean" else lab._data
+            return nll(input, coef, ax, reduction != "none", True)
+        logp = log_softmax(input, axis=ax) if use_softmax else E.log(input)
         return _reduce(-R.sum(lab * logp, axis=ax, keepdim=True), reduction)
     lab = _labels(label)
     if lab.dtype.kind not in "iu":
@@ -110,21 +119,64 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         raise ValueError(f"cross_entropy: label shape {list(lab.shape)} does not fit input "
                          f"shape {input.shape} (expected {list(expect)} or with a 1 at axis)")
     valid = lab != ignore_index
+    if (weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1 and
+            valid.all() and lab.size and 0 <= lab.min() and lab.max() < C):
+        # the common case: every label counts, weight 1: coefficients 1 / count (or 1)
+        k = 1.0 / lab.size if reduction == "mean" else 1.0
+        coef = np.zeros(lab.shape + (C,), dt)
+        coef.reshape(-1, C)[np.arange(lab.size), lab.ravel()] = k
+        return _class_loss(input, coef, ax, keep_dim, reduction, True)
     safe = np.where(valid, lab, 0)
-    if valid.any() and (safe.min() < 0 or safe.max() >= C):
+    if safe.size and (safe.max() >= C or safe.min() < 0):     # (ignored positions hold 0)
         raise ValueError(f"cross_entropy: labels must lie in [0, {C}) or equal ignore_index "
                          f"({ignore_index})")
-    w = np.ones(C) if weight is None else np.asarray(weight._data if isinstance(weight, Tensor)
-                                                      else weight, dtype=np.float64)
-    roww = w[safe] * valid
-    target = np.eye(C)[safe]
+    roww = _row_weights(weight, C, safe, valid)
+    scale = _scaled(roww, reduction) if use_softmax else roww
     if label_smoothing:
-        target = target * (1 - label_smoothing) + label_smoothing / C
-    coef = np.moveaxis(target * roww[..., None], -1, ax)
+        target = np.eye(C)[safe] * (1 - label_smoothing) + label_smoothing / C
+        coef = target * scale[..., None]
+    else:
+        coef = _one_hot(safe, scale, C, dt if use_softmax else np.float64)
+    if ax != coef.ndim - 1:
+        coef = np.moveaxis(coef, -1, ax)
+    if use_softmax:
+        return _class_loss(input, coef, ax, keep_dim, reduction, True)
+    logp = E.log(input)
     loss = R.sum(logp * const(0.0 - coef, dt), axis=ax, keepdim=keep_dim)   # +0 where ignored
     if reduction == "mean":
         return R.sum(loss) / float(roww.sum() or 1.0)
     return _reduce(loss, reduction)
+
+
+def _row_weights(weight: Any, C: int, safe: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Each position's class weight (1 without weights), 0 where the label is ignored."""
+    if weight is None:
+        return valid.astype(np.float64)
+    w = np.asarray(weight._data if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    return w[safe] * valid
+
+
+def _one_hot(safe: np.ndarray, roww: np.ndarray, C: int, dtype: Any = np.float64
+             ) -> np.ndarray:
+    """[..., C]: roww at each position's label, zeros elsewhere."""
+    coef = np.zeros(safe.shape + (C,), dtype)
+    coef.reshape(-1, C)[np.arange(safe.size), safe.ravel()] = roww.ravel()
+    return coef
+
+
+def _scaled(roww: np.ndarray, reduction: str) -> np.ndarray:
+    """The row weights, divided for 'mean' by their sum (Paddle's divisor: the summed
+    weights of the counted positions; 1 when none count)."""
+    return roww / float(roww.sum() or 1.0) if reduction == "mean" else roww
+
+
+def _class_loss(input: Tensor, coef: np.ndarray, ax: int, keep_dim: bool, reduction: str,
+                use_softmax: bool) -> Tensor:
+    """-sum(coef * logp) as one nll node, coef already scaled for 'mean' (_scaled)."""
+    if reduction in ("mean", "sum"):
+        return nll(input, coef, ax, True, use_softmax)
+    loss = nll(input, coef, ax, False, use_softmax)
+    return loss if keep_dim else squeeze(loss, ax)
 
 
 def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_index: int = -100,
@@ -138,25 +190,26 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
     if lab.shape != tuple(input.shape[:1] + input.shape[2:]):
         raise ValueError(f"nll_loss: label shape {list(lab.shape)} does not fit input shape "
                          f"{input.shape}")
+    _check_reduction(reduction)
     valid = lab != ignore_index
     safe = np.where(valid, lab, 0)
-    w = np.ones(C) if weight is None else np.asarray(weight._data if isinstance(weight, Tensor)
-                                                      else weight, dtype=np.float64)
-    roww = w[safe] * valid
-    coef = np.moveaxis(np.eye(C)[safe] * roww[..., None], -1, 1)
-    loss = R.sum(input * const(0.0 - coef, input._data.dtype), axis=1)
-    if reduction == "mean":
-        return R.sum(loss) / float(roww.sum() or 1.0)
-    return _reduce(loss, reduction)
+    roww = _row_weights(weight, C, safe, valid)
+    coef = _one_hot(safe, _scaled(roww, reduction), C, input._data.dtype)
+    if coef.ndim > 2:
+        coef = np.moveaxis(coef, -1, 1)
+    return _class_loss(input, coef, 1, False, reduction, False)
 
 
 def binary_cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
                          reduction: str = "mean", name: str | None = None) -> Tensor:
     """-(y log p + (1 - y) log(1 - p)), each log clamped at -100 as in Paddle."""
     y = _target(label, input)
-    lp = E.maximum(E.log(input), -100.0)
-    lq = E.maximum(E.log(1.0 - input), -100.0)
-    loss = -(y * lp + (1.0 - y) * lq)
+    if bce_fusable(input, y):
+        loss = bce(input, y)
+    else:
+        lp = E.maximum(E.log(input), -100.0)
+        lq = E.maximum(E.log(1.0 - input), -100.0)
+        loss = -(y * lp + (1.0 - y) * lq)
     if weight is not None:
         loss = loss * _as_float(weight, input)
     return _reduce(loss, reduction)
@@ -167,6 +220,11 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Any, weight: Tensor |
                                      name: str | None = None) -> Tensor:
     """(1 - y) x + (1 + (pw - 1) y) softplus(-x): stable for large |x|, exact at x = 0."""
     y = _target(label, logit)
+    if pos_weight is None and bce_fusable(logit, y):
+        loss = bce_logits(logit, y)
+        if weight is not None:
+            loss = loss * _as_float(weight, logit)
+        return _reduce(loss, reduction)
     sp = softplus(-logit, threshold=float("inf"))
     if pos_weight is not None:
         loss = (1.0 - y) * logit + (1.0 + (_target(pos_weight, logit) - 1.0) * y) * sp

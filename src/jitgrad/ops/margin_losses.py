@@ -13,6 +13,8 @@ from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
 from .activation import log_sigmoid, softplus
+from .bce import bce_logits
+from .bce import fusable as bce_fusable
 from .core import const, require_float
 from .loss import _as_float, _check_reduction, _labels, _reduce
 from .shape import unsqueeze
@@ -243,7 +245,10 @@ def multi_label_soft_margin_loss(input: Tensor, label: Any, weight: Tensor | Non
     _same_shape(_tensor(input, "multi_label_soft_margin_loss", "input"), label,
                 "multi_label_soft_margin_loss")
     y = label if isinstance(label, Tensor) else _as_float(label, input)
-    loss = -(y * log_sigmoid(input) + (1.0 - y) * log_sigmoid(-input))
+    if bce_fusable(input, y):              # (1 - y) x + softplus(-x): the same, one node
+        loss = bce_logits(input, y)
+    else:
+        loss = -(y * log_sigmoid(input) + (1.0 - y) * log_sigmoid(-input))
     if weight is not None:
         loss = loss * (weight if isinstance(weight, Tensor) else _as_float(weight, input))
     return _reduce(R.mean(loss, axis=-1), reduction)

@@ -17,11 +17,27 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+def _log_softmax(x: np.ndarray, axis: int) -> tuple[np.ndarray, tuple]:
+    """(log_softmax, (softmax,)): the softmax the backward reads comes from the same exp
+    (a second exp of the output cost a pass)."""
     if x.ndim == 0:
-        return np.zeros_like(x)
+        return np.zeros_like(x), (np.ones_like(x),)
+    if axis == x.ndim - 1 and x.size >= 256 and x.dtype.kind == "f" and x.flags.c_contiguous:
+        from .elementwise import _compiled_forward
+        kernels = _compiled_forward()           # (once Numba is loaded)
+        if kernels is not None:
+            C = x.shape[-1]
+            s = np.empty(x.shape, x.dtype)
+            kernels.row_shift(x.reshape(-1, C), s.reshape(-1, C))
+            soft, out = np.exp(s), np.empty_like(s)      # (numpy's vectorised exp)
+            kernels.log_softmax_finish(s.reshape(-1, C), soft.reshape(-1, C),
+                                       out.reshape(-1, C))
+            return out, (soft,)
     s = x - np.max(x, axis=axis, keepdims=True)
-    return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+    e = np.exp(s)
+    se = np.sum(e, axis=axis, keepdims=True)
+    e /= se
+    return s - np.log(se), (e,)
 
 
 def _row_layout(shape: tuple, axis: int) -> list[int]:
@@ -41,16 +57,16 @@ def _lower(kernel: str):
 
 SOFTMAX_CASES = tuple({"shapes": (s,), "attrs": {"axis": a}}
                       for s, a in (((4,), 0), ((2, 3), 1), ((2, 3), 0), ((2, 3, 2), 1),
-                                   ((), 0), ((1, 4), 1), ((4, 1), 1)))
+                                   ((), 0), ((1, 4), 1), ((4, 1), 1),
+                                   ((16, 16), 1)))    # (log_softmax's compiled forward)
 
 softmax_op = defop(
     "softmax", quiet=True, forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
     vjp=lambda g, out, x, axis: (out * (g - (g * out).sum(axis=axis, keepdim=True)),))
 
 log_softmax_op = defop(
-    "log_softmax", quiet=True, forward=_log_softmax, lower=_lower("LOGSOFTMAX_BWD"),
-    cases=SOFTMAX_CASES,
-    save=lambda out, x, axis: (np.exp(out),),
+    "log_softmax", quiet=True, forward=_log_softmax, forward_saves=True,
+    lower=_lower("LOGSOFTMAX_BWD"), cases=SOFTMAX_CASES,
     vjp=lambda g, out, x, axis: (g - out.exp() * g.sum(axis=axis, keepdim=True),))
 
 

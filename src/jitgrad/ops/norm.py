@@ -6,6 +6,7 @@ the biased batch variance)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -14,6 +15,7 @@ from ..core.tensor import Tensor
 from . import reduce as R
 from .core import require_float
 from .math import rsqrt
+from .normalization import batch_stats, fusable, normalize_affine
 from .shape import reshape
 
 
@@ -27,6 +29,10 @@ def layer_norm(x: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     if x.shape[x.ndim - k:] != shape:
         raise ValueError(f"layer_norm: normalized_shape {shape} does not match the trailing "
                          f"dims of {x.shape}")
+    if fusable(x, weight, bias) and (weight is None or weight.size == math.prod(shape)) \
+            and (bias is None or bias.size == math.prod(shape)):
+        L = math.prod(shape)
+        return normalize_affine(x, weight, bias, (1, x._data.size // L, L), (L, 0), epsilon)
     axes = list(range(x.ndim - k, x.ndim))
     mu = R.mean(x, axis=axes, keepdim=True)
     d = x - mu
@@ -53,7 +59,6 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
                data_format: str = "NCHW", use_global_stats: bool | None = None,
                name: str | None = None) -> Tensor:
     """Normalise each channel by the batch statistics (training) or the running ones."""
-    from .inplace import set_value
     require_float(x, "batch_norm")
     if x.ndim < 2:
         raise ValueError(f"batch_norm needs an input [N, C, ...], got shape {x.shape}")
@@ -62,17 +67,20 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
     bshape = [C if i == ax else 1 for i in range(x.ndim)]
     axes = [i for i in range(x.ndim) if i != ax]
     use_batch = training if use_global_stats is None else not use_global_stats
+    if use_batch and fusable(x, weight, bias):
+        stats = (math.prod(x.shape[:ax]), C, math.prod(x.shape[ax + 1:]))
+        y = normalize_affine(x, weight, bias, stats, (C, stats[2]), epsilon)
+        if training:
+            mu, var = batch_stats(y, x, stats)
+            _update_running(running_mean, running_var, mu, var, momentum, C)
+        return y
     if use_batch:
         mu = R.mean(x, axis=axes, keepdim=True)
         d = x - mu
         var = R.mean(d * d, axis=axes, keepdim=True)
         y = d * rsqrt(var + epsilon)
         if training:
-            m = float(momentum)
-            set_value(running_mean, m * running_mean._data + (1 - m) *
-                      mu._data.reshape(C).astype(running_mean._data.dtype))
-            set_value(running_var, m * running_var._data + (1 - m) *
-                      var._data.reshape(C).astype(running_var._data.dtype))
+            _update_running(running_mean, running_var, mu._data, var._data, momentum, C)
     else:
         rm = Tensor._make(running_mean._data.reshape(bshape).astype(x._data.dtype))
         rv = np.asarray(running_var._data.reshape(bshape), dtype=np.float64)
@@ -84,6 +92,17 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
     return y
 
 
+def _update_running(running_mean: Tensor, running_var: Tensor, mu: np.ndarray,
+                    var: np.ndarray, momentum: float, C: int) -> None:
+    """running = momentum * running + (1 - momentum) * batch statistic, in place."""
+    from .inplace import set_value
+    m = float(momentum)
+    set_value(running_mean, m * running_mean._data + (1 - m) *
+              mu.reshape(C).astype(running_mean._data.dtype))
+    set_value(running_var, m * running_var._data + (1 - m) *
+              var.reshape(C).astype(running_var._data.dtype))
+
+
 def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,
                weight: Tensor | None = None, bias: Tensor | None = None,
                data_format: str = "NCHW", name: str | None = None) -> Tensor:
@@ -91,6 +110,10 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,
     N, C = x.shape[:2]
     if C % num_groups:
         raise ValueError(f"group_norm: {C} channels do not split into {num_groups} groups")
+    if fusable(x, weight, bias):
+        HW = math.prod(x.shape[2:])
+        return normalize_affine(x, weight, bias, (1, N * num_groups, C // num_groups * HW),
+                                (C, HW), epsilon)
     g = reshape(x, [N, num_groups, -1])
     mu = R.mean(g, axis=2, keepdim=True)
     d = g - mu
@@ -125,6 +148,9 @@ def instance_norm(x: Tensor, running_mean: Tensor | None = None,
     if x.ndim < 2:
         raise ValueError(f"instance_norm needs an input [N, C, ...], got shape {x.shape}")
     N, C = x.shape[:2]
+    if fusable(x, weight, bias):
+        HW = math.prod(x.shape[2:])
+        return normalize_affine(x, weight, bias, (1, N * C, HW), (C, HW), eps)
     g = reshape(x, [N, C, -1])
     mu = R.mean(g, axis=2, keepdim=True)
     d = g - mu

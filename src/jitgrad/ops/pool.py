@@ -16,7 +16,7 @@ from .conv import (_back, _channels_first, _drop_h, _one, _pad1d, _padding, _pai
                    _unit_h, _windows)
 from .core import const, require_float
 from .im2col import im2col, out_size
-from .maxpool import max_pool, window_offsets, winners
+from .maxpool import block_mean, max_pool, window_offsets, winners
 from .shape import _take_flat, reshape
 
 
@@ -65,6 +65,9 @@ def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
                                          data_format)
     N, C, H, W = x.shape
+    if (list(st) == list(k) and not any(map(any, widths)) and H % k[0] == 0 and
+            W % k[1] == 0 and not divisor_override):    # non-overlapping, no padding
+        return _back(_block_mean(x, k[0], k[1]), last)
     Ho, Wo = (out_size(*a) for a in zip((H, W), k, st, (1, 1), widths))
     cols = im2col(x, k, st, (1, 1), widths, groups=C)      # [N, C, kh * kw, Ho * Wo]
     total = reshape(R.sum(cols, axis=2), [N, C, Ho, Wo])
@@ -83,12 +86,24 @@ def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     return _back(total * const(1.0 / count, x._data.dtype), last)
 
 
+def _block_mean(x: Tensor, kh: int, kw: int) -> Tensor:
+    """The mean of each non-overlapping kh x kw block of x [N, C, H, W] (H, W multiples):
+    one node, where the windowed path records im2col, a sum and a scale (or a slice and a
+    mean per window)."""
+    N, C, H, W = x.shape
+    if kh == H and kw == W:
+        return R.mean(x, axis=[2, 3], keepdim=True)
+    return block_mean(x, kh, kw)
+
+
 def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
                         name: str | None = None) -> Tensor:
     """Average over adaptive windows (start floor(i*H/Ho), end ceil((i+1)*H/Ho))."""
     x, last = _channels_first(x, data_format)
     H, W = x.shape[2:]
     Ho, Wo = _pair(output_size, 2, "output_size")
+    if H % Ho == 0 and W % Wo == 0:         # equal windows: a reshape and a mean
+        return _back(_block_mean(x, H // Ho, W // Wo), last)
     rows = []
     for i in range(Ho):
         a, b = (i * H) // Ho, -(-((i + 1) * H) // Ho)
@@ -172,6 +187,8 @@ def adaptive_max_pool2d(x: Tensor, output_size: Any, return_mask: bool = False,
         raise ValueError(f"adaptive_max_pool2d needs a 4-D input, got shape {x.shape}")
     N, C, H, W = x.shape
     Ho, Wo = _adaptive_sizes(x, output_size)
+    if H % Ho == 0 and W % Wo == 0:         # equal windows: plain max pooling, one node
+        return max_pool2d(x, [H // Ho, W // Wo], [H // Ho, W // Wo], 0, return_mask)
     table = _adaptive_windows(H, W, Ho, Wo)
     K = table.shape[1]
     idx = (np.arange(N * C, dtype=np.int64).reshape(N, C, 1, 1) * (H * W) + table).ravel()

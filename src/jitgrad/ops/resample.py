@@ -1,5 +1,6 @@
 """interpolate (nearest, bilinear, linear), upsample, unfold and pixel_shuffle as composites:
-gathers with index maps built once (take_flat) and constant interpolation weights."""
+for finite inputs a matrix product per resized dim (_separable), else gathers with index maps
+built once (take_flat) and constant interpolation weights."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
     out, ratios = _out_size(sp, size, scale_factor)
     maps = [_source(i, o, r, mode, align_corners, align_mode)
             for i, o, r in zip(sp, out, ratios)]
+    if len(sp) <= 2 and bool(np.isfinite(x._data).all()):
+        return _back(_separable(x, maps, out), last)
     N, C = x.shape[:2]
     pos = _flat_positions(tuple(x.shape))
     y = None
@@ -81,6 +84,46 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
         if mode == "nearest":
             break
     return _back(y, last)
+
+
+def _resample_matrix(n_in: int, i0: np.ndarray, i1: np.ndarray, lam: np.ndarray
+                     ) -> np.ndarray:
+    """[n_out, n_in]: row o holds output o's weights on its two source indices."""
+    m = np.zeros((i0.size, n_in))
+    rows = np.arange(i0.size)
+    np.add.at(m, (rows, i0), 1.0 - lam)
+    np.add.at(m, (rows, i1), lam)
+    return m
+
+
+def _separable(x: Tensor, maps: list, out: list) -> Tensor:
+    """The resize as one matrix product per spatial dim, W then H (y = Mh @ x @ Mw^T): two
+    matmul nodes with small constant matrices instead of a gather (65536-entry index
+    tables rebound every step) and a multiply and an add per bilinear corner. For finite
+    x only: a zero weight times inf or NaN would spread it along the row."""
+    from .core import apply_xy
+    from .linalg import _NO_TRANSPOSE, matmul, matmul_op
+    dt = x._data.dtype
+    y = x
+    for d in reversed(range(len(out))):
+        n_in = x.shape[2 + d]
+        i0, i1, lam = maps[d]
+        if out[d] == n_in and np.array_equal(i0, np.arange(n_in)) and not lam.any():
+            continue                        # identity along this dim
+        m = _resample_matrix(n_in, i0, i1, lam)
+        rep = out[d] // n_in
+        last = d == len(out) - 1
+        if rep * n_in == out[d] and not lam.any() and np.array_equal(i0, np.arange(out[d]) // rep):
+            # nearest by an integer factor: the product's values are a repeat (exact for
+            # finite x), which numpy makes without the batched GEMMs
+            a, b_ = (y, const(m.T, dt)) if last else (const(m, dt), y)
+            y = apply_xy(matmul_op, a, b_, _NO_TRANSPOSE,
+                         np.repeat(y._data, rep, axis=-1 if last else -2))
+        elif last:
+            y = matmul(y, const(m.T, dt))
+        else:
+            y = matmul(const(m, dt), y)
+    return y if y is not x else x * 1.0
 
 
 def upsample(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",

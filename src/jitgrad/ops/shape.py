@@ -3,6 +3,7 @@ flat layout), GATHER or SCATTER with an index map computed once when the op is r
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Sequence
 
@@ -17,6 +18,19 @@ def _flat_positions(shape: tuple) -> np.ndarray:
     return np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
 
 
+@functools.lru_cache(maxsize=64)
+def _transpose_map_cached(shape: tuple, perm: tuple) -> np.ndarray:
+    t = np.ascontiguousarray(_flat_positions(shape).transpose(np.argsort(perm)).ravel())
+    t.setflags(write=False)
+    return t
+
+
+def _transpose_map(shape: tuple, perm: Any) -> np.ndarray:
+    """For each element of x, its flat position in transpose(x, perm) of shape `shape`:
+    one read-only array per (shape, perm), which a rebinding Program need not copy again."""
+    return _transpose_map_cached(tuple(shape), tuple(int(p) for p in perm))
+
+
 reshape_op = defop(
     "reshape", grad_reads=(), forward=lambda x, shape: x.reshape(shape),
     vjp=lambda g, out, x, shape: (reshape(g, x.shape),),
@@ -26,7 +40,7 @@ reshape_op = defop(
 
 transpose_op = defop(
     "transpose", grad_reads=(), forward=lambda x, perm: np.transpose(x, perm),
-    save=lambda out, x, perm: (_flat_positions(out.shape).transpose(np.argsort(perm)).ravel(),),
+    save=lambda out, x, perm: (_transpose_map(out.shape, perm),),
     vjp=lambda g, out, x, perm: (transpose(g, [int(i) for i in np.argsort(perm)]),),
     lower=lambda b, node, g, gins: b.gather(gins[0], g, node.saved[0]),
     cases=({"shapes": ((2, 3, 4),), "attrs": {"perm": (2, 0, 1)}},

@@ -1,4 +1,5 @@
-"""Compiled forward kernels for large arrays: a bias row added to a matrix, and relu.
+"""Compiled forward kernels for large arrays: a bias row added to a matrix, relu, and the
+normalization primitive.
 
 numpy runs both ~1.5x slower than a plain loop on a 256 x 512 float32 activation (its
 broadcast add calls the inner loop once per row; maximum checks for NaN): ~60 us of W5b's
@@ -9,6 +10,8 @@ allocated: an array Numba allocates made the next BLAS call that read it ~10% sl
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ._numba import jit
 
@@ -33,3 +36,207 @@ def relu(x, out):  # pragma: no cover - compiled
         else:
             out[i] = 0
 
+
+
+@jit
+def norm_affine(x, w, b, R, S, L, A, Q, eps, y, xhat, mu, var, rstd):  # pragma: no cover
+    """The normalization primitive's forward (ops/normalization.py) over flat x, y, xhat:
+    statistic s of x viewed as [R, S, L], mean then biased variance (two passes, float64
+    sums), then xhat = (x - mu) * rstd and y = xhat * w + b, w and b number (e // Q) % A
+    (l when Q = 0). Three passes instead of numpy's eight over a strided [R, S, L] view."""
+    if L == 1 and Q == 1 and A == S:    # batch_norm over [N, C]: statistic = channel = column
+        _norm_columns(x, w, b, R, S, eps, y, xhat, mu, var, rstd)
+        return
+    m = R * L
+    s1 = np.zeros(S)
+    for r in range(R):
+        for s in range(S):
+            base = (r * S + s) * L
+            t = 0.0
+            for l in range(L):
+                t += x[base + l]
+            s1[s] += t
+    for s in range(S):
+        s1[s] /= m
+    s2 = np.zeros(S)
+    for r in range(R):
+        for s in range(S):
+            base = (r * S + s) * L
+            c = s1[s]
+            t = 0.0
+            for l in range(L):
+                d = x[base + l] - c
+                t += d * d
+            s2[s] += t
+    for s in range(S):
+        v = s2[s] / m
+        mu[s] = s1[s]
+        var[s] = v
+        rstd[s] = 1.0 / np.sqrt(v + eps)
+    ch = 0
+    for r in range(R):              # (slices: indexing x[base + l] did not vectorise, 4x)
+        for s in range(S):
+            base = (r * S + s) * L
+            c, k = mu[s], rstd[s]
+            if Q == 0:
+                xs, xo, yo = x[base:base + L], xhat[base:base + L], y[base:base + L]
+                for l in range(L):
+                    h = (xs[l] - c) * k
+                    xo[l] = h
+                    yo[l] = h * w[l] + b[l]
+            else:
+                for c0 in range(0, L, Q):
+                    wc, bc = w[ch], b[ch]
+                    ch = ch + 1 if ch + 1 < A else 0    # (e // Q) % A, counted
+                    lo = base + c0
+                    if Q < 16:                  # short runs: a slice each costs more
+                        for e in range(lo, lo + Q):
+                            h = (x[e] - c) * k
+                            xhat[e] = h
+                            y[e] = h * wc + bc
+                        continue
+                    xs, xo, yo = x[lo:lo + Q], xhat[lo:lo + Q], y[lo:lo + Q]
+                    for l in range(Q):
+                        h = (xs[l] - c) * k
+                        xo[l] = h
+                        yo[l] = h * wc + bc
+
+
+@jit
+def _norm_columns(x, w, b, R, S, eps, y, xhat, mu, var, rstd):  # pragma: no cover
+    """norm_affine for x [R, S] normalised per column: row slices, no per-element ranges
+    (a range per element cost ~7 ns an element)."""
+    s1 = np.zeros(S)
+    s2 = np.zeros(S)
+    for r in range(R):
+        xr = x[r * S:(r + 1) * S]
+        for s in range(S):
+            s1[s] += xr[s]
+    for s in range(S):
+        s1[s] /= R
+    for r in range(R):
+        xr = x[r * S:(r + 1) * S]
+        for s in range(S):
+            d = xr[s] - s1[s]
+            s2[s] += d * d
+    for s in range(S):
+        v = s2[s] / R
+        mu[s] = s1[s]
+        var[s] = v
+        rstd[s] = 1.0 / np.sqrt(v + eps)
+    for r in range(R):
+        xr, xo, yo = x[r * S:(r + 1) * S], xhat[r * S:(r + 1) * S], y[r * S:(r + 1) * S]
+        for s in range(S):
+            h = (xr[s] - mu[s]) * rstd[s]
+            xo[s] = h
+            yo[s] = h * w[s] + b[s]
+
+
+@jit
+def first_max(x, kh, kw, sh, sw, pt, pl, nan, best, arg):  # pragma: no cover - compiled
+    """Max pooling's forward (ops/maxpool.py first_max) over x [N, C, H, W] padded by pt
+    rows on top and pl columns on the left (and whatever the output size needs below and
+    right) with -inf: each window's maximum and the offset i * kw + j of its first
+    occurrence, into best, arg [N, C, Ho, Wo]. With `nan`, a NaN wins over numbers (the
+    first NaN). numpy's version loops in Python over the kh * kw offsets (~0.6 ms for
+    adaptive pooling's 64-element windows) and pads a copy of x."""
+    N, C, Ho, Wo = best.shape
+    H, W = x.shape[2], x.shape[3]
+    ninf = -np.inf
+    for n in range(N):
+        for c in range(C):
+            img = x[n, c]
+            for ho in range(Ho):
+                h0 = ho * sh - pt
+                for wo in range(Wo):
+                    w0 = wo * sw - pl
+                    inside = h0 >= 0 and w0 >= 0 and h0 + kh <= H and w0 + kw <= W
+                    if inside and not nan:      # the common window: no bounds, no NaN rule
+                        b = img[h0, w0]
+                        k = 0
+                        for i in range(kh):
+                            row = img[h0 + i]
+                            for j in range(kw):
+                                v = row[w0 + j]
+                                if v > b:
+                                    b = v
+                                    k = i * kw + j
+                        best[n, c, ho, wo] = b
+                        arg[n, c, ho, wo] = k
+                        continue
+                    b = img[h0, w0] if inside else (img[h0, w0] if 0 <= h0 < H and
+                                                    0 <= w0 < W else ninf)
+                    k = 0
+                    for i in range(kh):
+                        h = h0 + i
+                        for j in range(kw):
+                            w = w0 + j
+                            if inside:
+                                v = img[h, w]
+                            elif 0 <= h < H and 0 <= w < W:
+                                v = img[h, w]
+                            else:
+                                v = ninf
+                            better = v > b
+                            if nan:
+                                better = better or (v != v and b == b)
+                            k = i * kw + j if better else k
+                            b = v if better else b
+                    best[n, c, ho, wo] = b
+                    arg[n, c, ho, wo] = k
+
+
+@jit
+def row_shift(x, s):  # pragma: no cover - compiled
+    """s = x - max(x) per row of [R, C] (before numpy's vectorised exp: Numba's scalar exp
+    cost ~4 ns an element, numpy's well under 1)."""
+    R, C = x.shape
+    for r in range(R):
+        xr, sr = x[r], s[r]
+        m = xr[0]
+        for c in range(1, C):
+            if xr[c] > m:
+                m = xr[c]
+        for c in range(C):
+            sr[c] = xr[c] - m
+
+
+@jit
+def log_softmax_finish(s, e, out):  # pragma: no cover - compiled
+    """From s = x - max and e = exp(s) per row: out = log_softmax = s - log(sum e), and e
+    becomes the softmax e / sum e in place (sums in float64)."""
+    R, C = s.shape
+    for r in range(R):
+        sr, er, orow = s[r], e[r], out[r]
+        se = 0.0
+        for c in range(C):
+            se += er[c]
+        lse = np.log(se)
+        inv = 1.0 / se
+        for c in range(C):
+            orow[c] = sr[c] - lse
+            er[c] = er[c] * inv
+
+
+@jit
+def xent_finish(s, e, coef, dx, logp, loss):  # pragma: no cover - compiled
+    """The nll primitive's softmax forward (ops/nll.py) from s = x - max and e = exp(s) per
+    row: logp = s - log(sum e), dx = softmax * sum(coef) - coef (into dx), each row's loss
+    -sum(coef * logp); sums in float64."""
+    R, C = s.shape
+    for r in range(R):
+        sr, er, cr, dr, lr = s[r], e[r], coef[r], dx[r], logp[r]
+        se = 0.0
+        csum = 0.0
+        for c in range(C):
+            se += er[c]
+            csum += cr[c]
+        lse = np.log(se)
+        k = csum / se
+        t = 0.0
+        for c in range(C):
+            lp = sr[c] - lse
+            lr[c] = lp
+            t += cr[c] * lp
+            dr[c] = er[c] * k - cr[c]
+        loss[r] = -t

@@ -16,10 +16,11 @@ import numpy as np
 
 from .program import OP
 from ._numba import jit
-from . import kernels, threads
+from . import kernels, norm_kernels, threads
 from .blas import gemm
 from .kernels import (TILE, _chain, _col2im, _cumsum_rows, _linscan_rows, _pool_bwd,
                       _round_into, _rows_bwd, _span, _view)
+from .norm_kernels import _chansum, _norm_bwd
 
 ZERO, AXPY, MUL, DIV, MULDIV = OP["ZERO"], OP["AXPY"], OP["MUL"], OP["DIV"], OP["MULDIV"]
 DIVK = OP["DIVK"]
@@ -34,10 +35,11 @@ LINSCAN = OP["LINSCAN"]
 COL2IM = OP["COL2IM"]
 POOL_BWD = OP["POOL_BWD"]
 ROUND = OP["ROUND"]
+CHANSUM, NORM_BWD = OP["CHANSUM"], OP["NORM_BWD"]
 
 # the files whose code Numba compiles into this file's functions: their stamps join the
 # disk cache's key, so editing a kernel recompiles `run` as it did when they lived here
-STAMP_WITH = (kernels.__file__,)
+STAMP_WITH = (kernels.__file__, norm_kernels.__file__)
 
 
 @jit(stamp_with=STAMP_WITH)
@@ -208,6 +210,15 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                           itab[p + 3] != 0)
         elif op == ROUND:
             _round_into(out, A, n, itab[code[pc, 6]], acc)
+        elif op == CHANSUM:
+            p = code[pc, 6]
+            _chansum(out, arena[a:a + itab[p] * n * itab[p + 1]], itab[p], n, itab[p + 1],
+                     acc)
+        elif op == NORM_BWD:
+            p = code[pc, 6]
+            prm = _span(itab, p, 5)
+            _norm_bwd(out, A, _view(arena, itab, b, n), arena[code[pc, 4]:code[pc, 4] +
+                      prm[1] + prm[3]], prm, acc)
         else:
             return op                    # unknown opcode: the caller raises
     return -1

@@ -153,6 +153,25 @@ def _pool_bwd(r: Any) -> np.ndarray:
     return img
 
 
+def _chansum(r: Any) -> np.ndarray:
+    rows, inner = r.params(2)
+    a = r.arena[r.a:r.a + rows * r.n * inner].reshape(rows, r.n, inner)
+    return a.sum(axis=(0, 2)).astype(r.arena.dtype)
+
+
+def _norm_bwd(r: Any) -> np.ndarray:
+    R, S, L, A, Q = r.params(5)
+    aux = r.arena[r.c:r.c + S + A]
+    e = np.arange(r.n)
+    ch = e % L if Q == 0 else (e // Q) % A
+    h = (r.A * aux[S:][ch]).reshape(R, S, L)
+    xh = r.B.reshape(R, S, L)
+    m = R * L
+    u = h.sum(axis=(0, 2), keepdims=True) / m
+    v = (h * xh).sum(axis=(0, 2), keepdims=True) / m
+    return (aux[:S].reshape(1, S, 1) * (h - u - xh * v)).ravel()
+
+
 _STEP = dict(elementwise=True, core=True, one_add=True)
 
 TABLE: tuple[Opcode, ...] = (
@@ -233,6 +252,18 @@ TABLE: tuple[Opcode, ...] = (
            "a tensor narrower than the arena, rounded as eager's cast to its dtype", (2,),
            core=True,
            ref=lambda r: r.A.astype(ROUND_TYPES[int(r.itab[r.p])]).astype(r.arena.dtype)),
+    Opcode("CHANSUM", "out[j] (+)= sum over r < itab[p], i < itab[p+1] of a[(r * n + j) * "
+           "itab[p+1] + i]   (a gradient reduced over the axes around a broadcast block: a "
+           "per-channel scale [C, 1, 1] of an NCHW image; ROWSUM when itab[p+1] = 1)", (2,),
+           core=True,
+           ref=_chansum),
+    Opcode("NORM_BWD", "normalization's input gradient. Statistics layout itab[p:p+3] = R, "
+           "S, L: element e = (r * S + s) * L + l has statistic s (M = R * L elements each); "
+           "affine layout itab[p+3:p+5] = A, Q: e's channel is (e // Q) % A, or l when Q = "
+           "0. b = xhat, c = [rstd (S), w (A)], h = a * w[channel]: out[e] (+)= rstd[s] * "
+           "(h - sum_s(h) / M - b * sum_s(h * b) / M)", (2, 3, 4), (2, 3), core=True,
+           one_add=True, wide=True,
+           ref=_norm_bwd),
 )
 
 # ---- derived: opcode numbers (their order is the table's) and the sets the passes use ------

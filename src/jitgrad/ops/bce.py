@@ -1,0 +1,81 @@
+"""Binary cross entropy as two elementwise primitives, unreduced:
+
+    bce(p, y)        = -(y max(log p, -100) + (1 - y) max(log(1 - p), -100))   (Paddle's clamp)
+    bce_logits(x, y) = (1 - y) x + softplus(-x)      (stable for large |x|, exact at x = 0)
+
+Why: as composites of logs, clamps, products and sums they recorded 6-12 nodes each (and
+multi_label_soft_margin_loss 14); one node with its gradient factors saved in the forward
+makes the backward one multiply per input: dp = g (-y/p [log p > -100] + (1 - y)/(1 - p)
+[log(1 - p) > -100]), dy = g (max(log(1 - p), -100) - max(log p, -100)); dx = g
+(sigmoid(x) - y), dy = -g x.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import elementwise as E
+from .core import apply, const
+from .registry import defop
+
+_CASES = tuple({"shapes": (s, s)} for s in ((), (4,), (2, 3), (2, 1, 3)))
+
+
+def _bce_forward(p, y):
+    lp_raw, lq_raw = np.log(p), np.log1p(-p)
+    lp, lq = np.maximum(lp_raw, -100.0), np.maximum(lq_raw, -100.0)
+    out = -(y * lp + (1 - y) * lq)
+    dp = np.where(lp_raw > -100, -y / p, 0) + np.where(lq_raw > -100, (1 - y) / (1 - p), 0)
+    return out.astype(p.dtype, copy=False), (dp.astype(p.dtype, copy=False),
+                                            (lq - lp).astype(p.dtype, copy=False))
+
+
+def _bce_vjp(g, out, p, y):
+    dt = p._data.dtype
+    lp = E.maximum(E.log(p), -100.0)
+    lq = E.maximum(E.log(1.0 - p), -100.0)
+    mp = const(np.log(p._data) > -100, dt)
+    mq = const(np.log1p(-p._data) > -100, dt)
+    return g * (-(y * mp) / p + (1.0 - y) * mq / (1.0 - p)), g * (lq - lp)
+
+
+def _mul_lower(b, node, g, gins):
+    shape = node.out_data.shape
+    for i in (0, 1):
+        if gins[i] is not None:
+            b.mul(gins[i], shape, g, node.saved[i])
+
+
+bce_op = defop("bce", nin=2, forward=_bce_forward, forward_saves=True, vjp=_bce_vjp,
+               lower=_mul_lower, quiet=True, domain=(0.05, 0.95), cases=_CASES)
+
+
+def _logits_forward(x, y):
+    e = np.exp(-np.abs(x))
+    out = (1 - y) * x + (np.maximum(-x, 0) + np.log1p(e))
+    sig = np.where(x >= 0, 1 / (1 + e), e / (1 + e))      # sigmoid(x), no overflow
+    return out.astype(x.dtype, copy=False), ((sig - y).astype(x.dtype, copy=False),
+                                            np.negative(x))
+
+
+def _logits_vjp(g, out, x, y):
+    return g * (E.sigmoid(x) - y), g * -x
+
+
+bce_logits_op = defop("bce_logits", nin=2, forward=_logits_forward, forward_saves=True,
+                      vjp=_logits_vjp, lower=_mul_lower, quiet=True, cases=_CASES)
+
+
+def fusable(x: Tensor, y: Tensor) -> bool:
+    """Both primitives take same-shape operands of one float dtype (else the composite)."""
+    return (isinstance(y, Tensor) and x._data.shape == y._data.shape and
+            x._data.dtype == y._data.dtype and x._data.dtype.kind == "f")
+
+
+def bce(p: Tensor, y: Tensor) -> Tensor:
+    return apply(bce_op, p, y)
+
+
+def bce_logits(x: Tensor, y: Tensor) -> Tensor:
+    return apply(bce_logits_op, x, y)
