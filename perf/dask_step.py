@@ -26,6 +26,14 @@ Measured (also in the README, "Distributed training on Dask"):
   would be ~15 ms, and the step would need <= 20 ms of total time for 1.5x, i.e. Dask
   overhead under ~5 ms per step, which this host did not show; larger per-step compute
   (bigger batch or model) amortises it.
+  2026-12-04 11:31 UTC, the same VM quiet (load average 0.6): batch 1024: 1 process 30.29 ms,
+  Dask 61.29 ms (0.49x), pipelined 54.73 ms (0.55x); a worker's grads on its 512 rows took
+  30.3 ms where one plain process takes 15.6 ms for 512 rows (19-21 ms measured inside a
+  worker task with both workers busy). `--batch 8192 --samples 12 --warmup 3`: 1 process
+  238.9 ms, Dask 239.7 ms (1.00x), pipelined 232.7 ms (1.03x), grads on 4096 rows 163.2 ms.
+  So even with the machine to itself, two workers, the scheduler and the driver share two
+  vCPUs, and a worker's shard runs ~1.4-2x slower than the same rows alone: the target
+  needs more cores than processes, which this VM does not have.
 """
 
 from __future__ import annotations
