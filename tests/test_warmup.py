@@ -141,3 +141,33 @@ def test_a_fresh_machine_sees_the_notice_once_and_a_cached_one_loads(tmp_path):
     np.testing.assert_allclose(eval(first.stdout), 3 * closed_form, rtol=1e-6)   # accumulates
     np.testing.assert_allclose(eval(second.stdout.splitlines()[-1]), closed_form, rtol=1e-6)
 
+
+
+EXIT_WHILE_COMPILING = """
+import sys, time
+import jitgrad as paddle
+x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+(paddle.exp(x) * x).sum().backward()       # starts the background load
+while "numba.core.compiler" not in sys.modules:
+    time.sleep(0.01)
+time.sleep(1.0)                            # the loader is compiling: end the process now
+print(x.grad.tolist())
+"""
+
+
+@pytest.mark.slow
+def test_a_process_ending_while_the_interpreter_compiles_waits_and_caches_it(tmp_path):
+    """At exit the compiling loader is waited for (killing it inside LLVM can abort the
+    process), so what it compiled is on disk: the next process loads it."""
+    env = {**os.environ, "PYTHONPATH": SRC, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "JITGRAD_VM": "numba", "JITGRAD_TIER": "1"}
+    env.pop("JITGRAD_NO_CACHE", None)
+    first = subprocess.run([sys.executable, "-c", EXIT_WHILE_COMPILING], env=env,
+                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(eval(first.stdout), np.exp(x) * (1 + x), rtol=1e-6)
+    second = subprocess.run([sys.executable, "-c", SCRIPT_CACHED], env=env,
+                            capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "(loaded from Numba's disk cache)" in second.stdout

@@ -157,9 +157,17 @@ def _finish_loading_at_exit() -> None:
     the process (a short script on a machine with no Numba cache yet): wait for it instead.
     It finishes (and caches what it compiled), or stops at once where it needs something
     the ending interpreter refuses (an import registering its own exit handler); either way
-    nothing aborts. Silent: the program's own output is complete."""
+    nothing aborts. Only when this process compiles (a cache miss, or no cache): loading
+    from Numba's disk cache is left to end with the process, as a short script should not
+    wait ~0.3 s for an interpreter it no longer needs. Silent: the program's output is
+    complete."""
     loader = _loader
-    if loader is not None and loader.is_alive():
+    if loader is None or not loader.is_alive():
+        return
+    # (no import here: the loader may hold the import lock, and waiting for it is the cost
+    # this avoids)
+    numba_side = sys.modules.get(__name__ + "._numba")
+    if getattr(numba_side, "compiles_here", False):
         loader.join()
 
 

@@ -59,6 +59,16 @@ def _load_numba_numpy_support() -> None:
 _load_numba_numpy_support()
 
 
+# True once this process compiles a kernel instead of loading it from the disk cache (a
+# cache miss, or no cache): vm.__init__ then waits for its loader at exit.
+compiles_here = False
+
+
+def note_compile() -> None:
+    global compiles_here
+    compiles_here = True
+
+
 def caching_enabled() -> bool:
     from ..core import config
     return config.SETTINGS.disk_cache
@@ -76,10 +86,13 @@ def jit(fn: Callable | None = None, *, stamp_with: tuple[str, ...] = (),
         opts = {**OPTIONS, "cache": caching_enabled(), **overrides}
         cache = opts.pop("cache")
         disp = numba.njit(**opts)(f)
-        if cache:
+        if not cache:
+            note_compile()
+        else:
             try:
                 _enable_cache(disp, stamp_with)
             except RuntimeError as e:    # "cannot cache function ...: no locator available"
+                note_compile()
                 warn_once("no-locator", (
                     f"jitgrad: cannot write Numba's compile cache ({e}); kernels will be "
                     "compiled in every new process. Set NUMBA_CACHE_DIR to a writable "
@@ -97,6 +110,7 @@ def _enable_cache(disp: Any, stamp_with: tuple[str, ...] = ()) -> None:
     except Exception:                    # noqa: BLE001 - Numba's caching internals moved
         GuardedCache = None
     if GuardedCache is None or not hasattr(disp, "_cache"):
+        note_compile()                   # (plain caching: whether it loads is unknown)
         disp.enable_caching()
         return
     disp._cache = GuardedCache(disp.py_func, stamp_with)

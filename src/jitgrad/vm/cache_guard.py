@@ -40,7 +40,7 @@ from numba.core import config
 from numba.core.caching import (CompileResultCacheImpl, FunctionCache, IndexDataCacheFile,
                                 UserProvidedCacheLocator)
 
-from ._numba import warn_once
+from ._numba import note_compile, warn_once
 
 _SEAL = b"\0jitgrad-sha256\0"          # then the 32-byte digest of everything before it
 _TAIL = len(_SEAL) + 32
@@ -176,7 +176,10 @@ class GuardedCache(FunctionCache):
             cres = super().load_overload(sig, target_context)
         except Exception as e:           # noqa: BLE001 - any failure to load is a miss
             self._broken(files.reading, e)
+            note_compile()
             return None
+        if cres is None:
+            note_compile()
         if cres is None and self.read_only:
             warn_once("read-only miss", (
                 f"jitgrad: the read-only Numba cache {self._cache_path} has no up-to-date "
