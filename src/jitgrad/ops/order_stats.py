@@ -55,28 +55,34 @@ def _as_rows(x: np.ndarray, axis: int | None) -> np.ndarray:
 
 
 def _median_forward(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
-                    ignore_nan: bool = False) -> np.ndarray:
+                    ignore_nan: bool = False, keep: list | None = None) -> np.ndarray:
+    """`keep`: a list that receives _median_rows's result (for the weights)."""
     axis = None if axes is None else axes[0]
     if x.size == 0:
         return np.full(_kept_shape(x.shape, axes) if keepdim else
                        [s for i, s in enumerate(x.shape) if axes is not None and i != axis],
                        np.nan, x.dtype)
-    val = _median_rows(_as_rows(x, axis), mode, ignore_nan)[0]
+    found = _median_rows(_as_rows(x, axis), mode, ignore_nan)
+    if keep is not None:
+        keep.append(found)
+    val = found[0]
     kept = _kept_shape(x.shape, axes)
     return val.reshape(kept if keepdim else [s for i, s in enumerate(x.shape)
                                                if axes is not None and i != axis])
 
 
 def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim: bool,
-                    mode: str, ignore_nan: bool = False) -> tuple[np.ndarray]:
+                    mode: str, ignore_nan: bool = False, found: tuple | None = None
+                    ) -> tuple[np.ndarray]:
     """Where Paddle's median gradient goes. With an axis and mode 'min': all of it to the
     returned index. Otherwise evenly: the two middle elements take the (avg) median value,
-    then every element equal to the median shares the gradient equally (nan equal to nan)."""
+    then every element equal to the median shares the gradient equally (nan equal to nan).
+    `found`: _median_rows's result for these rows, when the forward has it."""
     axis = None if axes is None else axes[0]
     if x.size == 0:
         return (np.zeros_like(x),)
     rows = _as_rows(x, axis)
-    val, lo_i, hi_i = _median_rows(rows, mode, ignore_nan)
+    val, lo_i, hi_i = found if found is not None else _median_rows(rows, mode, ignore_nan)
     pick = np.arange(rows.shape[0])
     if mode == "min" and axis is not None:
         w = np.zeros_like(rows)
@@ -96,8 +102,16 @@ def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim:
     return (np.moveaxis(w.reshape(moved), -1, axis).copy(),)
 
 
+def _median_and_weights(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
+                        ignore_nan: bool = False) -> tuple[np.ndarray, tuple]:
+    """The forward and the saved weights from one sort (forward_saves)."""
+    out = _median_forward(x, axes, keepdim, mode, ignore_nan, keep=(found := []))
+    return out, _median_weights(out, x, axes, keepdim, mode, ignore_nan,
+                                found[0] if found else None)
+
+
 median_op = defop(
-    "median", forward=_median_forward, save=_median_weights,
+    "median", forward=_median_and_weights, forward_saves=True,
     vjp=lambda g, out, x, axes, keepdim, mode, ignore_nan: (
         _spread(g, x, axes) * const(_median_weights(out._data, x._data, axes, keepdim,
                                                     mode, ignore_nan)[0], x._data.dtype),),
