@@ -17,7 +17,7 @@ from ..core.tensor import Tensor
 from .core import apply, apply_xy, const
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .registry import defop
-from .shape import (_flat_positions, _take_flat, broadcast_to, getitem, reshape,
+from .shape import (_flat_positions, _take_flat, take_flat_op, broadcast_to, getitem, reshape,
                     getitem_op, unsqueeze)
 
 
@@ -241,6 +241,11 @@ def take_along_axis(arr: Tensor, indices: Any, axis: int, broadcast: bool = True
     ax = _axis(axis, arr.ndim, "take_along_axis")
     if idx.ndim != arr.ndim:
         raise ValueError(f"take_along_axis: indices need {arr.ndim} dims, got {idx.ndim}")
+    if all(idx.shape[i] == arr._data.shape[i] for i in range(arr.ndim) if i != ax):
+        # nothing to broadcast: one take_flat node, its values picked here in one pass
+        positions = np.take_along_axis(_flat_positions(arr._data.shape), idx, axis=ax)
+        return apply_xy(take_flat_op, arr, None, {"idx": positions.ravel(), "shape": idx.shape},
+                        out=np.take_along_axis(arr._data, idx, axis=ax))
     pos = _flat_positions(arr._data.shape)
     if broadcast:
         shape = [idx.shape[i] if i == ax else builtins.max(idx.shape[i], arr.shape[i])
