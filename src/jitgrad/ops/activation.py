@@ -191,6 +191,11 @@ thresholded_relu_op = unary(
         {"shapes": ((2, 3),), "attrs": {"threshold": -0.5, "value": 2.0}},))
 
 
+log_sigmoid_op = unary(
+    "log_sigmoid", lambda x: (-_softplus_fwd(-x, 1.0, np.inf)).astype(x.dtype),
+    lambda m, x, out: m.sigmoid(-x), quiet=False)
+
+
 # ---- public functions ----------------------------------------------------------------------
 
 def _f(x: Tensor, op, **attrs) -> Tensor:
@@ -255,7 +260,7 @@ def hardswish(x: Tensor, name: str | None = None) -> Tensor:
 
 def log_sigmoid(x: Tensor, name: str | None = None) -> Tensor:
     """log(sigmoid(x)) = -softplus(-x), without overflow."""
-    return -softplus(-x, threshold=float("inf"))
+    return _f(x, log_sigmoid_op)
 
 
 def mish(x: Tensor, name: str | None = None) -> Tensor:
