@@ -13,7 +13,8 @@ from . import reduce as R
 from .activation import softplus
 from .bce import bce, bce_logits
 from .bce import fusable as bce_fusable
-from .core import const, require_float
+from .core import apply, const, require_float
+from .derivative import binary
 from .nll import nll
 from .nn import log_softmax
 from .shape import squeeze
@@ -65,14 +66,32 @@ def l1_loss(input: Tensor, label: Any, reduction: str = "mean", name: str | None
     return _reduce(E.abs(input - _as_float(label, input)), reduction)
 
 
+def _huber_forward(x: np.ndarray, y: np.ndarray, delta: float) -> np.ndarray:
+    d = x - y
+    a = np.abs(d)
+    return np.where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta).astype(d.dtype)
+
+
+def _huber_slope(m: Any, x: Any, y: Any, delta: float, sign: float) -> Any:
+    """d/dx of huber(x - y): x - y where |x - y| < delta, else delta * sign(x - y)."""
+    d = m.data(x) - m.data(y)
+    return m.where(np.abs(d) < delta, (x - y) * sign, m.mask(np.sign(d)) * (delta * sign))
+
+
+huber_op = binary(
+    "huber", _huber_forward, lambda m, x, y, out, delta: _huber_slope(m, x, y, delta, 1.0),
+    lambda m, x, y, out, delta: _huber_slope(m, x, y, delta, -1.0),
+    cases=tuple({"shapes": s, "attrs": {"delta": 1.0}}
+                for s in (((4,), (4,)), ((2, 3), (1, 3)), ((), ()), ((3,), ()))) +
+    ({"shapes": ((5,), (5,)), "attrs": {"delta": 0.5}},))
+
+
 def smooth_l1_loss(input: Tensor, label: Any, reduction: str = "mean", delta: float = 1.0,
                    name: str | None = None) -> Tensor:
-    """Huber: 0.5 d^2 where |d| < delta, delta * (|d| - 0.5 delta) elsewhere."""
-    d = input - _as_float(label, input)
-    a = E.abs(d)
-    small = const(np.abs(d._data) < delta, d._data.dtype)
-    loss = small * (d * d * 0.5) + (1.0 - small) * ((a - 0.5 * delta) * delta)
-    return _reduce(loss, reduction)
+    """Huber: 0.5 d^2 where |d| < delta, delta * (|d| - 0.5 delta) elsewhere (one `huber`
+    node: its gradient is d or delta * sign(d))."""
+    return _reduce(apply(huber_op, input, _as_float(label, input), delta=float(delta)),
+                   reduction)
 
 
 def _class_axis(input: Tensor, axis: int) -> int:
