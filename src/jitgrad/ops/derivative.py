@@ -127,42 +127,41 @@ def unary(name: str, forward: Callable, deriv: Callable,
                  domain=domain, cases=cases, deriv=deriv, **extra)
 
 
-def _lower_mul_each_saved(b: Any, node: Any, g: Any, gins: list) -> None:
-    for gi, d in zip(gins, node.saved):
-        if gi is not None:
-            b.mul(gi, node.out_data.shape, g, d)     # a one-element d becomes a constant
-
-
 def binary(name: str, forward: Callable, dx: Callable, dy: Callable,
            domain: tuple[float, float] = (-2.0, 2.0), cases: tuple | None = None,
            **extra: Any) -> OpDef:
     """A binary op from its forward and its two partial derivatives, each
     `d(m, x, y, out, **attrs)` as for `unary`; each may be a number (a constant factor).
-    Factors at the output's broadcast shape or the input's are both fine: the gradient is
-    summed over broadcast axes after the multiplication."""
+    Each is a kernel's factor (traced) or saved by the forward, independently (remainder's
+    d/dx, 1, needs no saved array). Factors at the output's broadcast shape or the input's
+    are both fine: the gradient is summed over broadcast axes after the multiplication."""
     extra.setdefault("quiet", True)
-    plans = [FK.trace(d, (0, 1, "out")) for d in (dx, dy)]
-    if None not in plans:               # kernels' factors: nothing saved
-        def lower(b: Any, node: Any, g: Any, gins: list) -> None:
-            for gi, plan in zip(gins, plans):
-                if gi is not None:
-                    FK.emit(b, node, g, gi, plan)
-
-        def eager_vjp(g: Tensor, out: Tensor, x: Tensor, y: Tensor) -> tuple:
-            values = {0: x, 1: y, "out": out}
-            return tuple(FK.eager(g, values, plan) for plan in plans)
-
-        return defop(name, forward=forward, vjp=eager_vjp, lower=lower, nin=2, domain=domain,
-                     cases=cases, deriv=(dx, dy),
-                     grad_reads=extra.pop("grad_reads", _reads(*plans)), **extra)
+    derivs = (dx, dy)
+    plans = [FK.trace(d, (0, 1, "out")) for d in derivs]      # None: a saved factor
+    saved = [d for d, plan in zip(derivs, plans) if plan is None]
 
     def save(out: np.ndarray, x: np.ndarray, y: np.ndarray, **attrs: Any) -> tuple:
         m = NumpyMath(out.dtype)
-        return tuple(np.asarray(d(m, x, y, out, **attrs), dtype=out.dtype) for d in (dx, dy))
+        return tuple(np.asarray(d(m, x, y, out, **attrs), dtype=out.dtype) for d in saved)
+
+    def lower(b: Any, node: Any, g: Any, gins: list) -> None:
+        factors = iter(node.saved or ())
+        for gi, plan in zip(gins, plans):
+            factor = next(factors) if plan is None else None
+            if gi is None:
+                continue
+            if plan is None:        # (a one-element factor becomes a constant)
+                b.mul(gi, node.out_data.shape, g, factor)
+            else:
+                FK.emit(b, node, g, gi, plan)
 
     def vjp(g: Tensor, out: Tensor, x: Tensor, y: Tensor, **attrs: Any) -> tuple:
+        values = {0: x, 1: y, "out": out}
         m = OpsMath(out._data.dtype)
-        return tuple(g * d(m, x, y, out, **attrs) for d in (dx, dy))
+        return tuple(g * d(m, x, y, out, **attrs) if plan is None else
+                     FK.eager(g, values, plan) for d, plan in zip(derivs, plans))
 
-    return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_each_saved, save=save,
-                 nin=2, domain=domain, cases=cases, deriv=(dx, dy), **extra)
+    if not saved:                           # kernels' factors only: what they read is all
+        extra.setdefault("grad_reads", _reads(*plans))
+    return defop(name, forward=forward, vjp=vjp, lower=lower, save=save if saved else None,
+                 nin=2, domain=domain, cases=cases, deriv=derivs, **extra)
