@@ -99,32 +99,12 @@ def _reads(*plans: FK.Plan) -> tuple:
     return tuple(sorted(r for r in roles if r != "out")) + (("out",) if "out" in roles else ())
 
 
-def _lower_mul_saved(b: Any, node: Any, g: Any, gins: list) -> None:
-    b.mul(gins[0], node.out_data.shape, g, node.saved[0])
-
-
 def unary(name: str, forward: Callable, deriv: Callable,
           domain: tuple[float, float] = (-2.0, 2.0), cases: tuple | None = None,
           **extra: Any) -> OpDef:
     """A unary op from its forward and its derivative `deriv(m, x, out, **attrs)` (above).
     numpy's nan/inf warnings are off (quiet): Paddle returns such values silently."""
-    extra.setdefault("quiet", True)
-    plan = FK.trace(deriv, (0, "out"))
-    if plan is not None:                # a kernel's factor: nothing saved (factor_kernels.py)
-        return defop(name, forward=forward, domain=domain, cases=cases, deriv=deriv,
-                     grad_reads=extra.pop("grad_reads", _reads(plan)),
-                     vjp=lambda g, out, x: (FK.eager(g, {0: x, "out": out}, plan),),
-                     lower=lambda b, node, g, gins: FK.emit(b, node, g, gins[0], plan),
-                     **extra)
-
-    def save(out: np.ndarray, x: np.ndarray, **attrs: Any) -> tuple:
-        return (np.asarray(deriv(NumpyMath(out.dtype), x, out, **attrs), dtype=out.dtype),)
-
-    def vjp(g: Tensor, out: Tensor, x: Tensor, **attrs: Any) -> tuple:
-        return (g * deriv(OpsMath(out._data.dtype), x, out, **attrs),)
-
-    return defop(name, forward=forward, vjp=vjp, lower=_lower_mul_saved, save=save,
-                 domain=domain, cases=cases, deriv=deriv, **extra)
+    return _defop(name, forward, (deriv,), domain, cases, extra)
 
 
 def binary(name: str, forward: Callable, dx: Callable, dy: Callable,
@@ -135,14 +115,21 @@ def binary(name: str, forward: Callable, dx: Callable, dy: Callable,
     Each is a kernel's factor (traced) or saved by the forward, independently (remainder's
     d/dx, 1, needs no saved array). Factors at the output's broadcast shape or the input's
     are both fine: the gradient is summed over broadcast axes after the multiplication."""
+    return _defop(name, forward, (dx, dy), domain, cases, extra)
+
+
+def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, float],
+           cases: tuple | None, extra: dict) -> OpDef:
+    """The registry entry of an op with one derivative per input: each derivative is a
+    kernel's factor (traced once, here) or a factor the forward saves."""
     extra.setdefault("quiet", True)
-    derivs = (dx, dy)
-    plans = [FK.trace(d, (0, 1, "out")) for d in derivs]      # None: a saved factor
+    nin = len(derivs)
+    plans = [FK.trace(d, tuple(range(nin)) + ("out",)) for d in derivs]   # None: saved
     saved = [d for d, plan in zip(derivs, plans) if plan is None]
 
-    def save(out: np.ndarray, x: np.ndarray, y: np.ndarray, **attrs: Any) -> tuple:
+    def save(out: np.ndarray, *inputs: np.ndarray, **attrs: Any) -> tuple:
         m = NumpyMath(out.dtype)
-        return tuple(np.asarray(d(m, x, y, out, **attrs), dtype=out.dtype) for d in saved)
+        return tuple(np.asarray(d(m, *inputs, out, **attrs), dtype=out.dtype) for d in saved)
 
     def lower(b: Any, node: Any, g: Any, gins: list) -> None:
         factors = iter(node.saved or ())
@@ -155,13 +142,13 @@ def binary(name: str, forward: Callable, dx: Callable, dy: Callable,
             else:
                 FK.emit(b, node, g, gi, plan)
 
-    def vjp(g: Tensor, out: Tensor, x: Tensor, y: Tensor, **attrs: Any) -> tuple:
-        values = {0: x, 1: y, "out": out}
+    def vjp(g: Tensor, out: Tensor, *inputs: Tensor, **attrs: Any) -> tuple:
+        values = {**dict(enumerate(inputs)), "out": out}
         m = OpsMath(out._data.dtype)
-        return tuple(g * d(m, x, y, out, **attrs) if plan is None else
+        return tuple(g * d(m, *inputs, out, **attrs) if plan is None else
                      FK.eager(g, values, plan) for d, plan in zip(derivs, plans))
 
     if not saved:                           # kernels' factors only: what they read is all
         extra.setdefault("grad_reads", _reads(*plans))
     return defop(name, forward=forward, vjp=vjp, lower=lower, save=save if saved else None,
-                 nin=2, domain=domain, cases=cases, deriv=derivs, **extra)
+                 nin=nin, domain=domain, cases=cases, deriv=derivs, **extra)
