@@ -94,3 +94,18 @@ def test_ops_use_the_kernels_and_keep_gradients():
         y = f(x * 0.5)
         (g,) = paddle.grad(y.sum(), [x])
         assert np.isfinite(g.numpy()).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_remainder_by_a_scalar_is_numpys_bit_for_bit(dtype):
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.uniform(-50, 50, 500), rng.standard_normal(200) * 1e7,
+                        rng.integers(-100, 100, 200) * float(dtype(0.7)), EDGES,
+                        [-e for e in EDGES]]).astype(dtype)
+    for d in (0.7, -0.7, 1.0, -3.3, 2.5e-7, 12345.678, 0.0, -0.0, math.inf, -math.inf,
+              math.nan):
+        got, want = _both(x, "remainder", lambda a: np.remainder(a, dtype(d)),
+                          np.array([d], dtype), dtype == np.float32)
+        assert np.array_equal(got, want, equal_nan=True)
+        assert np.array_equal(np.signbit(got[~np.isnan(want)]),
+                              np.signbit(want[~np.isnan(want)]))

@@ -388,3 +388,24 @@ def test_scatter_overwrite_with_repeated_rows_is_last_write_wins_with_its_gradie
     (out * TT([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
     assert u.grad.tolist() == [[5.0, 6.0], [0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]
     assert x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+
+
+def test_a_factor_only_a_constant_input_needs_is_not_saved():
+    x = paddle.to_tensor(np.array([1.5, 2.5, 3.2], np.float32), stop_gradient=False)
+    z = paddle.remainder(x, paddle.to_tensor(np.array([0.7], np.float32)))
+    assert z._node.saved == (None,)     # floor(x / 0.7): the divisor's gradient only
+    z.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_skipped_factor_is_computed_when_stop_gradient_is_turned_off_later(create_graph):
+    # the compiled backward (create_graph=False) and the eager one agree, and a later
+    # graph of the same structure whose divisor needs a gradient from the start does too
+    for flip in (True, True, False):
+        x = paddle.to_tensor(np.array([1.5, 2.5, 3.2], np.float32), stop_gradient=False)
+        y = paddle.to_tensor(np.array([0.7], np.float32), stop_gradient=flip)
+        z = paddle.remainder(x, y)
+        y.stop_gradient = False
+        gx, gy = paddle.grad(z.sum(), [x, y], create_graph=create_graph)
+        assert gx.tolist() == [1.0, 1.0, 1.0] and gy.tolist() == [-9.0]  # -sum(floor(x/y))

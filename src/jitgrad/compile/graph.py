@@ -214,6 +214,11 @@ def stale(node: Any, chains: Any) -> str | None:
             return "changed since recorded"
     if all(t._stop_gradient for t in node.inputs):
         return "changed since recorded"
+    if node.op.save_needs:              # a factor skipped at record time, needed now:
+        saved = node.saved              # the lowering computes it (ops/derivative.py)
+        for j, i in enumerate(node.op.extra["saved_inputs"]):
+            if saved[j] is None and not node.inputs[i]._stop_gradient:
+                return "stop_gradient turned off after the op was recorded"
     return None
 
 

@@ -38,7 +38,13 @@ def _applier(depth: int) -> Callable[..., Tensor]:
                 if not t._stop_gradient:
                     if saved is None:
                         save = op.save
-                        saved = save(out, *datas, **attrs) if save is not None else ()
+                        if save is None:
+                            saved = ()
+                        elif op.save_needs:
+                            saved = save(tuple([not u._stop_gradient for u in inputs]), out,
+                                         *datas, **attrs)
+                        else:
+                            saved = save(out, *datas, **attrs)
                     node = new_node(op, inputs, attrs, saved, out, depth)
                     result = _make(out, False, node)
                     node.out_ref = _weakref(result)
@@ -107,6 +113,9 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
         save = op.save
         if save is None:
             saved = ()
+        elif op.save_needs:
+            saved = save((True,), out, d, **attrs) if y is None else \
+                save((not x._stop_gradient, not y._stop_gradient), out, d, e, **attrs)
         elif y is None:
             saved = save(out, d, **attrs)
         else:

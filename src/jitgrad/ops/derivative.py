@@ -125,19 +125,34 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     extra.setdefault("quiet", True)
     nin = len(derivs)
     plans = [FK.trace(d, tuple(range(nin)) + ("out",)) for d in derivs]   # None: saved
-    saved = [d for d, plan in zip(derivs, plans) if plan is None]
+    saved = [(i, d) for i, (d, plan) in enumerate(zip(derivs, plans)) if plan is None]
 
-    def save(out: np.ndarray, *inputs: np.ndarray, **attrs: Any) -> tuple:
-        m = NumpyMath(out.dtype)
-        return tuple(np.asarray(d(m, *inputs, out, **attrs), dtype=out.dtype) for d in saved)
+    def save(needs: tuple, out: np.ndarray, *inputs: np.ndarray, **attrs: Any) -> tuple:
+        m = NumpyMath(out.dtype)        # (None: that input needs no gradient)
+        return tuple(np.asarray(d(m, *inputs, out, **attrs), dtype=out.dtype)
+                     if needs[i] else None for i, d in saved)
+
+    def save_late(node: Any, j: int) -> np.ndarray:
+        """Saved factor j, skipped at record time (its input needed no gradient then; its
+        stop_gradient was turned off since: graph.stale keeps such a graph off the cache)."""
+        i, d = saved[j]
+        data = [t._data for t in node.inputs]
+        with np.errstate(all="ignore"):
+            factor = np.asarray(d(NumpyMath(node.out_data.dtype), *data, node.out_data,
+                                  **node.attrs), dtype=node.out_data.dtype)
+        node.saved = node.saved[:j] + (factor,) + node.saved[j + 1:]
+        return factor
 
     def lower(b: Any, node: Any, g: Any, gins: list) -> None:
-        factors = iter(node.saved or ())
+        j = -1
         for gi, plan in zip(gins, plans):
-            factor = next(factors) if plan is None else None
+            j += plan is None
             if gi is None:
                 continue
             if plan is None:        # (a one-element factor becomes a constant)
+                factor = node.saved[j]
+                if factor is None:
+                    factor = save_late(node, j)
                 b.mul(gi, node.out_data.shape, g, factor)
             else:
                 FK.emit(b, node, g, gi, plan)
@@ -150,5 +165,8 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
 
     if not saved:                           # kernels' factors only: what they read is all
         extra.setdefault("grad_reads", _reads(*plans))
+    if saved:
+        extra["save_needs"] = True
+        extra["saved_inputs"] = tuple(i for i, _ in saved)
     return defop(name, forward=forward, vjp=vjp, lower=lower, save=save if saved else None,
                  nin=nin, domain=domain, cases=cases, deriv=derivs, **extra)

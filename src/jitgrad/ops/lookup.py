@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .indexing import _axis, _index_array, put_flat, take_along_axis
-from .search import _np
+from .search import _np, last_axis_rows, order_kernels, pick_rows
 from .shape import _flat_positions, _take_flat, reshape, squeeze
 
 
@@ -97,6 +97,13 @@ def kthvalue(x: Tensor, k: int, axis: int | None = None, keepdim: bool = False,
     n = x.shape[ax] if x.ndim else 1
     if not 1 <= k <= n:
         raise ValueError(f"kthvalue: k={k} is out of range for a dim of size {n}")
+    found = last_axis_rows(x, ax)
+    if found is not None:
+        rows, srt = found
+        idx = np.empty((rows.shape[0], 1), np.int64)
+        if order_kernels().kth_index(rows, srt, k - 1, idx.reshape(-1)):
+            shape = x._data.shape[:-1] + ((1,) if keepdim else ())
+            return pick_rows(x, idx, shape), Tensor._make(idx.reshape(shape))
     order = np.argsort(x._data, axis=ax, kind="stable")
     idx = np.take(order, [k - 1], axis=ax)
     return _pick(x, idx, ax, keepdim)
@@ -124,7 +131,16 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
         x, ax = reshape(x, [-1]), 0
     else:
         ax = _axis(axis, x.ndim, what)
-    a = np.moveaxis(x._data, ax, -1)
+    out_dtype = np.dtype(dtype if isinstance(dtype, str) else getattr(dtype, "name", dtype))
+    a = x._data
+    kernels = order_kernels() if a.size and a.dtype.kind == "f" and ax == a.ndim - 1 \
+        else None
+    if kernels is not None:             # one pass per row, the values picked as one node
+        rows = np.ascontiguousarray(a).reshape(-1, a.shape[-1])
+        idx = np.empty(rows.shape, np.int64)
+        kernels.running_best(rows, better is np.greater, idx)
+        return pick_rows(x, idx, a.shape), Tensor._make(idx.reshape(a.shape).astype(out_dtype))
+    a = np.moveaxis(a, ax, -1)
     if a.dtype.kind == "f" and np.isnan(a).any():
         idx = _cumulative_loop(a, better)
     else:
@@ -135,7 +151,6 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
         hold = np.where(a == best, np.arange(a.shape[-1]), 0)
         idx = np.maximum.accumulate(hold, axis=-1) if a.shape[-1] else hold
     idx = np.moveaxis(idx, -1, ax)
-    out_dtype = np.dtype(dtype if isinstance(dtype, str) else getattr(dtype, "name", dtype))
     vals = take_along_axis(x, Tensor._make(idx), ax)
     return vals, Tensor._make(idx.astype(out_dtype))
 

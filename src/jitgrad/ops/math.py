@@ -97,8 +97,16 @@ heaviside_op = binary(
 atan2_op = binary("atan2", np.arctan2, lambda m, x, y, out: y / (x * x + y * y),
                   lambda m, x, y, out: -x / (x * x + y * y), quiet=False, domain=(0.5, 2.0))
 
+def _remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if y.size == 1 and y.ndim <= x.ndim and x.dtype == y.dtype:     # x % a scalar
+        out = special_kernel(x, "remainder", y.reshape(1), x.dtype == np.float32)
+        if out is not None:
+            return out
+    return np.remainder(x, y)
+
+
 remainder_op = binary(
-    "remainder", np.remainder, lambda m, x, y, out: 1.0,
+    "remainder", _remainder, lambda m, x, y, out: 1.0,
     lambda m, x, y, out: m.mask(-np.floor_divide(m.data(x), m.data(y))), domain=(0.5, 2.0),
     doc="x - floor(x / y) * y: the sign of the divisor (Paddle, Python); d/dx 1, "
         "d/dy -floor(x / y)")

@@ -16,6 +16,7 @@ from . import reduce as R
 from .core import apply, const
 from .reduce import _kept_shape, _spread
 from .registry import defop
+from .search import order_kernels, pick_rows
 
 
 def _median_rows(rows: np.ndarray, mode: str, ignore_nan: bool = False
@@ -102,9 +103,37 @@ def _median_weights(out: np.ndarray, x: np.ndarray, axes: tuple | None, keepdim:
     return (np.moveaxis(w.reshape(moved), -1, axis).copy(),)
 
 
+def _median_compiled(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
+                     ignore_nan: bool) -> tuple[np.ndarray, tuple, np.ndarray] | None:
+    """(median, (weights,), lower middle indices) by vm/forward_order.py's median_rows, for
+    all elements or along the last axis of a float x without NaN; None otherwise."""
+    axis = None if axes is None else axes[0]
+    if ignore_nan or x.size == 0 or x.dtype.kind != "f" or (
+            axis is not None and axis != x.ndim - 1):
+        return None
+    kernels = order_kernels()
+    if kernels is None:
+        return None
+    rows = np.ascontiguousarray(x).reshape(-1 if axis is not None else 1, x.shape[-1]
+                                           if axis is not None else x.size)
+    m = rows.shape[0]
+    val, lo, hi = np.empty(m, x.dtype), np.empty(m, np.int64), np.empty(m, np.int64)
+    w = np.empty(rows.shape, x.dtype)
+    if not kernels.median_rows(rows, np.sort(rows, axis=1), mode == "avg",
+                               mode == "min" and axis is not None, val, lo, hi, w):
+        return None
+    kept = _kept_shape(x.shape, axes)
+    shape = kept if keepdim else tuple(s for i, s in enumerate(x.shape)
+                                       if axes is not None and i != axis)
+    return val.reshape(shape), (w.reshape(x.shape),), lo.reshape(shape)
+
+
 def _median_and_weights(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
                         ignore_nan: bool = False) -> tuple[np.ndarray, tuple]:
     """The forward and the saved weights from one sort (forward_saves)."""
+    fast = _median_compiled(x, axes, keepdim, mode, ignore_nan)
+    if fast is not None:
+        return fast[0], fast[1]
     out = _median_forward(x, axes, keepdim, mode, ignore_nan, keep=(found := []))
     return out, _median_weights(out, x, axes, keepdim, mode, ignore_nan,
                                 found[0] if found else None)
@@ -141,7 +170,8 @@ def _median(x: Tensor, axis: Any, keepdim: bool, mode: str, ignore_nan: bool) ->
         if not -builtins.max(x.ndim, 1) <= axis < builtins.max(x.ndim, 1):
             raise ValueError(f"{fn}: axis {axis} is out of range for {x.ndim} dims")
     axes = None if axis is None or x.ndim == 0 else (int(axis) % x.ndim,)
-    if mode == "avg" and not ignore_nan and x._data.dtype != np.float64:
+    if mode == "avg" and not ignore_nan and x._data.dtype != np.float64 and \
+            x._data.dtype != np.float32:
         x = x.astype("float32")
     attrs = {"axes": axes, "keepdim": keepdim, "mode": mode, "ignore_nan": ignore_nan}
     if x._data.dtype.kind == "f":
@@ -262,11 +292,18 @@ def _quantile(x: Tensor, q: Any, axis: Any, keepdim: bool, interpolation: str,
         out_shape[ax] = 1
     d = xs._data
     dt = d.dtype.type
-    nan = np.isnan(d)
-    valid = (~nan).sum(axis=ax, keepdims=True)
-    has_nan = nan.any(axis=ax, keepdims=True)
     last = d.shape[ax] - 1
+    nan = np.isnan(d)
+    if nan.any():
+        valid = (~nan).sum(axis=ax, keepdims=True)
+        has_nan = nan.any(axis=ax, keepdims=True)
+    else:                               # (the common case: no group has nan)
+        valid = np.full([1 if i == ax else n for i, n in enumerate(d.shape)], last + 1)
+        has_nan = False
     ordered = sort(xs, ax)
+    if ax == d.ndim - 1 and d.size:     # non-negative indices along the last axis
+        def take_along_axis(t: Tensor, idx: np.ndarray, _: int) -> Tensor:
+            return pick_rows(t, idx.reshape(-1, idx.shape[-1]), idx.shape)
     outs = []
     for qv in qs:
         if ignore_nan:

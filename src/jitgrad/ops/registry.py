@@ -13,6 +13,11 @@ Every entry states, in one place:
 ``forward_saves`` (optional, in ``extra``)
     True when forward returns ``(out, saved)``: values found on the way (max pooling's
     winners) are saved without a second pass; `save` is then not given.
+``save_needs`` (optional, in ``extra``)
+    True when `save` takes first a tuple of bools, which inputs need a gradient
+    (``save(needs, out, *arrays, **attrs)``), and saves None for the factors only the
+    other inputs' gradients read: `x % 0.7` then skips floor(x / 0.7), which only 0.7's
+    gradient needs.
 ``vjp(g, out, *inputs, **attrs) -> tuple``
     The gradient rule in jitgrad's own Tensor ops, one entry per input (None for no
     gradient). It is the eager backward, the create_graph backward, and the specification
@@ -75,9 +80,11 @@ class OpDef:
     extra: dict = field(default_factory=dict)
     # extra["forward_saves"] as an attribute: apply() reads it on every call
     forward_saves: bool = field(init=False, repr=False)
+    save_needs: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.forward_saves = bool(self.extra.get("forward_saves"))
+        self.save_needs = bool(self.extra.get("save_needs"))
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

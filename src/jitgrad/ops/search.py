@@ -12,6 +12,34 @@ from ..core.tensor import Tensor
 from .indexing import _axis, take_along_axis
 
 
+def order_kernels() -> Any:
+    """vm/forward_order.py's compiled kernels once Numba is loaded, else None."""
+    from .. import vm
+    return vm.compiled_forwards("forward_order")
+
+
+def last_axis_rows(x: Tensor, ax: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(x's float rows along its last axis [m, n], each row sorted) when ax is that axis
+    and the compiled order kernels are loaded; None otherwise (the numpy path)."""
+    a = x._data
+    if ax != a.ndim - 1 or a.dtype.kind != "f" or a.size == 0:
+        return None
+    kernels = order_kernels()
+    if kernels is None:
+        return None
+    rows = np.ascontiguousarray(a).reshape(-1, a.shape[-1])
+    return rows, np.sort(rows, axis=1)
+
+
+def pick_rows(x: Tensor, idx: np.ndarray, shape: tuple) -> Tensor:
+    """x's values at idx [m, j] within each of its last-axis rows, as one take_flat node
+    of the given shape (j values per row)."""
+    from .shape import _take_flat
+    n = x._data.shape[-1]
+    positions = idx + np.arange(0, idx.shape[0] * n, n, dtype=np.int64)[:, None]
+    return _take_flat(x, positions.reshape(-1), shape)
+
+
 def _np(x: Any) -> np.ndarray:
     return x._data if isinstance(x, Tensor) else np.asarray(x)
 
@@ -37,6 +65,13 @@ def argmin(x: Tensor, axis: int | None = None, keepdim: bool = False, dtype: Any
 def argsort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = True,
             name: str | None = None) -> Tensor:
     d = -x._data if descending else x._data
+    if d.dtype.kind == "f" and d.ndim and d.size and axis in (-1, d.ndim - 1):
+        kernels = order_kernels()
+        if kernels is not None:         # an unstable sort, then its ties put in order
+            order = np.argsort(d, axis=-1)
+            kernels.stabilize(np.ascontiguousarray(d).reshape(-1, d.shape[-1]),
+                              order.reshape(-1, d.shape[-1]))
+            return _t(order)
     return _t(np.argsort(d, axis=axis, kind="stable").astype(np.int64))
 
 
@@ -45,7 +80,10 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = Tru
     """Sorted values; the gradient goes back to where each value came from."""
     if x.ndim == 0:
         return x
-    return take_along_axis(x, argsort(x, axis, descending), axis)
+    order = argsort(x, axis, descending)
+    if axis in (-1, x.ndim - 1) and x.size:     # positions by arithmetic: one take_flat
+        return pick_rows(x, order._data.reshape(-1, x._data.shape[-1]), x._data.shape)
+    return take_along_axis(x, order, axis)
 
 
 def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool = True,
@@ -54,6 +92,13 @@ def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool =
     ax = _axis(axis, x.ndim, "topk")
     if not 0 < k <= x.shape[ax]:
         raise ValueError(f"topk: k={k} is out of range for axis {ax} of size {x.shape[ax]}")
+    found = last_axis_rows(x, ax)
+    if found is not None:
+        rows, srt = found
+        idx = np.empty((rows.shape[0], k), np.int64)
+        if order_kernels().top_indices(rows, srt, k, bool(largest), idx):
+            shape = x._data.shape[:-1] + (k,)
+            return pick_rows(x, idx, shape), _t(idx.reshape(shape))
     idx = argsort(x, ax, descending=largest)._data
     idx = np.take(idx, np.arange(k), axis=ax)
     return take_along_axis(x, idx, ax), _t(idx)

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib
 import sys
 import threading
 import time
+from types import ModuleType
 from typing import Callable, Iterator
 
 import numpy as np
@@ -78,6 +80,16 @@ def using(name: str) -> Iterator[None]:
 def compiled_ready(dtype: np.dtype | None = None) -> bool:
     """Is the compiled interpreter loaded (for this arena dtype)?"""
     return _compiled is not None and (dtype is None or np.dtype(dtype) in _ready)
+
+
+def compiled_forwards(module: str) -> ModuleType | None:
+    """vm.<module>, a module of compiled forward kernels (forward, forward_special,
+    forward_order), once the interpreter has loaded Numba; None before, when importing it
+    would add Numba's ~0.2 s import to the op's first call."""
+    if _compiled is None:
+        return None
+    name = f"{__name__}.{module}"
+    return sys.modules.get(name) or importlib.import_module(name)
 
 
 # ---- loading the compiled interpreter -------------------------------------------------------

@@ -186,3 +186,43 @@ def polygamma(x, out, n, fact, lead, coef, shift_to):  # pragma: no cover - comp
         else:
             zn = _ipow(zi, n)
             out[i] = sign * (zn * (lead + 0.5 * fact * zi + s) + fact * accs[i])
+
+
+@jit(inline="always", fastmath=False)
+def _set_remainder(out, i, m, d, dd):  # pragma: no cover - compiled
+    """out[i] = the remainder from fmod's m: d added (in out's dtype) when the signs differ,
+    a zero with d's sign."""
+    out[i] = m
+    if m != 0.0:
+        if (d < 0.0) != (m < 0.0):
+            out[i] = out[i] + dd
+    elif m == m:
+        out[i] = math.copysign(0.0, d)
+
+
+@jit(fastmath=False)
+def remainder(x, out, dv, short_quotient):  # pragma: no cover - compiled
+    """out = np.remainder(x, d) for the divisor d = dv[0] (dv of x's dtype), numpy's way:
+    fmod, then d added when the signs differ. numpy's fmod loop costs ~9 ns an element;
+    with short_quotient (float32 x) an integer quotient below 2**22 makes
+    x - trunc(x / d) * d exact in float64 (the quotient's rounding cannot reach the next
+    integer: x and d have 24-bit significands), ~10x quicker. The other elements take a
+    second loop: with np.fmod in the first one, LLVM computed it for every element."""
+    dd = dv[0]
+    d = np.float64(dd)
+    fast = short_quotient and math.isfinite(d)
+    rest = not fast
+    if fast:
+        for i in range(x.size):
+            a = np.float64(x[i])
+            q = a / d
+            if abs(q) < 4194304.0:
+                _set_remainder(out, i, a - np.trunc(q) * d, d, dd)
+            else:
+                rest = True
+    if rest:
+        for i in range(x.size):
+            a = np.float64(x[i])
+            if fast and abs(a / d) < 4194304.0:
+                continue
+            _set_remainder(out, i, np.fmod(a, d), d, dd)

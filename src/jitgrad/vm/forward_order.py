@@ -1,0 +1,167 @@
+"""Compiled forwards of the order statistics: where the k-th smallest, the top k, the median
+and the running maximum of each row are.
+
+numpy has no stable selection: the ops took a stable argsort of every row (~18 us for
+32 x 64 float32, against ~3.4 us for np.sort of the values), then a handful of small array
+operations per call, which made median, kthvalue, topk and cummax steps slower than
+torch's. Here the caller sorts the values with np.sort, and one pass per row finds the
+index a stable argsort would put at each rank: among equal values, the lower index first.
+Rows with NaN are the caller's (numpy's order puts NaN last; the kernels return False on
+seeing one and the op falls back to its numpy path). Like vm/forward.py, they run only
+once the backward interpreter has imported Numba; helpers stay in this file (Numba's cache
+does not notice edits to helpers imported from other files).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._numba import jit
+
+
+@jit(inline="always")
+def _stable_index(row, s, r):  # pragma: no cover - compiled
+    """The index a stable ascending argsort of `row` puts at rank r (s: row sorted)."""
+    v = s[r]
+    before = 0                          # elements below v: ranks before v's first one
+    for j in range(row.size):
+        if row[j] < v:
+            before += 1
+    t = r - before
+    for j in range(row.size):
+        if row[j] == v:
+            if t == 0:
+                return j
+            t -= 1
+    return -1
+
+
+@jit
+def has_nan(a):  # pragma: no cover - compiled
+    """Does the flat array hold a NaN?"""
+    for i in range(a.size):
+        if a[i] != a[i]:
+            return True
+    return False
+
+
+@jit
+def kth_index(a, s, r, idx):  # pragma: no cover - compiled
+    """idx[i] = the index of row i's element at stable ascending rank r (a, s: [m, n], s
+    each row of a sorted). False if a row holds NaN (idx then undefined)."""
+    for i in range(a.shape[0]):
+        if s[i, s.shape[1] - 1] != s[i, s.shape[1] - 1]:     # NaN sorts last
+            return False
+        idx[i] = _stable_index(a[i], s[i], r)
+    return True
+
+
+@jit
+def top_indices(a, s, k, largest, idx):  # pragma: no cover - compiled
+    """idx[i, :k] = what argsort(-row) (largest) or argsort(row), stable, puts first: the k
+    largest (smallest) of row i by value, equal values in index order. False on NaN."""
+    m, n = a.shape
+    cand = np.empty(n, np.int64)
+    for i in range(m):
+        row, si = a[i], s[i]
+        if si[n - 1] != si[n - 1]:
+            return False
+        edge = si[n - k] if largest else si[k - 1]
+        c = 0
+        for j in range(n):              # the candidates, in index order
+            v = row[j]
+            if (v >= edge) if largest else (v <= edge):
+                cand[c] = j
+                c += 1
+        for p in range(1, c):           # stable insertion sort of the candidates by value
+            j = cand[p]
+            v = row[j]
+            q = p - 1
+            while q >= 0 and ((row[cand[q]] < v) if largest else (row[cand[q]] > v)):
+                cand[q + 1] = cand[q]
+                q -= 1
+            cand[q + 1] = j
+        for p in range(k):
+            idx[i, p] = cand[p]
+    return True
+
+
+@jit
+def median_rows(a, s, avg, one_hot, val, lo, hi, w):  # pragma: no cover - compiled
+    """Per row of a (s: its rows sorted): the median val (avg: of the two middle elements
+    of an even count; else the lower one), the indices lo and hi of the lower and upper
+    middle elements (a stable sort's), and the gradient weights w: one_hot, all to lo;
+    else shared equally by the middle elements and every element equal to the median.
+    False on NaN."""
+    m, n = a.shape
+    for i in range(m):
+        row, si = a[i], s[i]
+        if si[n - 1] != si[n - 1]:
+            return False
+        li = _stable_index(row, si, (n - 1) // 2)
+        hj = _stable_index(row, si, n // 2) if avg else li
+        if avg:
+            v = (row[li] + row[hj]) / 2
+        else:
+            v = row[li]
+        val[i] = v
+        lo[i], hi[i] = li, hj
+        wi = w[i]
+        if one_hot:
+            for j in range(n):
+                wi[j] = 0
+            wi[li] = 1
+            continue
+        vi = val[i]                     # (rounded to the row's dtype, as numpy's)
+        count = 0
+        for j in range(n):
+            if row[j] == vi or j == li or j == hj:
+                count += 1
+        share = 1.0 / count
+        for j in range(n):
+            wi[j] = share if (row[j] == vi or j == li or j == hj) else 0.0
+    return True
+
+
+@jit
+def running_best(a, largest, idx):  # pragma: no cover - compiled
+    """idx[i, j] = where row i's running maximum (largest) or minimum over 0..j is, a later
+    element equal to it winning; a NaN never wins, unless it comes first, then nothing
+    beats it (Paddle 3.3.1's cummax / cummin)."""
+    m, n = a.shape
+    for i in range(m):
+        if n == 0:
+            continue
+        row = a[i]
+        best = row[0]
+        at = 0
+        idx[i, 0] = 0
+        for j in range(1, n):
+            v = row[j]
+            if ((v > best) if largest else (v < best)) or v == best:
+                best = v
+                at = j
+            idx[i, j] = at
+
+
+@jit
+def stabilize(a, order):  # pragma: no cover - compiled
+    """Make order[i], an argsort of row i of a by an unstable sort, the stable one: each run
+    of equal values (NaNs equal to each other) gets its indices in increasing order."""
+    m, n = a.shape
+    for i in range(m):
+        row, o = a[i], order[i]
+        p = 0
+        while p < n - 1:
+            v = row[o[p]]
+            q = p + 1
+            while q < n and (row[o[q]] == v or (v != v and row[o[q]] != row[o[q]])):
+                q += 1
+            for r in range(p + 1, q):   # insertion sort of the run's indices
+                j = o[r]
+                s = r - 1
+                while s >= p and o[s] > j:
+                    o[s + 1] = o[s]
+                    s -= 1
+                o[s + 1] = j
+            p = q
