@@ -409,3 +409,40 @@ def test_a_skipped_factor_is_computed_when_stop_gradient_is_turned_off_later(cre
         y.stop_gradient = False
         gx, gy = paddle.grad(z.sum(), [x, y], create_graph=create_graph)
         assert gx.tolist() == [1.0, 1.0, 1.0] and gy.tolist() == [-9.0]  # -sum(floor(x/y))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("label", [[-1, 0], [0, 5]])
+def test_cross_entropy_and_nll_loss_refuse_labels_out_of_range(compiled, label, monkeypatch):
+    # (Paddle 3.3.1: ValueError "label should not be out of bounds"; before, nll_loss took
+    # a label of -1 as the last class, silently)
+    from jitgrad.ops import loss
+    if compiled:
+        paddle.warmup(quiet=True)
+    else:
+        monkeypatch.setattr(loss, "_compiled_forward", lambda: None)
+    x = TT(np.zeros((2, 5), np.float32))
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 5\)"):
+        F.cross_entropy(x, TT(label))
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 5\)"):
+        F.nll_loss(x, TT(label))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_hard_label_coefficients_match_the_numpy_path(reduction, monkeypatch):
+    from jitgrad.ops import loss
+    paddle.warmup(quiet=True)
+    x = np.random.default_rng(0).standard_normal((6, 4)).astype(np.float32)
+    lab = TT([3, -100, 0, 0, 2, -100])
+    found = []
+    for compiled in (True, False):
+        if not compiled:
+            monkeypatch.setattr(loss, "_compiled_forward", lambda: None)
+        for fn in (lambda t: F.cross_entropy(t, lab, reduction=reduction),
+                   lambda t: F.nll_loss(F.log_softmax(t, -1), lab, reduction=reduction)):
+            t = TT(x, stop_gradient=False)
+            out = fn(t)
+            out.sum().backward()
+            found.append((out.numpy(), t.grad.numpy()))
+    for (a, ga), (b, gb) in zip(found[:2], found[2:]):
+        assert np.array_equal(a, b) and np.array_equal(ga, gb)

@@ -15,6 +15,7 @@ from .bce import bce, bce_logits
 from .bce import fusable as bce_fusable
 from .core import apply, const, require_float
 from .derivative import binary
+from .elementwise import _compiled_forward
 from .nll import nll
 from .nn import log_softmax
 from .shape import squeeze
@@ -25,6 +26,28 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 def _labels(label: Any) -> np.ndarray:
     return np.asarray(label._data if isinstance(label, Tensor) else label)
+
+
+def _label_range_error(what: str, C: int, ignore_index: int) -> ValueError:
+    return ValueError(f"{what}: labels must lie in [0, {C}) or equal ignore_index "
+                      f"({ignore_index})")
+
+
+def _hard_coefficients(lab: np.ndarray, C: int, ignore_index: int, mean: bool,
+                       dtype: np.dtype, what: str) -> np.ndarray | None:
+    """[*lab.shape, C]: the one-hot coefficients of unweighted hard labels (1 / count of
+    counted labels with mean) by vm.forward's kernel in one pass with the range check;
+    None before Numba is loaded."""
+    kernels = _compiled_forward()
+    if kernels is None:
+        return None
+    coef = np.zeros(lab.shape + (C,), dtype)
+    bad = kernels.hard_label_coefficients(
+        np.ascontiguousarray(lab, np.int64).reshape(-1), C, ignore_index, mean,
+        coef.reshape(-1, C))
+    if bad >= 0:
+        raise _label_range_error(what, C, ignore_index)
+    return coef
 
 
 def _check_reduction(reduction: str, extra: tuple = ()) -> None:
@@ -137,6 +160,11 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     if lab.shape != expect:
         raise ValueError(f"cross_entropy: label shape {list(lab.shape)} does not fit input "
                          f"shape {input.shape} (expected {list(expect)} or with a 1 at axis)")
+    if weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1:
+        coef = _hard_coefficients(lab, C, ignore_index, reduction == "mean", dt,
+                                  "cross_entropy")
+        if coef is not None:
+            return _class_loss(input, coef, ax, keep_dim, reduction, True)
     valid = lab != ignore_index
     if (weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1 and
             valid.all() and lab.size and 0 <= lab.min() and lab.max() < C):
@@ -147,8 +175,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         return _class_loss(input, coef, ax, keep_dim, reduction, True)
     safe = np.where(valid, lab, 0)
     if safe.size and (safe.max() >= C or safe.min() < 0):     # (ignored positions hold 0)
-        raise ValueError(f"cross_entropy: labels must lie in [0, {C}) or equal ignore_index "
-                         f"({ignore_index})")
+        raise _label_range_error("cross_entropy", C, ignore_index)
     roww = _row_weights(weight, C, safe, valid)
     scale = _scaled(roww, reduction) if use_softmax else roww
     if label_smoothing:
@@ -210,8 +237,15 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
         raise ValueError(f"nll_loss: label shape {list(lab.shape)} does not fit input shape "
                          f"{input.shape}")
     _check_reduction(reduction)
+    if weight is None and input.ndim == 2:
+        coef = _hard_coefficients(lab, C, ignore_index, reduction == "mean",
+                                  input._data.dtype, "nll_loss")
+        if coef is not None:
+            return _class_loss(input, coef, 1, False, reduction, False)
     valid = lab != ignore_index
     safe = np.where(valid, lab, 0)
+    if safe.size and (safe.max() >= C or safe.min() < 0):
+        raise _label_range_error("nll_loss", C, ignore_index)
     roww = _row_weights(weight, C, safe, valid)
     coef = _one_hot(safe, _scaled(roww, reduction), C, input._data.dtype)
     if coef.ndim > 2:

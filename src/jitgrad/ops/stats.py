@@ -16,6 +16,7 @@ from . import elementwise as E
 from . import reduce as R
 from .core import const, norm_axis, require_float
 from .reduce import REDUCE_CASES, _kept_shape, _spread
+from .elementwise import _compiled_forward
 from .registry import defop
 
 
@@ -29,6 +30,12 @@ def _others_product(x: np.ndarray, axes: tuple | None) -> np.ndarray:
     perm = keep + list(axes)
     xt = np.transpose(x, perm)
     flat = xt.reshape(math.prod(xt.shape[:len(keep)]), -1)
+    kernels = _compiled_forward() if x.dtype.kind == "f" and flat.size else None
+    if kernels is not None:
+        flat = np.ascontiguousarray(flat)
+        out = np.empty(flat.shape, x.dtype)
+        kernels.others_product(flat, out)
+        return np.transpose(out.reshape(xt.shape), np.argsort(perm))
     ones = np.ones((flat.shape[0], 1), x.dtype)
     left = np.cumprod(np.concatenate([ones, flat[:, :-1]], axis=1), axis=1)
     right = np.cumprod(np.concatenate([ones, flat[:, :0:-1]], axis=1), axis=1)[:, ::-1]

@@ -240,3 +240,44 @@ def xent_finish(s, e, coef, dx, logp, loss):  # pragma: no cover - compiled
             t += cr[c] * lp
             dr[c] = er[c] * k - cr[c]
         loss[r] = -t
+
+
+@jit
+def others_product(x, out):  # pragma: no cover - compiled
+    """out[i, j] = the product of row i's other elements, as prod's numpy save computes it
+    (ops/stats.py): an exclusive running product from the left times one from the right, in
+    x's dtype, so exact at zeros. numpy needed two cumprods along the rows, ~8 us each."""
+    m, k = x.shape
+    one = np.ones(1, x.dtype)
+    for i in range(m):
+        row, o = x[i], out[i]
+        acc = one[0]
+        for j in range(k):
+            o[j] = acc
+            acc = acc * row[j]
+        acc = one[0]
+        for j in range(k - 1, -1, -1):
+            o[j] = o[j] * acc
+            acc = acc * row[j]
+
+
+@jit
+def hard_label_coefficients(lab, C, ignore_index, mean, coef):  # pragma: no cover
+    """coef[i, lab[i]] = 1 / (labels counted) with mean, else 1, for a zero coef [n, C]:
+    the nll primitive's coefficients for hard labels without class weights (ops/loss.py);
+    rows labelled ignore_index stay zero. Returns -1, or the first position whose label is
+    neither in [0, C) nor ignore_index (coef then undefined)."""
+    count = 0
+    for i in range(lab.size):
+        v = lab[i]
+        if v == ignore_index:
+            continue
+        if v < 0 or v >= C:
+            return i
+        count += 1
+    k = 1.0 / count if mean and count > 0 else 1.0
+    for i in range(lab.size):
+        v = lab[i]
+        if v != ignore_index:
+            coef[i, v] = k
+    return -1
