@@ -75,13 +75,16 @@ sigmoid_op = unary("sigmoid", _sigmoid, lambda m, x, out: out * (1.0 - out), qui
 BIG = 65536
 
 
+_FORWARD: Any = None        # vm/forward.py once loaded
+
+
 def _compiled_forward() -> Any:
     """vm.forward when the compiled interpreter is loaded (Numba imported), else None."""
-    from .. import vm
-    if not vm.compiled_ready():
-        return None
-    from ..vm import forward
-    return forward
+    global _FORWARD
+    if _FORWARD is None:
+        from .. import vm
+        _FORWARD = vm.compiled_forwards("forward")
+    return _FORWARD
 
 
 def _relu(x: np.ndarray) -> np.ndarray:

@@ -12,10 +12,16 @@ from ..core.tensor import Tensor
 from .indexing import _axis, take_along_axis
 
 
+_ORDER: Any = None          # vm/forward_order.py once loaded
+
+
 def order_kernels() -> Any:
     """vm/forward_order.py's compiled kernels once Numba is loaded, else None."""
-    from .. import vm
-    return vm.compiled_forwards("forward_order")
+    global _ORDER
+    if _ORDER is None:
+        from .. import vm
+        _ORDER = vm.compiled_forwards("forward_order")
+    return _ORDER
 
 
 def last_axis_rows(x: Tensor, ax: int) -> tuple[np.ndarray, np.ndarray] | None:
