@@ -18,6 +18,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import reduce as R
 from .core import apply
+from .elementwise import _compiled_forward
 from .nn import log_softmax, softmax
 from .registry import defop
 
@@ -27,7 +28,6 @@ def _compiled(x, coef, axis, total):
     loaded (class axis last); None when it does not apply."""
     if axis != x.ndim - 1 or x.size < 64 or x.dtype.kind != "f" or not x.flags.c_contiguous:
         return None
-    from .elementwise import _compiled_forward
     kernels = _compiled_forward()
     if kernels is None:
         return None

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .core import apply, require_float
+from .elementwise import _compiled_forward
 from .registry import defop
 
 
@@ -23,7 +24,6 @@ def _log_softmax(x: np.ndarray, axis: int) -> tuple[np.ndarray, tuple]:
     if x.ndim == 0:
         return np.zeros_like(x), (np.ones_like(x),)
     if axis == x.ndim - 1 and x.size >= 256 and x.dtype.kind == "f" and x.flags.c_contiguous:
-        from .elementwise import _compiled_forward
         kernels = _compiled_forward()           # (once Numba is loaded)
         if kernels is not None:
             C = x.shape[-1]

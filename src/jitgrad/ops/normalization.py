@@ -24,6 +24,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import reduce as R
 from .core import apply
+from .elementwise import _compiled_forward
 from .math import rsqrt
 from .registry import defop
 from .shape import reshape
@@ -50,7 +51,6 @@ def _compiled(x, w, b, stats, affine, eps):
     """The forward by vm.forward.norm_affine once Numba is loaded (None before)."""
     if x.size < COMPILED_MIN or not x.flags.c_contiguous:
         return None
-    from .elementwise import _compiled_forward
     kernels = _compiled_forward()
     if kernels is None:
         return None
