@@ -13,7 +13,7 @@ import numpy as np
 from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
                    const, require_float, tensor_arg_error)
-from .derivative import binary, unary
+from .derivative import binary, numpy_function, unary
 from .registry import OpDef, defop
 
 
@@ -27,14 +27,6 @@ def _shape(node: Any) -> tuple:
 
 
 # ---- unary -------------------------------------------------------------------------------
-
-def _lower_mul_saved(b, node, g, gins, k=1.0):
-    b.mul(gins[0], _shape(node), g, node.saved[0], k=k)
-
-
-def _lower_mul_out(b, node, g, gins):
-    b.mul(gins[0], _shape(node), g, node.out_data)
-
 
 neg_op = unary("neg", np.negative, lambda m, x, out: -1.0, quiet=False)
 square_op = unary("square", np.square, lambda m, x, out: 2.0 * x, quiet=False)
@@ -124,19 +116,21 @@ def _fpow(x: np.ndarray, p: Any) -> np.ndarray:
     return np.power(x, x.dtype.type(p))
 
 
-def _pow_scalar_grad(x: np.ndarray, p: float) -> np.ndarray:
+def _pow_scalar_deriv(m: Any, x: Any, out: Any, p: float) -> Any:
+    """d/dx x^p = p x^(p-1) (x^(p-1) as the forward computes powers: _fpow)."""
     if p == 0:
-        return np.zeros_like(x)
-    return (p * _fpow(x, p - 1)).astype(x.dtype) if p != 1 else np.ones_like(x)
+        return 0.0
+    if p == 1:
+        return 1.0
+    return p * m.pow(x, p - 1)
 
 
-pow_scalar_op = defop(
-    "pow_scalar", quiet=True, forward=_fpow,
-    save=lambda out, x, p: (_pow_scalar_grad(x, p),),
-    vjp=lambda g, out, x, p: (g * (x ** (p - 1)) * p if p not in (0, 1) else g * float(p),),
-    lower=_lower_mul_saved, domain=(0.3, 2.0),
-    cases=tuple({"shapes": s, "attrs": {"p": p}}
-                for s in (((), ), ((4,),)) for p in (3.0, 0.5, -1.5)))
+numpy_function("pow", _fpow)
+
+pow_scalar_op = unary(
+    "pow_scalar", _fpow, _pow_scalar_deriv, domain=(0.3, 2.0),
+    cases=tuple({"shapes": s, "attrs": {"p": p}} for s in (((), ), ((4,),))
+                for p in (3.0, 0.5, -1.5)))
 
 clip_op = unary(
     "clip", lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
