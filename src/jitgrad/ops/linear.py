@@ -67,8 +67,8 @@ def _recorded(fields: tuple) -> Recorded:
 class Chain(NamedTuple):
     """g -> k * opN(... op1(g)): `steps` are (op, attrs) pairs; `k` None (no factor), a
     number or an array of the result's size (elementwise). A factor of 1 is still a
-    multiplication in the eager rule (mean's 1 / count on one element: the gradient is a
-    new tensor, as Paddle's), not in the lowering."""
+    multiplication in the eager rule (mean's 1 / count on one element: its gradient stays
+    a node recorded from g, as mean's hand-written rule gave), not in the lowering."""
     steps: tuple = ()
     k: Any = None
 
