@@ -16,7 +16,7 @@ from . import siblings
 from ..core.tensor import Tensor
 from .core import apply, apply_xy, const
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
-from .registry import defop
+from .linear import IDENTITY, linear, step
 from .shape import (_flat_positions, _take_flat, take_flat_op, broadcast_to, getitem, reshape,
                     getitem_op, unsqueeze)
 
@@ -40,32 +40,22 @@ def _index_array(index: Any, what: str) -> np.ndarray:
 
 # ---- concat --------------------------------------------------------------------------------
 
-def _concat_pieces(out_shape: tuple, sizes: Sequence[int], axis: int):
-    pos, start = _flat_positions(out_shape), 0
-    for s in sizes:
-        sl = [slice(None)] * len(out_shape)
-        sl[axis] = slice(start, start + s)
-        start += s
-        yield tuple(sl), pos[tuple(sl)].ravel()
+def _concat_transpose(n, axis):
+    """concat's transpose: each input's slice of g (getitem, lowered as one GATHER)."""
+    start, chains = 0, []
+    for shape in n.ins:
+        key = [slice(None)] * len(n.out)
+        key[axis] = slice(start, start + shape[axis])
+        start += shape[axis]
+        chains.append(step(getitem_op, key=tuple(key)))
+    return tuple(chains)
 
 
-def _concat_vjp(g, out, *xs, axis):
-    sizes = [x._data.shape[axis] for x in xs]
-    return tuple(getitem(g, key) for key, _ in _concat_pieces(out._data.shape, sizes, axis))
-
-
-def _lower_concat(b, node, g, gins):
-    axis = node.attrs["axis"]
-    sizes = [t._data.shape[axis] for t in node.inputs]
-    for gi, (_, idx) in zip(gins, _concat_pieces(node.out_data.shape, sizes, axis)):
-        if gi is not None:
-            b.gather(gi, g, idx)
-
-
-concat_op = defop(
+# linear (ops/linear.py): the gradient of each input is its slice of g
+concat_op = linear(
     "concat", grad_reads=(), nin=2,
     forward=lambda *xs, axis: np.concatenate(xs, axis=axis),
-    vjp=_concat_vjp, lower=_lower_concat,
+    transpose=_concat_transpose,
     cases=({"shapes": ((2, 3), (2, 1)), "attrs": {"axis": 1}},
            {"shapes": ((2,), (3,)), "attrs": {"axis": 0}},
            {"shapes": ((1, 2, 2), (2, 2, 2)), "attrs": {"axis": 0}}), min_ndim=1)
@@ -302,38 +292,21 @@ def _written_mask(idx: np.ndarray, dtype) -> np.ndarray:
     return (last[idx] == order).astype(dtype)   # (np.unique's sort cost more)
 
 
-def _put_vjp(g, out, x, v, idx, reduce):
-    dt = g._data.dtype
-    gx = g if reduce == "add" else g * const(_kept_mask(x._data.shape, idx, dt), dt)
-    gv = _take_flat(g, idx, v._data.shape)
-    written = None if reduce == "add" else _written_mask(idx, dt)
-    if written is not None:
-        gv = gv * const(written.reshape(v._data.shape), dt)
-    return gx, gv
+def _put_transpose(n, idx, reduce):
+    """put_flat is linear in (x, v): x's gradient is g where x was kept, v's the values of
+    g it landed on (take_flat), each masked for 'assign' (the saved masks; see _written_mask)."""
+    kept, written = n.saved
+    gv = step(take_flat_op, idx=idx, shape=n.ins[1])
+    if reduce == "add":                 # every value lands, nothing of x is overwritten
+        return IDENTITY, gv
+    return IDENTITY.times(kept), gv.times(written)
 
 
-def _lower_put(b, node, g, gins):
-    x, idx = node.inputs[0]._data, node.attrs["idx"]
-    if gins[0] is not None:
-        if node.attrs["reduce"] == "add":
-            b.emit("AXPY", gins[0], g)
-        else:
-            b.mul(gins[0], x.shape, g, node.saved[0])
-    if gins[1] is not None:
-        written = node.saved[1]
-        if written is None:             # 'add': every value lands
-            b.gather(gins[1], g, idx)
-        else:           # overwritten values get nothing: gv[i] += g[idx[i]] * written[i]
-            b.emit("GATHER_MUL", gins[1], g, b.value(written), p=b.table(idx))
-
-
-put_flat_op = defop(
+put_flat_op = linear(
     "put_flat", grad_reads=(), bound_attrs=("idx",),
-    forward=_put_forward, nin=2,
-    vjp=_put_vjp, lower=_lower_put,
-    save=lambda out, x, v, idx, reduce: (
-        _kept_mask(x.shape, idx, out.dtype),
-        None if reduce == "add" else _written_mask(idx, out.dtype)),
+    forward=_put_forward, nin=2, transpose=_put_transpose,
+    save=lambda out, x, v, idx, reduce: (None, None) if reduce == "add" else (
+        _kept_mask(x.shape, idx, out.dtype), _written_mask(idx, out.dtype)),
     cases=({"shapes": ((6,), (3,)), "attrs": {"idx": np.array([0, 4, 2]), "reduce": "assign"}},
            {"shapes": ((5,), (5,)), "attrs": {"idx": np.array([3, 1, 3, 0, 3]),
                                                "reduce": "assign"}},

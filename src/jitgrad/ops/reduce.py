@@ -12,7 +12,9 @@ from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, const, norm_axis,
                    tensor_arg_error)
+from .linear import IDENTITY, Chain, Recorded, linear, shaped
 from .registry import defop
+from .shape import broadcast_op, reshape_op
 
 
 def _kept_shape(shape: tuple, axes: tuple | None) -> tuple:
@@ -33,9 +35,19 @@ def _spread(g: Tensor, x: Tensor, axes: tuple | None) -> Tensor:
     return broadcast_to(reshape(g, list(_kept_shape(x._data.shape, axes))), x.shape)
 
 
-def _lower_spread(b, node, g, gins, k=1.0):
-    x = node.inputs[0]._data
-    b.broadcast_into(gins[0], g._replace(shape=_kept_shape(x.shape, node.attrs["axes"])), k=k)
+def _spread_chain(n: Recorded, axes: tuple | None, k: float | None = None) -> Chain:
+    """sum's transpose (_spread's steps): g reshaped to x's rank (kept axes of size 1),
+    then broadcast to x's shape, times k."""
+    x, kept = n.ins[0], _kept_shape(n.ins[0], axes)
+    chain = IDENTITY.times(k)
+    if n.out != kept:
+        chain = chain.then(reshape_op, shape=kept)
+    return chain if kept == x else chain.then(broadcast_op, shape=x)
+
+
+def _sum_into(b, dest, src, axes, keepdim):
+    """dest += sum(src, axes): broadcast_to's transpose, with keepdim."""
+    b.reduce_into(shaped(dest, _kept_shape(src.shape, axes)), src)
 
 
 REDUCE_CASES = tuple({"shapes": ((2, 3),), "attrs": a} for a in (
@@ -75,19 +87,15 @@ def _mean_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
     return np.array(float(s) / n, dtype=dt)      # numpy's float64 division, as a Python float
 
 
-sum_op = defop(
-    "sum", grad_reads=(), forward=_sum_forward,
-    vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes),),
-    lower=_lower_spread, cases=REDUCE_CASES)
+# sum and mean are linear (ops/linear.py): their transpose is a broadcast back (scaled).
+sum_op = linear(
+    "sum", grad_reads=(), forward=_sum_forward, cases=REDUCE_CASES, into=_sum_into,
+    transpose=lambda n, axes, keepdim: _spread_chain(n, axes))
 
-mean_op = defop(
-    "mean", grad_reads=(),
-    forward=_mean_forward,
-    vjp=lambda g, out, x, axes, keepdim: (_spread(g, x, axes) * (1.0 / _count(x.shape, axes)),),
-    lower=lambda b, node, g, gins: _lower_spread(
-        b, node, g, gins,
-        k=1.0 / builtins.max(_count(node.inputs[0]._data.shape, node.attrs["axes"]), 1)),
-    cases=REDUCE_CASES)
+mean_op = linear(
+    "mean", grad_reads=(), forward=_mean_forward, cases=REDUCE_CASES,
+    transpose=lambda n, axes, keepdim: _spread_chain(
+        n, axes, 1.0 / builtins.max(_count(n.ins[0], axes), 1)))
 
 
 def _tie_mask(out: np.ndarray, x: np.ndarray, axes: tuple | None) -> np.ndarray:

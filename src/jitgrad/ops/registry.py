@@ -30,6 +30,10 @@ Every entry states, in one place:
 ``deriv`` (unary elementwise ops, through ops/derivative.py's ``unary``)
     The derivative written once, ``deriv(m, x, out, **attrs)``; ``save``, ``vjp`` and
     ``lower`` are derived from it, so such an op is its forward and this one rule.
+``transpose``, ``into`` (linear ops, through ops/linear.py's ``linear``)
+    An op that only moves, copies or sums values (reshape, getitem, sum, cumsum ...) states
+    its transpose once, as other registry ops applied to the output gradient, and how it
+    lowers as an accumulation (``into``); its ``vjp`` and ``lower`` are derived from them.
 ``bound_attrs`` (optional, in ``extra``)
     Names of array attributes the lowering reads only as tables or values named by their
     source (Builder.table / Builder.value), which each graph binds from its own node: the

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .core import apply, require_float
+from .linear import linear, step
 from .registry import defop
 
 
@@ -26,19 +27,19 @@ def _cumsum_np(x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
     return np.cumsum(x, axis=axis, dtype=x.dtype)
 
 
-def _lower_cumsum(b, node, g, gins):
-    a = node.attrs
-    b.emit("CUMSUM", gins[0], g, p=b.table(_layout(node.out_data.shape, a["axis"],
-                                                   not a["reverse"])))
+def _cumsum_into(b, dest, src, axis, reverse):
+    """dest += cumsum(src) along axis (the CUMSUM kernel runs either direction)."""
+    b.emit("CUMSUM", dest, src, p=b.table(_layout(src.shape, axis, reverse)))
 
 
 SCAN_CASES = tuple({"shapes": (s,), "attrs": {"axis": ax, "reverse": r}}
                    for s, ax, r in (((5,), 0, False), ((2, 3, 2), 1, False), ((2, 3), 0, True),
                                     ((1, 4), 1, False), ((4, 1), 0, False)))
 
-cumsum_op = defop(
-    "cumsum", forward=_cumsum_np, lower=_lower_cumsum, cases=SCAN_CASES, min_ndim=1,
-    vjp=lambda g, out, x, axis, reverse: (apply(cumsum_op, g, axis=axis, reverse=not reverse),))
+# linear (ops/linear.py): its transpose is the cumsum in the other direction
+cumsum_op = linear(
+    "cumsum", forward=_cumsum_np, into=_cumsum_into, cases=SCAN_CASES, min_ndim=1,
+    transpose=lambda n, axis, reverse: step(cumsum_op, axis=axis, reverse=not reverse))
 
 
 def _shift_np(x: np.ndarray, axis: int, later: bool, fill: float) -> np.ndarray:

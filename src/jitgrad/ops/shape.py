@@ -1,5 +1,6 @@
-"""Shape and indexing ops. Their gradients only move values, so they lower to AXPY (same
-flat layout), GATHER or SCATTER with an index map computed once when the op is recorded."""
+"""Shape and indexing ops. They only move values: each is linear (ops/linear.py), its
+gradient its transpose (another op here), which lowers to AXPY (same flat layout), GATHER or
+SCATTER with an index map computed once when the op is recorded (or from shapes)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, sum_to
-from .registry import defop
+from .core import apply
+from .linear import Chain, Recorded, linear, shaped, step
+from .registry import REGISTRY
 
 
 def _flat_positions(shape: tuple) -> np.ndarray:
@@ -19,62 +21,99 @@ def _flat_positions(shape: tuple) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _transpose_map_cached(shape: tuple, perm: tuple) -> np.ndarray:
-    t = np.ascontiguousarray(_flat_positions(shape).transpose(np.argsort(perm)).ravel())
+def _transpose_map(shape: tuple, perm: tuple) -> np.ndarray:
+    """For each element of transpose(x, perm), x of shape `shape`, its flat position in x:
+    one read-only array per (shape, perm), transpose's gather table (structure: the
+    program cache keys shapes and perm)."""
+    t = np.ascontiguousarray(_flat_positions(shape).transpose(perm).ravel())
     t.setflags(write=False)
     return t
 
 
-def _transpose_map(shape: tuple, perm: Any) -> np.ndarray:
-    """For each element of x, its flat position in transpose(x, perm) of shape `shape`:
-    one read-only array per (shape, perm), which a rebinding Program need not copy again."""
-    return _transpose_map_cached(tuple(shape), tuple(int(p) for p in perm))
+def _inverse(perm: tuple) -> tuple:
+    """argsort(perm) as a tuple of ints (numpy's argsort costs ~4 us on three axes)."""
+    return tuple(sorted(range(len(perm)), key=perm.__getitem__))
 
 
-reshape_op = defop(
-    "reshape", grad_reads=(), forward=lambda x, shape: x.reshape(shape),
-    vjp=lambda g, out, x, shape: (reshape(g, x.shape),),
-    lower=lambda b, node, g, gins: b.emit("AXPY", gins[0], g),
+# Each op below is linear (ops/linear.py): its gradient is its transpose, declared once,
+# and `into` is how the op lowers when it is another op's transpose (dest += op(src)).
+
+reshape_op = linear(
+    "reshape", grad_reads=(), view=True, forward=lambda x, shape: x.reshape(shape),
+    transpose=lambda n, shape: step(reshape_op, shape=n.ins[0]),
     cases=({"shapes": ((2, 3),), "attrs": {"shape": (3, 2)}},
            {"shapes": ((),), "attrs": {"shape": (1, 1)}}))
 
-transpose_op = defop(
+transpose_op = linear(
     "transpose", grad_reads=(), forward=lambda x, perm: np.transpose(x, perm),
-    save=lambda out, x, perm: (_transpose_map(out.shape, perm),),
-    vjp=lambda g, out, x, perm: (transpose(g, [int(i) for i in np.argsort(perm)]),),
-    lower=lambda b, node, g, gins: b.gather(gins[0], g, node.saved[0]),
+    transpose=lambda n, perm: step(transpose_op, perm=_inverse(perm)),
+    into=lambda b, dest, src, perm: b.gather(dest, src, _transpose_map(src.shape, perm)),
     cases=({"shapes": ((2, 3, 4),), "attrs": {"perm": (2, 0, 1)}},
            {"shapes": ((),), "attrs": {"perm": ()}}))
 
-broadcast_op = defop(
+
+def _sum_to(n: Recorded, shape: tuple) -> Chain:
+    """broadcast_to's transpose: g summed over the broadcast axes (kept), then reshaped to
+    x's shape: the steps core.sum_to records (the axes are never empty: x's shape is not
+    g's)."""
+    g = n.out
+    lead = len(g) - len(shape)
+    axes = tuple(range(lead)) + tuple([lead + i for i, s in enumerate(shape)
+                                       if s == 1 and g[lead + i] != 1])
+    summed = (REGISTRY["sum"], {"axes": axes, "keepdim": True})    # (ops/reduce.py's sum)
+    kept = tuple([1 if i in axes else t for i, t in enumerate(g)])
+    return Chain((summed,) if kept == shape else (summed, (reshape_op, {"shape": shape})))
+
+
+broadcast_op = linear(
     "broadcast_to", grad_reads=(), forward=lambda x, shape: np.broadcast_to(x, shape).copy(),
-    vjp=lambda g, out, x, shape: (sum_to(g, x.shape),),
-    lower=lambda b, node, g, gins: b.reduce_into(gins[0], g),
+    transpose=lambda n, shape: _sum_to(n, n.ins[0]),
+    into=lambda b, dest, src, shape, k=1.0: b.broadcast_into(shaped(dest, shape), src, k=k),
     cases=({"shapes": ((3, 1),), "attrs": {"shape": (2, 3, 4)}},
            {"shapes": ((),), "attrs": {"shape": (3,)}}))
 
-getitem_op = defop(
+
+def _getitem_into(b: Any, dest: Any, src: Any, key: tuple) -> None:
+    """dest += src[key], for a key of slices and ints (concat's transpose): its table is
+    computed here, as structure, so an index array (bound per graph) cannot be one."""
+    if any(isinstance(k, np.ndarray) for k in key):
+        raise NotImplementedError("getitem's into: an index array would make a table "
+                                  "the program cache does not bind")
+    b.gather(dest, src, _flat_positions(src.shape)[key].ravel())
+
+
+getitem_op = linear(
     "getitem", grad_reads=(), bound_attrs=("key",), forward=lambda x, key: x[key],
     save=lambda out, x, key: (_flat_positions(x.shape)[key].ravel(),),
-    vjp=lambda g, out, x, key: (_scatter_flat(g, _flat_positions(x.shape)[key].ravel(), x.shape),),
-    lower=lambda b, node, g, gins: b.scatter(gins[0], g, node.saved[0]),
+    transpose=lambda n, key: step(scatter_flat_op, idx=n.saved[0], shape=n.ins[0]),
+    into=_getitem_into,
     cases=({"shapes": ((4, 5),), "attrs": {"key": (slice(1, None, 2), 3)}},
            {"shapes": ((6,),), "attrs": {"key": (np.array([0, 2, 2, 5]),)}},
            {"shapes": ((),), "attrs": {"key": ()}}))
 
-scatter_flat_op = defop(
+scatter_flat_op = linear(
     "scatter_flat", bound_attrs=("idx",),
     forward=lambda g, idx, shape: _add_at(np.zeros(int(np.prod(shape)), g.dtype), idx,
                                           g.ravel()).reshape(shape),
-    vjp=lambda gg, out, g, idx, shape: (_take_flat(gg, idx, g.shape),),
-    lower=lambda b, node, g, gins: b.gather(gins[0], g, node.attrs["idx"]),
+    transpose=lambda n, idx, shape: step(take_flat_op, idx=idx, shape=n.ins[0]),
+    into=lambda b, dest, src, idx, shape: b.scatter(dest, src, idx),
     cases=({"shapes": ((4,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (3,)}},
            {"shapes": ((),), "attrs": {"idx": np.array([1]), "shape": (2,)}}))
 
-take_flat_op = defop(
+
+def _take_flat_into(b: Any, dest: Any, src: Any, idx: np.ndarray, shape: tuple,
+                    k: Any = 1.0) -> None:
+    """dest += k * src.ravel()[idx]; an array k (put_flat's mask) fuses as GATHER_MUL."""
+    if isinstance(k, np.ndarray):
+        b.emit("GATHER_MUL", dest, src, b.value(k), p=b.table(idx))
+    else:
+        b.emit("GATHER", dest, src, p=b.table(idx), k=k)
+
+
+take_flat_op = linear(
     "take_flat", bound_attrs=("idx",), forward=lambda x, idx, shape: x.ravel()[idx].reshape(shape),
-    vjp=lambda g, out, x, idx, shape: (_scatter_flat(g, idx, x.shape),),
-    lower=lambda b, node, g, gins: b.scatter(gins[0], g, node.attrs["idx"]),
+    transpose=lambda n, idx, shape: step(scatter_flat_op, idx=idx, shape=n.ins[0]),
+    into=_take_flat_into,
     cases=({"shapes": ((3,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (2, 2)}},
            {"shapes": ((),), "attrs": {"idx": np.array([0, 0]), "shape": (2,)}}))
 
