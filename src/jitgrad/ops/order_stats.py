@@ -14,8 +14,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import reduce as R
 from .core import apply, const
-from .reduce import _kept_shape, _spread
-from .registry import defop
+from .reduce import _kept_shape
 from .search import order_kernels, pick_rows
 
 
@@ -139,12 +138,11 @@ def _median_and_weights(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: 
                                 found[0] if found else None)
 
 
-median_op = defop(
-    "median", forward=_median_and_weights, forward_saves=True,
-    vjp=lambda g, out, x, axes, keepdim, mode, ignore_nan: (
-        _spread(g, x, axes) * const(_median_weights(out._data, x._data, axes, keepdim,
-                                                    mode, ignore_nan)[0], x._data.dtype),),
-    lower=R._lower_extreme,
+median_op = R.weighted_reduction(
+    "median", _median_and_weights,
+    lambda out, x, axes, keepdim, mode, ignore_nan: _median_weights(
+        out, x, axes, keepdim, mode, ignore_nan)[0],
+    forward_saves=True,
     cases=tuple({"shapes": (s,), "attrs": dict(a, ignore_nan=i)} for s, a, i in (
         ((5,), {"axes": None, "keepdim": False, "mode": "avg"}, False),
         ((2, 4), {"axes": None, "keepdim": True, "mode": "avg"}, False),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -13,7 +13,7 @@ from ..core.tensor import Tensor
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, const, norm_axis,
                    tensor_arg_error)
 from .linear import IDENTITY, Chain, Recorded, linear, shaped
-from .registry import defop
+from .registry import OpDef, defop
 from .shape import broadcast_op, reshape_op
 
 
@@ -109,22 +109,35 @@ def _lower_extreme(b, node, g, gins):
     b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
 
 
-def _extreme_vjp(g, out, x, axes, keepdim):
-    return (_spread(g, x, axes) * const(_tie_mask(out._data, x._data, axes), x._data.dtype),)
+def weighted_reduction(name: str, forward: Callable, weights: Callable,
+                       forward_saves: bool = False, **extra: Any) -> OpDef:
+    """A reduction whose gradient is g spread back over the reduced axes times a weight per
+    element, `weights(out, x, **attrs)` (x's shape), constant in x wherever it is
+    differentiable: max's and min's tie-split masks, median's middle elements. Written once
+    as that function: the forward saves it (or returns it, with `forward_saves`), the
+    compiled backward is one GATHER_MUL, and the eager rule multiplies by it as a constant
+    (its derivative being zero, higher orders stay exact)."""
+    def save(out: np.ndarray, x: np.ndarray, **attrs: Any) -> tuple:
+        return (weights(out, x, **attrs),)
+
+    def vjp(g: Tensor, out: Tensor, x: Tensor, **attrs: Any) -> tuple:
+        w = weights(out._data, x._data, **attrs)
+        return (_spread(g, x, attrs["axes"]) * const(w, x._data.dtype),)
+
+    return defop(name, forward=forward, save=None if forward_saves else save, vjp=vjp,
+                 lower=_lower_extreme, forward_saves=forward_saves, **extra)
 
 
 EXTREME_CASES = REDUCE_CASES + ({"shapes": ((4,),), "attrs": {"axes": None, "keepdim": False},
                                  "values": [[1.0, 3.0, 3.0, -1.0]]},)
 
-max_op = defop(
-    "max", forward=lambda x, axes, keepdim: np.max(x, axis=axes, keepdims=keepdim),
-    save=lambda out, x, axes, keepdim: (_tie_mask(out, x, axes),),
-    vjp=_extreme_vjp, lower=_lower_extreme, cases=EXTREME_CASES)
+max_op = weighted_reduction(
+    "max", lambda x, axes, keepdim: np.max(x, axis=axes, keepdims=keepdim),
+    lambda out, x, axes, keepdim: _tie_mask(out, x, axes), cases=EXTREME_CASES)
 
-min_op = defop(
-    "min", forward=lambda x, axes, keepdim: np.min(x, axis=axes, keepdims=keepdim),
-    save=lambda out, x, axes, keepdim: (_tie_mask(out, x, axes),),
-    vjp=_extreme_vjp, lower=_lower_extreme, cases=EXTREME_CASES)
+min_op = weighted_reduction(
+    "min", lambda x, axes, keepdim: np.min(x, axis=axes, keepdims=keepdim),
+    lambda out, x, axes, keepdim: _tie_mask(out, x, axes), cases=EXTREME_CASES)
 
 
 def _reduce(op, x: Tensor, axis: Any, keepdim: bool) -> Tensor:
