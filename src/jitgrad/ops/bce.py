@@ -47,7 +47,9 @@ def _mul_lower(b, node, g, gins):
             b.mul(gins[i], shape, g, node.saved[i])
 
 
-bce_op = defop("bce", nin=2, forward=_bce_forward, forward_saves=True, vjp=_bce_vjp,
+bce_op = defop("bce",
+               fused="a fused loss: each input's gradient factor saved by the forward",
+               nin=2, forward=_bce_forward, forward_saves=True, vjp=_bce_vjp,
                lower=_mul_lower, quiet=True, domain=(0.05, 0.95), cases=_CASES)
 
 
@@ -63,7 +65,9 @@ def _logits_vjp(g, out, x, y):
     return g * (E.sigmoid(x) - y), g * -x
 
 
-bce_logits_op = defop("bce_logits", nin=2, forward=_logits_forward, forward_saves=True,
+bce_logits_op = defop("bce_logits",
+                      fused="a fused loss: sigmoid(x) - y and -x saved by the forward",
+                      nin=2, forward=_logits_forward, forward_saves=True,
                       vjp=_logits_vjp, lower=_mul_lower, quiet=True, cases=_CASES)
 
 

@@ -109,7 +109,9 @@ def _cross_lower(b, node, g, gins):
 
 
 cross_op = defop(
-    "cross", nin=2, forward=_cross_forward, forward_saves=True, lower=_cross_lower,
+    "cross",
+    fused="bilinear: each input's gradient reads the other input",
+    nin=2, forward=_cross_forward, forward_saves=True, lower=_cross_lower,
     vjp=lambda g, out, x, y, axis: (apply(cross_op, y, g, axis=axis),
                                     apply(cross_op, g, x, axis=axis)),
     min_ndim=1,

@@ -151,7 +151,9 @@ def _lower_eigh(b, node, g, gins):
 _EIGH_CASES = tuple({**c, "attrs": {"uplo": "sym"}} for c in _cases(
     [_rand((3, 3), 1), _rand((2, 3, 3), 2), [[0.7]]]))
 
-eigh_op = defop("eigh", min_ndim=2, forward=_eigh_forward, save=_eigh_save, vjp=_eigh_vjp,
+eigh_op = defop("eigh",
+                fused="linear algebra: the eigenvector gradient",
+                min_ndim=2, forward=_eigh_forward, save=_eigh_save, vjp=_eigh_vjp,
                 lower=_lower_eigh, cases=_EIGH_CASES)
 
 
@@ -175,7 +177,9 @@ def _lower_eigvalsh(b, node, g, gins):
 
 
 eigvalsh_op = defop(
-    "eigvalsh", min_ndim=2, forward=_eigvalsh_forward,
+    "eigvalsh",
+    fused="linear algebra: the eigenvalue gradient",
+    min_ndim=2, forward=_eigvalsh_forward,
     save=lambda out, x, uplo: (_eigh_np(x, uplo)[1],),
     vjp=_eigvalsh_vjp, lower=_lower_eigvalsh,
     cases=_EIGH_CASES)
@@ -283,7 +287,9 @@ def _lower_svd(b, node, g, gins):
 
 _SVD_VALUES = [_rand((3, 2), 3), _rand((2, 3), 4), _rand((2, 3, 3), 5), _rand((4, 1), 6)]
 
-svd_op = defop("svd", min_ndim=2, forward=_svd_forward, save=_svd_save, vjp=_svd_vjp,
+svd_op = defop("svd",
+               fused="linear algebra: the SVD gradient",
+               min_ndim=2, forward=_svd_forward, save=_svd_save, vjp=_svd_vjp,
                lower=_lower_svd, quiet=True, cases=_cases(_SVD_VALUES))
 
 
@@ -309,7 +315,9 @@ def _lower_svdvals(b, node, g, gins):
 
 
 svdvals_op = defop(
-    "svdvals", min_ndim=2, save=_svdvals_save, vjp=_svdvals_vjp, lower=_lower_svdvals,
+    "svdvals",
+    fused="linear algebra: U^T-weighted outer products",
+    min_ndim=2, save=_svdvals_save, vjp=_svdvals_vjp, lower=_lower_svdvals,
     forward=lambda x: np.linalg.svd(x, compute_uv=False).astype(x.dtype),
     cases=_cases(_SVD_VALUES))
 

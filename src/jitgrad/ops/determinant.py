@@ -42,7 +42,9 @@ def _logabsdet_vjp(g, out, x):
 
 
 logabsdet_op = defop(
-    "logabsdet", min_ndim=2, forward=_logabsdet, save=lambda out, x: (_inv_T(x),),
+    "logabsdet",
+    fused="linear algebra: the inverse transpose, saved",
+    min_ndim=2, forward=_logabsdet, save=lambda out, x: (_inv_T(x),),
     lower=_lower_bcast_mul, vjp=_logabsdet_vjp, cases=inverse_op.cases[:2])
 
 
@@ -88,7 +90,9 @@ def _det_vjp(g, out, x):
 
 
 det_op = defop(
-    "det", min_ndim=2, forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
+    "det",
+    fused="linear algebra: the cofactor matrix (singular inputs included)",
+    min_ndim=2, forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
     save=lambda out, x: (_cofactor(x, out),), lower=_lower_bcast_mul, vjp=_det_vjp,
     cases=inverse_op.cases + ({"shapes": ((3, 3),), "smooth": True,
                                "values": [[[1., 2., 3.], [2., 4., 6.], [1., 0., 1.]]]},))

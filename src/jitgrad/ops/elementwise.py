@@ -139,7 +139,10 @@ clip_op = unary(
            {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
 
 cast_op = defop(
-    "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
+    "cast",
+    fused=("a dtype change: the arena holds one dtype, so its gradient is an AXPY; the eager "
+           "rule casts back"),
+    grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
     vjp=lambda g, out, x, dtype: (astype(g, x._data.dtype),),
     lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g),
     cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},

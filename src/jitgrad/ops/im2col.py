@@ -95,7 +95,9 @@ def _case(shape, ksize, stride, dil, pads, groups, ones_row):
 
 
 im2col_op = defop(
-    "im2col", forward=_im2col_np, vjp=_im2col_vjp, lower=_lower_im2col,
+    "im2col",
+    fused="the convolution's window unrolling: its transpose is the COL2IM kernel",
+    forward=_im2col_np, vjp=_im2col_vjp, lower=_lower_im2col,
     min_ndim=4,
     cases=(_case((2, 4, 5, 4), (2, 2), (2, 1), (1, 2), ((1, 2), (0, 1)), 2, False),
            _case((1, 2, 4, 3), (3, 2), (1, 1), (1, 1), ((1, 1), (0, 0)), 1, True),

@@ -111,7 +111,9 @@ def _lower(b, node, g, gins):
 
 
 matmul_op = defop(
-    "matmul", forward=_forward,
+    "matmul",
+    fused="GEMM: bilinear, each gradient a GEMM with the other input",
+    forward=_forward,
     nin=2, vjp=_vjp, lower=_lower, min_ndim=1,
     cases=tuple({"shapes": s, "attrs": {"transpose_x": tx, "transpose_y": ty}}
                 for s, tx, ty in (

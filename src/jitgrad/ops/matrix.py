@@ -76,7 +76,9 @@ def _wellcond(n: int, batch: tuple = ()) -> np.ndarray:
 
 
 inverse_op = defop(
-    "inverse", min_ndim=2, forward=np.linalg.inv, lower=_lower_inverse,
+    "inverse",
+    fused="linear algebra: -A^-T G A^-T by two GEMMs",
+    min_ndim=2, forward=np.linalg.inv, lower=_lower_inverse,
     vjp=lambda g, out, x: (-matmul(matmul(out, g, transpose_x=True), out, transpose_y=True),),
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_wellcond(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_wellcond(2, (2,))]},
@@ -125,7 +127,9 @@ def _lower_solve(b, node, g, gins):
 
 
 solve_op = defop(
-    "solve", min_ndim=2, nin=2,
+    "solve",
+    fused="linear algebra: a solve with A^T and a GEMM",
+    min_ndim=2, nin=2,
     forward=lambda x, y: np.linalg.solve(x, y).astype(np.result_type(x, y)),
     save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype),),
     vjp=_solve_vjp, lower=_lower_solve,
@@ -197,7 +201,9 @@ def _lower_chol(b, node, g, gins):
 
 
 cholesky_op = defop(
-    "cholesky", min_ndim=2, forward=_chol_forward, lower=_lower_chol,
+    "cholesky",
+    fused="linear algebra: the gradient through the factor's inverse, saved",
+    min_ndim=2, forward=_chol_forward, lower=_lower_chol,
     save=lambda out, x: (np.linalg.inv(out).astype(out.dtype),), vjp=_chol_vjp,
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_spd_values(2, (2,))]}))

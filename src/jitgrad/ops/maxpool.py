@@ -138,7 +138,9 @@ def _case(shape, ksize, stride, pads):
 
 
 max_pool_op = defop(
-    "max_pool2d", forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower,
+    "max_pool2d",
+    fused="the pooling kernel: the winners' offsets found by the forward",
+    forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower,
     min_ndim=4,
     cases=(_case((1, 2, 5, 5), (3, 3), (2, 2), ((1, 1), (1, 1))),
            _case((2, 1, 5, 3), (2, 2), (2, 2), ((0, 1), (0, 1))),
@@ -191,7 +193,10 @@ def _block_mean_lower(b, node, g, gins):
 
 
 block_mean_op = defop(
-    "block_mean", forward=_block_mean_forward, vjp=_block_mean_vjp, lower=_block_mean_lower,
+    "block_mean",
+    fused=("adaptive average pooling: a per-block mean whose transpose spreads by block (no "
+           "index table)"),
+    forward=_block_mean_forward, vjp=_block_mean_vjp, lower=_block_mean_lower,
     min_ndim=4,
     cases=tuple({"shapes": (s,), "attrs": dict(kh=kh, kw=kw)} for s, kh, kw in
                 (((2, 3, 4, 4), 2, 2), ((1, 2, 6, 4), 3, 2), ((1, 1, 2, 2), 2, 2),

@@ -91,7 +91,9 @@ def _case(shape, axis, total, use_softmax):
 
 
 nll_op = defop(
-    "nll", nin=2, forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower, quiet=True,
+    "nll",
+    fused="the fused softmax cross entropy: its gradient computed by the forward's row kernel",
+    nin=2, forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower, quiet=True,
     min_ndim=1,
     cases=(_case((3, 4), 1, True, True), _case((3, 4), 1, False, True),
            _case((2, 3, 2), 1, True, True), _case((4,), 0, False, True),

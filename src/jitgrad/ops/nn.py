@@ -61,11 +61,15 @@ SOFTMAX_CASES = tuple({"shapes": (s,), "attrs": {"axis": a}}
                                    ((16, 16), 1)))    # (log_softmax's compiled forward)
 
 softmax_op = defop(
-    "softmax", quiet=True, forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    "softmax",
+    fused="the fused SOFTMAX_BWD row kernel",
+    quiet=True, forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
     vjp=lambda g, out, x, axis: (out * (g - (g * out).sum(axis=axis, keepdim=True)),))
 
 log_softmax_op = defop(
-    "log_softmax", quiet=True, forward=_log_softmax, forward_saves=True,
+    "log_softmax",
+    fused="softmax's fused LOG_SOFTMAX_BWD row kernel",
+    quiet=True, forward=_log_softmax, forward_saves=True,
     lower=_lower("LOGSOFTMAX_BWD"), cases=SOFTMAX_CASES,
     vjp=lambda g, out, x, axis: (g - out.exp() * g.sum(axis=axis, keepdim=True),))
 

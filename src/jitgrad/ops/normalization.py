@@ -130,7 +130,9 @@ def _case(x, stats, affine, eps=1e-5):
 
 
 norm_op = defop(
-    "normalize_affine", nin=3, forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower,
+    "normalize_affine",
+    fused="the fused normalization (NORM_BWD)",
+    nin=3, forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower,
     min_ndim=1,
     cases=(_case((2, 3, 4), (2, 3, 4), (3, 4)),            # batch_norm NCL
            _case((3, 4), (3, 4, 1), (4, 1)),               # batch_norm NC

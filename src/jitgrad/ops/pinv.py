@@ -183,7 +183,9 @@ def _case(v: Any, rcond: float = 1e-15, hermitian: bool = False, truncated: bool
 
 
 pinv_op = defop(
-    "pinv", min_ndim=2, forward=_pinv_forward, save=_pinv_save, vjp=_pinv_vjp,
+    "pinv",
+    fused="linear algebra: the pseudo-inverse gradient",
+    min_ndim=2, forward=_pinv_forward, save=_pinv_save, vjp=_pinv_vjp,
     lower=_lower_pinv,
     cases=(_case(_full_rank((3, 2), 11)), _case(_full_rank((2, 3), 12)),
            _case(_full_rank((2, 2, 2), 13)),

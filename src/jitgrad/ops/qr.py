@@ -67,7 +67,9 @@ def _lower_qr(b, node, g, gins):
     _gemm(b, gins[0], B, Rinv, m, n, n, False, True, nb)
 
 
-qr_op = defop("qr", min_ndim=2, forward=_qr_forward, save=_qr_save, vjp=_qr_vjp,
+qr_op = defop("qr",
+              fused="linear algebra: the QR gradient",
+              min_ndim=2, forward=_qr_forward, save=_qr_save, vjp=_qr_vjp,
               lower=_lower_qr, quiet=True,
               cases=_cases([_rand((3, 3), 7), _rand((4, 2), 8), _rand((2, 3, 2), 9)]))
 

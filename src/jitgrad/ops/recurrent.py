@@ -296,11 +296,17 @@ def _cases(G: int, lstm: bool, extra: dict) -> tuple:
 _COMMON = dict(forward_saves=True, quiet=True, min_ndim=1, bound_attrs=("mask",),
                domain=(-1.0, 1.0))
 
-lstm_scan_op = defop("lstm_scan", forward=_lstm_forward, vjp=_lstm_vjp, lower=lower_scan,
+lstm_scan_op = defop("lstm_scan",
+                     fused="a fused recurrent scan (RNN kernels)",
+                     forward=_lstm_forward, vjp=_lstm_vjp, lower=lower_scan,
                      nin=5, cases=_cases(4, True, {}), **_COMMON)
-gru_scan_op = defop("gru_scan", forward=_gru_forward, vjp=_gru_vjp, lower=lower_scan,
+gru_scan_op = defop("gru_scan",
+                    fused="a fused recurrent scan (RNN kernels)",
+                    forward=_gru_forward, vjp=_gru_vjp, lower=lower_scan,
                     nin=4, cases=_cases(3, False, {}), **_COMMON)
-rnn_scan_op = defop("rnn_scan", forward=_rnn_forward, vjp=_rnn_vjp, lower=lower_scan,
+rnn_scan_op = defop("rnn_scan",
+                    fused="a fused recurrent scan (RNN kernels)",
+                    forward=_rnn_forward, vjp=_rnn_vjp, lower=lower_scan,
                     nin=4, cases=_cases(1, False, {"activation": "tanh"})
                     + _cases(1, False, {"activation": "relu"})[:2], **_COMMON)
 

@@ -125,7 +125,7 @@ def weighted_reduction(name: str, forward: Callable, weights: Callable,
         return (_spread(g, x, attrs["axes"]) * const(w, x._data.dtype),)
 
     return defop(name, forward=forward, save=None if forward_saves else save, vjp=vjp,
-                 lower=_lower_extreme, forward_saves=forward_saves, **extra)
+                 lower=_lower_extreme, forward_saves=forward_saves, weights=weights, **extra)
 
 
 EXTREME_CASES = REDUCE_CASES + ({"shapes": ((4,),), "attrs": {"axes": None, "keepdim": False},

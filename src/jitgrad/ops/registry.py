@@ -34,6 +34,12 @@ Every entry states, in one place:
     An op that only moves, copies or sums values (reshape, getitem, sum, cumsum ...) states
     its transpose once, as other registry ops applied to the output gradient, and how it
     lowers as an accumulation (``into``); its ``vjp`` and ``lower`` are derived from them.
+``fused`` (in ``extra``, for an op that writes its own ``vjp`` and ``lower``)
+    Why the op is a fused kernel (GEMM, softmax, a scan, linear algebra ...) rather than
+    one of the derived forms: an elementwise op's derivative (``unary``/``binary``,
+    ops/derivative.py), a linear op's transpose (``linear``, ops/linear.py) or a
+    reduction's weights (``weighted_reduction``, ops/reduce.py). tests/test_op_rules.py
+    checks that every differentiable op is one or the other.
 ``bound_attrs`` (optional, in ``extra``)
     Names of array attributes the lowering reads only as tables or values named by their
     source (Builder.table / Builder.value), which each graph binds from its own node: the

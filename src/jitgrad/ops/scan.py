@@ -105,7 +105,9 @@ def _lower_linscan(b, node, g, gins):
 
 
 linscan_op = defop(
-    "linscan", forward=_linscan_np, save=_save_linscan, vjp=_linscan_vjp,
+    "linscan",
+    fused="a fused linear recurrence (bilinear in its inputs)",
+    forward=_linscan_np, save=_save_linscan, vjp=_linscan_vjp,
     lower=_lower_linscan, nin=2, min_ndim=1,
     cases=tuple({"shapes": (s, s), "attrs": {"axis": ax, "reverse": r}}
                 for s, ax, r in (((5,), 0, False), ((2, 3, 2), 1, True), ((4, 1), 0, False),
@@ -140,7 +142,9 @@ ZERO_CASES = tuple({"values": (v,), "shapes": (np.shape(v),), "smooth": True,
     ([[0.0, 1.3], [0.9, 0.0], [0.0, 0.0]], 0, False)))
 
 cumprod_op = defop(
-    "cumprod", forward=lambda x, axis, reverse: (
+    "cumprod",
+    fused="a scan whose gradient is a reverse scan of products (exact at zeros)",
+    forward=lambda x, axis, reverse: (
         np.flip(np.cumprod(np.flip(x, axis), axis=axis), axis).copy() if reverse
         else np.cumprod(x, axis=axis)).astype(x.dtype, copy=False),
     save=_save_cumprod, vjp=_cumprod_vjp, lower=_lower_cumprod, cases=SCAN_CASES + ZERO_CASES,

@@ -74,7 +74,10 @@ def _lower_prod(b, node, g, gins):
 
 
 prod_op = defop(
-    "prod", forward=lambda x, axes, keepdim: np.prod(x, axis=axes, keepdims=keepdim),
+    "prod",
+    fused=("a product whose gradient needs the exact others-product at zeros (and its own "
+           "derivative for higher orders)"),
+    forward=lambda x, axes, keepdim: np.prod(x, axis=axes, keepdims=keepdim),
     save=lambda out, x, axes, keepdim: (_others_product(x, axes),),
     vjp=_prod_vjp, lower=_lower_prod, domain=(0.5, 1.5),
     cases=REDUCE_CASES + ({"shapes": ((3,),), "attrs": {"axes": None, "keepdim": False},
