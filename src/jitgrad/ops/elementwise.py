@@ -14,16 +14,13 @@ from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
                    const, require_float, tensor_arg_error)
 from .derivative import binary, numpy_function, unary
-from .registry import OpDef, defop
+from .linear import linear, step
+from .registry import OpDef
 
 
 def _mask(t: Tensor, m: np.ndarray) -> Tensor:
     """A constant 0/1 (or weight) tensor in t's dtype: its derivative is zero."""
     return const(m, t._data.dtype)
-
-
-def _shape(node: Any) -> tuple:
-    return node.out_data.shape
 
 
 # ---- unary -------------------------------------------------------------------------------
@@ -138,13 +135,10 @@ clip_op = unary(
     cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
            {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
 
-cast_op = defop(
-    "cast",
-    fused=("a dtype change: the arena holds one dtype, so its gradient is an AXPY; the eager "
-           "rule casts back"),
-    grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
-    vjp=lambda g, out, x, dtype: (astype(g, x._data.dtype),),
-    lower=lambda b, node, g, gins: b.contribute(gins[0], _shape(node), "AXPY", g),
+cast_op = linear(
+    "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
+    transpose=lambda n, dtype: step(cast_op, dtype=n.dtypes[0]),
+    into=lambda b, dest, src, dtype: b.contribute(dest, src.shape, "AXPY", src),
     cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},
            {"shapes": ((),), "attrs": {"dtype": np.float64}}))
 

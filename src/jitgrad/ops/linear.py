@@ -55,6 +55,7 @@ class Recorded(NamedTuple):
     ins: tuple          # the inputs' shapes
     out: tuple          # the output's shape
     saved: tuple        # the forward's saved arrays (op.save)
+    dtypes: tuple       # the inputs' dtypes (cast's transpose casts back)
 
 
 _new = tuple.__new__      # a NamedTuple made without its __new__ (which costs ~0.3 us)
@@ -104,16 +105,21 @@ def linear(name: str, *, forward: Callable, transpose: Callable,
     def vjp(g: Tensor, out: Tensor, *inputs: Tensor, **attrs: Any) -> tuple:
         datas = [t._data for t in inputs]
         saved = () if save is None else save(out._data, *datas, **attrs)
-        c = transpose(_recorded((tuple([d.shape for d in datas]), out._data.shape, saved)),
-                      **attrs)
+        c = transpose(_recorded((tuple([d.shape for d in datas]), out._data.shape, saved,
+                                 tuple([d.dtype for d in datas]))), **attrs)
         return (run(c, g),) if type(c) is Chain else \
             tuple([None if ci is None else run(ci, g) for ci in c])
 
     def lower(b: Any, node: Any, g: Any, gins: list) -> None:
         # (once per node of each new graph structure: kept to a few calls)
         ins = node.inputs
-        shapes = (ins[0]._data.shape,) if len(ins) == 1 else tuple([t._data.shape for t in ins])
-        c = transpose(_recorded((shapes, node.out_data.shape, node.saved)), **node.attrs)
+        if len(ins) == 1:
+            shapes, dtypes = (ins[0]._data.shape,), (ins[0]._data.dtype,)
+        else:
+            shapes = tuple([t._data.shape for t in ins])
+            dtypes = tuple([t._data.dtype for t in ins])
+        c = transpose(_recorded((shapes, node.out_data.shape, node.saved, dtypes)),
+                      **node.attrs)
         if type(c) is Chain:
             if gins[0] is not None:
                 lower_chain(b, c, gins[0], g)
