@@ -90,9 +90,11 @@ silu_op = unary("silu", lambda x: (x * _sigmoid(x)).astype(x.dtype), _silu_deriv
 
 
 def _softplus_fwd(x, beta, threshold):
-    z = beta * x
-    soft = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta
-    return np.where(z > threshold, x, soft).astype(x.dtype)
+    z = x if beta == 1 else beta * x            # (beta 1: the same values, two passes fewer)
+    soft = np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))
+    if beta != 1:
+        soft /= beta
+    return np.where(z > threshold, x, soft).astype(x.dtype, copy=False)
 
 
 softplus_op = unary(
