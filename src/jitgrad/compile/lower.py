@@ -28,6 +28,9 @@ def _key(t: Any) -> int:
     return id(t._node) if t._node is not None else id(t)
 
 
+_GRAD_NAMES: dict[str, str] = {}          # op name -> Node.grad_name (for row names)
+
+
 def lower(roots: list, targets: list | None = None, stop: set[int] | None = None,
           graph: Graph | None = None, quick: bool = False) -> tuple[Program, Graph]:
     """Lower the backward from `roots` into a Program, for `graph` (the canonical form of
@@ -42,20 +45,27 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     slot reuse, compaction: they keep every value bitwise) for a graph that may run once;
     the executor lowers again with them when its structure recurs.
     """
-    plan = tape.Plan(roots, targets, stop)
+    free_roots = all(not r._stop_gradient for r in roots)
+    if graph is None:
+        graph = Graph(roots, targets, stop)
+    # (the walk numbered exactly the nodes reachable_nodes finds, when no root is a
+    # constant: the Plan needs no second walk)
+    plan = tape.Plan(roots, targets, stop, reachable=graph.nodes if free_roots else None)
     nodes = plan.nodes
     is_target = plan.is_target
     tape.check_not_freed(nodes)
-    if graph is None or plan.rewired:
+    if plan.rewired:
         graph = Graph(roots, targets, stop)
 
-    wide = any(v.dtype == np.float64 for n in nodes for v in
-               [n.out_data] + [t._data for t in n.inputs])
+    dtypes = {n.out_data.dtype for n in nodes}
+    for n in nodes:
+        for t in n.inputs:
+            dtypes.add(t._data.dtype)
+    wide = any(dt == np.float64 for dt in dtypes)
     b = Builder(np.float64 if wide else np.float32, graph)
     slots: dict[int, Slot] = {}
     seeds = []
-    narrow = any(round_bits(v.dtype, b.dtype) for n in nodes for v in
-                 [n.out_data] + [t._data for t in n.inputs])
+    narrow = any(round_bits(dt, b.dtype) for dt in dtypes)
     for r in roots:
         slot = slots[_key(r)] = b.alloc(r._data.shape)
         b.written.add(slot.off)
@@ -90,30 +100,45 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         note_output(r)
     nindex = graph.node_index()
     hooked: set[int] = set()                # nodes whose output's hooks ran
+    useful, target_ids = plan.useful, plan.target_ids
+    written, alloc = b.written, b.alloc
+    any_hooks = hooks.any_node_hooks()
     for node in nodes:
         g = slots.get(id(node))
         gins = []
         for t in node.inputs:
-            if plan.carries(t):
-                if _key(t) not in slots:
-                    slots[_key(t)] = b.alloc(t._data.shape)
-                gins.append(slots[_key(t)])
-                note_output(t)
-            else:
+            # plan.carries(t), inlined
+            if t._stop_gradient or (stop is not None and id(t) in stop) or not (
+                    ((t._node is None or t._retain) if target_ids is None else
+                     id(t) in target_ids) or
+                    (t._node is not None and id(t._node) in useful)):
                 gins.append(None)
-        if g is None or g.off not in b.written:
+                continue
+            k = _key(t)
+            slot = slots.get(k)
+            if slot is None:
+                slot = slots[k] = alloc(t._data.shape)
+            gins.append(slot)
+            if id(t) not in seen_out:
+                note_output(t)
+        if g is None or g.off not in written:
             continue                        # no gradient flows into this node
-        b.current = f"{node.grad_name} #{node.seq}"
+        op = node.op
+        name = _GRAD_NAMES.get(op.name)
+        if name is None:
+            name = _GRAD_NAMES[op.name] = node.grad_name
+        b.current = f"{name} #{node.seq}"
         b.node = node
-        chain = hooks.node_chain(node)
-        if chain is not None and chain.has_hooks:
-            g = hook_calls.lower_break(b, nindex[id(node)], g, node, outputs,
-                                  retain_pos.get(id(node)))
-            hooked.add(id(node))
+        if any_hooks:
+            chain = hooks.node_chain(node)
+            if chain is not None and chain.has_hooks:
+                g = hook_calls.lower_break(b, nindex[id(node)], g, node, outputs,
+                                           retain_pos.get(id(node)))
+                hooked.add(id(node))
         if narrow:
             lower_rounded(b, node, g, gins)
         else:
-            node.op.lower(b, node, g, gins)
+            op.lower(b, node, g, gins)
     b.node = None
     if targets is not None:
         hook_calls.lower_targets(b, outputs, hooked, nindex, {id(r) for r in roots}, retain_pos)

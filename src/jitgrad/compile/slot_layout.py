@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 
@@ -176,6 +176,8 @@ def own_leaf_grads(prog: Program) -> int:
     dimension; for inner sizes past a panel that rounds like (C + AB1) + AB2 rather than
     C + (AB1 + AB2): within float32 rounding of the general path, not bitwise."""
     code = prog.code
+    if code.shape[0] <= SMALL_PROGRAM:
+        return _own_small(prog)
     seeds = _intervals([(off, off + max(n, 1)) for off, n in prog.seeds])
     outs = code[:, 1]
     # per leaf: is any operand inside its slot, and which rows write into it. Sorted
@@ -211,6 +213,48 @@ def own_leaf_grads(prog: Program) -> int:
             if int(prog.itab[p]) > 1 and int(prog.itab[p + 8]) == 0:
                 continue                 # batches summed into one matrix
         code[r, 0] |= 1
+        owned[off] = r
+    _write_through_itab(prog, owned)
+    return len(owned)
+
+
+def _own_small(prog: Program) -> int:
+    """own_leaf_grads for a Program of at most SMALL_PROGRAM rows, on Python lists: the
+    same tests in the same order (numpy calls on arrays of a few dozen rows cost more than
+    the rows: this pass was a seventh of a small graph's first backward)."""
+    rows = prog.code.tolist()
+    seeds = [(off, off + max(n, 1)) for off, n in prog.seeds]
+    reads = sorted([v for r in rows for v in r[2:5]])
+    nreads = len(reads)
+    owned: dict[int, int] = {}
+    for t, off, shape, kind in prog.outputs:
+        if kind != "leaf":
+            continue
+        n = math.prod(shape)
+        hi = off + max(n, 1)
+        i = bisect_left(reads, off)
+        if any(a < hi and off < b for a, b in seeds) or (i < nreads and reads[i] < hi):
+            continue
+        hit = []
+        for r, row in enumerate(rows):
+            o = row[1]
+            if o < hi and o + max(row[5], 1) > off:
+                hit.append(r)
+                if len(hit) > 1:
+                    break
+        if len(hit) != 1 or rows[hit[0]][1] != off:
+            continue
+        r = hit[0]
+        row = rows[r]
+        op = row[0] >> 1
+        if op not in ONE_ADD or row[5] != n:
+            continue
+        if op == OP["GEMM"]:
+            p = row[6]
+            if int(prog.itab[p]) > 1 and int(prog.itab[p + 8]) == 0:
+                continue                 # batches summed into one matrix
+        row[0] |= 1
+        prog.code[r, 0] = row[0]
         owned[off] = r
     _write_through_itab(prog, owned)
     return len(owned)
