@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from . import hook_calls
+from . import external, hook_calls, peephole, slot_layout
 from ..core import hooks, tape
 from .builder import Builder, Slot
 from .graph import Graph
-from ..vm.program import OP, WIDTH, Program
+from ..vm.program import EXT, OP, WIDTH, Program
 
 
 def _key(t: Any) -> int:
@@ -154,12 +154,17 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
             if chain is not None and chain.has_hooks:
                 b.breakpoint(hook_calls.slot_hook_spec(("leaf", ref), slot.off, slot.off,
                                                   slot.shape, dtype), pin=[slot])
-    draft = _finish(b, seeds, [(ref, s.off, s.shape, kind) for kind, ref, s, _ in out_refs])
-    from . import peephole, slot_layout     # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
+    outs = [(ref, s.off, s.shape, kind) for kind, ref, s, _ in out_refs]
+    # peephole passes (JITGRAD_NO_PEEPHOLE=1 skips them); quick keeps only the owned leaf
+    # gradients (they change GEMM rounding: never skipped), on a small Program's rows
+    # before they become arrays
+    own = quick and targets is None and not b.breaks and peephole.enabled()
+    small = own and len(b.rows) + len(b.prologue) <= slot_layout.SMALL_PROGRAM
+    draft = _finish(b, seeds, outs, own_rows=small)
     if not quick:
         peephole.optimize(draft, backward=targets is None)
-    elif targets is None and not draft.segments and peephole.enabled():
-        slot_layout.own_leaf_grads(draft)  # (changes GEMM rounding: never skipped)
+    elif own and not small:
+        slot_layout.own_leaf_grads(draft)
     return draft.freeze(b, graph), graph
 
 
@@ -252,7 +257,6 @@ class Draft:
     def freeze(self, b: Builder, graph: Graph) -> Program:
         """Place the values (after compaction: the larger first layout never costs memory)
         and turn the draft into a Program."""
-        from . import external
         remap = self.offset_map if self.offset_map is not None else (lambda off: off)
         values, literals = [], []
         for off, arr, shape, src in b.values:
@@ -295,13 +299,29 @@ def _segments(breaks: list, first: int, total: int) -> list:
     return segs
 
 
-def _finish(b: Builder, seeds: list, outputs: list) -> Draft:
-    rows = b.prologue + b.rows
-    code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
+def _finish(b: Builder, seeds: list, outputs: list, own_rows: bool = False) -> Draft:
+    """The Builder's rows and tables as a Draft. `own_rows`: run own_leaf_grads here, on
+    the rows as Python lists (a small Program, no callbacks)."""
+    rows = b.prologue + b.rows if b.prologue else b.rows
     itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
-    names = ["(zero unreached output)"] * len(b.prologue) + b.names
-    draft = Draft(code, max(b.size, 1), np.ascontiguousarray(itab, dtype=np.int64),
-                  np.array(b.consts, dtype=b.dtype), seeds, outputs, names)
+    owned = None
+    if own_rows:
+        owned = slot_layout.own_rows(rows, seeds, outputs, itab)
+        if owned:                   # slot_layout._write_through_itab, on the rows
+            base = len(itab)
+            itab = np.concatenate([itab, np.zeros(len(owned), np.int64)])
+            positions = {}
+            for j, (off, r) in enumerate(sorted(owned.items())):
+                positions[off] = base + j
+                rows[r][1] = EXT + ((base + j) << 32)
+            owned = positions
+    code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
+    names = ["(zero unreached output)"] * len(b.prologue) + b.names if b.prologue else \
+        b.names
+    draft = Draft(code, max(b.size, 1), itab, np.array(b.consts, dtype=b.dtype), seeds,
+                  outputs, names)
+    if owned is not None:
+        draft.owned_leaf_pos = owned
     draft.slot_starts = b.allocs
     if b.breaks:
         draft.segments = _segments(b.breaks, len(b.prologue), len(rows))

@@ -219,45 +219,65 @@ def own_leaf_grads(prog: Program) -> int:
 
 
 def _own_small(prog: Program) -> int:
-    """own_leaf_grads for a Program of at most SMALL_PROGRAM rows, on Python lists: the
-    same tests in the same order (numpy calls on arrays of a few dozen rows cost more than
-    the rows: this pass was a seventh of a small graph's first backward)."""
+    """own_leaf_grads for a Program of at most SMALL_PROGRAM rows, on Python lists (numpy
+    calls on arrays of a few dozen rows cost more than the rows: this pass was a seventh of
+    a small graph's first backward)."""
     rows = prog.code.tolist()
-    seeds = [(off, off + max(n, 1)) for off, n in prog.seeds]
-    reads = sorted([v for r in rows for v in r[2:5]])
+    owned = own_rows(rows, prog.seeds, prog.outputs, prog.itab)
+    for r in owned.values():
+        prog.code[r, 0] = rows[r][0]
+    _write_through_itab(prog, owned)
+    return len(owned)
+
+
+_GEMM = OP["GEMM"]
+
+
+def own_rows(rows: list, seeds: list, outputs: list, itab: np.ndarray) -> dict:
+    """own_leaf_grads's test on a small Program's rows as Python lists (at most
+    SMALL_PROGRAM: it scans the rows per leaf): {slot offset: its one writer row} for the
+    leaf outputs (ref, offset, shape, kind) that qualify, whose rows get their acc bit set
+    here. The same tests as own_leaf_grads's (the tests compare the two)."""
+    spans = [(off, off + (n if n > 1 else 1)) for off, n in seeds]
+    reads: list = []
+    for row in rows:
+        reads += row[2:5]
+    reads.sort()
     nreads = len(reads)
     owned: dict[int, int] = {}
-    for t, off, shape, kind in prog.outputs:
+    for _, off, shape, kind in outputs:
         if kind != "leaf":
             continue
         n = math.prod(shape)
-        hi = off + max(n, 1)
+        hi = off + (n if n > 1 else 1)
         i = bisect_left(reads, off)
-        if any(a < hi and off < b for a, b in seeds) or (i < nreads and reads[i] < hi):
+        if i < nreads and reads[i] < hi:
             continue
-        hit = []
+        if spans and any(a < hi and off < b for a, b in spans):
+            continue
+        hit = -1
         for r, row in enumerate(rows):
             o = row[1]
-            if o < hi and o + max(row[5], 1) > off:
-                hit.append(r)
-                if len(hit) > 1:
-                    break
-        if len(hit) != 1 or rows[hit[0]][1] != off:
-            continue
-        r = hit[0]
-        row = rows[r]
-        op = row[0] >> 1
-        if op not in ONE_ADD or row[5] != n:
-            continue
-        if op == OP["GEMM"]:
-            p = row[6]
-            if int(prog.itab[p]) > 1 and int(prog.itab[p + 8]) == 0:
-                continue                 # batches summed into one matrix
-        row[0] |= 1
-        prog.code[r, 0] = row[0]
-        owned[off] = r
-    _write_through_itab(prog, owned)
-    return len(owned)
+            if o < hi:
+                m = row[5]
+                if o + (m if m > 1 else 1) > off:
+                    if hit >= 0:
+                        break           # a second writer
+                    hit = r
+        else:
+            if hit < 0:
+                continue
+            row = rows[hit]
+            op = row[0] >> 1
+            if row[1] != off or op not in ONE_ADD or row[5] != n:
+                continue
+            if op == _GEMM:
+                p = row[6]
+                if int(itab[p]) > 1 and int(itab[p + 8]) == 0:
+                    continue             # batches summed into one matrix
+            row[0] |= 1
+            owned[off] = hit
+    return owned
 
 
 def _rows_writing(writes: _Spans, lo: int, hi: int) -> list:
