@@ -1,7 +1,8 @@
 """The first backward of a new structure (a program-cache miss) takes shortcuts that must
 not change what it computes: own_leaf_grads on a small Program's rows as Python lists (the
-quick lowering, slot_layout.own_rows) against the numpy pass it replaces, over a graph per
-op case of the registry, quick and fully optimised.
+quick lowering, slot_layout.own_rows) against the numpy pass it replaces, and a Workspace's
+seed test (binding._seeds_clean) against its numpy form, over a graph per op case of the
+registry, quick and fully optimised.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad.compile import lower as L, slot_layout
+from jitgrad.compile import binding, lower as L, slot_layout
 from jitgrad.core.tensor import Tensor
 from jitgrad.ops import REGISTRY
 from jitgrad.ops.core import apply
@@ -58,3 +59,19 @@ def test_owned_leaves_on_rows_match_the_numpy_pass(name, i, monkeypatch):
                                                     fast.difference(slow))
             assert fast.node_names == slow.node_names
             assert fast.leaf_rows == slow.leaf_rows
+            with monkeypatch.context() as m:
+                m.setattr(binding, "SMALL_ROWS", -1)           # numpy's answer
+                want = binding._seeds_clean(fast)
+            assert binding._seeds_clean(fast) == want
+
+
+def test_a_seed_slot_written_by_a_row_is_not_clean(monkeypatch):
+    x = paddle.to_tensor(np.arange(1.0, 5.0, dtype=np.float32), stop_gradient=False)
+    y = x * 3.0
+    z = paddle.sum(y * y)
+    prog, _ = L.lower([z, y], quick=True)
+    got = binding._seeds_clean(prog)
+    with monkeypatch.context() as m:
+        m.setattr(binding, "SMALL_ROWS", -1)
+        assert got == binding._seeds_clean(prog)
+    assert got == [True, False]            # y's seed slot also takes z's gradient

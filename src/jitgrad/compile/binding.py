@@ -61,11 +61,8 @@ class Workspace:
                             for off, shape, _, _ in prog.values]
         self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
         self.seed_ones = [False] * len(prog.seeds)   # the slot holds ones from a run
-        outs, ns = prog.code[:, 1], np.maximum(prog.code[:, 5], 1)
-        inside = outs < EXT
         # a seed slot no row writes into keeps its ones between runs
-        self.seed_clean = [not bool(np.any(inside & (outs < off + n) & (outs + ns > off)))
-                           for off, n in prog.seeds]
+        self.seed_clean = _seeds_clean(prog)
         self.ones_ready = False         # every seed slot holds ones
         self.seeds_dirty = not all(self.seed_clean)
         self.out_views = [arena[off:off + _size(shape)].reshape(shape)
@@ -89,6 +86,22 @@ class Workspace:
 
 def _size(shape: tuple) -> int:
     return math.prod(shape)
+
+
+SMALL_ROWS = 64         # below this, Python lists answer _seeds_clean faster than numpy
+
+
+def _seeds_clean(prog: Program) -> list[bool]:
+    """Per seed slot: does no row write into it (an external `out` writes elsewhere)?"""
+    code = prog.code
+    if code.shape[0] <= SMALL_ROWS:
+        writes = [(o, o + (n if n > 1 else 1)) for o, n in
+                  zip(code[:, 1].tolist(), code[:, 5].tolist()) if o < EXT]
+        return [not any(o < off + n and e > off for o, e in writes) for off, n in prog.seeds]
+    outs, ns = code[:, 1], np.maximum(code[:, 5], 1)
+    inside = outs < EXT
+    return [not bool(np.any(inside & (outs < off + n) & (outs + ns > off)))
+            for off, n in prog.seeds]
 
 
 def _make_callback(spec: tuple, graph: Graph) -> Any:
