@@ -257,35 +257,45 @@ class Draft:
     def freeze(self, b: Builder, graph: Graph) -> Program:
         """Place the values (after compaction: the larger first layout never costs memory)
         and turn the draft into a Program."""
-        remap = self.offset_map if self.offset_map is not None else (lambda off: off)
+        remap = self.offset_map
         values, literals = [], []
+        dt = self.consts.dtype
         for off, arr, shape, src in b.values:
+            if remap is not None:
+                off = remap(off)
             if src is None or src == "static":
-                literals.append((remap(off), shape, np.array(arr, dtype=self.consts.dtype)))
+                literals.append((off, shape, np.array(arr, dtype=dt)))
             else:
-                values.append((remap(off), shape, src, arr))
+                values.append((off, shape, src, arr))
         copied, externals = external.place(self, values)
         for pos, n, _ in b.tables:          # this graph's indices: each binding writes its own
             self.itab[pos:pos + n] = 0
-        leaf_at = {off: j for j, (_, off, _, kind) in enumerate(self.outputs) if kind == "leaf"}
+        leaf_rows = ()
+        if self.owned_leaf_pos:
+            leaf_at = {off: j for j, (_, off, _, kind) in enumerate(self.outputs)
+                       if kind == "leaf"}
+            leaf_rows = tuple(sorted([(leaf_at[off], pos)
+                                      for off, pos in self.owned_leaf_pos.items()]))
         reason = None if b.unnamed is None else f"a value without a source ({b.unnamed})"
         if graph.key is None:
             reason = reason or f"the graph has no key ({graph.reason})"
+        code, itab = self.code, self.itab
         return Program(
-            code=np.ascontiguousarray(self.code, dtype=np.int64),
-            itab=np.ascontiguousarray(self.itab, dtype=np.int64),
+            code=code if code.dtype == np.int64 and code.flags.c_contiguous else
+            np.ascontiguousarray(code, dtype=np.int64),
+            itab=itab if itab.dtype == np.int64 and itab.flags.c_contiguous else
+            np.ascontiguousarray(itab, dtype=np.int64),
             consts=np.ascontiguousarray(self.consts),
             arena_size=int(self.arena.size),
-            seeds=tuple((int(o), int(n)) for o, n in self.seeds),
-            outputs=tuple((kind, ref, int(off), tuple(shape))
-                          for ref, off, shape, kind in self.outputs),
+            seeds=tuple([(int(o), int(n)) for o, n in self.seeds]),
+            outputs=tuple([(kind, ref, int(off), tuple(shape))
+                           for ref, off, shape, kind in self.outputs]),
             values=tuple(copied), externals=tuple(externals),
             tables=tuple(b.tables), scalars=tuple(b.scalars), literals=tuple(literals),
-            leaf_rows=tuple(sorted((leaf_at[off], pos)
-                                   for off, pos in self.owned_leaf_pos.items())),
-            segments=tuple((int(s), int(e), -1 if cb is None else cb)
-                           for s, e, cb in self.segments),
-            callbacks=tuple(spec for _, spec in b.breaks),
+            leaf_rows=leaf_rows,
+            segments=tuple([(int(s), int(e), -1 if cb is None else cb)
+                            for s, e, cb in self.segments]),
+            callbacks=tuple([spec for _, spec in b.breaks]),
             node_names=tuple(self.node_names), reason=reason)
 
 
