@@ -120,7 +120,15 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
                 slot = slots[k] = alloc(t._data.shape)
             gins.append(slot)
             if id(t) not in seen_out:
-                note_output(t)
+                if targets is not None:
+                    note_output(t)
+                elif t._node is None:       # note_output(t) for backward(), inlined
+                    seen_out.add(id(t))
+                    outputs.append((t, slot, "leaf"))
+                elif t._retain:
+                    seen_out.add(id(t))
+                    retain_pos[id(t._node)] = len(outputs)
+                    outputs.append((t, slot, "retain"))
         if g is None or g.off not in written:
             continue                        # no gradient flows into this node
         op = node.op
@@ -143,18 +151,21 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     if targets is not None:
         hook_calls.lower_targets(b, outputs, hooked, nindex, {id(r) for r in roots}, retain_pos)
 
-    for t, slot, kind in outputs:           # reachable, but every path gave zero
-        if slot.off not in b.written:
+    outs = []
+    leaf_hooks = []
+    for t, slot, kind in outputs:
+        if slot.off not in written:         # reachable, but every path gave zero
             b.prologue.append([OP["ZERO"] << 1, slot.off, 0, 0, 0, slot.n, 0, 0])
-            b.written.add(slot.off)
-    out_refs = [(kind, refs.of(t), slot, t._data.dtype) for t, slot, kind in outputs]
-    if targets is None:                     # leaf hooks: once, on the summed gradient
-        for kind, ref, slot, dtype in out_refs:
-            chain = hooks.chain_of(graph.tensor(ref)) if kind == "leaf" else None
-            if chain is not None and chain.has_hooks:
-                b.breakpoint(hook_calls.slot_hook_spec(("leaf", ref), slot.off, slot.off,
-                                                  slot.shape, dtype), pin=[slot])
-    outs = [(ref, s.off, s.shape, kind) for kind, ref, s, _ in out_refs]
+            written.add(slot.off)
+        ref = refs.of(t)
+        outs.append((ref, slot.off, slot.shape, kind))
+        # (a leaf's hooks are its own: hooks.chain_of)
+        if targets is None and kind == "leaf" and t._hooks is not None and \
+                t._hooks.has_hooks:
+            leaf_hooks.append((ref, slot, t._data.dtype))
+    for ref, slot, dtype in leaf_hooks:     # leaf hooks: once, on the summed gradient
+        b.breakpoint(hook_calls.slot_hook_spec(("leaf", ref), slot.off, slot.off,
+                                               slot.shape, dtype), pin=[slot])
     # peephole passes (JITGRAD_NO_PEEPHOLE=1 skips them); quick keeps only the owned leaf
     # gradients (they change GEMM rounding: never skipped), on a small Program's rows
     # before they become arrays

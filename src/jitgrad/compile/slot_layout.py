@@ -238,16 +238,15 @@ def own_rows(rows: list, seeds: list, outputs: list, itab: np.ndarray) -> dict:
     SMALL_PROGRAM: it scans the rows per leaf): {slot offset: its one writer row} for the
     leaf outputs (ref, offset, shape, kind) that qualify, whose rows get their acc bit set
     here. The same tests as own_leaf_grads's (the tests compare the two)."""
-    spans = [(off, off + (n if n > 1 else 1)) for off, n in seeds]
-    reads: list = []
-    for row in rows:
-        reads += row[2:5]
-    reads.sort()
-    nreads = len(reads)
+    leaves = [(off, shape) for _, off, shape, kind in outputs if kind == "leaf"]
     owned: dict[int, int] = {}
-    for _, off, shape, kind in outputs:
-        if kind != "leaf":
-            continue
+    if not leaves:
+        return owned
+    spans = [(off, off + (n if n > 1 else 1)) for off, n in seeds]
+    reads = sorted([v for row in rows for v in row[2:5]])
+    nreads = len(reads)
+    writes = [(row[1], row[1] + (row[5] if row[5] > 1 else 1)) for row in rows]
+    for off, shape in leaves:
         n = math.prod(shape)
         hi = off + (n if n > 1 else 1)
         i = bisect_left(reads, off)
@@ -255,28 +254,20 @@ def own_rows(rows: list, seeds: list, outputs: list, itab: np.ndarray) -> dict:
             continue
         if spans and any(a < hi and off < b for a, b in spans):
             continue
-        hit = -1
-        for r, row in enumerate(rows):
-            o = row[1]
-            if o < hi:
-                m = row[5]
-                if o + (m if m > 1 else 1) > off:
-                    if hit >= 0:
-                        break           # a second writer
-                    hit = r
-        else:
-            if hit < 0:
-                continue
-            row = rows[hit]
-            op = row[0] >> 1
-            if row[1] != off or op not in ONE_ADD or row[5] != n:
-                continue
-            if op == _GEMM:
-                p = row[6]
-                if int(itab[p]) > 1 and int(itab[p + 8]) == 0:
-                    continue             # batches summed into one matrix
-            row[0] |= 1
-            owned[off] = hit
+        hit = [r for r, (o, e) in enumerate(writes) if o < hi and e > off]
+        if len(hit) != 1:
+            continue
+        r = hit[0]
+        row = rows[r]
+        op = row[0] >> 1
+        if row[1] != off or op not in ONE_ADD or row[5] != n:
+            continue
+        if op == _GEMM:
+            p = row[6]
+            if int(itab[p]) > 1 and int(itab[p + 8]) == 0:
+                continue                 # batches summed into one matrix
+        row[0] |= 1
+        owned[off] = r
     return owned
 
 
