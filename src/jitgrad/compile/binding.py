@@ -57,7 +57,8 @@ class Workspace:
         self.code = prog.code                        # fold.py's rewrite, once folded
         self.folded: list | None = None              # fold.py's D arrays ([]: none fold)
         self.tables_bound: dict = {}                 # itab position -> (itab, table array)
-        self.value_views = [arena[off:off + _size(shape)].reshape(shape)
+        prod = math.prod
+        self.value_views = [arena[off:off + prod(shape)].reshape(shape)
                             for off, shape, _, _ in prog.values]
         self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
         self.seed_ones = [False] * len(prog.seeds)   # the slot holds ones from a run
@@ -65,7 +66,7 @@ class Workspace:
         self.seed_clean = _seeds_clean(prog)
         self.ones_ready = False         # every seed slot holds ones
         self.seeds_dirty = not all(self.seed_clean)
-        self.out_views = [arena[off:off + _size(shape)].reshape(shape)
+        self.out_views = [arena[off:off + prod(shape)].reshape(shape)
                           for _, _, off, shape in prog.outputs]
         # per owned leaf row: (weak reference to the .grad array last pointed at, address)
         self.leaf_last: list = [None] * len(prog.leaf_rows)
@@ -243,9 +244,9 @@ class Binding:
             view = ws.out_views[j]
             fresh = None
             if g is None and t._data.dtype == view.dtype:
-                g = fresh = np.zeros(view.shape, view.dtype)
-            if g is None or not (g.dtype == view.dtype and g.shape == view.shape and
-                                 g.flags.c_contiguous and g.flags.writeable):
+                g = fresh = np.zeros(view.shape, view.dtype)    # (fits: no checks)
+            elif g is None or not (g.dtype == view.dtype and g.shape == view.shape and
+                                   g.flags.c_contiguous and g.flags.writeable):
                 view[...] = 0
                 last[i] = pointed[i] = None
                 itab[pos] = _address(view)

@@ -139,7 +139,8 @@ class Builder:
     def value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
         """A forward value, broadcast to `shape`, placed in the arena (once per array)."""
         src = self.source(arr)
-        arr = np.asarray(arr)
+        if type(arr) is not np.ndarray:
+            arr = np.asarray(arr)
         shape = arr.shape if shape is None else tuple(shape)
         # keyed by memory and source: a reshaped view of a value already placed (matmul's
         # operands) shares its slot; copied in by the binding (no temporary). A source

@@ -282,7 +282,8 @@ class Plan:
                 continue
             useful.add(id(node))
         self.useful = useful
-        self.nodes = [n for n in nodes if id(n) in useful]
+        self.nodes = nodes if len(useful) == len(nodes) else \
+            [n for n in nodes if id(n) in useful]
 
     def is_target(self, t: Tensor) -> bool:
         if self.target_ids is not None:
