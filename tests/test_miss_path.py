@@ -1,8 +1,9 @@
 """The first backward of a new structure (a program-cache miss) takes shortcuts that must
 not change what it computes: own_leaf_grads on a small Program's rows as Python lists (the
-quick lowering, slot_layout.own_rows) against the numpy pass it replaces, and a Workspace's
-seed test (binding._seeds_clean) against its numpy form, over a graph per op case of the
-registry, quick and fully optimised.
+quick lowering, slot_layout.own_rows) against the numpy pass it replaces, a Workspace's
+seed test (binding._seeds_clean) against its numpy form, and Builder.source's shortcut for
+an array that is one of the node's own against its scan of every candidate, over a graph
+per op case of the registry, quick and fully optimised.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
-from jitgrad.compile import binding, lower as L, slot_layout
+from jitgrad.compile import binding, builder, lower as L, slot_layout
 from jitgrad.core.tensor import Tensor
 from jitgrad.ops import REGISTRY
 from jitgrad.ops.core import apply
@@ -75,3 +76,40 @@ def test_a_seed_slot_written_by_a_row_is_not_clean(monkeypatch):
         m.setattr(binding, "SMALL_ROWS", -1)
         assert got == binding._seeds_clean(prog)
     assert got == [True, False]            # y's seed slot also takes z's gradient
+
+
+@pytest.mark.parametrize("name, i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_source_shortcut_names_what_the_scan_names(name, i, monkeypatch):
+    op = REGISTRY[name]
+    for dtype, twice in ((np.float32, False), (np.float32, True), (np.float64, False)):
+        loss = _graph(op, op.cases[i], dtype, twice)
+        if loss is None:
+            continue
+        for quick in (True, False):
+            fast = _programs(loss, quick)
+            with monkeypatch.context() as m:
+                m.setattr(builder.Builder, "source", builder.Builder.scan_sources)
+                slow = _programs(loss, quick)
+            assert fast.difference(slow) is None, (name, i, dtype, quick,
+                                                    fast.difference(slow))
+            assert fast.node_names == slow.node_names
+
+
+def _shared_graphs():
+    x = paddle.to_tensor(np.linspace(0.5, 2.0, 6, dtype=np.float32), stop_gradient=False)
+    w = paddle.to_tensor(np.arange(6, dtype=np.float32))
+    yield paddle.sum(x * x)                                 # one tensor, two inputs
+    yield paddle.sum(paddle.reshape(x, [2, 3]) * paddle.reshape(w, [2, 3]))   # views
+    yield paddle.sum(x * x.detach())                        # one array, two tensors
+    yield paddle.sum(paddle.tanh(x) * paddle.tanh(x))       # a node's output twice
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_source_shortcut_on_shared_arrays(k, monkeypatch):
+    loss = list(_shared_graphs())[k]
+    for quick in (True, False):
+        fast = _programs(loss, quick)
+        with monkeypatch.context() as m:
+            m.setattr(builder.Builder, "source", builder.Builder.scan_sources)
+            slow = _programs(loss, quick)
+        assert fast.difference(slow) is None and fast.reason == slow.reason

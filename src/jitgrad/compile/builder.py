@@ -21,6 +21,7 @@ class Slot(NamedTuple):
     shape: tuple
 
 
+_OUT = object()                     # Builder.source: the node's output matched
 _new_slot = tuple.__new__            # Slot(off, n, shape) without namedtuple's __new__
 
 
@@ -62,7 +63,8 @@ class Builder:
         self.flows: dict[int, Slot] = {}    # node id -> its gradient slot after its hooks
         self._cands: list = []              # the current node's (source, array) pairs
         self._cands_of: Any = None
-        self._k = -1                        # ... and its canonical number
+        self._k = -1                        # the current node's canonical number
+        self._k_of: Any = None              # ... of this node
 
     def breakpoint(self, spec: tuple, pin: Iterable[Slot] = ()) -> None:
         """Run the callback `spec` (data: hook_calls.py, node_call.py) between the rows emitted
@@ -81,9 +83,55 @@ class Builder:
         node = self.node
         if node is None or not isinstance(arr, (np.ndarray, np.generic)):
             return None
+        if self._k_of is not node:
+            self._k, self._k_of = self.graph.node_index()[id(node)], node
+        # the common case first: exactly one of the node's arrays is `arr` itself, and its
+        # source is the answer of the scan below (which lists every candidate's source)
+        count, one = 0, None
+        for t in node.inputs:
+            if t._data is arr:
+                count += 1
+                one = t
+        if node.out_data is arr:
+            count += 1
+            one = _OUT
+        saved = node.saved
+        if saved:
+            for j, v in enumerate(saved):
+                if v is arr:
+                    count += 1
+                    one = j
+        attrs = node.attrs
+        if attrs and type(arr) is np.ndarray:
+            for name, v in attrs.items():
+                if v is arr:
+                    count += 1
+                    one = (name,)
+        if count == 1:
+            if one is _OUT:
+                return ("o", self._k)
+            if type(one) is int:
+                return ("s", self._k, one)
+            if type(one) is tuple:
+                return ("a", self._k, one[0])
+            i = self.graph.tensor_index().get(id(one))
+            if i is not None:
+                return ("t", i)
+            nindex = self.graph.node_index()
+            if one._node is not None and id(one._node) in nindex:
+                return ("o", nindex[id(one._node)])
+        return self.scan_sources(arr)
+
+    def scan_sources(self, arr: Any) -> tuple | None:
+        """source(arr) by a scan of every candidate of the current node (its whole
+        definition; source answers the common case without it)."""
+        node = self.node
+        if node is None or not isinstance(arr, (np.ndarray, np.generic)):
+            return None
+        if self._k_of is not node:
+            self._k, self._k_of = self.graph.node_index()[id(node)], node
         if self._cands_of is not node:      # (once per node: its rule asks several times)
-            k = self.graph.node_index()[id(node)]
-            self._cands, self._cands_of, self._k = self._candidates(node, k), node, k
+            self._cands, self._cands_of = self._candidates(node, self._k), node
         cands = self._cands
         found = None
         for src, cand in cands:             # the very object
