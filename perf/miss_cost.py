@@ -5,8 +5,10 @@ miss: lower + bind + run), the same graph's next backward (a hit), and torch's b
 
 Graph: mean((tanh(x W1) W2)^2), x 8x16, W1 16x32, W2 32x1, float32, one thread. Each
 sample builds the forward anew; the miss row empties the cache before its backward.
-Measured 2026-12-04 08:20 UTC (quiet shared 2-vCPU VM): miss 290 us, hit 20 us, torch's
-backward 66 us (issue 13's target for the miss, torch's backward, is not met).
+Measured 2026-12-04 14:54 UTC (shared 2-vCPU VM; this script, that of bc821a7 (the tree
+before the miss-cost work) and that of main at 73369a0 run in turn 7 times, medians): miss
+157 us (bc821a7: 251, 73369a0: 259), hit 19.7 us (20.3, 21.2), torch's backward 66 us.
+Issue 13's target for the miss, torch's backward, is not met (2.4x).
 """
 
 from __future__ import annotations

@@ -57,18 +57,16 @@ class Workspace:
         self.code = prog.code                        # fold.py's rewrite, once folded
         self.folded: list | None = None              # fold.py's D arrays ([]: none fold)
         self.tables_bound: dict = {}                 # itab position -> (itab, table array)
-        self.value_views = [arena[off:off + _size(shape)].reshape(shape)
+        prod = math.prod
+        self.value_views = [arena[off:off + prod(shape)].reshape(shape)
                             for off, shape, _, _ in prog.values]
         self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
         self.seed_ones = [False] * len(prog.seeds)   # the slot holds ones from a run
-        outs, ns = prog.code[:, 1], np.maximum(prog.code[:, 5], 1)
-        inside = outs < EXT
         # a seed slot no row writes into keeps its ones between runs
-        self.seed_clean = [not bool(np.any(inside & (outs < off + n) & (outs + ns > off)))
-                           for off, n in prog.seeds]
+        self.seed_clean = _seeds_clean(prog)
         self.ones_ready = False         # every seed slot holds ones
         self.seeds_dirty = not all(self.seed_clean)
-        self.out_views = [arena[off:off + _size(shape)].reshape(shape)
+        self.out_views = [arena[off:off + prod(shape)].reshape(shape)
                           for _, _, off, shape in prog.outputs]
         # per owned leaf row: (weak reference to the .grad array last pointed at, address)
         self.leaf_last: list = [None] * len(prog.leaf_rows)
@@ -89,6 +87,22 @@ class Workspace:
 
 def _size(shape: tuple) -> int:
     return math.prod(shape)
+
+
+SMALL_ROWS = 64         # below this, Python lists answer _seeds_clean faster than numpy
+
+
+def _seeds_clean(prog: Program) -> list[bool]:
+    """Per seed slot: does no row write into it (an external `out` writes elsewhere)?"""
+    code = prog.code
+    if code.shape[0] <= SMALL_ROWS:
+        writes = [(o, o + (n if n > 1 else 1)) for o, n in
+                  zip(code[:, 1].tolist(), code[:, 5].tolist()) if o < EXT]
+        return [not any(o < off + n and e > off for o, e in writes) for off, n in prog.seeds]
+    outs, ns = code[:, 1], np.maximum(code[:, 5], 1)
+    inside = outs < EXT
+    return [not bool(np.any(inside & (outs < off + n) & (outs + ns > off)))
+            for off, n in prog.seeds]
 
 
 def _make_callback(spec: tuple, graph: Graph) -> Any:
@@ -230,9 +244,9 @@ class Binding:
             view = ws.out_views[j]
             fresh = None
             if g is None and t._data.dtype == view.dtype:
-                g = fresh = np.zeros(view.shape, view.dtype)
-            if g is None or not (g.dtype == view.dtype and g.shape == view.shape and
-                                 g.flags.c_contiguous and g.flags.writeable):
+                g = fresh = np.zeros(view.shape, view.dtype)    # (fits: no checks)
+            elif g is None or not (g.dtype == view.dtype and g.shape == view.shape and
+                                   g.flags.c_contiguous and g.flags.writeable):
                 view[...] = 0
                 last[i] = pointed[i] = None
                 itab[pos] = _address(view)

@@ -21,6 +21,10 @@ class Slot(NamedTuple):
     shape: tuple
 
 
+_OUT = object()                     # Builder.source: the node's output matched
+_new_slot = tuple.__new__            # Slot(off, n, shape) without namedtuple's __new__
+
+
 class BoundK:
     """A constant whose value comes from the graph: K = factor * source[0] (Builder.scalar)."""
 
@@ -59,6 +63,8 @@ class Builder:
         self.flows: dict[int, Slot] = {}    # node id -> its gradient slot after its hooks
         self._cands: list = []              # the current node's (source, array) pairs
         self._cands_of: Any = None
+        self._k = -1                        # the current node's canonical number
+        self._k_of: Any = None              # ... of this node
 
     def breakpoint(self, spec: tuple, pin: Iterable[Slot] = ()) -> None:
         """Run the callback `spec` (data: hook_calls.py, node_call.py) between the rows emitted
@@ -77,65 +83,131 @@ class Builder:
         node = self.node
         if node is None or not isinstance(arr, (np.ndarray, np.generic)):
             return None
-        k = self.graph.node_index()[id(node)]
-        if self._cands_of is not node:      # (once per node: its rule asks several times)
-            self._cands, self._cands_of = list(self._candidates(node, k)), node
-        for same in (_is, _same_memory):
-            found = None
-            for src, cand in self._cands:
-                if same(arr, cand):
-                    if found is None or src[0] == "s":
-                        found = src         # a saved value aliasing an input: the saved one
-                    elif found != src and found[0] != "s" and not _one_value(found, src, k):
-                        self.unnamed = f"{node.op.name}: one array shared by two tensors"
-                        return None
-            if found is not None:
-                return found
-        return None
+        if self._k_of is not node:
+            self._k, self._k_of = self.graph.node_index()[id(node)], node
+        # the common case first: exactly one of the node's arrays is `arr` itself, and its
+        # source is the answer of the scan below (which lists every candidate's source)
+        count, one = 0, None
+        for t in node.inputs:
+            if t._data is arr:
+                count += 1
+                one = t
+        if node.out_data is arr:
+            count += 1
+            one = _OUT
+        saved = node.saved
+        if saved:
+            for j, v in enumerate(saved):
+                if v is arr:
+                    count += 1
+                    one = j
+        attrs = node.attrs
+        if attrs and type(arr) is np.ndarray:
+            for name, v in attrs.items():
+                if v is arr:
+                    count += 1
+                    one = (name,)
+        if count == 1:
+            if one is _OUT:
+                return ("o", self._k)
+            if type(one) is int:
+                return ("s", self._k, one)
+            if type(one) is tuple:
+                return ("a", self._k, one[0])
+            i = self.graph.tensor_index().get(id(one))
+            if i is not None:
+                return ("t", i)
+            nindex = self.graph.node_index()
+            if one._node is not None and id(one._node) in nindex:
+                return ("o", nindex[id(one._node)])
+        return self.scan_sources(arr)
 
-    def _candidates(self, node: Any, k: int) -> Iterable[tuple[tuple, np.ndarray]]:
+    def scan_sources(self, arr: Any) -> tuple | None:
+        """source(arr) by a scan of every candidate of the current node (its whole
+        definition; source answers the common case without it)."""
+        node = self.node
+        if node is None or not isinstance(arr, (np.ndarray, np.generic)):
+            return None
+        if self._k_of is not node:
+            self._k, self._k_of = self.graph.node_index()[id(node)], node
+        if self._cands_of is not node:      # (once per node: its rule asks several times)
+            self._cands, self._cands_of = self._candidates(node, self._k), node
+        cands = self._cands
+        found = None
+        for src, cand in cands:             # the very object
+            if arr is cand:
+                if found is None or src[0] == "s":
+                    found = src             # a saved value aliasing an input: the saved one
+                elif found != src and found[0] != "s" and not _one_value(found, src,
+                                                                          self._k):
+                    self.unnamed = f"{node.op.name}: one array shared by two tensors"
+                    return None
+        if found is not None:
+            return found
+        for src, cand in cands:             # an array over the same memory
+            if _same_memory(arr, cand):
+                if found is None or src[0] == "s":
+                    found = src
+                elif found != src and found[0] != "s" and not _one_value(found, src,
+                                                                          self._k):
+                    self.unnamed = f"{node.op.name}: one array shared by two tensors"
+                    return None
+        return found
+
+    def _candidates(self, node: Any, k: int) -> list[tuple[tuple, np.ndarray]]:
         graph = self.graph
         tindex, nindex = graph.tensor_index(), graph.node_index()
+        cands = []
         for t in node.inputs:
             i = tindex.get(id(t))
             if i is not None:
-                yield ("t", i), t._data
+                cands.append((("t", i), t._data))
             elif t._node is not None and id(t._node) in nindex:
-                yield ("o", nindex[id(t._node)]), t._data
-        yield ("o", k), node.out_data
+                cands.append((("o", nindex[id(t._node)]), t._data))
+        cands.append((("o", k), node.out_data))
         for j, v in enumerate(node.saved or ()):
             if isinstance(v, (np.ndarray, np.generic)):     # (a 0-d ufunc result: a scalar)
-                yield ("s", k, j), v
-        for name, v in (node.attrs or {}).items():
-            if type(v) is np.ndarray:
-                yield ("a", k, name), v
+                cands.append((("s", k, j), v))
+        attrs = node.attrs
+        if attrs:
+            for name, v in attrs.items():
+                if type(v) is np.ndarray:
+                    cands.append((("a", k, name), v))
+        return cands
 
     # ---- layout ------------------------------------------------------------------------
     def alloc(self, shape: Iterable[int]) -> Slot:
-        shape = tuple(int(s) for s in shape)
+        shape = tuple(map(int, shape))
         n = math.prod(shape)
-        slot = Slot(self.size, n, shape)
-        self.size += max(n, 1)              # distinct offsets even for empty slots
-        self.allocs.append(slot.off)        # slot starts, for slot_layout.compact
-        return slot
+        off = self.size
+        self.size = off + (n if n > 1 else 1)   # distinct offsets even for empty slots
+        self.allocs.append(off)             # slot starts, for slot_layout.compact
+        return _new_slot(Slot, (off, n, shape))
 
     def value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
         """A forward value, broadcast to `shape`, placed in the arena (once per array)."""
         src = self.source(arr)
-        arr = np.asarray(arr)
-        shape = tuple(arr.shape if shape is None else shape)
-        if src is None and self.unnamed is None:
-            self.unnamed = f"{getattr(self.node, 'op', None)!r} computes a value in its rule"
+        if type(arr) is not np.ndarray:
+            arr = np.asarray(arr)
+        shape = arr.shape if shape is None else tuple(shape)
         # keyed by memory and source: a reshaped view of a value already placed (matmul's
-        # operands) shares its slot; copied in by the binding (no temporary)
-        key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str,
-               shape, src)
-        if key not in self._value_ids:
+        # operands) shares its slot; copied in by the binding (no temporary). A source
+        # names one array of the graph, so with one its memory is that array's: the
+        # address (an __array_interface__ dict per call) adds nothing to the key.
+        if src is None:
+            if self.unnamed is None:
+                self.unnamed = f"{getattr(self.node, 'op', None)!r} computes a value in its rule"
+            key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str,
+                   shape, src)
+        else:
+            key = (arr.shape, arr.strides, arr.dtype.str, shape, src)
+        slot = self._value_ids.get(key)
+        if slot is None:
             slot = self.alloc(shape)
             self.values.append((slot.off, arr, shape, src))
             self._value_ids[key] = slot
             self._keep.append(arr)
-        return self._value_ids[key]
+        return slot
 
     def static_value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
         """A constant array computed from shapes and attributes only (a mask, a scale
@@ -187,13 +259,17 @@ class Builder:
              c: Slot | None = None, n: int | None = None, p: int = 0,
              k: float | BoundK = 1.0, acc: bool | None = None) -> None:
         """Append one instruction; by default it accumulates iff `out` was written before."""
+        o = out.off
+        written = self.written
         if acc is None:
-            acc = out.off in self.written
-        self.written.add(out.off)
-        kidx = k.index if isinstance(k, BoundK) else self.const(k)
-        row = [OP[name] << 1 | int(acc), out.off, a.off if a else 0, b.off if b else 0,
-               c.off if c else 0, out.n if n is None else n, p, kidx]
-        self.rows.append(row)
+            acc = o in written
+        written.add(o)
+        if k == 1.0 and type(k) is float:
+            kidx = 0                        # (const(1.0): the table's first entry)
+        else:
+            kidx = k.index if isinstance(k, BoundK) else self.const(k)
+        self.rows.append([OP[name] << 1 | int(acc), o, a.off if a else 0, b.off if b else 0,
+                          c.off if c else 0, out.n if n is None else n, p, kidx])
         self.names.append(self.current)
 
     def ensure_zero(self, slot: Slot) -> None:

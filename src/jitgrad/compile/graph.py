@@ -57,7 +57,16 @@ def attrs_key(node: tape.Node) -> tuple:
     if not attrs:
         return ()
     bound = node.op.extra.get("bound_attrs", ())
-    return tuple((k, _norm(v, k in bound)) for k, v in attrs.items())
+    key = []
+    for k, v in attrs.items():
+        t = type(v)
+        if t is int or t is str or v is None:       # _norm's first cases, inline
+            key.append((k, v))
+        elif t is float or t is bool:
+            key.append((k, (t.__name__, v)))
+        else:
+            key.append((k, _norm(v, k in bound)))
+    return tuple(key)
 
 
 class Graph:

@@ -17,15 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from . import hook_calls
+from . import external, hook_calls, peephole, slot_layout
 from ..core import hooks, tape
 from .builder import Builder, Slot
 from .graph import Graph
-from ..vm.program import OP, WIDTH, Program
+from ..vm.program import EXT, OP, WIDTH, Program
 
 
 def _key(t: Any) -> int:
     return id(t._node) if t._node is not None else id(t)
+
+
+_GRAD_NAMES: dict[str, str] = {}          # op name -> Node.grad_name (for row names)
 
 
 def lower(roots: list, targets: list | None = None, stop: set[int] | None = None,
@@ -42,20 +45,27 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     slot reuse, compaction: they keep every value bitwise) for a graph that may run once;
     the executor lowers again with them when its structure recurs.
     """
-    plan = tape.Plan(roots, targets, stop)
+    free_roots = all(not r._stop_gradient for r in roots)
+    if graph is None:
+        graph = Graph(roots, targets, stop)
+    # (the walk numbered exactly the nodes reachable_nodes finds, when no root is a
+    # constant: the Plan needs no second walk)
+    plan = tape.Plan(roots, targets, stop, reachable=graph.nodes if free_roots else None)
     nodes = plan.nodes
     is_target = plan.is_target
     tape.check_not_freed(nodes)
-    if graph is None or plan.rewired:
+    if plan.rewired:
         graph = Graph(roots, targets, stop)
 
-    wide = any(v.dtype == np.float64 for n in nodes for v in
-               [n.out_data] + [t._data for t in n.inputs])
+    dtypes = {n.out_data.dtype for n in nodes}
+    for n in nodes:
+        for t in n.inputs:
+            dtypes.add(t._data.dtype)
+    wide = any(dt == np.float64 for dt in dtypes)
     b = Builder(np.float64 if wide else np.float32, graph)
     slots: dict[int, Slot] = {}
     seeds = []
-    narrow = any(round_bits(v.dtype, b.dtype) for n in nodes for v in
-                 [n.out_data] + [t._data for t in n.inputs])
+    narrow = any(round_bits(dt, b.dtype) for dt in dtypes)
     for r in roots:
         slot = slots[_key(r)] = b.alloc(r._data.shape)
         b.written.add(slot.off)
@@ -90,51 +100,82 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         note_output(r)
     nindex = graph.node_index()
     hooked: set[int] = set()                # nodes whose output's hooks ran
+    useful, target_ids = plan.useful, plan.target_ids
+    written, alloc = b.written, b.alloc
+    any_hooks = hooks.any_node_hooks()
     for node in nodes:
         g = slots.get(id(node))
         gins = []
         for t in node.inputs:
-            if plan.carries(t):
-                if _key(t) not in slots:
-                    slots[_key(t)] = b.alloc(t._data.shape)
-                gins.append(slots[_key(t)])
-                note_output(t)
-            else:
+            # plan.carries(t), inlined
+            if t._stop_gradient or (stop is not None and id(t) in stop) or not (
+                    ((t._node is None or t._retain) if target_ids is None else
+                     id(t) in target_ids) or
+                    (t._node is not None and id(t._node) in useful)):
                 gins.append(None)
-        if g is None or g.off not in b.written:
+                continue
+            k = _key(t)
+            slot = slots.get(k)
+            if slot is None:
+                slot = slots[k] = alloc(t._data.shape)
+            gins.append(slot)
+            if id(t) not in seen_out:
+                if targets is not None:
+                    note_output(t)
+                elif t._node is None:       # note_output(t) for backward(), inlined
+                    seen_out.add(id(t))
+                    outputs.append((t, slot, "leaf"))
+                elif t._retain:
+                    seen_out.add(id(t))
+                    retain_pos[id(t._node)] = len(outputs)
+                    outputs.append((t, slot, "retain"))
+        if g is None or g.off not in written:
             continue                        # no gradient flows into this node
-        b.current = f"{node.grad_name} #{node.seq}"
+        op = node.op
+        name = _GRAD_NAMES.get(op.name)
+        if name is None:
+            name = _GRAD_NAMES[op.name] = node.grad_name
+        b.current = f"{name} #{node.seq}"
         b.node = node
-        chain = hooks.node_chain(node)
-        if chain is not None and chain.has_hooks:
-            g = hook_calls.lower_break(b, nindex[id(node)], g, node, outputs,
-                                  retain_pos.get(id(node)))
-            hooked.add(id(node))
+        if any_hooks:
+            chain = hooks.node_chain(node)
+            if chain is not None and chain.has_hooks:
+                g = hook_calls.lower_break(b, nindex[id(node)], g, node, outputs,
+                                           retain_pos.get(id(node)))
+                hooked.add(id(node))
         if narrow:
             lower_rounded(b, node, g, gins)
         else:
-            node.op.lower(b, node, g, gins)
+            op.lower(b, node, g, gins)
     b.node = None
     if targets is not None:
         hook_calls.lower_targets(b, outputs, hooked, nindex, {id(r) for r in roots}, retain_pos)
 
-    for t, slot, kind in outputs:           # reachable, but every path gave zero
-        if slot.off not in b.written:
+    outs = []
+    leaf_hooks = []
+    for t, slot, kind in outputs:
+        if slot.off not in written:         # reachable, but every path gave zero
             b.prologue.append([OP["ZERO"] << 1, slot.off, 0, 0, 0, slot.n, 0, 0])
-            b.written.add(slot.off)
-    out_refs = [(kind, refs.of(t), slot, t._data.dtype) for t, slot, kind in outputs]
-    if targets is None:                     # leaf hooks: once, on the summed gradient
-        for kind, ref, slot, dtype in out_refs:
-            chain = hooks.chain_of(graph.tensor(ref)) if kind == "leaf" else None
-            if chain is not None and chain.has_hooks:
-                b.breakpoint(hook_calls.slot_hook_spec(("leaf", ref), slot.off, slot.off,
-                                                  slot.shape, dtype), pin=[slot])
-    draft = _finish(b, seeds, [(ref, s.off, s.shape, kind) for kind, ref, s, _ in out_refs])
-    from . import peephole, slot_layout     # peephole passes; JITGRAD_NO_PEEPHOLE=1 skips
+            written.add(slot.off)
+        ref = refs.of(t)
+        outs.append((ref, slot.off, slot.shape, kind))
+        # (a leaf's hooks are its own: hooks.chain_of)
+        if targets is None and kind == "leaf" and t._hooks is not None and \
+                t._hooks.has_hooks:
+            leaf_hooks.append((ref, slot, t._data.dtype))
+    for ref, slot, dtype in leaf_hooks:     # leaf hooks: once, on the summed gradient
+        b.breakpoint(hook_calls.slot_hook_spec(("leaf", ref), slot.off, slot.off,
+                                               slot.shape, dtype), pin=[slot])
+    # peephole passes (JITGRAD_NO_PEEPHOLE=1 skips them); quick keeps only the owned leaf
+    # gradients (they change GEMM rounding: never skipped), on a small Program's rows
+    # before they become arrays
+    own = quick and targets is None and not b.breaks and peephole.enabled()
+    small = own and len(b.rows) + len(b.prologue) <= slot_layout.SMALL_PROGRAM
+    draft = _finish(b, seeds, outs, own_rows=small)
     if not quick:
         peephole.optimize(draft, backward=targets is None)
-    elif targets is None and not draft.segments and peephole.enabled():
-        slot_layout.own_leaf_grads(draft)  # (changes GEMM rounding: never skipped)
+    elif own and not small:
+        slot_layout.own_leaf_grads(draft)
     return draft.freeze(b, graph), graph
 
 
@@ -227,36 +268,45 @@ class Draft:
     def freeze(self, b: Builder, graph: Graph) -> Program:
         """Place the values (after compaction: the larger first layout never costs memory)
         and turn the draft into a Program."""
-        from . import external
-        remap = self.offset_map if self.offset_map is not None else (lambda off: off)
+        remap = self.offset_map
         values, literals = [], []
+        dt = self.consts.dtype
         for off, arr, shape, src in b.values:
+            if remap is not None:
+                off = remap(off)
             if src is None or src == "static":
-                literals.append((remap(off), shape, np.array(arr, dtype=self.consts.dtype)))
+                literals.append((off, shape, np.array(arr, dtype=dt)))
             else:
-                values.append((remap(off), shape, src, arr))
+                values.append((off, shape, src, arr))
         copied, externals = external.place(self, values)
         for pos, n, _ in b.tables:          # this graph's indices: each binding writes its own
             self.itab[pos:pos + n] = 0
-        leaf_at = {off: j for j, (_, off, _, kind) in enumerate(self.outputs) if kind == "leaf"}
+        leaf_rows = ()
+        if self.owned_leaf_pos:
+            leaf_at = {off: j for j, (_, off, _, kind) in enumerate(self.outputs)
+                       if kind == "leaf"}
+            leaf_rows = tuple(sorted([(leaf_at[off], pos)
+                                      for off, pos in self.owned_leaf_pos.items()]))
         reason = None if b.unnamed is None else f"a value without a source ({b.unnamed})"
         if graph.key is None:
             reason = reason or f"the graph has no key ({graph.reason})"
+        code, itab = self.code, self.itab
         return Program(
-            code=np.ascontiguousarray(self.code, dtype=np.int64),
-            itab=np.ascontiguousarray(self.itab, dtype=np.int64),
+            code=code if code.dtype == np.int64 and code.flags.c_contiguous else
+            np.ascontiguousarray(code, dtype=np.int64),
+            itab=itab if itab.dtype == np.int64 and itab.flags.c_contiguous else
+            np.ascontiguousarray(itab, dtype=np.int64),
             consts=np.ascontiguousarray(self.consts),
             arena_size=int(self.arena.size),
-            seeds=tuple((int(o), int(n)) for o, n in self.seeds),
-            outputs=tuple((kind, ref, int(off), tuple(shape))
-                          for ref, off, shape, kind in self.outputs),
+            seeds=tuple([(int(o), int(n)) for o, n in self.seeds]),
+            outputs=tuple([(kind, ref, int(off), tuple(shape))
+                           for ref, off, shape, kind in self.outputs]),
             values=tuple(copied), externals=tuple(externals),
             tables=tuple(b.tables), scalars=tuple(b.scalars), literals=tuple(literals),
-            leaf_rows=tuple(sorted((leaf_at[off], pos)
-                                   for off, pos in self.owned_leaf_pos.items())),
-            segments=tuple((int(s), int(e), -1 if cb is None else cb)
-                           for s, e, cb in self.segments),
-            callbacks=tuple(spec for _, spec in b.breaks),
+            leaf_rows=leaf_rows,
+            segments=tuple([(int(s), int(e), -1 if cb is None else cb)
+                            for s, e, cb in self.segments]),
+            callbacks=tuple([spec for _, spec in b.breaks]),
             node_names=tuple(self.node_names), reason=reason)
 
 
@@ -270,13 +320,29 @@ def _segments(breaks: list, first: int, total: int) -> list:
     return segs
 
 
-def _finish(b: Builder, seeds: list, outputs: list) -> Draft:
-    rows = b.prologue + b.rows
-    code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
+def _finish(b: Builder, seeds: list, outputs: list, own_rows: bool = False) -> Draft:
+    """The Builder's rows and tables as a Draft. `own_rows`: run own_leaf_grads here, on
+    the rows as Python lists (a small Program, no callbacks)."""
+    rows = b.prologue + b.rows if b.prologue else b.rows
     itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
-    names = ["(zero unreached output)"] * len(b.prologue) + b.names
-    draft = Draft(code, max(b.size, 1), np.ascontiguousarray(itab, dtype=np.int64),
-                  np.array(b.consts, dtype=b.dtype), seeds, outputs, names)
+    owned = None
+    if own_rows:
+        owned = slot_layout.own_rows(rows, seeds, outputs, itab)
+        if owned:                   # slot_layout._write_through_itab, on the rows
+            base = len(itab)
+            itab = np.concatenate([itab, np.zeros(len(owned), np.int64)])
+            positions = {}
+            for j, (off, r) in enumerate(sorted(owned.items())):
+                positions[off] = base + j
+                rows[r][1] = EXT + ((base + j) << 32)
+            owned = positions
+    code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
+    names = ["(zero unreached output)"] * len(b.prologue) + b.names if b.prologue else \
+        b.names
+    draft = Draft(code, max(b.size, 1), itab, np.array(b.consts, dtype=b.dtype), seeds,
+                  outputs, names)
+    if owned is not None:
+        draft.owned_leaf_pos = owned
     draft.slot_starts = b.allocs
     if b.breaks:
         draft.segments = _segments(b.breaks, len(b.prologue), len(rows))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 
@@ -176,6 +176,8 @@ def own_leaf_grads(prog: Program) -> int:
     dimension; for inner sizes past a panel that rounds like (C + AB1) + AB2 rather than
     C + (AB1 + AB2): within float32 rounding of the general path, not bitwise."""
     code = prog.code
+    if code.shape[0] <= SMALL_PROGRAM:
+        return _own_small(prog)
     seeds = _intervals([(off, off + max(n, 1)) for off, n in prog.seeds])
     outs = code[:, 1]
     # per leaf: is any operand inside its slot, and which rows write into it. Sorted
@@ -214,6 +216,59 @@ def own_leaf_grads(prog: Program) -> int:
         owned[off] = r
     _write_through_itab(prog, owned)
     return len(owned)
+
+
+def _own_small(prog: Program) -> int:
+    """own_leaf_grads for a Program of at most SMALL_PROGRAM rows, on Python lists (numpy
+    calls on arrays of a few dozen rows cost more than the rows: this pass was a seventh of
+    a small graph's first backward)."""
+    rows = prog.code.tolist()
+    owned = own_rows(rows, prog.seeds, prog.outputs, prog.itab)
+    for r in owned.values():
+        prog.code[r, 0] = rows[r][0]
+    _write_through_itab(prog, owned)
+    return len(owned)
+
+
+_GEMM = OP["GEMM"]
+
+
+def own_rows(rows: list, seeds: list, outputs: list, itab: np.ndarray) -> dict:
+    """own_leaf_grads's test on a small Program's rows as Python lists (at most
+    SMALL_PROGRAM: it scans the rows per leaf): {slot offset: its one writer row} for the
+    leaf outputs (ref, offset, shape, kind) that qualify, whose rows get their acc bit set
+    here. The same tests as own_leaf_grads's (the tests compare the two)."""
+    leaves = [(off, shape) for _, off, shape, kind in outputs if kind == "leaf"]
+    owned: dict[int, int] = {}
+    if not leaves:
+        return owned
+    spans = [(off, off + (n if n > 1 else 1)) for off, n in seeds]
+    reads = sorted([v for row in rows for v in row[2:5]])
+    nreads = len(reads)
+    writes = [(row[1], row[1] + (row[5] if row[5] > 1 else 1)) for row in rows]
+    for off, shape in leaves:
+        n = math.prod(shape)
+        hi = off + (n if n > 1 else 1)
+        i = bisect_left(reads, off)
+        if i < nreads and reads[i] < hi:
+            continue
+        if spans and any(a < hi and off < b for a, b in spans):
+            continue
+        hit = [r for r, (o, e) in enumerate(writes) if o < hi and e > off]
+        if len(hit) != 1:
+            continue
+        r = hit[0]
+        row = rows[r]
+        op = row[0] >> 1
+        if row[1] != off or op not in ONE_ADD or row[5] != n:
+            continue
+        if op == _GEMM:
+            p = row[6]
+            if int(itab[p]) > 1 and int(itab[p + 8]) == 0:
+                continue                 # batches summed into one matrix
+        row[0] |= 1
+        owned[off] = r
+    return owned
 
 
 def _rows_writing(writes: _Spans, lo: int, hi: int) -> list:

@@ -217,6 +217,10 @@ def needs_grad(t: Tensor) -> bool:
     return not t._stop_gradient
 
 
+def _seq(node: Node) -> int:
+    return node.seq
+
+
 def reachable_nodes(roots: Iterable[Tensor], stop: set[int] | None = None) -> list[Node]:
     """Nodes that some root reaches through tensors that need grad, newest first.
 
@@ -232,7 +236,7 @@ def reachable_nodes(roots: Iterable[Tensor], stop: set[int] | None = None) -> li
         for t in node.inputs:
             if t._node is not None and not t._stop_gradient and (stop is None or id(t) not in stop):
                 stack.append(t._node)
-    return sorted(seen.values(), key=lambda n: n.seq, reverse=True)
+    return sorted(seen.values(), key=_seq, reverse=True)
 
 
 class Plan:
@@ -243,24 +247,43 @@ class Plan:
     leaf needing a gradient are skipped.
     """
 
-    def __init__(self, roots: list, targets: list | None = None, stop: set[int] | None = None):
-        self.target_ids = None if targets is None else {id(t) for t in targets}
+    def __init__(self, roots: list, targets: list | None = None, stop: set[int] | None = None,
+                 reachable: list | None = None):
+        """`reachable`: the nodes reachable_nodes(roots, stop) would find, in any order (a
+        graph walk the caller made already), or None to walk here."""
+        self.target_ids = ids = None if targets is None else {id(t) for t in targets}
         self.stop = stop
-        nodes = reachable_nodes(roots, stop)
+        if reachable is None:
+            nodes = reachable_nodes(roots, stop)
+        else:
+            nodes = sorted(reachable, key=_seq, reverse=True)
         rewired = False
+        ep = _epoch
         for node in nodes:              # before pruning: a stale node may look unreachable
-            if not node.freed:
+            # (a node recorded in this epoch saw no in-place write since: bump_epoch)
+            if node.epoch != ep and not node.freed:
                 rewired |= check_versions(node)
         self.rewired = rewired          # (a graph walked before is stale)
         while rewired:                  # an input now leads to the node of its old version
             nodes = reachable_nodes(roots, stop)
             rewired = any([check_versions(n) for n in nodes if not n.freed])
         useful: set[int] = set()
-        for node in reversed(nodes):            # oldest first: inputs before their users
-            if any(self.carries(t, useful) for t in node.inputs):
-                useful.add(id(node))
+        # carries(t, useful), inlined: oldest first, inputs before their users
+        for node in reversed(nodes):
+            for t in node.inputs:
+                if t._stop_gradient or (stop is not None and id(t) in stop):
+                    continue
+                if (t._node is None or t._retain) if ids is None else id(t) in ids:
+                    break                       # a target
+                n = t._node
+                if n is not None and id(n) in useful:
+                    break
+            else:
+                continue
+            useful.add(id(node))
         self.useful = useful
-        self.nodes = [n for n in nodes if id(n) in useful]
+        self.nodes = nodes if len(useful) == len(nodes) else \
+            [n for n in nodes if id(n) in useful]
 
     def is_target(self, t: Tensor) -> bool:
         if self.target_ids is not None:

@@ -286,7 +286,9 @@ def bound_call(code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
     """A call of `run` over all rows through its compiled entry point for exactly these
     argument types: what run_program does, minus the dispatcher's type matching."""
     args = (code, arena, itab, consts, 0, len(code), threads.par_min())
-    plain = all(a.flags.c_contiguous and a.flags.writeable for a in args[:4]) and \
+    cf, af, itf, kf = code.flags, arena.flags, itab.flags, consts.flags
+    plain = cf.c_contiguous and cf.writeable and af.c_contiguous and af.writeable and \
+        itf.c_contiguous and itf.writeable and kf.c_contiguous and kf.writeable and \
         code.ndim == 2 and arena.ndim == itab.ndim == consts.ndim == 1 and \
         code.dtype == itab.dtype == np.int64 and consts.dtype == arena.dtype
     entry = _entries.get(arena.dtype) if plain else None
