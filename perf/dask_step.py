@@ -31,9 +31,18 @@ Measured (also in the README, "Distributed training on Dask"):
   30.3 ms where one plain process takes 15.6 ms for 512 rows (19-21 ms measured inside a
   worker task with both workers busy). `--batch 8192 --samples 12 --warmup 3`: 1 process
   238.9 ms, Dask 239.7 ms (1.00x), pipelined 232.7 ms (1.03x), grads on 4096 rows 163.2 ms.
-  So even with the machine to itself, two workers, the scheduler and the driver share two
-  vCPUs, and a worker's shard runs ~1.4-2x slower than the same rows alone: the target
-  needs more cores than processes, which this VM does not have.
+  2026-12-04 15:40 UTC, quiet VM: the slower shard was not the cores. Two plain processes
+  each ran a 512^3 float32 matmul at full speed (2.60 ms against 2.59 ms alone), but the
+  W4 step on 512 rows took 20-22 ms in a worker, even alone, against 15.5 ms in a plain
+  process. Dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536 in its workers, which pins
+  glibc's mmap threshold at 128 KB: every large temporary array became a fresh mmap
+  faulting its pages in again (the same variable in a plain process: 21.8 ms). The replica
+  now raises the mmap threshold (replica.allocate_like_a_plain_process): grads compute
+  27.2 -> 18.5 ms, step 55.3 -> 47.8 ms (0.64x), pipelined 48.2 -> 38.7 ms (0.80x), against
+  30.9 ms for one process. What is left is Dask's per-step latency, ~25-30 ms over three
+  waves of tasks (grads, add, loss) for ~19 ms of compute; sending the shards with
+  client.scatter(direct=True) instead of inside the tasks did not help (53 ms). The 1.5x
+  target is not met on this machine.
 """
 
 from __future__ import annotations
