@@ -35,245 +35,33 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-04 11:58-12:05 UTC, jitgrad at the session's last commit, the shared VM otherwise
+2026-12-04 15:41-15:48 UTC, the VM otherwise quiet: 214 rows, every one a program-cache hit,
+geometric mean 1.59x, 12 rows slower than torch (glu 0.90x, digamma 0.91x, max_pool2d_k3s2
+and cdist 0.93x, grad:embedding 0.94x, erfinv 0.95x, slogdet and logaddexp 0.98x, softplus,
+grad:conv2d and lgamma 0.99x, put_along_axis 1.00x); perf/op_steps.json holds this run.
+The run before, 11:58-12:05 UTC, jitgrad at the session's last commit, the shared VM otherwise
 quiet: 214 rows timed, every one a program-cache hit, geometric mean 1.58x, 21 rows slower
 than torch (11:23 UTC, 488acae: 1.59x, 18 slower; the rows near 1.0x trade places between
 runs)
 (07:10 UTC, 9f01ddf, a busy host: 1.33x, 53 slower; ae90ecf, the engine before: 0.81x, 92
 slower). Single rows' ratios move by ~10% between runs (90th percentile 1.6x).
-perf/op_steps.json holds this run; perf/README.md, "Fresh-graph steps per op", has the
-reading. The slowest rows of the run:
+perf/README.md, "Fresh-graph steps per op", has the
+reading. The slowest rows of the 15:41 run:
 
     op                             jitgrad       torch  torch/jg  nodes  cache  grad err
-    median                       179.13 us   102.80 us     0.57x      4    hit   0.0e+00
-    cummax                       126.57 us    93.42 us     0.74x      3    hit   0.0e+00
-    topk                         110.07 us    93.75 us     0.85x      4    hit   0.0e+00
-    grad:cross_entropy            76.22 us    65.08 us     0.85x      2    hit   7.2e-08
-    remainder                     72.56 us    62.61 us     0.86x      3    hit   1.2e-07
-    nll_loss                      75.27 us    65.09 us     0.86x      3    hit   7.2e-08
-    quantile                     348.80 us   315.38 us     0.90x      9    hit   0.0e+00
-    max_pool2d_k3s2              146.97 us   133.15 us     0.91x      4    hit   9.5e-08
-    glu                          106.79 us    97.48 us     0.91x      6    hit   1.6e-07
-    prod                          86.08 us    78.58 us     0.91x      3    hit   2.9e-07
-    smooth_l1_loss                87.24 us    81.94 us     0.94x      3    hit   0.0e+00
-    cross_entropy                 66.86 us    62.94 us     0.94x      2    hit   7.2e-08
-    digamma                      143.20 us   135.19 us     0.94x      3    hit   2.0e-07
-    soft_margin_loss             198.88 us   189.84 us     0.95x      4    hit   1.6e-07
-    slogdet                      214.93 us   206.88 us     0.96x      8    hit   3.1e-07
-    kthvalue                     107.16 us   105.22 us     0.98x      4    hit   0.0e+00
-    softplus                      64.31 us    63.51 us     0.99x      3    hit   1.6e-07
-    erfinv                        85.17 us    84.54 us     0.99x      3    hit   1.6e-07
-    grad:conv2d                  357.64 us   355.24 us     0.99x      6    hit   8.7e-07
-    lgamma                        95.74 us    95.14 us     0.99x      3    hit   1.8e-07
-    chunk                        156.89 us   156.68 us     1.00x      9    hit   0.0e+00
-    cdist                        169.05 us   170.41 us     1.01x      7    hit   1.3e-07
-    batch_norm                   157.93 us   159.58 us     1.01x      4    hit   2.2e-07
-    logaddexp                     99.39 us   100.48 us     1.01x      4    hit   2.0e-07
-    grad:embedding                56.86 us    57.55 us     1.01x      3    hit   0.0e+00
-    put_along_axis               194.24 us   199.08 us     1.02x      5    hit   1.5e-07
-    batch_norm2d                 181.20 us   188.22 us     1.04x      4    hit   4.0e-07
-    group_norm                   125.77 us   131.58 us     1.05x      4    hit   4.0e-07
-    setitem                      118.90 us   128.19 us     1.08x      5    hit   0.0e+00
-    sort                         109.36 us   118.21 us     1.08x      4    hit   0.0e+00
-    mish                          75.05 us    81.14 us     1.08x      5    hit   1.4e-07
-    silu                          57.33 us    62.06 us     1.08x      3    hit   2.3e-07
-    diag                         122.47 us   133.01 us     1.09x      4    hit   0.0e+00
-    diagonal                     110.46 us   120.50 us     1.09x      4    hit   0.0e+00
-    log_sigmoid                   78.99 us    87.65 us     1.11x      3    hit   1.4e-07
-    normalize                    204.28 us   227.42 us     1.11x      8    hit   1.6e-07
-    adaptive_max_pool2d          104.73 us   117.06 us     1.12x      4    hit   9.1e-08
-    sinc                          99.71 us   111.58 us     1.12x      7    hit   1.4e-07
-    embedding                     57.49 us    64.35 us     1.12x      3    hit   0.0e+00
-    interpolate_nearest          318.31 us   356.97 us     1.12x      5    hit   1.3e-07
-    pixel_shuffle                163.52 us   186.76 us     1.14x      6    hit   9.4e-08
-    flatten                       55.36 us    63.43 us     1.15x      4    hit   2.6e-07
-    conv2d                       449.80 us   517.92 us     1.15x      6    hit   8.7e-07
-    grad:softmax                  64.69 us    74.56 us     1.15x      4    hit   1.9e-07
-    logsumexp                    106.08 us   123.11 us     1.16x      8    hit   2.4e-07
-    cosine_embedding_loss        221.08 us   257.21 us     1.16x     16    hit   7.9e-08
-    dot                           33.41 us    39.53 us     1.18x      3    hit   0.0e+00
-    stack                         77.54 us    91.91 us     1.19x      7    hit   1.5e-07
-    grad:layer_norm               79.65 us    94.66 us     1.19x      4    hit   1.4e-07
-    solve                        171.54 us   204.32 us     1.19x      5    hit   2.5e-07
-    take_along_axis               79.65 us    95.06 us     1.19x      4    hit   0.0e+00
-    index_sample                  82.97 us    99.29 us     1.20x      4    hit   0.0e+00
-    cast                          48.93 us    58.83 us     1.20x      3    hit   1.2e-07
-    pad                          113.94 us   138.12 us     1.21x      4    hit   1.0e-07
-    pad_reflect                  156.68 us   192.51 us     1.23x      4    hit   2.0e-07
-    gelu_tanh                     53.49 us    66.35 us     1.24x      3    hit   2.0e-07
-    softshrink                    51.78 us    65.24 us     1.26x      3    hit   1.3e-07
-    softmax                       61.76 us    77.91 us     1.26x      4    hit   1.9e-07
-    roll                          61.95 us    78.26 us     1.26x      4    hit   0.0e+00
-    einsum                       146.81 us   186.83 us     1.27x      4    hit   0.0e+00
-    triplet_margin_loss          215.05 us   273.79 us     1.27x     15    hit   2.0e-07
-    hinge_embedding_loss         232.65 us   297.21 us     1.28x      7    hit   0.0e+00
-    trace                         76.78 us    98.29 us     1.28x      4    hit   0.0e+00
-    masked_fill                   68.09 us    87.79 us     1.29x      4    hit   0.0e+00
-    binary_cross_entropy         159.67 us   207.54 us     1.30x      4    hit   1.7e-07
-    hardswish                     50.12 us    65.21 us     1.30x      3    hit   2.4e-07
-    split                         90.48 us   118.82 us     1.31x      5    hit   0.0e+00
-    scatter                      144.90 us   190.55 us     1.32x      5    hit   0.0e+00
-    adaptive_avg_pool2d           79.20 us   104.24 us     1.32x      4    hit   1.9e-07
-    var                           86.00 us   113.21 us     1.32x      7    hit   6.1e-08
-    dist                          57.32 us    76.07 us     1.33x      6    hit   2.9e-07
-    hardsigmoid                   80.18 us   106.55 us     1.33x      3    hit   8.9e-08
-    triu                          84.59 us   112.77 us     1.33x      4    hit   0.0e+00
-    renorm                       113.65 us   152.04 us     1.34x     10    hit   1.2e-07
-    kron                          61.62 us    82.53 us     1.34x      6    hit   2.7e-07
-    layer_norm                   108.46 us   145.41 us     1.34x      4    hit   1.7e-07
-    max_pool2d                   189.67 us   255.01 us     1.34x      3    hit   1.1e-07
-    prelu                         73.36 us    98.85 us     1.35x      5    hit   8.0e-08
-    var_all                       69.80 us    94.34 us     1.35x      7    hit   1.2e-07
-    index_select                  97.91 us   132.46 us     1.35x      4    hit   0.0e+00
-    tril                          57.68 us    78.23 us     1.36x      4    hit   0.0e+00
-    outer                         41.61 us    56.81 us     1.37x      5    hit   1.2e-07
-    erf                           56.04 us    76.90 us     1.37x      3    hit   2.3e-07
-    flip                          49.55 us    68.29 us     1.38x      4    hit   0.0e+00
-    selu                          49.16 us    67.80 us     1.38x      3    hit   1.3e-07
-    celu                          48.78 us    67.85 us     1.39x      3    hit   1.3e-07
-    gather                       103.96 us   149.09 us     1.43x      4    hit   0.0e+00
-    diff                          72.00 us   103.39 us     1.44x      6    hit   0.0e+00
-    maximum                       82.57 us   118.60 us     1.44x      4    hit   9.9e-08
-    std                           94.14 us   135.22 us     1.44x      8    hit   1.9e-07
-    tensordot                     64.42 us    92.67 us     1.44x      3    hit   0.0e+00
-    cross                         36.17 us    52.06 us     1.44x      4    hit   1.9e-07
-    det                          152.45 us   220.36 us     1.45x      5    hit   3.8e-07
-    elu                           47.10 us    68.21 us     1.45x      3    hit   1.3e-07
-    log_softmax                   62.48 us    90.71 us     1.45x      3    hit   1.4e-07
-    kl_div                       103.14 us   150.35 us     1.46x      6    hit   1.7e-07
-    repeat_interleave            116.54 us   171.47 us     1.47x      4    hit   0.0e+00
-    grad:getitem_slice            53.50 us    79.11 us     1.48x      4    hit   0.0e+00
-    expand                        32.67 us    48.47 us     1.48x      4    hit   1.0e-07
-    broadcast_to                  31.09 us    46.33 us     1.49x      4    hit   1.0e-07
-    take                          58.66 us    87.75 us     1.50x      4    hit   0.0e+00
-    leaky_relu                    40.18 us    60.70 us     1.51x      3    hit   1.5e-07
-    transpose                     41.02 us    62.56 us     1.53x      4    hit   0.0e+00
-    bce_with_logits               59.02 us    90.03 us     1.53x      3    hit   1.2e-07
-    conv2d_stride2               236.46 us   361.87 us     1.53x      6    hit   1.2e-06
-    cumprod                       60.83 us    93.38 us     1.54x      3    hit   1.8e-07
-    conv2d_transpose             291.40 us   449.16 us     1.54x      8    hit   6.9e-07
-    unbind                       129.14 us   199.27 us     1.54x      9    hit   0.0e+00
-    cosine_similarity            119.67 us   184.66 us     1.54x     10    hit   1.5e-07
-    tile                          67.79 us   105.21 us     1.55x      6    hit   0.0e+00
-    addmm                         41.88 us    65.61 us     1.57x      5    hit   0.0e+00
-    fmax                          67.39 us   106.44 us     1.58x      4    hit   9.9e-08
-    index_add                     74.96 us   119.65 us     1.60x      5    hit   0.0e+00
-    gather_nd                    104.55 us   167.16 us     1.60x      4    hit   0.0e+00
-    cumsum                        52.94 us    84.81 us     1.60x      3    hit   0.0e+00
-    minimum                       66.30 us   107.18 us     1.62x      4    hit   1.6e-07
-    fmin                          63.42 us   103.51 us     1.63x      4    hit   1.6e-07
-    where                         52.53 us    85.77 us     1.63x      4    hit   8.0e-08
-    hardshrink                    36.65 us    59.85 us     1.63x      3    hit   1.3e-07
-    amax                          61.59 us   100.70 us     1.63x      3    hit   0.0e+00
-    interpolate_bilinear         336.37 us   552.66 us     1.64x      5    hit   2.0e-07
-    logit                         40.25 us    66.56 us     1.65x      5    hit   1.6e-07
-    masked_select                 75.04 us   124.13 us     1.65x      3    hit   0.0e+00
-    matmul_batched                79.76 us   132.33 us     1.66x      2    hit   3.2e-07
-    getitem_slice                 92.49 us   153.90 us     1.66x      4    hit   0.0e+00
-    narrow                        46.09 us    76.85 us     1.67x      4    hit   0.0e+00
-    pairwise_distance             95.91 us   160.13 us     1.67x      7    hit   1.4e-07
-    hardtanh                      38.21 us    64.30 us     1.68x      3    hit   1.9e-07
-    gelu                          70.60 us   119.21 us     1.69x      3    hit   2.0e-07
-    relu6                         36.60 us    62.22 us     1.70x      3    hit   6.2e-08
-    unsqueeze                     38.38 us    65.45 us     1.71x      4    hit   0.0e+00
-    max                           55.50 us    94.98 us     1.71x      3    hit   0.0e+00
-    conv1d                       164.71 us   282.26 us     1.71x      8    hit   4.8e-07
-    min                           59.99 us   103.52 us     1.73x      3    hit   0.0e+00
-    unfold                       296.48 us   522.88 us     1.76x      5    hit   2.7e-07
-    reshape                       35.73 us    63.32 us     1.77x      4    hit   0.0e+00
-    getitem_index                 62.32 us   110.89 us     1.78x      4    hit   0.0e+00
-    norm                          53.04 us    94.58 us     1.78x      5    hit   1.3e-07
-    sigmoid                       35.39 us    63.34 us     1.79x      3    hit   1.5e-07
-    pow_scalar                    38.17 us    68.75 us     1.80x      3    hit   1.9e-07
-    thresholded_relu              62.08 us   111.88 us     1.80x      3    hit   8.7e-08
-    concat                        49.79 us    91.42 us     1.84x      5    hit   7.8e-08
-    logcumsumexp                 168.89 us   311.91 us     1.85x      9    hit   2.2e-07
-    hypot                         42.03 us    77.78 us     1.85x      7    hit   1.7e-07
-    mean                          53.42 us    99.27 us     1.86x      4    hit   1.1e-07
-    instance_norm                130.15 us   242.24 us     1.86x      4    hit   4.0e-07
-    log10                         34.81 us    65.83 us     1.89x      3    hit   4.9e-07
-    bmm                           36.96 us    70.09 us     1.90x      2    hit   0.0e+00
-    grad:add_bias                 35.91 us    69.21 us     1.93x      3    hit   0.0e+00
-    poisson_nll_loss             101.38 us   195.82 us     1.93x      5    hit   4.2e-08
-    cholesky                     178.00 us   348.83 us     1.96x      7    hit   1.9e-07
-    avg_pool2d                   129.39 us   255.23 us     1.97x      4    hit   8.0e-08
-    pow                           68.20 us   134.55 us     1.97x      4    hit   1.7e-07
-    log1p                         32.58 us    64.34 us     1.97x      3    hit   1.7e-07
-    getitem_int                   59.62 us   117.95 us     1.98x      4    hit   0.0e+00
-    cross_entropy_smooth          83.81 us   167.13 us     1.99x      2    hit   1.1e-07
-    log2                          32.65 us    65.42 us     2.00x      3    hit   3.7e-07
-    lerp                          36.63 us    75.77 us     2.07x      6    hit   1.5e-07
-    expm1                         32.72 us    68.14 us     2.08x      3    hit   2.0e-07
-    max_all                       44.03 us    93.46 us     2.12x      3    hit   0.0e+00
-    multi_label_soft_margin      105.04 us   223.35 us     2.13x      4    hit   1.6e-07
-    rsqrt                         31.09 us    66.34 us     2.13x      3    hit   2.1e-07
-    cosh                          30.01 us    64.35 us     2.14x      3    hit   1.6e-07
-    reciprocal                    28.48 us    61.18 us     2.15x      3    hit   1.9e-07
-    mse_loss                      56.41 us   121.74 us     2.16x      4    hit   0.0e+00
-    sum                           33.67 us    73.18 us     2.17x      3    hit   0.0e+00
-    gaussian_nll_loss            126.76 us   276.55 us     2.18x      7    hit   0.0e+00
-    inverse                      165.82 us   363.28 us     2.19x      5    hit   2.0e-07
-    acos                          34.44 us    76.40 us     2.22x      3    hit   1.1e-07
-    asin                          33.99 us    75.73 us     2.23x      3    hit   1.1e-07
-    margin_ranking_loss          102.76 us   229.42 us     2.23x      6    hit   0.0e+00
-    sinh                          29.24 us    65.49 us     2.24x      3    hit   1.9e-07
-    linear                        32.71 us    74.47 us     2.28x      3    hit   0.0e+00
-    clip                          38.52 us    88.23 us     2.29x      3    hit   1.1e-07
-    grad:tanh                     29.97 us    68.98 us     2.30x      3    hit   3.3e-07
-    exp                           26.51 us    61.28 us     2.31x      3    hit   2.0e-07
-    frac                          25.24 us    58.57 us     2.32x      3    hit   1.2e-07
-    norm_fro                      39.62 us    92.41 us     2.33x      5    hit   1.3e-07
-    getitem_mask                  65.33 us   152.52 us     2.33x      3    hit   0.0e+00
-    multiply                      31.05 us    73.13 us     2.36x      4    hit   2.0e-07
-    log                           27.07 us    64.10 us     2.37x      3    hit   4.3e-07
-    atan2                         41.65 us    98.76 us     2.37x      4    hit   3.7e-07
-    atan                          29.64 us    70.86 us     2.39x      3    hit   1.2e-07
-    divide                        31.79 us    77.34 us     2.43x      4    hit   2.1e-07
-    atanh                         30.06 us    73.73 us     2.45x      3    hit   1.3e-07
-    clone                         22.53 us    55.43 us     2.46x      3    hit   1.2e-07
-    l1_loss                       39.31 us    96.77 us     2.46x      4    hit   0.0e+00
-    matmul                        23.77 us    58.88 us     2.48x      2    hit   0.0e+00
-    acosh                         33.68 us    83.51 us     2.48x      3    hit   3.2e-07
-    subtract                      28.11 us    70.33 us     2.50x      4    hit   1.8e-07
-    scale                         29.44 us    73.68 us     2.50x      4    hit   1.2e-07
-    sin                           26.53 us    66.48 us     2.51x      3    hit   2.2e-07
-    add_bias                      31.12 us    78.04 us     2.51x      3    hit   0.0e+00
-    tan                           28.29 us    71.25 us     2.52x      3    hit   1.7e-07
-    softsign                      40.66 us   102.62 us     2.52x      3    hit   2.2e-07
-    add                           29.35 us    74.12 us     2.53x      4    hit   1.8e-07
-    abs                           25.06 us    63.97 us     2.55x      3    hit   1.8e-07
-    relu                          24.82 us    63.86 us     2.57x      3    hit   1.5e-07
-    cos                           27.54 us    71.10 us     2.58x      3    hit   2.0e-07
-    mv                            21.44 us    55.76 us     2.60x      2    hit   0.0e+00
-    round                         21.96 us    57.36 us     2.61x      3    hit   0.0e+00
-    sign                          21.23 us    55.96 us     2.64x      3    hit   0.0e+00
-    neg                           21.22 us    56.59 us     2.67x      3    hit   1.2e-07
-    floor                         21.57 us    58.31 us     2.70x      3    hit   0.0e+00
-    stanh                         33.01 us    90.37 us     2.74x      5    hit   1.7e-07
-    sqrt                          23.20 us    64.56 us     2.78x      3    hit   2.0e-07
-    asinh                         34.05 us    96.42 us     2.83x      3    hit   2.0e-07
-    ceil                          20.53 us    58.41 us     2.84x      3    hit   0.0e+00
-    tanh                          22.27 us    65.13 us     2.92x      3    hit   3.3e-07
-    trunc                         20.97 us    61.71 us     2.94x      3    hit   0.0e+00
-    tanhshrink                    30.61 us    90.67 us     2.96x      4    hit   1.6e-07
-    square                        21.79 us    64.78 us     2.97x      3    hit   1.9e-07
-    nan_to_num                    25.28 us    77.43 us     3.06x      3    hit   1.2e-07
-    polygamma                    154.57 us   641.69 us     4.15x      3    hit   1.7e-07
-
-    214 timed; geometric mean torch/jitgrad 1.33x; 53 slower than torch; median 1.50x
-      program cache hit: 214 rows, geometric mean 1.33x, 53 slower than torch
-    notes:
-      linear: torch: addmm (F.linear with a (in, out) weight)
-      median: 63 columns: an odd count, where Paddle's avg median is torch's
-      gather: torch: index_select
-      take_along_axis: torch: gather
-      index_sample: torch: gather
-      gather_nd: torch: h[i[:, 0], i[:, 1]]
-      put_along_axis: torch: scatter
-      scatter: torch: index_copy
-      setitem: h = x @ W; h[4:12] = y * v
-    registry primitives no case records: heaviside (torch.heaviside has no gradient), linscan (recorded only by cumprod's create_graph backward)
-    elapsed 397 s
+    glu                          102.91 us    92.19 us     0.90x      6    hit   1.6e-07
+    digamma                      113.91 us   103.15 us     0.91x      3    hit   2.0e-07
+    max_pool2d_k3s2              149.08 us   138.40 us     0.93x      4    hit   9.5e-08
+    cdist                        173.36 us   161.11 us     0.93x      7    hit   1.3e-07
+    grad:embedding                59.20 us    55.88 us     0.94x      3    hit   0.0e+00
+    erfinv                        86.31 us    81.80 us     0.95x      3    hit   1.6e-07
+    slogdet                      201.56 us   197.64 us     0.98x      8    hit   3.1e-07
+    logaddexp                    100.52 us    98.95 us     0.98x      4    hit   2.0e-07
+    softplus                      65.50 us    64.85 us     0.99x      3    hit   1.6e-07
+    grad:conv2d                  347.63 us   344.88 us     0.99x      6    hit   8.7e-07
+    lgamma                        98.10 us    97.37 us     0.99x      3    hit   1.8e-07
+    put_along_axis               104.33 us   104.05 us     1.00x      5    hit   1.5e-07
+    chunk                        113.25 us   116.26 us     1.03x      9    hit   0.0e+00
 """
 
 from __future__ import annotations
