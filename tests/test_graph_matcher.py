@@ -1,4 +1,4 @@
-"""The compiled matcher (graph.compile_matcher) decides exactly as the key does.
+"""The compiled matcher (matcher.compile_matcher) decides exactly as the key does.
 
 Graphs are drawn from a small family with a few structural choices (ops, sharing, shapes,
 a one-element factor, an attribute, which leaves need gradients, extra roots), so that two

@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 from ..core import config, tape
 from .binding import Binding, Workspace
-from .graph import Graph, Uncacheable, compile_matcher
+from .graph import Graph, Uncacheable
+from .matcher import compile_matcher
 from .lower import lower
 from ..vm.program import Program
 
@@ -55,7 +56,7 @@ class Entry:
         self.program, self.key, self.optimized = program, key, optimized
         self.cached = False             # in the cache's table now (no key hashing to ask)
         self.spare: list[Workspace] = []
-        self.match: Any = None          # graph.compile_matcher, made on the first hit
+        self.match: Any = None          # matcher.compile_matcher, made on the first hit
         self.hits = 0
         self.nbytes = program.nbytes
 

@@ -1,0 +1,181 @@
+"""The matcher: the graph walk's comparison with one cached key, compiled into a Python
+function, so the training-loop case (the previous step's graph again) is decided without
+building or hashing a key (graph.py has the walk and the key it mirrors)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+from .graph import Graph, _node_chains, _norm, _target_parts, stale
+
+
+MATCH_MAX_NODES = 400             # larger graphs take the key path (and a bigger function)
+
+
+def compile_matcher(key: tuple, g: Graph) -> Callable | None:
+    """A function `(roots, epoch) -> (nodes, tensors) | None` saying whether a new graph from
+    `roots` has exactly `key`, without building or hashing the key: the training-loop case
+    of the previous step's graph again, ~10x cheaper than the walk.
+
+    The key is parsed back into its parts (the walk's layout) and each part becomes a line
+    of straight-line code comparing the new graph's attribute with the constant. Node and
+    tensor numbering is checked as the walk makes it: an input the key numbers as met
+    before must be that very object, one met for the first time is taken as the next
+    number, and at the end all nodes (and all tensors) must be distinct objects. Checks
+    stricter than the key's equality (the op object, dtype identity, every node recorded in
+    the current epoch, or else `stale`'s checks) only send a graph to the walk, which
+    decides exactly. None: too large, or a key with a stop set (grad()'s no_grad_vars
+    take the walk). For grad()'s keys the new graph's `targets` are checked as the walk
+    numbers them.
+    """
+    nodes = g.nodes
+    if len(nodes) > MATCH_MAX_NODES or g.stop is not None:
+        return None
+    consts: list = []
+
+    def c(value: Any) -> str:
+        consts.append(value)
+        return f"C{len(consts) - 1}"
+
+    lines = ["def match(roots, ep, targets=None):"]
+    emit = lines.append
+    i = nroots = nnodes = 0
+    while i < len(key) and not isinstance(key[i], str):      # roots: shape, dtype, node
+        shape, dtype, ni = key[i:i + 3]
+        r = nroots
+        emit(f"    T{r} = roots[{r}]")
+        emit(f"    d = T{r}._data")
+        emit(f"    if d.shape != {c(shape)} or d.dtype is not {c(dtype)}: return None")
+        emit(f"    n = T{r}._node")
+        if ni < 0:
+            emit("    if n is not None: return None")
+        else:
+            emit(f"    if n is None or T{r}._hooks is not None or T{r}._retain: return None")
+            if ni == nnodes:
+                emit(f"    N{ni} = n")
+                nnodes += 1
+            else:
+                emit(f"    if n is not N{ni}: return None")
+        nroots += 1
+        i += 3
+    lines.insert(1, f"    if len(roots) != {nroots}: return None")
+    ntensors = nroots
+    # what the checks fix about each object: two with different signatures cannot be the
+    # same object, so only equal signatures need the distinctness check
+    tensor_sigs = [(key[3 * r], key[3 * r + 1], key[3 * r + 2] < 0) for r in range(nroots)]
+    node_sigs: list = []
+    for k, node in enumerate(nodes):
+        name, nin = key[i], key[i + 1]
+        i += 2
+        if node.op.name != name:
+            return None                   # (cannot happen: key and nodes come together)
+        N = f"N{k}"
+        # a node from an earlier epoch (an in-place write since: batch_norm's running
+        # statistics) gets the walk's checks here rather than sending the graph to the walk
+        emit(f"    if {N}.op is not {c(node.op)}: return None")
+        emit(f"    if {N}.epoch != ep and {c(stale)}({N}, {c(_node_chains())}): return None")
+        if nin:
+            emit(f"    {', '.join(f'a{p}' for p in range(nin))}, = {N}.inputs")
+        else:
+            emit(f"    if {N}.inputs: return None")
+        for p in range(nin):
+            part = key[i]
+            i += 1
+            t = f"a{p}"
+            # (no hook test for a node's output: hooks or retain_grads added after the node
+            # was recorded bumped the epoch, and every node's own epoch is checked)
+            hooked = f"{t}._hooks is not None or {t}._retain"
+            if isinstance(part, tuple):   # a tensor met for the first time
+                ti, shape, dtype, sg, leaf = part
+                if ti != ntensors:
+                    return None
+                emit(f"    if {hooked} or {'not ' if sg else ''}{t}._stop_gradient or "
+                     f"{t}._node is {'not ' if leaf else ''}None: return None")
+                emit(f"    T{ti} = {t}")
+                tensor_sigs.append((shape, dtype, leaf))
+                emit(f"    d = {t}._data")
+                emit(f"    if d.shape != {c(shape)} or d.dtype is not {c(dtype)}: return None")
+                ntensors += 1
+            elif part < 0:                # a tensor met before
+                emit(f"    if {t} is not T{-1 - part} or {hooked} or ({t}._node is not None "
+                     f"and not {t}._stop_gradient): return None")
+            else:                         # a node
+                emit(f"    n = {t}._node")
+                emit(f"    if n is None or {t}._stop_gradient or {hooked}: return None")
+                if part == nnodes:
+                    emit(f"    N{part} = n")
+                    nnodes += 1
+                else:
+                    emit(f"    if n is not N{part}: return None")
+        attrs = key[i]
+        if attrs:
+            _emit_attrs(emit, c, N, attrs, node.op.extra.get("bound_attrs", ()))
+        else:
+            emit(f"    if {N}.attrs: return None")
+        emit(f"    d = {N}.out_data")
+        emit(f"    if d.shape != {c(key[i + 1])} or d.dtype is not {c(key[i + 2])}: return None")
+        node_sigs.append((id(node.op), key[i + 1], key[i + 2]))
+        i += 3
+    want_targets = None
+    if g.targets is not None:
+        if i >= len(key) or key[i] != "targets":
+            return None
+        want_targets = tuple(key[i + 1:i + 1 + len(g.targets)])
+        i += 1 + len(g.targets)
+    if i != len(key) or nnodes != len(nodes):
+        return None
+    nodes_list = f"[{', '.join(f'N{k}' for k in range(nnodes))}]"
+    tensors_list = f"[{', '.join(f'T{t}' for t in range(ntensors))}]"
+    emit(f"    nodes = {nodes_list}")
+    _emit_distinct(emit, "N", "nodes", nnodes, node_sigs)
+    emit(f"    tensors = {tensors_list}")
+    _emit_distinct(emit, "T", "tensors", ntensors, tensor_sigs)
+    if want_targets is None:
+        emit("    if targets is not None: return None")
+    else:
+        emit(f"    if targets is None or {c(_target_parts)}(targets, nodes, tensors) != "
+             f"{c(want_targets)}: return None")
+    emit("    return nodes, tensors")
+    names = ", ".join(f"C{j}" for j in range(len(consts)))
+    src = (f"def make({names}):\n" + "\n".join("    " + ln for ln in lines) +
+           "\n    return match\n")
+    scope: dict = {}
+    exec(compile(src, f"<graph matcher, {len(nodes)} nodes>", "exec"), scope)
+    return scope["make"](*consts)
+
+
+def _emit_attrs(emit: Callable, c: Callable, N: str, attrs: tuple, bound: tuple) -> None:
+    """The matcher's check that node N's attributes normalise to `attrs` (the key's part):
+    the same names in the same order, a plain int, str or None compared with its type, a
+    bool or float likewise, anything else through _norm (what attrs_key does, ~0.5 us a
+    node less)."""
+    names = tuple(name for name, _ in attrs)
+    emit(f"    x = {N}.attrs")
+    emit(f"    if tuple(x) != {c(names)}: return None")
+    for name, want in attrs:
+        v = f"x[{name!r}]"
+        if want is None:
+            emit(f"    if {v} is not None: return None")
+        elif type(want) is int or type(want) is str:
+            emit(f"    if type({v}) is not {type(want).__name__} or {v} != {want!r}: "
+                 "return None")
+        elif type(want) is tuple and len(want) == 2 and want[0] in ("bool", "float"):
+            emit(f"    if type({v}) is not {want[0]} or {v} != {c(want[1])}: return None")
+        else:
+            emit(f"    if {c(_norm)}({v}, {name in bound}) != {c(want)}: return None")
+
+
+def _emit_distinct(emit: Callable, x: str, listed: str, count: int, sigs: list) -> None:
+    """The matcher's check that its `count` objects x0, x1, ... (listed by the expression
+    `listed`) are distinct: `is` tests between those of equal signature, or one set of
+    ids when there would be many such pairs."""
+    groups: dict = {}
+    for k, sig in enumerate(sigs):
+        groups.setdefault(sig, []).append(k)
+    pairs = [(a, b) for grp in groups.values() for j, a in enumerate(grp) for b in grp[j + 1:]]
+    if len(pairs) > 8:
+        emit(f"    if len(set(map(id, {listed}))) != {count}: return None")
+        return
+    for a, b in pairs:
+        emit(f"    if {x}{a} is {x}{b}: return None")
