@@ -446,3 +446,15 @@ def test_hard_label_coefficients_match_the_numpy_path(reduction, monkeypatch):
             found.append((out.numpy(), t.grad.numpy()))
     for (a, ga), (b, gb) in zip(found[:2], found[2:]):
         assert np.array_equal(a, b) and np.array_equal(ga, gb)
+
+
+def test_a_skipped_factor_under_saved_tensors_hooks_after_an_epoch_change():
+    # (the packed node saves nothing: the cache's staleness check must not look for the
+    # skipped factor in it; it raised IndexError)
+    x = paddle.to_tensor(np.array([1.5, 2.5, 3.2], np.float32), stop_gradient=False)
+    y = paddle.to_tensor(np.array([0.7], np.float32))
+    with paddle.autograd.saved_tensors_hooks(lambda t: t.numpy(), paddle.to_tensor):
+        z = paddle.remainder(x, y)
+    y.stop_gradient = False                 # bumps the epoch: z's node is checked again
+    z.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0] and y.grad.tolist() == [-9.0]
