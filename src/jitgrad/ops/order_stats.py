@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import reduce as R
-from .core import apply, const
+from .core import apply_xy, const
 from .reduce import _kept_shape
 from .search import order_kernels, pick_rows
 
@@ -127,15 +127,24 @@ def _median_compiled(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str
     return val.reshape(shape), (w.reshape(x.shape),), lo.reshape(shape)
 
 
-def _median_and_weights(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
-                        ignore_nan: bool = False) -> tuple[np.ndarray, tuple]:
-    """The forward and the saved weights from one sort (forward_saves)."""
+def _median_found(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
+                  ignore_nan: bool = False) -> tuple[np.ndarray, tuple, np.ndarray]:
+    """The forward, the saved weights and the lower middle elements' indices (mode 'min'
+    returns them) from one sort: the compiled one, else numpy's."""
     fast = _median_compiled(x, axes, keepdim, mode, ignore_nan)
     if fast is not None:
-        return fast[0], fast[1]
+        return fast
     out = _median_forward(x, axes, keepdim, mode, ignore_nan, keep=(found := []))
-    return out, _median_weights(out, x, axes, keepdim, mode, ignore_nan,
-                                found[0] if found else None)
+    weights = _median_weights(out, x, axes, keepdim, mode, ignore_nan,
+                              found[0] if found else None)
+    lo = found[0][1].reshape(out.shape) if found else np.zeros(out.shape, np.int64)
+    return out, weights, lo
+
+
+def _median_and_weights(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str,
+                        ignore_nan: bool = False) -> tuple[np.ndarray, tuple]:
+    """The op's forward (forward_saves): the median and its saved weights."""
+    return _median_found(x, axes, keepdim, mode, ignore_nan)[:2]
 
 
 median_op = R.weighted_reduction(
@@ -172,14 +181,17 @@ def _median(x: Tensor, axis: Any, keepdim: bool, mode: str, ignore_nan: bool) ->
             x._data.dtype != np.float32:
         x = x.astype("float32")
     attrs = {"axes": axes, "keepdim": keepdim, "mode": mode, "ignore_nan": ignore_nan}
-    if x._data.dtype.kind == "f":
-        out = apply(median_op, x, **attrs)
+    idx = None
+    if x._data.dtype.kind == "f":       # (mode 'min''s indices from the forward's own sort)
+        value, saved, idx = _median_found(x._data, **attrs)
+        out = apply_xy(median_op, x, None, attrs, out=value, saved=saved)
     else:
         out = Tensor._make(_median_forward(x._data, **attrs))
     if mode == "min" and axis is not None:
-        rows = _as_rows(x._data, None if axes is None else axes[0]) if x.size else None
-        idx = np.zeros(out._data.shape, np.int64) if rows is None else \
-            _median_rows(rows, mode, ignore_nan)[1].reshape(out._data.shape)
+        if idx is None:
+            rows = _as_rows(x._data, None if axes is None else axes[0]) if x.size else None
+            idx = np.zeros(out._data.shape, np.int64) if rows is None else \
+                _median_rows(rows, mode, ignore_nan)[1].reshape(out._data.shape)
         return out, Tensor._make(idx.astype(np.int64))
     return out
 
