@@ -127,21 +127,20 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     plans = [FK.trace(d, tuple(range(nin)) + ("out",)) for d in derivs]   # None: saved
     saved = [(i, d) for i, (d, plan) in enumerate(zip(derivs, plans)) if plan is None]
 
+    def factor(d: Callable, out: np.ndarray, inputs: Any, attrs: dict) -> np.ndarray:
+        return np.asarray(d(NumpyMath(out.dtype), *inputs, out, **attrs), dtype=out.dtype)
+
     def save(needs: tuple, out: np.ndarray, *inputs: np.ndarray, **attrs: Any) -> tuple:
-        m = NumpyMath(out.dtype)        # (None: that input needs no gradient)
-        return tuple(np.asarray(d(m, *inputs, out, **attrs), dtype=out.dtype)
-                     if needs[i] else None for i, d in saved)
+        # (None: that input needs no gradient)
+        return tuple(factor(d, out, inputs, attrs) if needs[i] else None for i, d in saved)
 
     def save_late(node: Any, j: int) -> np.ndarray:
         """Saved factor j, skipped at record time (its input needed no gradient then; its
         stop_gradient was turned off since: graph.stale keeps such a graph off the cache)."""
-        i, d = saved[j]
-        data = [t._data for t in node.inputs]
         with np.errstate(all="ignore"):
-            factor = np.asarray(d(NumpyMath(node.out_data.dtype), *data, node.out_data,
-                                  **node.attrs), dtype=node.out_data.dtype)
-        node.saved = node.saved[:j] + (factor,) + node.saved[j + 1:]
-        return factor
+            f = factor(saved[j][1], node.out_data, [t._data for t in node.inputs], node.attrs)
+        node.saved = node.saved[:j] + (f,) + node.saved[j + 1:]
+        return f
 
     def lower(b: Any, node: Any, g: Any, gins: list) -> None:
         j = -1
@@ -150,10 +149,10 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
             if gi is None:
                 continue
             if plan is None:        # (a one-element factor becomes a constant)
-                factor = node.saved[j]
-                if factor is None:
-                    factor = save_late(node, j)
-                b.mul(gi, node.out_data.shape, g, factor)
+                f = node.saved[j]
+                if f is None:
+                    f = save_late(node, j)
+                b.mul(gi, node.out_data.shape, g, f)
             else:
                 FK.emit(b, node, g, gi, plan)
 
@@ -165,7 +164,7 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
 
     if not saved:                           # kernels' factors only: what they read is all
         extra.setdefault("grad_reads", _reads(*plans))
-    if saved:
+    else:
         extra["save_needs"] = True
         extra["saved_inputs"] = tuple(i for i, _ in saved)
     return defop(name, forward=forward, vjp=vjp, lower=lower, save=save if saved else None,
