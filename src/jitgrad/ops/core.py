@@ -162,6 +162,22 @@ def _pack_node(node: Node, out: Tensor) -> None:
     pack_node(node, out)
 
 
+_KERNELS: dict[str, Any] = {}     # vm's compiled-forward modules, once loaded
+
+
+def compiled_kernels(module: str) -> Any:
+    """vm.<module> (forward, forward_special, forward_order: compiled forward kernels) once
+    the backward interpreter has loaded Numba, else None (importing Numba for an op would
+    slow `import jitgrad`). Looked up once: an import statement per call cost ~1-2 us."""
+    found = _KERNELS.get(module)
+    if found is None:
+        from .. import vm
+        found = vm.compiled_forwards(module)
+        if found is not None:
+            _KERNELS[module] = found
+    return found
+
+
 def out_tensor(node: Node) -> Tensor:
     """The node's output as a Tensor (rebuilt if the user dropped it), for vjp rules."""
     t = node.out_ref() if node.out_ref is not None else None

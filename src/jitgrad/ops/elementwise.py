@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
-                   const, require_float, tensor_arg_error)
+                   compiled_kernels, const, require_float, tensor_arg_error)
 from .derivative import binary, numpy_function, unary
 from .linear import linear, step
 from .registry import OpDef
@@ -66,16 +66,9 @@ sigmoid_op = unary("sigmoid", _sigmoid, lambda m, x, out: out * (1.0 - out), qui
 BIG = 65536
 
 
-_FORWARD: Any = None        # vm/forward.py once loaded
-
-
 def _compiled_forward() -> Any:
     """vm.forward when the compiled interpreter is loaded (Numba imported), else None."""
-    global _FORWARD
-    if _FORWARD is None:
-        from .. import vm
-        _FORWARD = vm.compiled_forwards("forward")
-    return _FORWARD
+    return compiled_kernels("forward")
 
 
 def _relu(x: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, binary_operands, require_float
+from .core import apply, binary_operands, compiled_kernels, require_float
 from .elementwise import _via_float64
 from . import elementwise as E
 from .derivative import binary, numpy_function, unary
@@ -23,26 +23,19 @@ _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
 _EXP, _LOG1P = _via_float64(np.exp), _via_float64(np.log1p)
 
 
-_SPECIAL: Any = None          # vm/forward_special.py once the compiled interpreter is loaded
-
-
 def special_kernel(x: np.ndarray, name: str, *args: Any) -> np.ndarray | None:
     """kernel `name` of vm/forward_special.py on float32/float64 x, into a new array of x's
     shape and dtype; None until the backward interpreter has loaded Numba (importing it
     here would slow `import jitgrad`), or for other dtypes."""
-    global _SPECIAL
     if x.dtype != np.float32 and x.dtype != np.float64:
         return None
-    if _SPECIAL is None:
-        from .. import vm
-        if not vm.compiled_ready():
-            return None
-        from ..vm import forward_special
-        _SPECIAL = forward_special
+    kernels = compiled_kernels("forward_special")
+    if kernels is None:
+        return None
     if not (x.flags.c_contiguous and x.flags.writeable):
         x = np.array(x, order="C")      # one compiled variant: contiguous, writeable
     out = np.empty(x.shape, x.dtype)
-    getattr(_SPECIAL, name)(x.reshape(-1), out.reshape(-1), *args)
+    getattr(kernels, name)(x.reshape(-1), out.reshape(-1), *args)
     return out
 
 

@@ -9,19 +9,13 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
+from .core import compiled_kernels
 from .indexing import _axis, take_along_axis
-
-
-_ORDER: Any = None          # vm/forward_order.py once loaded
 
 
 def order_kernels() -> Any:
     """vm/forward_order.py's compiled kernels once Numba is loaded, else None."""
-    global _ORDER
-    if _ORDER is None:
-        from .. import vm
-        _ORDER = vm.compiled_forwards("forward_order")
-    return _ORDER
+    return compiled_kernels("forward_order")
 
 
 def last_axis_rows(x: Tensor, ax: int) -> tuple[np.ndarray, np.ndarray] | None:
