@@ -44,26 +44,32 @@ def _programs(loss, quick):
     return prog
 
 
-@pytest.mark.parametrize("name, i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
-def test_owned_leaves_on_rows_match_the_numpy_pass(name, i, monkeypatch):
+def _variants(name, i):
+    """(label, loss, quick) for the case's graphs (float32, float32 with two writers,
+    float64), each lowered quick and fully optimised."""
     op = REGISTRY[name]
     for dtype, twice in ((np.float32, False), (np.float32, True), (np.float64, False)):
         loss = _graph(op, op.cases[i], dtype, twice)
         if loss is None:
             continue
         for quick in (True, False):
-            fast = _programs(loss, quick)
-            with monkeypatch.context() as m:
-                m.setattr(slot_layout, "SMALL_PROGRAM", -1)    # the numpy pass only
-                slow = _programs(loss, quick)
-            assert fast.difference(slow) is None, (name, i, dtype, quick,
-                                                    fast.difference(slow))
-            assert fast.node_names == slow.node_names
-            assert fast.leaf_rows == slow.leaf_rows
-            with monkeypatch.context() as m:
-                m.setattr(binding, "SMALL_ROWS", -1)           # numpy's answer
-                want = binding._seeds_clean(fast)
-            assert binding._seeds_clean(fast) == want
+            yield (name, i, dtype, quick), loss, quick
+
+
+@pytest.mark.parametrize("name, i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_owned_leaves_on_rows_match_the_numpy_pass(name, i, monkeypatch):
+    for label, loss, quick in _variants(name, i):
+        fast = _programs(loss, quick)
+        with monkeypatch.context() as m:
+            m.setattr(slot_layout, "SMALL_PROGRAM", -1)    # the numpy pass only
+            slow = _programs(loss, quick)
+        assert fast.difference(slow) is None, (label, fast.difference(slow))
+        assert fast.node_names == slow.node_names
+        assert fast.leaf_rows == slow.leaf_rows
+        with monkeypatch.context() as m:
+            m.setattr(binding, "SMALL_ROWS", -1)           # numpy's answer
+            want = binding._seeds_clean(fast)
+        assert binding._seeds_clean(fast) == want
 
 
 def test_a_seed_slot_written_by_a_row_is_not_clean(monkeypatch):
@@ -80,19 +86,13 @@ def test_a_seed_slot_written_by_a_row_is_not_clean(monkeypatch):
 
 @pytest.mark.parametrize("name, i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
 def test_source_shortcut_names_what_the_scan_names(name, i, monkeypatch):
-    op = REGISTRY[name]
-    for dtype, twice in ((np.float32, False), (np.float32, True), (np.float64, False)):
-        loss = _graph(op, op.cases[i], dtype, twice)
-        if loss is None:
-            continue
-        for quick in (True, False):
-            fast = _programs(loss, quick)
-            with monkeypatch.context() as m:
-                m.setattr(builder.Builder, "source", builder.Builder.scan_sources)
-                slow = _programs(loss, quick)
-            assert fast.difference(slow) is None, (name, i, dtype, quick,
-                                                    fast.difference(slow))
-            assert fast.node_names == slow.node_names
+    for label, loss, quick in _variants(name, i):
+        fast = _programs(loss, quick)
+        with monkeypatch.context() as m:
+            m.setattr(builder.Builder, "source", builder.Builder.scan_sources)
+            slow = _programs(loss, quick)
+        assert fast.difference(slow) is None, (label, fast.difference(slow))
+        assert fast.node_names == slow.node_names
 
 
 def _shared_graphs():

@@ -1,7 +1,7 @@
 """Linear ops: the gradient written once, as the op's transpose.
 
 An op that only moves, copies or sums values (reshape, transpose, broadcast_to, getitem,
-take_flat, scatter_flat, put_flat, concat, sum, mean, cumsum) is linear in its inputs, so
+take_flat, scatter_flat, put_flat, concat, sum, mean, cumsum, cast) is linear in its inputs, so
 its vector-Jacobian product is its *transpose* applied to the output gradient, and that
 transpose is again such an op: take_flat(idx) <-> scatter_flat(idx), reshape <-> reshape
 back, transpose(perm) <-> transpose(argsort perm), broadcast_to <-> sum, cumsum <-> the
@@ -13,10 +13,11 @@ two declarations:
     The transpose, per input (a tuple for several inputs; None: no gradient): a `Chain`,
     the registry ops (with attributes) that map the output gradient to that input's, times
     a factor `k` (mean's 1 / count, put_flat's masks of what was kept and what landed).
-    `n` is the recorded node as a `Recorded`: input shapes, output shape and saved arrays
-    (the node's own in the compiled backward; recomputed by the op's `save` in the eager
-    one, which has no node), so an index map saved by the forward becomes the transpose's
-    table (getitem's flat positions are its scatter_flat's `idx`).
+    `n` is the recorded node as a `Recorded`: input shapes and dtypes, output shape and
+    saved arrays (the node's own in the compiled backward; recomputed by the op's `save`
+    in the eager one, which has no node), so an index map saved by the forward becomes
+    the transpose's table (getitem's flat positions are its scatter_flat's `idx`), and
+    cast's transpose casts back to the input's dtype.
 ``into(b, dest, src, **attrs)``
     How the op itself lowers as an accumulation, ``dest += op(src)`` in VM rows (AXPY,
     GATHER, SCATTER, a reduction ...): `src` the slot of its input, `dest` of its output
@@ -51,7 +52,7 @@ from .registry import OpDef, defop
 
 
 class Recorded(NamedTuple):
-    """What a transpose declaration may read of the forward: shapes and saved arrays."""
+    """What a transpose declaration may read of the forward: shapes, dtypes, saved arrays."""
     ins: tuple          # the inputs' shapes
     out: tuple          # the output's shape
     saved: tuple        # the forward's saved arrays (op.save)
