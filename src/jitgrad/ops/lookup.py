@@ -99,9 +99,9 @@ def kthvalue(x: Tensor, k: int, axis: int | None = None, keepdim: bool = False,
         raise ValueError(f"kthvalue: k={k} is out of range for a dim of size {n}")
     found = last_axis_rows(x, ax)
     if found is not None:
-        rows, srt = found
+        kernels, rows, srt = found
         idx = np.empty((rows.shape[0], 1), np.int64)
-        if order_kernels().kth_index(rows, srt, k - 1, idx.reshape(-1)):
+        if kernels.kth_index(rows, srt, k - 1, idx.reshape(-1)):
             shape = x._data.shape[:-1] + ((1,) if keepdim else ())
             return pick_rows(x, idx, shape), Tensor._make(idx.reshape(shape))
     order = np.argsort(x._data, axis=ax, kind="stable")

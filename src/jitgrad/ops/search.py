@@ -18,9 +18,9 @@ def order_kernels() -> Any:
     return compiled_kernels("forward_order")
 
 
-def last_axis_rows(x: Tensor, ax: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(x's float rows along its last axis [m, n], each row sorted) when ax is that axis
-    and the compiled order kernels are loaded; None otherwise (the numpy path)."""
+def last_axis_rows(x: Tensor, ax: int) -> tuple[Any, np.ndarray, np.ndarray] | None:
+    """(the order kernels, x's float rows along its last axis [m, n], each row sorted) when
+    ax is that axis and the compiled kernels are loaded; None otherwise (the numpy path)."""
     a = x._data
     if ax != a.ndim - 1 or a.dtype.kind != "f" or a.size == 0:
         return None
@@ -28,7 +28,7 @@ def last_axis_rows(x: Tensor, ax: int) -> tuple[np.ndarray, np.ndarray] | None:
     if kernels is None:
         return None
     rows = np.ascontiguousarray(a).reshape(-1, a.shape[-1])
-    return rows, np.sort(rows, axis=1)
+    return kernels, rows, np.sort(rows, axis=1)
 
 
 def pick_rows(x: Tensor, idx: np.ndarray, shape: tuple) -> Tensor:
@@ -94,9 +94,9 @@ def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool =
         raise ValueError(f"topk: k={k} is out of range for axis {ax} of size {x.shape[ax]}")
     found = last_axis_rows(x, ax)
     if found is not None:
-        rows, srt = found
+        kernels, rows, srt = found
         idx = np.empty((rows.shape[0], k), np.int64)
-        if order_kernels().top_indices(rows, srt, k, bool(largest), idx):
+        if kernels.top_indices(rows, srt, k, bool(largest), idx):
             shape = x._data.shape[:-1] + (k,)
             return pick_rows(x, idx, shape), _t(idx.reshape(shape))
     idx = argsort(x, ax, descending=largest)._data
