@@ -116,10 +116,9 @@ def _median_compiled(x: np.ndarray, axes: tuple | None, keepdim: bool, mode: str
     rows = np.ascontiguousarray(x).reshape(-1 if axis is not None else 1, x.shape[-1]
                                            if axis is not None else x.size)
     m = rows.shape[0]
-    val, lo, hi = np.empty(m, x.dtype), np.empty(m, np.int64), np.empty(m, np.int64)
-    w = np.empty(rows.shape, x.dtype)
+    val, lo, w = np.empty(m, x.dtype), np.empty(m, np.int64), np.empty(rows.shape, x.dtype)
     if not kernels.median_rows(rows, np.sort(rows, axis=1), mode == "avg",
-                               mode == "min" and axis is not None, val, lo, hi, w):
+                               mode == "min" and axis is not None, val, lo, w):
         return None
     kept = _kept_shape(x.shape, axes)
     shape = kept if keepdim else tuple(s for i, s in enumerate(x.shape)

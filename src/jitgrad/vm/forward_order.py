@@ -37,15 +37,6 @@ def _stable_index(row, s, r):  # pragma: no cover - compiled
 
 
 @jit
-def has_nan(a):  # pragma: no cover - compiled
-    """Does the flat array hold a NaN?"""
-    for i in range(a.size):
-        if a[i] != a[i]:
-            return True
-    return False
-
-
-@jit
 def kth_index(a, s, r, idx):  # pragma: no cover - compiled
     """idx[i] = the index of row i's element at stable ascending rank r (a, s: [m, n], s
     each row of a sorted). False if a row holds NaN (idx then undefined)."""
@@ -87,10 +78,10 @@ def top_indices(a, s, k, largest, idx):  # pragma: no cover - compiled
 
 
 @jit
-def median_rows(a, s, avg, one_hot, val, lo, hi, w):  # pragma: no cover - compiled
+def median_rows(a, s, avg, one_hot, val, lo, w):  # pragma: no cover - compiled
     """Per row of a (s: its rows sorted): the median val (avg: of the two middle elements
-    of an even count; else the lower one), the indices lo and hi of the lower and upper
-    middle elements (a stable sort's), and the gradient weights w: one_hot, all to lo;
+    of an even count; else the lower one), the index lo of the lower middle element (a
+    stable sort's), and the gradient weights w: one_hot, all to lo;
     else shared equally by the middle elements and every element equal to the median.
     False on NaN."""
     m, n = a.shape
@@ -105,7 +96,7 @@ def median_rows(a, s, avg, one_hot, val, lo, hi, w):  # pragma: no cover - compi
         else:
             v = row[li]
         val[i] = v
-        lo[i], hi[i] = li, hj
+        lo[i] = li
         wi = w[i]
         if one_hot:
             for j in range(n):
