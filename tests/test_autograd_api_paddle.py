@@ -286,6 +286,24 @@ def test_grad_fills_the_unused_part_of_a_split_too():
     assert b.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
 
 
+def test_a_backward_does_not_look_at_the_splits_of_other_live_graphs(monkeypatch):
+    # (it did: every backward scanned every live split, 10x slower with 300 graphs alive)
+    from jitgrad.ops import siblings
+    x = leaf(np.arange(6.0).reshape(2, 3))
+    others = [paddle.split(x * 1.0, [1, 2], axis=1) for _ in range(20)]
+
+    class Unscannable(type(siblings._groups)):
+        def values(self):
+            raise AssertionError("fill scanned every live split")
+    groups = Unscannable()
+    groups.update(siblings._groups)
+    monkeypatch.setattr(siblings, "_groups", groups)
+    a, b = paddle.split(x, [1, 2], axis=1)
+    b.retain_grads()
+    a.sum().backward()
+    assert b.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]] and len(others) == 20
+
+
 @pytest.mark.parametrize("path", ["numba", "reference"])
 @pytest.mark.parametrize("f, want", [
     (lambda x, c: x * c, [0.0, 0.0]), (lambda x, c: x / c, [0.0, 0.0]),

@@ -20,6 +20,10 @@ from .tensor import Tensor
 
 RETAIN = object()     # marker: where in the chain retain_grads() was called
 
+# id -> the live non-leaf tensors that called retain_grads(): what needs a look after a
+# backward (ops/siblings.py) is found among these, not among every live graph
+RETAINED: "weakref.WeakValueDictionary[int, Tensor]" = weakref.WeakValueDictionary()
+
 
 class HookChain:
     """Hooks of one tensor, in registration order, with the RETAIN marker among them."""
@@ -111,6 +115,7 @@ def note_retain(t: Tensor) -> None:
     """retain_grads() on a non-leaf: mark the chain position once."""
     if t._node is None:
         return
+    RETAINED[id(t)] = t
     chain = chain_of(t, create=True)
     if RETAIN not in chain.entries:
         chain.entries.append(RETAIN)
