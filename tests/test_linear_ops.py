@@ -63,3 +63,16 @@ def test_transpose_of_the_transpose_is_the_op(name, i, path):
         (dg,) = paddle.grad(s, [g])
     want = apply(op, *[Tensor._make(w) for w in ws], **attrs)
     np.testing.assert_allclose(dg.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_a_basic_slice_shares_one_read_only_index_map_per_shape_and_key():
+    # (each step recomputed it and recopied it into the Program's tables)
+    x = paddle.to_tensor(np.arange(12.0).reshape(3, 4), stop_gradient=False)
+    a, b, c = x[:, 1:3], x[:, 1:3], x[1]
+    assert a._node.saved[0] is b._node.saved[0] and not a._node.saved[0].flags.writeable
+    assert a._node.saved[0].tolist() == [1, 2, 5, 6, 9, 10]
+    assert c._node.saved[0].tolist() == [4, 5, 6, 7]
+    (a.sum() * 2 + c.sum()).backward()
+    assert x.grad.tolist() == [[0, 2, 2, 0], [1, 3, 3, 1], [0, 2, 2, 0]]
+    i = x[np.array([0, 2])]
+    assert i._node.saved[0].flags.writeable       # an index array's map: the graph's own

@@ -82,9 +82,46 @@ def _getitem_into(b: Any, dest: Any, src: Any, key: tuple) -> None:
     b.gather(dest, src, _flat_positions(src.shape)[key].ravel())
 
 
+def _basic_key(key: tuple) -> tuple | None:
+    """A hashable spelling of a key of ints, slices, None and Ellipsis (slices are not
+    hashable before Python 3.12); None for a key with an index array or a bool."""
+    out = []
+    for k in key:
+        t = type(k)
+        if t is slice:
+            out.append((k.start, k.stop, k.step))
+        elif t is int or k is None or k is Ellipsis:
+            out.append(k)
+        else:
+            return None
+    return tuple(out)
+
+
+_BASIC_MAPS: dict[tuple, np.ndarray] = {}
+_BASIC_MAPS_KEPT = 256
+
+
+def _getitem_map(out: np.ndarray, x: np.ndarray, key: tuple) -> tuple:
+    """getitem's saved index map: the flat position in x of each element of x[key]. A basic
+    key's map is kept per (shape, key), read-only, so a training loop slicing the same way
+    each step neither recomputes it nor recopies it into a Program's tables on rebinding."""
+    basic = _basic_key(key)
+    if basic is None:
+        return (_flat_positions(x.shape)[key].ravel(),)
+    ck = (x.shape, basic)
+    t = _BASIC_MAPS.get(ck)
+    if t is None:
+        if len(_BASIC_MAPS) >= _BASIC_MAPS_KEPT:
+            _BASIC_MAPS.clear()
+        t = np.ascontiguousarray(_flat_positions(x.shape)[key].ravel())
+        t.setflags(write=False)
+        _BASIC_MAPS[ck] = t
+    return (t,)
+
+
 getitem_op = linear(
     "getitem", grad_reads=(), bound_attrs=("key",), forward=lambda x, key: x[key],
-    save=lambda out, x, key: (_flat_positions(x.shape)[key].ravel(),),
+    save=_getitem_map,
     transpose=lambda n, key: step(scatter_flat_op, idx=n.saved[0], shape=n.ins[0]),
     into=_getitem_into,
     cases=({"shapes": ((4, 5),), "attrs": {"key": (slice(1, None, 2), 3)}},
