@@ -43,8 +43,10 @@ def test_polygamma(dtype, n):
     rng = np.random.default_rng(n)
     x = np.concatenate([rng.uniform(0.01, 30, 300), rng.uniform(-20, 0, 105), EDGES])
     x = x.astype(dtype).reshape(-1, 4)[:, 1:]                    # not contiguous
-    got, want = _both(x, "polygamma", lambda v: S._polygamma64(n, v), n, *S._series(n),
-                      S._SHIFT_TO)
+    got = S._psi_compiled(n, x)
+    assert got is not None and got.dtype == x.dtype and got.shape == x.shape
+    with np.errstate(all="ignore"):
+        want = np.asarray(S._polygamma64(n, x), dtype=dtype)
     # near psi's root and near poles only absolute accuracy is meaningful
     scale = np.maximum(np.abs(want), 1.0)
     ok = np.isfinite(want)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, require_float
+from .core import apply, compiled_kernels, require_float
 from .derivative import numpy_function, unary
 from .math import special_kernel
 from .registry import UNARY_CASES
@@ -125,17 +125,36 @@ def _series(n: int) -> tuple:
     return got
 
 
+def _psi_compiled(n: int, x: np.ndarray) -> np.ndarray | None:
+    """psi^(n)(x) in x's dtype by vm/forward_special.py's two kernels, numpy's log between
+    them; None before Numba is loaded, or for other dtypes."""
+    if x.dtype != np.float32 and x.dtype != np.float64:
+        return None
+    kernels = compiled_kernels("forward_special")
+    if kernels is None:
+        return None
+    if not (x.flags.c_contiguous and x.flags.writeable):
+        x = np.array(x, order="C")      # one compiled variant: contiguous, writeable
+    flat = x.reshape(-1)
+    zs, accs = np.empty(flat.size), np.empty(flat.size)
+    kernels.polygamma_shift(flat, n, _SHIFT_TO, zs, accs)
+    out = np.empty(x.shape, x.dtype)
+    kernels.polygamma_series(flat, out.reshape(-1), n, *_series(n), zs, accs,
+                             np.log(zs) if n == 0 else zs)
+    return out
+
+
 def _psi(n: int, x: np.ndarray) -> np.ndarray:
-    """psi^(n)(x) in x's dtype: the compiled kernel, else the float64 numpy version."""
-    out = special_kernel(x, "polygamma", n, *_series(n), _SHIFT_TO)
+    """psi^(n)(x) in x's dtype: the compiled kernels, else the float64 numpy version."""
+    out = _psi_compiled(n, x)
     if out is not None:
         return out
-    return _polygamma64(n, x)
+    with np.errstate(all="ignore"):
+        return np.asarray(_polygamma64(n, x), dtype=x.dtype)
 
 
 polygamma_op = unary(
-    "polygamma", _f(lambda x, n: _polygamma64(n, x), "polygamma",
-                    lambda x, n: (n, *_series(n), _SHIFT_TO)),
+    "polygamma", lambda x, n: _psi(n, x),
     lambda m, x, out, n: m.polygamma(x, n + 1),
     domain=(0.3, 3.0), cases=tuple({"shapes": s, "attrs": {"n": n}}
                                    for s in UNARY_CASES for n in (0, 2)))
