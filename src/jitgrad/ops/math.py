@@ -217,9 +217,14 @@ def _logaddexp_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _logaddexp_slope(m, a, b):
-    """d/da logaddexp(a, b) = sigmoid(a - b); 0.5 each where both are the same infinity."""
+    """d/da logaddexp(a, b) = sigmoid(a - b); 0.5 each where both are the same infinity
+    (there, and only there for non-nan inputs, a - b is nan: the infinity test and the
+    choice are skipped when no slope is nan)."""
+    s = m.sigmoid(a - b)
+    if not np.isnan(m.data(s)).any():
+        return s
     va, vb = m.data(a), m.data(b)
-    return m.where(np.isinf(va) & (va == vb), 0.5, m.sigmoid(a - b))
+    return m.where(np.isinf(va) & (va == vb), 0.5, s)
 
 
 logaddexp_op = binary("logaddexp", _logaddexp_forward,
