@@ -77,9 +77,12 @@ def test_erfinv():
     rng = np.random.default_rng(2)
     y = np.concatenate([rng.uniform(-1, 1, 2000), 1 - 10.0 ** -rng.uniform(2, 15, 200),
                         [0.0, -0.0, 1.0, -1.0, 1.5, -3.0, math.nan, math.inf]])
-    got32, want32 = _both(y.astype(np.float32), "erfinv", S._erfinv64, 1)
+    with np.errstate(all="ignore"):
+        want = S._erfinv64(y)
+        want32 = S._erfinv64(y.astype(np.float32)).astype(np.float32)
+    got32 = S._erfinv(y.astype(np.float32))
     assert np.array_equal(got32, want32, equal_nan=True)          # both correctly rounded
-    got, want = _both(y, "erfinv", S._erfinv64, 2)
+    got = S._erfinv(y)
     _close(got, want, 2e-3)                 # the numpy version is less accurate in the tails
     inner = np.abs(y) < 0.5
     np.testing.assert_allclose(got[inner], want[inner], rtol=1e-14)

@@ -164,8 +164,27 @@ lgamma_op = unary("lgamma", _f(lambda x: _lgamma64(x), "lgamma"),
                   lambda m, x, out: m.polygamma(x, 0), domain=(0.3, 3.0))
 
 # Halley steps after the first guess: one gives float32 accuracy, two float64's
+def _erfinv(y: np.ndarray) -> np.ndarray:
+    """erf^-1 in y's dtype: the compiled kernels (Halley steps after the first guess: one
+    gives float32 accuracy, two float64's), numpy's log between them; else the float64
+    numpy version."""
+    kernels = compiled_kernels("forward_special")
+    if kernels is None or (y.dtype != np.float32 and y.dtype != np.float64):
+        with np.errstate(all="ignore"):
+            return np.asarray(_erfinv64(y), dtype=y.dtype)
+    if not (y.flags.c_contiguous and y.flags.writeable):
+        y = np.array(y, order="C")      # one compiled variant: contiguous, writeable
+    flat = y.reshape(-1)
+    t = np.empty(flat.size)
+    kernels.erfinv_start(flat, t)
+    np.log(t, out=t)
+    out = np.empty(y.shape, y.dtype)
+    kernels.erfinv(flat, out.reshape(-1), 1 if y.dtype == np.float32 else 2, t)
+    return out
+
+
 erfinv_op = unary(
-    "erfinv", _f(lambda x: _erfinv64(x), "erfinv", lambda x: (1 if x.dtype == np.float32 else 2,)),
+    "erfinv", _erfinv,
     lambda m, x, out: m.exp(out * out) * (_m.sqrt(_m.pi) / 2), domain=(-0.8, 0.8))
 
 
