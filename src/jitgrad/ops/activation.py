@@ -10,12 +10,11 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
-from .core import apply_internal, const, require_float
+from .core import apply_internal, apply_xy, const, require_float
 from .elementwise import _sigmoid
-from .indexing import split
 from .derivative import NumpyMath, numpy_function, unary
 from .math import _erf, special_kernel
-from .shape import reshape
+from .shape import getitem_op, reshape
 from .registry import UNARY_CASES
 
 numpy_function("sigmoid", _sigmoid)
@@ -316,7 +315,11 @@ def glu(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
         raise ValueError(f"glu: axis must lie in [{-x.ndim}, {x.ndim}), got {axis}")
     if x.shape[axis] % 2:
         raise ValueError(f"glu: dimension {axis} of shape {x.shape} must be even to halve it")
-    a, b = split(x, 2, axis=axis)
+    ax = axis % x.ndim
+    half = x._data.shape[ax] // 2
+    lead = (slice(None),) * ax               # the halves as two getitem nodes (split's,
+    a = apply_xy(getitem_op, x, None, {"key": lead + (slice(0, half),)})   # without its
+    b = apply_xy(getitem_op, x, None, {"key": lead + (slice(half, None),)})  # checks)
     return a * E.sigmoid(b)
 
 
