@@ -210,8 +210,8 @@ def _logaddexp_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     ops was; where x and y are the same infinity the difference is taken as 0."""
     m = np.maximum(x, y)
     d = x - y
-    same_inf = np.isinf(x) & (x == y)
-    if same_inf.any():
+    if np.isnan(d).any():               # (the same infinity's difference is nan: look there)
+        same_inf = np.isinf(x) & (x == y)
         d = np.where(same_inf, 0, d).astype(d.dtype)
     return (m + _LOG1P(_EXP(-np.abs(d)))).astype(m.dtype)
 
