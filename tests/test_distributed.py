@@ -119,8 +119,8 @@ def test_bytes_per_step_is_what_the_workers_received(two):
         assert trainer.payload_bytes == 196 * 4
         trainer.step(x, y)
         trainer.step(x, y)
-        assert trainer.bytes_per_step == {"shards": x.nbytes + y.nbytes, "gradients_up": 784,
-                                          "gradients_down": 784,
+        assert trainer.bytes_per_step == {"shards": x.nbytes + y.nbytes,
+                                          "gradients_gathered": 2 * 784,
                                           "total": x.nbytes + y.nbytes + 2 * 784}
         tid = trainer.tid
 
@@ -129,9 +129,25 @@ def test_bytes_per_step_is_what_the_workers_received(two):
                 for k, n in entry["keys"].items() if tid in k}
     logs = two.run(received)
     moved = {k: n for log in logs.values() for k, n in log.items()}
-    # per step: one worker's payload up to the adder, the sum down to the other worker
+    # per step, each worker fetches the other's payload once (the last step's at close())
     assert sorted(moved.values()) == [784] * 4
-    assert sorted(k.split("-")[1] for k in moved) == ["add", "add", "grads", "grads"]
+    assert sorted(k.split("-")[1] for k in moved) == ["grads"] * 4
+
+
+def test_beyond_all_gather_max_workers_a_tree_sums_the_payloads(two, monkeypatch):
+    from jitgrad.distributed import data_parallel
+    monkeypatch.setattr(data_parallel, "ALL_GATHER_MAX", 1)
+    data = batches()
+    want_losses, want, _ = single_process("sgd", mean_loss, data)
+    with DataParallel(two, make_model, OPTIMIZERS["sgd"], mean_loss) as trainer:
+        losses = [trainer.step(*data[0])] + trainer.steps(data[1:])
+        assert set(trainer.bytes_per_step) == {"shards", "gradients_up", "gradients_down",
+                                               "total"}
+        replicas = [trainer.state_dict(i) for i in range(2)]
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-5, atol=1e-6)
+    for name, value in want.items():
+        np.testing.assert_allclose(replicas[0][name], value, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(replicas[0][name], replicas[1][name])
 
 
 def test_one_worker_trainer_and_input_errors(two):
@@ -141,7 +157,7 @@ def test_one_worker_trainer_and_input_errors(two):
     with DataParallel(two, make_model, OPTIMIZERS["sgd"], mean_loss,
                       workers=[first]) as trainer:
         assert [trainer.step(x, y) for x, y in data] == pytest.approx(want_losses, rel=1e-6)
-        assert trainer.bytes_per_step["gradients_up"] == 0
+        assert trainer.bytes_per_step["gradients_gathered"] == 0
         for k, v in trainer.state_dict().items():
             np.testing.assert_allclose(v, want[k], rtol=1e-6, atol=1e-7)
     with pytest.raises(ValueError, match="reduction"):

@@ -3,21 +3,25 @@
 A step, all submitted to the scheduler at once:
   1. the driver splits the batch along axis 0 into one shard per worker (np.array_split)
      and sends shard i with the task `grads` pinned to worker i;
-  2. worker i runs forward and backward on its shard (its program cache makes every step
-     after the first a replay) and keeps one flat payload: its gradients times n_i/N (mean
-     loss) and its weighted loss;
-  3. a binary tree of `add` tasks sums the payloads: each add is pinned to the worker that
-     holds its left operand, so it pulls one payload from one peer (K-1 transfers);
-  4. every worker takes the sum (the K-1 workers without it fetch it) and runs the
-     optimizer step, so every replica applies the same update to the same parameters. This
-     is done at the start of the next step's `grads` task (or by state_dict/close), so a
-     step is two dependent waves of tasks, not three; `steps()` submits many at once.
+  2. worker i first applies the previous step's update: it sums the previous step's
+     payloads in worker order (the same additions on every worker, so every replica gets
+     the same sum to the bit) and runs the optimizer step; then it runs forward and
+     backward on its shard (its program cache makes every step after the first a replay)
+     and keeps one flat payload: its gradients times n_i/N (mean loss) and its weighted
+     loss;
+  3. with up to ALL_GATHER_MAX workers, that is the whole step: each worker fetches the
+     others' payloads as the inputs of its next `grads` (one wave of tasks per step, one
+     transfer hop on the critical path). With more, K(K-1) transfers per step would grow
+     too fast: a binary tree of `add` tasks sums the payloads instead (each add pinned to
+     the worker that holds its left operand, K-1 transfers up, K-1 fetches of the sum
+     down), and the next `grads` takes the sum (two waves per step).
 
-Bytes moved per step, K workers, P gradient values of b bytes, a batch of B bytes:
-  shards B (driver -> workers) + up (K-1)(P+1)b + down (K-1)(P+1)b (worker <-> worker),
-plus K scalars back to the driver and the task messages. The driver never touches a
-gradient, so its link carries only the batch; `bytes_per_step` reports these numbers.
-Parameters never move after init (the replicas start from the driver's state dict).
+Bytes moved per step, K workers, a payload of (P+1)b bytes (P gradient values of b bytes
+and the loss), a batch of B bytes: shards B (driver -> workers), plus worker to worker
+K(K-1)(P+1)b gathered (K <= ALL_GATHER_MAX), or (K-1)(P+1)b up and (K-1)(P+1)b down
+the tree. The driver never touches a gradient, so its link carries only the batch and one
+float per step; `bytes_per_step` reports these numbers. Parameters never move after init
+(the replicas start from the driver's state dict).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from . import replica
 from ._deps import require
 
 _POLL_S = 5.0        # while waiting for a step: how often to check that the replicas live
+ALL_GATHER_MAX = 4   # up to this many workers, each gathers every payload (one wave a step)
 
 
 class DataParallel:
@@ -81,7 +86,8 @@ class DataParallel:
         size, dtype = client.gather(futures)[0]
         self.payload_bytes = size * np.dtype(dtype).itemsize
         self.bytes_per_step: dict[str, int] = {}
-        self._pending: Any = None       # the last step's summed payload, not yet applied
+        # the last step's payloads (or their sum), not yet applied: Dask futures
+        self._pending: list | None = None
         self._closed = False
 
     def _on(self, i: int, fn: Callable, *args: Any, key: str) -> Any:
@@ -101,7 +107,8 @@ class DataParallel:
     def step_async(self, *batch: Any) -> Any:
         """Submit one step; a Dask Future of its loss. The update itself is applied by
         each replica at the start of the next step (or by state_dict/close), so a step is
-        two waves of tasks: grads on every worker, then the tree of adds."""
+        one wave of tasks, `grads` on every worker (two with a tree of adds beyond
+        ALL_GATHER_MAX workers)."""
         if self._closed:
             raise RuntimeError("DataParallel.step after close()")
         if not batch:
@@ -116,8 +123,8 @@ class DataParallel:
         if n < k:
             raise ValueError(f"DataParallel.step: a batch of {n} rows cannot be split over "
                              f"{k} workers; give at least {k} rows")
-        if self._pending is not None and self._pending.status == "error":
-            self._pending = None        # the failed step's sum does not exist
+        if self._pending is not None and any(f.status == "error" for f in self._pending):
+            self._pending = None        # the failed step's payloads do not all exist
         shards = [np.array_split(a, k) for a in arrays]          # views: no copy here
         tag = f"{self.tid}-{self.step_count}"
         level = []
@@ -126,6 +133,15 @@ class DataParallel:
             weight = part[0].shape[0] / n if self.reduction == "mean" else 1.0
             level.append((self._on(i, replica.grads, self.tid, weight, part, self._pending,
                                    key=f"jitgrad-grads-{tag}-{i}"), i))
+        self.step_count += 1
+        shard_bytes = int(sum(a.nbytes for a in arrays))
+        if k <= ALL_GATHER_MAX:         # the next grads tasks gather every payload
+            self._pending = [f for f, _ in level]
+            moved = k * (k - 1) * self.payload_bytes
+            self.bytes_per_step = {"shards": shard_bytes, "gradients_gathered": moved,
+                                   "total": shard_bytes + moved}
+            # (worker 0 fetches the others' payloads for this, as its next grads needs)
+            return self._on(0, replica.loss, *self._pending, key=f"jitgrad-loss-{tag}")
         depth = 0
         while len(level) > 1:                                    # the tree reduction
             nxt = []
@@ -136,22 +152,20 @@ class DataParallel:
             if len(level) % 2:
                 nxt.append(level[-1])
             level, depth = nxt, depth + 1
-        self._pending = level[0][0]
-        self.step_count += 1
+        self._pending = [level[0][0]]
         moved = (k - 1) * self.payload_bytes
-        shard_bytes = int(sum(a.nbytes for a in arrays))
         self.bytes_per_step = {"shards": shard_bytes, "gradients_up": moved,
                                "gradients_down": moved, "total": shard_bytes + 2 * moved}
-        return self._on(level[0][1], replica.loss, self._pending, key=f"jitgrad-loss-{tag}")
+        return self._on(level[0][1], replica.loss, level[0][0], key=f"jitgrad-loss-{tag}")
 
     def _flush(self) -> None:
-        """Apply the last step's sum on every replica (the next step would have)."""
-        if self._pending is not None and self._pending.status != "error":
+        """Apply the last step's update on every replica (the next step would have)."""
+        if self._pending is not None and not any(f.status == "error" for f in self._pending):
             tag = f"{self.tid}-{self.step_count}"
             self._gather([self._on(i, replica.apply, self.tid, self._pending,
                                    key=f"jitgrad-apply-{tag}-{i}")
                           for i in range(len(self.workers))])
-        self._pending = None        # (a failed step's sum does not exist: nothing to apply)
+        self._pending = None        # (a failed step's payloads do not exist: nothing to apply)
 
     def _gather(self, futures: list) -> list:
         """The futures' results; raises if a replica's worker left the cluster meanwhile

@@ -84,10 +84,11 @@ def init(tid: str, model_fn: Callable, optimizer_fn: Callable, loss_fn: Callable
     return replica.size + 1, replica.dtype.str
 
 
-def grads(tid: str, weight: float, arrays: list, previous: np.ndarray | None) -> np.ndarray:
-    """Apply the previous step's summed payload (if any), then forward and backward on this
-    worker's shard; the gradients times `weight` (n_i/N for a mean loss, so the shards'
-    payloads sum to the whole batch's), then the weighted loss."""
+def grads(tid: str, weight: float, arrays: list, previous: list | None) -> np.ndarray:
+    """Apply the previous step's update (`previous`: its payloads, or their sum), then
+    forward and backward on this worker's shard; the gradients times `weight` (n_i/N for
+    a mean loss, so the shards' payloads sum to the whole batch's), then the weighted
+    loss."""
     import jitgrad
     if previous is not None:
         apply(tid, previous)
@@ -112,22 +113,34 @@ def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a + b
 
 
-def apply(tid: str, summed: np.ndarray) -> float:
+def total(payloads: list) -> np.ndarray:
+    """The payloads summed in worker order: the same additions in the same order on every
+    worker, so every replica gets the same sum to the bit."""
+    if len(payloads) == 1:
+        return payloads[0]
+    out = payloads[0] + payloads[1]
+    for p in payloads[2:]:
+        out += p
+    return out
+
+
+def apply(tid: str, payloads: list) -> float:
     """Give every parameter its slice of the summed gradient and step the optimizer; every
-    replica runs this on the same summed array, so the replicas stay identical."""
+    replica runs this on the same payloads, so the replicas stay identical."""
     r = _get(tid)
+    summed = total(payloads)
     for p, (a, b) in zip(r.params, r.slices):
-        # a copy: the summed array belongs to Dask (and may be read-only after transfer)
+        # a copy: the payloads belong to Dask (and may be read-only after transfer)
         p._grad = np.array(summed[a:b].reshape(p._data.shape), dtype=p._data.dtype)
     r.optimizer.step()
     r.optimizer.clear_grad(set_to_zero=False)
-    return loss(summed)
-
-
-def loss(summed: np.ndarray) -> float:
-    """The batch's loss, the payload's last value (so the driver fetches a float, not the
-    whole sum)."""
     return float(summed[-1])
+
+
+def loss(*payloads: np.ndarray) -> float:
+    """The batch's loss: the last value of the payloads' sum (so the driver fetches a
+    float, not a payload)."""
+    return float(sum(float(p[-1]) for p in payloads))
 
 
 def state(tid: str) -> tuple[dict, dict]:
