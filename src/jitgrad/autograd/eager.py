@@ -66,7 +66,7 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
             if chain is not None and chain.has_hooks:
                 g, kept[id(node)] = hooks.apply_chain(chain, g)
                 hooked[id(node)] = g
-            carries = [plan.carries(t) for t in node.inputs]
+            carries = [plan.carries(t, need) for t, need in zip(node.inputs, node.needs)]
             py = "py_layer" in node.op.extra
             if py:
                 contribs = py_layer.run_node(node, g, plan.useful)

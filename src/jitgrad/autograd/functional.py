@@ -273,8 +273,8 @@ def _leaves_of(t: Tensor) -> list[Tensor]:
     from ..core import tape
     seen: dict[int, Tensor] = {}
     for node in reversed(tape.reachable_nodes([t])):
-        for x in node.inputs:
-            if x._node is None and not x._stop_gradient:
+        for x, need in zip(node.inputs, node.needs):
+            if need and x._node is None:
                 seen.setdefault(id(x), x)
     if t._node is None and not t._stop_gradient:
         seen.setdefault(id(t), t)

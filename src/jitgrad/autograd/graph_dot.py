@@ -87,8 +87,8 @@ def backward_graph_dot(roots: Tensor | Iterable[Tensor], addresses: bool = False
             node_for(r)
     for node in tape.reachable_nodes(roots):
         src = ids(node)[0]              # named already: newest first, users before inputs
-        for t in node.inputs:
-            if t._stop_gradient:
+        for t, need in zip(node.inputs, node.needs):
+            if not need:                # (no recorded edge: the gradient stops here)
                 continue
             dst = node_for(t)
             label = f"{t.place}\n{_meta(t, '')}"

@@ -162,7 +162,7 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
         if reason:
             refuse(reason)
         # Every change that could spoil a node (freeing it, hooks or retain_grads on its
-        # output, in-place writes, stop_gradient flips) bumps the epoch: a node recorded
+        # output, in-place writes) bumps the epoch: a node recorded
         # in this epoch needs none of the checks of `stale`.
         if node.epoch != ep:
             reason = stale(node, chains)
@@ -170,11 +170,12 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
                 refuse(reason)
         parts.append(op.name)
         parts.append(len(node.inputs))      # (concat takes any number)
-        for t in node.inputs:
+        parts.append(node.needs)            # the recorded edges
+        for t, need in zip(node.inputs, node.needs):
             if t._hooks is not None or t._retain:
                 refuse("hooks or retain_grads()")
             n = t._node
-            if n is not None and not t._stop_gradient and (stop is None or id(t) not in stop):
+            if need and n is not None and (stop is None or id(t) not in stop):
                 i = index.get(id(n))
                 if i is None:
                     i = index[id(n)] = len(nodes)
@@ -186,7 +187,7 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
                 i = tid[id(t)] = len(tensors)
                 tensors.append(t)
                 d = t._data
-                parts.append((i, d.shape, d.dtype, t._stop_gradient, n is None))
+                parts.append((i, d.shape, d.dtype, n is None))
             else:
                 parts.append(-1 - i)        # a tensor met before: its index is enough
         try:
@@ -221,13 +222,6 @@ def stale(node: Any, chains: Any) -> str | None:
     for t, v in zip(node.inputs, versions):
         if t._version != v:
             return "changed since recorded"
-    if all(t._stop_gradient for t in node.inputs):
-        return "changed since recorded"
-    if node.op.save_needs:              # a factor skipped at record time, needed now:
-        saved = node.saved              # the lowering computes it (ops/derivative.py)
-        for j, i in enumerate(node.op.extra["saved_inputs"]):
-            if saved[j] is None and not node.inputs[i]._stop_gradient:
-                return "stop_gradient turned off after the op was recorded"
     return None
 
 

@@ -106,9 +106,9 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     for node in nodes:
         g = slots.get(id(node))
         gins = []
-        for t in node.inputs:
-            # plan.carries(t), inlined
-            if t._stop_gradient or (stop is not None and id(t) in stop) or not (
+        for t, need in zip(node.inputs, node.needs):
+            # plan.carries(t, need), inlined
+            if not need or (stop is not None and id(t) in stop) or not (
                     ((t._node is None or t._retain) if target_ids is None else
                      id(t) in target_ids) or
                     (t._node is not None and id(t._node) in useful)):

@@ -66,8 +66,8 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     tensor_sigs = [(key[3 * r], key[3 * r + 1], key[3 * r + 2] < 0) for r in range(nroots)]
     node_sigs: list = []
     for k, node in enumerate(nodes):
-        name, nin = key[i], key[i + 1]
-        i += 2
+        name, nin, needs = key[i], key[i + 1], key[i + 2]
+        i += 3
         if node.op.name != name:
             return None                   # (cannot happen: key and nodes come together)
         N = f"N{k}"
@@ -75,6 +75,7 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
         # statistics) gets the walk's checks here rather than sending the graph to the walk
         emit(f"    if {N}.op is not {c(node.op)}: return None")
         emit(f"    if {N}.epoch != ep and {c(stale)}({N}, {c(_node_chains())}): return None")
+        emit(f"    if {N}.needs != {c(needs)}: return None")
         if nin:
             emit(f"    {', '.join(f'a{p}' for p in range(nin))}, = {N}.inputs")
         else:
@@ -87,22 +88,21 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
             # was recorded bumped the epoch, and every node's own epoch is checked)
             hooked = f"{t}._hooks is not None or {t}._retain"
             if isinstance(part, tuple):   # a tensor met for the first time
-                ti, shape, dtype, sg, leaf = part
+                ti, shape, dtype, leaf = part
                 if ti != ntensors:
                     return None
-                emit(f"    if {hooked} or {'not ' if sg else ''}{t}._stop_gradient or "
-                     f"{t}._node is {'not ' if leaf else ''}None: return None")
+                emit(f"    if {hooked} or {t}._node is {'not ' if leaf else ''}None: "
+                     "return None")
                 emit(f"    T{ti} = {t}")
                 tensor_sigs.append((shape, dtype, leaf))
                 emit(f"    d = {t}._data")
                 emit(f"    if d.shape != {c(shape)} or d.dtype is not {c(dtype)}: return None")
                 ntensors += 1
             elif part < 0:                # a tensor met before
-                emit(f"    if {t} is not T{-1 - part} or {hooked} or ({t}._node is not None "
-                     f"and not {t}._stop_gradient): return None")
+                emit(f"    if {t} is not T{-1 - part} or {hooked}: return None")
             else:                         # a node
                 emit(f"    n = {t}._node")
-                emit(f"    if n is None or {t}._stop_gradient or {hooked}: return None")
+                emit(f"    if n is None or {hooked}: return None")
                 if part == nnodes:
                     emit(f"    N{part} = n")
                     nnodes += 1

@@ -27,8 +27,8 @@ _getframe = sys._getframe
 class Node:
     """One recorded op: what ran, on which tensors, and what its backward needs."""
 
-    __slots__ = ("op", "inputs", "attrs", "saved", "out_data", "out_ref", "seq", "freed",
-                 "programs", "site", "versions", "epoch", "__weakref__")
+    __slots__ = ("op", "inputs", "needs", "attrs", "saved", "out_data", "out_ref", "seq",
+                 "freed", "programs", "site", "versions", "epoch", "__weakref__")
 
     def __new__(cls, op: OpDef, inputs: tuple, attrs: dict, saved: tuple,
                 out_data: np.ndarray) -> Node:
@@ -47,7 +47,7 @@ _new_object = object.__new__
 
 
 def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.ndarray,
-             depth: int = 2) -> Node:
+             depth: int = 2, needs: tuple | None = None) -> Node:
     """Record one op: `Node(...)`, which ops.core.apply calls directly (a plain function call
     costs less than a class call, and every recorded op makes one). Call it from the op's
     apply (core.apply, PyLayer.apply): the call-site walk starts `depth` frames up, at that
@@ -57,6 +57,9 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     node = _new_object(Node)
     node.op = op
     node.inputs = inputs            # Tensors (constants are stop_gradient Tensors)
+    # the edges: which inputs the gradient reaches, fixed now, as Paddle fixes them (a
+    # stop_gradient flipped after the op changes nothing for this node: measured on 3.3.1)
+    node.needs = tuple([not t._stop_gradient for t in inputs]) if needs is None else needs
     node.attrs = attrs              # static arguments: axis, keepdim, shapes ...
     node.saved = saved              # numpy arrays the gradient kernels read
     node.out_data = out_data
@@ -222,7 +225,7 @@ def _seq(node: Node) -> int:
 
 
 def reachable_nodes(roots: Iterable[Tensor], stop: set[int] | None = None) -> list[Node]:
-    """Nodes that some root reaches through tensors that need grad, newest first.
+    """Nodes that some root reaches through the recorded edges (node.needs), newest first.
 
     `stop` holds ids of tensors treated as constants (no_grad_vars).
     """
@@ -233,8 +236,8 @@ def reachable_nodes(roots: Iterable[Tensor], stop: set[int] | None = None) -> li
         if node is None or id(node) in seen:
             continue
         seen[id(node)] = node
-        for t in node.inputs:
-            if t._node is not None and not t._stop_gradient and (stop is None or id(t) not in stop):
+        for t, need in zip(node.inputs, node.needs):
+            if need and t._node is not None and (stop is None or id(t) not in stop):
                 stack.append(t._node)
     return sorted(seen.values(), key=_seq, reverse=True)
 
@@ -270,8 +273,8 @@ class Plan:
         useful: set[int] = set()
         # carries(t, useful), inlined: oldest first, inputs before their users
         for node in reversed(nodes):
-            for t in node.inputs:
-                if t._stop_gradient or (stop is not None and id(t) in stop):
+            for t, need in zip(node.inputs, node.needs):
+                if not need or (stop is not None and id(t) in stop):
                     continue
                 if (t._node is None or t._retain) if ids is None else id(t) in ids:
                     break                       # a target
@@ -286,13 +289,17 @@ class Plan:
             [n for n in nodes if id(n) in useful]
 
     def is_target(self, t: Tensor) -> bool:
+        """For a tensor reached through an edge (or a root needing a gradient): does its
+        gradient leave the backward? For backward(), a leaf's does even when its
+        stop_gradient was set after the op (Paddle 3.3.1 still fills its .grad)."""
         if self.target_ids is not None:
             return id(t) in self.target_ids
-        return (t._node is None and not t._stop_gradient) or bool(t._retain)
+        return t._node is None or bool(t._retain)
 
-    def carries(self, t: Tensor, useful: set[int] | None = None) -> bool:
-        """Does gradient flow from a node into its input t?"""
-        if t._stop_gradient or (self.stop is not None and id(t) in self.stop):
+    def carries(self, t: Tensor, need: bool = True, useful: set[int] | None = None) -> bool:
+        """Does gradient flow from a node into its input t (`need`: the node's recorded
+        edge to it)?"""
+        if not need or (self.stop is not None and id(t) in self.stop):
             return False
         useful = self.useful if useful is None else useful
         return self.is_target(t) or (t._node is not None and id(t._node) in useful)

@@ -36,16 +36,16 @@ def _applier(depth: int) -> Callable[..., Tensor]:
         if tape._grad_enabled and op.differentiable:
             for t in inputs:
                 if not t._stop_gradient:
+                    needs = tuple([not u._stop_gradient for u in inputs])
                     if saved is None:
                         save = op.save
                         if save is None:
                             saved = ()
                         elif op.save_needs:
-                            saved = save(tuple([not u._stop_gradient for u in inputs]), out,
-                                         *datas, **attrs)
+                            saved = save(needs, out, *datas, **attrs)
                         else:
                             saved = save(out, *datas, **attrs)
-                    node = new_node(op, inputs, attrs, saved, out, depth)
+                    node = new_node(op, inputs, attrs, saved, out, depth, needs)
                     result = _make(out, False, node)
                     node.out_ref = _weakref(result)
                     if tape._saved_hooks is not None:
@@ -76,6 +76,11 @@ _getframe = sys._getframe
 _counter = tape._counter
 _last_site_code = tape._last_site_code
 _V1, _V2 = (0, 0), (0, 0, 0)      # versions of nodes whose inputs were never written in place
+
+# node.needs of one- and two-input nodes (by the inputs' stop_gradient flags): shared tuples
+_NEEDS1 = (True,)
+_NEEDS2 = {(False, False): (True, True), (False, True): (True, False),
+           (True, False): (False, True)}
 
 # The attributes of nodes without any (tanh, add ...): one dict shared by all of them, which
 # nothing writes (node.attrs is read only: the lowering, vjp rules, structural keys).
@@ -109,19 +114,21 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     if not tape._grad_enabled or not op.differentiable or (
             x._stop_gradient and (y is None or y._stop_gradient)):
         return _make(out)
+    needs = _NEEDS1 if y is None else _NEEDS2[x._stop_gradient, y._stop_gradient]
     if saved is None:
         save = op.save
         if save is None:
             saved = ()
         elif op.save_needs:
-            saved = save((True,), out, d, **attrs) if y is None else \
-                save((not x._stop_gradient, not y._stop_gradient), out, d, e, **attrs)
+            saved = save(needs, out, d, **attrs) if y is None else \
+                save(needs, out, d, e, **attrs)
         elif y is None:
             saved = save(out, d, **attrs)
         else:
             saved = save(out, d, e, **attrs)
     node = _new_object(Node)                # new_node, inlined
     node.op = op
+    node.needs = needs
     node.attrs = attrs
     node.saved = saved
     node.out_data = out

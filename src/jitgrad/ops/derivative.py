@@ -131,16 +131,9 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
         return np.asarray(d(NumpyMath(out.dtype), *inputs, out, **attrs), dtype=out.dtype)
 
     def save(needs: tuple, out: np.ndarray, *inputs: np.ndarray, **attrs: Any) -> tuple:
-        # (None: that input needs no gradient)
+        # (None: that input needs no gradient; the node's edge to it is fixed now, so the
+        # backward never asks for its factor)
         return tuple(factor(d, out, inputs, attrs) if needs[i] else None for i, d in saved)
-
-    def save_late(node: Any, j: int) -> np.ndarray:
-        """Saved factor j, skipped at record time (its input needed no gradient then; its
-        stop_gradient was turned off since: graph.stale keeps such a graph off the cache)."""
-        with np.errstate(all="ignore"):
-            f = factor(saved[j][1], node.out_data, [t._data for t in node.inputs], node.attrs)
-        node.saved = node.saved[:j] + (f,) + node.saved[j + 1:]
-        return f
 
     def lower(b: Any, node: Any, g: Any, gins: list) -> None:
         j = -1
@@ -149,10 +142,7 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
             if gi is None:
                 continue
             if plan is None:        # (a one-element factor becomes a constant)
-                f = node.saved[j]
-                if f is None:
-                    f = save_late(node, j)
-                b.mul(gi, node.out_data.shape, g, f)
+                b.mul(gi, node.out_data.shape, g, node.saved[j])
             else:
                 FK.emit(b, node, g, gi, plan)
 
@@ -166,6 +156,5 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
         extra.setdefault("grad_reads", _reads(*plans))
     else:
         extra["save_needs"] = True
-        extra["saved_inputs"] = tuple(i for i, _ in saved)
     return defop(name, forward=forward, vjp=vjp, lower=lower, save=save if saved else None,
                  nin=nin, domain=domain, cases=cases, deriv=derivs, **extra)

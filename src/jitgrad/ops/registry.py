@@ -15,9 +15,10 @@ Every entry states, in one place:
     winners) are saved without a second pass; `save` is then not given.
 ``save_needs`` (optional, in ``extra``)
     True when `save` takes first a tuple of bools, which inputs need a gradient
-    (``save(needs, out, *arrays, **attrs)``), and saves None for the factors only the
-    other inputs' gradients read: `x % 0.7` then skips floor(x / 0.7), which only 0.7's
-    gradient needs.
+    (``save(needs, out, *arrays, **attrs)``: the node's recorded edges, node.needs), and
+    saves None for the factors only the other inputs' gradients read: `x % 0.7` then skips
+    floor(x / 0.7), which only 0.7's gradient needs (an edge is fixed when the op is
+    recorded, so a factor skipped then is never asked for).
 ``vjp(g, out, *inputs, **attrs) -> tuple``
     The gradient rule in jitgrad's own Tensor ops, one entry per input (None for no
     gradient). It is the eager backward, the create_graph backward, and the specification

@@ -103,7 +103,7 @@ def packed_op(op: OpDef) -> OpDef:
             return rule(g, out, *inputs, **attrs)
 
         extra = {k: v for k, v in op.extra.items() if k not in ("bound_attrs", "forward_saves",
-                                                           "save_needs", "saved_inputs")}
+                                                           "save_needs")}
         extra.update(packed_from=op, node_call=_run_rule,
                      uncacheable="saved_tensors_hooks (its rule runs in Python to unpack the "
                      "saved values)")
