@@ -187,8 +187,9 @@ _epoch = 0
 def bump_epoch() -> None:
     """Call on every change that could make a recorded node or a lowered Program stale.
 
-    That is: a tensor's `_version` (in-place writes), `_hooks`, `_retain` or `_stop_gradient`
-    changing, and nodes being freed. The program cache's graph walk (`graph.Graph`) skips its
+    That is: a tensor's `_version` (in-place writes), `_hooks` or `_retain` changing, and
+    nodes being freed (not `_stop_gradient`: a node's edges, `needs`, are fixed when it is
+    recorded). The program cache's graph walk (`graph.Graph`) skips its
     per-node checks for nodes recorded in the current epoch, so a mutation that forgets
     this call lets a changed graph reuse a stale Program.
     """

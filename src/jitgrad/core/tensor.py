@@ -106,9 +106,8 @@ class Tensor(TensorOperators):
                 f"a {self.dtype.name} tensor cannot require gradients; cast it with "
                 ".astype('float32') first"
             )
-        if value != self._stop_gradient:
-            self._stop_gradient = value
-            tape.bump_epoch()
+        # (nothing recorded goes stale: an op's edges were fixed when it was recorded)
+        self._stop_gradient = value
 
     @property
     def requires_grad(self) -> bool:
