@@ -215,6 +215,8 @@ COMPOSITES = {
     "moveaxis": (lambda x: P.moveaxis(x, 0, -1), [(2, 3, 2)], (-2, 2)),
     "rot90": (lambda x: P.rot90(x), [(2, 3)], (-2, 2)),
     "cdist": (lambda x, y: P.cdist(x, y), [(3, 2), (4, 2)], (-2, 2)),
+    "cdist_mm": (lambda x, y: P.cdist(x, y, compute_mode="use_mm_for_euclid_dist"),
+                 [(3, 2), (4, 2)], (-2, 2)),
     "logit": (lambda x: P.logit(x), [(4,)], (0.1, 0.9)),
     "addmm": (lambda a, x, y: P.addmm(a, x, y, 0.5, 2.0), [(2, 2), (2, 3), (3, 2)], (-2, 2)),
     # ops/assemble.py
@@ -310,3 +312,17 @@ def test_composite_second_order_float64(name):
     fn, shapes, domain = COMPOSITES[name]
     check_grads(_wrap(fn), *_inputs(shapes, domain, np.float64), order=2, rtol=1e-4,
                 atol=1e-6)
+
+
+def test_cdist_matmul_path_matches_differences():
+    """p = 2 with more than 25 rows goes through one matrix product, as Paddle's cdist; the
+    distances agree with the differences' path to rounding; a bad compute_mode raises."""
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.standard_normal((2, 30, 5)))
+    y = paddle.to_tensor(rng.standard_normal((2, 7, 5)))
+    mm = paddle.cdist(x, y).numpy()
+    diff = paddle.cdist(x, y, compute_mode="donot_use_mm_for_euclid_dist").numpy()
+    assert mm.shape == (2, 30, 7)
+    np.testing.assert_allclose(mm, diff, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="compute_mode"):
+        paddle.cdist(x, y, compute_mode="fast")

@@ -196,8 +196,31 @@ def rot90(x: Tensor, k: int = 1, axes: Sequence[int] = (0, 1), name: str | None 
     return _take(x, np.rot90(_flat_positions(x._data.shape), k, axes))
 
 
-def cdist(x: Tensor, y: Tensor, p: float = 2.0, name: str | None = None) -> Tensor:
-    """Pairwise p-norm distances between the rows of x [.., m, d] and y [.., n, d]."""
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x: Tensor, y: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
+          name: str | None = None) -> Tensor:
+    """Pairwise p-norm distances between the rows of x [.., m, d] and y [.., n, d].
+
+    As Paddle: for p = 2 with more than 25 rows in x or y (or compute_mode
+    'use_mm_for_euclid_dist'), sqrt(max(-2 x y^T + |y|^2 + |x|^2, 0)) by one matrix
+    product (a few small nodes instead of the [.., m, n, d] differences; rounding as
+    Paddle's), else from the differences."""
+    from .linalg import matmul
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"cdist: compute_mode must be one of {', '.join(_CDIST_MODES)}, "
+                         f"got {compute_mode!r}")
+    if p == 2.0 and (compute_mode == _CDIST_MODES[1] or (
+            compute_mode == _CDIST_MODES[0] and (x.shape[-2] > 25 or y.shape[-2] > 25))):
+        xn = R.sum(x * x, axis=-1, keepdim=True)
+        yn = R.sum(y * y, axis=-1, keepdim=True)
+        nd = yn.ndim
+        yt = transpose(yn, [*range(nd - 2), nd - 1, nd - 2])
+        res = matmul(x, y, transpose_y=True) * -2.0 + yt + xn
+        return E.sqrt(E.clip(res, min=0.0))
     d = unsqueeze(x, -2) - unsqueeze(y, -3)
     if p == 2.0:
         return E.sqrt(R.sum(d * d, axis=-1))

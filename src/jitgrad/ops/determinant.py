@@ -1,6 +1,6 @@
-"""Determinants: log|det| and det are registry entries whose compiled backward is one
-broadcast multiply by a saved matrix (inverse^T, or the cofactor matrix for det, which stays
-right at singular matrices); slogdet is a composite."""
+"""Determinants: slogdet ([sign, log|det|] from one LU) and det are registry entries whose
+compiled backward is one broadcast multiply by a saved matrix (inverse^T, or the cofactor
+matrix for det, which stays right at singular matrices)."""
 
 from __future__ import annotations
 
@@ -31,21 +31,33 @@ def _lower_bcast_mul(b, node, g, gins):
     b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
 
 
-def _logabsdet(x: np.ndarray) -> np.ndarray:
-    return np.linalg.slogdet(x)[1].astype(x.dtype)
+def _slogdet(x: np.ndarray) -> np.ndarray:
+    """[sign(det), log|det|] stacked on a new leading axis: one LU per matrix gives both."""
+    sign, logabs = np.linalg.slogdet(x)
+    return np.stack([sign, logabs]).astype(x.dtype, copy=False)
 
 
-def _logabsdet_vjp(g, out, x):
-    if np.all(np.isfinite(out._data)):
-        return (_mat(g) * _mT(inverse(x)),)
-    return (_mat(g) * const(_inv_T(x), x._data.dtype),)     # NaN where singular, as Paddle
+def _slogdet_vjp(g, out, x):
+    """Only log|det| (out[1]) carries a gradient: g[1] * inv(x)^T."""
+    g1 = g[1]
+    if np.all(np.isfinite(out._data[1])):
+        return (_mat(g1) * _mT(inverse(x)),)
+    return (_mat(g1) * const(_inv_T(x), x._data.dtype),)     # NaN where singular, as Paddle
 
 
-logabsdet_op = defop(
-    "logabsdet",
-    fused="linear algebra: the inverse transpose, saved",
-    min_ndim=2, forward=_logabsdet, save=lambda out, x: (_inv_T(x),),
-    lower=_lower_bcast_mul, vjp=_logabsdet_vjp, cases=inverse_op.cases[:2])
+def _lower_slogdet(b, node, g, gins):
+    """gx[..., i, j] += g[1, ...] * saved[..., i, j] (the sign row g[0] has no gradient)."""
+    x = node.inputs[0]._data
+    batch = x.shape[:-2]
+    idx = broadcast_index(batch + (1, 1), x.shape) + int(np.prod(batch, dtype=np.int64))
+    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
+
+
+slogdet_op = defop(
+    "slogdet",
+    fused="linear algebra: sign and log|det| from one LU, the inverse transpose saved",
+    min_ndim=2, forward=_slogdet, save=lambda out, x: (_inv_T(x),),
+    lower=_lower_slogdet, vjp=_slogdet_vjp, cases=inverse_op.cases[:2])
 
 
 def _others_prod(s: np.ndarray) -> np.ndarray:
@@ -108,7 +120,5 @@ def det(x: Tensor, name: str | None = None) -> Tensor:
 def slogdet(x: Tensor, name: str | None = None) -> Tensor:
     """Paddle's slogdet: a tensor [2, ...] holding sign(det) and log|det| (only the second
     carries a gradient)."""
-    from .indexing import stack
     _square(x, "slogdet")
-    sign = const(np.sign(np.linalg.det(x._data)), x._data.dtype)
-    return stack([sign, apply(logabsdet_op, x)])
+    return apply(slogdet_op, x)

@@ -343,7 +343,8 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
         shape = [idx.shape[i] if i == ax else arr.shape[i] for i in range(arr.ndim)]
         if len(vshape) == arr.ndim:
             shape[ax] = builtins.max(shape[ax], vshape[ax])
-        idx = np.broadcast_to(idx, shape)
+        if idx.shape != tuple(shape):
+            idx = np.broadcast_to(idx, shape)
     pos = np.take_along_axis(_flat_positions(arr._data.shape), idx, axis=ax)
     if reduce == "multiply" and (not arr._stop_gradient or
                                  (isinstance(values, Tensor) and not values._stop_gradient)):

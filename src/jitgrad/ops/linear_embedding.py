@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -42,16 +43,27 @@ def dropout(x: Tensor, p: float = 0.5, axis: Any = None, training: bool = True,
     return x * const(keep * scale, x._data.dtype)
 
 
+@functools.lru_cache(maxsize=16)
+def _columns(d: int) -> np.ndarray:
+    """0..d-1, read-only and shared (an embedding row's flat offsets)."""
+    a = np.arange(d)
+    a.setflags(write=False)
+    return a
+
+
 def embedding(x: Any, weight: Tensor, padding_idx: int | None = None, sparse: bool = False,
               name: str | None = None) -> Tensor:
     """Rows of weight picked by the integer ids in x; the padding row gets no gradient."""
     from .indexing import _index_array, _take
     ids = _index_array(x, "embedding")
     n, d = weight.shape
-    if ids.size and (ids.min() < -n or ids.max() >= n):
-        raise IndexError(f"embedding: ids must lie in [0, {n})")
-    ids = ids % n
-    out = _take(weight, ids[..., None] * d + np.arange(d))
+    if ids.size:
+        lo = ids.min()
+        if lo < -n or ids.max() >= n:
+            raise IndexError(f"embedding: ids must lie in [0, {n})")
+        if lo < 0:
+            ids = ids % n
+    out = _take(weight, ids[..., None] * d + _columns(d))
     if padding_idx is not None:
         out = out * const((ids != padding_idx % n)[..., None], weight._data.dtype)
     return out

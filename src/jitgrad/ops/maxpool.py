@@ -56,12 +56,17 @@ def first_max(xp: np.ndarray, k: Sequence[int], st: Sequence[int]
     return best, arg
 
 
-def _first_max_padded(x: np.ndarray, ksize, stride, pads) -> tuple[np.ndarray, np.ndarray]:
-    """first_max of x padded with -inf: by the compiled kernel once Numba is loaded (no
-    padded copy), else by numpy."""
+def _first_max_padded(x: np.ndarray, ksize, stride, pads, lowest: float = -np.inf
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """first_max of x padded with -inf, maxima below `lowest` raised to it (NaN stays): by
+    the compiled kernel once Numba is loaded (no padded copy, no NaN scan), else by
+    numpy."""
     kernels = _compiled_forward() if x.dtype.kind == "f" and x.size else None
     if kernels is None:
-        return first_max(_padded(x, pads), ksize, stride)
+        best, arg = first_max(_padded(x, pads), ksize, stride)
+        if lowest > -np.inf:
+            np.maximum(best, best.dtype.type(lowest), out=best)     # NaN stays NaN
+        return best, arg
     N, C, H, W, Ho, Wo = _geometry(x.shape, ksize, stride, pads)
     if Ho <= 0 or Wo <= 0:
         raise ValueError(f"the kernel {list(ksize)} is larger than the padded input "
@@ -69,8 +74,8 @@ def _first_max_padded(x: np.ndarray, ksize, stride, pads) -> tuple[np.ndarray, n
     best = np.empty((N, C, Ho, Wo), x.dtype)
     arg = np.empty((N, C, Ho, Wo), np.int32)
     kernels.first_max(np.ascontiguousarray(x), int(ksize[0]), int(ksize[1]), int(stride[0]),
-                      int(stride[1]), int(pads[0][0]), int(pads[1][0]),
-                      bool(np.isnan(x).any()), best, arg)
+                      int(stride[1]), int(pads[0][0]), int(pads[1][0]), float(lowest), best,
+                      arg)
     return best, arg
 
 
@@ -91,9 +96,8 @@ _LOWEST = -float(np.finfo(np.float32).max)
 
 
 def _forward(x, ksize, stride, pads):
-    best, arg = _first_max_padded(x, ksize, stride, pads)
-    if any(map(any, pads)):
-        np.maximum(best, best.dtype.type(_LOWEST), out=best)    # NaN stays NaN
+    best, arg = _first_max_padded(x, ksize, stride, pads,
+                                  _LOWEST if any(map(any, pads)) else -np.inf)
     return best, (arg,)
 
 

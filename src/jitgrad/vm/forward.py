@@ -133,13 +133,9 @@ def _norm_columns(x, w, b, R, S, eps, y, xhat, mu, var, rstd):  # pragma: no cov
 
 
 @jit
-def first_max(x, kh, kw, sh, sw, pt, pl, nan, best, arg):  # pragma: no cover - compiled
-    """Max pooling's forward (ops/maxpool.py first_max) over x [N, C, H, W] padded by pt
-    rows on top and pl columns on the left (and whatever the output size needs below and
-    right) with -inf: each window's maximum and the offset i * kw + j of its first
-    occurrence, into best, arg [N, C, Ho, Wo]. With `nan`, a NaN wins over numbers (the
-    first NaN). numpy's version loops in Python over the kh * kw offsets (~0.6 ms for
-    adaptive pooling's 64-element windows) and pads a copy of x."""
+def _first_max_windows(x, kh, kw, sh, sw, pt, pl, nan, best, arg):  # pragma: no cover
+    """first_max window by window (a chain of kh * kw compares each), with `nan` the NaN
+    rule (a NaN wins over numbers, the first NaN): first_max's path for inputs with NaN."""
     N, C, Ho, Wo = best.shape
     H, W = x.shape[2], x.shape[3]
     ninf = -np.inf
@@ -184,6 +180,95 @@ def first_max(x, kh, kw, sh, sw, pt, pl, nan, best, arg):  # pragma: no cover - 
                             b = v if better else b
                     best[n, c, ho, wo] = b
                     arg[n, c, ho, wo] = k
+
+
+
+@jit
+def _first_max_columns(x, kh, kw, sh, sw, pt, pl, best, arg):  # pragma: no cover
+    """first_max without the NaN rule, columns first: per output row, each column's maximum
+    over the window's rows and the offset i * kw of its first occurrence (contiguous loops
+    the compiler vectorises), then per window the best of kw column maxima, a tie going to
+    the smaller offset i * kw + j, i.e. the first occurrence in row-major order; a window
+    whose maximum is -inf (every element -inf or padding) gets offset 0, as the scan in
+    _first_max_windows gives. ~20% faster than that scan for 3 x 3 windows. False, with
+    best and arg unfinished, as soon as a NaN turns up in a row it reads."""
+    N, C, Ho, Wo = best.shape
+    H, W = x.shape[2], x.shape[3]
+    Wp = max((Wo - 1) * sw + kw, pl + W)
+    cm = np.empty(Wp, x.dtype)          # column maxima over the padded width (pads -inf)
+    ca = np.zeros(Wp, np.int32)         # their offsets i * kw
+    ninf = -np.inf
+    for w in range(Wp):
+        cm[w] = ninf
+    cmv = cm[pl:pl + W]
+    cav = ca[pl:pl + W]
+    for n in range(N):
+        for c in range(C):
+            img = x[n, c]
+            for ho in range(Ho):
+                h0 = ho * sh - pt
+                ilo = max(0, -h0)
+                ihi = min(kh, H - h0)
+                bo = best[n, c, ho]
+                ao = arg[n, c, ho]
+                if ilo >= ihi:          # the window rows lie wholly in the padding
+                    for wo in range(Wo):
+                        bo[wo] = ninf
+                        ao[wo] = 0
+                    continue
+                r = img[h0 + ilo]
+                o = np.int32(ilo * kw)
+                nan = False
+                for w in range(W):
+                    v = r[w]
+                    nan |= v != v
+                    cmv[w] = v
+                    cav[w] = o
+                for i in range(ilo + 1, ihi):
+                    r = img[h0 + i]
+                    o = np.int32(i * kw)
+                    for w in range(W):
+                        v = r[w]
+                        m = cmv[w]
+                        nan |= v != v
+                        better = v > m
+                        cmv[w] = v if better else m
+                        cav[w] = o if better else cav[w]
+                if nan:
+                    return False
+                for wo in range(Wo):
+                    w0 = wo * sw
+                    cw = cm[w0:w0 + kw]     # views: no index arithmetic per element
+                    aw = ca[w0:w0 + kw]
+                    b = cw[0]
+                    k = aw[0]
+                    for j in range(1, kw):
+                        v = cw[j]
+                        off = aw[j] + j
+                        better = (v > b) | ((v == b) & (off < k))
+                        b = v if better else b
+                        k = off if better else k
+                    bo[wo] = b
+                    ao[wo] = k if b != ninf else 0
+    return True
+
+
+@jit
+def first_max(x, kh, kw, sh, sw, pt, pl, lowest, best, arg):  # pragma: no cover - compiled
+    """Max pooling's forward (ops/maxpool.py first_max) over x [N, C, H, W] padded by pt
+    rows on top and pl columns on the left (and whatever the output size needs below and
+    right) with -inf: each window's maximum and the offset i * kw + j of its first
+    occurrence, into best, arg [N, C, Ho, Wo]; a NaN wins over numbers (the first NaN).
+    Maxima below `lowest` become `lowest` (NaN stays NaN). numpy's version loops in Python
+    over the kh * kw offsets (~0.6 ms for adaptive pooling's 64-element windows) and pads a
+    copy of x."""
+    if not _first_max_columns(x, kh, kw, sh, sw, pt, pl, best, arg):
+        _first_max_windows(x, kh, kw, sh, sw, pt, pl, True, best, arg)
+    if lowest > -np.inf:
+        flat = best.reshape(-1)
+        for e in range(flat.size):
+            v = flat[e]
+            flat[e] = lowest if v < lowest else v
 
 
 @jit
