@@ -43,6 +43,12 @@ Measured (also in the README, "Distributed training on Dask"):
   waves of tasks (grads, add, loss) for ~19 ms of compute; sending the shards with
   client.scatter(direct=True) instead of inside the tasks did not help (53 ms). The 1.5x
   target is not met on this machine.
+  2026-12-04 16:35 UTC, quiet VM, one wave of tasks per step (each worker's next grads task
+  gathers every payload and applies the update itself; no add or apply tasks), two runs of
+  `--samples 30`: 1 process 29.7 ms; Dask 41.0 and 43.3 ms (0.72x, 0.69x), pipelined 34.4
+  and 36.3 ms (0.86x, 0.82x); grads compute 18.9-19.9 ms, grads transfer 2.9-3.3 ms; the
+  old three-wave step measured 47.8 ms and 42.8 ms pipelined in the same minutes. The same
+  process with 2 threads: 15.8 ms. The 1.5x target is not met on this machine.
 """
 
 from __future__ import annotations
