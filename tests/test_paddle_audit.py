@@ -230,6 +230,18 @@ def test_clear_gradient_is_the_deprecated_alias_of_clear_grad():
     assert x.grad.tolist() == [0.0, 0.0] and kept.tolist() == [0.0, 0.0]
 
 
+def test_clear_gradient_false_drops_the_gradient():
+    # (Paddle 3.3.1: clear_gradient(set_to_zero=True, /); False leaves .grad None)
+    x = leaf([1.0, 2.0])
+    (x * 3).sum().backward()
+    x.clear_gradient(False)
+    assert x.grad is None
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError):
+        x.clear_gradient(set_to_zero=False)         # positional only, as Paddle's
+
+
 # ---- E.28: in-place ops ----------------------------------------------------------------------------
 
 def test_inplace_op_on_a_leaf_that_needs_grad_is_a_value_error():

@@ -155,7 +155,15 @@ class Tensor(TensorOperators):
                 detach_graph_grad(self)
             g.fill(0)
 
-    clear_gradient = clear_grad
+    def clear_gradient(self, set_to_zero: bool = True, /) -> None:
+        """Paddle's clear_gradient: zero the gradient in place, or (set_to_zero=False)
+        drop it, so .grad is None and its memory is released."""
+        if set_to_zero:
+            self.clear_grad()
+        elif self._grad is not None:
+            if GRAPH_GRADS:
+                detach_graph_grad(self)
+            self._grad = None
 
     def gradient(self) -> np.ndarray | None:
         return None if self._grad is None else self._grad.copy()
