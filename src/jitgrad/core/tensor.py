@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dtypes, tape
+from . import dtypes, tape, tensor_copy
 from .grad_store import GRAPH_GRADS, detach_graph_grad, graph_grad, note_grad_view
 from .printing import tensor_to_string
 from .size import Size
@@ -264,39 +264,10 @@ class Tensor(TensorOperators):
         return id(self)
 
     def __deepcopy__(self, memo: dict) -> Tensor:
-        """A new leaf of the same class (a Parameter stays a Parameter) with copies of the
-        values and of the gradient, the same name and stop_gradient, and deep copies of any
-        attribute a subclass adds (Parameter.trainable). Hooks, the version count and the
-        graph are not copied. Only leaves can be copied, as in Paddle: a tensor computed
-        by a recorded op holds its graph."""
-        if self._node is not None:
-            raise RuntimeError(
-                f"Only leaf tensors support the deepcopy protocol (as in Paddle); this one was "
-                f"computed by {self._node.op.name} and holds its graph. Copy its values with "
-                "copy.deepcopy(x.detach()), or x.clone() to keep the gradient path.")
-        cls = type(self)
-        t = cls._make(self._data.copy(), self._stop_gradient)
-        memo[id(self)] = t              # a structure holding self twice gets one copy
-        t.name = self.name
-        if self._grad is not None:
-            t._grad = self._grad.copy()
-        if type(self) is not Tensor:
-            from copy import deepcopy
-            for name, value in _extra_attributes(self):
-                setattr(t, name, deepcopy(value, memo))
-        return t
+        return tensor_copy.deep_copy(self, memo, Tensor)
 
     def __copy__(self) -> Tensor:
-        """A new tensor of the same class whose attributes are this one's (a shallow copy,
-        as copy.copy of any object): it shares the values, the gradient and the graph."""
-        t = _new_object(type(self))
-        for cls in type(self).__mro__:
-            for name in cls.__dict__.get("__slots__", ()):
-                if name != "__weakref__" and hasattr(self, name):
-                    object.__setattr__(t, name, getattr(self, name))
-        if hasattr(self, "__dict__"):
-            t.__dict__.update(self.__dict__)
-        return t
+        return tensor_copy.shallow_copy(self)
 
     # ---- op methods (bound by jitgrad.ops; operators in tensor_operators.py) -------------
     @property
@@ -324,19 +295,6 @@ class Tensor(TensorOperators):
             setattr(Tensor, name, fn)
             return fn.__get__(self)
         return lambda *a, **k: fn(self, *a, **k)
-
-
-def _extra_attributes(t: Tensor) -> list[tuple[str, Any]]:
-    """The attributes a subclass of Tensor adds (slots or a __dict__) that t has set."""
-    out = []
-    for cls in type(t).__mro__:
-        if cls is Tensor or cls is object:
-            continue
-        for name in cls.__dict__.get("__slots__", ()):
-            if name not in ("__weakref__", "__dict__") and hasattr(t, name):
-                out.append((name, getattr(t, name)))
-    out.extend(getattr(t, "__dict__", {}).items())
-    return out
 
 
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:

@@ -1,0 +1,54 @@
+"""copy.copy and copy.deepcopy of a Tensor (Tensor.__copy__ and __deepcopy__)."""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from typing import Any
+
+
+def deep_copy(t: Any, memo: dict, base: type) -> Any:
+    """A new leaf of the same class (a Parameter stays a Parameter) with copies of the
+    values and of the gradient, the same name and stop_gradient, and deep copies of any
+    attribute a subclass of `base` (Tensor) adds (Parameter.trainable). Hooks, the version
+    count and the graph are not copied. Only leaves can be copied, as in Paddle: a tensor
+    computed by a recorded op holds its graph."""
+    if t._node is not None:
+        raise RuntimeError(
+            f"Only leaf tensors support the deepcopy protocol (as in Paddle); this one was "
+            f"computed by {t._node.op.name} and holds its graph. Copy its values with "
+            "copy.deepcopy(x.detach()), or x.clone() to keep the gradient path.")
+    new = type(t)._make(t._data.copy(), t._stop_gradient)
+    memo[id(t)] = new               # a structure holding t twice gets one copy
+    new.name = t.name
+    if t._grad is not None:
+        new._grad = t._grad.copy()
+    if type(t) is not base:
+        for name, value in _extra_attributes(t, base):
+            setattr(new, name, deepcopy(value, memo))
+    return new
+
+
+def shallow_copy(t: Any) -> Any:
+    """A new tensor of the same class whose attributes are t's (a shallow copy, as
+    copy.copy of any object): it shares the values, the gradient and the graph."""
+    new = object.__new__(type(t))
+    for cls in type(t).__mro__:
+        for name in cls.__dict__.get("__slots__", ()):
+            if name != "__weakref__" and hasattr(t, name):
+                object.__setattr__(new, name, getattr(t, name))
+    if hasattr(t, "__dict__"):
+        new.__dict__.update(t.__dict__)
+    return new
+
+
+def _extra_attributes(t: Any, base: type) -> list[tuple[str, Any]]:
+    """The attributes a subclass of `base` adds (slots or a __dict__) that t has set."""
+    out = []
+    for cls in type(t).__mro__:
+        if cls is base or cls is object:
+            continue
+        for name in cls.__dict__.get("__slots__", ()):
+            if name not in ("__weakref__", "__dict__") and hasattr(t, name):
+                out.append((name, getattr(t, name)))
+    out.extend(getattr(t, "__dict__", {}).items())
+    return out
