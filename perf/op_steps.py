@@ -35,10 +35,14 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-04 15:41-15:48 UTC, the VM otherwise quiet: 214 rows, every one a program-cache hit,
+2026-12-04 16:58-17:04 UTC: 214 rows, every one a program-cache hit, geometric mean 1.65x,
+median 1.57x, 3 rows slower than torch (silu and put_along_axis 0.97x, log_sigmoid 0.99x;
+other work on the VM during part of the run); perf/op_steps.json holds this run. The 12
+rows closest to 1.0x, again with --only at 17:02 on the quiet VM: none slower (1.01-1.22x).
+The run before, 15:41-15:48 UTC, the VM otherwise quiet: 214 rows, every one a program-cache hit,
 geometric mean 1.59x, 12 rows slower than torch (glu 0.90x, digamma 0.91x, max_pool2d_k3s2
 and cdist 0.93x, grad:embedding 0.94x, erfinv 0.95x, slogdet and logaddexp 0.98x, softplus,
-grad:conv2d and lgamma 0.99x, put_along_axis 1.00x); perf/op_steps.json holds this run.
+grad:conv2d and lgamma 0.99x, put_along_axis 1.00x).
 The run before, 11:58-12:05 UTC, jitgrad at the session's last commit, the shared VM otherwise
 quiet: 214 rows timed, every one a program-cache hit, geometric mean 1.58x, 21 rows slower
 than torch (11:23 UTC, 488acae: 1.59x, 18 slower; the rows near 1.0x trade places between
@@ -46,22 +50,27 @@ runs)
 (07:10 UTC, 9f01ddf, a busy host: 1.33x, 53 slower; ae90ecf, the engine before: 0.81x, 92
 slower). Single rows' ratios move by ~10% between runs (90th percentile 1.6x).
 perf/README.md, "Fresh-graph steps per op", has the
-reading. The slowest rows of the 15:41 run:
+reading. The slowest rows of the 16:58 run, then the 12 closest rows again at 17:02:
 
     op                             jitgrad       torch  torch/jg  nodes  cache  grad err
-    glu                          102.91 us    92.19 us     0.90x      6    hit   1.6e-07
-    digamma                      113.91 us   103.15 us     0.91x      3    hit   2.0e-07
-    max_pool2d_k3s2              149.08 us   138.40 us     0.93x      4    hit   9.5e-08
-    cdist                        173.36 us   161.11 us     0.93x      7    hit   1.3e-07
-    grad:embedding                59.20 us    55.88 us     0.94x      3    hit   0.0e+00
-    erfinv                        86.31 us    81.80 us     0.95x      3    hit   1.6e-07
-    slogdet                      201.56 us   197.64 us     0.98x      8    hit   3.1e-07
-    logaddexp                    100.52 us    98.95 us     0.98x      4    hit   2.0e-07
-    softplus                      65.50 us    64.85 us     0.99x      3    hit   1.6e-07
-    grad:conv2d                  347.63 us   344.88 us     0.99x      6    hit   8.7e-07
-    lgamma                        98.10 us    97.37 us     0.99x      3    hit   1.8e-07
-    put_along_axis               104.33 us   104.05 us     1.00x      5    hit   1.5e-07
-    chunk                        113.25 us   116.26 us     1.03x      9    hit   0.0e+00
+    silu                          84.55 us    81.83 us     0.97x      3    hit   2.3e-07
+    put_along_axis               111.71 us   108.82 us     0.97x      5    hit   1.5e-07
+    log_sigmoid                  107.62 us   106.82 us     0.99x      3    hit   1.4e-07
+    interpolate_nearest          299.35 us   305.94 us     1.02x      5    hit   1.3e-07
+    logaddexp                    184.60 us   189.19 us     1.02x      4    hit   2.0e-07
+    grad:embedding                53.58 us    55.34 us     1.03x      3    hit   0.0e+00
+    max_pool2d_k3s2              132.62 us   137.16 us     1.03x      4    hit   9.5e-08
+    grad:conv2d                  348.08 us   362.06 us     1.04x      6    hit   8.7e-07
+
+    grad:conv2d                  365.15 us   368.40 us     1.01x      6    hit   8.7e-07
+    interpolate_nearest          306.90 us   312.24 us     1.02x      5    hit   1.3e-07
+    put_along_axis               123.72 us   127.36 us     1.03x      5    hit   1.5e-07
+    logaddexp                    114.34 us   117.97 us     1.03x      4    hit   2.0e-07
+    max_pool2d_k3s2              130.14 us   135.79 us     1.04x      4    hit   9.5e-08
+    grad:embedding                53.67 us    56.61 us     1.05x      3    hit   0.0e+00
+    nll_loss                      56.44 us    60.19 us     1.07x      3    hit   7.2e-08
+    silu                          60.39 us    65.11 us     1.08x      3    hit   2.3e-07
+    log_sigmoid                   58.06 us    71.10 us     1.22x      3    hit   1.4e-07
 """
 
 from __future__ import annotations
