@@ -313,6 +313,26 @@ def test_a_non_leaf_turned_off_after_its_use_still_passes_its_gradient(path):
     assert x2.grad.numpy().tolist() == [1.0]
 
 
+@pytest.mark.parametrize("path", PATHS)
+def test_a_tensor_turned_on_between_two_uses_gets_the_later_use_only(path):
+    x, c = leaf([1.0, 2.0]), TT([3.0, 4.0])
+    a = x * c                               # c needs no gradient here
+    c.stop_gradient = False
+    backward((a * c).sum(), path)           # ...and does here: d/dc (a c) = a = x c
+    assert x.grad.numpy().tolist() == [9.0, 16.0] and c.grad.numpy().tolist() == [3.0, 8.0]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_retained_non_leaf_turned_off_after_its_use_keeps_its_grad(path):
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.retain_grads()
+    z = (y * 3).sum()
+    y.stop_gradient = True
+    backward(z, path)
+    assert x.grad.numpy().tolist() == [6.0, 6.0] and y.grad.numpy().tolist() == [3.0, 3.0]
+
+
 def test_graphs_that_differ_only_in_a_flip_after_the_op_share_no_wrong_program():
     # the recorded edges are part of the program cache's key: same tensors and flags at
     # backward time, different edges, different gradients
