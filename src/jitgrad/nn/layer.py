@@ -72,7 +72,7 @@ class Layer:
                  "_full_name": unique_name.generate(name_scope or _snake(type(self).__name__)),
                  "_forward_pre_hooks": OrderedDict(), "_forward_post_hooks": OrderedDict(),
                  "_forward_hooks_with_kwargs": OrderedDict(),
-                 "_forward_hooks_always_called": OrderedDict(),
+                 "_forward_post_hooks_always_called": OrderedDict(),
                  "_forward_hooks_any": OrderedDict(),
                  "_state_dict_hooks": OrderedDict()}
         for key, value in state.items():

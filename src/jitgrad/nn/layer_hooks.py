@@ -57,7 +57,7 @@ def register_post(layer: Any, hook: Callable, prepend: bool, with_kwargs: bool,
                   always_call: bool) -> HookRemoveHelper:
     _check(hook, "register_forward_post_hook")
     hooks, kw = layer._forward_post_hooks, layer._forward_hooks_with_kwargs
-    always = layer._forward_hooks_always_called
+    always = layer._forward_post_hooks_always_called
     handle = HookRemoveHelper(hooks, kw, always, layer._forward_hooks_any)
     hooks[handle._hook_id] = layer._forward_hooks_any[handle._hook_id] = hook
     if with_kwargs:
@@ -71,7 +71,8 @@ def register_post(layer: Any, hook: Callable, prepend: bool, with_kwargs: bool,
 
 def call_with_hooks(layer: Any, args: tuple, kwargs: dict) -> Any:
     """layer.forward(*args, **kwargs) with its pre- and post-hooks, as Paddle 3.3.1 runs them."""
-    with_kw, always = layer._forward_hooks_with_kwargs, layer._forward_hooks_always_called
+    with_kw = layer._forward_hooks_with_kwargs
+    always = layer._forward_post_hooks_always_called      # (Paddle's name for it)
     called: set[int] = set()
     output = None
     try:
