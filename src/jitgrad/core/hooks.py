@@ -11,6 +11,7 @@ tensor itself. The compiled backward calls a chain from a Program segment callba
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any, Callable
 
@@ -21,8 +22,17 @@ from .tensor import Tensor
 RETAIN = object()     # marker: where in the chain retain_grads() was called
 
 # id -> the live non-leaf tensors that called retain_grads(): what needs a look after a
-# backward (ops/siblings.py) is found among these, not among every live graph
+# backward (ops/siblings.py) is found among these, not among every live graph. Read it
+# through retained_tensors(): another thread's retain_grads() must not resize it while a
+# backward iterates over it.
 RETAINED: "weakref.WeakValueDictionary[int, Tensor]" = weakref.WeakValueDictionary()
+_RETAINED_LOCK = threading.Lock()
+
+
+def retained_tensors() -> list[Tensor]:
+    """The live non-leaf tensors that called retain_grads(), as a list (a snapshot)."""
+    with _RETAINED_LOCK:
+        return list(RETAINED.values())
 
 
 class HookChain:
@@ -115,7 +125,8 @@ def note_retain(t: Tensor) -> None:
     """retain_grads() on a non-leaf: mark the chain position once."""
     if t._node is None:
         return
-    RETAINED[id(t)] = t
+    with _RETAINED_LOCK:
+        RETAINED[id(t)] = t
     chain = chain_of(t, create=True)
     if RETAIN not in chain.entries:
         chain.entries.append(RETAIN)

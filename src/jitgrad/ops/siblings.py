@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.grad_store import detach_graph_grad
-from ..core.hooks import RETAINED
+from ..core.hooks import RETAINED, retained_tensors
 from ..core.tensor import Tensor
 
 # a part's node -> weak references to all the parts of its split
@@ -41,7 +41,7 @@ def fill(roots: Sequence[Tensor]) -> None:
     if not _groups or not RETAINED:
         return
     waiting = {}
-    for t in list(RETAINED.values()):
+    for t in retained_tensors():
         refs = _groups.get(t._node) if _retained(t) else None
         if refs is not None:
             waiting[id(refs)] = refs
