@@ -61,6 +61,18 @@ def test_logaddexp_of_equal_infinities_is_that_infinity():
     assert math.isnan(logaddexp(TT([NAN]), TT([1.0])).item())
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_logaddexp_gradient_at_equal_infinities_is_a_half_each(create_graph):
+    # (the infinity test only runs where a slope is nan: it must still run there)
+    x = TT([INF, -INF, 1.0, INF], stop_gradient=False)
+    y = TT([INF, -INF, 2.0, 1.0], stop_gradient=False)
+    with np.errstate(invalid="ignore"):
+        gx, gy = paddle.grad(logaddexp(x, y).sum(), [x, y], create_graph=create_graph)
+    s = 1 / (1 + math.exp(1.0))
+    np.testing.assert_allclose(gx.numpy(), [0.5, 0.5, s, 1.0], rtol=1e-6)
+    np.testing.assert_allclose(gy.numpy(), [0.5, 0.5, 1 - s, 0.0], rtol=1e-6)
+
+
 def test_logaddexp_gradients_match_finite_differences():
     rng = np.random.default_rng(0)
     check_grads(logaddexp, rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (3,)), order=2)
