@@ -23,17 +23,27 @@ _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
 _EXP, _LOG1P = _via_float64(np.exp), _via_float64(np.log1p)
 
 
-def special_kernel(x: np.ndarray, name: str, *args: Any) -> np.ndarray | None:
-    """kernel `name` of vm/forward_special.py on float32/float64 x, into a new array of x's
-    shape and dtype; None until the backward interpreter has loaded Numba (importing it
-    here would slow `import jitgrad`), or for other dtypes."""
+def special_kernels(x: np.ndarray) -> tuple[Any, np.ndarray] | None:
+    """(vm/forward_special.py's kernels, x as a contiguous writeable array: the one compiled
+    variant) for float32/float64 x; None until the backward interpreter has loaded Numba
+    (importing it here would slow `import jitgrad`), or for other dtypes."""
     if x.dtype != np.float32 and x.dtype != np.float64:
         return None
     kernels = compiled_kernels("forward_special")
     if kernels is None:
         return None
     if not (x.flags.c_contiguous and x.flags.writeable):
-        x = np.array(x, order="C")      # one compiled variant: contiguous, writeable
+        x = np.array(x, order="C")
+    return kernels, x
+
+
+def special_kernel(x: np.ndarray, name: str, *args: Any) -> np.ndarray | None:
+    """kernel `name` of vm/forward_special.py on x, into a new array of x's shape and dtype;
+    None when special_kernels(x) is."""
+    found = special_kernels(x)
+    if found is None:
+        return None
+    kernels, x = found
     out = np.empty(x.shape, x.dtype)
     getattr(kernels, name)(x.reshape(-1), out.reshape(-1), *args)
     return out

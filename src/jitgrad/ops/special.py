@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, compiled_kernels, require_float
+from .core import apply, require_float
 from .derivative import numpy_function, unary
-from .math import special_kernel
+from .math import special_kernel, special_kernels
 from .registry import UNARY_CASES
 
 # B_2, B_4, ..., B_20
@@ -128,13 +128,10 @@ def _series(n: int) -> tuple:
 def _psi_compiled(n: int, x: np.ndarray) -> np.ndarray | None:
     """psi^(n)(x) in x's dtype by vm/forward_special.py's two kernels, numpy's log between
     them; None before Numba is loaded, or for other dtypes."""
-    if x.dtype != np.float32 and x.dtype != np.float64:
+    found = special_kernels(x)
+    if found is None:
         return None
-    kernels = compiled_kernels("forward_special")
-    if kernels is None:
-        return None
-    if not (x.flags.c_contiguous and x.flags.writeable):
-        x = np.array(x, order="C")      # one compiled variant: contiguous, writeable
+    kernels, x = found
     flat = x.reshape(-1)
     zs, accs = np.empty(flat.size), np.empty(flat.size)
     kernels.polygamma_shift(flat, n, _SHIFT_TO, zs, accs)
@@ -168,12 +165,11 @@ def _erfinv(y: np.ndarray) -> np.ndarray:
     """erf^-1 in y's dtype: the compiled kernels (Halley steps after the first guess: one
     gives float32 accuracy, two float64's), numpy's log between them; else the float64
     numpy version."""
-    kernels = compiled_kernels("forward_special")
-    if kernels is None or (y.dtype != np.float32 and y.dtype != np.float64):
+    found = special_kernels(y)
+    if found is None:
         with np.errstate(all="ignore"):
             return np.asarray(_erfinv64(y), dtype=y.dtype)
-    if not (y.flags.c_contiguous and y.flags.writeable):
-        y = np.array(y, order="C")      # one compiled variant: contiguous, writeable
+    kernels, y = found
     flat = y.reshape(-1)
     t = np.empty(flat.size)
     kernels.erfinv_start(flat, t)
