@@ -23,6 +23,9 @@ class Slot(NamedTuple):
 
 _OUT = object()                     # Builder.source: the node's output matched
 _new_slot = tuple.__new__            # Slot(off, n, shape) without namedtuple's __new__
+# shape -> tuple(map(int, shape)) (a dict lookup costs a fifth of the conversion; an equal
+# tuple of numpy ints hashes and compares as its key, so it gets the same answer)
+_SHAPES: dict[tuple, tuple] = {}
 
 
 class BoundK:
@@ -177,7 +180,17 @@ class Builder:
 
     # ---- layout ------------------------------------------------------------------------
     def alloc(self, shape: Iterable[int]) -> Slot:
-        shape = tuple(map(int, shape))
+        try:
+            norm = _SHAPES.get(shape) if type(shape) is tuple else None
+        except TypeError:                   # (an unhashable dimension: a 0-d array)
+            norm = shape = tuple(map(int, shape))
+        if norm is None:
+            norm = tuple(map(int, shape))
+            if type(shape) is tuple:
+                if len(_SHAPES) >= 4096:
+                    _SHAPES.clear()
+                _SHAPES[shape] = norm
+        shape = norm
         n = math.prod(shape)
         off = self.size
         self.size = off + (n if n > 1 else 1)   # distinct offsets even for empty slots
@@ -197,10 +210,10 @@ class Builder:
         if src is None:
             if self.unnamed is None:
                 self.unnamed = f"{getattr(self.node, 'op', None)!r} computes a value in its rule"
-            key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str,
+            key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype,
                    shape, src)
-        else:
-            key = (arr.shape, arr.strides, arr.dtype.str, shape, src)
+        else:                               # (a dtype compares as its .str, and is cheaper)
+            key = (arr.shape, arr.strides, arr.dtype, shape, src)
         slot = self._value_ids.get(key)
         if slot is None:
             slot = self.alloc(shape)

@@ -28,6 +28,7 @@ def _key(t: Any) -> int:
     return id(t._node) if t._node is not None else id(t)
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _GRAD_NAMES: dict[str, str] = {}          # op name -> Node.grad_name (for row names)
 
 
@@ -61,11 +62,11 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     for n in nodes:
         for t in n.inputs:
             dtypes.add(t._data.dtype)
-    wide = any(dt == np.float64 for dt in dtypes)
-    b = Builder(np.float64 if wide else np.float32, graph)
+    wide = any([dt == _F64 for dt in dtypes])
+    b = Builder(_F64 if wide else _F32, graph)
     slots: dict[int, Slot] = {}
     seeds = []
-    narrow = any(round_bits(dt, b.dtype) for dt in dtypes)
+    narrow = any([round_bits(dt, b.dtype) for dt in dtypes])
     for r in roots:
         slot = slots[_key(r)] = b.alloc(r._data.shape)
         b.written.add(slot.off)
@@ -324,18 +325,23 @@ def _finish(b: Builder, seeds: list, outputs: list, own_rows: bool = False) -> D
     """The Builder's rows and tables as a Draft. `own_rows`: run own_leaf_grads here, on
     the rows as Python lists (a small Program, no callbacks)."""
     rows = b.prologue + b.rows if b.prologue else b.rows
-    itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
+    # (one array, with room for an address per leaf output that own_rows may own)
+    base = b.itab_size if b.itab else 1
+    spare = len(outputs) if own_rows else 0
+    itab = np.zeros(base + spare, np.int64)
+    if b.itab:
+        np.concatenate(b.itab, out=itab[:base])
     owned = None
     if own_rows:
         owned = slot_layout.own_rows(rows, seeds, outputs, itab)
         if owned:                   # slot_layout._write_through_itab, on the rows
-            base = len(itab)
-            itab = np.concatenate([itab, np.zeros(len(owned), np.int64)])
             positions = {}
             for j, (off, r) in enumerate(sorted(owned.items())):
                 positions[off] = base + j
                 rows[r][1] = EXT + ((base + j) << 32)
             owned = positions
+    if len(itab) > base + (len(owned) if owned else 0):
+        itab = itab[:base + (len(owned) if owned else 0)].copy()
     code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
     names = ["(zero unreached output)"] * len(b.prologue) + b.names if b.prologue else \
         b.names

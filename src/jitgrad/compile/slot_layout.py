@@ -237,30 +237,35 @@ def own_rows(rows: list, seeds: list, outputs: list, itab: np.ndarray) -> dict:
     """own_leaf_grads's test on a small Program's rows as Python lists (at most
     SMALL_PROGRAM: it scans the rows per leaf): {slot offset: its one writer row} for the
     leaf outputs (ref, offset, shape, kind) that qualify, whose rows get their acc bit set
-    here. The same tests as own_leaf_grads's (the tests compare the two)."""
-    leaves = [(off, shape) for _, off, shape, kind in outputs if kind == "leaf"]
+    here. The same tests as own_leaf_grads's (the tests compare the two), cheapest first:
+    a leaf's one writer row, then the rows' reads (sorted once, when a leaf gets there)."""
     owned: dict[int, int] = {}
-    if not leaves:
-        return owned
-    spans = [(off, off + (n if n > 1 else 1)) for off, n in seeds]
-    reads = sorted([v for row in rows for v in row[2:5]])
-    nreads = len(reads)
-    writes = [(row[1], row[1] + (row[5] if row[5] > 1 else 1)) for row in rows]
-    for off, shape in leaves:
+    reads = None
+    for _, off, shape, kind in outputs:
+        if kind != "leaf":
+            continue
         n = math.prod(shape)
         hi = off + (n if n > 1 else 1)
-        i = bisect_left(reads, off)
-        if i < nreads and reads[i] < hi:
+        r = -1
+        for i, row in enumerate(rows):      # its one writer row
+            o = row[1]
+            if o < hi and o + (row[5] if row[5] > 1 else 1) > off:
+                if r >= 0:
+                    r = -2
+                    break
+                r = i
+        if r < 0:
             continue
-        if spans and any(a < hi and off < b for a, b in spans):
-            continue
-        hit = [r for r, (o, e) in enumerate(writes) if o < hi and e > off]
-        if len(hit) != 1:
-            continue
-        r = hit[0]
         row = rows[r]
         op = row[0] >> 1
         if row[1] != off or op not in ONE_ADD or row[5] != n:
+            continue
+        if any(a < hi and off < a + (m if m > 1 else 1) for a, m in seeds):
+            continue
+        if reads is None:
+            reads = sorted([v for row in rows for v in row[2:5]])
+        i = bisect_left(reads, off)
+        if i < len(reads) and reads[i] < hi:
             continue
         if op == _GEMM:
             p = row[6]
