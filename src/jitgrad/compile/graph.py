@@ -197,6 +197,8 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
         od = node.out_data
         parts.append(od.shape)
         parts.append(od.dtype)
+    # (the walk's numbering is node_index() and tensor_index(): kept, not built again)
+    g._node_index, g._tensor_index = index, tid
     if targets is not None:                 # grad(): which tensors the results are for
         parts.append("targets")
         parts.extend(_target_parts(targets, nodes, tensors))

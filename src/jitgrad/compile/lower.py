@@ -115,7 +115,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
                     (t._node is not None and id(t._node) in useful)):
                 gins.append(None)
                 continue
-            k = _key(t)
+            k = id(t._node) if t._node is not None else id(t)      # _key(t), inlined
             slot = slots.get(k)
             if slot is None:
                 slot = slots[k] = alloc(t._data.shape)
