@@ -50,7 +50,7 @@ class Builder:
         self.rows: list[list[int]] = []
         self.prologue: list[list[int]] = []
         self.names: list[str] = []
-        self.itab: list[np.ndarray] = []
+        self.itab: list[np.ndarray | list] = []    # int64 arrays, and flat lists (table())
         self.itab_size = 0
         self.tables: list[tuple[int, int, tuple]] = []
         self.consts: list[float] = [1.0]
@@ -258,6 +258,11 @@ class Builder:
         """An int table: structure (from shapes and attributes) unless it is one of the
         node's own arrays (a saved index map, an index attribute), which each graph then
         fills in from its own node."""
+        if type(ints) is list:              # flat numbers from shapes and attributes (most
+            off = self.itab_size            # tables): lower._itab makes one array of them
+            self.itab.append(list(ints))
+            self.itab_size = off + len(ints)
+            return off
         src = self.source(ints) if isinstance(ints, np.ndarray) else None
         arr = np.ascontiguousarray(ints, dtype=np.int64).ravel()
         off = self.itab_size
