@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core import config
 from .. import vm
+from .external import address as _address
 from .graph import Graph
 from ..vm.program import EXT, Program
 from ..core.grad_store import deliver_grad, detach_graph_grad
@@ -35,10 +36,6 @@ from ..core.tensor import Tensor
 # parameter would otherwise add into its .grad concurrently (the kernels release the GIL).
 # Reentrant: a hook may run another backward.
 RUN_LOCK = threading.RLock()
-
-
-def _address(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
 
 
 class Workspace:
