@@ -311,7 +311,7 @@ class Builder:
     def mul(self, dest: Slot, out_shape: tuple, g: Slot, factor: np.ndarray, k: float = 1.0
             ) -> None:
         """dest += sum_to(g * factor * k); a one-element factor becomes a constant."""
-        if np.size(factor) == 1:
+        if (factor.size if type(factor) is np.ndarray else np.size(factor)) == 1:
             self.contribute(dest, out_shape, "AXPY", g, k=self.scalar(factor, k))
         else:
             self.contribute(dest, out_shape, "MUL", g, self.value(factor, out_shape), k=k)
