@@ -8,7 +8,11 @@ sample builds the forward anew; the miss row empties the cache before its backwa
 Measured 2026-12-04 14:54 UTC (shared 2-vCPU VM; this script, that of bc821a7 (the tree
 before the miss-cost work) and that of main at 73369a0 run in turn 7 times, medians): miss
 157 us (bc821a7: 251, 73369a0: 259), hit 19.7 us (20.3, 21.2), torch's backward 66 us.
-Issue 13's target for the miss, torch's backward, is not met (2.4x).
+Measured again 2026-12-04 17:53 UTC against 0cefc96 (the tree before the second round): the
+VM was noisy (each script run in turn 14 times: medians miss 198 vs 257 us, quietest runs
+139 vs 165 us), so also in two live processes taking turns, 60 rounds of 100 misses and
+100 hits each: the miss 0.85x of 0cefc96's (quietest rounds 139 vs 168 us), the hit 0.84x.
+Issue 13's target for the miss, torch's backward (~66 us), is still not met (~2.1x).
 """
 
 from __future__ import annotations

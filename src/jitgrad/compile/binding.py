@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core import config
 from .. import vm
+from .external import address as _address
 from .graph import Graph
 from ..vm.program import EXT, Program
 from ..core.grad_store import deliver_grad, detach_graph_grad
@@ -35,10 +36,6 @@ from ..core.tensor import Tensor
 # parameter would otherwise add into its .grad concurrently (the kernels release the GIL).
 # Reentrant: a hook may run another backward.
 RUN_LOCK = threading.RLock()
-
-
-def _address(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
 
 
 class Workspace:
@@ -74,7 +71,7 @@ class Workspace:
         self.call: Any = None                        # vm.compiled_call, for call_gen
         self.call_gen = -1
         for off, shape, arr in prog.literals:
-            arena[off:off + _size(shape)].reshape(shape)[...] = arr
+            arena[off:off + math.prod(shape)].reshape(shape)[...] = arr
         self.nbytes = int(arena.nbytes + self.itab.nbytes + self.consts.nbytes)
         # (facts of the Program every Binding on this Workspace needs, computed once)
         self.leaf_js = [j for j, _ in prog.leaf_rows]
@@ -85,20 +82,23 @@ class Workspace:
                             if kind != "target" and j not in owned]
 
 
-def _size(shape: tuple) -> int:
-    return math.prod(shape)
-
-
 SMALL_ROWS = 64         # below this, Python lists answer _seeds_clean faster than numpy
 
 
 def _seeds_clean(prog: Program) -> list[bool]:
     """Per seed slot: does no row write into it (an external `out` writes elsewhere)?"""
     code = prog.code
-    if code.shape[0] <= SMALL_ROWS:
-        writes = [(o, o + (n if n > 1 else 1)) for o, n in
-                  zip(code[:, 1].tolist(), code[:, 5].tolist()) if o < EXT]
-        return [not any(o < off + n and e > off for o, e in writes) for off, n in prog.seeds]
+    if code.shape[0] <= SMALL_ROWS:         # (loops over one list: ~1 us less than spans)
+        rows, clean = code.tolist(), []
+        for off, n in prog.seeds:
+            for row in rows:
+                o = row[1]
+                if o < off + n and o < EXT and o + (row[5] if row[5] > 1 else 1) > off:
+                    clean.append(False)
+                    break
+            else:
+                clean.append(True)
+        return clean
     outs, ns = code[:, 1], np.maximum(code[:, 5], 1)
     inside = outs < EXT
     return [not bool(np.any(inside & (outs < off + n) & (outs + ns > off)))
@@ -151,7 +151,7 @@ class Binding:
             itab, dtype, keep = ws.itab, ws.arena.dtype, self.keep
             for pos, shape, src, vshape in p.externals:
                 v = g.source(src)
-                n = _size(shape)
+                n = math.prod(shape)
                 if not (v.dtype == dtype and v.size == n and v.flags.c_contiguous):
                     own = ws.private.get(pos)
                     if own is None:

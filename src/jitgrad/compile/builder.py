@@ -23,6 +23,9 @@ class Slot(NamedTuple):
 
 _OUT = object()                     # Builder.source: the node's output matched
 _new_slot = tuple.__new__            # Slot(off, n, shape) without namedtuple's __new__
+# shape -> tuple(map(int, shape)) (a dict lookup costs a fifth of the conversion; an equal
+# tuple of numpy ints hashes and compares as its key, so it gets the same answer)
+_SHAPES: dict[tuple, tuple] = {}
 
 
 class BoundK:
@@ -47,7 +50,7 @@ class Builder:
         self.rows: list[list[int]] = []
         self.prologue: list[list[int]] = []
         self.names: list[str] = []
-        self.itab: list[np.ndarray] = []
+        self.itab: list[np.ndarray | list] = []    # int64 arrays, and flat lists (table())
         self.itab_size = 0
         self.tables: list[tuple[int, int, tuple]] = []
         self.consts: list[float] = [1.0]
@@ -177,7 +180,17 @@ class Builder:
 
     # ---- layout ------------------------------------------------------------------------
     def alloc(self, shape: Iterable[int]) -> Slot:
-        shape = tuple(map(int, shape))
+        try:
+            norm = _SHAPES.get(shape) if type(shape) is tuple else None
+        except TypeError:                   # (an unhashable dimension: a 0-d array)
+            norm = shape = tuple(map(int, shape))
+        if norm is None:
+            norm = tuple(map(int, shape))
+            if type(shape) is tuple:
+                if len(_SHAPES) >= 4096:
+                    _SHAPES.clear()
+                _SHAPES[shape] = norm
+        shape = norm
         n = math.prod(shape)
         off = self.size
         self.size = off + (n if n > 1 else 1)   # distinct offsets even for empty slots
@@ -197,10 +210,10 @@ class Builder:
         if src is None:
             if self.unnamed is None:
                 self.unnamed = f"{getattr(self.node, 'op', None)!r} computes a value in its rule"
-            key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str,
+            key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype,
                    shape, src)
-        else:
-            key = (arr.shape, arr.strides, arr.dtype.str, shape, src)
+        else:                               # (a dtype compares as its .str, and is cheaper)
+            key = (arr.shape, arr.strides, arr.dtype, shape, src)
         slot = self._value_ids.get(key)
         if slot is None:
             slot = self.alloc(shape)
@@ -245,6 +258,11 @@ class Builder:
         """An int table: structure (from shapes and attributes) unless it is one of the
         node's own arrays (a saved index map, an index attribute), which each graph then
         fills in from its own node."""
+        if type(ints) is list:              # flat numbers from shapes and attributes (most
+            off = self.itab_size            # tables): lower._itab makes one array of them
+            self.itab.append(list(ints))
+            self.itab_size = off + len(ints)
+            return off
         src = self.source(ints) if isinstance(ints, np.ndarray) else None
         arr = np.ascontiguousarray(ints, dtype=np.int64).ravel()
         off = self.itab_size
@@ -293,7 +311,7 @@ class Builder:
     def mul(self, dest: Slot, out_shape: tuple, g: Slot, factor: np.ndarray, k: float = 1.0
             ) -> None:
         """dest += sum_to(g * factor * k); a one-element factor becomes a constant."""
-        if np.size(factor) == 1:
+        if (factor.size if type(factor) is np.ndarray else np.size(factor)) == 1:
             self.contribute(dest, out_shape, "AXPY", g, k=self.scalar(factor, k))
         else:
             self.contribute(dest, out_shape, "MUL", g, self.value(factor, out_shape), k=k)

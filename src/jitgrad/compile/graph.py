@@ -168,9 +168,9 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
             reason = stale(node, chains)
             if reason:
                 refuse(reason)
-        parts.append(op.name)
-        parts.append(len(node.inputs))      # (concat takes any number)
-        parts.append(node.needs)            # the recorded edges
+        # the op, its input count (concat takes any number) and its recorded edges (+= of
+        # a tuple: one step where three appends were three calls)
+        parts += (op.name, len(node.inputs), node.needs)
         for t, need in zip(node.inputs, node.needs):
             if t._hooks is not None or t._retain:
                 refuse("hooks or retain_grads()")
@@ -191,12 +191,14 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
             else:
                 parts.append(-1 - i)        # a tensor met before: its index is enough
         try:
-            parts.append(attrs_key(node))
+            ak = attrs_key(node)
         except Uncacheable as e:
             refuse(str(e))
+            ak = None                       # (the key is None: any stand-in does)
         od = node.out_data
-        parts.append(od.shape)
-        parts.append(od.dtype)
+        parts += (ak, od.shape, od.dtype)
+    # (the walk's numbering is node_index() and tensor_index(): kept, not built again)
+    g._node_index, g._tensor_index = index, tid
     if targets is not None:                 # grad(): which tensors the results are for
         parts.append("targets")
         parts.extend(_target_parts(targets, nodes, tensors))

@@ -28,6 +28,7 @@ def _key(t: Any) -> int:
     return id(t._node) if t._node is not None else id(t)
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _GRAD_NAMES: dict[str, str] = {}          # op name -> Node.grad_name (for row names)
 
 
@@ -61,11 +62,11 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
     for n in nodes:
         for t in n.inputs:
             dtypes.add(t._data.dtype)
-    wide = any(dt == np.float64 for dt in dtypes)
-    b = Builder(np.float64 if wide else np.float32, graph)
+    wide = any([dt == _F64 for dt in dtypes])
+    b = Builder(_F64 if wide else _F32, graph)
     slots: dict[int, Slot] = {}
     seeds = []
-    narrow = any(round_bits(dt, b.dtype) for dt in dtypes)
+    narrow = any([round_bits(dt, b.dtype) for dt in dtypes])
     for r in roots:
         slot = slots[_key(r)] = b.alloc(r._data.shape)
         b.written.add(slot.off)
@@ -114,7 +115,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
                     (t._node is not None and id(t._node) in useful)):
                 gins.append(None)
                 continue
-            k = _key(t)
+            k = id(t._node) if t._node is not None else id(t)      # _key(t), inlined
             slot = slots.get(k)
             if slot is None:
                 slot = slots[k] = alloc(t._data.shape)
@@ -320,22 +321,41 @@ def _segments(breaks: list, first: int, total: int) -> list:
     return segs
 
 
+def _itab(chunks: list, spare: int) -> np.ndarray:
+    """The Builder's int tables (int64 arrays, and flat lists of numbers) as one int64
+    array, then `spare` zeros ([0] when there are none). Lists only: one conversion, where
+    an array per table and their concatenation cost ~0.5 us a table."""
+    if not chunks:
+        return np.zeros(1 + spare, np.int64)
+    if all([type(c) is list for c in chunks]):
+        flat = [v for c in chunks for v in c]
+        if spare:
+            flat.extend([0] * spare)
+        return np.array(flat, dtype=np.int64)
+    itab = np.zeros(sum([len(c) for c in chunks]) + spare, np.int64)
+    np.concatenate([c if type(c) is not list else np.array(c, dtype=np.int64).reshape(-1)
+                    for c in chunks], out=itab[:len(itab) - spare])
+    return itab
+
+
 def _finish(b: Builder, seeds: list, outputs: list, own_rows: bool = False) -> Draft:
     """The Builder's rows and tables as a Draft. `own_rows`: run own_leaf_grads here, on
     the rows as Python lists (a small Program, no callbacks)."""
     rows = b.prologue + b.rows if b.prologue else b.rows
-    itab = np.concatenate(b.itab) if b.itab else np.zeros(1, np.int64)
+    # (one array, with room for an address per leaf output that own_rows may own)
+    base = b.itab_size if b.itab else 1
+    itab = _itab(b.itab, len(outputs) if own_rows else 0)
     owned = None
     if own_rows:
         owned = slot_layout.own_rows(rows, seeds, outputs, itab)
         if owned:                   # slot_layout._write_through_itab, on the rows
-            base = len(itab)
-            itab = np.concatenate([itab, np.zeros(len(owned), np.int64)])
             positions = {}
             for j, (off, r) in enumerate(sorted(owned.items())):
                 positions[off] = base + j
                 rows[r][1] = EXT + ((base + j) << 32)
             owned = positions
+    if len(itab) > base + (len(owned) if owned else 0):
+        itab = itab[:base + (len(owned) if owned else 0)].copy()
     code = np.array(rows, dtype=np.int64).reshape(len(rows), WIDTH)
     names = ["(zero unreached output)"] * len(b.prologue) + b.names if b.prologue else \
         b.names

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 
 import numpy as np
 
@@ -237,30 +237,38 @@ def own_rows(rows: list, seeds: list, outputs: list, itab: np.ndarray) -> dict:
     """own_leaf_grads's test on a small Program's rows as Python lists (at most
     SMALL_PROGRAM: it scans the rows per leaf): {slot offset: its one writer row} for the
     leaf outputs (ref, offset, shape, kind) that qualify, whose rows get their acc bit set
-    here. The same tests as own_leaf_grads's (the tests compare the two)."""
-    leaves = [(off, shape) for _, off, shape, kind in outputs if kind == "leaf"]
+    here. The same tests as own_leaf_grads's (the tests compare the two), in one pass over
+    the rows per leaf (its writers and its readers), where a sorted list of every read and
+    a list of write spans cost more than the scans for a few rows."""
     owned: dict[int, int] = {}
-    if not leaves:
-        return owned
-    spans = [(off, off + (n if n > 1 else 1)) for off, n in seeds]
-    reads = sorted([v for row in rows for v in row[2:5]])
-    nreads = len(reads)
-    writes = [(row[1], row[1] + (row[5] if row[5] > 1 else 1)) for row in rows]
-    for off, shape in leaves:
+    for _, off, shape, kind in outputs:
+        if kind != "leaf":
+            continue
         n = math.prod(shape)
         hi = off + (n if n > 1 else 1)
-        i = bisect_left(reads, off)
-        if i < nreads and reads[i] < hi:
+        r = -1
+        for i, row in enumerate(rows):
+            if off <= row[2] < hi or off <= row[3] < hi or off <= row[4] < hi:
+                r = -2                  # read by some row
+                break
+            o = row[1]
+            if o < hi and o + (row[5] if row[5] > 1 else 1) > off:
+                if r != -1:
+                    r = -2              # a second writer
+                    break
+                r = i
+        if r < 0:
             continue
-        if spans and any(a < hi and off < b for a, b in spans):
-            continue
-        hit = [r for r, (o, e) in enumerate(writes) if o < hi and e > off]
-        if len(hit) != 1:
-            continue
-        r = hit[0]
         row = rows[r]
         op = row[0] >> 1
         if row[1] != off or op not in ONE_ADD or row[5] != n:
+            continue
+        clash = False
+        for a, m in seeds:
+            if a < hi and off < a + (m if m > 1 else 1):
+                clash = True
+                break
+        if clash:
             continue
         if op == _GEMM:
             p = row[6]

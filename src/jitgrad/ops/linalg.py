@@ -59,55 +59,58 @@ def _vjp(g, out, x, y, transpose_x, transpose_y):
             gy if gy._data.shape == y._data.shape else reshape(gy, y.shape))
 
 
-def _shaped(arr: np.ndarray, shape: tuple) -> np.ndarray:
-    return arr if arr.shape == tuple(shape) else arr.reshape(shape)
+def _operand(b, arr, shape, nb, batch):
+    """(slot, batch stride) of a saved operand, materialising partial broadcasts."""
+    if len(shape) == 2:                                 # (own == 1: the common 2-D case)
+        own = 1
+    else:
+        own = math.prod(shape[:-2])
+    mat = shape[-2] * shape[-1]
+    # the array itself when no reshape is needed: a reshaped non-contiguous operand (a
+    # transposed input) is a new array the lowering cannot name, and the graph's Program
+    # could not be cached
+    if own == nb:
+        return b.value(arr if arr.shape == shape else arr.reshape(shape)), mat
+    if own == 1:
+        s2 = shape[-2:]
+        return b.value(arr if arr.shape == s2 else arr.reshape(s2)), 0
+    return b.value(arr if arr.shape == shape else arr.reshape(shape),
+                   batch + shape[-2:]), mat
+
+
+def _gemm(b, dest, shape, A, sa, B, sb, mm, nn, kk, ta, tb, nb, batch):
+    own = 1 if len(shape) == 2 else math.prod(shape[:-2])
+    mat = shape[-2] * shape[-1]
+    target, sc = (dest, mat) if own == nb else (dest, 0) if own == 1 else \
+        (b.alloc(batch + shape[-2:]), mat)
+    p = b.table([nb, mm, nn, kk, ta, tb, sa, sb, sc])
+    if target is dest:
+        b.emit("GEMM", dest, A, B, p=p)
+    else:
+        b.emit("GEMM", target, A, B, p=p, acc=False)
+        b.reduce_into(dest, target)
 
 
 def _lower(b, node, g, gins):
-    x, y = (t._data for t in node.inputs)
-    xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, node.attrs["transpose_x"],
-                                                  node.attrs["transpose_y"])
+    # (module-level helpers, not closures: once per matmul node of each new structure)
+    ins, attrs = node.inputs, node.attrs
+    x, y = ins[0]._data, ins[1]._data
+    xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, attrs["transpose_x"],
+                                                  attrs["transpose_y"])
     nb = math.prod(batch)
-    full = lambda s: batch + s[-2:]                      # noqa: E731
-
-    def operand(arr, shape):
-        """(slot, batch stride) of a saved operand, materialising partial broadcasts."""
-        own = math.prod(shape[:-2])
-        mat = shape[-2] * shape[-1]
-        # the array itself when no reshape is needed: a reshaped non-contiguous operand (a
-        # transposed input) is a new array the lowering cannot name, and the graph's
-        # Program could not be cached
-        if own == nb:
-            return b.value(_shaped(arr, shape)), mat
-        if own == 1:
-            return b.value(_shaped(arr, shape[-2:])), 0
-        return b.value(_shaped(arr, shape), full(shape)), mat
-
-    def gemm(dest, shape, A, sa, B, sb, mm, nn, kk, ta, tb):
-        own = math.prod(shape[:-2])
-        mat = shape[-2] * shape[-1]
-        target, sc = (dest, mat) if own == nb else (dest, 0) if own == 1 else \
-            (b.alloc(full(shape)), mat)
-        p = b.table([nb, mm, nn, kk, ta, tb, sa, sb, sc])
-        if target is dest:
-            b.emit("GEMM", dest, A, B, p=p)
-        else:
-            b.emit("GEMM", target, A, B, p=p, acc=False)
-            b.reduce_into(dest, target)
-
     gmat = m * n
     if gins[0] is not None:
-        Y, sy = operand(y, ys)
+        Y, sy = _operand(b, y, ys, nb, batch)
         if not tx:
-            gemm(gins[0], xs, g, gmat, Y, sy, m, k, n, False, not ty)
+            _gemm(b, gins[0], xs, g, gmat, Y, sy, m, k, n, False, not ty, nb, batch)
         else:
-            gemm(gins[0], xs, Y, sy, g, gmat, k, m, n, ty, True)
+            _gemm(b, gins[0], xs, Y, sy, g, gmat, k, m, n, ty, True, nb, batch)
     if gins[1] is not None:
-        X, sx = operand(x, xs)
+        X, sx = _operand(b, x, xs, nb, batch)
         if not ty:
-            gemm(gins[1], ys, X, sx, g, gmat, k, n, m, not tx, False)
+            _gemm(b, gins[1], ys, X, sx, g, gmat, k, n, m, not tx, False, nb, batch)
         else:
-            gemm(gins[1], ys, g, gmat, X, sx, n, k, m, True, tx)
+            _gemm(b, gins[1], ys, g, gmat, X, sx, n, k, m, True, tx, nb, batch)
 
 
 matmul_op = defop(

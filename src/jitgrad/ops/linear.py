@@ -75,10 +75,10 @@ class Chain(NamedTuple):
     k: Any = None
 
     def then(self, op: OpDef, **attrs: Any) -> "Chain":
-        return Chain(self.steps + ((op, attrs),), self.k)
+        return _new(Chain, (self.steps + ((op, attrs),), self.k))
 
     def times(self, k: Any) -> "Chain":
-        return Chain(self.steps, k)
+        return _new(Chain, (self.steps, k))
 
 
 IDENTITY = Chain()
@@ -186,4 +186,4 @@ def lower_chain(b: Any, chain: Chain, dest: Any, src: Any) -> None:
 def shaped(slot: Any, shape: tuple) -> Any:
     """The slot's memory viewed at `shape` (an `into` re-labels its source or destination:
     a Slot is flat)."""
-    return slot if slot.shape == shape else type(slot)(slot.off, slot.n, shape)
+    return slot if slot.shape == shape else _new(type(slot), (slot.off, slot.n, shape))
