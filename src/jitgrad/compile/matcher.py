@@ -52,11 +52,7 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
             emit("    if n is not None: return None")
         else:
             emit(f"    if n is None or T{r}._hooks is not None or T{r}._retain: return None")
-            if ni == nnodes:
-                emit(f"    N{ni} = n")
-                nnodes += 1
-            else:
-                emit(f"    if n is not N{ni}: return None")
+            nnodes = _emit_node_ref(emit, ni, nnodes)
         nroots += 1
         i += 3
     lines.insert(1, f"    if len(roots) != {nroots}: return None")
@@ -103,11 +99,7 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
             else:                         # a node
                 emit(f"    n = {t}._node")
                 emit(f"    if n is None or {hooked}: return None")
-                if part == nnodes:
-                    emit(f"    N{part} = n")
-                    nnodes += 1
-                else:
-                    emit(f"    if n is not N{part}: return None")
+                nnodes = _emit_node_ref(emit, part, nnodes)
         attrs = key[i]
         if attrs:
             _emit_attrs(emit, c, N, attrs, node.op.extra.get("bound_attrs", ()))
@@ -143,6 +135,16 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     scope: dict = {}
     exec(compile(src, f"<graph matcher, {len(nodes)} nodes>", "exec"), scope)
     return scope["make"](*consts)
+
+
+def _emit_node_ref(emit: Callable, ni: int, nnodes: int) -> int:
+    """The matcher's check that `n` is node ni as the walk numbers nodes: the next number
+    (bound as N<ni>) or the node met before under it; the count numbered after it."""
+    if ni == nnodes:
+        emit(f"    N{ni} = n")
+        return nnodes + 1
+    emit(f"    if n is not N{ni}: return None")
+    return nnodes
 
 
 def _emit_attrs(emit: Callable, c: Callable, N: str, attrs: tuple, bound: tuple) -> None:
