@@ -8,7 +8,8 @@ lowering is linear:
   matmuls  sum_i matmul(x, W_i).sum() over N leaves W_i (8 x 8): a wide graph of GEMMs
 
 Timed: `loss.backward()` on a freshly built graph (jitgrad: program cache emptied first,
-so it lowers; the compiled interpreter is loaded before). The forward is not timed. Each
+so the graph is a new structure: interpreted by default, lowered with `--lower`, which is
+what a structure's second backward costs; the compiled interpreter is loaded before). The forward is not timed. Each
 point is the best of a few fresh graphs (one for the largest). torch runs in a second
 interpreter (`--peer-python`, default /work/peers/bin/python) when it is not importable here.
 
@@ -31,7 +32,23 @@ swing by up to 2x, so read the trend along N): first backward in s, and us per r
   matmuls   1,000   2,999|    0.700    233.6   |   0.290    96.7    |  0.035   11.8   |  8.2x
   matmuls  10,000  29,999|   43.652   1455.1   |   2.910    97.0    |  0.415   13.8   |  7.0x
 
-Before, the cost per op grew with N (quadratic passes in peephole and external); after it
+2026-12-04 19:40 UTC, with the interpret state (compile/interpret.py) that now serves a
+new structure's first backward; `--lower` is the tree before it (HEAD 41d635f, run with
+--src): first backward in s (us/op), torch 2.13.0 in the same run:
+
+  graph       N      ops |  interpret      |  lower (41d635f) |  torch         | interp/torch
+  leaves    1,000   2,999|  0.037  (12.3)  |  0.045  (15.0)   |  0.014  (4.5) |  2.7x
+  leaves   10,000  29,999|  0.349  (11.6)  |  0.500  (16.7)   |  0.139  (4.6) |  2.5x
+  leaves   30,000  89,999|  1.090  (12.1)  |  1.758  (19.5)   |  0.528  (5.9) |  2.1x
+  chain    10,000  10,001|  0.070   (7.0)  |  0.125  (12.5)   |  0.048  (4.8) |  1.5x
+  chain   100,000 100,001|  0.746   (7.5)  |  1.534  (15.3)   |  1.003 (10.0) |  0.7x
+  matmuls   1,000   2,999|  0.024   (8.1)  |  0.049  (16.2)   |  0.014  (4.8) |  1.7x
+  matmuls  10,000  29,999|  0.271   (9.0)  |  0.520  (17.3)   |  0.194  (6.5) |  1.4x
+
+Issue 13's targets: a 10,000-leaf graph's first backward under 2 s (0.35 s), a 100,000-op
+chain at most 2x torch (0.7x).
+
+Before the h-linear change, the cost per op grew with N (quadratic passes in peephole and external); after it
 is flat at ~100 us/op. In the 100,000-op chain that is roughly: peephole's passes ~30,
 placing the saved values ~10, the op rules and Builder in lower() ~55, the structural
 cache's key and recipe ~15 (a miss builds both); the compiled run itself is negligible.
@@ -122,7 +139,7 @@ def time_backward(lib: str, kind: str, n: int, repeat: int) -> dict:
         loss, ops = build(lib, kind, d)
         if lib == "jitgrad":
             import jitgrad
-            jitgrad.cache_clear()       # a miss: this backward lowers its graph
+            jitgrad.cache_clear()       # a new structure: interpreted (or lowered: --lower)
         gc.collect()
         gc.disable()
         t0 = time.perf_counter()
@@ -161,8 +178,13 @@ def main() -> None:
     ap.add_argument("--peer-python", default=os.environ.get("JITGRAD_PEER_PYTHON",
                                                             "/work/peers/bin/python"))
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--lower", action="store_true",
+                    help="lower each new structure (JITGRAD_NO_INTERPRET=1) instead of "
+                         "interpreting it")
     ap.add_argument("--only", choices=["jitgrad", "torch"], help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.lower:                      # read when jitgrad is imported (config.py)
+        os.environ["JITGRAD_NO_INTERPRET"] = "1"
     kinds = set(filter(None, args.cases.split(",")))
     cases = [(k, n) for k, n in CASES if (not kinds or k in kinds) and
              (not args.max_n or n <= args.max_n)]

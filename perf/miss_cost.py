@@ -1,22 +1,30 @@
-"""What a new graph structure costs: the first backward of a small graph (a program-cache
-miss: lower + bind + run), the same graph's next backward (a hit), and torch's backward.
+"""What a graph structure costs in each executor state, against torch's backward.
 
-    /work/peers/bin/python perf/miss_cost.py
+    /work/peers/bin/python perf/miss_cost.py [--rounds 60]
 
 Graph: mean((tanh(x W1) W2)^2), x 8x16, W1 16x32, W2 32x1, float32, one thread. Each
-sample builds the forward anew; the miss row empties the cache before its backward.
-Measured 2026-12-04 14:54 UTC (shared 2-vCPU VM; this script, that of bc821a7 (the tree
-before the miss-cost work) and that of main at 73369a0 run in turn 7 times, medians): miss
-157 us (bc821a7: 251, 73369a0: 259), hit 19.7 us (20.3, 21.2), torch's backward 66 us.
-Measured again 2026-12-04 17:53 UTC against 0cefc96 (the tree before the second round): the
-VM was noisy (each script run in turn 14 times: medians miss 198 vs 257 us, quietest runs
-139 vs 165 us), so also in two live processes taking turns, 60 rounds of 100 misses and
-100 hits each: the miss 0.85x of 0cefc96's (quietest rounds 139 vs 168 us), the hit 0.84x.
-Issue 13's target for the miss, torch's backward (~66 us), is still not met (~2.1x).
+sample builds the forward anew and times its backward alone:
+
+  interpret  a structure met for the first time (the program cache emptied before the
+             backward): its rules run on arrays (compile/interpret.py). What a new
+             structure costs, every step of a loop whose structure changes every step.
+  lower      a structure met before, not cached yet (JITGRAD_NO_INTERPRET's path, the
+             cache emptied): lowered into a Program, cached, bound and run. Paid once per
+             recurring structure.
+  hit        the structure's Program is cached: bound and run.
+  torch      torch's backward of the same graph.
+
+The four take turns in rounds of 15 samples each (medians per round; the table gives the
+median over rounds and the per-round ratio to torch), so load on the shared VM hits all.
+
+Measured 2026-12-04 19:20 UTC (60 rounds): interpret 63.5 us, lower 148.7, hit 23.7, torch
+66.4 us; interpret/torch 0.96 per round (quartiles 0.94-0.97). Before the interpret state
+every new structure was lowered: 137 us at 18:39 UTC (2.1x torch's 64.6).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
@@ -29,6 +37,7 @@ sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "src")))
 import numpy as np  # noqa: E402
 
 import jitgrad as paddle  # noqa: E402
+from jitgrad.core import config  # noqa: E402
 
 RNG = np.random.default_rng(0)
 W1 = RNG.standard_normal((16, 32)).astype(np.float32)
@@ -36,13 +45,32 @@ W2 = RNG.standard_normal((32, 1)).astype(np.float32)
 X = RNG.standard_normal((8, 16)).astype(np.float32)
 
 
-def jitgrad_backward(miss: bool) -> float:
+def _loss():
     w1 = paddle.to_tensor(W1, stop_gradient=False)
     w2 = paddle.to_tensor(W2, stop_gradient=False)
     h = paddle.matmul(paddle.tanh(paddle.matmul(paddle.to_tensor(X), w1)), w2)
-    loss = paddle.mean(h ** 2)
-    if miss:
-        paddle.cache_clear()
+    return paddle.mean(h ** 2)
+
+
+def interpret() -> float:
+    loss = _loss()
+    paddle.cache_clear()
+    t0 = time.perf_counter()
+    loss.backward()
+    return time.perf_counter() - t0
+
+
+def lower() -> float:
+    loss = _loss()
+    paddle.cache_clear()
+    with config.override(interpret_new=False):
+        t0 = time.perf_counter()
+        loss.backward()
+        return time.perf_counter() - t0
+
+
+def hit() -> float:
+    loss = _loss()
     t0 = time.perf_counter()
     loss.backward()
     return time.perf_counter() - t0
@@ -58,22 +86,33 @@ def torch_backward() -> float:
     return time.perf_counter() - t0
 
 
-def median_us(f, n: int = 400) -> float:
-    for _ in range(20):
-        f()
-    return 1e6 * statistics.median(f() for _ in range(n))
-
-
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=60)
+    args = ap.parse_args()
     paddle.warmup(quiet=True)
-    print(f"jitgrad, a new structure (miss): {median_us(lambda: jitgrad_backward(True)):.1f} us")
-    print(f"jitgrad, a cached structure (hit): {median_us(lambda: jitgrad_backward(False)):.1f} us")
+    fns = {"interpret": interpret, "lower": lower, "hit": hit}
     try:
         import torch
         torch.set_num_threads(1)
-        print(f"torch backward: {median_us(torch_backward):.1f} us")
+        fns["torch"] = torch_backward
     except ImportError:
         print("torch is not installed: no comparison")
+    for f in fns.values():
+        for _ in range(30):
+            f()
+    rounds: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(args.rounds):
+        for k, f in fns.items():
+            rounds[k].append(statistics.median(f() for _ in range(15)))
+    for k, v in rounds.items():
+        line = f"{k:10s} {1e6 * statistics.median(v):7.1f} us"
+        if "torch" in rounds and k != "torch":
+            r = [a / b for a, b in zip(v, rounds["torch"])]
+            q = statistics.quantiles(r, n=4)
+            line += f"   {statistics.median(r):.2f}x torch's backward (quartiles " \
+                    f"{q[0]:.2f}-{q[2]:.2f})"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -815,8 +815,8 @@ def run_case(name: str, grad_mode: bool, budget: float) -> dict:
 def miss_row(budget: float) -> dict:
     """A step whose graph is a new structure every time (issue 13's cache-miss row): the
     5-node graph of perf/miss_cost.py, mean((tanh(x W1) W2)^2), x 8x16, with jitgrad's
-    program cache emptied before each backward (so it lowers a new Program; the emptying,
-    ~1 us, is in the time) against torch's same step."""
+    program cache emptied before each backward (so the structure is new: interpreted; the
+    emptying, ~1 us, is in the time) against torch's same step."""
     rng = np.random.default_rng(0)
     x, w1, w2 = (rng.standard_normal(s).astype(np.float32) for s in ((8, 16), (16, 32), (32, 1)))
     xj, pj = P.to_tensor(x), [P.to_tensor(w1, stop_gradient=False),

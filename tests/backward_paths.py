@@ -1,9 +1,24 @@
-"""The three backward paths tests run a behaviour through: the compiled interpreter, the
-numpy reference interpreter, and the eager rules of create_graph=True."""
+"""The four backward paths tests run a behaviour through: the compiled interpreter, the
+numpy reference interpreter, the eager rules of create_graph=True, and the interpret state
+(a structure's first backward in production: compile/interpret.py)."""
+
+import contextlib
 
 import jitgrad as paddle
+from jitgrad.core import config
 
-PATHS = ["numba", "reference", "create_graph"]
+PATHS = ["numba", "reference", "create_graph", "interpret"]
+
+
+@contextlib.contextmanager
+def _using(path):
+    if path != "interpret":
+        with paddle.vm.using(path):
+            yield
+        return
+    paddle.cache_clear()                # every structure new: its first backward interprets
+    with config.override(interpret_new=True):
+        yield
 
 
 def leaf(values, dtype="float32"):
@@ -14,12 +29,12 @@ def backward(loss, path, **kw):
     if path == "create_graph":
         loss.backward(create_graph=True, **kw)
     else:
-        with paddle.vm.using(path):
+        with _using(path):
             loss.backward(**kw)
 
 
 def grad(outs, ins, path, **kw):
     if path == "create_graph":
         return paddle.grad(outs, ins, create_graph=True, **kw)
-    with paddle.vm.using(path):
+    with _using(path):
         return paddle.grad(outs, ins, **kw)

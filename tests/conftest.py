@@ -11,6 +11,20 @@ if SRC not in sys.path:
 # and so do the Python subprocesses tests start (`python -c "import jitgrad ..."`)
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [SRC] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != SRC])
+# Every backward runs a Program, in these subprocesses too (lower_new_structures below).
+os.environ["JITGRAD_NO_INTERPRET"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def lower_new_structures(monkeypatch):
+    """Every backward runs a Program, the first of a new graph structure too (also set as
+    JITGRAD_NO_INTERPRET above, for the subprocesses tests start): the suite's gradient
+    tests then cover the compiled path, whose lowering is the intricate part. The
+    interpret state (compile/interpret.py), which production uses for a structure's first
+    backward, is tested as a path of its own: backward_paths.PATHS' "interpret" and
+    test_op_cache.py's registry-wide production-path test."""
+    from jitgrad.core import config
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
 
 
 @pytest.fixture

@@ -1,13 +1,16 @@
-"""Every registry op through the production path: fresh graph, cached graph, retained replay.
+"""Every registry op through the production path: first sighting, recurrence, cached graph,
+retained replay.
 
-For each op and case, three graphs go through `paddle.autograd.backward` as a user's would,
-with a random seed: graph A (a cache miss: lowered and cached), graph B of the same
-structure with other values, other index data and other seeds (a cache hit: A's Program
-bound to B's values), and graph C retained and replayed. Each must give exactly the
-gradients of a fresh lowering of the same graph with the cache off, and agree with the
-numpy reference interpreter's to float32 rounding. On every hit the cached Program is also checked against a fresh
-lowering of B (JITGRAD_VERIFY_CACHE's check), so a lowering that reads a value it does not
-name as a source fails here even when the gradients happen to agree.
+For each op and case, four graphs go through `paddle.autograd.backward` as a user's would,
+with production's settings and a random seed: graph N, the structure's first backward (the
+interpret state: rules on arrays, no Program), graph A of the same structure (it recurs:
+lowered and cached), graph B with other values, other index data and other seeds (a cache
+hit: A's Program bound to B's values), and graph C retained and replayed. A, B and C must
+give exactly the gradients of a fresh lowering of the same graph with the cache off; every
+one agrees with the numpy reference interpreter's to float32 rounding. On every hit the
+cached Program is also checked against a fresh lowering of B (JITGRAD_VERIFY_CACHE's
+check), so a lowering that reads a value it does not name as a source fails here even when
+the gradients happen to agree.
 """
 
 import numpy as np
@@ -28,6 +31,7 @@ CASES = [(name, i) for name, op in sorted(REGISTRY.items()) if op.differentiable
 @pytest.fixture(autouse=True)
 def verified_cache(monkeypatch):
     monkeypatch.setattr(config.SETTINGS, "program_cache", True)
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)      # production's default
     monkeypatch.setattr(config.SETTINGS, "verify_cache", True)
     executor.cache_clear()
     yield
@@ -67,9 +71,10 @@ def _seed(out, variant):
     return paddle.to_tensor(rng.standard_normal(out._data.shape).astype(out._data.dtype))
 
 
-def _reference(op, case, variant, times=1):
+def _reference(op, case, variant, times=1, interpreted=None):
     """The gradients of a fresh lowering with the cache off: bitwise what the cached path
-    must give (and close to the numpy reference interpreter's)."""
+    must give. They, and `interpreted` (the interpret state's) when given, agree with the
+    numpy reference interpreter's to float32 rounding."""
     leaves, out = _graph(op, case, variant)
     seed = _seed(out, variant)
     with config.override(program_cache=False):
@@ -80,9 +85,14 @@ def _reference(op, case, variant, times=1):
         with vm.using("reference"):
             for _ in range(times):
                 paddle.autograd.backward([out], [seed], retain_graph=True)
-    for w, r in zip(want, _grads(leaves)):
-        if w is not None:
-            np.testing.assert_allclose(w, r, rtol=2e-5, atol=2e-6)
+    reference = _grads(leaves)
+    for got in (want, interpreted):
+        if got is None:
+            continue
+        assert [g is None for g in got] == [r is None for r in reference]
+        for w, r in zip(got, reference):
+            if w is not None:
+                np.testing.assert_allclose(w, r, rtol=2e-5, atol=2e-6)
     return want
 
 
@@ -104,10 +114,17 @@ def test_op_runs_the_production_path_fresh_cached_and_retained(name, i):
     op = REGISTRY[name]
     case = op.cases[i]
     vm.warmup(quiet=True)
+    leaves, out = _graph(op, case, 0)
+    if out._node is None:
+        pytest.skip("no graph recorded for this case")
+    before = executor.cache_info()
+    paddle.autograd.backward([out], [_seed(out, 0)])
+    after = executor.cache_info()
+    assert (after.interpreted, after.misses) == (before.interpreted + 1, before.misses), \
+        f"{name}: a new structure's first backward was not interpreted"
+    _reference(op, case, 0, interpreted=_grads(leaves))
     for variant in (0, 1):
         leaves, out = _graph(op, case, variant)
-        if out._node is None:
-            pytest.skip("no graph recorded for this case")
         before = executor.cache_info()
         paddle.autograd.backward([out], [_seed(out, variant)])
         after = executor.cache_info()
@@ -131,9 +148,10 @@ def test_every_registry_op_is_cacheable_or_says_why():
 
 def test_take_with_other_indices_reuses_the_program():
     """Index data is bound per graph: an embedding-style lookup with new indices each step
-    hits the cache and gathers the new rows' gradients."""
+    hits the cache and gathers the new rows' gradients (the first step is interpreted, the
+    second lowers, the third hits)."""
     vm.warmup(quiet=True)
-    for step, idx in enumerate(([0, 2, 2], [3, 1, 0])):
+    for step, idx in enumerate(([0, 2, 2], [3, 1, 0], [1, 1, 3])):
         w = paddle.to_tensor(np.arange(8, dtype=np.float32).reshape(4, 2), stop_gradient=False)
         (paddle.gather(w, paddle.to_tensor(idx)) * 2.0).sum().backward()
         want = np.zeros((4, 2), np.float32)
@@ -144,16 +162,17 @@ def test_take_with_other_indices_reuses_the_program():
 
 
 def test_kept_grad_is_not_overwritten_by_the_next_same_shape_graph():
-    """Issue 13's saliency case: each step's gradient stays what that step computed."""
+    """Issue 13's saliency case: each step's gradient stays what that step computed (the
+    first step is interpreted, the second lowers, the third and fourth hit)."""
     def step(v):
         w = paddle.to_tensor(np.ones(4, "float32"), stop_gradient=False)
         (w * paddle.to_tensor(np.full(4, v, "float32"))).sum().backward()
         return w.grad
-    g1 = step(1.0)
-    g2 = step(2.0)
-    assert executor.cache_info().hits == 1
-    np.testing.assert_array_equal(g1.numpy(), [1, 1, 1, 1])
-    np.testing.assert_array_equal(g2.numpy(), [2, 2, 2, 2])
+    grads = [step(v) for v in (1.0, 2.0, 3.0, 4.0)]
+    info = executor.cache_info()
+    assert (info.interpreted, info.misses, info.hits) == (1, 1, 2)
+    for v, g in zip((1.0, 2.0, 3.0, 4.0), grads):
+        np.testing.assert_array_equal(g.numpy(), [v] * 4)
 
 
 def test_kept_grad_survives_set_to_none_and_another_backward():

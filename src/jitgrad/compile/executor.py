@@ -1,13 +1,15 @@
 """The executor: the one place that decides how a backward runs, and owns the program cache.
 
-Each compiled backward (backward() and grad() without create_graph) goes through three
-explicit states:
+Each backward without create_graph (backward() and grad()) goes through four explicit
+states:
 
-  replay   the graph was retained with a Binding for exactly this call: run it again.
-  bind     a Program for this graph's structure is cached (graph.py's key): bind this
-           graph's values to it (binding.py) and run.
-  lower    otherwise lower the graph into a new Program (lower.py), cache it when its key
-           allows, bind and run.
+  replay     the graph was retained with a Binding for exactly this call: run it again.
+  bind       a Program for this graph's structure is cached (graph.py's key): bind this
+             graph's values to it (binding.py) and run.
+  interpret  a cacheable structure met for the first time, not retained: run its rules
+             on arrays, node by node (interpret.py), and remember its key.
+  lower      otherwise lower the graph into a new Program (lower.py), cache it when its
+             key allows, bind and run.
 
 The cache is keyed by graph structure, bounded in bytes (Programs plus the spare
 Workspaces it keeps for reuse), thread-safe, and holds nothing of any graph: a Program is
@@ -22,7 +24,9 @@ import weakref
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
+from .. import vm
 from ..core import config, tape
+from . import interpret
 from .binding import Binding, Workspace
 from .graph import Graph, Uncacheable
 from .matcher import compile_matcher
@@ -31,6 +35,7 @@ from ..vm.program import Program
 
 BINDINGS_KEPT_PER_GRAPH = 4
 MAX_SPARE = 2                   # Workspaces kept per Program for the next graphs
+SEEN_MAX = 4096                 # structures remembered as interpreted once (then forgotten)
 
 
 def _default_limit() -> int:
@@ -45,6 +50,7 @@ class CacheInfo(NamedTuple):
     programs: int        # Programs cached now
     bytes: int           # bytes they hold, with their spare Workspaces
     max_bytes: int       # the bound (JITGRAD_CACHE_BYTES, or set_cache_limit)
+    interpreted: int = 0  # first backwards of a new structure, run without a Program
 
 
 class Entry:
@@ -70,11 +76,26 @@ class ProgramCache:
         self._lock = threading.Lock()
         self._recent: tuple = (None, None)      # the two most recent entries (matchers)
         self.bytes = 0
-        self.hits = self.misses = self.uncacheable = 0
+        self.hits = self.misses = self.uncacheable = self.interpreted = 0
+        # hashes of the keys of structures interpreted once: a collision only means a
+        # structure is lowered at its first backward (the tier is a guess, never a result)
+        self._seen: set[int] = set()
 
     def info(self) -> CacheInfo:
         return CacheInfo(self.hits, self.misses, self.uncacheable, len(self._entries),
-                         self.bytes, self.max_bytes)
+                         self.bytes, self.max_bytes, self.interpreted)
+
+    def first_sighting(self, key: tuple) -> bool:
+        """True the first time a structure's key is offered (remembered from then on)."""
+        h = hash(key)
+        with self._lock:
+            if h in self._seen:
+                return False
+            if len(self._seen) >= SEEN_MAX:
+                self._seen.clear()
+            self._seen.add(h)
+            self.interpreted += 1
+            return True
 
     def clear(self) -> None:
         with self._lock:
@@ -82,8 +103,9 @@ class ProgramCache:
                 entry.cached = False
             self._entries.clear()
             self._recent = (None, None)
+            self._seen.clear()
             self.bytes = 0
-            self.hits = self.misses = self.uncacheable = 0
+            self.hits = self.misses = self.uncacheable = self.interpreted = 0
 
     def lookup(self, roots: list, targets: list | None, stop: set | None
                ) -> tuple[Entry | None, Graph]:
@@ -206,7 +228,8 @@ def cache_info() -> CacheInfo:
 
 
 def cache_clear() -> None:
-    """Drop every cached Program and spare Workspace (and zero the counters)."""
+    """Drop every cached Program and spare Workspace, forget the structures seen (each is
+    new again: its next backward is interpreted), and zero the counters."""
     CACHE.clear()
 
 
@@ -281,6 +304,13 @@ def bind(roots: list, targets: list | None = None, stop: set | None = None,
     """bind, or lower then bind: a new Binding of this graph to its Program. `once`: the
     caller does not retain the graph, so a new structure is lowered without the replay
     passes (lower's `quick`) until it recurs."""
+    return _state(roots, targets, stop, once, False)  # type: ignore[return-value]
+
+
+def _state(roots: list, targets: list | None, stop: set | None, once: bool,
+           may_interpret: bool) -> Binding | Graph:
+    """bind, lower, or (`may_interpret`, not retained) interpret: a Binding to run, or the
+    Graph of a structure met for the first time, to interpret."""
     entry = graph = None
     if caching_enabled():
         entry, graph = CACHE.lookup(roots, targets, stop)
@@ -292,6 +322,11 @@ def bind(roots: list, targets: list | None = None, stop: set | None = None,
             _check_hit(entry.program, roots, targets, stop, graph)
         return Binding(entry.program, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
+    if quick and graph.key is not None and config.SETTINGS.interpret_new:
+        if may_interpret and CACHE.first_sighting(graph.key):
+            vm.load_in_background()         # (for when it recurs)
+            return graph
+        quick = False                       # met before: it recurs, lower it fully
     prog, graph = lower(roots, targets, stop, graph, quick=quick)
     if graph.key is not None and caching_enabled():
         if prog.reason is None:
@@ -334,7 +369,10 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
     b = _retained(roots, None, None)
     kept = b is not None
     if b is None:
-        b = bind(roots, once=not retain_graph)
+        b = _state(roots, None, None, not retain_graph, True)
+        if type(b) is Graph:
+            interpret.backward(b, roots, seeds)
+            return
     else:
         b.fold()                            # a replay: worth folding its chains (fold.py)
     b.run(None if all(s is None for s in seeds) else seeds)
@@ -355,7 +393,9 @@ def run_grad(roots: list, seeds: list, targets: list, stop: set | None,
     b = _retained(roots, targets, stop)
     kept = b is not None
     if b is None:
-        b = bind(roots, targets, stop, once=not retain_graph)
+        b = _state(roots, targets, stop, not retain_graph, True)
+        if type(b) is Graph:
+            return interpret.grad(b, roots, seeds, targets, stop)
     b.run(seeds)
     found = b.results()
     if retain_graph and not kept:

@@ -6,6 +6,9 @@
                                 loads in the background)
     JITGRAD_NO_CACHE=1          no Numba disk cache (while editing kernels)
     JITGRAD_NO_STRUCTURAL=1     no program cache: every backward lowers its graph
+    JITGRAD_NO_INTERPRET=1      lower a graph structure at its first backward (default: its
+                                first non-retained backward is interpreted, compile/
+                                interpret.py, and it is lowered when it recurs)
     JITGRAD_VERIFY_CACHE=1      check every program-cache hit against a fresh lowering (slow)
     JITGRAD_CACHE_BYTES=n       bound of the program cache (default 256 MB)
     JITGRAD_NO_PEEPHOLE=1       no peephole passes (peephole.py)
@@ -60,6 +63,7 @@ class Settings:
     tier: bool
     disk_cache: bool
     program_cache: bool
+    interpret_new: bool
     verify_cache: bool
     cache_bytes: int
     peephole: bool
@@ -74,6 +78,7 @@ class Settings:
                    tier=os.environ.get("JITGRAD_TIER", "1").strip() != "0",
                    disk_cache=not _flag("JITGRAD_NO_CACHE"),
                    program_cache=not _flag("JITGRAD_NO_STRUCTURAL"),
+                   interpret_new=not _flag("JITGRAD_NO_INTERPRET"),
                    verify_cache=_flag("JITGRAD_VERIFY_CACHE"),
                    cache_bytes=_bytes("JITGRAD_CACHE_BYTES", 256 << 20),
                    peephole=not _flag("JITGRAD_NO_PEEPHOLE"),

@@ -146,6 +146,21 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
             else:
                 FK.emit(b, node, g, gi, plan)
 
+    def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
+        res, values, j = [], None, -1
+        for i, plan in enumerate(plans):
+            j += plan is None
+            if not want[i]:
+                res.append(None)
+            elif plan is None:
+                res.append(g * node.saved[j])
+            else:
+                if values is None:
+                    values = {k: t._data for k, t in enumerate(node.inputs)}
+                    values["out"] = node.out_data
+                res.append(FK.on_arrays(g, values, plan))
+        return tuple(res)
+
     def vjp(g: Tensor, out: Tensor, *inputs: Tensor, **attrs: Any) -> tuple:
         values = {**dict(enumerate(inputs)), "out": out}
         m = OpsMath(out._data.dtype)
@@ -157,4 +172,4 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     else:
         extra["save_needs"] = True
     return defop(name, forward=forward, vjp=vjp, lower=lower, save=save if saved else None,
-                 nin=nin, domain=domain, cases=cases, deriv=derivs, **extra)
+                 nin=nin, domain=domain, cases=cases, deriv=derivs, interp=interp, **extra)

@@ -174,6 +174,18 @@ def emit(b: Any, node: Any, g: Any, gi: Any, plan: Plan) -> None:
         b.contribute(gi, shape, op, g, *(b.value(v, shape) for v in values), k=k)
 
 
+def on_arrays(g: np.ndarray, node_values: dict, plan: Plan) -> np.ndarray | None:
+    """g times the factor on numpy arrays (the interpreter's rule): the kernel's expression
+    as `eager` evaluates it. None for a zero factor, which lowers to no row."""
+    op, k, roles = plan
+    if op == "NONE":
+        return None
+    if op == "AXPY" and k == 1.0:
+        return g
+    values = [node_values[r] for r in roles]
+    return BY_CODE[OP[op]].value(k, g, *values, *([None] * (2 - len(values))))
+
+
 def eager(g: Any, node_values: dict, plan: Plan) -> Any:
     """The same gradient in jitgrad ops: the kernel's expression on Tensors."""
     op, k, roles = plan

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor, bind_operators
+from ..compile.interpret import sum_to_array
 from .core import apply_xy, binary_operands, sum_to
 from .registry import defop
 
@@ -45,18 +46,46 @@ def _as_matrices(x: Any, y: Any, tx: bool, ty: bool):
     return xs, ys, tx, ty, m, k, n, tuple(batch)
 
 
-def _vjp(g, out, x, y, transpose_x, transpose_y):
-    from .shape import reshape
-    xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, transpose_x, transpose_y)
+def _products(g, x, y, tx_, ty_, want, ops):
+    """matmul's gradient, written once over `ops` (_TENSOR_OPS for the vjp on Tensors,
+    _ARRAY_OPS for the interpreter on arrays): each wanted input's product with g."""
+    mm, reshape, sum_to_, shape = ops
+    xs, ys, tx, ty, m, k, n, batch = _as_matrices(x, y, tx_, ty_)
     # (a reshape only where the shapes differ: the common 2-D case records none)
-    x2 = x if x._data.shape == tuple(xs) else reshape(x, xs)
-    y2 = y if y._data.shape == tuple(ys) else reshape(y, ys)
-    g2 = g if g._data.shape == batch + (m, n) else reshape(g, batch + (m, n))
-    gx = matmul(g2, y2, False, not ty) if not tx else matmul(y2, g2, ty, True)
-    gy = matmul(x2, g2, not tx, False) if not ty else matmul(g2, x2, True, tx)
-    gx, gy = sum_to(gx, xs), sum_to(gy, ys)
-    return (gx if gx._data.shape == x._data.shape else reshape(gx, x.shape),
-            gy if gy._data.shape == y._data.shape else reshape(gy, y.shape))
+    x2 = x if shape(x) == tuple(xs) else reshape(x, xs)
+    y2 = y if shape(y) == tuple(ys) else reshape(y, ys)
+    g2 = g if shape(g) == batch + (m, n) else reshape(g, batch + (m, n))
+    gx = gy = None
+    if want[0]:
+        gx = sum_to_(mm(g2, y2, False, not ty) if not tx else mm(y2, g2, ty, True), xs)
+        gx = gx if shape(gx) == shape(x) else reshape(gx, shape(x))
+    if want[1]:
+        gy = sum_to_(mm(x2, g2, not tx, False) if not ty else mm(g2, x2, True, tx), ys)
+        gy = gy if shape(gy) == shape(y) else reshape(gy, shape(y))
+    return gx, gy
+
+
+def _vjp(g, out, x, y, transpose_x, transpose_y):
+    global _TENSOR_OPS
+    if _TENSOR_OPS is None:             # (shape imports this module)
+        _TENSOR_OPS = _tensor_ops()
+    return _products(g, x, y, transpose_x, transpose_y, (True, True), _TENSOR_OPS)
+
+
+def _interp(node, g, want):
+    x, y = node.inputs
+    a = node.attrs
+    return _products(g, x._data, y._data, a["transpose_x"], a["transpose_y"], want,
+                     _ARRAY_OPS)
+
+
+def _tensor_ops():
+    from .shape import reshape
+    return (matmul, reshape, sum_to, lambda t: t._data.shape)
+
+
+_TENSOR_OPS: Any = None
+_ARRAY_OPS = (_forward, np.reshape, sum_to_array, lambda a: a.shape)
 
 
 def _operand(b, arr, shape, nb, batch):
@@ -117,7 +146,7 @@ matmul_op = defop(
     "matmul",
     fused="GEMM: bilinear, each gradient a GEMM with the other input",
     forward=_forward,
-    nin=2, vjp=_vjp, lower=_lower, min_ndim=1,
+    nin=2, vjp=_vjp, lower=_lower, interp=_interp, min_ndim=1,
     cases=tuple({"shapes": s, "attrs": {"transpose_x": tx, "transpose_y": ty}}
                 for s, tx, ty in (
                     (((2, 3), (3, 4)), False, False), (((3, 2), (3, 4)), True, False),

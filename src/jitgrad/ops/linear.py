@@ -111,6 +111,15 @@ def linear(name: str, *, forward: Callable, transpose: Callable,
         return (run(c, g),) if type(c) is Chain else \
             tuple([None if ci is None else run(ci, g) for ci in c])
 
+    def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
+        ins = node.inputs
+        c = transpose(_recorded((tuple([t._data.shape for t in ins]), node.out_data.shape,
+                                 node.saved, tuple([t._data.dtype for t in ins]))),
+                      **node.attrs)
+        return (run_arrays(c, g),) if type(c) is Chain else \
+            tuple([None if ci is None or not w else run_arrays(ci, g)
+                   for ci, w in zip(c, want)])
+
     def lower(b: Any, node: Any, g: Any, gins: list) -> None:
         # (once per node of each new graph structure: kept to a few calls)
         ins = node.inputs
@@ -130,7 +139,7 @@ def linear(name: str, *, forward: Callable, transpose: Callable,
                 lower_chain(b, ci, gi, g)
 
     return defop(name, forward=forward, vjp=vjp, lower=lower, nin=nin, save=save,
-                 linear=Rule(transpose, into, view), **extra)
+                 linear=Rule(transpose, into, view), interp=interp, **extra)
 
 
 def run(chain: Chain, g: Tensor) -> Tensor:
@@ -142,6 +151,23 @@ def run(chain: Chain, g: Tensor) -> Tensor:
         return g
     if isinstance(k, np.ndarray):
         return g * const(k.reshape(g._data.shape), g._data.dtype)
+    return g * k
+
+
+def run_arrays(chain: Chain, g: np.ndarray) -> np.ndarray:
+    """The chain applied to g on numpy arrays (the interpreter's rule): `run`'s steps, each
+    op's forward as apply would call it."""
+    for op, attrs in chain.steps:
+        g = op.forward(g, **attrs)
+        if op.forward_saves:
+            g = g[0]
+        if type(g) is not np.ndarray:
+            g = np.asarray(g)
+    k = chain.k
+    if k is None:
+        return g
+    if isinstance(k, np.ndarray):
+        return g * k.reshape(g.shape).astype(g.dtype, copy=False)
     return g * k
 
 

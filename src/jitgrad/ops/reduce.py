@@ -124,8 +124,13 @@ def weighted_reduction(name: str, forward: Callable, weights: Callable,
         w = weights(out._data, x._data, **attrs)
         return (_spread(g, x, attrs["axes"]) * const(w, x._data.dtype),)
 
+    def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
+        x = node.inputs[0]._data
+        return (g.reshape(_kept_shape(x.shape, node.attrs["axes"])) * node.saved[0],)
+
     return defop(name, forward=forward, save=None if forward_saves else save, vjp=vjp,
-                 lower=_lower_extreme, forward_saves=forward_saves, weights=weights, **extra)
+                 lower=_lower_extreme, forward_saves=forward_saves, weights=weights,
+                 interp=interp, **extra)
 
 
 EXTREME_CASES = REDUCE_CASES + ({"shapes": ((4,),), "attrs": {"axes": None, "keepdim": False},

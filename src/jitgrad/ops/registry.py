@@ -51,6 +51,11 @@ Every entry states, in one place:
     Every other op is cacheable: its lowering must name every forward value it reads
     (node inputs, output, saved arrays, array attributes), which the program cache
     verification (JITGRAD_VERIFY_CACHE=1, tests/test_op_cache.py) checks.
+``interp`` (derived, in ``extra``: never written by hand)
+    The gradient rule on numpy arrays, ``interp(node, g, want) -> tuple``: what the
+    interpreter (compile/interpret.py) runs for a graph structure met for the first time.
+    ``unary``/``binary``, ``linear`` and ``weighted_reduction`` derive it from their one
+    rule; any other op's backward runs its ``vjp`` on Tensors under no_grad there.
 ``grad_reads`` (optional, in ``extra``)
     Which recorded values the backward (vjp and lower) reads: input positions and/or
     ``"out"``; default all. An in-place change of a value not listed does not block the
@@ -67,6 +72,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from ..core.quiet import quiet
 
 REGISTRY: dict[str, "OpDef"] = {}
 
@@ -92,10 +99,12 @@ class OpDef:
     # extra["forward_saves"] as an attribute: apply() reads it on every call
     forward_saves: bool = field(init=False, repr=False)
     save_needs: bool = field(init=False, repr=False)
+    interp: Callable[..., tuple] | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.forward_saves = bool(self.extra.get("forward_saves"))
         self.save_needs = bool(self.extra.get("save_needs"))
+        self.interp = self.extra.get("interp")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -116,32 +125,3 @@ def defop(name: str, *, forward: Callable, vjp: Callable | None, lower: Callable
     op = OpDef(name, forward, vjp, lower, nin, save, domain, cases, differentiable, extra=extra)
     REGISTRY[name] = op
     return op
-
-
-try:        # numpy >= 2: errstate is a context variable; setting it directly costs ~0.2 us
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
-    _QUIET = _make_extobj(all="ignore")
-except ImportError:                                 # pragma: no cover - older numpy
-    _extobj_contextvar = None
-
-
-def quiet(fn: Callable) -> Callable:
-    """fn with numpy's floating-point warnings off (np.errstate costs ~1 us a call)."""
-    import functools
-
-    import numpy as np
-    if _extobj_contextvar is None:                  # pragma: no cover
-        @functools.wraps(fn)
-        def slow(*args: Any, **kwargs: Any) -> Any:
-            with np.errstate(all="ignore"):
-                return fn(*args, **kwargs)
-        return slow
-
-    @functools.wraps(fn)
-    def quiet_fn(*args: Any, **kwargs: Any) -> Any:
-        token = _extobj_contextvar.set(_QUIET)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _extobj_contextvar.reset(token)
-    return quiet_fn

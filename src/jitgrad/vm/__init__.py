@@ -164,6 +164,14 @@ def _start_loading() -> None:
         atexit.register(_finish_loading_at_exit)
 
 
+def load_in_background() -> None:
+    """Start loading the compiled interpreter (once, unless JITGRAD_TIER=0 or the reference
+    VM is in use), as the first Program run does: the executor calls it when it interprets
+    a graph without one, whose structure may recur and then need it."""
+    if _loader is None and _vm == "numba" and config.SETTINGS.tier and not _ready:
+        _start_loading()
+
+
 def _finish_loading_at_exit() -> None:
     """A process ending while the loader compiles would kill it inside LLVM, which aborts
     the process (a short script on a machine with no Numba cache yet): wait for it instead.

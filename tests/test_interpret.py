@@ -1,0 +1,192 @@
+"""The interpret state (compile/interpret.py): a graph structure's first non-retained backward
+runs its rules on arrays; the structure is lowered when it recurs and hits the cache after.
+
+The suite's other tests lower every structure at once (conftest.py); these run with
+production's setting. Every registry op goes through this state in test_op_cache.py.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad.core import config
+
+
+@pytest.fixture(autouse=True)
+def production(monkeypatch, fresh_cache):
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)
+
+
+def _leaf(a):
+    return paddle.to_tensor(np.asarray(a, np.float32), stop_gradient=False)
+
+
+def _counts():
+    info = paddle.cache_info()
+    return info.interpreted, info.misses, info.hits
+
+
+def _mlp_step(seed):
+    rng = np.random.default_rng(seed)
+    w = _leaf(rng.standard_normal((3, 4)))
+    b = _leaf(rng.standard_normal(4))
+    x = paddle.to_tensor(rng.standard_normal((5, 3)).astype(np.float32))
+    h = paddle.tanh(paddle.matmul(x, w) + b)            # b broadcast over the rows
+    loss = paddle.mean(paddle.concat([h[:, :2], h[:, 2:] ** 2], axis=1))
+    return w, b, x, loss
+
+
+def _closed_form(w, b, x):
+    """The gradients of _mlp_step's loss, by hand."""
+    w, b, x = w.numpy(), b.numpy(), x.numpy()
+    h = np.tanh(x @ w + b)
+    dh = np.full_like(h, 1 / h.size)
+    dh[:, 2:] *= 2 * h[:, 2:]
+    dz = dh * (1 - h * h)
+    return x.T @ dz, dz.sum(0)
+
+
+def test_a_new_structure_is_interpreted_then_lowered_then_hits():
+    seen = []
+    for seed in range(4):
+        w, b, x, loss = _mlp_step(seed)
+        loss.backward()
+        gw, gb = _closed_form(w, b, x)
+        np.testing.assert_allclose(w.grad.numpy(), gw, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(b.grad.numpy(), gb, rtol=1e-5, atol=1e-7)
+        seen.append(_counts())
+    assert seen == [(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 1, 2)]
+
+
+def test_interpreted_and_compiled_gradients_agree():
+    grads = []
+    for _ in range(3):                          # interpreted, lowered, cached
+        w, b, x, loss = _mlp_step(7)
+        loss.backward()
+        grads.append((w.grad.numpy(), b.grad.numpy()))
+    for got in grads[1:]:
+        np.testing.assert_allclose(got[0], grads[0][0], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got[1], grads[0][1], rtol=1e-6, atol=1e-8)
+
+
+def test_a_retained_graph_is_lowered_at_once():
+    w, b, x, loss = _mlp_step(0)
+    loss.backward(retain_graph=True)
+    assert _counts() == (0, 1, 0)
+    loss.backward()
+    gw, _ = _closed_form(w, b, x)
+    np.testing.assert_allclose(w.grad.numpy(), 2 * gw, rtol=1e-5, atol=1e-7)
+
+
+def test_an_interpreted_backward_frees_the_graph():
+    x = _leaf([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward()
+    assert _counts() == (1, 0, 0)
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        y.backward()
+
+
+def test_interpreted_grads_accumulate_into_a_kept_grad_without_aliasing_it():
+    x = _leaf([1.0, 2.0, 3.0])
+    (x * 2.0).sum().backward()
+    kept = x.grad
+    first = kept.numpy().copy()
+    (x * x).sum().backward()                    # another structure: interpreted too
+    assert _counts() == (2, 0, 0)
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 6.0, 8.0])
+    y = _leaf([1.0, 2.0, 3.0])
+    (y * 2.0).sum().backward()                  # x's first structure again: lowered
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(first, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 6.0, 8.0])
+
+
+def test_interpreted_grad_returns_new_tensors_and_keeps_the_graph():
+    x = _leaf([0.5, -1.0])
+    y = paddle.exp(x).sum()
+    (g,) = paddle.grad(y, x)
+    assert _counts() == (1, 0, 0)
+    np.testing.assert_allclose(g.numpy(), np.exp([0.5, -1.0]), rtol=1e-6)
+    assert g.stop_gradient and x.grad is None
+    y.backward()                                # grad() never frees the graph (Paddle)
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5, -1.0]), rtol=1e-6)
+
+
+def test_interpreted_grad_of_an_unused_input_raises_or_gives_none():
+    x, z = _leaf([1.0]), _leaf([2.0])
+    y = (x * 3.0).sum()
+    with pytest.raises(ValueError, match="allow_unused=True"):
+        paddle.grad(y, [x, z])
+    gx, gz = paddle.grad((x * 3.0).sum(), [x, z], allow_unused=True)
+    assert gz is None and gx.numpy().tolist() == [3.0]
+
+
+def test_interpreted_grad_honours_no_grad_vars():
+    x = _leaf([2.0])
+    h = x * x
+    y = (h * x).sum()                           # x^3, but h held constant: dy/dx = h = 4
+    (g,) = paddle.grad(y, x, no_grad_vars=[h])
+    assert _counts() == (1, 0, 0)
+    assert g.numpy().tolist() == [4.0]
+
+
+def test_seeds_and_float64_and_float16_leaves_are_interpreted_like_the_compiled_path():
+    x64 = paddle.to_tensor(np.array([1.0, 2.0]), stop_gradient=False)
+    x16 = paddle.to_tensor(np.array([1.5, 3.0], np.float16), stop_gradient=False)
+    y = x64 * x16.astype("float64")
+    paddle.autograd.backward([y], [paddle.to_tensor(np.array([1.0, 10.0]))])
+    assert _counts()[0] == 1
+    assert x64.grad.numpy().tolist() == [1.5, 30.0]
+    assert x16.grad.dtype == paddle.float16 and x16.grad.numpy().tolist() == [1.0, 20.0]
+
+
+def test_an_op_without_an_array_rule_runs_its_tensor_rule():
+    """softmax is a fused kernel with no array rule: its vjp runs on Tensors."""
+    x = _leaf([[1.0, 2.0, 0.5]])
+    w = paddle.to_tensor(np.array([[1.0, -1.0, 2.0]], np.float32))
+    (paddle.nn.functional.softmax(x) * w).sum().backward()
+    assert _counts() == (1, 0, 0)
+    s = np.exp([1.0, 2.0, 0.5]) / np.exp([1.0, 2.0, 0.5]).sum()
+    want = s * (np.array([1.0, -1.0, 2.0]) - (s * [1.0, -1.0, 2.0]).sum())
+    np.testing.assert_allclose(x.grad.numpy()[0], want, rtol=1e-5)
+
+
+def test_hooks_keep_a_graph_on_the_compiled_path():
+    x = _leaf([1.0, 2.0])
+    h = x * 2.0
+    h.register_hook(lambda g: g * 10)
+    h.sum().backward()
+    info = paddle.cache_info()
+    assert (info.interpreted, info.uncacheable) == (0, 1)
+    assert x.grad.numpy().tolist() == [20.0, 20.0]
+
+
+def test_concurrent_interpreted_backwards_from_threads_are_each_right():
+    wrong = []
+
+    def worker(seed):
+        rng = np.random.default_rng(seed)
+        for i in range(100):
+            n = 2 + (seed * 100 + i) % 50       # many structures: many interpreted
+            v = rng.standard_normal(n).astype(np.float32)
+            w = paddle.to_tensor(np.ones(n, np.float32), stop_gradient=False)
+            (paddle.tanh(w) * paddle.to_tensor(v)).sum().backward()
+            if not np.allclose(w.grad.numpy(), v * (1 - np.tanh(np.float32(1)) ** 2),
+                               rtol=1e-6, atol=0):
+                wrong.append(seed)
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == [] and paddle.cache_info().interpreted >= 50
+
+
+def test_the_switch_is_read_from_the_environment(monkeypatch):
+    monkeypatch.setenv("JITGRAD_NO_INTERPRET", "1")
+    assert config.Settings.from_env().interpret_new is False
+    monkeypatch.delenv("JITGRAD_NO_INTERPRET")
+    assert config.Settings.from_env().interpret_new is True
