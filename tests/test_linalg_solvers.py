@@ -7,6 +7,8 @@ import pytest
 import jitgrad as paddle
 from jitgrad.testing import check_grads
 
+from backward_paths import PATHS, backward, leaf
+
 TT = paddle.to_tensor
 L = paddle.linalg
 RNG = np.random.default_rng
@@ -221,6 +223,13 @@ def test_det_and_slogdet_structures_and_edges():
     s = L.slogdet(x)
     assert s.tolist() == [0.0, -np.inf]
     s[1].backward()
+    assert np.isnan(x.grad.numpy()).all()
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_slogdet_of_a_singular_matrix_has_a_nan_gradient_on_every_path(path):
+    x = leaf(np.array([[1.0, 2], [2, 4]]), "float64")
+    backward(L.slogdet(x)[1], path)
     assert np.isnan(x.grad.numpy()).all()
 
 
