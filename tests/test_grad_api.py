@@ -245,6 +245,52 @@ def test_set_grad_enabled_as_context_and_as_call():
         paddle.set_grad_enabled(1)
 
 
+def _in_thread(fn):
+    import threading
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join()
+    return out[0]
+
+
+def test_grad_mode_is_per_thread_as_in_paddle():
+    """Paddle 3.3.1 (measured): a thread started inside no_grad records, and a thread's
+    no_grad or set_grad_enabled(False) leaves the other threads recording."""
+    x = leaf([1.0])
+    with paddle.no_grad():
+        assert _in_thread(lambda: ((x * 2).stop_gradient, paddle.is_grad_enabled())) == \
+            (False, True)
+        assert (x * 2).stop_gradient is True
+
+    def switched_off():
+        paddle.set_grad_enabled(False)
+        return (x * 2).stop_gradient
+    assert _in_thread(switched_off) is True
+    assert paddle.is_grad_enabled() is True and (x * 2).stop_gradient is False
+
+
+def test_one_no_grad_object_entered_by_two_threads_restores_each_threads_mode():
+    import threading
+    shared = paddle.no_grad()
+    inside, leave = threading.Event(), threading.Event()
+    seen = []
+
+    def worker():
+        with shared:
+            inside.set()
+            leave.wait()
+        seen.append(paddle.is_grad_enabled())
+    t = threading.Thread(target=worker)
+    t.start()
+    inside.wait()
+    with shared:                        # entered here too while the worker is inside
+        leave.set()
+        t.join()
+        assert paddle.is_grad_enabled() is False
+    assert seen == [True] and paddle.is_grad_enabled() is True
+
+
 def test_values_computed_under_no_grad_are_constants_for_grad():
     x = leaf([3.0])
     with paddle.no_grad():

@@ -1,7 +1,7 @@
 """Grad mode switches: `no_grad`, `enable_grad`, `set_grad_enabled` (contexts and decorators).
 
-The mode itself is `tape._grad_enabled`, which every recorded op reads; these classes only
-set and restore it. As decorators they set the mode for each call of the function and
+The mode itself is `tape.MODE.grad_enabled` (per thread), which every recorded op reads;
+these classes only set and restore it. As decorators they set the mode for each call of the function and
 restore the caller's afterwards (for a generator: around each step, so the consumer's code
 between steps runs in its own mode).
 """
@@ -66,10 +66,10 @@ def _same_signature(fn: Callable, wrapper: Callable) -> Callable:
 class _GradModeContext:
     """Base of no_grad / enable_grad: a context manager and a decorator (generators too)."""
 
-    # The modes to restore: (mode, rest) pairs, so that one instance can be entered again
-    # while in use (a decorated recursive function). A slot and a tuple, not a __dict__ and
-    # a list: `with no_grad():` runs on every step of a training loop's update.
-    __slots__ = ("_prev",)
+    # The modes to restore live on the thread's own stack (tape.MODE.prev), not on the
+    # instance: one instance can be entered again while in use (a decorated recursive
+    # function) or by two threads at once (a module-level `NO_GRAD = no_grad()`).
+    __slots__ = ()
     _mode = True
 
     def __init__(self, *args: Any) -> None:
@@ -77,14 +77,15 @@ class _GradModeContext:
             raise TypeError(f"{type(self).__name__} takes no arguments: write "
                             f"@{type(self).__name__}() with parentheses, or "
                             f"`with {type(self).__name__}():`")
-        self._prev: tuple | None = None
 
     def __enter__(self) -> None:        # _set_grad_enabled, inlined (training loops' updates)
-        self._prev = (tape._grad_enabled, self._prev)
-        tape._grad_enabled = self._mode
+        mode = tape.MODE
+        mode.prev.append(mode.grad_enabled)
+        mode.grad_enabled = self._mode
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        tape._grad_enabled, self._prev = self._prev
+        mode = tape.MODE
+        mode.grad_enabled = mode.prev.pop()
 
     def __call__(self, fn: Callable) -> Callable:
         return decorate(fn, self._mode, type(self).__name__)

@@ -12,6 +12,7 @@ import itertools
 import operator
 import os
 import sys
+import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -164,16 +165,25 @@ def site_line(site: tuple | None) -> tuple[str, int, str] | None:
 
 # ---- grad mode ----------------------------------------------------------------------------
 
-_grad_enabled = True
+class _Mode(threading.local):
+    """The grad mode, per thread as in Paddle 3.3.1 (measured): one thread's no_grad() (an
+    evaluation, a backward's own bookkeeping) never stops another thread's recording. A new
+    thread starts with grad enabled. `prev`: the modes grad_mode's contexts restore."""
+
+    def __init__(self) -> None:         # (run once in each thread that reads MODE)
+        self.grad_enabled = True
+        self.prev: list[bool] = []
+
+
+MODE = _Mode()
 
 
 def is_grad_enabled() -> bool:
-    return _grad_enabled
+    return MODE.grad_enabled
 
 
 def _set_grad_enabled(mode: bool) -> bool:
-    global _grad_enabled
-    prev, _grad_enabled = _grad_enabled, bool(mode)
+    prev, MODE.grad_enabled = MODE.grad_enabled, bool(mode)
     return prev
 
 

@@ -33,7 +33,7 @@ def _applier(depth: int) -> Callable[..., Tensor]:
             out, saved = out
         if not isinstance(out, _ndarray):
             out = np.asarray(out)
-        if tape._grad_enabled and op.differentiable:
+        if _MODE.grad_enabled and op.differentiable:
             for t in inputs:
                 if not t._stop_gradient:
                     needs = tuple([not u._stop_gradient for u in inputs])
@@ -74,6 +74,7 @@ _weakref = weakref.ref
 _new_object = object.__new__
 _getframe = sys._getframe
 _counter = tape._counter
+_MODE = tape.MODE
 _last_site_code = tape._last_site_code
 _V1, _V2 = (0, 0), (0, 0, 0)      # versions of nodes whose inputs were never written in place
 
@@ -111,7 +112,7 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
             out, saved = out
         if not isinstance(out, _ndarray):
             out = np.asarray(out)
-    if not tape._grad_enabled or not op.differentiable or (
+    if not _MODE.grad_enabled or not op.differentiable or (
             x._stop_gradient and (y is None or y._stop_gradient)):
         return _make(out)
     needs = _NEEDS1 if y is None else _NEEDS2[x._stop_gradient, y._stop_gradient]
