@@ -50,6 +50,19 @@ def test_a_retained_replay_folds_its_chain_and_agrees_with_the_exact_order():
     assert len(_binding(h2).ws.folded) == 1                 # one fused chain, folded
 
 
+@pytest.mark.parametrize("n, repeats, folds", [(64, 100, 1), (64, 2, 0), (20_000, 1, 1)])
+def test_a_chain_folds_when_a_replay_saves_enough_element_steps(n, repeats, folds):
+    """Elements times the steps beyond one decide (fold.MIN_WORK): W2's long chain on 64
+    elements folds, a short one on 64 does not, any chain on 20,000 does."""
+    x, h = _chain(n=n)
+    for _ in range(repeats - 1):
+        h = paddle.tanh(paddle.sin(h) * 0.5)
+    loss = h.sum()
+    for _ in range(2):
+        loss.backward(retain_graph=True)
+    assert len(_binding(loss).ws.folded) == folds
+
+
 def test_the_first_backward_is_exact_and_the_fold_waits_for_a_replay():
     x, h = _chain(n=N)
     s = TT(np.ones(N, np.float32))
