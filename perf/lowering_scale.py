@@ -32,7 +32,7 @@ swing by up to 2x, so read the trend along N): first backward in s, and us per r
   matmuls   1,000   2,999|    0.700    233.6   |   0.290    96.7    |  0.035   11.8   |  8.2x
   matmuls  10,000  29,999|   43.652   1455.1   |   2.910    97.0    |  0.415   13.8   |  7.0x
 
-2026-12-04 19:40 UTC, with the interpret state (compile/interpret.py) that now serves a
+2026-12-04 19:40 UTC, with the interpret state (autograd/interpret.py) that now serves a
 new structure's first backward; `--lower` is the tree before it (HEAD 41d635f, run with
 --src): first backward in s (us/op), torch 2.13.0 in the same run:
 

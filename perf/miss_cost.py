@@ -6,7 +6,7 @@ Graph: mean((tanh(x W1) W2)^2), x 8x16, W1 16x32, W2 32x1, float32, one thread. 
 sample builds the forward anew and times its backward alone:
 
   interpret  a structure met for the first time (the program cache emptied before the
-             backward): its rules run on arrays (compile/interpret.py). What a new
+             backward): its rules run on arrays (autograd/interpret.py). What a new
              structure costs, every step of a loop whose structure changes every step.
   lower      a structure met before, not cached yet (JITGRAD_NO_INTERPRET's path, the
              cache emptied): lowered into a Program, cached, bound and run. Paid once per

@@ -15,7 +15,7 @@ case file may instead map case-name prefixes to reasons in a dict named KNOWN.
 Exit status 1 if any other difference is found.
 
 Each case is a new graph structure, so its backward runs in the interpret state
-(compile/interpret.py); `JITGRAD_NO_INTERPRET=1 python perf/paddle_sweep.py` sweeps the
+(autograd/interpret.py); `JITGRAD_NO_INTERPRET=1 python perf/paddle_sweep.py` sweeps the
 compiled path instead. 2026-12-04 19:18 UTC: 0 differences in 1576 cases either way.
 """
 

@@ -1,6 +1,6 @@
 """The four backward paths tests run a behaviour through: the compiled interpreter, the
 numpy reference interpreter, the eager rules of create_graph=True, and the interpret state
-(a structure's first backward in production: compile/interpret.py)."""
+(a structure's first backward in production: autograd/interpret.py)."""
 
 import contextlib
 

@@ -20,7 +20,7 @@ def lower_new_structures(monkeypatch):
     """Every backward runs a Program, the first of a new graph structure too (also set as
     JITGRAD_NO_INTERPRET above, for the subprocesses tests start): the suite's gradient
     tests then cover the compiled path, whose lowering is the intricate part. The
-    interpret state (compile/interpret.py), which production uses for a structure's first
+    interpret state (autograd/interpret.py), which production uses for a structure's first
     backward, is tested as a path of its own: backward_paths.PATHS' "interpret" and
     test_op_cache.py's registry-wide production-path test."""
     from jitgrad.core import config

@@ -1,8 +1,10 @@
-"""The interpret state (compile/interpret.py): a graph structure's first non-retained backward
+"""The interpret state (autograd/interpret.py): a graph structure's first non-retained backward
 runs its rules on arrays; the structure is lowered when it recurs and hits the cache after.
+A graph no Program can serve (hooks, retain_grads(), PyLayer) is interpreted every time.
 
 The suite's other tests lower every structure at once (conftest.py); these run with
-production's setting. Every registry op goes through this state in test_op_cache.py.
+production's setting. Every registry op goes through this state in test_op_cache.py, and
+check_grads (jitgrad.testing) checks it against finite differences as one of its paths.
 """
 
 import threading
@@ -154,14 +156,43 @@ def test_an_op_without_an_array_rule_runs_its_tensor_rule():
     np.testing.assert_allclose(x.grad.numpy()[0], want, rtol=1e-5)
 
 
-def test_hooks_keep_a_graph_on_the_compiled_path():
+def test_a_graph_with_hooks_is_interpreted_at_every_backward_unless_retained():
     x = _leaf([1.0, 2.0])
+    for _ in range(3):
+        h = x * 2.0
+        h.register_hook(lambda g: g * 10)
+        h.sum().backward()
+    info = paddle.cache_info()
+    assert (info.interpreted, info.uncacheable, info.misses) == (3, 3, 0)
+    assert x.grad.numpy().tolist() == [60.0, 60.0]
     h = x * 2.0
     h.register_hook(lambda g: g * 10)
-    h.sum().backward()
-    info = paddle.cache_info()
-    assert (info.interpreted, info.uncacheable) == (0, 1)
-    assert x.grad.numpy().tolist() == [20.0, 20.0]
+    h.sum().backward(retain_graph=True)         # retained: lowered, the hook a callback
+    assert paddle.cache_info().interpreted == 3
+    assert x.grad.numpy().tolist() == [80.0, 80.0]
+
+
+def test_retain_grads_and_a_pylayer_are_interpreted_like_the_compiled_path():
+    class Cube(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensor()
+            return 3 * x * x * g
+    grads = []
+    for interpret in (True, False):
+        with config.override(interpret_new=interpret):
+            x = _leaf([1.0, 2.0])
+            h = x * 2.0
+            h.retain_grads()
+            Cube.apply(h).sum().backward()
+            grads.append((x.grad.numpy().tolist(), h.grad.numpy().tolist()))
+    assert grads[0] == grads[1] == ([24.0, 96.0], [12.0, 48.0])
+    assert paddle.cache_info().interpreted == 1
 
 
 def test_concurrent_interpreted_backwards_from_threads_are_each_right():

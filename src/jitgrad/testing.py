@@ -2,8 +2,9 @@
 
 `check_grads(f, *arrays)` compares, for a random seed u and direction v, the directional
 derivative of sum(f(x) * u) computed by finite differences in float64 with the one given by
-each backward path: the compiled interpreter, the numpy reference interpreter and the eager
-rules (the create_graph path). It is what the generated op tests use; users can call it on
+each backward path: the compiled interpreter, the numpy reference interpreter, the eager
+rules (the create_graph path) and the rules on arrays (the interpret state, a new graph
+structure's first backward). It is what the generated op tests use; users can call it on
 their own functions and PyLayers.
 """
 
@@ -16,10 +17,10 @@ import numpy as np
 from .compile import executor
 from .core import grad_mode
 from . import vm
-from .autograd.eager import eager_gradients
+from .autograd.eager import eager_gradients, node_gradients
 from .core.tensor import Tensor
 
-PATHS = ("numba", "reference", "eager")
+PATHS = ("numba", "reference", "eager", "interpret")
 
 
 def _leaves(arrays: Sequence[np.ndarray]) -> list[Tensor]:
@@ -42,6 +43,9 @@ def gradients(f: Callable[..., Tensor], arrays: Sequence[np.ndarray], seed: np.n
     if path == "eager":
         found = eager_gradients([out], [s], targets=xs)
         return [found[id(x)]._data if id(x) in found else np.zeros_like(x._data) for x in xs]
+    if path == "interpret":
+        found = node_gradients([out], [s], targets=xs, on_arrays=True)
+        return [found[id(x)][1] if id(x) in found else np.zeros_like(x._data) for x in xs]
     if path == "numba" and not vm.compiled_ready(out._data.dtype):
         vm.warmup(quiet=True)           # the compiled path itself, not the tiered start
     with vm.using(path):

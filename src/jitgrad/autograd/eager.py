@@ -1,109 +1,216 @@
-"""The eager backward: each node's rule runs in jitgrad ops, recording a new tape.
+"""The node-by-node backward: each node's rule runs in turn, newest node first.
 
-It serves create_graph=True (the gradients can be differentiated again) and is a third
-opinion in tests (testing.py). Hooks, PyLayer backwards and the zero-gradient links of
-grad_links.py run inline here; the compiled path (compile/executor.py) runs them as
-callbacks instead.
+One loop serves two states:
+  - create_graph=True: each rule runs in jitgrad ops (its `vjp`), recording a new tape
+    that can be differentiated again; gradients are Tensors.
+  - interpret (compile/executor.py's state for a graph it does not lower: a structure met
+    for the first time, or one that can never share a Program, not retained): each rule
+    runs on numpy arrays (OpDef.interp, derived from the op's one gradient rule; a fused
+    kernel without one runs its vjp on Tensors under no_grad), as torch's engine runs its
+    nodes; gradients are arrays, wrapped in Tensors only for hooks and PyLayer backwards.
+
+Hooks, retain_grads(), PyLayer backwards and the zero-gradient links of grad_links.py run
+inline here; the compiled path (compile/executor.py) runs them as callbacks instead. It is
+also a third opinion in tests (testing.py).
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
 from ..core import grad_mode, hooks, tape
 from ..core.grad_store import detach_graph_grad, graph_grad, set_graph_grad
+from ..core.quiet import quiet
 from ..core.tensor import Tensor
-from ..ops.core import out_tensor, sum_to
+from ..ops.core import out_tensor, sum_to, sum_to_array
 from ..ops.elementwise import astype
 from . import grad_links, py_layer
 
+_make = Tensor._make
 
-def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
-                    targets: list | None = None, stop: set[int] | None = None,
-                    create_graph: bool = False, retained: dict | None = None
-                    ) -> dict[int, Tensor]:
-    """Run each op's vjp rule in jitgrad ops; returns {id(tensor): gradient}.
+
+def _data(t: Tensor | None) -> np.ndarray | None:
+    return None if t is None else t._data
+
+
+def _tensor_rule(node: Any, g: np.ndarray, want: tuple) -> tuple:
+    """An op without an array rule, interpreted: its vjp on Tensors (grad mode is off)."""
+    cs = node.op.vjp(_make(g), out_tensor(node), *node.inputs, **node.attrs)
+    return tuple([None if c is None or not w else c._data for c, w in zip(cs, want)])
+
+
+class _NoSite:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+_NO_SITE = _NoSite()
+
+
+class _Arrays:
+    """The interpret state's values: numpy arrays (Tensors only at hooks and PyLayers)."""
+    wrap = staticmethod(_make)
+    unwrap = staticmethod(_data)
+    sum_to = staticmethod(sum_to_array)
+
+    @staticmethod
+    def cast(g: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        return g.astype(dtype)
+
+    @staticmethod
+    def zeros(t: Tensor) -> np.ndarray:
+        return np.zeros_like(t._data)
+
+    @staticmethod
+    def seed(r: Tensor, s: Tensor | None) -> np.ndarray:
+        d = r._data
+        return np.ones_like(d) if s is None else s._data.reshape(d.shape).astype(d.dtype)
+
+
+class _Tensors:
+    """create_graph's values: Tensors, recorded."""
+    wrap = unwrap = staticmethod(lambda t: t)
+    sum_to = staticmethod(sum_to)
+    cast = staticmethod(astype)
+
+    @staticmethod
+    def zeros(t: Tensor) -> Tensor:
+        return _make(np.zeros_like(t._data))
+
+    @staticmethod
+    def seed(r: Tensor, s: Tensor | None) -> Tensor:
+        if s is None:
+            return _make(np.ones_like(r._data))
+        if not s._stop_gradient:        # a seed needing a gradient stays in the graph
+            return s if s._data.shape == r._data.shape and s._data.dtype == r._data.dtype \
+                else astype(s.reshape(r.shape), r._data.dtype)
+        return _make(s._data.reshape(r._data.shape).astype(r._data.dtype))
+
+
+@quiet           # (nan and inf pass silently, as in the compiled kernels and in Paddle)
+def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
+                   targets: list | None = None, stop: set[int] | None = None,
+                   create_graph: bool = False, retained: dict | None = None,
+                   on_arrays: bool = False, plan: tape.Plan | None = None
+                   ) -> dict[int, tuple[Tensor, Any]]:
+    """Run each node's rule; returns {id(tensor): (tensor, gradient)}, gradients as arrays
+    with `on_arrays`, else as Tensors (`create_graph` records them, and needs Tensors).
 
     targets None means backward(): the result holds the leaves' gradients, after their
     hooks. Otherwise it holds the targets' gradients (Paddle's grad()): a non-leaf target's
     hooks run and its result is the hooked gradient; a leaf's hooks and a root's do not run
     (measured on Paddle 3.3.1). Hooks on interior tensors change what flows upstream either
     way. `retained`, when given, receives {id(t): (t, gradient)} for non-leaves that called
-    retain_grads(), targets included.
+    retain_grads(), targets included. `plan`: this call's tape.Plan, when the caller made
+    it already.
     """
-    plan = tape.Plan(roots, targets, stop)
+    V = _Arrays if on_arrays else _Tensors
+    wrap, unwrap, sum_to_, cast, zeros = V.wrap, V.unwrap, V.sum_to, V.cast, V.zeros
+    if plan is None:
+        plan = tape.Plan(roots, targets, stop)
     tape.check_not_freed(plan.nodes)
-    key = lambda t: id(t._node) if t._node is not None else id(t)    # noqa: E731
-    grads: dict[int, Tensor] = {}
+    useful, tids = plan.useful, plan.target_ids
+    grads: dict[int, Any] = {}
     wanted: dict[int, Tensor] = {}
-    kept: dict[int, Tensor] = {}          # node id -> the gradient at its RETAIN marker
-    hooked: dict[int, Tensor] = {}        # node id -> its gradient after its hooks
+    kept: dict[int, Any] = {}             # node id -> the gradient at its RETAIN marker
+    hooked: dict[int, Any] = {}           # node id -> its gradient after its hooks
 
-    def add(t: Tensor, g: Tensor) -> None:
-        if g._data.dtype != t._data.dtype:
-            g = astype(g, t._data.dtype)
-        k = key(t)
-        grads[k] = g if k not in grads else grads[k] + g
-        if plan.is_target(t) or (t._retain and t._node is not None):
+    def add(t: Tensor, g: Any) -> None:
+        d = t._data
+        if (g if on_arrays else g._data).dtype != d.dtype:
+            g = cast(g, d.dtype)
+        n = t._node
+        k = id(t) if n is None else id(n)
+        old = grads.get(k)
+        grads[k] = g if old is None else old + g
+        # (a target, or a non-leaf that called retain_grads())
+        if (n is None if tids is None else id(t) in tids) or (t._retain and n is not None):
             wanted[k] = t
 
-    with grad_mode.set_grad_enabled(create_graph), tape.recording_from(sys._getframe(1)):
+    # (only a create_graph backward records: its nodes take the user's call as their site)
+    site = tape.recording_from(sys._getframe(1)) if create_graph else _NO_SITE
+    with grad_mode.set_grad_enabled(create_graph), site:
         for r, s in zip(roots, seeds):
-            seed = Tensor._make(np.ones_like(r._data)) if s is None else \
-                Tensor._make(s._data.reshape(r._data.shape).astype(r._data.dtype))
-            if s is not None and not s._stop_gradient:
-                seed = s if s._data.shape == r._data.shape and s._data.dtype == r._data.dtype \
-                    else astype(s.reshape(r.shape), r._data.dtype)
-            add(r, seed)
+            add(r, V.seed(r, s))
         any_hooks = hooks.any_node_hooks()
         for node in plan.nodes:
             g = grads.get(id(node))
             if g is None:
                 continue
-            chain = hooks.node_chain(node) if any_hooks else None
-            if chain is not None and chain.has_hooks:
-                g, kept[id(node)] = hooks.apply_chain(chain, g)
-                hooked[id(node)] = g
-            carries = [plan.carries(t, need) for t, need in zip(node.inputs, node.needs)]
-            py = "py_layer" in node.op.extra
+            if any_hooks:
+                chain = hooks.node_chain(node)
+                if chain is not None and chain.has_hooks:
+                    gt, kt = hooks.apply_chain(chain, wrap(g))
+                    g, kept[id(node)] = unwrap(gt), unwrap(kt)
+                    hooked[id(node)] = g
+            ins = node.inputs
+            # (plan.carries, inlined: which inputs the gradient flows into)
+            want = []
+            for t, need in zip(ins, node.needs):
+                if not need or (stop is not None and id(t) in stop):
+                    want.append(False)
+                    continue
+                n = t._node
+                want.append(((n is None or bool(t._retain)) if tids is None else id(t) in tids)
+                            or (n is not None and id(n) in useful))
+            op = node.op
+            py = "py_layer" in op.extra
             if py:
-                contribs = py_layer.run_node(node, g, plan.useful)
+                contribs = [unwrap(c) for c in py_layer.run_node(node, wrap(g), useful)]
+            elif on_arrays:
+                contribs = (op.interp or _tensor_rule)(node, g, tuple(want))
             else:
-                contribs = node.op.vjp(g, out_tensor(node), *node.inputs, **node.attrs)
+                contribs = op.vjp(g, out_tensor(node), *ins, **node.attrs)
                 if create_graph:
-                    contribs = grad_links.tie(node, contribs, carries)
-            for t, c, carry in zip(node.inputs, contribs, carries):
+                    contribs = grad_links.tie(node, contribs, want)
+            for t, c, carry in zip(ins, contribs, want):
                 if not carry:
                     continue
                 if c is not None:
-                    add(t, sum_to(c, t._data.shape))
-                elif not py and key(t) not in grads:    # (a PyLayer's None: no gradient)
-                    add(t, Tensor._make(np.zeros_like(t._data)))
-        found: dict[int, Tensor] = {}
-        root_ids = {id(r) for r in roots}
+                    d = t._data
+                    add(t, c if (c if on_arrays else c._data).shape == d.shape else
+                        sum_to_(c, d.shape))
+                elif not py and (id(t) if t._node is None else id(t._node)) not in grads:
+                    add(t, zeros(t))                # (a PyLayer's None: no gradient)
+        found: dict[int, tuple[Tensor, Any]] = {}
+        root_ids = {id(r) for r in roots} if kept or tids is not None else ()
         for k, t in wanted.items():
             g = grads[k]
             if t._node is not None:
-                target = targets is not None and id(t) in plan.target_ids
+                target = tids is not None and id(t) in tids
                 inner = id(t) not in root_ids
                 if target and inner and k not in hooked:     # grad() of a hooked input
                     chain = hooks.node_chain(t._node)
                     if chain is not None and chain.has_hooks:
-                        hooked[k], kept[k] = hooks.apply_chain(chain, g)
+                        gt, kt = hooks.apply_chain(chain, wrap(g))
+                        hooked[k], kept[k] = unwrap(gt), unwrap(kt)
                 if t._retain and retained is not None:
                     retained[id(t)] = (t, kept.get(k, g))
                 if not target:
                     continue
                 if inner:
                     g = hooked.get(k, g)
-            elif targets is None:           # backward(): leaf hooks, on the summed gradient
-                chain = hooks.chain_of(t)
+            elif tids is None:              # backward(): leaf hooks, on the summed gradient
+                chain = t._hooks
                 if chain is not None and chain.has_hooks:
-                    g = hooks.apply_chain(chain, g)[0]
-            found[id(t)] = g
+                    g = unwrap(hooks.apply_chain(chain, wrap(g))[0])
+            found[id(t)] = (t, g)
     return found
+
+
+def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
+                    targets: list | None = None, stop: set[int] | None = None,
+                    create_graph: bool = False, retained: dict | None = None
+                    ) -> dict[int, Tensor]:
+    """node_gradients on Tensors: {id(tensor): gradient Tensor}."""
+    found = node_gradients(roots, seeds, targets, stop, create_graph, retained)
+    return {k: g for k, (_, g) in found.items()}
 
 
 def eager_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: bool,

@@ -6,8 +6,10 @@ states:
   replay     the graph was retained with a Binding for exactly this call: run it again.
   bind       a Program for this graph's structure is cached (graph.py's key): bind this
              graph's values to it (binding.py) and run.
-  interpret  a cacheable structure met for the first time, not retained: run its rules
-             on arrays, node by node (interpret.py), and remember its key.
+  interpret  not retained, and either a cacheable structure met for the first time (its
+             key is remembered) or a graph that can never share a Program (hooks,
+             retain_grads(), PyLayer): run its rules on arrays, node by node
+             (autograd/interpret.py).
   lower      otherwise lower the graph into a new Program (lower.py), cache it when its
              key allows, bind and run.
 
@@ -26,7 +28,6 @@ from typing import Any, NamedTuple
 
 from .. import vm
 from ..core import config, tape
-from . import interpret
 from .binding import Binding, Workspace
 from .graph import Graph, Uncacheable
 from .matcher import compile_matcher
@@ -50,7 +51,7 @@ class CacheInfo(NamedTuple):
     programs: int        # Programs cached now
     bytes: int           # bytes they hold, with their spare Workspaces
     max_bytes: int       # the bound (JITGRAD_CACHE_BYTES, or set_cache_limit)
-    interpreted: int = 0  # first backwards of a new structure, run without a Program
+    interpreted: int = 0  # backwards run without a Program (new structures, uncacheable)
 
 
 class Entry:
@@ -96,6 +97,11 @@ class ProgramCache:
             self._seen.add(h)
             self.interpreted += 1
             return True
+
+    def count_interpreted(self) -> None:
+        """An uncacheable graph's backward, interpreted."""
+        with self._lock:
+            self.interpreted += 1
 
     def clear(self) -> None:
         with self._lock:
@@ -310,7 +316,7 @@ def bind(roots: list, targets: list | None = None, stop: set | None = None,
 def _state(roots: list, targets: list | None, stop: set | None, once: bool,
            may_interpret: bool) -> Binding | Graph:
     """bind, lower, or (`may_interpret`, not retained) interpret: a Binding to run, or the
-    Graph of a structure met for the first time, to interpret."""
+    Graph to interpret (a structure met for the first time, or one no Program can serve)."""
     entry = graph = None
     if caching_enabled():
         entry, graph = CACHE.lookup(roots, targets, stop)
@@ -322,11 +328,16 @@ def _state(roots: list, targets: list | None, stop: set | None, once: bool,
             _check_hit(entry.program, roots, targets, stop, graph)
         return Binding(entry.program, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
-    if quick and graph.key is not None and config.SETTINGS.interpret_new:
-        if may_interpret and CACHE.first_sighting(graph.key):
+    if quick and config.SETTINGS.interpret_new:
+        if graph.key is None:
+            if may_interpret:
+                CACHE.count_interpreted()
+                return graph
+        elif may_interpret and CACHE.first_sighting(graph.key):
             vm.load_in_background()         # (for when it recurs)
             return graph
-        quick = False                       # met before: it recurs, lower it fully
+        else:
+            quick = False                   # met before: it recurs, lower it fully
     prog, graph = lower(roots, targets, stop, graph, quick=quick)
     if graph.key is not None and caching_enabled():
         if prog.reason is None:
@@ -336,6 +347,16 @@ def _state(roots: list, targets: list | None, stop: set | None, once: bool,
     return Binding(prog, graph, None, entry)
 
 
+def _interpret() -> Any:
+    """autograd/interpret.py (a later stage: imported when first needed)."""
+    global _interpret_module
+    if _interpret_module is None:
+        from ..autograd import interpret
+        _interpret_module = interpret
+    return _interpret_module
+
+
+_interpret_module: Any = None
 
 
 def _check_hit(cached: Program, roots: list, targets: list | None, stop: set | None,
@@ -371,7 +392,7 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
     if b is None:
         b = _state(roots, None, None, not retain_graph, True)
         if type(b) is Graph:
-            interpret.backward(b, roots, seeds)
+            _interpret().backward(b, roots, seeds)
             return
     else:
         b.fold()                            # a replay: worth folding its chains (fold.py)
@@ -395,7 +416,7 @@ def run_grad(roots: list, seeds: list, targets: list, stop: set | None,
     if b is None:
         b = _state(roots, targets, stop, not retain_graph, True)
         if type(b) is Graph:
-            return interpret.grad(b, roots, seeds, targets, stop)
+            return _interpret().grad(b, roots, seeds, targets, stop)
     b.run(seeds)
     found = b.results()
     if retain_graph and not kept:

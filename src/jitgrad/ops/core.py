@@ -279,6 +279,19 @@ def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(sorted(out)) if out else None
 
 
+def sum_to_array(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """sum_to on an array (the interpret state's rules: autograd/eager.py)."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and g.shape[lead + i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
 def sum_to(g: Tensor, shape: tuple | list) -> Tensor:
     """Sum a broadcast gradient back to `shape` (jitgrad ops, so it is differentiable)."""
     shape = tuple(shape)

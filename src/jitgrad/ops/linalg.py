@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor, bind_operators
-from ..compile.interpret import sum_to_array
-from .core import apply_xy, binary_operands, sum_to
+from .core import apply_xy, binary_operands, sum_to, sum_to_array
 from .registry import defop
 
 _np_matmul = np.matmul

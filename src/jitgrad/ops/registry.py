@@ -53,9 +53,10 @@ Every entry states, in one place:
     verification (JITGRAD_VERIFY_CACHE=1, tests/test_op_cache.py) checks.
 ``interp`` (derived, in ``extra``: never written by hand)
     The gradient rule on numpy arrays, ``interp(node, g, want) -> tuple``: what the
-    interpreter (compile/interpret.py) runs for a graph structure met for the first time.
-    ``unary``/``binary``, ``linear`` and ``weighted_reduction`` derive it from their one
-    rule; any other op's backward runs its ``vjp`` on Tensors under no_grad there.
+    interpret state runs (autograd/eager.py's node_gradients: a graph structure met for
+    the first time). ``unary``/``binary``, ``linear`` and ``weighted_reduction`` derive it
+    from their one rule, matmul writes its products once for Tensors and arrays; any
+    other op's backward runs its ``vjp`` on Tensors under no_grad there.
 ``grad_reads`` (optional, in ``extra``)
     Which recorded values the backward (vjp and lower) reads: input positions and/or
     ``"out"``; default all. An in-place change of a value not listed does not block the
