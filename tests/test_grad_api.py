@@ -291,6 +291,30 @@ def test_one_no_grad_object_entered_by_two_threads_restores_each_threads_mode():
     assert seen == [True] and paddle.is_grad_enabled() is True
 
 
+def test_a_recorded_backward_in_one_thread_leaves_another_threads_op_sites_alone():
+    """A create_graph backward marks the nodes it records as the backward's (their site, a
+    tape.BackwardSite, is what grad_links.py tells them apart by); a forward recorded in
+    another thread meanwhile keeps its own sites."""
+    import sys
+    import threading
+    from jitgrad.core import tape
+    inside, leave = threading.Event(), threading.Event()
+
+    def backward_thread():
+        with tape.recording_from(sys._getframe()):
+            inside.set()
+            leave.wait()
+    t = threading.Thread(target=backward_thread)
+    t.start()
+    inside.wait()
+    try:
+        y = paddle.tanh(leaf([1.0]))            # recorded from jitgrad's tanh: a walked site
+    finally:
+        leave.set()
+        t.join()
+    assert y._node.site is not None and not isinstance(y._node.site, tape.BackwardSite)
+
+
 def test_values_computed_under_no_grad_are_constants_for_grad():
     x = leaf([3.0])
     with paddle.no_grad():

@@ -97,8 +97,9 @@ def walk_site(f: Any) -> tuple | None:
     jitgrad, remembered as the last site's code (the recorders test that one inline first:
     a training loop's ops mostly come from one function). Inside `recording_from` every op
     records that one site instead (a recorded backward: the user's backward/grad call)."""
-    if _site_override[0] is not None:
-        return _site_override[0]
+    override = MODE.site
+    if override is not None:
+        return override
     while f is not None:
         code = f.f_code
         inside = _inside.get(code.co_filename)
@@ -121,10 +122,6 @@ _inside: dict[str, bool] = {}
 # recycled one): a training loop's ops come from one or a few functions, whose frames then
 # skip the filename lookup. Written by new_node and ops.core.apply_xy.
 _last_site_code: list = [None]
-# The site every op recorded inside jitgrad's own code takes while set: a create_graph
-# backward runs each rule from inside jitgrad, and walking out of it for every op it records
-# was ~10% of a Hessian-vector product.
-_site_override: list = [None]
 
 
 class BackwardSite(tuple):
@@ -144,10 +141,10 @@ class recording_from:
         self.site = None if site is None else BackwardSite(site)
 
     def __enter__(self) -> None:
-        self.prev, _site_override[0] = _site_override[0], self.site
+        self.prev, MODE.site = MODE.site, self.site
 
     def __exit__(self, *exc: Any) -> None:
-        _site_override[0] = self.prev
+        MODE.site = self.prev
 
 
 def site_line(site: tuple | None) -> tuple[str, int, str] | None:
@@ -168,11 +165,16 @@ def site_line(site: tuple | None) -> tuple[str, int, str] | None:
 class _Mode(threading.local):
     """The grad mode, per thread as in Paddle 3.3.1 (measured): one thread's no_grad() (an
     evaluation, a backward's own bookkeeping) never stops another thread's recording. A new
-    thread starts with grad enabled. `prev`: the modes grad_mode's contexts restore."""
+    thread starts with grad enabled. `prev`: the modes grad_mode's contexts restore.
+    `site`: while set (recording_from), the site every op recorded inside jitgrad's own
+    code takes: a create_graph backward runs each rule from inside jitgrad, and walking out
+    of it for every op it records was ~10% of a Hessian-vector product; per thread, so a
+    forward recorded beside it keeps its own sites (grad_links.py tells the two apart)."""
 
     def __init__(self) -> None:         # (run once in each thread that reads MODE)
         self.grad_enabled = True
         self.prev: list[bool] = []
+        self.site: tuple | None = None
 
 
 MODE = _Mode()
