@@ -221,3 +221,14 @@ def test_the_switch_is_read_from_the_environment(monkeypatch):
     assert config.Settings.from_env().interpret_new is False
     monkeypatch.delenv("JITGRAD_NO_INTERPRET")
     assert config.Settings.from_env().interpret_new is True
+
+
+def test_check_grads_compiled_paths_run_a_program_with_production_settings():
+    """jitgrad.testing's "numba" and "reference" paths check the Program, not the rules on
+    arrays, even where a new structure would be interpreted."""
+    from jitgrad import testing
+    for path in ("numba", "reference"):
+        testing.gradients(lambda x: paddle.sin(x) * 2.0, [np.array([0.5, 1.0])],
+                          np.ones(2), path)
+    info = paddle.cache_info()
+    assert info.interpreted == 0 and info.misses + info.hits == 2

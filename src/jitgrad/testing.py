@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .compile import executor
-from .core import grad_mode
+from .core import config, grad_mode
 from . import vm
 from .autograd.eager import eager_gradients, node_gradients
 from .core.tensor import Tensor
@@ -48,7 +48,7 @@ def gradients(f: Callable[..., Tensor], arrays: Sequence[np.ndarray], seed: np.n
         return [found[id(x)][1] if id(x) in found else np.zeros_like(x._data) for x in xs]
     if path == "numba" and not vm.compiled_ready(out._data.dtype):
         vm.warmup(quiet=True)           # the compiled path itself, not the tiered start
-    with vm.using(path):
+    with vm.using(path), config.override(interpret_new=False):     # (the Program itself)
         found = executor.run_grad([out], [s], xs, None, False)
     return [found[id(x)]._data if id(x) in found else np.zeros_like(x._data) for x in xs]
 

@@ -328,16 +328,14 @@ def _state(roots: list, targets: list | None, stop: set | None, once: bool,
             _check_hit(entry.program, roots, targets, stop, graph)
         return Binding(entry.program, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
-    if quick and config.SETTINGS.interpret_new:
-        if graph.key is None:
-            if may_interpret:
-                CACHE.count_interpreted()
-                return graph
-        elif may_interpret and CACHE.first_sighting(graph.key):
+    if quick and may_interpret and config.SETTINGS.interpret_new:
+        if graph.key is None:               # no Program can serve it: never worth lowering
+            CACHE.count_interpreted()
+            return graph
+        if CACHE.first_sighting(graph.key):
             vm.load_in_background()         # (for when it recurs)
             return graph
-        else:
-            quick = False                   # met before: it recurs, lower it fully
+        quick = False                       # met before: it recurs, lower it fully
     prog, graph = lower(roots, targets, stop, graph, quick=quick)
     if graph.key is not None and caching_enabled():
         if prog.reason is None:
