@@ -160,11 +160,14 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                 want.append(((n is None or bool(t._retain)) if tids is None else id(t) in tids)
                             or (n is not None and id(n) in useful))
             op = node.op
-            py = "py_layer" in op.extra
-            if py:
+            py = False
+            if on_arrays and op.interp is not None:     # (the common case first)
+                contribs = op.interp(node, g, tuple(want))
+            elif "py_layer" in op.extra:
+                py = True
                 contribs = [unwrap(c) for c in py_layer.run_node(node, wrap(g), useful)]
             elif on_arrays:
-                contribs = (op.interp or _tensor_rule)(node, g, tuple(want))
+                contribs = _tensor_rule(node, g, tuple(want))
             else:
                 contribs = op.vjp(g, out_tensor(node), *ins, **node.attrs)
                 if create_graph:
