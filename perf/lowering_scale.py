@@ -32,21 +32,22 @@ swing by up to 2x, so read the trend along N): first backward in s, and us per r
   matmuls   1,000   2,999|    0.700    233.6   |   0.290    96.7    |  0.035   11.8   |  8.2x
   matmuls  10,000  29,999|   43.652   1455.1   |   2.910    97.0    |  0.415   13.8   |  7.0x
 
-2026-12-04 19:40 UTC, with the interpret state (autograd/interpret.py) that now serves a
-new structure's first backward; `--lower` is the tree before it (HEAD 41d635f, run with
---src): first backward in s (us/op), torch 2.13.0 in the same run:
+2026-12-04 20:00 UTC, with the interpret state (autograd/interpret.py) that now serves a
+new structure's first backward (`python perf/lowering_scale.py`, torch 2.13.0 in the same
+run); the `lower` column is the tree before it (41d635f, `--src`, run at 19:40): first
+backward in s (us/op):
 
   graph       N      ops |  interpret      |  lower (41d635f) |  torch         | interp/torch
-  leaves    1,000   2,999|  0.037  (12.3)  |  0.045  (15.0)   |  0.014  (4.5) |  2.7x
-  leaves   10,000  29,999|  0.349  (11.6)  |  0.500  (16.7)   |  0.139  (4.6) |  2.5x
-  leaves   30,000  89,999|  1.090  (12.1)  |  1.758  (19.5)   |  0.528  (5.9) |  2.1x
-  chain    10,000  10,001|  0.070   (7.0)  |  0.125  (12.5)   |  0.048  (4.8) |  1.5x
-  chain   100,000 100,001|  0.746   (7.5)  |  1.534  (15.3)   |  1.003 (10.0) |  0.7x
-  matmuls   1,000   2,999|  0.024   (8.1)  |  0.049  (16.2)   |  0.014  (4.8) |  1.7x
-  matmuls  10,000  29,999|  0.271   (9.0)  |  0.520  (17.3)   |  0.194  (6.5) |  1.4x
+  leaves    1,000   2,999|  0.025   (8.3)  |  0.045  (15.0)   |  0.015  (5.0) |  1.6x
+  leaves   10,000  29,999|  0.262   (8.7)  |  0.500  (16.7)   |  0.183  (6.1) |  1.4x
+  leaves   30,000  89,999|  0.939  (10.4)  |  1.758  (19.5)   |  0.600  (6.7) |  1.6x
+  chain    10,000  10,001|  0.069   (6.9)  |  0.125  (12.5)   |  0.047  (4.7) |  1.5x
+  chain   100,000 100,001|  0.939   (9.4)  |  1.534  (15.3)   |  0.711  (7.1) |  1.3x
+  matmuls   1,000   2,999|  0.023   (7.6)  |  0.049  (16.2)   |  0.015  (4.9) |  1.6x
+  matmuls  10,000  29,999|  0.259   (8.6)  |  0.520  (17.3)   |  0.193  (6.4) |  1.3x
 
-Issue 13's targets: a 10,000-leaf graph's first backward under 2 s (0.35 s), a 100,000-op
-chain at most 2x torch (0.7x).
+Issue 13's targets: a 10,000-leaf graph's first backward under 2 s (0.26 s), a 100,000-op
+chain at most 2x torch (1.3x; 0.7x at 19:40, when torch's run took 1.0 s).
 
 Before the h-linear change, the cost per op grew with N (quadratic passes in peephole and external); after it
 is flat at ~100 us/op. In the 100,000-op chain that is roughly: peephole's passes ~30,

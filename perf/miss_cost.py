@@ -17,9 +17,12 @@ sample builds the forward anew and times its backward alone:
 The four take turns in rounds of 15 samples each (medians per round; the table gives the
 median over rounds and the per-round ratio to torch), so load on the shared VM hits all.
 
-Measured 2026-12-04 19:20 UTC (60 rounds): interpret 63.5 us, lower 148.7, hit 23.7, torch
-66.4 us; interpret/torch 0.96 per round (quartiles 0.94-0.97). Before the interpret state
-every new structure was lowered: 137 us at 18:39 UTC (2.1x torch's 64.6).
+Measured 2026-12-04 (60 rounds): at 19:06 UTC interpret 63.5 us, lower 148.7, hit 23.7,
+torch 66.4 us (interpret/torch 0.96 per round, quartiles 0.94-0.97); at 19:17, 66.3 against
+66.2 (0.99x). With the node loop shared with create_graph (autograd/eager.py), 19:56:
+interpret 71.6, lower 152.8, hit 24.7, torch 68.4 us (1.03x, quartiles 1.01-1.08); three
+20-round A/B pairs against the tree before it: 1.03-1.07x against 0.98-1.00x (~4 us). Before
+the interpret state every new structure was lowered: 137 us at 18:39 UTC (2.1x torch's 64.6).
 """
 
 from __future__ import annotations

@@ -36,6 +36,8 @@ before each backward) against torch's same step; not part of the rows' statistic
 17:20 UTC, quiet VM: jitgrad 309 us vs torch 122 us (0.40x); measured in one loop without
 torch between the calls, the jitgrad step is ~220 us (forward 37, emptying 5, the missed
 backward 165-172). 18:41 UTC, after the miss path's second tuning: 212 vs 98 us (0.46x).
+19:19 UTC, a new structure's backward interpreted (autograd/interpret.py): 104 vs 101 us
+(0.97x); 20:00, with the node loop shared with create_graph: 0.89-0.92x in three runs.
 
 Adding an op is one OPS entry: name -> (jitgrad loss fn, torch loss fn, inputs[, options]).
 The loss fns take a namespace of tensors built from `inputs` (name -> In spec: constants,
