@@ -146,20 +146,16 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
             else:
                 FK.emit(b, node, g, gi, plan)
 
+    # the interpreter's rule per input: g times its saved factor, or its kernel's expression
+    array_rules = []
+    j = -1
+    for plan in plans:
+        j += plan is None
+        array_rules.append((lambda g, node, j=j: g * node.saved[j]) if plan is None else
+                           FK.on_arrays(plan))
+
     def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
-        res, values, j = [], None, -1
-        for i, plan in enumerate(plans):
-            j += plan is None
-            if not want[i]:
-                res.append(None)
-            elif plan is None:
-                res.append(g * node.saved[j])
-            else:
-                if values is None:
-                    values = {k: t._data for k, t in enumerate(node.inputs)}
-                    values["out"] = node.out_data
-                res.append(FK.on_arrays(g, values, plan))
-        return tuple(res)
+        return tuple([rule(g, node) if w else None for rule, w in zip(array_rules, want)])
 
     def vjp(g: Tensor, out: Tensor, *inputs: Tensor, **attrs: Any) -> tuple:
         values = {**dict(enumerate(inputs)), "out": out}

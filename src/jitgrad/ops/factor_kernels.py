@@ -174,16 +174,25 @@ def emit(b: Any, node: Any, g: Any, gi: Any, plan: Plan) -> None:
         b.contribute(gi, shape, op, g, *(b.value(v, shape) for v in values), k=k)
 
 
-def on_arrays(g: np.ndarray, node_values: dict, plan: Plan) -> np.ndarray | None:
-    """g times the factor on numpy arrays (the interpreter's rule): the kernel's expression
-    as `eager` evaluates it. None for a zero factor, which lowers to no row."""
+def on_arrays(plan: Plan) -> Callable[[np.ndarray, Any], np.ndarray | None]:
+    """The factor times g on numpy arrays, as a function of (g, node) made once per plan
+    (the interpreter's rule): the kernel's expression as `eager` evaluates it. None for a
+    zero factor, which lowers to no row."""
     op, k, roles = plan
     if op == "NONE":
-        return None
+        return lambda g, node: None
     if op == "AXPY" and k == 1.0:
-        return g
-    values = [node_values[r] for r in roles]
-    return BY_CODE[OP[op]].value(k, g, *values, *([None] * (2 - len(values))))
+        return lambda g, node: g
+    value = BY_CODE[OP[op]].value
+    get = [(lambda node: node.out_data) if r == "out" else
+           (lambda node, i=r: node.inputs[i]._data) for r in roles]
+    if len(get) == 0:
+        return lambda g, node: value(k, g, None, None)
+    if len(get) == 1:
+        a = get[0]
+        return lambda g, node: value(k, g, a(node), None)
+    a, b = get
+    return lambda g, node: value(k, g, a(node), b(node))
 
 
 def eager(g: Any, node_values: dict, plan: Plan) -> Any:

@@ -83,8 +83,18 @@ def _tensor_ops():
     return (matmul, reshape, sum_to, lambda t: t._data.shape)
 
 
+def _mm_arrays(a: np.ndarray, b: np.ndarray, ta: bool, tb: bool) -> np.ndarray:
+    """_forward for the interpreter's products (`.T` where a matrix is transposed:
+    np.swapaxes is a Python-level call)."""
+    if ta:
+        a = a.T if a.ndim == 2 else np.swapaxes(a, -1, -2)
+    if tb:
+        b = b.T if b.ndim == 2 else np.swapaxes(b, -1, -2)
+    return _np_matmul(a, b)
+
+
 _TENSOR_OPS: Any = None
-_ARRAY_OPS = (_forward, np.reshape, sum_to_array, lambda a: a.shape)
+_ARRAY_OPS = (_mm_arrays, np.reshape, sum_to_array, lambda a: a.shape)
 
 
 def _operand(b, arr, shape, nb, batch):
