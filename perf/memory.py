@@ -5,7 +5,15 @@
    peak after imports, data and one tiny warm-up backward (the graph's own cost; the
    warm-up keeps the one-time load of compiled code out of it), and the whole-process peak;
 2. RSS over 10,000 W5a steps (a new 16-32-1 tanh MLP graph every step): growth after the
-   first 1,000 steps must stay under 5%.
+   first 1,000 steps must stay under 5%;
+3. the peak RSS growth of a new structure's first backward (a 40-op sin/tanh chain on 1M
+   float32 elements, 4 MB a gradient: jitgrad interprets it, node by node), jitgrad
+   against torch. 2026-12-04 20:22 UTC (`python perf/memory.py --steps 3000`): jitgrad
+   12 MB, torch 17 MB. The same chain in a script with JITGRAD_TIER=0: 12 MB; 157 MB before
+   the node loop freed each gradient once passed on; 348 MB lowered instead
+   (JITGRAD_NO_INTERPRET=1: a first lowering has no slot reuse, and this backward also
+   loads the compiled interpreter). With the default tier, the first interpreted backward
+   also starts loading Numba in the background (~40 MB more RSS, once per process).
 
     python perf/memory.py [--steps 10000]
 """
@@ -68,6 +76,29 @@ print(json.dumps({{"start_mb": start, "marks_mb": marks, "end_mb": rss_mb(),
 """
 
 
+CHAIN = r"""
+import sys, json, gc, resource
+sys.path[:0] = [{src!r}]
+import numpy as np
+lib = {lib!r}
+x0 = np.random.default_rng(0).uniform(-1, 1, 1_000_000).astype(np.float32)
+if lib == "torch":
+    import torch as L
+    x = L.tensor(x0, requires_grad=True)
+else:
+    import jitgrad as L
+    x = L.to_tensor(x0, stop_gradient=False)
+h = x
+for i in range(40):
+    h = L.tanh(h) if i % 2 else L.sin(h)
+loss = h.sum()
+gc.collect()
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+loss.backward()
+print(json.dumps({{"growth_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - base}}))
+"""
+
+
 def run(code: str) -> dict:
     env = dict(os.environ, JITGRAD_TIER="0")     # the warm-up loads the compiled interpreter
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
@@ -101,6 +132,16 @@ def main() -> None:
     print(f"W5a: RSS after 1000 warm-up steps {r['start_mb']:.1f} MB, after {args.steps} more "
           f"{r['end_mb']:.1f} MB ({100 * growth:+.2f}%, allowed +5%); every 2000 steps: "
           + ", ".join(f"{m:.1f}" for m in r["marks_mb"]) + f"; program cache {r['cache']}")
+    res["first_backward_chain"] = {}
+    for lib in ("jitgrad", "torch"):
+        try:
+            r = run(CHAIN.format(src=SRC, lib=lib))
+        except SystemExit as e:
+            print(f"{lib}: skipped ({str(e).strip().splitlines()[-1]})")
+            continue
+        res["first_backward_chain"][lib] = r
+        print(f"first backward of a new 40-op chain on 4 MB gradients, {lib:8s}: peak RSS grew "
+              f"{r['growth_mb']:.0f} MB")
     with open(os.path.join(HERE, "memory.json"), "w") as f:
         json.dump(res, f, indent=1)
 

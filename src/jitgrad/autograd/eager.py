@@ -181,6 +181,8 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                         sum_to_(c, d.shape))
                 elif not py and (id(t) if t._node is None else id(t._node)) not in grads:
                     add(t, zeros(t))                # (a PyLayer's None: no gradient)
+            if id(node) not in wanted:      # passed on: free it now, not at the end (a
+                del grads[id(node)]         # long graph's peak memory stays one gradient)
         found: dict[int, tuple[Tensor, Any]] = {}
         root_ids = {id(r) for r in roots} if kept or tids is not None else ()
         for k, t in wanted.items():
