@@ -157,8 +157,8 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                     want.append(False)
                     continue
                 n = t._node
-                want.append(((n is None or bool(t._retain)) if tids is None else id(t) in tids)
-                            or (n is not None and id(n) in useful))
+                target = (n is None or bool(t._retain)) if tids is None else id(t) in tids
+                want.append(target or (n is not None and id(n) in useful))
             op = node.op
             py = False
             if on_arrays and op.interp is not None:     # (the common case first)

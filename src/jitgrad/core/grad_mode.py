@@ -1,9 +1,9 @@
 """Grad mode switches: `no_grad`, `enable_grad`, `set_grad_enabled` (contexts and decorators).
 
 The mode itself is `tape.MODE.grad_enabled` (per thread), which every recorded op reads;
-these classes only set and restore it. As decorators they set the mode for each call of the function and
-restore the caller's afterwards (for a generator: around each step, so the consumer's code
-between steps runs in its own mode).
+these classes only set and restore it. As decorators they set the mode for each call of
+the function and restore the caller's afterwards (for a generator: around each step, so
+the consumer's code between steps runs in its own mode).
 """
 
 from __future__ import annotations

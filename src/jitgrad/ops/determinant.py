@@ -42,7 +42,7 @@ def _slogdet_vjp(g, out, x):
     g1 = g[1]
     if np.all(np.isfinite(out._data[1])):
         return (_mat(g1) * _mT(inverse(x)),)
-    return (_mat(g1) * const(_inv_T(x._data), x._data.dtype),)   # NaN where singular (Paddle)
+    return (_mat(g1) * const(_inv_T(x._data), x._data.dtype),)   # NaN where singular
 
 
 def _lower_slogdet(b, node, g, gins):
