@@ -148,7 +148,8 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                 if chain is not None and chain.has_hooks:
                     gt, kt = hooks.apply_chain(chain, wrap(g))
                     g, kept[id(node)] = unwrap(gt), unwrap(kt)
-                    hooked[id(node)] = g
+                    if tids is not None:        # (read only for grad()'s targets)
+                        hooked[id(node)] = g
             ins = node.inputs
             # (plan.carries, inlined: which inputs the gradient flows into)
             want = []
