@@ -232,3 +232,16 @@ def test_check_grads_compiled_paths_run_a_program_with_production_settings():
                           np.ones(2), path)
     info = paddle.cache_info()
     assert info.interpreted == 0 and info.misses + info.hits == 2
+
+
+def test_a_graph_with_a_recurrent_scan_is_lowered_at_its_first_backward():
+    """lower_first (the recurrent scans): their Tensor rule loops over time steps in Python,
+    their compiled kernel does not, so even a structure met once is lowered."""
+    paddle.seed(0)
+    lstm = paddle.nn.LSTM(4, 3)
+    x = paddle.to_tensor(np.random.default_rng(0).standard_normal((2, 5, 4)).astype("float32"))
+    y, _ = lstm(x)
+    (y * y).mean().backward()
+    info = paddle.cache_info()
+    assert (info.interpreted, info.misses) == (0, 1)
+    assert all(p.grad is not None for p in lstm.parameters())

@@ -294,7 +294,9 @@ def _cases(G: int, lstm: bool, extra: dict) -> tuple:
 
 
 _COMMON = dict(forward_saves=True, quiet=True, min_ndim=1, bound_attrs=("mask",),
-               domain=(-1.0, 1.0))
+               domain=(-1.0, 1.0),
+               lower_first="its Tensor rule runs ~30 ops per time step in Python; the "
+                           "compiled scan kernel is 2-7x faster even counting the lowering")
 
 lstm_scan_op = defop("lstm_scan",
                      fused="a fused recurrent scan (RNN kernels)",
