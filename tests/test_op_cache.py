@@ -18,7 +18,7 @@ import pytest
 
 import jitgrad as paddle
 from jitgrad.core import config
-from jitgrad.compile import executor
+from jitgrad.compile import executor, program_cache
 from jitgrad import vm
 from jitgrad.ops import REGISTRY
 from jitgrad.ops.core import apply
@@ -241,7 +241,7 @@ def test_cache_memory_is_bounded_and_released():
         info = executor.cache_info()
         assert (info.programs, info.bytes, info.hits) == (0, 0, 0)
     finally:
-        executor.set_cache_limit(executor._default_limit())
+        executor.set_cache_limit(program_cache.default_limit())
 
 
 def test_program_is_pure_data_and_pickles():

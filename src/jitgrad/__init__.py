@@ -25,7 +25,7 @@ from .ops import linalg  # noqa: E402  (paddle.linalg.*)
 
 bool = bool_  # noqa: A001  (paddle.bool)
 
-from .compile.executor import cache_clear, cache_info, set_cache_limit  # noqa: E402
+from .compile.program_cache import cache_clear, cache_info, set_cache_limit  # noqa: E402
 from . import incubate, tensor  # noqa: E402  (paddle.incubate.autograd, paddle.tensor.*)
 
 __version__ = "0.1.0"

@@ -1,0 +1,238 @@
+"""The program cache: Programs by graph structure, bounded in bytes, and the structures seen.
+
+Programs are keyed by graph.py's structural key, least recently used first, within
+`max_bytes` (Programs plus the spare Workspaces each keeps for the next graphs of its
+structure). It also remembers, by hash, the keys of structures interpreted once, so the
+executor (executor.py) can tell a structure's first backward from a recurrence. Thread-safe:
+one lock around every change.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, NamedTuple
+
+from ..core import config, tape
+from .binding import Workspace
+from .graph import Graph, Uncacheable
+from .matcher import compile_matcher
+from ..vm.program import Program
+
+MAX_SPARE = 2                   # Workspaces kept per Program for the next graphs
+SEEN_MAX = 4096                 # structures remembered as interpreted once (then forgotten)
+
+
+def default_limit() -> int:
+    """JITGRAD_CACHE_BYTES (config.py), or its default."""
+    return config.SETTINGS.cache_bytes
+
+
+class CacheInfo(NamedTuple):
+    """What `jitgrad.cache_info()` reports."""
+    hits: int            # backwards that reused a cached Program
+    misses: int          # backwards that lowered a new Program and cached it
+    uncacheable: int     # backwards whose graph cannot share a Program (hooks, PyLayer ...)
+    programs: int        # Programs cached now
+    bytes: int           # bytes they hold, with their spare Workspaces
+    max_bytes: int       # the bound (JITGRAD_CACHE_BYTES, or set_cache_limit)
+    interpreted: int = 0  # backwards run without a Program (new structures, uncacheable)
+
+
+class Entry:
+    """One cached Program, the Workspaces it lends, and its matcher."""
+
+    __slots__ = ("program", "key", "spare", "match", "hits", "nbytes", "optimized", "cached")
+
+    def __init__(self, program: Program, key: tuple, optimized: bool) -> None:
+        self.program, self.key, self.optimized = program, key, optimized
+        self.cached = False             # in the cache's table now (no key hashing to ask)
+        self.spare: list[Workspace] = []
+        self.match: Any = None          # matcher.compile_matcher, made on the first hit
+        self.hits = 0
+        self.nbytes = program.nbytes
+
+
+class ProgramCache:
+    """Programs by graph key, least recently used first, within `max_bytes`."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[tuple, Entry] = OrderedDict()
+        self._lock = threading.Lock()
+        self._recent: tuple = (None, None)      # the two most recent entries (matchers)
+        self.bytes = 0
+        self.hits = self.misses = self.uncacheable = self.interpreted = 0
+        # hashes of the keys of structures interpreted once: a collision only means a
+        # structure is lowered at its first backward (the tier is a guess, never a result)
+        self._seen: set[int] = set()
+
+    def info(self) -> CacheInfo:
+        return CacheInfo(self.hits, self.misses, self.uncacheable, len(self._entries),
+                         self.bytes, self.max_bytes, self.interpreted)
+
+    def first_sighting(self, key: tuple) -> bool:
+        """True the first time a structure's key is offered (remembered from then on)."""
+        h = hash(key)
+        with self._lock:
+            if h in self._seen:
+                return False
+            if len(self._seen) >= SEEN_MAX:
+                self._seen.clear()
+            self._seen.add(h)
+            self.interpreted += 1
+            return True
+
+    def count_interpreted(self) -> None:
+        """An uncacheable graph's backward, interpreted."""
+        with self._lock:
+            self.interpreted += 1
+
+    def clear(self) -> None:
+        with self._lock:
+            for entry in self._entries.values():
+                entry.cached = False
+            self._entries.clear()
+            self._recent = (None, None)
+            self._seen.clear()
+            self.bytes = 0
+            self.hits = self.misses = self.uncacheable = self.interpreted = 0
+
+    def lookup(self, roots: list, targets: list | None, stop: set | None
+               ) -> tuple[Entry | None, Graph]:
+        """The entry for this graph's structure (None: not cached), and the graph."""
+        if stop is None:
+            ep = tape.epoch()
+            for entry in self._recent:          # the previous step's graph again?
+                if entry is not None and entry.match:
+                    try:
+                        found = entry.match(roots, ep, targets)
+                    except Uncacheable:         # an attribute with no key: the walk says so
+                        found = None
+                    if found is not None:
+                        with self._lock:
+                            if self._cached(entry):
+                                self._touch(entry)
+                                self.hits += 1
+                                entry.hits += 1
+                                return entry, Graph(roots, targets, nodes=found[0],
+                                                    tensors=found[1], key=entry.key)
+        graph = Graph(roots, targets, stop)
+        if graph.key is None:
+            self.count_uncacheable()
+            return None, graph
+        with self._lock:
+            entry = self._entries.get(graph.key)
+            if entry is not None:
+                self._touch(entry)
+                self.hits += 1
+                entry.hits += 1
+                if entry.match is None:         # the structure recurs: worth a matcher
+                    entry.match = compile_matcher(entry.key, graph) or False
+        return entry, graph
+
+    def count_uncacheable(self) -> None:
+        """A backward whose Program cannot serve another graph (no key, or a value its
+        lowering cannot name: Program.reason)."""
+        with self._lock:
+            self.uncacheable += 1
+
+    def _cached(self, entry: Entry) -> bool:
+        return entry.cached
+
+    def _touch(self, entry: Entry) -> None:
+        if self._recent[0] is entry:    # already the last (a key's hash is not cached:
+            return                      # moving it would hash it again)
+        self._entries.move_to_end(entry.key)
+        self._recent = (entry, self._recent[0])
+
+    def upgrade(self, entry: Entry, program: Program) -> None:
+        """Replace a quickly lowered Program by the fully optimised one (its spare
+        Workspaces fit the old layout: dropped)."""
+        with self._lock:
+            cached = self._cached(entry)
+            if cached:
+                self.bytes -= entry.nbytes
+            entry.program, entry.spare, entry.optimized = program, [], True
+            entry.nbytes = program.nbytes
+            if cached:
+                self.bytes += entry.nbytes
+                self._evict()
+
+    def insert(self, key: tuple, program: Program, optimized: bool = True) -> Entry:
+        entry = Entry(program, key, optimized)
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.bytes -= old.nbytes
+                old.cached = False
+            self._entries[key] = entry
+            entry.cached = True
+            self.bytes += entry.nbytes
+            self.misses += 1
+            self._recent = (entry, self._recent[0])
+            self._evict()
+        return entry
+
+    def take(self, entry: Entry | None) -> Workspace | None:
+        """A spare Workspace of the entry's Program, or None (make a new one)."""
+        if entry is None:
+            return None
+        with self._lock:
+            if entry.spare:
+                ws = entry.spare.pop()
+                entry.nbytes -= ws.nbytes
+                if self._cached(entry):
+                    self.bytes -= ws.nbytes
+                return ws
+        return None
+
+    def give_back(self, entry: Entry | None, ws: Workspace) -> None:
+        """Keep a Workspace for the entry's next graph, if the entry is still cached and
+        the bound allows."""
+        if entry is None:
+            return
+        with self._lock:
+            if not self._cached(entry) or len(entry.spare) >= MAX_SPARE or \
+                    self.bytes + ws.nbytes > self.max_bytes:
+                return
+            entry.spare.append(ws)
+            entry.nbytes += ws.nbytes
+            self.bytes += ws.nbytes
+
+    def _evict(self) -> None:
+        while self.bytes > self.max_bytes and self._entries:
+            key, old = next(iter(self._entries.items()))
+            del self._entries[key]
+            old.cached = False
+            self.bytes -= old.nbytes
+            if old in self._recent:
+                self._recent = tuple(e if e is not old else None for e in self._recent)
+
+
+CACHE = ProgramCache(default_limit())
+
+
+def cache_info() -> CacheInfo:
+    """Hits, misses, uncacheable backwards, and the Programs and bytes the cache holds."""
+    return CACHE.info()
+
+
+def cache_clear() -> None:
+    """Drop every cached Program and spare Workspace, forget the structures seen (each is
+    new again: its next backward is interpreted), and zero the counters."""
+    CACHE.clear()
+
+
+def set_cache_limit(max_bytes: int) -> None:
+    """Bound the program cache to `max_bytes` (0: cache nothing); evicts at once."""
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 0:
+        raise ValueError(f"set_cache_limit expects a non-negative int, got {max_bytes!r}")
+    with CACHE._lock:
+        CACHE.max_bytes = max_bytes
+        CACHE._evict()
+
+
+def caching_enabled() -> bool:
+    """False with JITGRAD_NO_STRUCTURAL=1 (config.py): every backward lowers its graph."""
+    return config.SETTINGS.program_cache
