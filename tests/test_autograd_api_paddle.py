@@ -36,7 +36,7 @@ class Log:
         return calls
 
 
-@pytest.mark.parametrize("path", ["numba", "reference"])
+@pytest.mark.parametrize("path", ["numba", "reference", "interpret"])
 def test_pack_when_recorded_unpack_on_every_backward(path):
     log = Log()
     a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
@@ -53,7 +53,7 @@ def test_pack_when_recorded_unpack_on_every_backward(path):
     assert a.grad.tolist() == [6.0, 8.0] and b.grad.tolist() == [2.0, 4.0]
 
 
-@pytest.mark.parametrize("path", ["numba", "reference"])
+@pytest.mark.parametrize("path", ["numba", "reference", "interpret"])
 def test_the_gradient_is_computed_with_what_unpack_returns(path):
     log = Log(k=10.0)
     a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])

@@ -245,3 +245,20 @@ def test_a_graph_with_a_recurrent_scan_is_lowered_at_its_first_backward():
     info = paddle.cache_info()
     assert (info.interpreted, info.misses) == (0, 1)
     assert all(p.grad is not None for p in lstm.parameters())
+
+
+def test_saved_tensor_hooks_unpack_on_every_interpreted_backward():
+    """Paddle 3.3.1: unpack runs on every backward through a packed op. Interpreted, the
+    stand-in op runs its unpacking rule, not the op's own array rule (which would read the
+    saved arrays the packing dropped)."""
+    calls = []
+
+    def unpack(v):
+        calls.append("unpack")
+        return paddle.to_tensor(v)
+    x = _leaf([0.5, 1.0])
+    with paddle.autograd.saved_tensors_hooks(lambda t: t.numpy(), unpack):
+        y = paddle.sin(x) * 2.0
+    y.sum().backward(retain_graph=False)
+    assert paddle.cache_info().interpreted == 1 and calls.count("unpack") >= 1
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos([0.5, 1.0]), rtol=1e-6)

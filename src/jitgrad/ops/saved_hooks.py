@@ -102,8 +102,10 @@ def packed_op(op: OpDef) -> OpDef:
                 out = values.get("out", out)
             return rule(g, out, *inputs, **attrs)
 
+        # (not the op's array rule either: it reads the saved values without unpacking them,
+        # and the node's own saved arrays are dropped; the interpreter runs vjp instead)
         extra = {k: v for k, v in op.extra.items() if k not in ("bound_attrs", "forward_saves",
-                                                           "save_needs")}
+                                                           "save_needs", "interp")}
         extra.update(packed_from=op, node_call=_run_rule,
                      uncacheable="saved_tensors_hooks (its rule runs in Python to unpack the "
                      "saved values)")
