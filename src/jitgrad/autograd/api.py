@@ -19,7 +19,7 @@ import numpy as np
 from ..compile import executor
 from ..compile.executor import replay_retained
 from ..core.errors import ArgumentTypeError, ArgumentValueError, NotSupportedError
-from ..core.grad_store import detach_graph_grad
+from ..core.grad_store import deliver_grad
 from ..core.tensor import Tensor
 from ..ops import siblings
 from .eager import eager_backward, eager_gradients
@@ -236,8 +236,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
             found = eager_gradients(roots, seeds, ins, stop, create_graph=True,
                                     retained=retained)
             for t, g in retained.values():
-                detach_graph_grad(t)
-                t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
+                deliver_grad(t, g._data, "retain")
         else:
             found = executor.run_grad(roots, seeds, ins, stop, retain_graph)
         siblings.fill(roots)

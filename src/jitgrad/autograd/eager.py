@@ -16,13 +16,14 @@ also a third opinion in tests (testing.py).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
 import numpy as np
 
 from ..core import grad_mode, hooks, tape
-from ..core.grad_store import detach_graph_grad, graph_grad, set_graph_grad
+from ..core.grad_store import deliver_grad, graph_grad, set_graph_grad
 from ..core.quiet import quiet
 from ..core.tensor import Tensor
 from ..ops.core import out_tensor, sum_to, sum_to_array
@@ -42,15 +43,7 @@ def _tensor_rule(node: Any, g: np.ndarray, want: tuple) -> tuple:
     return tuple([None if c is None or not w else c._data for c, w in zip(cs, want)])
 
 
-class _NoSite:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-
-_NO_SITE = _NoSite()
+_NO_SITE = contextlib.nullcontext()     # (reusable: a backward that records nothing)
 
 
 class _Arrays:
@@ -221,39 +214,25 @@ def eager_gradients(roots: list[Tensor], seeds: list[Tensor | None],
 
 def eager_backward(roots: list[Tensor], seeds: list[Tensor | None], retain_graph: bool,
                    create_graph: bool) -> None:
-    plan_nodes = tape.Plan(roots).nodes
+    plan = tape.Plan(roots)
     retained: dict = {}
-    grads = eager_gradients(roots, seeds, create_graph=create_graph, retained=retained)
-    leaves = {id(t): t for t in _targets_of(roots, plan_nodes) if t._node is None}
-    for tid, g in grads.items():
-        t = leaves.get(tid)
-        if t is not None:
-            accumulate_leaf(t, g, create_graph)
+    found = node_gradients(roots, seeds, create_graph=create_graph, retained=retained,
+                           plan=plan)
+    for t, g in found.values():             # (backward(): the leaves)
+        accumulate_leaf(t, g, create_graph)
     for t, g in retained.values():
-        detach_graph_grad(t)
-        t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
+        deliver_grad(t, g._data, "retain")
     if not retain_graph:
-        tape.free_nodes(plan_nodes)
+        tape.free_nodes(plan.nodes)
 
 
 def accumulate_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
     """Leaf .grad += g; with create_graph the sum stays differentiable (torch-like)."""
     if not create_graph or g._node is None:
-        if t._grad is None:
-            t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
-        else:
-            detach_graph_grad(t)
-            np.add(t._grad, g._data, out=t._grad, casting="unsafe")
+        deliver_grad(t, g._data, "leaf")
         return
     old = graph_grad(t)
     if old is None and t._grad is not None:
         old = Tensor._make(t._grad.copy())
     set_graph_grad(t, g if old is None else old + g)
 
-
-def _targets_of(roots: list[Tensor], nodes: list[tape.Node]) -> list[Tensor]:
-    seen: dict[int, Tensor] = {id(r): r for r in roots}
-    for node in nodes:
-        for t in node.inputs:
-            seen.setdefault(id(t), t)
-    return list(seen.values())

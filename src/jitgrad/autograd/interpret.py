@@ -13,12 +13,10 @@ cost more than the rules themselves. A retained graph is lowered (its replay is 
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..compile.binding import RUN_LOCK
 from ..compile.graph import Graph
 from ..core import tape
-from ..core.grad_store import deliver_grad, detach_graph_grad
+from ..core.grad_store import deliver_grad
 from ..core.tensor import Tensor
 from .eager import node_gradients
 
@@ -38,13 +36,9 @@ def backward(graph: Graph, roots: list, seeds: list) -> None:
     found = node_gradients(roots, seeds, retained=retained, on_arrays=True, plan=plan)
     with RUN_LOCK:
         for t, g in found.values():         # (the leaves)
-            if t._grad is None:
-                t._grad = g.astype(t._data.dtype, copy=True)
-            else:
-                deliver_grad(t, g, "leaf")
+            deliver_grad(t, g, "leaf")
         for t, g in retained.values():
-            detach_graph_grad(t)
-            t._grad = np.array(g, dtype=t._data.dtype, copy=True)
+            deliver_grad(t, g, "retain")
     # (a plan that rewired an input to an in-place op's stand-in reaches other nodes)
     tape.free_nodes(plan.nodes if plan.rewired else graph.nodes)
 
@@ -57,7 +51,6 @@ def grad(graph: Graph, roots: list, seeds: list, targets: list, stop: set | None
     found = node_gradients(roots, seeds, targets, stop, retained=retained, on_arrays=True,
                            plan=_plan(graph, roots, targets, stop))
     for t, g in retained.values():
-        detach_graph_grad(t)
-        t._grad = np.array(g, dtype=t._data.dtype, copy=True)
+        deliver_grad(t, g, "retain")
     return {k: Tensor._make(g.astype(t._data.dtype, copy=True))
             for k, (t, g) in found.items()}

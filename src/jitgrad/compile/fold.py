@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import vm
+from .external import address
 from ..vm.opcodes import STEP_OPERANDS
 from ..vm.program import EXT, OP
 
@@ -74,7 +75,7 @@ def fold(code: np.ndarray, arena: np.ndarray, itab: np.ndarray, consts: np.ndarr
         D = np.empty(n, arena.dtype)
         keep.append(D)
         pos = base + 7 * j
-        itab[pos] = D.__array_interface__["data"][0]
+        itab[pos] = address(D)
         saved = arena[a:a + (1 if scalar else n)].copy()
         arena[a:a + (1 if scalar else n)] = 1
         once = code[r:r + 1].copy()

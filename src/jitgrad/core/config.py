@@ -7,7 +7,7 @@
     JITGRAD_NO_CACHE=1          no Numba disk cache (while editing kernels)
     JITGRAD_NO_STRUCTURAL=1     no program cache: every backward lowers its graph
     JITGRAD_NO_INTERPRET=1      lower a graph structure at its first backward (default: its
-                                first non-retained backward is interpreted, compile/
+                                first non-retained backward is interpreted, autograd/
                                 interpret.py, and it is lowered when it recurs)
     JITGRAD_VERIFY_CACHE=1      check every program-cache hit against a fresh lowering (slow)
     JITGRAD_CACHE_BYTES=n       bound of the program cache (default 256 MB)

@@ -279,14 +279,20 @@ def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(sorted(out)) if out else None
 
 
+def broadcast_axes(g_shape: tuple, shape: tuple) -> tuple[int, ...]:
+    """The axes a gradient at the broadcast shape `g_shape` is summed over to get back to
+    `shape`: the leading axes broadcasting added, and those where `shape` has a 1."""
+    lead = len(g_shape) - len(shape)
+    return tuple(range(lead)) + tuple([lead + i for i, s in enumerate(shape)
+                                       if s == 1 and g_shape[lead + i] != 1])
+
+
 def sum_to_array(g: np.ndarray, shape: tuple) -> np.ndarray:
     """sum_to on an array (the interpret state's rules: autograd/eager.py)."""
     shape = tuple(shape)
     if g.shape == shape:
         return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
-                                      if s == 1 and g.shape[lead + i] != 1)
+    axes = broadcast_axes(g.shape, shape)
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     return g.reshape(shape)
@@ -299,9 +305,7 @@ def sum_to(g: Tensor, shape: tuple | list) -> Tensor:
         return g
     from . import reduce as R
     from . import shape as S
-    lead = g.ndim - len(shape)
-    axes = list(range(lead)) + [lead + i for i, s in enumerate(shape)
-                                if s == 1 and g._data.shape[lead + i] != 1]
+    axes = broadcast_axes(g._data.shape, shape)
     if axes:
         g = R.sum(g, axis=axes, keepdim=True)
     return S.reshape(g, list(shape))

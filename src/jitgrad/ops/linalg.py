@@ -25,9 +25,8 @@ def _forward(x: np.ndarray, y: np.ndarray, transpose_x: bool, transpose_y: bool
                 and x.base is None and y.base is None:
             return x.dot(y)             # as matmul's first lines (see there)
         return _np_matmul(x, y)
-    a = np.swapaxes(x, -1, -2) if transpose_x and x.ndim >= 2 else x
-    b = np.swapaxes(y, -1, -2) if transpose_y and y.ndim >= 2 else y
-    return np.matmul(a, b)
+    # (a 1-D operand is never transposed)
+    return _mm_arrays(x, y, transpose_x and x.ndim >= 2, transpose_y and y.ndim >= 2)
 
 
 def _as_matrices(x: Any, y: Any, tx: bool, ty: bool):
@@ -84,8 +83,9 @@ def _tensor_ops():
 
 
 def _mm_arrays(a: np.ndarray, b: np.ndarray, ta: bool, tb: bool) -> np.ndarray:
-    """_forward for the interpreter's products (`.T` where a matrix is transposed:
-    np.swapaxes is a Python-level call)."""
+    """a @ b with either transposed (at least 2-D where transposed): the forward's
+    transposed products and the interpreter's (`.T` for a matrix: np.swapaxes is a
+    Python-level call)."""
     if ta:
         a = a.T if a.ndim == 2 else np.swapaxes(a, -1, -2)
     if tb:

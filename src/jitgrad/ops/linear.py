@@ -111,25 +111,26 @@ def linear(name: str, *, forward: Callable, transpose: Callable,
         return (run(c, g),) if type(c) is Chain else \
             tuple([None if ci is None else run(ci, g) for ci in c])
 
-    def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
-        ins = node.inputs
-        c = transpose(_recorded((tuple([t._data.shape for t in ins]), node.out_data.shape,
-                                 node.saved, tuple([t._data.dtype for t in ins]))),
-                      **node.attrs)
-        return (run_arrays(c, g),) if type(c) is Chain else \
-            tuple([None if ci is None or not w else run_arrays(ci, g)
-                   for ci, w in zip(c, want)])
-
-    def lower(b: Any, node: Any, g: Any, gins: list) -> None:
-        # (once per node of each new graph structure: kept to a few calls)
+    def node_transpose(node: Any) -> Any:
+        """The transpose of a recorded node (lower's and interp's; once per node of each new
+        graph structure: kept to a few calls)."""
         ins = node.inputs
         if len(ins) == 1:
             shapes, dtypes = (ins[0]._data.shape,), (ins[0]._data.dtype,)
         else:
             shapes = tuple([t._data.shape for t in ins])
             dtypes = tuple([t._data.dtype for t in ins])
-        c = transpose(_recorded((shapes, node.out_data.shape, node.saved, dtypes)),
-                      **node.attrs)
+        return transpose(_recorded((shapes, node.out_data.shape, node.saved, dtypes)),
+                         **node.attrs)
+
+    def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
+        c = node_transpose(node)
+        return (run_arrays(c, g),) if type(c) is Chain else \
+            tuple([None if ci is None or not w else run_arrays(ci, g)
+                   for ci, w in zip(c, want)])
+
+    def lower(b: Any, node: Any, g: Any, gins: list) -> None:
+        c = node_transpose(node)
         if type(c) is Chain:
             if gins[0] is not None:
                 lower_chain(b, c, gins[0], g)

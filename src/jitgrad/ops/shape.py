@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply
+from .core import apply, broadcast_axes
 from .linear import Chain, Recorded, linear, shaped, step
 from .registry import REGISTRY
 
@@ -57,9 +57,7 @@ def _sum_to(n: Recorded, shape: tuple) -> Chain:
     x's shape: the steps core.sum_to records (the axes are never empty: x's shape is not
     g's)."""
     g = n.out
-    lead = len(g) - len(shape)
-    axes = tuple(range(lead)) + tuple([lead + i for i, s in enumerate(shape)
-                                       if s == 1 and g[lead + i] != 1])
+    axes = broadcast_axes(g, shape)
     summed = (REGISTRY["sum"], {"axes": axes, "keepdim": True})    # (ops/reduce.py's sum)
     kept = tuple([1 if i in axes else t for i, t in enumerate(g)])
     return Chain((summed,) if kept == shape else (summed, (reshape_op, {"shape": shape})))
