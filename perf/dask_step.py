@@ -95,6 +95,21 @@ def batch(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
             rng.integers(0, SIZES[-1], n).astype(np.int64))
 
 
+_RESIDENT: dict = {}
+
+
+def resident_shard(index, rank: int, world: int) -> tuple[np.ndarray, np.ndarray]:
+    """step_from's loader: this worker's rows of batch(n), made once per worker process
+    and kept, as data resident on a worker (read from its disk, memory-mapped) would be.
+    `index` is the batch size n (every step trains on the same batch, as the baseline)."""
+    key = (index, rank, world)
+    if key not in _RESIDENT:
+        x, y = batch(index)
+        _RESIDENT[key] = (np.ascontiguousarray(np.array_split(x, world)[rank]),
+                          np.ascontiguousarray(np.array_split(y, world)[rank]))
+    return _RESIDENT[key]
+
+
 def timed(step, warmup: int, samples: int) -> list[float]:
     for _ in range(warmup):
         step()
@@ -135,12 +150,12 @@ def in_subprocess(n: int, warmup: int, samples: int, threads: int | None) -> flo
                                 capture_output=True, text=True).stdout.strip().splitlines()[-1])
 
 
-def distributed(n: int, warmup: int, samples: int, workers: int
-                ) -> tuple[float, float, dict, dict]:
-    """Median seconds of one synchronous DataParallel step on a LocalCluster, seconds per
-    step of `samples` pipelined steps (trainer.steps), the bytes per step, and the median
-    seconds Dask's task stream saw per task kind and action (grads compute, add transfer...)
-    during the pipelined steps."""
+def distributed(n: int, warmup: int, samples: int, workers: int) -> dict:
+    """On a LocalCluster: median seconds of one synchronous DataParallel step with the batch
+    sent by the driver, seconds per step of `samples` pipelined steps (trainer.steps), the
+    same two with the batch loaded on the workers (step_from / steps_from), the bytes per
+    step of both, and the median seconds Dask's task stream saw per task kind and action
+    (grads compute, grads transfer...) during the driver-sent pipelined steps."""
     from dask.distributed import Client, LocalCluster, get_task_stream
     from jitgrad.distributed import DataParallel
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -148,21 +163,30 @@ def distributed(n: int, warmup: int, samples: int, workers: int
             Client(cluster) as client:
         trainer = DataParallel(client, make_model, make_optimizer, loss_fn)
         x, y = batch(n)
-        t = statistics.median(timed(lambda: trainer.step(x, y), warmup, samples))
+        out = {"sync": statistics.median(timed(lambda: trainer.step(x, y), warmup, samples))}
         piped = []
         with get_task_stream(client) as stream:
             for _ in range(3):
                 t0 = time.perf_counter()
                 trainer.steps([(x, y)] * samples)
                 piped.append((time.perf_counter() - t0) / samples)
+        out["piped"], out["moved"] = min(piped), trainer.bytes_per_step
+        out["local_sync"] = statistics.median(timed(
+            lambda: trainer.step_from(resident_shard, n), warmup, samples))
+        piped = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            trainer.steps_from(resident_shard, [n] * samples)
+            piped.append((time.perf_counter() - t0) / samples)
+        out["local_piped"], out["local_moved"] = min(piped), trainer.bytes_per_step
         trainer.close()
         parts: dict = {}
         for rec in stream.data:
             for ss in rec["startstops"]:
                 parts.setdefault(f"{rec['key'].split('-')[1]} {ss['action']}", []).append(
                     ss["stop"] - ss["start"])
-        parts = {k: statistics.median(v) for k, v in sorted(parts.items())}
-        return t, min(piped), trainer.bytes_per_step, parts
+        out["parts"] = {k: statistics.median(v) for k, v in sorted(parts.items())}
+        return out
 
 
 def main() -> None:
@@ -175,17 +199,24 @@ def main() -> None:
     sys.path.insert(0, HERE)           # the workers unpickle make_model etc. from dask_step
     t1 = in_subprocess(a.batch, a.warmup, a.samples, threads=1)
     tn = in_subprocess(a.batch, a.warmup, a.samples, threads=None)
-    td, tp, moved, parts = distributed(a.batch, a.warmup, a.samples, a.workers)
+    d = distributed(a.batch, a.warmup, a.samples, a.workers)
     print(f"W4 MLP {'-'.join(map(str, SIZES))}, batch {a.batch}, SGD step, median of "
           f"{a.samples}")
     print(f"  1 process, 1 thread       : {t1 * 1e3:7.2f} ms")
     print(f"  1 process, default threads: {tn * 1e3:7.2f} ms")
-    print(f"  Dask, {a.workers} workers x 1 thread: {td * 1e3:7.2f} ms   speedup "
-          f"{t1 / td:.2f}x over 1 thread, {tn / td:.2f}x over default threads")
-    print(f"  Dask, pipelined (steps()) : {tp * 1e3:7.2f} ms   speedup {t1 / tp:.2f}x over 1 "
-          f"thread, {tn / tp:.2f}x over default threads")
-    print("  per task (median): " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in parts.items()))
-    print("  bytes per step: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in moved.items()))
+    for what, sync, piped in (("batch sent by the driver", "sync", "piped"),
+                              ("batch loaded on the workers", "local_sync", "local_piped")):
+        td, tp = d[sync], d[piped]
+        print(f"  Dask, {a.workers} workers x 1 thread, {what}:")
+        print(f"    step()                  : {td * 1e3:7.2f} ms   speedup {t1 / td:.2f}x over "
+              f"1 thread, {tn / td:.2f}x over default threads")
+        print(f"    pipelined               : {tp * 1e3:7.2f} ms   speedup {t1 / tp:.2f}x over "
+              f"1 thread, {tn / tp:.2f}x over default threads")
+    print("  per task, batch sent (median): " + ", ".join(
+        f"{k} {v * 1e3:.1f} ms" for k, v in d["parts"].items()))
+    for what, key in (("sent", "moved"), ("loaded", "local_moved")):
+        print(f"  bytes per step, batch {what}: " + ", ".join(
+            f"{k} {v / 1e6:.2f} MB" for k, v in d[key].items()))
 
 
 if __name__ == "__main__":

@@ -113,15 +113,16 @@ def test_data_parallel_equals_single_process(two, opt_name, loss_fn, reduction):
 
 
 def test_bytes_per_step_is_what_the_workers_received(two):
-    # payload: 8*16 + 16 + 16*3 + 3 = 195 gradient values and the loss, float32
+    # payload: 8*16 + 16 + 16*3 + 3 = 195 gradient values, the loss and the row count,
+    # float32
     (x, y), = batches(1, rows=10)
     with DataParallel(two, make_model, OPTIMIZERS["sgd"], mean_loss) as trainer:
-        assert trainer.payload_bytes == 196 * 4
+        assert trainer.payload_bytes == 197 * 4
         trainer.step(x, y)
         trainer.step(x, y)
         assert trainer.bytes_per_step == {"shards": x.nbytes + y.nbytes,
-                                          "gradients_gathered": 2 * 784,
-                                          "total": x.nbytes + y.nbytes + 2 * 784}
+                                          "gradients_gathered": 2 * 788,
+                                          "total": x.nbytes + y.nbytes + 2 * 788}
         tid = trainer.tid
 
     def received(dask_worker):
@@ -130,8 +131,51 @@ def test_bytes_per_step_is_what_the_workers_received(two):
     logs = two.run(received)
     moved = {k: n for log in logs.values() for k, n in log.items()}
     # per step, each worker fetches the other's payload once (the last step's at close())
-    assert sorted(moved.values()) == [784] * 4
+    assert sorted(moved.values()) == [788] * 4
     assert sorted(k.split("-")[1] for k in moved) == ["grads"] * 4
+
+
+STEP_DATA = batches()
+
+
+def load_shard(index, rank, world):
+    """A loader of step_from: this rank's rows of step `index`'s batch (on the worker)."""
+    if index == "empty":
+        return ()
+    if index == "ragged":
+        return np.zeros((3, 8), np.float32), np.zeros(2, np.int64)
+    x, y = STEP_DATA[index]
+    return np.array_split(x, world)[rank], np.array_split(y, world)[rank]
+
+
+@pytest.mark.parametrize("opt_name,loss_fn,reduction", [
+    ("adam", mean_loss, "mean"), ("momentum", sum_loss, "sum")])
+def test_step_from_a_loader_on_the_workers_equals_single_process(two, opt_name, loss_fn,
+                                                                  reduction):
+    want_losses, want, _ = single_process(opt_name, loss_fn, STEP_DATA)
+    with DataParallel(two, make_model, OPTIMIZERS[opt_name], loss_fn,
+                      reduction=reduction) as trainer:
+        losses = [trainer.step_from(load_shard, 0)] + trainer.steps_from(load_shard, [1, 2])
+        assert trainer.bytes_per_step == {"shards": 0, "gradients_gathered": 2 * 788,
+                                          "total": 2 * 788}
+        replicas = [trainer.state_dict(i) for i in range(2)]
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-5, atol=1e-6)
+    for name, value in want.items():
+        np.testing.assert_allclose(replicas[0][name], value, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(replicas[0][name], replicas[1][name])
+
+
+def test_step_from_errors_name_the_loader(two):
+    with DataParallel(two, make_model, OPTIMIZERS["sgd"], mean_loss) as trainer:
+        with pytest.raises(TypeError, match=r"loader\(index, rank, world\)"):
+            trainer.step_from(STEP_DATA, 0)
+        with pytest.raises(ValueError, match="shard for step 'empty' on rank [01] is empty"):
+            trainer.step_from(load_shard, "empty")
+        with pytest.raises(ValueError, match=r"shapes \[\(3, 8\), \(2,\)\]"):
+            trainer.step_from(load_shard, "ragged")
+        # a failed step leaves the replicas usable
+        want_losses, _, _ = single_process("sgd", mean_loss, STEP_DATA[:1])
+        assert trainer.step_from(load_shard, 0) == pytest.approx(want_losses[0], rel=1e-5)
 
 
 def test_beyond_all_gather_max_workers_a_tree_sums_the_payloads(two, monkeypatch):

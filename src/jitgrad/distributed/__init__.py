@@ -6,6 +6,7 @@ parameter sweeps on an existing dask.distributed cluster, one machine or many.
     client = Client()                       # or Client("tcp://scheduler:8786")
     trainer = DataParallel(client, make_model, make_optimizer, loss_fn)
     loss = trainer.step(x, y)               # the batch is split over the workers
+    loss = trainer.step_from(load, step)    # or each worker loads load(step, rank, world)
 
 Importing this module does not import Dask; the first DataParallel or sweep does (and says
 how to install it when it is missing). See README "Distributed training on Dask".

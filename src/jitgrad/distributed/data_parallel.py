@@ -1,14 +1,17 @@
 """DataParallel: one model + optimizer replica per Dask worker, trained in lock step.
 
 A step, all submitted to the scheduler at once:
-  1. the driver splits the batch along axis 0 into one shard per worker (np.array_split)
-     and sends shard i with the task `grads` pinned to worker i;
+  1. step(): the driver splits the batch along axis 0 into one shard per worker
+     (np.array_split) and sends shard i with the task `grads` pinned to worker i;
+     step_from(loader, index): worker i loads its own shard, loader(index, i, K), and the
+     driver sends only the loader and the index;
   2. worker i first applies the previous step's update: it sums the previous step's
      payloads in worker order (the same additions on every worker, so every replica gets
      the same sum to the bit) and runs the optimizer step; then it runs forward and
      backward on its shard (its program cache makes every step after the first a replay)
-     and keeps one flat payload: its gradients times n_i/N (mean loss) and its weighted
-     loss;
+     and keeps one flat payload: its gradients and loss, times its row count n_i for a
+     mean loss, then n_i (the sum's last value is the batch's N, which a mean divides by
+     after the sum: no worker needs another shard's size);
   3. with up to ALL_GATHER_MAX workers, that is the whole step: each worker fetches the
      others' payloads as the inputs of its next `grads` (one wave of tasks per step, one
      transfer hop on the critical path). With more, K(K-1) transfers per step would grow
@@ -16,11 +19,11 @@ A step, all submitted to the scheduler at once:
      the worker that holds its left operand, K-1 transfers up, K-1 fetches of the sum
      down), and the next `grads` takes the sum (two waves per step).
 
-Bytes moved per step, K workers, a payload of (P+1)b bytes (P gradient values of b bytes
-and the loss), a batch of B bytes: shards B (driver -> workers), plus worker to worker
-K(K-1)(P+1)b gathered (K <= ALL_GATHER_MAX), or (K-1)(P+1)b up and (K-1)(P+1)b down
-the tree. The driver never touches a gradient, so its link carries only the batch and one
-float per step; `bytes_per_step` reports these numbers. Parameters never move after init
+Bytes moved per step, K workers, a payload of (P+2)b bytes (P gradient values of b bytes,
+the loss and the row count), a batch of B bytes: shards B (driver -> workers; 0 with
+step_from), plus worker to worker K(K-1)(P+2)b gathered (K <= ALL_GATHER_MAX), or
+(K-1)(P+2)b up and (K-1)(P+2)b down the tree. The driver never touches a gradient, so its
+link carries only the batch (or the loader) and one float per step; `bytes_per_step` reports these numbers. Parameters never move after init
 (the replicas start from the driver's state dict).
 """
 
@@ -81,7 +84,7 @@ class DataParallel:
         self.step_count = 0
         self.bytes_init = len(workers) * sum(v.nbytes for v in init_state.values())
         futures = [self._on(i, replica.init, self.tid, model_fn, optimizer_fn, loss_fn,
-                            init_state, key=f"jitgrad-init-{self.tid}-{i}")
+                            init_state, reduction == "mean", key=f"jitgrad-init-{self.tid}-{i}")
                    for i in range(len(workers))]
         size, dtype = client.gather(futures)[0]
         self.payload_bytes = size * np.dtype(dtype).itemsize
@@ -109,8 +112,7 @@ class DataParallel:
         each replica at the start of the next step (or by state_dict/close), so a step is
         one wave of tasks, `grads` on every worker (two with a tree of adds beyond
         ALL_GATHER_MAX workers)."""
-        if self._closed:
-            raise RuntimeError("DataParallel.step after close()")
+        self._check_open()
         if not batch:
             raise ValueError("DataParallel.step needs at least one array (the batch)")
         arrays = [np.asarray(b) for b in batch]
@@ -123,25 +125,55 @@ class DataParallel:
         if n < k:
             raise ValueError(f"DataParallel.step: a batch of {n} rows cannot be split over "
                              f"{k} workers; give at least {k} rows")
+        shards = [np.array_split(a, k) for a in arrays]          # views: no copy here
+        return self._submit(lambda i, previous, key: self._on(
+            i, replica.grads, self.tid, [sh[i] for sh in shards], previous, key=key),
+            shard_bytes=int(sum(a.nbytes for a in arrays)))
+
+    def step_from(self, loader: Callable[[Any, int, int], Any], index: Any) -> float:
+        """One synchronous step on a batch each worker loads itself: worker `rank` of
+        `world` trains on `loader(index, rank, world)`, a tuple of arrays sharing their first
+        axis (or one array), so no batch passes through the driver. The batch's loss."""
+        return self._gather([self.step_from_async(loader, index)])[0]
+
+    def steps_from(self, loader: Callable[[Any, int, int], Any],
+                   indices: Iterable[Any]) -> list[float]:
+        """step_from for several indices, submitted at once (pipelined, as steps())."""
+        return self._gather([self.step_from_async(loader, i) for i in indices])
+
+    def step_from_async(self, loader: Callable[[Any, int, int], Any], index: Any) -> Any:
+        """Submit one step_from; a Dask Future of its loss. The loader is pickled with each
+        task: load or memory-map the shard there, rather than close over the data."""
+        self._check_open()
+        if not callable(loader):
+            raise TypeError(f"DataParallel.step_from: loader must be callable as "
+                            f"loader(index, rank, world), got {type(loader).__name__}")
+        k = len(self.workers)
+        return self._submit(lambda i, previous, key: self._on(
+            i, replica.grads_from, self.tid, loader, index, i, k, previous, key=key),
+            shard_bytes=0)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("DataParallel.step after close()")
+
+    def _submit(self, grads: Callable[[int, Any, str], Any], shard_bytes: int) -> Any:
+        """One step's tasks: grads(i, previous payloads, key) on every worker i, then the
+        sum (a tree beyond ALL_GATHER_MAX workers); a Future of the batch's loss."""
         if self._pending is not None and any(f.status == "error" for f in self._pending):
             self._pending = None        # the failed step's payloads do not all exist
-        shards = [np.array_split(a, k) for a in arrays]          # views: no copy here
         tag = f"{self.tid}-{self.step_count}"
-        level = []
-        for i in range(k):
-            part = [sh[i] for sh in shards]
-            weight = part[0].shape[0] / n if self.reduction == "mean" else 1.0
-            level.append((self._on(i, replica.grads, self.tid, weight, part, self._pending,
-                                   key=f"jitgrad-grads-{tag}-{i}"), i))
+        k = len(self.workers)
+        level = [(grads(i, self._pending, f"jitgrad-grads-{tag}-{i}"), i) for i in range(k)]
         self.step_count += 1
-        shard_bytes = int(sum(a.nbytes for a in arrays))
+        mean = self.reduction == "mean"
         if k <= ALL_GATHER_MAX:         # the next grads tasks gather every payload
             self._pending = [f for f, _ in level]
             moved = k * (k - 1) * self.payload_bytes
             self.bytes_per_step = {"shards": shard_bytes, "gradients_gathered": moved,
                                    "total": shard_bytes + moved}
             # (worker 0 fetches the others' payloads for this, as its next grads needs)
-            return self._on(0, replica.loss, *self._pending, key=f"jitgrad-loss-{tag}")
+            return self._on(0, replica.loss, mean, *self._pending, key=f"jitgrad-loss-{tag}")
         depth = 0
         while len(level) > 1:                                    # the tree reduction
             nxt = []
@@ -156,7 +188,8 @@ class DataParallel:
         moved = (k - 1) * self.payload_bytes
         self.bytes_per_step = {"shards": shard_bytes, "gradients_up": moved,
                                "gradients_down": moved, "total": shard_bytes + 2 * moved}
-        return self._on(level[0][1], replica.loss, level[0][0], key=f"jitgrad-loss-{tag}")
+        return self._on(level[0][1], replica.loss, mean, level[0][0],
+                        key=f"jitgrad-loss-{tag}")
 
     def _flush(self) -> None:
         """Apply the last step's update on every replica (the next step would have)."""

@@ -2,8 +2,12 @@
 kept in this module's memory on the worker process between tasks.
 
 Every function here runs as a Dask task pinned to one worker. A step's gradient payload is
-one flat array in the parameters' dtype: the concatenated (weighted) gradients followed by
-the weighted loss, so Dask ships a single contiguous buffer and its byte count is exact.
+one flat array in the parameters' dtype: the concatenated gradients and the loss, each
+times the shard's row count n_i for a mean loss (as they are for a sum loss), then n_i.
+The payloads' sum holds the whole batch's gradient, loss and row count N: a mean divides by
+N once, after the sum, so a worker needs no other shard's size (a shard loaded on the
+worker itself is as good as one the driver split). Dask ships one contiguous buffer and
+its byte count is exact.
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ _REPLICAS: dict[tuple[str, str], "Replica"] = {}
 class Replica:
     """A model, its optimizer and the loss; `slices` place each parameter in the payload."""
 
-    def __init__(self, model: Any, optimizer: Any, loss_fn: Callable) -> None:
-        self.model, self.optimizer, self.loss_fn = model, optimizer, loss_fn
+    def __init__(self, model: Any, optimizer: Any, loss_fn: Callable, mean: bool) -> None:
+        self.model, self.optimizer, self.loss_fn, self.mean = model, optimizer, loss_fn, mean
         self.params = [p for p in model.parameters() if not p.stop_gradient]
         if not self.params:
             raise ValueError("DataParallel: the model has no trainable parameters")
@@ -68,7 +72,7 @@ def allocate_like_a_plain_process() -> bool:
 
 
 def init(tid: str, model_fn: Callable, optimizer_fn: Callable, loss_fn: Callable,
-         state: dict) -> tuple[int, str]:
+         state: dict, mean: bool) -> tuple[int, str]:
     """Build the replica from the driver's initial state; (values per payload, dtype)."""
     allocate_like_a_plain_process()
     model = model_fn()
@@ -78,32 +82,57 @@ def init(tid: str, model_fn: Callable, optimizer_fn: Callable, loss_fn: Callable
     if missing or unexpected:
         raise ValueError(f"DataParallel: the initial state does not fit model_fn()'s model "
                          f"(missing {missing}, unexpected {unexpected})")
-    replica = Replica(model, None, loss_fn)
+    replica = Replica(model, None, loss_fn, mean)
     replica.optimizer = optimizer_fn(replica.params)
     _REPLICAS[tid, worker_address()] = replica
-    return replica.size + 1, replica.dtype.str
+    return replica.size + 2, replica.dtype.str
 
 
-def grads(tid: str, weight: float, arrays: list, previous: list | None) -> np.ndarray:
+def grads(tid: str, arrays: list, previous: list | None) -> np.ndarray:
     """Apply the previous step's update (`previous`: its payloads, or their sum), then
-    forward and backward on this worker's shard; the gradients times `weight` (n_i/N for
-    a mean loss, so the shards' payloads sum to the whole batch's), then the weighted
-    loss."""
-    import jitgrad
+    forward and backward on this worker's shard; its payload (module docstring)."""
     if previous is not None:
         apply(tid, previous)
-    r = _get(tid)
+    return _payload(_get(tid), arrays)
+
+
+def grads_from(tid: str, loader: Callable, index: Any, rank: int, world: int,
+               previous: list | None) -> np.ndarray:
+    """grads() on the shard `loader(index, rank, world)` loads on this worker."""
+    if previous is not None:
+        apply(tid, previous)
+    got = loader(index, rank, world)
+    arrays = list(got) if isinstance(got, (tuple, list)) else [got]
+    what = f"the loader's shard for step {index!r} on rank {rank}"
+    if not arrays:
+        raise ValueError(f"DataParallel: {what} is empty; return a tuple of arrays")
+    arrays = [np.asarray(a) for a in arrays]
+    if any(a.ndim == 0 for a in arrays) or any(a.shape[0] != arrays[0].shape[0]
+                                               for a in arrays):
+        raise ValueError(f"DataParallel: {what} has arrays of shapes "
+                         f"{[a.shape for a in arrays]}; they need one first (row) axis of "
+                         f"the same length")
+    if arrays[0].shape[0] == 0:
+        raise ValueError(f"DataParallel: {what} has no rows; give every worker at least one")
+    return _payload(_get(tid), arrays)
+
+
+def _payload(r: Replica, arrays: list) -> np.ndarray:
+    import jitgrad
+    rows = arrays[0].shape[0]
+    weight = float(rows) if r.mean else 1.0
     loss = r.loss_fn(r.model, *[jitgrad.to_tensor(a) for a in arrays])
     if not isinstance(loss, jitgrad.Tensor) or loss.size != 1:
         shape = f" of shape {list(loss.shape)}" if hasattr(loss, "shape") else ""
         raise TypeError(f"loss_fn must return a scalar jitgrad Tensor (the batch's mean or "
                         f"sum loss), got a {type(loss).__name__}{shape}")
     loss.backward()
-    out = np.zeros(r.size + 1, dtype=r.dtype)
+    out = np.zeros(r.size + 2, dtype=r.dtype)
     for p, (a, b) in zip(r.params, r.slices):
         if p._grad is not None:
             np.multiply(p._grad.reshape(-1), weight, out=out[a:b], casting="unsafe")
-    out[-1] = float(loss) * weight
+    out[-2] = float(loss) * weight
+    out[-1] = rows
     r.optimizer.clear_grad(set_to_zero=False)
     return out
 
@@ -125,22 +154,26 @@ def total(payloads: list) -> np.ndarray:
 
 
 def apply(tid: str, payloads: list) -> float:
-    """Give every parameter its slice of the summed gradient and step the optimizer; every
-    replica runs this on the same payloads, so the replicas stay identical."""
+    """Give every parameter its slice of the summed gradient (over the batch's N rows for a
+    mean loss) and step the optimizer; every replica runs this on the same payloads, so
+    the replicas stay identical. The batch's loss."""
     r = _get(tid)
     summed = total(payloads)
+    if r.mean:
+        summed = summed[:-1] / summed[-1]
     for p, (a, b) in zip(r.params, r.slices):
         # a copy: the payloads belong to Dask (and may be read-only after transfer)
         p._grad = np.array(summed[a:b].reshape(p._data.shape), dtype=p._data.dtype)
     r.optimizer.step()
     r.optimizer.clear_grad(set_to_zero=False)
-    return float(summed[-1])
+    return float(summed[r.size])
 
 
-def loss(*payloads: np.ndarray) -> float:
-    """The batch's loss: the last value of the payloads' sum (so the driver fetches a
-    float, not a payload)."""
-    return float(sum(float(p[-1]) for p in payloads))
+def loss(mean: bool, *payloads: np.ndarray) -> float:
+    """The batch's loss from the payloads' loss and row-count slots (so the driver fetches
+    a float, not a payload)."""
+    value = sum(float(p[-2]) for p in payloads)
+    return value / sum(float(p[-1]) for p in payloads) if mean else value
 
 
 def state(tid: str) -> tuple[dict, dict]:
