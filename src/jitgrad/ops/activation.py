@@ -128,7 +128,7 @@ def _hsig_mask(x, slope, offset):
 hardsigmoid_op = unary(
     "hardsigmoid",
     lambda x, slope, offset: np.clip(slope * x + offset, 0, 1).astype(x.dtype),
-    lambda m, x, out, slope, offset: m.mask(_hsig_mask(m.data(x), slope, offset) * slope),
+    lambda m, x, out, slope, offset: m.mask(_hsig_mask(m.data(x), slope, offset)) * slope,
     domain=(-5.0, 5.0), cases=_cases(slope=1 / 6, offset=0.5))
 
 

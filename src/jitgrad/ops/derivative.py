@@ -32,6 +32,8 @@ from . import factor_kernels as FK
 from .core import const
 from .registry import OpDef, defop
 
+_ndarray = np.ndarray
+
 _NUMPY_FUNCTIONS: dict[str, Callable] = {
     "rsqrt": lambda x: 1 / np.sqrt(x),
     "square": np.square,
@@ -42,6 +44,7 @@ def numpy_function(name: str, fn: Callable) -> None:
     """`m.<name>(...)` in a derivative runs `fn` on arrays (the jitgrad op `name` on
     Tensors)."""
     _NUMPY_FUNCTIONS[name] = fn
+    _NUMPY_MATHS.clear()        # (a NumpyMath may have looked the name up in numpy already)
 
 
 class NumpyMath:
@@ -65,6 +68,18 @@ class NumpyMath:
         fn = _NUMPY_FUNCTIONS.get(name) or getattr(np, name)
         setattr(self, name, fn)
         return fn
+
+
+_NUMPY_MATHS: dict[np.dtype, NumpyMath] = {}
+
+
+def numpy_math(dtype: np.dtype) -> NumpyMath:
+    """The NumpyMath of a dtype: one per dtype, so the functions it looked up stay cached
+    (a new one per factor cost ~1 us in lookups)."""
+    m = _NUMPY_MATHS.get(dtype)
+    if m is None:
+        m = _NUMPY_MATHS[dtype] = NumpyMath(dtype)
+    return m
 
 
 class OpsMath:
@@ -127,13 +142,21 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     plans = [FK.trace(d, tuple(range(nin)) + ("out",)) for d in derivs]   # None: saved
     saved = [(i, d) for i, (d, plan) in enumerate(zip(derivs, plans)) if plan is None]
 
-    def factor(d: Callable, out: np.ndarray, inputs: Any, attrs: dict) -> np.ndarray:
-        return np.asarray(d(NumpyMath(out.dtype), *inputs, out, **attrs), dtype=out.dtype)
-
     def save(needs: tuple, out: np.ndarray, *inputs: np.ndarray, **attrs: Any) -> tuple:
         # (None: that input needs no gradient; the node's edge to it is fixed now, so the
         # backward never asks for its factor)
-        return tuple(factor(d, out, inputs, attrs) if needs[i] else None for i, d in saved)
+        dt = out.dtype
+        m = _NUMPY_MATHS.get(dt) or numpy_math(dt)
+        factors = []
+        for i, d in saved:
+            if needs[i]:
+                f = d(m, *inputs, out, **attrs)
+                if type(f) is not _ndarray or f.dtype is not dt:
+                    f = np.asarray(f, dtype=dt)
+                factors.append(f)
+            else:
+                factors.append(None)
+        return tuple(factors)
 
     def lower(b: Any, node: Any, g: Any, gins: list) -> None:
         j = -1

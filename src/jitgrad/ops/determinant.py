@@ -16,7 +16,7 @@ from .shape import reshape, unsqueeze
 
 
 def _inv_T(x: np.ndarray) -> np.ndarray:
-    return np.swapaxes(_inv_or_nan(x), -1, -2).astype(x.dtype)
+    return np.swapaxes(_inv_or_nan(x), -1, -2).astype(x.dtype, copy=False)
 
 
 def _mat(g: Tensor) -> Tensor:
@@ -74,6 +74,8 @@ def _cofactor(x: np.ndarray, d: np.ndarray) -> np.ndarray:
     n - 1)."""
     sing = d == 0
     c = np.empty(x.shape, x.dtype)
+    if not sing.any():                  # (the common case: no masks, no copies of x)
+        return np.multiply(np.swapaxes(np.linalg.inv(x), -1, -2), d[..., None, None], out=c)
     if not sing.all():
         c[~sing] = np.swapaxes(np.linalg.inv(x[~sing]), -1, -2) * d[~sing][..., None, None]
     if sing.any():

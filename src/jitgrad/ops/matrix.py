@@ -93,7 +93,7 @@ def inverse(x: Tensor, name: str | None = None) -> Tensor:
 def _inv_or_nan(a: np.ndarray) -> np.ndarray:
     """inv(a), NaN for the singular matrices of the batch (where a gradient is undefined)."""
     try:
-        return np.linalg.inv(a).astype(a.dtype)
+        return np.linalg.inv(a).astype(a.dtype, copy=False)
     except np.linalg.LinAlgError:
         flat = a.reshape((-1,) + a.shape[-2:])
         out = np.full_like(flat, np.nan)
@@ -131,7 +131,7 @@ solve_op = defop(
     fused="linear algebra: a solve with A^T and a GEMM",
     min_ndim=2, nin=2,
     forward=lambda x, y: np.linalg.solve(x, y).astype(np.result_type(x, y)),
-    save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype),),
+    save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype, copy=False),),
     vjp=_solve_vjp, lower=_lower_solve,
     cases=({"shapes": ((3, 3), (3, 2)), "smooth": True,
             "values": [_wellcond(3), [[1., 2.], [0., -1.], [0.5, .3]]]},
@@ -204,7 +204,7 @@ cholesky_op = defop(
     "cholesky",
     fused="linear algebra: the gradient through the factor's inverse, saved",
     min_ndim=2, forward=_chol_forward, lower=_lower_chol,
-    save=lambda out, x: (np.linalg.inv(out).astype(out.dtype),), vjp=_chol_vjp,
+    save=lambda out, x: (np.linalg.inv(out).astype(out.dtype, copy=False),), vjp=_chol_vjp,
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_spd_values(2, (2,))]}))
 

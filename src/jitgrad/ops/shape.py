@@ -212,7 +212,7 @@ def flatten(x: Tensor, start_axis: int = 0, stop_axis: int = -1) -> Tensor:
     s, e = start_axis % len(shape), stop_axis % len(shape)
     if s > e:
         raise ValueError(f"flatten: start_axis {start_axis} is after stop_axis {stop_axis}")
-    return reshape(x, shape[:s] + [int(np.prod(shape[s:e + 1]))] + shape[e + 1:])
+    return reshape(x, shape[:s] + [math.prod(shape[s:e + 1])] + shape[e + 1:])
 
 
 def squeeze(x: Tensor, axis: Any = None) -> Tensor:
