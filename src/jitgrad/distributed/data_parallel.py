@@ -143,7 +143,9 @@ class DataParallel:
 
     def step_from_async(self, loader: Callable[[Any, int, int], Any], index: Any) -> Any:
         """Submit one step_from; a Dask Future of its loss. The loader is pickled with each
-        task: load or memory-map the shard there, rather than close over the data."""
+        task: load or memory-map the shard there, rather than close over the data. A cache
+        it keeps between steps must live in an importable module: cloudpickle ships a
+        function of a script's __main__ by value, with a fresh copy of its globals."""
         self._check_open()
         if not callable(loader):
             raise TypeError(f"DataParallel.step_from: loader must be callable as "
