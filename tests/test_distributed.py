@@ -308,3 +308,22 @@ def test_a_replica_restores_glibcs_adaptive_mmap_threshold():
     # temporary array became a fresh mmap, a worker's step 1.35x slower)
     from jitgrad.distributed import replica
     assert replica.allocate_like_a_plain_process() is True
+
+
+def test_a_float16_models_payload_is_float32_so_large_shards_neither_round_nor_overflow():
+    # (a payload holds gradients times the shard's rows and the row count: in float16 a
+    # count of 3001 rounds to 3000 and 3001 * 30 overflows)
+    from jitgrad.distributed import replica
+    model = nn.Linear(2, 1)
+    model.to(dtype="float16")
+    r = replica.Replica(model, None, lambda m, x: (m(x) * 30.0).mean(), mean=True)
+    r.optimizer = paddle.optimizer.SGD(0.1, parameters=r.params)
+    assert r.dtype == np.float32
+    x = np.ones((3001, 2), np.float16)
+    r.loss_fn(model, paddle.to_tensor(x)).backward()
+    g = model.weight.grad.numpy().reshape(-1)          # ~30 (30 x), in float16
+    model.clear_gradients()
+    payload = replica._payload(r, [x])
+    assert payload.dtype == np.float32 and payload[-1] == 3001
+    np.testing.assert_array_equal(payload[:2], g.astype(np.float32) * np.float32(3001))
+    assert np.isfinite(payload).all() and payload[0] > 65504     # (float16's largest)

@@ -31,7 +31,9 @@ class Replica:
         self.params = [p for p in model.parameters() if not p.stop_gradient]
         if not self.params:
             raise ValueError("DataParallel: the model has no trainable parameters")
-        self.dtype = np.result_type(*[p._data.dtype for p in self.params])
+        # (at least float32: a float16 payload would round row counts above 2048 and
+        # overflow gradients times n_i; the sum is cast back when applied)
+        self.dtype = np.result_type(np.float32, *[p._data.dtype for p in self.params])
         self.slices, at = [], 0
         for p in self.params:
             self.slices.append((at, at + p._data.size))
@@ -130,7 +132,7 @@ def _payload(r: Replica, arrays: list) -> np.ndarray:
     out = np.zeros(r.size + 2, dtype=r.dtype)
     for p, (a, b) in zip(r.params, r.slices):
         if p._grad is not None:
-            np.multiply(p._grad.reshape(-1), weight, out=out[a:b], casting="unsafe")
+            np.multiply(p._grad.reshape(-1), weight, out=out[a:b], dtype=r.dtype)
     out[-2] = float(loss) * weight
     out[-1] = rows
     r.optimizer.clear_grad(set_to_zero=False)
