@@ -44,9 +44,12 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-04 16:58-17:04 UTC: 214 rows, every one a program-cache hit, geometric mean 1.65x,
+2026-12-04 21:19-21:26 UTC, the VM quiet: 214 rows, every one a program-cache hit, geometric
+mean 1.68x, median 1.65x, none slower than torch (grad:conv2d 1.00x, grad:embedding,
+put_along_axis and pad 1.04x); miss line 0.96x; perf/op_steps.json holds this run.
+16:58-17:04 UTC: 214 rows, every one a program-cache hit, geometric mean 1.65x,
 median 1.57x, 3 rows slower than torch (silu and put_along_axis 0.97x, log_sigmoid 0.99x;
-other work on the VM during part of the run); perf/op_steps.json holds this run. The 12
+other work on the VM during part of the run). The 12
 rows closest to 1.0x, again with --only at 17:02 on the quiet VM: none slower (1.01-1.22x).
 The run before, 15:41-15:48 UTC, the VM otherwise quiet: 214 rows, every one a program-cache hit,
 geometric mean 1.59x, 12 rows slower than torch (glu 0.90x, digamma 0.91x, max_pool2d_k3s2
