@@ -178,13 +178,17 @@ def test_step_from_errors_name_the_loader(two):
         assert trainer.step_from(load_shard, 0) == pytest.approx(want_losses[0], rel=1e-5)
 
 
-def test_beyond_all_gather_max_workers_a_tree_sums_the_payloads(two, monkeypatch):
+@pytest.mark.parametrize("feed", ["sent", "loaded"])
+def test_beyond_all_gather_max_workers_a_tree_sums_the_payloads(two, monkeypatch, feed):
     from jitgrad.distributed import data_parallel
     monkeypatch.setattr(data_parallel, "ALL_GATHER_MAX", 1)
-    data = batches()
+    data = STEP_DATA
     want_losses, want, _ = single_process("sgd", mean_loss, data)
     with DataParallel(two, make_model, OPTIMIZERS["sgd"], mean_loss) as trainer:
-        losses = [trainer.step(*data[0])] + trainer.steps(data[1:])
+        if feed == "sent":
+            losses = [trainer.step(*data[0])] + trainer.steps(data[1:])
+        else:
+            losses = [trainer.step_from(load_shard, 0)] + trainer.steps_from(load_shard, [1, 2])
         assert set(trainer.bytes_per_step) == {"shards", "gradients_up", "gradients_down",
                                                "total"}
         replicas = [trainer.state_dict(i) for i in range(2)]
