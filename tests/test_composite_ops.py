@@ -181,6 +181,10 @@ COMPOSITES = {
                         [(2, 3, 3, 2), (2,), (2,)], (-2, 2)),
     "group_norm": (lambda x: F.group_norm(x, 2), [(2, 4, 3)], (-2, 2)),
     "interpolate_nearest": (lambda x: F.interpolate(x, size=[5, 3]), [(1, 2, 3, 2)], (-2, 2)),
+    "interpolate_nearest_x2": (lambda x: F.interpolate(x, scale_factor=[2, 3]), [(1, 2, 3, 2)],
+                               (-2, 2)),
+    "upsample_nearest_1d_nlc": (lambda x: F.upsample(x, scale_factor=2, data_format="NLC"),
+                                [(2, 3, 2)], (-2, 2)),
     "interpolate_bilinear": (lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"),
                              [(1, 2, 3, 4)], (-2, 2)),
     "interpolate_bilinear_corners": (lambda x: F.interpolate(x, size=[4, 5], mode="bilinear",
@@ -326,3 +330,14 @@ def test_cdist_matmul_path_matches_differences():
     np.testing.assert_allclose(mm, diff, rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="compute_mode"):
         paddle.cdist(x, y, compute_mode="fast")
+
+
+def test_nearest_upsampling_by_an_integer_factor_repeats_each_value_and_sums_its_gradient():
+    x = np.array([[[[1.0, np.inf], [np.nan, -2.0]]]], np.float32)
+    t = P.to_tensor(x, stop_gradient=False)
+    y = F.interpolate(t, scale_factor=2)
+    np.testing.assert_array_equal(y.numpy(), x.repeat(2, axis=2).repeat(2, axis=3))
+    w = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    (y * P.to_tensor(w)).sum().backward()
+    # each input's gradient: the weights of its 2 x 2 block of copies
+    np.testing.assert_array_equal(t.grad.numpy(), [[[[10.0, 18.0], [42.0, 50.0]]]])

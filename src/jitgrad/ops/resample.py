@@ -61,6 +61,9 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
     out, ratios = _out_size(sp, size, scale_factor)
     maps = [_source(i, o, r, mode, align_corners, align_mode)
             for i, o, r in zip(sp, out, ratios)]
+    reps = [_repeat_factor(i, o, m) for i, o, m in zip(sp, out, maps)]
+    if all(reps):
+        return _back(_repeat_each(x, reps), last)
     if len(sp) <= 2 and bool(np.isfinite(x._data).all()):
         return _back(_separable(x, maps, out), last)
     N, C = x.shape[:2]
@@ -86,6 +89,36 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
     return _back(y, last)
 
 
+def _repeat_factor(n_in: int, n_out: int, source: tuple) -> int:
+    """r when output index o reads input o // r (nearest by an integer factor), else 0."""
+    i0, i1, lam = source
+    rep = n_out // n_in
+    return rep if rep * n_in == n_out and not lam.any() and \
+        np.array_equal(i0, np.arange(n_out) // rep) else 0
+
+
+def _repeat_each(x: Tensor, reps: list[int]) -> Tensor:
+    """Every spatial element repeated reps[d] times along dim d: [N, C, H, W] viewed as
+    [N, C, H, 1, W, 1], broadcast to [N, C, H, rh, W, rw] and merged. Exact for any values
+    (inf and nan too), and its gradient is a sum over the repeats (broadcast_to's), not
+    the product with a resampling matrix that the general path's gradient runs. The values
+    come from np.repeat: copying into the broadcast, whose innermost axis is a repeat of
+    2 or 3, took ~3x as long."""
+    from .core import apply_xy
+    from .shape import broadcast_op
+    inter, full, merged = list(x.shape[:2]), list(x.shape[:2]), list(x.shape[:2])
+    for n, r in zip(x.shape[2:], reps):
+        inter += [n, 1]
+        full += [n, r]
+        merged.append(n * r)
+    data = x._data
+    for axis, r in enumerate(reps):
+        data = np.repeat(data, r, axis=2 + axis)
+    spread = apply_xy(broadcast_op, reshape(x, inter), None, {"shape": tuple(full)},
+                      out=data.reshape(full))
+    return reshape(spread, merged)
+
+
 def _resample_matrix(n_in: int, i0: np.ndarray, i1: np.ndarray, lam: np.ndarray
                      ) -> np.ndarray:
     """[n_out, n_in]: row o holds output o's weights on its two source indices."""
@@ -101,8 +134,7 @@ def _separable(x: Tensor, maps: list, out: list) -> Tensor:
     matmul nodes with small constant matrices instead of a gather (65536-entry index
     tables rebound every step) and a multiply and an add per bilinear corner. For finite
     x only: a zero weight times inf or NaN would spread it along the row."""
-    from .core import apply_xy
-    from .linalg import _NO_TRANSPOSE, matmul, matmul_op
+    from .linalg import matmul
     dt = x._data.dtype
     y = x
     for d in reversed(range(len(out))):
@@ -111,15 +143,7 @@ def _separable(x: Tensor, maps: list, out: list) -> Tensor:
         if out[d] == n_in and np.array_equal(i0, np.arange(n_in)) and not lam.any():
             continue                        # identity along this dim
         m = _resample_matrix(n_in, i0, i1, lam)
-        rep = out[d] // n_in
-        last = d == len(out) - 1
-        if rep * n_in == out[d] and not lam.any() and np.array_equal(i0, np.arange(out[d]) // rep):
-            # nearest by an integer factor: the product's values are a repeat (exact for
-            # finite x), which numpy makes without the batched GEMMs
-            a, b_ = (y, const(m.T, dt)) if last else (const(m, dt), y)
-            y = apply_xy(matmul_op, a, b_, _NO_TRANSPOSE,
-                         np.repeat(y._data, rep, axis=-1 if last else -2))
-        elif last:
+        if d == len(out) - 1:
             y = matmul(y, const(m.T, dt))
         else:
             y = matmul(const(m, dt), y)
