@@ -148,6 +148,23 @@ def load_shard(index, rank, world):
     return np.array_split(x, world)[rank], np.array_split(y, world)[rank]
 
 
+def three_steps(trainer, feed):
+    """STEP_DATA's steps, the first synchronous, the others pipelined; the batches sent by
+    the driver or loaded on the workers; the losses and both replicas' parameters."""
+    if feed == "sent":
+        losses = [trainer.step(*STEP_DATA[0])] + trainer.steps(STEP_DATA[1:])
+    else:
+        losses = [trainer.step_from(load_shard, 0)] + trainer.steps_from(load_shard, [1, 2])
+    return losses, [trainer.state_dict(i) for i in range(2)]
+
+
+def assert_single_process_values(losses, replicas, want_losses, want):
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-5, atol=1e-6)
+    for name, value in want.items():
+        np.testing.assert_allclose(replicas[0][name], value, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(replicas[0][name], replicas[1][name])
+
+
 @pytest.mark.parametrize("opt_name,loss_fn,reduction", [
     ("adam", mean_loss, "mean"), ("momentum", sum_loss, "sum")])
 def test_step_from_a_loader_on_the_workers_equals_single_process(two, opt_name, loss_fn,
@@ -155,14 +172,10 @@ def test_step_from_a_loader_on_the_workers_equals_single_process(two, opt_name, 
     want_losses, want, _ = single_process(opt_name, loss_fn, STEP_DATA)
     with DataParallel(two, make_model, OPTIMIZERS[opt_name], loss_fn,
                       reduction=reduction) as trainer:
-        losses = [trainer.step_from(load_shard, 0)] + trainer.steps_from(load_shard, [1, 2])
+        losses, replicas = three_steps(trainer, "loaded")
         assert trainer.bytes_per_step == {"shards": 0, "gradients_gathered": 2 * 788,
                                           "total": 2 * 788}
-        replicas = [trainer.state_dict(i) for i in range(2)]
-    np.testing.assert_allclose(losses, want_losses, rtol=1e-5, atol=1e-6)
-    for name, value in want.items():
-        np.testing.assert_allclose(replicas[0][name], value, rtol=1e-5, atol=1e-6)
-        np.testing.assert_array_equal(replicas[0][name], replicas[1][name])
+    assert_single_process_values(losses, replicas, want_losses, want)
 
 
 def test_step_from_errors_name_the_loader(two):
@@ -182,20 +195,12 @@ def test_step_from_errors_name_the_loader(two):
 def test_beyond_all_gather_max_workers_a_tree_sums_the_payloads(two, monkeypatch, feed):
     from jitgrad.distributed import data_parallel
     monkeypatch.setattr(data_parallel, "ALL_GATHER_MAX", 1)
-    data = STEP_DATA
-    want_losses, want, _ = single_process("sgd", mean_loss, data)
+    want_losses, want, _ = single_process("sgd", mean_loss, STEP_DATA)
     with DataParallel(two, make_model, OPTIMIZERS["sgd"], mean_loss) as trainer:
-        if feed == "sent":
-            losses = [trainer.step(*data[0])] + trainer.steps(data[1:])
-        else:
-            losses = [trainer.step_from(load_shard, 0)] + trainer.steps_from(load_shard, [1, 2])
+        losses, replicas = three_steps(trainer, feed)
         assert set(trainer.bytes_per_step) == {"shards", "gradients_up", "gradients_down",
                                                "total"}
-        replicas = [trainer.state_dict(i) for i in range(2)]
-    np.testing.assert_allclose(losses, want_losses, rtol=1e-5, atol=1e-6)
-    for name, value in want.items():
-        np.testing.assert_allclose(replicas[0][name], value, rtol=1e-5, atol=1e-6)
-        np.testing.assert_array_equal(replicas[0][name], replicas[1][name])
+    assert_single_process_values(losses, replicas, want_losses, want)
 
 
 def test_one_worker_trainer_and_input_errors(two):
