@@ -336,3 +336,21 @@ def test_a_float16_models_payload_is_float32_so_large_shards_neither_round_nor_o
     assert payload.dtype == np.float32 and payload[-1] == 3001
     np.testing.assert_array_equal(payload[:2], g.astype(np.float32) * np.float32(3001))
     assert np.isfinite(payload).all() and payload[0] > 65504     # (float16's largest)
+
+
+def test_a_failed_step_leaves_no_gradient_behind_for_the_next():
+    from jitgrad.distributed import replica
+    model = nn.Linear(2, 1)
+    r = replica.Replica(model, None, None, mean=False)
+    r.optimizer = paddle.optimizer.SGD(0.1, parameters=r.params)
+    x = np.ones((3, 2), np.float32)
+
+    def backward_then_wrong_result(m, x):      # gradients accumulated, then the step fails
+        m(x).sum().backward()
+        return m(x)
+    r.loss_fn = backward_then_wrong_result
+    with pytest.raises(TypeError, match=r"scalar jitgrad Tensor .* shape \[3, 1\]"):
+        replica._payload(r, [x])
+    r.loss_fn = lambda m, x: m(x).sum()
+    payload = replica._payload(r, [x])
+    np.testing.assert_array_equal(payload[:3], [3.0, 3.0, 3.0])   # d sum(x w + b): 3, 3, 3

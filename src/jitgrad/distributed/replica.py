@@ -123,19 +123,23 @@ def _payload(r: Replica, arrays: list) -> np.ndarray:
     import jitgrad
     rows = arrays[0].shape[0]
     weight = float(rows) if r.mean else 1.0
-    loss = r.loss_fn(r.model, *[jitgrad.to_tensor(a) for a in arrays])
-    if not isinstance(loss, jitgrad.Tensor) or loss.size != 1:
-        shape = f" of shape {list(loss.shape)}" if hasattr(loss, "shape") else ""
-        raise TypeError(f"loss_fn must return a scalar jitgrad Tensor (the batch's mean or "
-                        f"sum loss), got a {type(loss).__name__}{shape}")
-    loss.backward()
-    out = np.zeros(r.size + 2, dtype=r.dtype)
-    for p, (a, b) in zip(r.params, r.slices):
-        if p._grad is not None:
-            np.multiply(p._grad.reshape(-1), weight, out=out[a:b], dtype=r.dtype)
-    out[-2] = float(loss) * weight
-    out[-1] = rows
-    r.optimizer.clear_grad(set_to_zero=False)
+    try:
+        loss = r.loss_fn(r.model, *[jitgrad.to_tensor(a) for a in arrays])
+        if not isinstance(loss, jitgrad.Tensor) or loss.size != 1:
+            shape = f" of shape {list(loss.shape)}" if hasattr(loss, "shape") else ""
+            raise TypeError(f"loss_fn must return a scalar jitgrad Tensor (the batch's mean "
+                            f"or sum loss), got a {type(loss).__name__}{shape}")
+        loss.backward()
+        out = np.zeros(r.size + 2, dtype=r.dtype)
+        for p, (a, b) in zip(r.params, r.slices):
+            if p._grad is not None:
+                np.multiply(p._grad.reshape(-1), weight, out=out[a:b], dtype=r.dtype)
+        out[-2] = float(loss) * weight
+        out[-1] = rows
+    finally:
+        # (also when the step fails part way, say a hook raising inside backward: the
+        # gradients it accumulated must not add to the next step's)
+        r.optimizer.clear_grad(set_to_zero=False)
     return out
 
 
