@@ -272,6 +272,20 @@ def test_sweep_values_and_remote_traceback(two):
         sweep(two, train_seed, configs, retries=-1)
 
 
+def test_a_client_connected_by_the_schedulers_address_trains_and_sweeps(two):
+    # Client("tcp://host:port"), as for a cluster started with `dask scheduler` and
+    # `dask worker tcp://host:port` on other machines
+    address = two.scheduler.address
+    assert address.startswith("tcp://")
+    with distributed.Client(address) as by_address:
+        want_losses, _, _ = single_process("sgd", mean_loss, STEP_DATA[:1])
+        with DataParallel(by_address, make_model, OPTIMIZERS["sgd"], mean_loss) as trainer:
+            assert len(trainer.workers) == 2
+            assert trainer.step_from(load_shard, 0) == pytest.approx(want_losses[0], rel=1e-5)
+        (r,) = sweep(by_address, train_seed, [{"seed": 2, "lr": 0.25, "steps": 3}])
+        assert r.ok and r.value == pytest.approx(expected(2, 0.25, 3), rel=1e-6)
+
+
 def test_sweep_retries_a_raising_config(two, tmp_path):
     marker = tmp_path / "flaky"
 
