@@ -23,8 +23,9 @@ Bytes moved per step, K workers, a payload of (P+2)b bytes (P gradient values of
 the loss and the row count), a batch of B bytes: shards B (driver -> workers; 0 with
 step_from), plus worker to worker K(K-1)(P+2)b gathered (K <= ALL_GATHER_MAX), or
 (K-1)(P+2)b up and (K-1)(P+2)b down the tree. The driver never touches a gradient, so its
-link carries only the batch (or the loader) and one float per step; `bytes_per_step` reports these numbers. Parameters never move after init
-(the replicas start from the driver's state dict).
+link carries only the batch (or the loader) and one float per step; `bytes_per_step`
+reports these numbers. Parameters never move after init (the replicas start from the
+driver's state dict).
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 kept in this module's memory on the worker process between tasks.
 
 Every function here runs as a Dask task pinned to one worker. A step's gradient payload is
-one flat array in the parameters' dtype: the concatenated gradients and the loss, each
-times the shard's row count n_i for a mean loss (as they are for a sum loss), then n_i.
-The payloads' sum holds the whole batch's gradient, loss and row count N: a mean divides by
-N once, after the sum, so a worker needs no other shard's size (a shard loaded on the
-worker itself is as good as one the driver split). Dask ships one contiguous buffer and
-its byte count is exact.
+one flat array in the parameters' dtype (at least float32): the concatenated gradients and
+the loss, each times the shard's row count n_i for a mean loss (as they are for a sum
+loss), then n_i. The payloads' sum holds the whole batch's gradient, loss and row count N:
+a mean divides by N once, after the sum, so a worker needs no other shard's size (a shard
+loaded on the worker itself is as good as one the driver split). Dask ships one
+contiguous buffer and its byte count is exact.
 """
 
 from __future__ import annotations
