@@ -3,6 +3,7 @@
     PYTHONPATH=src python perf/op_steps.py              # every op (~7 min), writes op_steps.json
     python perf/op_steps.py --only softmax,conv2d       # a subset (no JSON unless --json)
     python perf/op_steps.py --quick                     # short budgets (~2 min, no JSON)
+    python perf/op_steps.py --split                     # + each row's forward alone (~10 min)
 
 Run it with the peers environment (torch 2.13.0 CPU); the script puts this checkout's src/
 first on sys.path itself. Each case in OPS builds a small model-like graph around one op
@@ -43,10 +44,12 @@ Adding an op is one OPS entry: name -> (jitgrad loss fn, torch loss fn, inputs[,
 The loss fns take a namespace of tensors built from `inputs` (name -> In spec: constants,
 parameters `p=True`, int64 indices, bool masks).
 
-Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-04 21:19-21:26 UTC, the VM quiet: 214 rows, every one a program-cache hit, geometric
-mean 1.68x, median 1.65x, none slower than torch (grad:conv2d 1.00x, grad:embedding,
-put_along_axis and pad 1.04x); miss line 0.96x; perf/op_steps.json holds this run.
+Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
+2026-12-04 22:05-22:15 UTC, the VM quiet: 214 rows, every one a program-cache hit, geometric
+mean 1.67x, median 1.64x, none slower than torch (grad:conv2d and put_along_axis 1.00x,
+grad:embedding 1.02x); the forward alone 0.68x torch's (206 rows, 178 slower), the rest of
+the step 2.59x (none slower); miss line 1.00x; perf/op_steps.json holds this run.
+21:19-21:26 UTC: 1.68x, median 1.65x, none slower (grad:conv2d 1.00x); miss line 0.96x.
 16:58-17:04 UTC: 214 rows, every one a program-cache hit, geometric mean 1.65x,
 median 1.57x, 3 rows slower than torch (silu and put_along_axis 0.97x, log_sigmoid 0.99x;
 other work on the VM during part of the run). The 12
@@ -792,7 +795,14 @@ def cache_state(step_j: Callable) -> str:
     return "-"
 
 
-def run_case(name: str, grad_mode: bool, budget: float) -> dict:
+def forwards(name: str) -> tuple[Callable, Callable]:
+    """The two forwards alone (recording, as in a step; the graph is dropped)."""
+    jf, tf, inputs, _ = entry(name)
+    tj, tt, _, _ = tensors(inputs, seed=1)
+    return (lambda: jf(tj)), (lambda: tf(tt))
+
+
+def run_case(name: str, grad_mode: bool, budget: float, split: bool = False) -> dict:
     row: dict = {"op": ("grad:" if grad_mode else "") + name}
     opt = entry(name)[3]
     if "note" in opt:
@@ -814,6 +824,11 @@ def run_case(name: str, grad_mode: bool, budget: float) -> dict:
                       budget_s=budget, sample_s=1e-3, shuffle=True)
     row.update(status="timed", jitgrad_s=med["jitgrad"], torch_s=med["torch"],
                ratio=med["torch"] / med["jitgrad"])
+    if split and not grad_mode:         # where the step's time goes: the forwards alone
+        fj, ft = forwards(name)
+        fwd = interleaved({"jitgrad": fj, "torch": ft}, samples=1000, warmup=3,
+                          budget_s=budget / 2, sample_s=1e-3, shuffle=True)
+        row.update(jitgrad_fwd_s=fwd["jitgrad"], torch_fwd_s=fwd["torch"])
     return row
 
 
@@ -858,14 +873,28 @@ def geomean(xs: list[float]) -> float:
 def report(rows: list[dict]) -> str:
     timed = sorted((r for r in rows if r["status"] == "timed"), key=lambda r: r["ratio"])
     lines = [f"{'op':26s}{'jitgrad':>12s}{'torch':>12s}{'torch/jg':>10s}{'nodes':>7s}"
-             f"{'cache':>7s}{'grad err':>10s}"]
+             f"{'cache':>7s}{'grad err':>10s}" +
+             (f"{'fwd jg':>12s}{'fwd torch':>12s}" if any("jitgrad_fwd_s" in r for r in timed)
+              else "")]
     for r in timed:
         lines.append(f"{r['op']:26s}{fmt_time(r['jitgrad_s']):>12s}{fmt_time(r['torch_s']):>12s}"
-                     f"{r['ratio']:>9.2f}x{r['nodes']:>7d}{r['cache']:>7s}{r['grad_err']:>10.1e}")
+                     f"{r['ratio']:>9.2f}x{r['nodes']:>7d}{r['cache']:>7s}{r['grad_err']:>10.1e}" +
+                     (f"{fmt_time(r['jitgrad_fwd_s']):>12s}{fmt_time(r['torch_fwd_s']):>12s}"
+                      if "jitgrad_fwd_s" in r else ""))
     ratios = [r["ratio"] for r in timed]
     lines.append(f"\n{len(timed)} timed; geometric mean torch/jitgrad {geomean(ratios):.2f}x; "
                  f"{sum(x < 1 for x in ratios)} slower than torch; median "
                  f"{statistics.median(ratios) if ratios else float('nan'):.2f}x")
+    split = [r for r in timed if "jitgrad_fwd_s" in r]
+    if split:                           # --split: forward, and the rest of the step
+        f = [r["torch_fwd_s"] / r["jitgrad_fwd_s"] for r in split]
+        b = [(r["torch_s"] - r["torch_fwd_s"]) / (r["jitgrad_s"] - r["jitgrad_fwd_s"])
+             for r in split if r["jitgrad_s"] > r["jitgrad_fwd_s"] and
+             r["torch_s"] > r["torch_fwd_s"]]
+        lines.append(f"  --split, {len(split)} rows: the forward alone (recording) "
+                     f"torch/jitgrad geometric mean {geomean(f):.2f}x ({sum(x < 1 for x in f)}"
+                     f" rows slower than torch's); the rest of the step (backward, clear) "
+                     f"{geomean(b):.2f}x ({sum(x < 1 for x in b)} slower)")
     for state, what in (("hit", "program cache hit"), ("off", "outside the program cache"),
                         ("miss", "program cache missed on repeat steps")):
         rs = [r["ratio"] for r in timed if r["cache"] == state]
@@ -892,6 +921,8 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="where to write the results (default "
                     "perf/op_steps.json for a full run, none for --only/--quick)")
     ap.add_argument("--pin", action="store_true", help="pin the process to one CPU")
+    ap.add_argument("--split", action="store_true", help="also time each row's forward alone "
+                    "(not the grad: rows): where a step's time goes")
     args = ap.parse_args()
     cases = [(n, False) for n in OPS] + [(n, True) for n in GRAD_CASES]
     if args.only:
@@ -907,7 +938,7 @@ def main() -> None:
     P.warmup()
     rows = []
     for name, grad_mode in cases:
-        row = run_case(name, grad_mode, budget)
+        row = run_case(name, grad_mode, budget, args.split)
         rows.append(row)
         if row["status"] == "timed":
             msg = (f"{fmt_time(row['jitgrad_s']).strip()} vs {fmt_time(row['torch_s']).strip()}"
