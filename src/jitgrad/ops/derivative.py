@@ -70,16 +70,16 @@ class NumpyMath:
         return fn
 
 
-_NUMPY_MATHS: dict[np.dtype, NumpyMath] = {}
+class _NumpyMaths(dict):
+    """dtype -> its NumpyMath, made at the first lookup: one per dtype, so the functions it
+    looked up stay cached (a new one per factor cost ~1 us in lookups)."""
+
+    def __missing__(self, dtype: np.dtype) -> NumpyMath:
+        m = self[dtype] = NumpyMath(dtype)
+        return m
 
 
-def numpy_math(dtype: np.dtype) -> NumpyMath:
-    """The NumpyMath of a dtype: one per dtype, so the functions it looked up stay cached
-    (a new one per factor cost ~1 us in lookups)."""
-    m = _NUMPY_MATHS.get(dtype)
-    if m is None:
-        m = _NUMPY_MATHS[dtype] = NumpyMath(dtype)
-    return m
+_NUMPY_MATHS = _NumpyMaths()
 
 
 class OpsMath:
@@ -146,7 +146,7 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
         # (None: that input needs no gradient; the node's edge to it is fixed now, so the
         # backward never asks for its factor)
         dt = out.dtype
-        m = _NUMPY_MATHS.get(dt) or numpy_math(dt)
+        m = _NUMPY_MATHS[dt]
         factors = []
         for i, d in saved:
             if needs[i]:
