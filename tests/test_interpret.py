@@ -7,7 +7,6 @@ production's setting. Every registry op goes through this state in test_op_cache
 check_grads (jitgrad.testing) checks it against finite differences as one of its paths.
 """
 
-import threading
 
 import numpy as np
 import pytest
@@ -187,23 +186,9 @@ def test_retain_grads_and_a_pylayer_are_interpreted_like_the_compiled_path():
 
 
 def test_concurrent_interpreted_backwards_from_threads_are_each_right():
-    wrong = []
-
-    def worker(seed):
-        rng = np.random.default_rng(seed)
-        for i in range(100):
-            n = 2 + (seed * 100 + i) % 50       # many structures: many interpreted
-            v = rng.standard_normal(n).astype(np.float32)
-            w = paddle.to_tensor(np.ones(n, np.float32), stop_gradient=False)
-            (paddle.tanh(w) * paddle.to_tensor(v)).sum().backward()
-            if not np.allclose(w.grad.numpy(), v * (1 - np.tanh(np.float32(1)) ** 2),
-                               rtol=1e-6, atol=0):
-                wrong.append(seed)
-    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    from test_op_cache import tanh_backwards_in_threads
+    # many structures (2-51 elements): many interpreted
+    wrong = tanh_backwards_in_threads(lambda seed, i: 2 + (seed * 100 + i) % 50, 100)
     assert wrong == [] and paddle.cache_info().interpreted >= 50
 
 

@@ -189,16 +189,18 @@ def test_kept_grad_survives_set_to_none_and_another_backward():
     np.testing.assert_array_equal(x.grad.numpy(), [3, 3])
 
 
-def test_concurrent_backwards_from_threads_are_each_right():
+def tanh_backwards_in_threads(size, steps: int) -> list:
+    """4 threads, each `steps` backwards of sum(tanh(w) * v), w ones of size(seed, step)
+    elements on a fresh graph; the seeds of threads that saw a wrong w.grad."""
     import threading
-    vm.warmup(quiet=True)
     wrong = []
 
     def worker(seed):
         rng = np.random.default_rng(seed)
-        for _ in range(300):
-            v = rng.standard_normal(8).astype(np.float32)
-            w = paddle.to_tensor(np.ones(8, np.float32), stop_gradient=False)
+        for i in range(steps):
+            n = size(seed, i)
+            v = rng.standard_normal(n).astype(np.float32)
+            w = paddle.to_tensor(np.ones(n, np.float32), stop_gradient=False)
             (paddle.tanh(w) * paddle.to_tensor(v)).sum().backward()
             want = v * (1 - np.tanh(np.float32(1)) ** 2)
             if not np.allclose(w.grad.numpy(), want, rtol=1e-6, atol=0):
@@ -208,7 +210,12 @@ def test_concurrent_backwards_from_threads_are_each_right():
         t.start()
     for t in threads:
         t.join()
-    assert wrong == []
+    return wrong
+
+
+def test_concurrent_backwards_from_threads_are_each_right():
+    vm.warmup(quiet=True)
+    assert tanh_backwards_in_threads(lambda seed, i: 8, 300) == []
 
 
 def test_shared_parameter_from_threads_accumulates_every_contribution():
