@@ -16,6 +16,7 @@ from .derivative import NumpyMath, numpy_function, unary
 from .math import _erf, special_kernel
 from .shape import getitem_op, reshape
 from .registry import UNARY_CASES
+from .reduce import max as reduce_max
 
 numpy_function("sigmoid", _sigmoid)
 
@@ -362,7 +363,6 @@ def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name: str | None
 def maxout(x: Tensor, groups: int, axis: int = 1, name: str | None = None) -> Tensor:
     """The channels along axis (1, or -1 / 3 for channel-last 4-D input, as Paddle) taken in
     runs of `groups`, each run replaced by its maximum (ties share the gradient)."""
-    from .reduce import max as reduce_max
     require_float(x, "maxout")
     if x.ndim != 4:
         raise ValueError(f"maxout needs a 4-D input, got shape {x.shape}")

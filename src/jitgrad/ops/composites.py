@@ -20,6 +20,8 @@ from .core import apply, const
 from .registry import defop
 from .indexing import _axis, _index_array, _take, concat, put_flat
 from .shape import _flat_positions, broadcast_to, reshape, transpose, unsqueeze
+from .linalg import matmul
+from .math import sign
 
 _slice = builtins.slice          # this module defines paddle.slice
 
@@ -209,7 +211,6 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
     'use_mm_for_euclid_dist'), sqrt(max(-2 x y^T + |y|^2 + |x|^2, 0)) by one matrix
     product (a few small nodes instead of the [.., m, n, d] differences; rounding as
     Paddle's), else from the differences."""
-    from .linalg import matmul
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"cdist: compute_mode must be one of {', '.join(_CDIST_MODES)}, "
                          f"got {compute_mode!r}")
@@ -231,7 +232,6 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
 
 def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,
           name: str | None = None) -> Tensor:
-    from .linalg import matmul
     return input * beta + matmul(x, y) * alpha
 
 
@@ -239,7 +239,6 @@ def inner(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """Sum of products over the last dims: out[i..., j...] = sum_k x[i..., k] * y[j..., k],
     of shape x.shape[:-1] + y.shape[:-1]; a 0-d operand multiplies. Both must have one dtype
     (Paddle refuses float32 with float64 too)."""
-    from .linalg import matmul
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
         raise TypeError("inner: x and y must be Tensors")
     if x._data.dtype != y._data.dtype:
@@ -273,7 +272,6 @@ def dist(x: Tensor, y: Tensor, p: float = 2, name: str | None = None) -> Tensor:
     differences (zero gradient), inf / -inf is the largest / smallest |x - y| (every tied
     element gets the whole gradient, as in Paddle), other p give (sum |x - y|^p)^(1/p).
     At x == y the gradient is zero, as in Paddle, not nan."""
-    from .math import sign
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
         raise TypeError("dist: x and y must be Tensors")
     if x._data.dtype.kind != "f" or x._data.dtype != y._data.dtype:

@@ -350,7 +350,7 @@ def check_tensor_args(fn: Any) -> Any:
     def checked(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (AttributeError, TypeError, ValueError, IndexError) as e:
+        except (AttributeError, TypeError, ValueError, IndexError):
             err = diagnose(args, kwargs)
             if err is None:
                 raise

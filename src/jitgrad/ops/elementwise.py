@@ -16,6 +16,7 @@ from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_o
 from .derivative import binary, numpy_function, unary
 from .linear import linear, step
 from .registry import OpDef
+from ..core import dtypes
 
 
 def _mask(t: Tensor, m: np.ndarray) -> Tensor:
@@ -247,7 +248,6 @@ def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tenso
 
 
 def astype(x: Tensor, dtype: Any) -> Tensor:
-    from ..core import dtypes
     dt = dtypes.to_dtype(dtype).np
     if dt == x._data.dtype:
         return apply_internal(clone_op, x)

@@ -17,8 +17,8 @@ from ..core.tensor import Tensor
 from .core import apply, apply_xy, checks_own_tensor_args, const, tensor_arg_error
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .linear import IDENTITY, linear, step
-from .shape import (_flat_positions, _take_flat, take_flat_op, broadcast_to, getitem, reshape,
-                    getitem_op, unsqueeze)
+from .shape import (_along_axis_positions, _flat_positions, _take_flat, take_flat_op, squeeze,
+                    broadcast_to, getitem, reshape, getitem_op, unsqueeze)
 
 
 def _axis(axis: Any, ndim: int, what: str) -> int:
@@ -211,10 +211,9 @@ def index_select(x: Tensor, index: Any, axis: int = 0, name: str | None = None) 
     idx = _index_array(index, "index_select")
     if idx.ndim != 1:
         raise ValueError(f"index_select: index must be 1-D, got shape {list(idx.shape)}")
-    if idx.size and (idx.min() < -x.shape[ax] or idx.max() >= x.shape[ax]):
-        raise IndexError(f"index_select: index out of range for axis {ax} of size "
-                         f"{x.shape[ax]}")
-    return _take(x, np.take(_flat_positions(x._data.shape), idx, axis=ax))
+    shape = x._data.shape
+    along = idx.reshape((1,) * ax + idx.shape + (1,) * (x.ndim - ax - 1))
+    return _take(x, _along_axis_positions(shape, along, ax, "index_select"))
 
 
 def gather(x: Tensor, index: Any, axis: int | None = None, name: str | None = None) -> Tensor:
@@ -226,7 +225,6 @@ def gather(x: Tensor, index: Any, axis: int | None = None, name: str | None = No
         raise ValueError("gather: x is 0-d and has no axis to gather along; reshape it to "
                          "[1] first (x.reshape([1]))")
     if idx.ndim == 0:
-        from .shape import squeeze
         return squeeze(index_select(x, idx.reshape(1), ax), axis=ax)
     return index_select(x, idx.reshape(-1), ax)
 
@@ -238,9 +236,9 @@ def take_along_axis(arr: Tensor, indices: Any, axis: int, broadcast: bool = True
         raise ValueError(f"take_along_axis: indices need {arr.ndim} dims, got {idx.ndim}")
     if all(idx.shape[i] == arr._data.shape[i] for i in range(arr.ndim) if i != ax):
         # nothing to broadcast: one take_flat node, its values picked here in one pass
-        positions = np.take_along_axis(_flat_positions(arr._data.shape), idx, axis=ax)
+        positions = _along_axis_positions(arr._data.shape, idx, ax, "take_along_axis")
         return apply_xy(take_flat_op, arr, None, {"idx": positions.ravel(), "shape": idx.shape},
-                        out=np.take_along_axis(arr._data, idx, axis=ax))
+                        out=np.take(arr._data, positions))
     pos = _flat_positions(arr._data.shape)
     if broadcast:
         shape = [idx.shape[i] if i == ax else builtins.max(idx.shape[i], arr.shape[i])
@@ -350,7 +348,10 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
             shape[ax] = builtins.max(shape[ax], vshape[ax])
         if idx.shape != tuple(shape):
             idx = np.broadcast_to(idx, shape)
-    pos = np.take_along_axis(_flat_positions(arr._data.shape), idx, axis=ax)
+    if all(idx.shape[i] == arr._data.shape[i] for i in range(arr.ndim) if i != ax):
+        pos = _along_axis_positions(arr._data.shape, idx, ax, "put_along_axis")
+    else:
+        pos = np.take_along_axis(_flat_positions(arr._data.shape), idx, axis=ax)
     if reduce == "multiply" and (not arr._stop_gradient or
                                  (isinstance(values, Tensor) and not values._stop_gradient)):
         raise NotImplementedError("put_along_axis: reduce='multiply' has no gradient rule")

@@ -11,6 +11,8 @@ import numpy as np
 from ..core.tensor import Tensor
 from .core import compiled_kernels
 from .indexing import _axis, take_along_axis
+from .shape import _take_flat
+from .core import binary_operands
 
 
 def order_kernels() -> Any:
@@ -34,7 +36,6 @@ def last_axis_rows(x: Tensor, ax: int) -> tuple[Any, np.ndarray, np.ndarray] | N
 def pick_rows(x: Tensor, idx: np.ndarray, shape: tuple) -> Tensor:
     """x's values at idx [m, j] within each of its last-axis rows, as one take_flat node
     of the given shape (j values per row)."""
-    from .shape import _take_flat
     n = x._data.shape[-1]
     positions = idx + np.arange(0, idx.shape[0] * n, n, dtype=np.int64)[:, None]
     return _take_flat(x, positions.reshape(-1), shape)
@@ -127,7 +128,6 @@ bitwise_and, bitwise_or, bitwise_xor = (_cmp(np.bitwise_and), _cmp(np.bitwise_or
                                         _cmp(np.bitwise_xor))
 def floor_divide(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x // y with Paddle's dtype rules (float32 // 2 stays float32); no gradient."""
-    from .core import binary_operands
     x, y = binary_operands(x, y)
     return _t(np.floor_divide(x._data, y._data))
 

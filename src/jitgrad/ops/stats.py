@@ -18,6 +18,7 @@ from .core import const, norm_axis, require_float
 from .reduce import REDUCE_CASES, _kept_shape, _spread
 from .elementwise import _compiled_forward
 from .registry import defop
+from .shape import broadcast_to, reshape, transpose, unsqueeze
 
 
 def _others_product(x: np.ndarray, axes: tuple | None) -> np.ndarray:
@@ -52,7 +53,6 @@ def _prod_vjp(g, out, x, axes, keepdim):
 def _others_tensor(x: Tensor, axes: tuple | None) -> Tensor:
     """_others_product in jitgrad ops, differentiable at zeros: each group of K elements
     becomes a K x K matrix with ones on the diagonal, and prod runs along its rows."""
-    from .shape import broadcast_to, reshape, transpose, unsqueeze
     axes = tuple(range(x.ndim)) if axes is None else axes
     keep = [i for i in range(x.ndim) if i not in axes]
     perm = keep + list(axes)
@@ -98,7 +98,6 @@ def _restore(y: Tensor, x: Tensor, axes: tuple | None, keepdim: bool) -> Tensor:
     """y computed with keepdim=True, reshaped to what keepdim asks for."""
     if keepdim:
         return y
-    from .shape import reshape
     shape = [] if axes is None else [s for i, s in enumerate(x.shape) if i not in axes]
     return reshape(y, shape)
 
@@ -193,7 +192,6 @@ def matrix_norm(x: Tensor, p: Any = "fro", axis: Any = (-2, -1), keepdim: bool =
     y = pick(sums, outer, True)
     if keepdim:
         return y
-    from .shape import reshape
     return reshape(y, [s for i, s in enumerate(x.shape) if i not in (r, c)])
 
 
