@@ -309,7 +309,10 @@ def _batched_grad(outs: list[Tensor], ins: list[Tensor], grad_outputs: Any,
 
 def _distinct(tensors: Any, what: str) -> list[Tensor]:
     """grad()'s outputs/inputs: Paddle raises RuntimeError for a repeated tensor."""
-    if isinstance(tensors, (list, tuple)) and len({id(t) for t in tensors}) != len(tensors):
+    if isinstance(tensors, Tensor):
+        return [tensors]
+    if isinstance(tensors, (list, tuple)) and len(tensors) > 1 and \
+            len({id(t) for t in tensors}) != len(tensors):
         raise RuntimeError(f"{what} contain duplicate tensor: pass each Tensor once")
     return check_tensors(tensors, what)
 
