@@ -327,7 +327,7 @@ def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assig
         values = values.astype(x._data.dtype)
     if tuple(values.shape) != positions.shape:
         values = broadcast_to(values, list(positions.shape))
-    return apply(put_flat_op, x, values, idx=positions.ravel(), reduce=reduce)
+    return apply_xy(put_flat_op, x, values, {"idx": positions.ravel(), "reduce": reduce})
 
 
 def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: str = "assign",

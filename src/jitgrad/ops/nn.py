@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, require_float
+from .core import apply, apply_xy, require_float
 from .elementwise import _compiled_forward
 from .registry import defop
 
@@ -90,11 +90,11 @@ def softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | None = 
     """exp(x) / sum(exp(x)) along `axis`, computed without overflow."""
     if dtype is not None:
         x = x.astype(dtype)
-    return apply(softmax_op, x, axis=_axis(x, axis))
+    return apply_xy(softmax_op, x, None, {"axis": _axis(x, axis)})
 
 
 def log_softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | None = None
                 ) -> Tensor:
     if dtype is not None:
         x = x.astype(dtype)
-    return apply(log_softmax_op, x, axis=_axis(x, axis))
+    return apply_xy(log_softmax_op, x, None, {"axis": _axis(x, axis)})

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, apply_xy, broadcast_axes
+from .core import apply_xy, broadcast_axes
 from .linear import Chain, Recorded, linear, shaped, step
 from .registry import REGISTRY
 
@@ -195,11 +195,11 @@ def _add_at(buf: np.ndarray, idx: np.ndarray, vals: np.ndarray) -> np.ndarray:
 
 
 def _scatter_flat(g: Tensor, idx: np.ndarray, shape: Sequence[int]) -> Tensor:
-    return apply(scatter_flat_op, g, idx=idx, shape=tuple(shape))
+    return apply_xy(scatter_flat_op, g, None, {"idx": idx, "shape": tuple(shape)})
 
 
 def _take_flat(x: Tensor, idx: np.ndarray, shape: Sequence[int]) -> Tensor:
-    return apply(take_flat_op, x, idx=idx, shape=tuple(shape))
+    return apply_xy(take_flat_op, x, None, {"idx": idx, "shape": tuple(shape)})
 
 
 # ---- public functions ----------------------------------------------------------------------
@@ -295,7 +295,7 @@ def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
                          f"{list(shape)}") from None
     if shape == x._data.shape:
         return x
-    return apply(broadcast_op, x, shape=shape)
+    return apply_xy(broadcast_op, x, None, {"shape": shape})
 
 
 def expand(x: Tensor, shape: Sequence[int]) -> Tensor:
