@@ -83,3 +83,39 @@ def test_loss_targets_carry_no_gradient_as_in_paddle():
         loss.backward()
     assert teacher.grad is None
     assert x.grad is not None
+
+
+def _grads_on_every_path(fn, *arrays):
+    """fn's input gradients (summed output) on a first sighting (interpreted), a recurring
+    structure (lowered), a cache hit, and create_graph's recorded rules: all equal."""
+    seen = []
+    for create_graph in (False, False, False, True):
+        ts = [TT(a, stop_gradient=False) for a in arrays]
+        fn(*ts).sum().backward(create_graph=create_graph)
+        seen.append([t.grad.numpy() for t in ts])
+    for other in seen[1:]:
+        for a, b in zip(seen[0], other):
+            np.testing.assert_array_equal(a, b)
+    return seen[0]
+
+
+def test_pow_gradients_at_negative_and_zero_bases():
+    # was: both partials 0 wherever x <= 0 (dx -4 at x = -2, y = 2 came out 0)
+    x = np.array([-2.0, -2.0, -2.0, 0.0, 0.0, 0.0, 0.0, 2.0], "float32")
+    y = np.array([2.0, 2.5, 0.0, 0.0, 0.5, -1.0, 2.0, 0.5], "float32")
+    dx, dy = _grads_on_every_path(paddle.pow, x, y)
+    np.testing.assert_array_equal(
+        dx, np.array([-4.0, np.nan, 0.0, 0.0, np.inf, -np.inf, 0.0, 0.35355338], "float32"))  # Paddle 3.3.1
+    np.testing.assert_array_equal(
+        dy, np.array([np.nan, np.nan, np.nan, 0.0, 0.0, -np.inf, 0.0, 0.9802581], "float32"))
+
+
+def test_logit_gradient_is_inf_at_the_ends_and_nan_outside():
+    # was: nan at 0 and 1 and finite values outside [0, 1] (the composite log(x / (1 - x)))
+    x = np.array([0.0, 1.0, 2.0, -0.5, 0.5], "float32")
+    (g,) = _grads_on_every_path(paddle.logit, x)
+    np.testing.assert_array_equal(g, [np.inf, np.inf, np.nan, np.nan, 4.0])
+    (g,) = _grads_on_every_path(lambda t: paddle.logit(t, eps=0.0), x)   # 0: no clipping
+    np.testing.assert_array_equal(g, [np.inf, np.inf, np.nan, np.nan, 4.0])
+    (g,) = _grads_on_every_path(lambda t: paddle.logit(t, eps=1e-6), x)
+    np.testing.assert_array_equal(g, [0.0, 0.0, 0.0, 0.0, 4.0])

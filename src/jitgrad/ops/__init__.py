@@ -20,7 +20,7 @@ from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t,
 from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf, expm1, floor,
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
 from .math import floor_mod, heaviside, mod, remainder
-from .math import deg2rad, frac, logaddexp, nan_to_num, rad2deg, trunc
+from .math import deg2rad, frac, logaddexp, logit, nan_to_num, rad2deg, trunc
 from .order_stats import median, nanmedian, nanquantile, quantile
 from .stats import nanmean, nansum
 from .composites import dist, inner, slice, strided_slice, unstack
@@ -43,7 +43,7 @@ from .search import (all, allclose, any, argmax, argmin, argsort, bitwise_and, b
                      greater_than, is_tensor, isclose, isfinite, isinf, isnan, less_equal,
                      less_than, logical_and, logical_not, logical_or, logical_xor, nonzero,
                      not_equal, numel, sort, topk, unique)
-from .composites import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, kron, logit,
+from .composites import (addmm, cdist, cross, diff, expand_as, gather_nd, index_add, kron,
                          masked_fill, meshgrid, moveaxis, rot90, scatter, scatter_nd_add)
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)

@@ -187,12 +187,6 @@ def expand_as(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     return broadcast_to(x, y.shape)
 
 
-def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tensor:
-    if eps is not None:
-        x = E.clip(x, eps, 1 - eps)
-    return E.log(x / (1.0 - x))
-
-
 def rot90(x: Tensor, k: int = 1, axes: Sequence[int] = (0, 1), name: str | None = None
           ) -> Tensor:
     return _take(x, np.rot90(_flat_positions(x._data.shape), k, axes))

@@ -157,15 +157,16 @@ divide_op = binary("divide", np.true_divide, lambda m, x, y, out: 1.0 / y,
 
 
 def _pow_dx(m, x, y, out):
-    """y x^(y-1) where x > 0, else 0 (Paddle's)."""
-    pos = m.data(x) > 0
-    return m.where(pos, y * m.where(pos, x, 1.0) ** (y - 1.0), 0.0)
+    """y x^(y-1), 0 where y = 0 (Paddle 3.3.1, measured: a negative base with an integral
+    exponent has its ordinary derivative, -4 at x = -2, y = 2; nan with a fractional one;
+    +-inf at x = 0 with y < 1)."""
+    return m.where(m.data(y) == 0, 0.0, y * x ** (y - 1.0))
 
 
 def _pow_dy(m, x, y, out):
-    """out log(x) where x > 0, else 0."""
-    pos = m.data(x) > 0
-    return m.where(pos, out * m.log(m.where(pos, x, 1.0)), 0.0)
+    """out log(x), 0 where x = 0 and y >= 0 (Paddle 3.3.1: nan for a negative base, -inf at
+    x = 0 with y < 0)."""
+    return m.where((m.data(x) == 0) & (m.data(y) >= 0), 0.0, out * m.log(x))
 
 
 pow_op = binary("pow", np.power, _pow_dx, _pow_dy, domain=(0.5, 2.0))

@@ -181,7 +181,7 @@ INPLACE = {name + "_": _method(fn, name + "_") for name, fn in {
     "erfinv": SP.erfinv, "expm1": M.expm1, "log10": M.log10, "log1p": M.log1p,
     "log2": M.log2, "trunc": M.trunc, "frac": M.frac, "lgamma": SP.lgamma,
     "gammaln": SP.gammaln, "digamma": SP.digamma, "polygamma": SP.polygamma,
-    "logit": MO.logit, "lerp": M.lerp, "remainder": M.remainder, "mod": M.mod,
+    "logit": M.logit, "lerp": M.lerp, "remainder": M.remainder, "mod": M.mod,
     "floor_mod": M.floor_mod, "floor_divide": SE.floor_divide, "hypot": NU.hypot,
     "sinc": NU.sinc, "nan_to_num": M.nan_to_num, "renorm": NU.renorm, "cumsum": SC.cumsum,
     "cumprod": SC.cumprod, "masked_fill": MO.masked_fill, "index_fill": LK.index_fill,

@@ -78,6 +78,16 @@ atan_op = unary("atan", np.arctan, lambda m, x, out: 1.0 / (x * x + 1.0))
 asinh_op = unary("asinh", np.arcsinh, lambda m, x, out: m.rsqrt(x * x + 1.0))
 acosh_op = unary("acosh", np.arccosh, lambda m, x, out: m.rsqrt(x * x - 1.0), domain=(1.3, 3.0))
 atanh_op = unary("atanh", np.arctanh, lambda m, x, out: 1.0 / (1.0 - x * x), domain=(-0.8, 0.8))
+_LOG = _via_float64(np.log)
+
+
+def _logit_deriv(m, x, out):
+    """1 / (x (1 - x)): inf at 0 and 1, nan outside [0, 1] (Paddle 3.3.1, measured)."""
+    d = m.data(x)
+    return m.where((d < 0) | (d > 1), np.nan, 1.0 / (x * (1.0 - x)))
+
+
+logit_op = unary("logit", lambda x: _LOG(x / (1 - x)), _logit_deriv, domain=(0.2, 0.8))
 erf_op = unary("erf", _erf, lambda m, x, out: m.exp(-(x * x)) * _SQRT_PI_2)
 numpy_function("erf", _erf)
 
@@ -130,6 +140,16 @@ rsqrt, reciprocal = _u(rsqrt_op), _u(reciprocal_op)
 sinh, cosh, tan = _u(sinh_op), _u(cosh_op), _u(tan_op)
 asin, acos, atan = _u(asin_op), _u(acos_op), _u(atan_op)
 asinh, acosh, atanh, erf = _u(asinh_op), _u(acosh_op), _u(atanh_op), _u(erf_op)
+
+
+def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tensor:
+    """log(x / (1 - x)). With eps > 0, x is clipped to [eps, 1 - eps] first (its gradient is
+    0 outside); eps None or 0 clips nothing (Paddle: nan outside [0, 1], +-inf at the ends,
+    gradients too)."""
+    require_float(x, "logit")
+    if eps:
+        x = E.clip(x, eps, 1 - eps)
+    return apply(logit_op, x)
 
 
 def floor(x: Tensor, name: str | None = None) -> Tensor:
