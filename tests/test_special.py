@@ -42,6 +42,23 @@ def test_poles_match_paddle():
     assert paddle.polygamma(p, 2).tolist() == [-math.inf] * 3
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])
+def test_digamma_at_signed_zeros_is_the_limit_from_that_side(compiled):
+    # Paddle 3.3.1: digamma(+0) = -inf, digamma(-0) = +inf (was -inf for both)
+    from jitgrad.ops import special
+    x = np.array([0.0, -0.0], "float32")
+    if compiled:
+        paddle.warmup(quiet=True)
+        got = special._psi_compiled(0, x)
+    else:
+        got = special._polygamma64(0, x)
+    assert got.tolist() == [-math.inf, math.inf]
+    t = TT(x, stop_gradient=False)
+    y = paddle.lgamma(t)
+    y.backward(paddle.ones_like(y))
+    assert t.grad.tolist() == [-math.inf, math.inf]
+
+
 def test_erfinv_inverts_erf_and_has_infinite_ends():
     y = TT([-0.9, 0.0, 0.5, 0.999999], dtype="float64")
     x = paddle.erfinv(y).numpy()

@@ -27,8 +27,8 @@ _SHIFT_TO = 10.0
 
 
 def _polygamma64(n: int, x: np.ndarray) -> np.ndarray:
-    """psi^(n)(x) in float64: poles (x = 0, -1, -2, ...) give -inf for n = 0 at 0, else the
-    sign-appropriate inf or nan, as Paddle."""
+    """psi^(n)(x) in float64: poles (x = 0, -1, -2, ...) give -inf for n = 0 at +0 (+inf at
+    -0, the limit from the left), else the sign-appropriate inf or nan, as Paddle."""
     x = np.asarray(x, dtype=np.float64)
     out = np.zeros_like(x)
     pole = (x <= 0) & (x == np.floor(x))
@@ -63,7 +63,7 @@ def _polygamma64(n: int, x: np.ndarray) -> np.ndarray:
     out = np.where(np.isnan(x), np.nan, out)
     out = np.where(np.isposinf(x), 0.0 if n else np.inf, out)
     if n == 0:
-        out = np.where(pole, np.where(x == 0, -np.inf, np.nan), out)
+        out = np.where(pole, np.where(x == 0, np.copysign(np.inf, -x), np.nan), out)
     else:
         out = np.where(pole, np.inf if n % 2 else -np.inf, out)     # as Paddle 3.3.1
     return out

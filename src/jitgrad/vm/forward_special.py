@@ -200,8 +200,8 @@ def polygamma_series(x, out, n, fact, lead, coef, zs, accs, logz):  # pragma: no
     `coef` (B_2k (2k+n-1)!/(2k)!, or B_2k/(2k) for n = 0; lead = (n-1)!), Horner over the
     coefficients one at a time for all elements (vectorised); logz = log(zs) for n = 0,
     from numpy (~7x quicker than the C library's log per element here). Poles and
-    infinities as ops/special.py's numpy version (Paddle's): -inf at 0 and nan at negative
-    integers for n = 0, else (-1)^(n+1) inf."""
+    infinities as ops/special.py's numpy version (Paddle's): for n = 0 -inf at +0, +inf at
+    -0 and nan at negative integers, else (-1)^(n+1) inf."""
     sign = 1.0 if n % 2 else -1.0
     m = x.size
     zi = np.empty(m)
@@ -222,7 +222,7 @@ def polygamma_series(x, out, n, fact, lead, coef, zs, accs, logz):  # pragma: no
             out[i] = 0.0 if n else math.inf
         elif v <= 0.0 and v == math.floor(v):           # a pole (-inf included)
             if n == 0:
-                out[i] = -math.inf if v == 0.0 else math.nan
+                out[i] = math.copysign(math.inf, -v) if v == 0.0 else math.nan
             else:
                 out[i] = sign * math.inf
         elif n == 0:
