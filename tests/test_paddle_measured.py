@@ -121,3 +121,13 @@ def test_logit_gradient_is_inf_at_the_ends_and_nan_outside():
     np.testing.assert_array_equal(g, [np.inf, np.inf, np.nan, np.nan, 4.0])
     (g,) = _grads_on_every_path(lambda t: paddle.logit(t, eps=1e-6), x)
     np.testing.assert_array_equal(g, [0.0, 0.0, 0.0, 0.0, 4.0])
+
+
+def test_maximum_and_minimum_give_no_gradient_to_either_side_of_a_nan():
+    # was: y got the whole gradient (1 - x's share) where either operand was nan
+    x = np.array([np.nan, 1.0, np.nan, 2.0, 2.0], "float32")
+    y = np.array([1.0, np.nan, np.nan, 2.0, 3.0], "float32")
+    dx, dy = _grads_on_every_path(paddle.maximum, x, y)
+    assert dx.tolist() == [0.0, 0.0, 0.0, 0.5, 0.0] and dy.tolist() == [0.0, 0.0, 0.0, 0.5, 1.0]
+    dx, dy = _grads_on_every_path(paddle.minimum, x, y)
+    assert dx.tolist() == [0.0, 0.0, 0.0, 0.5, 1.0] and dy.tolist() == [0.0, 0.0, 0.0, 0.5, 0.0]

@@ -43,3 +43,17 @@ for name in NN:
 cmp("points.F.gelu_tanh", lambda P, a: P.nn.functional.gelu(a, approximate=True), [PTS])
 cmp("points.pow_tensor", lambda P, a, b: P.pow(a, b),
     [np.repeat(FINITE[:8], 4), np.tile(np.array([2.0, 2.5, 0.0, -1.0], "float32"), 8)])
+
+# Binary ops on every pair of -inf, -2, -0.0, 0.0, 1.5, inf, nan.
+KNOWN.update({
+    "bpoints.hypot": "hypot with an infinite side is inf, as IEEE and numpy (Paddle: NaN)",
+    "bpoints.logaddexp": "logaddexp at infinities: the limits (Paddle: NaN)",
+    "bpoints.heaviside": "heaviside(nan, y) is NaN, as numpy (Paddle: 0)",
+    "bpoints.remainder": "remainder's d/dy at infinite operands: -floor_divide(x, y), "
+                         "numpy's (Paddle: -floor(x / y))",
+})
+_V = np.array([-np.inf, -2, -0.0, 0.0, 1.5, np.inf, np.nan], "float32")
+_BX, _BY = (a.ravel().copy() for a in np.meshgrid(_V, _V))
+for name in ["add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
+             "atan2", "remainder", "hypot", "pow", "logaddexp", "heaviside", "floor_divide"]:
+    cmp(f"bpoints.{name}", lambda P, a, b, n=name: getattr(P, n)(a, b), [_BX, _BY])

@@ -187,13 +187,15 @@ def _tie_weight(m: Any, x: Any, y: Any, bigger: bool) -> np.ndarray:
     return w
 
 
+# (y's share is its own tie weight, not 1 - x's: where either is nan neither gets any, as in
+# Paddle 3.3.1)
 maximum_op = binary(
     "maximum", np.maximum, lambda m, x, y, out: m.mask(_tie_weight(m, x, y, True)),
-    lambda m, x, y, out: m.mask(1 - _tie_weight(m, x, y, True)), quiet=False)
+    lambda m, x, y, out: m.mask(_tie_weight(m, y, x, True)), quiet=False)
 
 minimum_op = binary(
     "minimum", np.minimum, lambda m, x, y, out: m.mask(_tie_weight(m, x, y, False)),
-    lambda m, x, y, out: m.mask(1 - _tie_weight(m, x, y, False)), quiet=False)
+    lambda m, x, y, out: m.mask(_tie_weight(m, y, x, False)), quiet=False)
 
 
 def _where_mask(m, out, cond):
