@@ -96,6 +96,10 @@ __all__ += [n for n in _aliases.NAMES if n not in ("empty", "empty_like")]   # o
 __all__ += _assemble.NAMES
 __all__ += [n for n in _lookup.NAMES if not n.endswith("_indices")]
 __all__ += _numeric.NAMES + _special.NAMES
+from . import more_manipulation as _more_manipulation, more_math as _more_math  # noqa: E402
+for _more in (_more_math, _more_manipulation):
+    globals().update({_n: getattr(_more, _n) for _n in _more.NAMES})
+    __all__ += _more.NAMES
 __all__ += ["deg2rad", "frac", "logaddexp", "nan_to_num", "rad2deg", "trunc", "median",
             "nanmean", "nanmedian", "nanquantile", "nansum", "quantile", "dist", "inner", "slice",
             "strided_slice", "unstack"]
