@@ -45,10 +45,13 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-04 22:05-22:15 UTC, the VM quiet: 214 rows, every one a program-cache hit, geometric
-mean 1.67x, median 1.64x, none slower than torch (grad:conv2d and put_along_axis 1.00x,
-grad:embedding 1.02x); the forward alone 0.68x torch's (206 rows, 178 slower), the rest of
-the step 2.59x (none slower); miss line 1.00x; perf/op_steps.json holds this run.
+2026-12-05 00:15-00:25 UTC, the VM quiet: 214 rows, every one a program-cache hit, geometric
+mean 1.69x, median 1.66x, 1 slower than torch (pad_reflect 1.00x, 1.11x at 23:36); the
+forward alone 0.70x torch's (206 rows, 174 slower), the rest of the step 2.60x (none
+slower); miss line 0.99x; perf/op_steps.json holds this run. 23:36-23:43 UTC (no --split):
+1.73x, median 1.69x, none slower (grad:conv2d 1.03x, nll_loss 1.07x); miss line 0.99x.
+2026-12-04 22:05-22:15 UTC: 1.67x, median 1.64x, none slower (grad:conv2d and
+put_along_axis 1.00x, grad:embedding 1.02x); forward 0.68x, the rest 2.59x; miss 1.00x.
 21:19-21:26 UTC: 1.68x, median 1.65x, none slower (grad:conv2d 1.00x); miss line 0.96x.
 16:58-17:04 UTC: 214 rows, every one a program-cache hit, geometric mean 1.65x,
 median 1.57x, 3 rows slower than torch (silu and put_along_axis 0.97x, log_sigmoid 0.99x;
