@@ -3,7 +3,6 @@
 import os
 import re
 
-import numpy as np
 import pytest
 
 import jitgrad as paddle

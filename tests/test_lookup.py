@@ -1,7 +1,6 @@
 """ops/lookup.py: values, indices and tie rules as measured on Paddle 3.3.1 (gradients are
 checked against finite differences in test_composite_ops.py)."""
 
-import numpy as np
 import pytest
 
 import jitgrad as paddle

@@ -10,7 +10,7 @@ import jitgrad as paddle
 from jitgrad.core import errors
 from jitgrad.autograd import PyLayer
 
-from backward_paths import PATHS, backward, grad, leaf
+from backward_paths import PATHS, backward, leaf
 
 TT = paddle.to_tensor
 
