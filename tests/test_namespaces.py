@@ -115,3 +115,24 @@ def test_autograd_lists_exactly_paddles_api_and_graphviz():
     assert dir(paddle.autograd) == sorted(
         ["backward", "grad", "PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks",
          "jacobian", "hessian", "Jacobian", "Hessian", "graphviz"])
+
+
+def test_constants_limits_and_predicates_as_paddle():
+    import math
+    assert (paddle.pi, paddle.e, paddle.inf) == (math.pi, math.e, math.inf)
+    assert math.isnan(paddle.nan) and paddle.newaxis is None
+    f = paddle.finfo(paddle.float32)
+    assert (f.eps, f.resolution, f.bits, f.dtype) == (2.0 ** -23, 1e-06, 32, "float32")
+    assert f.max == -f.min == float(np.finfo(np.float32).max)
+    assert paddle.finfo("float64").eps == 2.0 ** -52
+    i = paddle.iinfo(paddle.int32)
+    assert (i.min, i.max, i.bits) == (-2 ** 31, 2 ** 31 - 1, 32)
+    with pytest.raises(TypeError, match="not a float dtype"):
+        paddle.finfo(paddle.int32)
+    x, n = paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([1, 2])
+    assert (paddle.is_complex(x), paddle.is_integer(x), paddle.is_integer(n)) == \
+        (False, False, True)
+    assert paddle.is_empty(paddle.zeros([0, 3])).item() is True
+    assert paddle.is_empty(x).shape == [] and paddle.tolist(x) == [1.0, 2.0]
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        paddle.is_integer([1])

@@ -4,6 +4,8 @@
 pass is lowered to a flat instruction list and replayed by a Numba-compiled interpreter.
 """
 
+import math as _math
+
 from . import autograd, ops
 from .core.printing import set_printoptions
 from .autograd import backward, grad
@@ -17,7 +19,9 @@ from .core.size import Size
 from .core.tensor import Tensor, to_tensor
 from .vm import set_vm, warmup
 from .core.compat import (CPUPlace, disable_static, dtype, enable_static, get_device,  # noqa: F401
-                          in_dynamic_mode, is_floating_point, is_tensor, set_device)
+                          in_dynamic_mode, is_floating_point, is_tensor, set_device,
+                          is_complex, is_integer, is_empty, tolist, finfo, iinfo)
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None   # Paddle's constants
 from . import nn  # noqa: E402  (needs ops)
 from . import optimizer, regularizer  # noqa: E402
 from .nn import ParamAttr, create_parameter  # noqa: E402
