@@ -12,3 +12,18 @@ cmp("cartesian_prod", lambda P, a, b, c: P.cartesian_prod([a, b, c]), [A((2,)), 
 cmp("cartesian_prod_one", lambda P, a: P.cartesian_prod([a]), [A((3,))])
 cmp("take_along_dim", lambda P, a: P.take_along_dim(a, P.to_tensor(np.array([[0, 2], [1, 1]])), 1), [A((2, 3))])
 cmp("m.unflatten", lambda P, a: a.unflatten(0, [2, 2]), [A((4, 3))])
+cmp("select_scatter", lambda P, a, v: P.select_scatter(a, v, 1, 2), [A((3, 4)), A((3,))])
+cmp("select_scatter_neg", lambda P, a, v: P.select_scatter(a, v, 0, -1), [A((3, 4)), A((4,))])
+cmp("select_scatter_3d", lambda P, a, v: P.select_scatter(a, v, -1, 1), [A((2, 3, 4)), A((2, 3))])
+cmp("select_scatter_shape", lambda P, a, v: P.select_scatter(a, v, 1, 0), [A((3, 4)), A((2,))])
+cmp("select_scatter_range", lambda P, a, v: P.select_scatter(a, v, 1, 7), [A((3, 4)), A((3,))],
+    known="an index out of range raises IndexError (Paddle 3.3.1 silently writes nothing)")
+cmp("slice_scatter", lambda P, a, v: P.slice_scatter(a, v, [1], [0], [4], [2]), [A((3, 4)), A((3, 2))])
+cmp("slice_scatter_2axes", lambda P, a, v: P.slice_scatter(a, v, [0, 1], [1, 1], [3, 3], [1, 1]), [A((3, 4)), A((2, 2))])
+cmp("slice_scatter_bad", lambda P, a, v: P.slice_scatter(a, v, [1], [0], [4], [2]), [A((3, 4)), A((3, 3))])
+cmp("diagonal_scatter", lambda P, a, v: P.diagonal_scatter(a, v, 1), [A((3, 4)), A((3,))],
+    known="y gets its gradient (Paddle 3.3.1 gives it none)")
+cmp("diagonal_scatter_axes", lambda P, a, v: P.diagonal_scatter(a, v, 0, 1, 2), [A((2, 3, 3)), A((2, 3))],
+    known="y gets its gradient (Paddle 3.3.1 gives it none)")
+cmp("diagonal_scatter_values", lambda P, a, v: P.diagonal_scatter(a, v, -1), [A((3, 3)), A((2,))], grad=False)
+cmp("msort", lambda P, a: P.msort(a), [A((4, 3))])

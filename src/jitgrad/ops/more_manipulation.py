@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..core.tensor import Tensor
 from .composites import meshgrid
-from .indexing import _axis, concat, pad, stack, take_along_axis
-from .shape import reshape
+from .indexing import _axis, concat, pad, put_flat, stack, take_along_axis
+from .search import sort
+from .shape import _flat_positions, reshape
 
-NAMES: list[str] = ["unflatten", "block_diag", "cartesian_prod", "take_along_dim"]
+NAMES: list[str] = ["unflatten", "block_diag", "cartesian_prod", "take_along_dim",
+                    "select_scatter", "slice_scatter", "diagonal_scatter", "msort"]
 
 
 def _tensors(xs: Any, fn: str) -> list[Tensor]:
@@ -73,3 +77,60 @@ def take_along_dim(arr: Tensor, indices: Tensor, axis: int, broadcast: bool = Tr
                    name: str | None = None) -> Tensor:
     """take_along_axis under torch's name (Paddle's alias)."""
     return take_along_axis(arr, indices, axis, broadcast)
+
+
+def _scatter_into(x: Tensor, positions: np.ndarray, values: Tensor, fn: str) -> Tensor:
+    """A copy of x with `values` written at `positions` (x's flat positions, shaped as the
+    region): values must have the region's shape exactly, as Paddle requires. x's gradient
+    is g outside the region, values' is g inside it."""
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{fn}: the values must be a Tensor, got {type(values).__name__}")
+    if tuple(values.shape) != positions.shape:
+        raise ValueError(f"{fn}: the values have shape {values.shape}, the region they "
+                         f"replace {list(positions.shape)}")
+    return put_flat(x, positions, values)
+
+
+def select_scatter(x: Tensor, values: Tensor, axis: int, index: int,
+                   name: str | None = None) -> Tensor:
+    """A copy of x with x[..., index, ...] (along axis) replaced by values. An index out of
+    range raises IndexError (Paddle 3.3.1 silently writes nothing)."""
+    ax = _axis(axis, x.ndim, "select_scatter")
+    n = x.shape[ax]
+    if not -n <= int(index) < n:
+        raise IndexError(f"select_scatter: index {index} is out of range for axis {ax} of "
+                         f"size {n}")
+    pos = np.take(_flat_positions(tuple(x._data.shape)), int(index) % n, axis=ax)
+    return _scatter_into(x, pos, values, "select_scatter")
+
+
+def slice_scatter(x: Tensor, value: Tensor, axes: Sequence[int], starts: Sequence[int],
+                  ends: Sequence[int], strides: Sequence[int], name: str | None = None
+                  ) -> Tensor:
+    """A copy of x with the strided slice x[starts:ends:strides] along axes replaced by
+    value."""
+    if not len(axes) == len(starts) == len(ends) == len(strides):
+        raise ValueError("slice_scatter: axes, starts, ends and strides need one entry each")
+    key = [slice(None)] * x.ndim
+    for a, b, e, st in zip(axes, starts, ends, strides):
+        if int(st) == 0:
+            raise ValueError("slice_scatter: a stride cannot be 0")
+        key[_axis(a, x.ndim, "slice_scatter")] = slice(int(b), int(e), int(st))
+    pos = _flat_positions(tuple(x._data.shape))[tuple(key)]
+    return _scatter_into(x, pos, value, "slice_scatter")
+
+
+def diagonal_scatter(x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
+                     name: str | None = None) -> Tensor:
+    """A copy of x with its diagonal (offset, axis1, axis2 as paddle.diagonal) replaced by
+    y. y gets its gradient (Paddle 3.3.1 gives it none)."""
+    a1, a2 = _axis(axis1, x.ndim, "diagonal_scatter"), _axis(axis2, x.ndim, "diagonal_scatter")
+    if a1 == a2:
+        raise ValueError("diagonal_scatter: axis1 and axis2 must differ")
+    pos = np.diagonal(_flat_positions(tuple(x._data.shape)), int(offset), a1, a2)
+    return _scatter_into(x, pos, y, "diagonal_scatter")
+
+
+def msort(input: Tensor, name: str | None = None) -> Tensor:
+    """input sorted along its first axis."""
+    return sort(input, axis=0)
