@@ -99,3 +99,46 @@ def test_diagonal_scatter_replaces_a_diagonal_and_differentiates_it():
 def test_msort_sorts_along_the_first_axis():
     m = paddle.msort(TT([[3.0, 1.0], [1.0, 2.0], [2.0, 0.0]]))
     assert m.tolist() == [[1.0, 0.0], [2.0, 1.0], [3.0, 2.0]]
+
+
+def test_index_put_assigns_or_accumulates_at_index_tuples():
+    x = TT(np.zeros((3, 4), "float32"), stop_gradient=False)
+    v = TT([5.0, 6.0, 7.0], stop_gradient=False)
+    rows, cols = TT([0, 2, 0]), TT([1, 3, 1])
+    z = paddle.index_put(x, (rows, cols), v)
+    assert z.numpy()[0, 1] == 7.0 and z.numpy()[2, 3] == 6.0      # the last duplicate lands
+    _weighted(z).backward()
+    assert x.grad.numpy()[0, 1] == 0 and x.grad.numpy()[2, 3] == 0
+    assert v.grad.tolist() == [0.0, 11.0, 1.0]       # the overwritten 5 reaches nothing
+    acc = paddle.index_put(paddle.zeros([3, 4]), (rows, cols), TT([5.0, 6.0, 7.0]),
+                           accumulate=True)
+    assert acc.numpy()[0, 1] == 12.0
+    assert paddle.index_put(paddle.zeros([3, 4]), (TT([1]),), TT([9.0])).tolist()[1] == [9.0] * 4
+    with pytest.raises(IndexError, match="index_put"):
+        paddle.index_put(x, (TT([5]),), v)
+
+
+def test_masked_scatter_fills_masked_places_in_order():
+    x = TT(np.zeros((3, 4), "float32"), stop_gradient=False)
+    m = TT(np.array([[True, False, True, False], [False, False, True, True],
+                     [True, False, False, False]]))
+    v = TT(np.arange(1, 8, dtype="float32"), stop_gradient=False)
+    z = paddle.masked_scatter(x, m, v)
+    assert z.tolist() == [[1, 0, 2, 0], [0, 0, 3, 4], [5, 0, 0, 0]]
+    _weighted(z).backward()
+    assert v.grad.tolist() == [0.0, 2.0, 6.0, 7.0, 8.0, 0.0, 0.0]
+    assert x.grad.tolist() == [[0, 1, 0, 3], [4, 5, 0, 0], [0, 9, 10, 11]]
+    with pytest.raises(ValueError, match="the mask selects 5"):
+        paddle.masked_scatter(x, m, TT([1.0, 2.0, 3.0]))
+
+
+def test_scatter_add_adds_src_along_a_dim():
+    x = TT(np.zeros((3, 4), "float32"), stop_gradient=False)
+    s = TT(np.ones((3, 3), "float32"), stop_gradient=False)
+    z = paddle.scatter_add(x, 1, TT([[0, 1, 0], [2, 2, 3], [3, 0, 0]]), s)
+    assert z.tolist() == [[2, 1, 0, 0], [0, 0, 2, 1], [2, 0, 0, 1]]
+    _weighted(z).backward()
+    assert s.grad.tolist() == [[0, 1, 0], [6, 6, 7], [11, 8, 8]]
+    assert x.grad.tolist() == np.arange(12).reshape(3, 4).tolist()
+    check_grads(lambda a, b: paddle.scatter_add(a, 0, TT([[0, 1], [2, 2]]), b),
+                RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4)))

@@ -12,12 +12,14 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .composites import meshgrid
-from .indexing import _axis, concat, pad, put_flat, stack, take_along_axis
+from .core import const
+from .indexing import _axis, _index_array, concat, pad, put_flat, stack, take_along_axis
 from .search import sort
-from .shape import _flat_positions, reshape
+from .shape import _flat_positions, getitem, reshape
 
 NAMES: list[str] = ["unflatten", "block_diag", "cartesian_prod", "take_along_dim",
-                    "select_scatter", "slice_scatter", "diagonal_scatter", "msort"]
+                    "select_scatter", "slice_scatter", "diagonal_scatter", "msort",
+                    "index_put", "masked_scatter", "scatter_add"]
 
 
 def _tensors(xs: Any, fn: str) -> list[Tensor]:
@@ -134,3 +136,80 @@ def diagonal_scatter(x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis
 def msort(input: Tensor, name: str | None = None) -> Tensor:
     """input sorted along its first axis."""
     return sort(input, axis=0)
+
+
+def _values(v: Any, x: Tensor, fn: str) -> Tensor:
+    if isinstance(v, Tensor):
+        return v if v._data.dtype == x._data.dtype else v.astype(x._data.dtype)
+    return const(np.asarray(v, x._data.dtype), x._data.dtype)
+
+
+def index_put(x: Tensor, indices: Sequence[Tensor], value: Tensor | float,
+              accumulate: bool = False, name: str | None = None) -> Tensor:
+    """A copy of x with x[indices] = value (value broadcasts), or += with accumulate. With
+    repeated indices and accumulate=False the last value lands and only it gets a
+    gradient (README: Paddle's overwritten values get one too)."""
+    if isinstance(indices, Tensor) or not isinstance(indices, (list, tuple)) or not indices:
+        raise TypeError("index_put: indices must be a non-empty tuple or list of Tensors")
+    keys = []
+    for i, t in enumerate(indices):
+        a = np.asarray(t._data if isinstance(t, Tensor) else t)
+        if a.dtype.kind not in "iub":
+            raise TypeError(f"index_put: indices[{i}] must be an integer or bool tensor, "
+                            f"got {a.dtype}")
+        keys.append(a)
+    try:
+        pos = _flat_positions(tuple(x._data.shape))[tuple(keys)]
+    except IndexError as e:
+        raise IndexError(f"index_put: {e}") from None
+    v = _values(value, x, "index_put")
+    return put_flat(x, pos, v, "add" if accumulate else "assign")
+
+
+def masked_scatter(x: Tensor, mask: Tensor, value: Tensor, name: str | None = None
+                   ) -> Tensor:
+    """A copy of x whose elements where mask (broadcast to x) is True take value's first
+    elements in order; value needs at least as many elements as there are True entries."""
+    m = np.asarray(mask._data if isinstance(mask, Tensor) else mask)
+    if m.dtype != np.bool_:
+        raise TypeError(f"masked_scatter: mask must be a bool tensor, got {m.dtype}")
+    shape = tuple(x._data.shape)
+    try:
+        m = np.broadcast_to(m, shape)
+    except ValueError:
+        raise ValueError(f"masked_scatter: mask of shape {list(m.shape)} does not broadcast "
+                         f"to x's {list(shape)}") from None
+    pos = _flat_positions(shape)[m]
+    v = _values(value, x, "masked_scatter")
+    k = pos.size
+    if v._data.size < k:
+        raise ValueError(f"masked_scatter: value has {v._data.size} elements, the mask "
+                         f"selects {k}")
+    flat = reshape(v, [-1])
+    if flat.shape[0] != k:
+        flat = getitem(flat, (slice(0, k),))
+    return put_flat(x, pos, flat)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """torch's scatter_add: input[..., index[i, j, ...], ...] += src[i, j, ...] along dim,
+    for each position of index (which may be smaller than src: only src's leading block of
+    index's shape is used, and only it gets a gradient)."""
+    ax = _axis(dim, input.ndim, "scatter_add")
+    idx = _index_array(index, "scatter_add")
+    if idx.ndim != input.ndim or not isinstance(src, Tensor) or src.ndim != input.ndim:
+        raise ValueError("scatter_add: input, index and src need the same number of dims")
+    for d, n in enumerate(idx.shape):
+        if n > src.shape[d] or (d != ax and n > input.shape[d]):
+            raise ValueError(f"scatter_add: index of shape {list(idx.shape)} is larger than "
+                             f"src {src.shape} or input {input.shape} in dim {d}")
+    n = input.shape[ax]
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"scatter_add: an index is out of range for dim {ax} of size {n}")
+    coords = list(np.indices(idx.shape))
+    coords[ax] = idx % n if n else idx
+    pos = np.ravel_multi_index(tuple(coords), tuple(input._data.shape)) if idx.size else \
+        np.zeros(idx.shape, np.int64)
+    part = src if tuple(src.shape) == idx.shape else \
+        getitem(src, tuple(slice(0, k) for k in idx.shape))
+    return put_flat(input, pos, _values(part, input, "scatter_add"), "add")
