@@ -136,3 +136,25 @@ def test_constants_limits_and_predicates_as_paddle():
     assert paddle.is_empty(x).shape == [] and paddle.tolist(x) == [1.0, 2.0]
     with pytest.raises(TypeError, match="must be a Tensor"):
         paddle.is_integer([1])
+
+
+def test_torch_style_creation_names():
+    a = np.arange(3, dtype="float64")
+    t = paddle.from_numpy(a)
+    a[0] = 100.0
+    assert t.tolist() == [0.0, 1.0, 2.0] and t.dtype == paddle.float64   # a copy
+    assert paddle.as_tensor([1, 2.5]).dtype == paddle.float32
+    assert paddle.as_tensor([1.0], requires_grad=True).stop_gradient is False
+    assert paddle.asarray([1, 2]).dtype == paddle.int64
+    x = paddle.ones([2, 3], dtype="float64")
+    assert paddle.rand_like(x).dtype == paddle.float64 and paddle.rand_like(x).shape == [2, 3]
+    assert paddle.randn_like(x, dtype="float32").dtype == paddle.float32
+    r = paddle.randint_like(x, 2, 5).numpy()
+    assert r.dtype == np.float64 and r.min() >= 2 and r.max() < 5
+    assert paddle.standard_normal([2, 2]).dtype == paddle.float32
+    paddle.manual_seed(5)
+    first = paddle.rand([3]).tolist()
+    paddle.seed(5)
+    assert paddle.rand([3]).tolist() == first
+    with pytest.raises(TypeError, match="numpy array"):
+        paddle.from_numpy([1.0])

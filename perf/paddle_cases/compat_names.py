@@ -16,3 +16,8 @@ cmp("predicates", lambda P, a, b: P.to_tensor([P.is_complex(a), P.is_integer(a),
     grad=False)
 cmp("is_empty", lambda P, a: (P.is_empty(a), P.is_empty(P.zeros([0, 3]))), [A((2,))], grad=False)
 cmp("tolist", lambda P, a: P.to_tensor(P.tolist(a)), [A((2, 3))], grad=False)
+cmp("from_numpy", lambda P, a: P.from_numpy(a.numpy()), [A((2, 3), dtype="float64")], grad=False)
+cmp("as_tensor", lambda P, _: P.as_tensor([1, 2.5]), [A((1,))], grad=False)
+cmp("asarray", lambda P, _: P.asarray([1, 2]), [A((1,))], grad=False)
+cmp("rand_like_meta", lambda P, a: P.to_tensor([str(P.rand_like(a).dtype) == str(a.dtype), P.rand_like(a).shape == a.shape]), [A((2, 3), dtype="float64")], grad=False)
+cmp("randint_like_dtype", lambda P, a: P.to_tensor(str(P.randint_like(a, 5).dtype).endswith("float64")), [A((2, 3), dtype="float64")], grad=False)

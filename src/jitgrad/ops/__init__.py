@@ -47,6 +47,8 @@ from .composites import (addmm, cdist, cross, diff, expand_as, gather_nd, index_
                          masked_fill, meshgrid, moveaxis, rot90, scatter, scatter_nd_add)
 from .creation import (arange, eye, full, full_like, linspace, normal, ones, ones_like, rand,
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
+from .creation import (as_tensor, asarray, from_numpy, manual_seed, rand_like, randint_like,
+                       randn_like, standard_normal)
 from . import aliases as _aliases, assemble as _assemble, lookup as _lookup
 from . import numeric as _numeric, special as _special
 from .special import digamma, erfinv, gammaln, lgamma, polygamma
@@ -106,7 +108,9 @@ __all__ += ["deg2rad", "frac", "logaddexp", "nan_to_num", "rad2deg", "trunc", "m
 __all__ += ["eigvalsh"]          # ops/decompositions.py; the others are paddle.linalg's
 CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", "ones_like",
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",
-            "empty", "empty_like", "tril_indices", "triu_indices", "logspace"]
+            "empty", "empty_like", "tril_indices", "triu_indices", "logspace",
+            "manual_seed", "standard_normal", "rand_like", "randn_like", "randint_like",
+            "as_tensor", "asarray", "from_numpy"]
 
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
 __all__ += CREATION

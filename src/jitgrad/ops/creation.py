@@ -152,3 +152,62 @@ def randint(low: int = 0, high: int | None = None, shape: Sequence[int] = (1,),
 
 def randperm(n: int, dtype: Any = "int64", name: str | None = None) -> Tensor:
     return _t(_rng.permutation(int(n)).astype(_dt(dtype)))
+
+
+# ---- Paddle's newer creation names (torch-style) ----------------------------------------
+
+_reseed = seed          # (manual_seed's argument is called seed, as Paddle's)
+
+
+def manual_seed(seed: int) -> None:
+    """paddle.seed under torch's name."""
+    _reseed(seed)
+
+
+def standard_normal(shape: Any, dtype: Any = None, name: str | None = None) -> Tensor:
+    return randn(shape, dtype)
+
+
+def _like(x: Tensor, fn: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def rand_like(input: Tensor, name: str | None = None, *, dtype: Any = None) -> Tensor:
+    """Uniform [0, 1) samples of input's shape and (by default) dtype."""
+    x = _like(input, "rand_like")
+    return rand(x.shape, x._data.dtype if dtype is None else dtype)
+
+
+def randn_like(x: Tensor, dtype: Any = None, name: str | None = None) -> Tensor:
+    x = _like(x, "randn_like")
+    return randn(x.shape, x._data.dtype if dtype is None else dtype)
+
+
+def randint_like(x: Tensor, low: int = 0, high: int | None = None, dtype: Any = None,
+                 name: str | None = None) -> Tensor:
+    """Integers from [low, high) (from [0, low) with one bound) in x's shape and (by
+    default) x's dtype, as Paddle."""
+    x = _like(x, "randint_like")
+    return randint(low, high, x.shape, x._data.dtype if dtype is None else dtype)
+
+
+def as_tensor(data: Any, dtype: Any = None, place: Any = None, requires_grad: bool = False
+              ) -> Tensor:
+    """to_tensor with torch's requires_grad (a copy: jitgrad's tensors never alias a user's
+    array, which could change under a recorded graph)."""
+    from ..core.tensor import to_tensor
+    return to_tensor(data, dtype, place, stop_gradient=not requires_grad)
+
+
+def asarray(obj: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return as_tensor(obj, dtype, requires_grad=requires_grad)
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor holding a copy of the array (Paddle 3.3.1 copies too: writing the array
+    afterwards leaves the tensor alone)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy array, got {type(ndarray).__name__}")
+    return as_tensor(ndarray)
