@@ -94,3 +94,68 @@ def test_multigammaln_is_a_sum_of_lgammas():
     check_grads(lambda t: paddle.multigammaln(t, 3), RNG.uniform(1.5, 5.0, 4))
     with pytest.raises(ValueError, match="p must be a positive int"):
         paddle.multigammaln(x, 0)
+
+
+def test_histogram_counts_over_the_data_range_or_a_given_one():
+    x = TT([1.0, 2.0, 1.0, 4.0, 2.5])
+    h = paddle.histogram(x, bins=4)
+    assert h.tolist() == [2, 1, 1, 1] and h.dtype == paddle.int64
+    assert paddle.histogram(x, bins=4, min=0, max=3).tolist() == [0, 2, 1, 1]
+    w = paddle.histogram(x, bins=4, weight=TT([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert w.tolist() == [4.0, 2.0, 5.0, 4.0] and w.dtype == paddle.float32
+    np.testing.assert_allclose(paddle.histogram(x, bins=4, density=True).numpy(),
+                               [0.53333336, 0.26666668, 0.26666668, 0.26666668], rtol=1e-6)
+    assert paddle.histogram_bin_edges(x, bins=4).tolist() == [1.0, 1.75, 2.5, 3.25, 4.0]
+    assert paddle.histogram(TT([2.0, 2.0]), bins=2).tolist() == [0, 2]
+    with pytest.raises(ValueError, match="bins"):
+        paddle.histogram(x, bins=0)
+
+
+def test_gcd_lcm_frexp_nextafter():
+    assert paddle.gcd(TT([12, -18, 0]), TT([8, 12, 5])).tolist() == [4, 6, 5]
+    assert paddle.lcm(TT([4, -6, 0]), TT([6, 4, 3])).tolist() == [12, 12, 0]
+    with pytest.raises(TypeError, match="integer tensors"):
+        paddle.gcd(TT([1.0]), TT([2.0]))
+    x = TT([8.0, -3.0, 0.0, 0.75], stop_gradient=False)
+    m, e = paddle.frexp(x)
+    assert m.tolist() == [0.5, -0.75, 0.0, 0.75] and e.tolist() == [4.0, 2.0, 0.0, 0.0]
+    assert e.dtype == paddle.float32
+    m.sum().backward()
+    assert x.grad.tolist() == [1 / 16, 0.25, 0.0, 1.0]
+    n = paddle.nextafter(TT([1.0, 0.0]), TT([2.0, -1.0]))
+    assert n.tolist() == [float(np.nextafter(np.float32(1), np.float32(2))),
+                          -float(np.nextafter(np.float32(0), np.float32(1)))]
+
+
+def test_reduce_as_sums_down_to_the_target_shape():
+    t = TT(np.arange(6, dtype="float32").reshape(2, 3), stop_gradient=False)
+    r = paddle.reduce_as(t, paddle.ones([1, 3]))
+    assert r.tolist() == [[3.0, 5.0, 7.0]]
+    assert paddle.reduce_as(t, paddle.ones([3])).tolist() == [3.0, 5.0, 7.0]
+    r.sum().backward()
+    assert t.grad.tolist() == [[1.0] * 3] * 2
+    with pytest.raises(ValueError, match="does not broadcast"):
+        paddle.reduce_as(t, paddle.ones([2]))
+
+
+def test_combinations_in_itertools_order():
+    c = TT([1.0, 2.0, 3.0], stop_gradient=False)
+    cc = paddle.combinations(c, 2)
+    assert cc.tolist() == [[1, 2], [1, 3], [2, 3]]
+    cc.sum().backward()
+    assert c.grad.tolist() == [2.0, 2.0, 2.0]
+    assert paddle.combinations(c, 2, with_replacement=True).tolist() == \
+        [[1, 1], [1, 2], [1, 3], [2, 2], [2, 3], [3, 3]]
+    assert paddle.combinations(c, 4).shape == [0, 4]
+
+
+def test_pdist_distances_between_row_pairs():
+    p = TT([[0.0, 0.0], [3.0, 4.0], [1.0, 0.0]], stop_gradient=False)
+    d = paddle.pdist(p)
+    np.testing.assert_allclose(d.numpy(), [5.0, 1.0, math.sqrt(20)], rtol=1e-6)
+    d.sum().backward()
+    np.testing.assert_allclose(p.grad.numpy(), [[-1.6, -0.8], [1.0472136, 1.6944273],
+                                                [0.5527864, -0.8944272]], rtol=1e-6)
+    assert paddle.pdist(p, 1.0).tolist() == [7.0, 1.0, 6.0]
+    assert paddle.pdist(p, float("inf")).tolist() == [4.0, 1.0, 4.0]
+    check_grads(lambda t: paddle.pdist(t, 3.0), RNG.standard_normal((4, 3)))

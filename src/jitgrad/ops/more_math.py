@@ -6,6 +6,7 @@ gradients come from those ops' rules. Each name a user can call is listed in NAM
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -14,13 +15,17 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import const, require_float
+from .core import const, require_float, sum_to
+from .indexing import _take
 from .linalg import matmul
 from .math import sign
 from .shape import unsqueeze
 from .special import lgamma
+from .stats import vector_norm
 
-NAMES: list[str] = ["copysign", "sgn", "ldexp", "vecdot", "baddbmm", "multigammaln"]
+NAMES: list[str] = ["copysign", "sgn", "ldexp", "vecdot", "baddbmm", "multigammaln",
+                    "histogram", "histogram_bin_edges", "gcd", "lcm", "frexp", "nextafter",
+                    "reduce_as", "combinations", "pdist"]
 
 
 def _tensor(x: Any, fn: str, arg: str) -> Tensor:
@@ -97,3 +102,118 @@ def multigammaln(x: Tensor, p: int, name: str | None = None) -> Tensor:
     for j in range(1, int(p)):
         total = total + lgamma(x - j / 2)
     return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def _range(x: np.ndarray, lo: float, hi: float) -> tuple[float, float]:
+    if lo == 0 and hi == 0:             # Paddle: the data's own range
+        lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
+    if lo > hi:
+        raise ValueError(f"histogram: min ({lo}) must not exceed max ({hi})")
+    return lo, hi
+
+
+def histogram(input: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0,
+              weight: Tensor | None = None, density: bool = False, name: str | None = None
+              ) -> Tensor:
+    """Counts (int64) of input's values in `bins` equal bins over [min, max] (the data's
+    range when both are 0; values outside are dropped); float with weight or density.
+    No gradient."""
+    x = _tensor(input, "histogram", "input")._data
+    if not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ValueError(f"histogram: bins must be a positive int, got {bins!r}")
+    lo, hi = _range(x, float(min), float(max))
+    w = None if weight is None else np.asarray(_tensor(weight, "histogram", "weight")._data)
+    counts, _ = np.histogram(x.ravel(), int(bins), (lo, hi),
+                             weights=None if w is None else w.ravel(), density=density)
+    dt = np.int64 if w is None and not density else (x.dtype if x.dtype.kind == "f"
+                                                     else np.float32)
+    return Tensor._make(counts.astype(dt))
+
+
+def histogram_bin_edges(input: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0,
+                        name: str | None = None) -> Tensor:
+    """The bins + 1 edges histogram() uses."""
+    x = _tensor(input, "histogram_bin_edges", "input")._data
+    lo, hi = _range(x, float(min), float(max))
+    dt = x.dtype if x.dtype.kind == "f" else np.float32
+    return Tensor._make(np.histogram_bin_edges(x.ravel(), int(bins), (lo, hi)).astype(dt))
+
+
+def _ints(x: Any, y: Any, fn: str) -> tuple[np.ndarray, np.ndarray]:
+    a, b = (np.asarray(v._data if isinstance(v, Tensor) else v) for v in (x, y))
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        raise TypeError(f"{fn}: x and y must be integer tensors, got {a.dtype} and {b.dtype}")
+    return a, b
+
+
+def gcd(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """Greatest common divisor, elementwise (non-negative; gcd(0, 0) = 0)."""
+    return Tensor._make(np.gcd(*_ints(x, y, "gcd")))
+
+
+def lcm(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """Least common multiple, elementwise (non-negative; 0 if either is 0)."""
+    return Tensor._make(np.lcm(*_ints(x, y, "lcm")))
+
+
+def frexp(x: Tensor, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """(mantissa, exponent) with x = mantissa * 2**exponent, |mantissa| in [0.5, 1); the
+    exponent in x's dtype, as Paddle. The mantissa's gradient is 2**-exponent, 0 at x = 0
+    (Paddle)."""
+    require_float(_tensor(x, "frexp", "x"), "frexp")
+    dt = x._data.dtype
+    _, e = np.frexp(x._data)
+    scale = np.where(x._data == 0, 0, np.ldexp(np.ones((), dt), -e)).astype(dt, copy=False)
+    return x * const(scale, dt), Tensor._make(e.astype(dt))
+
+
+def nextafter(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """The next float after x towards y, elementwise. No gradient."""
+    a = _tensor(x, "nextafter", "x")._data
+    b = _tensor(y, "nextafter", "y")._data
+    return Tensor._make(np.nextafter(a, b.astype(a.dtype, copy=False)))
+
+
+def reduce_as(x: Tensor, target: Tensor, name: str | None = None) -> Tensor:
+    """x summed down to target's shape (the axes broadcasting would have added)."""
+    _tensor(x, "reduce_as", "x")
+    shape = tuple(_tensor(target, "reduce_as", "target").shape)
+    try:
+        if np.broadcast_shapes(shape, tuple(x.shape)) != tuple(x.shape):
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"reduce_as: target's shape {list(shape)} does not broadcast to "
+                         f"x's {x.shape}") from None
+    return sum_to(x, shape)
+
+
+def combinations(x: Tensor, r: int = 2, with_replacement: bool = False,
+                 name: str | None = None) -> Tensor:
+    """The r-element combinations of a 1-D x's elements, as rows [n_combinations, r] in
+    itertools' order; [0, r] when there are none."""
+    _tensor(x, "combinations", "x")
+    if x.ndim != 1:
+        raise ValueError(f"combinations: x must be 1-D, got shape {x.shape}")
+    if not isinstance(r, (int, np.integer)) or r < 0:
+        raise ValueError(f"combinations: r must be a non-negative int, got {r!r}")
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    idx = np.array(list(pick(range(x.shape[0]), int(r))), np.int64).reshape(-1, int(r))
+    return _take(x, idx)
+
+
+def pdist(x: Tensor, p: float = 2.0, name: str | None = None) -> Tensor:
+    """The p-norm distances between each pair of rows i < j of x [n, m], in row order:
+    n (n - 1) / 2 values."""
+    _tensor(x, "pdist", "x")
+    if x.ndim != 2:
+        raise ValueError(f"pdist: x must be 2-D, got shape {x.shape}")
+    n = x.shape[0]
+    i, j = np.triu_indices(n, 1)
+    d = _take(x, i[:, None] * x.shape[1] + np.arange(x.shape[1])) - \
+        _take(x, j[:, None] * x.shape[1] + np.arange(x.shape[1]))
+    out = vector_norm(d, p=float(p), axis=-1)
+    if float(p) == 0 and not x.stop_gradient:
+        # a count has no slope: x gets zeros, as Paddle's (d enters as the branch not taken)
+        out = E.where(np.zeros(out._data.shape, bool), R.sum(d, axis=-1), out)
+    return out
