@@ -1,8 +1,9 @@
 """Paddle 3.3.1's less common manipulation functions (unflatten, block_diag, cartesian_prod,
-take_along_dim): composites of the moving primitives already here (reshape, pad, concat,
-stack, take_flat), so their gradients come from those ops' rules. Each name a user can call
-is listed in NAMES (ops/__init__.py exports them and binds them as Tensor methods).
-Behaviours noted "(Paddle)" were measured on Paddle 3.3.1."""
+the *_scatter family, index_put, masked_scatter, scatter_add, ...): composites of the moving
+primitives already here (reshape, pad, concat, stack, put_flat), so their gradients come
+from those ops' rules. Each name a user can call is listed in NAMES (ops/__init__.py
+exports them and binds them as Tensor methods). Behaviours noted "(Paddle)" were measured
+on Paddle 3.3.1."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Paddle 3.3.1's math functions that numeric code reaches for less often (copysign, sgn,
-ldexp, vecdot, baddbmm, multigammaln): composites of the ops already here, so their
-gradients come from those ops' rules. Each name a user can call is listed in NAMES
+"""Paddle 3.3.1's math functions that numeric code reaches for less often (copysign, ldexp,
+vecdot, baddbmm, multigammaln, pdist, combinations, histogram, gcd, frexp, ...): composites
+of the ops already here, so their gradients come from those ops' rules. Each name a user can call is listed in NAMES
 (ops/__init__.py exports them and binds them as Tensor methods). Behaviours noted
 "(Paddle)" were measured on Paddle 3.3.1."""
 
