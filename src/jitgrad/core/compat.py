@@ -51,17 +51,14 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
-def is_floating_point(x: Tensor) -> bool:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"is_floating_point(): argument 'x' must be a Tensor, got "
-                        f"{type(x).__name__}")
-    return x.is_floating_point()
-
-
 def _tensor_arg(x: Any, fn: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument 'x' must be a Tensor, got {type(x).__name__}")
     return x
+
+
+def is_floating_point(x: Tensor) -> bool:
+    return _tensor_arg(x, "is_floating_point").is_floating_point()
 
 
 def is_complex(x: Tensor) -> bool:
