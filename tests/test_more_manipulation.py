@@ -142,3 +142,35 @@ def test_scatter_add_adds_src_along_a_dim():
     assert x.grad.tolist() == np.arange(12).reshape(3, 4).tolist()
     check_grads(lambda a, b: paddle.scatter_add(a, 0, TT([[0, 1], [2, 2]]), b),
                 RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4)))
+
+
+def test_view_reshapes_or_reinterprets_bytes():
+    x = TT(np.arange(6, dtype="float32"), stop_gradient=False)
+    v = paddle.view(x, [2, 3])
+    assert v.shape == [2, 3] and not v.stop_gradient
+    _weighted(v).backward()
+    assert x.grad.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert paddle.view_as(x, paddle.ones([3, 2])).shape == [3, 2]
+    assert paddle.view(TT([1.0], dtype="float32"), "int32").tolist() == [1065353216]
+
+
+def test_unique_consecutive_keeps_one_of_each_run():
+    x = TT([1, 1, 2, 2, 3, 1, 1, 2])
+    assert paddle.unique_consecutive(x).tolist() == [1, 2, 3, 1, 2]
+    u, inv, cnt = paddle.unique_consecutive(x, return_inverse=True, return_counts=True)
+    assert inv.tolist() == [0, 0, 1, 1, 2, 3, 3, 4] and cnt.tolist() == [2, 2, 1, 2, 1]
+    assert inv.dtype == paddle.int64
+    rows = paddle.unique_consecutive(TT([[1, 1], [1, 1], [2, 3]]), axis=0)
+    assert rows.tolist() == [[1, 1], [2, 3]]
+
+
+def test_crop_takes_a_box_at_offsets():
+    c = TT(np.arange(12, dtype="float32").reshape(3, 4), stop_gradient=False)
+    box = paddle.crop(c, shape=[2, 2], offsets=[1, 1])
+    assert box.tolist() == [[5.0, 6.0], [9.0, 10.0]]
+    box.sum().backward()
+    assert c.grad.tolist() == [[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0]]
+    assert paddle.crop(c, shape=[-1, 2], offsets=[1, 2]).tolist() == [[6, 7], [10, 11]]
+    assert paddle.crop(c, shape=[2, 3]).tolist() == [[0, 1, 2], [4, 5, 6]]
+    with pytest.raises(ValueError, match="do not fit dim 0"):
+        paddle.crop(c, shape=[3, 3], offsets=[1, 1])

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.tensor import Tensor
 from .composites import meshgrid
 from .core import const
@@ -20,7 +21,8 @@ from .shape import _flat_positions, getitem, reshape
 
 NAMES: list[str] = ["unflatten", "block_diag", "cartesian_prod", "take_along_dim",
                     "select_scatter", "slice_scatter", "diagonal_scatter", "msort",
-                    "index_put", "masked_scatter", "scatter_add"]
+                    "index_put", "masked_scatter", "scatter_add", "view", "view_as",
+                    "unique_consecutive", "crop"]
 
 
 def _tensors(xs: Any, fn: str) -> list[Tensor]:
@@ -214,3 +216,73 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     part = src if tuple(src.shape) == idx.shape else \
         getitem(src, tuple(slice(0, k) for k in idx.shape))
     return put_flat(input, pos, _values(part, input, "scatter_add"), "add")
+
+
+def view(x: Tensor, shape_or_dtype: Any, name: str | None = None) -> Tensor:
+    """reshape (a list of ints, or a shape Tensor), or the same bytes read as another
+    dtype (no gradient). jitgrad's result is its own tensor: a later in-place write to
+    either leaves the other alone (README: in-place writes copy on write)."""
+    if isinstance(shape_or_dtype, (list, tuple, Tensor)):
+        return reshape(x, shape_or_dtype)
+    dt = dtypes.to_dtype(shape_or_dtype).np
+    try:
+        return Tensor._make(np.ascontiguousarray(x._data).view(dt))
+    except ValueError as e:
+        raise ValueError(f"view: cannot read a {x.dtype.name} tensor of shape {x.shape} as "
+                         f"{dt.name}: {e}") from None
+
+
+def view_as(x: Tensor, other: Tensor, name: str | None = None) -> Tensor:
+    """x reshaped to other's shape."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"view_as: other must be a Tensor, got {type(other).__name__}")
+    return reshape(x, other.shape)
+
+
+def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       axis: int | None = None, dtype: Any = "int64", name: str | None = None
+                       ) -> Tensor | tuple[Tensor, ...]:
+    """x with each run of equal consecutive elements (slices along axis; the flattened x
+    when axis is None) kept once; with the flags also each element's run number and each
+    run's length, in `dtype`. No gradient."""
+    a = x._data if isinstance(x, Tensor) else np.asarray(x)
+    if axis is None:
+        a, ax = a.reshape(-1), 0
+    else:
+        ax = _axis(axis, a.ndim, "unique_consecutive")
+    moved = np.moveaxis(a, ax, 0)
+    n = moved.shape[0]
+    new_run = np.ones(n, bool)
+    if n > 1:
+        new_run[1:] = (moved[1:] != moved[:-1]).reshape(n - 1, -1).any(axis=1)
+    out = [Tensor._make(np.moveaxis(moved[new_run], 0, ax))]
+    it = dtypes.to_dtype(dtype).np
+    if return_inverse:
+        out.append(Tensor._make((np.cumsum(new_run) - 1).astype(it)))
+    if return_counts:
+        starts = np.flatnonzero(new_run)
+        out.append(Tensor._make(np.diff(np.append(starts, n)).astype(it)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def crop(x: Tensor, shape: Any = None, offsets: Any = None, name: str | None = None
+         ) -> Tensor:
+    """x[offsets : offsets + shape] in every dim (shape None: x's; -1: to the end;
+    offsets None: zeros)."""
+    dims = x.shape
+    def ints(v: Any, what: str, default: int) -> list[int]:
+        if v is None:
+            return [default if default >= 0 else d for d in dims]
+        v = v.tolist() if isinstance(v, Tensor) else list(v)
+        if len(v) != len(dims):
+            raise ValueError(f"crop: {what} needs {len(dims)} entries, got {len(v)}")
+        return [int(t.item() if isinstance(t, Tensor) else t) for t in v]
+    offs = ints(offsets, "offsets", 0)
+    size = ints(shape, "shape", -1)
+    key = []
+    for d, (n, o, s) in enumerate(zip(dims, offs, size)):
+        s = n - o if s == -1 else s
+        if o < 0 or s < 0 or o + s > n:
+            raise ValueError(f"crop: offset {o} and size {s} do not fit dim {d} of size {n}")
+        key.append(slice(o, o + s))
+    return getitem(x, tuple(key))
