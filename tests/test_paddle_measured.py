@@ -131,3 +131,32 @@ def test_maximum_and_minimum_give_no_gradient_to_either_side_of_a_nan():
     assert dx.tolist() == [0.0, 0.0, 0.0, 0.5, 0.0] and dy.tolist() == [0.0, 0.0, 0.0, 0.5, 1.0]
     dx, dy = _grads_on_every_path(paddle.minimum, x, y)
     assert dx.tolist() == [0.0, 0.0, 0.0, 0.5, 1.0] and dy.tolist() == [0.0, 0.0, 0.0, 0.5, 0.0]
+
+
+@pytest.mark.parametrize("make, slope", [(lambda y: y * 2.0, 2.0), (lambda y: y / 2.0, 0.5),
+                                         (lambda y: paddle.scale(y, 2.0), 2.0)],
+                         ids=["times", "divide", "scale"])
+def test_changing_y_in_place_after_y_times_a_number_still_differentiates(make, slope):
+    # was: a version error, although the gradient reads only the number (Paddle runs it)
+    for create_graph in (False, False, False, True):
+        x = TT([1.0, 2.0], stop_gradient=False)
+        y = x * 1
+        z = make(y)
+        y.add_(paddle.ones([2]))
+        z.sum().backward(create_graph=create_graph)
+        assert x.grad.tolist() == [slope, slope]
+    w = TT([1.0, 2.0], stop_gradient=False)
+    loss = (w * 0.5).sum()
+    with paddle.no_grad():
+        w.add_(paddle.ones([2]))            # an optimizer-style update before the backward
+    loss.backward()
+    assert w.grad.tolist() == [0.5, 0.5]
+
+
+def test_changing_an_input_whose_value_the_gradient_reads_still_raises():
+    x = TT([1.0, 2.0], stop_gradient=False)
+    y = x * 1
+    z = y * y
+    y.add_(paddle.ones([2]))
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        z.sum().backward()

@@ -321,9 +321,10 @@ class Plan:
 def check_versions(node: Node) -> bool:
     """Refuse a backward through values changed in place after the node recorded them.
 
-    Only values the gradient reads count (the op's `grad_reads`, default all): a slice's
-    gradient needs its input's shape, not its values, so `y[1:] = y[1:] * 3` is allowed, as
-    in Paddle. Such an input, rebound since (ops/inplace.py), is replaced by the stand-in of
+    Only values the gradient reads count (the op's `grad_reads`, default all, or
+    `grad_reads_for(needs)`, what the edges that carry gradient read): a slice's gradient
+    needs its input's shape, not its values, so `y[1:] = y[1:] * 3` is allowed, as in
+    Paddle, and so is changing y after `z = y * 2.0` (z's gradient reads the constant). Such an input, rebound since (ops/inplace.py), is replaced by the stand-in of
     its recorded version so that gradient reaches the old node. True when one was replaced.
     """
     vs = getattr(node, "versions", None)
@@ -336,7 +337,9 @@ def check_versions(node: Node) -> bool:
     for i, (t, v) in enumerate(pairs):
         now = getattr(t, "_version", 0)
         if now != v:
-            reads = getattr(node.op, "extra", {}).get("grad_reads")
+            extra = getattr(node.op, "extra", {})
+            reads_for = extra.get("grad_reads_for")     # (what the needed edges read)
+            reads = reads_for(node.needs) if reads_for is not None else extra.get("grad_reads")
             if reads is not None and (i if i < n_in else "out") not in reads:
                 if i < n_in:
                     rewired |= _rewire_to_version(node, i, t, v)

@@ -188,6 +188,10 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
 
     if not saved:                           # kernels' factors only: what they read is all
         extra.setdefault("grad_reads", _reads(*plans))
+        # (x * 2.0 with only x needing a gradient reads the constant, not x: Paddle lets x
+        # change in place before the backward)
+        extra.setdefault("grad_reads_for", lambda needs: _reads(
+            *[plan for plan, need in zip(plans, needs) if need]))
     else:
         extra["save_needs"] = True
     return defop(name, forward=forward, vjp=vjp, lower=lower, save=save if saved else None,

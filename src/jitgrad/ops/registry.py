@@ -65,6 +65,9 @@ Every entry states, in one place:
     Which recorded values the backward (vjp and lower) reads: input positions and/or
     ``"out"``; default all. An in-place change of a value not listed does not block the
     backward (tape.check_versions): the slice gradient reads its input's shape only.
+``grad_reads_for`` (optional, in ``extra``)
+    ``needs -> grad_reads`` for a node whose inputs do not all need gradients (derivative.py
+    sets it for kernel-factor ops: ``y * 2.0`` with only y needing one reads the constant).
 ``quiet`` (optional, in ``extra``)
     True for ops whose forward (or save) can meet log(-1), 1/0 or overflow: numpy's
     RuntimeWarnings are switched off around them, as Paddle returns nan/inf silently.
