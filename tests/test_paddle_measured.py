@@ -160,3 +160,27 @@ def test_changing_an_input_whose_value_the_gradient_reads_still_raises():
     y.add_(paddle.ones([2]))
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         z.sum().backward()
+
+
+def test_seeds_an_empty_list_int_and_bool_as_paddle():
+    # was: an empty list, an int seed and a bool seed raised (Paddle 3.3.1: no seeds, cast)
+    y = TT([1.0, 2.0], stop_gradient=False)
+    z = y * 2
+    for empty in ([], ()):
+        y.clear_grad()
+        paddle.autograd.backward([z], empty, retain_graph=True)
+        assert y.grad.tolist() == [2.0, 2.0]
+    y.clear_grad()
+    paddle.autograd.backward([z], [TT([1, 3])], retain_graph=True)
+    assert y.grad.tolist() == [2.0, 6.0] and y.grad.dtype == paddle.float32
+    y.clear_grad()
+    z.backward(TT([True, False]), retain_graph=True)
+    assert y.grad.tolist() == [2.0, 0.0]
+    assert paddle.grad([z], [y], [])[0].tolist() == [2.0, 2.0]
+
+
+def test_grad_mode_switches_are_in_paddle_autograd_too():
+    assert paddle.autograd.no_grad is paddle.no_grad
+    assert paddle.autograd.enable_grad is paddle.enable_grad
+    assert paddle.autograd.set_grad_enabled is paddle.set_grad_enabled
+    assert paddle.autograd.is_grad_enabled() is True

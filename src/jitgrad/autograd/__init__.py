@@ -11,6 +11,10 @@ from .display import graphviz
 from .functional import Hessian, Jacobian, hessian, jacobian
 from .py_layer import PyLayer, PyLayerContext
 
+# reachable as paddle.autograd.no_grad etc. (Paddle 3.3.1), though not in its public list
+from ..core.grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
+from ..core.tape import is_grad_enabled  # noqa: F401
+
 Function = PyLayer      # paddle.autograd.Function is PyLayer itself (Paddle 3.3.1)
 
 __all__ = ["backward", "grad", "PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks",

@@ -57,7 +57,8 @@ def check_float_roots(roots: list[Tensor], what: str = "tensors") -> None:
 
 def check_seeds(grad_tensors: Any, roots: list[Tensor], what: str = "grad_tensors"
                 ) -> list[Tensor | None]:
-    if grad_tensors is None:
+    if grad_tensors is None or (isinstance(grad_tensors, (list, tuple)) and
+                                not grad_tensors):      # [] means none, as in Paddle
         return [None] * len(roots)
     if isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors]
@@ -77,9 +78,9 @@ def check_seeds(grad_tensors: Any, roots: list[Tensor], what: str = "grad_tensor
             raise ArgumentValueError(f"{what}[{i}] has {g._data.size} elements (shape "
                                      f"{list(g.shape)}) but its output has {r._data.size} "
                                      f"(shape {list(r.shape)})")
-        if g._data.dtype.kind != "f":
-            raise ArgumentTypeError(f"{what}[{i}] must be a float tensor, got {g.dtype.name}")
-    return list(grad_tensors)
+    # an int or bool seed is cast to its output's dtype, as Paddle does
+    return [g if g is None or g._data.dtype.kind == "f" else
+            Tensor._make(g._data.astype(r._data.dtype)) for g, r in zip(grad_tensors, roots)]
 
 
 def check_flag(value: Any, name: str) -> bool:

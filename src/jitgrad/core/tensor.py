@@ -155,9 +155,10 @@ class Tensor(TensorOperators):
                 detach_graph_grad(self)
             g.fill(0)
 
-    def clear_gradient(self, set_to_zero: bool = True, /) -> None:
+    def clear_gradient(self, set_to_zero: bool = True) -> None:
         """Paddle's clear_gradient: zero the gradient in place, or (set_to_zero=False)
-        drop it, so .grad is None and its memory is released."""
+        drop it, so .grad is None and its memory is released. The keyword works as its
+        docs say (Paddle 3.3.1 ignores `set_to_zero=False` given by name and zeroes)."""
         if set_to_zero:
             self.clear_grad()
         elif self._grad is not None:
