@@ -184,3 +184,29 @@ def test_grad_mode_switches_are_in_paddle_autograd_too():
     assert paddle.autograd.enable_grad is paddle.enable_grad
     assert paddle.autograd.set_grad_enabled is paddle.set_grad_enabled
     assert paddle.autograd.is_grad_enabled() is True
+
+
+def test_variance_with_no_degree_of_freedom_is_nan():
+    # was: 0 (the divisor was clamped to 1); Paddle, numpy and torch give nan
+    x = TT(np.array(1.5, "float32"), stop_gradient=False)
+    v = paddle.var(x)
+    v.backward()
+    assert np.isnan(v.item()) and np.isnan(x.grad.item())
+    assert np.isnan(paddle.std(TT([1.5])).item())
+    assert np.isnan(paddle.var(paddle.ones([2, 1]), axis=1).numpy()).all()
+    assert paddle.var(TT([1.0, 3.0])).item() == 2.0
+
+
+def test_all_and_any_with_an_empty_axis_list_reduce_every_axis():
+    # was: the input came back unreduced
+    x = TT(np.array([[True, False, True], [True, True, True]]))
+    assert paddle.all(x, axis=[]).shape == [] and paddle.all(x, axis=[]).item() is False
+    assert paddle.any(x, axis=[], keepdim=True).shape == [1, 1]
+
+
+def test_integer_floor_divide_by_zero_raises():
+    # was: 0 and a numpy warning; Paddle raises, as jitgrad's remainder already did
+    a, b = TT(np.array([7, 3], "int64")), TT(np.array([0, 2], "int64"))
+    for f in (paddle.floor_divide, lambda p, q: p // q):
+        with pytest.raises(ValueError, match="integer division by zero"):
+            f(a, b)

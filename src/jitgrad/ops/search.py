@@ -129,6 +129,9 @@ bitwise_and, bitwise_or, bitwise_xor = (_cmp(np.bitwise_and), _cmp(np.bitwise_or
 def floor_divide(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x // y with Paddle's dtype rules (float32 // 2 stays float32); no gradient."""
     x, y = binary_operands(x, y)
+    if (x._data.dtype.kind != "f" or y._data.dtype.kind != "f") and \
+            (np.asarray(y._data) == 0).any():
+        raise ValueError("floor_divide: integer division by zero")   # (as remainder; Paddle)
     return _t(np.floor_divide(x._data, y._data))
 
 
@@ -148,16 +151,21 @@ def isfinite(x: Tensor, name: str | None = None) -> Tensor:
     return _t(np.isfinite(x._data))
 
 
+def _logic_axes(axis: Any) -> tuple | None:
+    """all/any's axes: None or an empty list reduce every axis (Paddle, as its sum)."""
+    if axis is None or (isinstance(axis, (list, tuple)) and len(axis) == 0):
+        return None
+    return tuple(np.atleast_1d(axis))
+
+
 def any(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
         ) -> Tensor:  # noqa: A001
-    return _t(np.any(x._data, axis=None if axis is None else tuple(np.atleast_1d(axis)),
-                     keepdims=keepdim))
+    return _t(np.any(x._data, axis=_logic_axes(axis), keepdims=keepdim))
 
 
 def all(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
         ) -> Tensor:  # noqa: A001
-    return _t(np.all(x._data, axis=None if axis is None else tuple(np.atleast_1d(axis)),
-                     keepdims=keepdim))
+    return _t(np.all(x._data, axis=_logic_axes(axis), keepdims=keepdim))
 
 
 def allclose(x: Tensor, y: Tensor, rtol: float = 1e-05, atol: float = 1e-08,

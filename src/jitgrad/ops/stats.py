@@ -5,7 +5,6 @@ come for free. Order statistics (median, quantile) are in order_stats.py."""
 from __future__ import annotations
 
 import math
-import builtins
 from typing import Any
 
 import numpy as np
@@ -116,13 +115,16 @@ def logsumexp(x: Tensor, axis: Any = None, keepdim: bool = False,
 
 def var(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
         name: str | None = None) -> Tensor:
-    """Variance; unbiased=True divides by n - 1 (Paddle's default)."""
+    """Variance; unbiased=True divides by n - 1 (Paddle's default). With no degree of
+    freedom left (one element unbiased, or none) it is nan, gradient too (Paddle, numpy)."""
     require_float(x, "var")
     axes = norm_axis(axis, x.ndim)
     n = int(np.prod([x.shape[a] for a in axes] if axes is not None else x.shape,
                     dtype=np.int64))
     d = x - R.mean(x, axis=axes, keepdim=True)
-    return R.sum(d * d, axis=axes, keepdim=keepdim) / float(builtins.max(n - int(unbiased), 1))
+    total = R.sum(d * d, axis=axes, keepdim=keepdim)
+    dof = n - int(unbiased)
+    return total / float(dof) if dof > 0 else total * math.nan
 
 
 def std(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
