@@ -210,3 +210,84 @@ def test_integer_floor_divide_by_zero_raises():
     for f in (paddle.floor_divide, lambda p, q: p // q):
         with pytest.raises(ValueError, match="integer division by zero"):
             f(a, b)
+
+
+def test_binary_cross_entropy_gradient_is_finite_at_zero_and_one():
+    # was: nan on the first (interpreted) backward, 0 on the compiled ones; soft labels had
+    # the wrong sign. Paddle's rule: (p - y) / max(p (1 - p), 1e-12)
+    p = np.array([0.0, 1.0, 0.5, 0.0, 1.0], "float32")
+    y = np.array([1.0, 0.0, 1.0, 0.5, 0.5], "float32")
+    bce = paddle.nn.functional.binary_cross_entropy
+    (g,) = _grads_on_every_path(lambda t: bce(t, TT(y), reduction="none"), p)
+    np.testing.assert_array_equal(g, np.array([-1e12, 1e12, -2.0, -5e11, 5e11], "float32"))
+    (g,) = _grads_on_every_path(lambda t: bce(t, TT(y[:1]), reduction="sum"), p)  # broadcast
+    np.testing.assert_array_equal(g, np.array([-1e12, 0.0, -2.0, -1e12, 0.0], "float32"))
+
+
+@pytest.mark.parametrize("rows", [2, 16])       # 16 x 5: the compiled row kernel's size
+def test_cross_entropy_ignores_masked_classes_at_minus_infinity(rows):
+    # was: nan loss (0 * -inf) where a non-target class had logit -inf; Paddle and torch: finite
+    from jitgrad import vm
+    vm.warmup((np.float32,), quiet=True)      # Numba loaded: the forward may use its kernels
+    x = np.tile(np.array([[-np.inf, 1.0, 2.0, 0.0, 0.0], [0.5, 1.0, -np.inf, 0.0, 0.0]],
+                         "float32"), (rows // 2, 1))
+    label = TT(np.tile(np.array([1, 0]), rows // 2))
+    ce = paddle.nn.functional.cross_entropy
+    e = np.exp(x)
+    dx = e / e.sum(1, keepdims=True) - np.eye(5)[np.tile([1, 0], rows // 2)]
+    expect = [np.log(np.e + np.e ** 2 + 2) - 1, np.log(np.e ** 0.5 + np.e + 2) - 0.5]
+    for create_graph in (False, False, False, True):
+        t = TT(x, stop_gradient=False)
+        loss = ce(t, label, reduction="none")
+        np.testing.assert_allclose(loss.numpy().ravel(), expect * (rows // 2), rtol=1e-6)
+        loss.sum().backward(create_graph=create_graph)
+        np.testing.assert_allclose(t.grad.numpy(), dx, rtol=1e-6, atol=1e-7)
+
+
+def test_norms_of_a_zero_vector_have_zero_gradient():
+    # was: nan (sqrt' = inf at 0 times the sum's 0); Paddle 3.3.1 gives 0
+    rows = np.array([[0.0, 0.0], [3.0, 4.0]], "float32")
+    (g,) = _grads_on_every_path(lambda t: paddle.linalg.norm(t, axis=1), rows)
+    np.testing.assert_array_equal(g, np.array([[0.0, 0.0], [0.6, 0.8]], "float32"))
+    for p in (2, 3):
+        (g,) = _grads_on_every_path(lambda t: paddle.linalg.norm(t, p=p), np.zeros(3, "float32"))
+        np.testing.assert_array_equal(g, [0.0, 0.0, 0.0])
+    (g,) = _grads_on_every_path(lambda t: paddle.linalg.norm(t, p="fro", axis=[0, 1]),
+                                np.zeros((2, 2), "float32"))
+    np.testing.assert_array_equal(g, np.zeros((2, 2)))
+    (g,) = _grads_on_every_path(lambda t: paddle.nn.functional.normalize(t, axis=1), rows)
+    np.testing.assert_allclose(g, [[1e12, 1e12], [0.032, -0.024]], rtol=1e-5)   # Paddle's
+    (g,) = _grads_on_every_path(lambda t: paddle.renorm(t, 2.0, 0, 1.0),
+                                np.zeros((1, 3), "float32"))
+    np.testing.assert_array_equal(g, [[1.0, 1.0, 1.0]])
+
+
+@pytest.mark.parametrize("p", [2.0, 3.0])
+def test_cdist_at_zero_distance_has_zero_gradient(p):
+    # was: nan for every row with a zero distance; Paddle 3.3.1 gives that pair nothing
+    x = np.array([[0.0, 0.0], [1.0, 2.0]], "float32")
+    y = np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 3.0]], "float32")
+    for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        if mode == "use_mm_for_euclid_dist" and p != 2.0:
+            continue
+        dx, dy = _grads_on_every_path(lambda a, b: paddle.cdist(a, b, p=p, compute_mode=mode),
+                                      x, y)
+        d = x[:, None] - y[None]
+        n = (np.abs(d) ** p).sum(-1) ** (1 / p)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(n[..., None] > 0, np.sign(d) * np.abs(d) ** (p - 1)
+                             / n[..., None] ** (p - 1), 0.0)
+        np.testing.assert_allclose(dx, share.sum(1), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(dy, -share.sum(0), rtol=1e-5, atol=1e-6)
+
+
+def test_inf_norm_gives_every_tied_element_the_whole_gradient():
+    # was: ties shared it (0.5 each); Paddle 3.3.1 gives each sign(x) times the seed
+    x = np.array([[1.0, -3.0, 3.0], [2.0, 2.0, 1.0], [5.0, -1.0, -1.0]], "float32")
+    seed = paddle.to_tensor([1.0, 2.0, 3.0])
+    (g,) = _grads_on_every_path(lambda t: paddle.linalg.norm(t, p=np.inf, axis=1) * seed, x)
+    np.testing.assert_array_equal(g, [[0, -1, 1], [2, 2, 0], [3, 0, 0]])
+    (g,) = _grads_on_every_path(lambda t: paddle.linalg.norm(t, p=-np.inf, axis=1) * seed, x)
+    np.testing.assert_array_equal(g, [[1, 0, 0], [0, 0, 2], [0, -3, -3]])
+    (g,) = _grads_on_every_path(lambda t: paddle.linalg.norm(t, p=np.inf), x[0])
+    np.testing.assert_array_equal(g, [0, -1, 1])

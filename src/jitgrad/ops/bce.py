@@ -5,8 +5,8 @@
 
 Why: as composites of logs, clamps, products and sums they recorded 6-12 nodes each (and
 multi_label_soft_margin_loss 14); one node with its gradient factors saved in the forward
-makes the backward one multiply per input: dp = g (-y/p [log p > -100] + (1 - y)/(1 - p)
-[log(1 - p) > -100]), dy = g (max(log(1 - p), -100) - max(log p, -100)); dx = g
+makes the backward one multiply per input: dp = g (p - y) / max(p (1 - p), 1e-12) (Paddle's
+rule, finite at p = 0 and 1), dy = g (max(log(1 - p), -100) - max(log p, -100)); dx = g
 (sigmoid(x) - y), dy = -g x.
 """
 
@@ -19,6 +19,7 @@ from . import elementwise as E
 from .core import apply, const
 from .registry import defop
 
+_EPS = 1e-12    # Paddle's bce_loss_grad: (p - y) / max(p (1 - p), eps), finite at p = 0, 1
 _CASES = tuple({"shapes": (s, s)} for s in ((), (4,), (2, 3), (2, 1, 3)))
 
 
@@ -26,18 +27,15 @@ def _bce_forward(p, y):
     lp_raw, lq_raw = np.log(p), np.log1p(-p)
     lp, lq = np.maximum(lp_raw, -100.0), np.maximum(lq_raw, -100.0)
     out = -(y * lp + (1 - y) * lq)
-    dp = np.where(lp_raw > -100, -y / p, 0) + np.where(lq_raw > -100, (1 - y) / (1 - p), 0)
+    dp = (p - y) / np.maximum(p * (1 - p), _EPS)
     return out.astype(p.dtype, copy=False), (dp.astype(p.dtype, copy=False),
                                             (lq - lp).astype(p.dtype, copy=False))
 
 
 def _bce_vjp(g, out, p, y):
-    dt = p._data.dtype
     lp = E.maximum(E.log(p), -100.0)
     lq = E.maximum(E.log(1.0 - p), -100.0)
-    mp = const(np.log(p._data) > -100, dt)
-    mq = const(np.log1p(-p._data) > -100, dt)
-    return g * (-(y * mp) / p + (1.0 - y) * mq / (1.0 - p)), g * (lq - lp)
+    return g * (p - y) / E.maximum(p * (1.0 - p), _EPS), g * (lq - lp)
 
 
 def _mul_lower(b, node, g, gins):

@@ -22,6 +22,7 @@ from .indexing import _axis, _index_array, _take, concat, put_flat
 from .shape import _flat_positions, broadcast_to, reshape, transpose, unsqueeze
 from .linalg import matmul
 from .math import sign
+from .stats import extreme_abs, norm_root
 
 _slice = builtins.slice          # this module defines paddle.slice
 
@@ -215,13 +216,13 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
         nd = yn.ndim
         yt = transpose(yn, [*range(nd - 2), nd - 1, nd - 2])
         res = matmul(x, y, transpose_y=True) * -2.0 + yt + xn
-        return E.sqrt(E.clip(res, min=0.0))
+        return norm_root(E.clip(res, min=0.0), 2.0)
     d = unsqueeze(x, -2) - unsqueeze(y, -3)
     if p == 2.0:
-        return E.sqrt(R.sum(d * d, axis=-1))
+        return norm_root(R.sum(d * d, axis=-1), 2.0)
     if p == 1.0:
         return R.sum(E.abs(d), axis=-1)
-    return R.sum(E.abs(d) ** p, axis=-1) ** (1.0 / p)
+    return norm_root(R.sum(E.abs(d) ** p, axis=-1), p)
 
 
 def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,
@@ -248,19 +249,6 @@ def inner(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     return reshape(out, x.shape[:-1] + y.shape[:-1])
 
 
-def _full_tie_gradient(best: Tensor, a: Tensor) -> Tensor:
-    """best (= max or min of a, whose gradient ties share equally) changed so that every
-    tied element gets the whole gradient, as Paddle's dist with p = +-inf does: the added
-    term is zero in value (a - a) and carries the missing (k - 1) / k to each tie."""
-    ad = a._data
-    tie = ad == best._data
-    k = int(tie.sum())
-    if k <= 1 or not np.isfinite(best._data):
-        return best
-    weight = const(tie * ((k - 1) / k), ad.dtype)
-    return best + R.sum((a - const(ad, ad.dtype)) * weight)
-
-
 def dist(x: Tensor, y: Tensor, p: float = 2, name: str | None = None) -> Tensor:
     """The p-norm of x - y (broadcast) as a 0-d tensor: p = 0 counts the nonzero
     differences (zero gradient), inf / -inf is the largest / smallest |x - y| (every tied
@@ -283,15 +271,12 @@ def dist(x: Tensor, y: Tensor, p: float = 2, name: str | None = None) -> Tensor:
     if p == 0:      # the count (nan counts, as in Paddle); sign's gradient is zero
         return R.sum(E.abs(sign(E.where(Tensor._make(d._data != 0), 1.0, d))))
     if p == np.inf:
-        return _full_tie_gradient(R.max(a), a)
+        return extreme_abs(a, R.max)
     if p == -np.inf:
-        return _full_tie_gradient(R.min(a), a)
+        return extreme_abs(a, R.min)
     if p == 1:
         return R.sum(a)
-    s = R.sum(a * a) if p == 2 else R.sum(a ** p)
-    if s._data == 0:                             # x == y: value 0, gradient 0 (not nan)
-        return s * 0.0
-    return E.sqrt(s) if p == 2 else s ** (1.0 / p)
+    return norm_root(R.sum(a * a) if p == 2 else R.sum(a ** p), p)
 
 
 def unstack(x: Tensor, axis: int = 0, num: int | None = None) -> list[Tensor]:

@@ -257,6 +257,9 @@ def binary_cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None
                          reduction: str = "mean", name: str | None = None) -> Tensor:
     """-(y log p + (1 - y) log(1 - p)), each log clamped at -100 as in Paddle."""
     y = _target(label, input)
+    if y._data.shape != input._data.shape and \
+            np.broadcast_shapes(y._data.shape, input._data.shape) == input._data.shape:
+        y = Tensor._make(np.broadcast_to(y._data, input._data.shape))
     if bce_fusable(input, y):
         loss = bce(input, y)
     else:

@@ -146,7 +146,7 @@ def amin(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = 
 def vector_norm(x: Tensor, p: Any = 2.0, axis: Any = None, keepdim: bool = False,
                 name: str | None = None) -> Tensor:
     """Vector p-norm over `axis` (all elements by default): p = 2, 1, inf, -inf, 0 or any
-    positive float. The 2-norm's gradient at the zero vector is nan (as in Paddle)."""
+    positive float. The gradient at the zero vector is 0, as Paddle's (see _root)."""
     require_float(x, "norm")
     axes = norm_axis(axis, x.ndim)
     if isinstance(p, str):
@@ -154,16 +154,45 @@ def vector_norm(x: Tensor, p: Any = 2.0, axis: Any = None, keepdim: bool = False
                          f"matrix norms: pass two axes)")
     p = float(p)
     if p == 2:
-        return E.sqrt(R.sum(x * x, axis=axes, keepdim=keepdim))
+        return norm_root(R.sum(x * x, axis=axes, keepdim=keepdim), 2.0)
     if p == np.inf:
-        return R.max(E.abs(x), axes, keepdim)
+        return extreme_abs(E.abs(x), R.max, axes, keepdim)
     if p == -np.inf:
-        return R.min(E.abs(x), axes, keepdim)
+        return extreme_abs(E.abs(x), R.min, axes, keepdim)
     if p == 0:
         return R.sum(const(x._data != 0, x._data.dtype), axes, keepdim=keepdim)
     if p == 1:
         return R.sum(E.abs(x), axis=axes, keepdim=keepdim)
-    return R.sum(E.abs(x) ** p, axis=axes, keepdim=keepdim) ** (1.0 / p)
+    return norm_root(R.sum(E.abs(x) ** p, axis=axes, keepdim=keepdim), p)
+
+
+def norm_root(s: Tensor, p: float) -> Tensor:
+    """s ** (1 / p), with gradient 0 where s is 0 (a zero vector's norm), as Paddle's p_norm
+    gradient; the plain root's slope there is inf, and inf * 0 from the sum is nan. The
+    guard is recorded only when some s is 0, so the usual graph is unchanged."""
+    root = E.sqrt if p == 2 else (lambda t: t ** (1.0 / p))
+    if not (s._data == 0).any():
+        return root(s)
+    zero = Tensor._make(s._data == 0)
+    return E.where(zero, 0.0, root(E.where(zero, 1.0, s)))
+
+
+def extreme_abs(a: Tensor, pick: Any, axes: Any = None, keepdim: bool = False) -> Tensor:
+    """pick (R.max or R.min) of a = |x| over axes, every tied element getting the whole
+    gradient, as Paddle's inf-norms and dist do (max / min themselves share it equally):
+    the added term is zero in value (a - a) and carries the missing (k - 1) / k to each of
+    k ties. With a non-finite element the shared rule stays (a - a would be nan)."""
+    best = pick(a, axes, True)
+    ad = a._data
+    tie = ad == best._data
+    k = tie.sum(axis=axes, keepdims=True)
+    if (k > 1).any() and np.isfinite(ad).all():
+        weight = const(tie * ((k - 1) / np.maximum(k, 1)), ad.dtype)
+        best = best + R.sum((a - const(ad, ad.dtype)) * weight, axis=axes, keepdim=True)
+    if keepdim:
+        return best
+    return reshape(best, [s for i, s in enumerate(ad.shape)
+                          if axes is not None and i not in axes])
 
 
 def matrix_norm(x: Tensor, p: Any = "fro", axis: Any = (-2, -1), keepdim: bool = False,
@@ -180,7 +209,7 @@ def matrix_norm(x: Tensor, p: Any = "fro", axis: Any = (-2, -1), keepdim: bool =
     if r == c:
         raise ValueError(f"matrix_norm: axis {axis!r} names the same dim twice")
     if p == "fro":
-        return E.sqrt(R.sum(x * x, axis=[r, c], keepdim=keepdim))
+        return norm_root(R.sum(x * x, axis=[r, c], keepdim=keepdim), 2.0)
     if p in ("nuc", 2, -2) or p == 2.0 or p == -2.0:
         raise NotImplementedError(f"matrix_norm: p={p!r} needs singular values, which "
                                   f"jitgrad does not differentiate yet; use 'fro', 1 or inf")

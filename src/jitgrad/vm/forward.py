@@ -307,7 +307,7 @@ def log_softmax_finish(s, e, out):  # pragma: no cover - compiled
 def xent_finish(s, e, coef, dx, logp, loss):  # pragma: no cover - compiled
     """The nll primitive's softmax forward (ops/nll.py) from s = x - max and e = exp(s) per
     row: logp = s - log(sum e), dx = softmax * sum(coef) - coef (into dx), each row's loss
-    -sum(coef * logp); sums in float64."""
+    -sum(coef * logp) over the classes with coef != 0; sums in float64."""
     R, C = s.shape
     for r in range(R):
         sr, er, cr, dr, lr = s[r], e[r], coef[r], dx[r], logp[r]
@@ -322,7 +322,8 @@ def xent_finish(s, e, coef, dx, logp, loss):  # pragma: no cover - compiled
         for c in range(C):
             lp = sr[c] - lse
             lr[c] = lp
-            t += cr[c] * lp
+            if cr[c] != 0.0:           # a class of weight 0 at logit -inf adds 0, not nan
+                t += cr[c] * lp
             dr[c] = er[c] * k - cr[c]
         loss[r] = -t
 
