@@ -248,6 +248,54 @@ def test_grad_skips_hooks_on_leaf_inputs_and_on_a_root(path):
 
 
 @pytest.mark.parametrize("path", PATHS)
+def test_a_root_input_fed_by_another_output_returns_its_hooked_gradient(path):
+    # was: dy = 3 (unhooked) while dx = 45 came from the hooked 15; Paddle gives 15 with
+    # [y, x], torch with [y]; the hooked value is the one x's gradient is consistent with
+    for inputs in ("y", "yx"):
+        x = leaf([1.0, 2.0])
+        y = x * 3
+        y.register_hook(lambda g: g * 5)
+        got = grad([y * 2, y], [y, x] if inputs == "yx" else [y], path)
+        assert got[0].tolist() == [15.0, 15.0]
+        assert inputs == "y" or got[1].tolist() == [45.0, 45.0]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_an_output_in_no_grad_vars_still_passes_on_its_seed(path):
+    # was: ValueError (the input unreachable); Paddle 3.3.1 returns [2, 4]
+    x = leaf([1.0, 2.0])
+    y = x * x
+    assert grad([y], [x], path, no_grad_vars=[y])[0].tolist() == [2.0, 4.0]
+    # what another output sends into it is cut: y * 3 adds nothing
+    assert grad([y, y * 3], [x], path, no_grad_vars=[y])[0].tolist() == [2.0, 4.0]
+    assert grad([y * 3], [x], path, no_grad_vars=[y], allow_unused=True)[0] is None
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_hook_registered_by_a_hook_runs_in_the_same_backward(path):
+    # was: from the next backward on; Paddle 3.3.1 gives 400 and 800 at once
+    x = leaf([1.0, 2.0])
+    y = x * x
+
+    def hook(g):
+        y.register_hook(lambda g: g * 100)
+        return g * 2
+    y.register_hook(hook)
+    backward(y.sum(), path)
+    assert x.grad.tolist() == [400.0, 800.0]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_hook_returning_another_dtype_raises(path):
+    # was: cast silently; Paddle 3.3.1 raises too
+    x = leaf([1.0, 2.0])
+    y = x * 3
+    y.register_hook(lambda g: g.astype("float64"))
+    with pytest.raises(RuntimeError, match="must return the gradient's dtype float32"):
+        backward(y.sum(), path)
+
+
+@pytest.mark.parametrize("path", PATHS)
 def test_grad_fills_a_retained_inputs_grad(path):
     x = leaf([1.0, 2.0])
     h = x * 3

@@ -195,7 +195,8 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     Leaves' `.grad` are left alone (retained non-leaves still get theirs). Results have
     stop_gradient = not create_graph; with create_graph=True they can be differentiated
     again, to any order. An input the outputs do not reach raises ValueError unless
-    allow_unused=True, which gives None for it. `no_grad_vars` are treated as constants.
+    allow_unused=True, which gives None for it. `no_grad_vars` are treated as constants by
+    the ops that use them; an output listed there still passes on its own seed (Paddle).
     `retain_graph=None` means `create_graph`; as in Paddle 3.3.1, grad() never frees the
     graph. Hooks on interior tensors apply, and those of a non-leaf input too (its result is
     the hooked gradient); a leaf input's hooks do not run (Paddle 3.3.1, measured).
@@ -224,8 +225,9 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         raise NotSupportedError("only_inputs=False is not supported (nor is it in Paddle)")
     allow_unused = check_flag(allow_unused, "allow_unused")
     stop = _no_grad_ids(no_grad_vars)
-    live = [(r, s) for r, s in zip(outs, seeds)
-            if not r._stop_gradient and (stop is None or id(r) not in stop)]
+    # (an output in no_grad_vars still gives its seed, as Paddle: only what other outputs
+    # send into it is cut)
+    live = [(r, s) for r, s in zip(outs, seeds) if not r._stop_gradient]
     if dump_backward_graph_path is not None:
         from .debug import dump_backward_graph
         dump_backward_graph(dump_backward_graph_path, [r for r, _ in live], ins, stop)
@@ -292,7 +294,7 @@ def _batched_grad(outs: list[Tensor], ins: list[Tensor], grad_outputs: Any,
         retain = check_flag(False if retain_graph is None else retain_graph, "retain_graph")
         stop = _no_grad_ids(no_grad_vars)
         live = [(r, None if g is None else g._data) for r, g in zip(outs, grad_outputs)
-                if not r._stop_gradient and (stop is None or id(r) not in stop)]
+                if not r._stop_gradient]
         found = {}
         if live:
             arrays = executor.run_grad_batched([r for r, _ in live], [g for _, g in live],

@@ -97,8 +97,10 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
 
     targets None means backward(): the result holds the leaves' gradients, after their
     hooks. Otherwise it holds the targets' gradients (Paddle's grad()): a non-leaf target's
-    hooks run and its result is the hooked gradient; a leaf's hooks and a root's do not run
-    (measured on Paddle 3.3.1). Hooks on interior tensors change what flows upstream either
+    hooks run and its result is the hooked gradient, the one its inputs receive; a leaf's
+    hooks do not run, nor a root's whose gradient is only its seed (measured on Paddle
+    3.3.1; a root fed by other outputs too, grad([y * 2, y], [y, x]), returns the hooked
+    gradient, as Paddle does, and so with [y] alone, as torch does). Hooks on interior tensors change what flows upstream either
     way. `retained`, when given, receives {id(t): (t, gradient)} for non-leaves that called
     retain_grads(), targets included. `plan`: this call's tape.Plan, when the caller made
     it already.
@@ -113,6 +115,7 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
     wanted: dict[int, Tensor] = {}
     kept: dict[int, Any] = {}             # node id -> the gradient at its RETAIN marker
     hooked: dict[int, Any] = {}           # node id -> its gradient after its hooks
+    fed: set[int] = set()                 # grad(): targets reached from another node
 
     def add(t: Tensor, g: Any) -> None:
         d = t._data
@@ -169,6 +172,8 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
             for t, c, carry in zip(ins, contribs, want):
                 if not carry:
                     continue
+                if tids is not None and id(t) in tids:
+                    fed.add(id(t))
                 if c is not None:
                     d = t._data
                     add(t, c if (c if on_arrays else c._data).shape == d.shape else
@@ -183,7 +188,7 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
             g = grads[k]
             if t._node is not None:
                 target = tids is not None and id(t) in tids
-                inner = id(t) not in root_ids
+                inner = id(t) not in root_ids or id(t) in fed
                 if target and inner and k not in hooked:     # grad() of a hooked input
                     chain = hooks.node_chain(t._node)
                     if chain is not None and chain.has_hooks:

@@ -82,14 +82,15 @@ def lower_break(b: Any, k: int, g: Any, node: Any, outputs: list,
     return flow
 
 
-def lower_targets(b: Any, outputs: list, hooked: set, nindex: dict, root_ids: set,
+def lower_targets(b: Any, outputs: list, hooked: set, nindex: dict, seed_only: set,
                   retain_pos: dict) -> None:
     """grad() returns a hooked non-leaf input's gradient after its hooks, which run once
-    (measured on Paddle 3.3.1; not for a root, whose result is its seed): a node the walk
-    visited ran them already (its flow slot), the others run them here."""
+    (measured on Paddle 3.3.1; not for a root whose gradient is only its seed, `seed_only`,
+    whose result is that seed): a node the walk visited ran them already (its flow slot),
+    the others run them here (eager.node_gradients' rule)."""
     for j, (t, slot, kind) in enumerate(outputs):
         node = t._node
-        if kind != "target" or node is None or id(t) in root_ids:
+        if kind != "target" or node is None or id(t) in seed_only:
             continue
         chain = node_chain(node)
         if chain is None or not chain.has_hooks:

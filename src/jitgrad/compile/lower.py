@@ -101,6 +101,7 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
         note_output(r)
     nindex = graph.node_index()
     hooked: set[int] = set()                # nodes whose output's hooks ran
+    fed: set[int] = set()                   # grad(): targets reached from another node
     useful, target_ids = plan.useful, plan.target_ids
     written, alloc = b.written, b.alloc
     any_hooks = hooks.any_node_hooks()
@@ -138,6 +139,8 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
             name = _GRAD_NAMES[op.name] = node.grad_name
         b.current = f"{name} #{node.seq}"
         b.node = node
+        if targets is not None:
+            fed.update(id(t) for t, s in zip(node.inputs, gins) if s is not None)
         if any_hooks:
             chain = hooks.node_chain(node)
             if chain is not None and chain.has_hooks:
@@ -150,7 +153,8 @@ def lower(roots: list, targets: list | None = None, stop: set[int] | None = None
             op.lower(b, node, g, gins)
     b.node = None
     if targets is not None:
-        hook_calls.lower_targets(b, outputs, hooked, nindex, {id(r) for r in roots}, retain_pos)
+        hook_calls.lower_targets(b, outputs, hooked, nindex,
+                                 {id(r) for r in roots} - fed, retain_pos)
 
     outs = []
     leaf_hooks = []

@@ -135,25 +135,39 @@ def note_retain(t: Tensor) -> None:
 def apply_chain(chain: HookChain, g: Tensor) -> tuple[Tensor, Tensor]:
     """Run the hooks in order; returns (gradient flowing on, gradient to retain)."""
     retained = None
-    for entry in list(chain.entries):
-        if entry is RETAIN:
-            retained = g
-            continue
-        r = entry(g)
-        if r is None:
-            continue
-        if not isinstance(r, Tensor):
-            raise TypeError(f"a gradient hook must return a Tensor or None, got "
-                            f"{type(r).__name__} from {getattr(entry.fn, '__name__', entry.fn)!r}")
-        if r._data.dtype.kind != "f":
-            raise TypeError(f"a gradient hook must return a float Tensor, got {r.dtype.name} "
-                            f"from {getattr(entry.fn, '__name__', entry.fn)!r}")
-        if r._data.size != g._data.size:
-            raise ValueError(f"a gradient hook returned shape {list(r.shape)} for a gradient of "
-                             f"shape {list(g.shape)}")
-        if r._data.dtype != g._data.dtype:      # the gradient keeps its dtype on every path
-            r = r.astype(g._data.dtype)         # (Tensor methods the ops attach: no import)
-        if r._data.shape != g._data.shape:
-            r = r.reshape(g.shape)
-        g = r
+    ran: set[int] = set()
+    while True:         # again for hooks a hook registered: they run in this backward too
+        pending = [e for e in chain.entries if id(e) not in ran]      # (as in Paddle)
+        if not pending:
+            break
+        for entry in pending:
+            ran.add(id(entry))
+            g, retained = _run_entry(entry, g, retained)
     return g, (g if retained is None else retained)
+
+
+def _run_entry(entry: Any, g: Tensor, retained: Tensor | None) -> tuple[Tensor, Any]:
+    """One hook chain entry: (the gradient after it, the gradient to retain so far)."""
+    if entry is RETAIN:
+        return g, g
+    r = entry(g)
+    if r is None:
+        return g, retained
+    if not isinstance(r, Tensor):
+        raise TypeError(f"a gradient hook must return a Tensor or None, got "
+                        f"{type(r).__name__} from {getattr(entry.fn, '__name__', entry.fn)!r}")
+    if r._data.dtype.kind != "f":
+        raise TypeError(f"a gradient hook must return a float Tensor, got {r.dtype.name} "
+                        f"from {getattr(entry.fn, '__name__', entry.fn)!r}")
+    if r._data.size != g._data.size:
+        raise ValueError(f"a gradient hook returned shape {list(r.shape)} for a gradient of "
+                         f"shape {list(g.shape)}")
+    if r._data.dtype != g._data.dtype:      # (as Paddle: a silent cast would hide a bug)
+        raise RuntimeError(f"a gradient hook must return the gradient's dtype "
+                           f"{g._data.dtype.name}, got {r._data.dtype.name} from "
+                           f"{getattr(entry.fn, '__name__', entry.fn)!r}; cast the result "
+                           f"with .astype('{g._data.dtype.name}')")
+    if r._data.shape != g._data.shape:
+        r = r.reshape(g.shape)
+    return r, retained
+
