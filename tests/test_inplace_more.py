@@ -62,3 +62,66 @@ def test_maxout_takes_runs_of_channels():
     assert F.maxout(TT(np.zeros((1, 2, 2, 6), "float32")), 3, axis=-1).shape == [1, 2, 2, 2]
     with pytest.raises(ValueError, match="divisor"):
         F.maxout(x, 3)
+
+
+# ---- detach_, copy_ and .data (measured on Paddle 3.3.1) ------------------------------------
+
+def test_detach_in_place_stops_later_ops_but_not_earlier_ones():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 3
+    z = y * 2                                   # recorded before: still reaches x
+    assert y.detach_() is y and y.stop_gradient
+    assert (y * 5).stop_gradient                # recorded after: no edge to y
+    z.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0] and y.grad is None
+
+
+def test_copy_writes_values_and_records_nothing():
+    a = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    assert a.copy_(paddle.to_tensor([5.0, 6.0])) is a         # a leaf needing grad: allowed
+    assert a.tolist() == [5.0, 6.0] and not a.stop_gradient
+    src = paddle.to_tensor([5.0, 6.0], stop_gradient=False)
+    c = a * 1
+    c.copy_(src * 2)
+    c.sum().backward()                          # c's graph stays; src gets nothing
+    assert src.grad is None and a.grad.tolist() == [1.0, 1.0]
+    c.copy_(paddle.to_tensor(7.0))              # broadcast
+    assert c.tolist() == [7.0, 7.0]
+
+
+def test_copy_refuses_another_dtype_and_a_shape_that_does_not_broadcast():
+    a = paddle.to_tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="astype\\('float32'\\)"):
+        a.copy_(paddle.to_tensor([5, 6]))
+    with pytest.raises(ValueError, match="does not broadcast"):
+        a.copy_(paddle.to_tensor([1.0, 2.0, 3.0]))
+
+
+def test_data_is_a_stop_gradient_view_whose_in_place_writes_reach_the_tensor():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    d = x.data
+    assert d.stop_gradient and d is not x
+    d[0] = 5.0
+    assert x.tolist() == [5.0, 2.0]
+    d.add_(paddle.to_tensor([1.0, 1.0]))
+    assert x.tolist() == [6.0, 3.0] and d.tolist() == [6.0, 3.0]
+
+
+def test_a_gradient_that_read_the_old_values_refuses_a_write_through_data():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    loss = (x * x).sum()
+    x.data.add_(paddle.to_tensor([1.0, 1.0]))
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        loss.backward()
+
+
+def test_assigning_data_replaces_values_shape_and_keeps_the_graph():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    x.data = paddle.to_tensor([7.0, 8.0, 9.0])
+    assert x.tolist() == [7.0, 8.0, 9.0] and not x.stop_gradient
+    w = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = w * 2
+    y.data = paddle.to_tensor([0.0, 0.0])
+    assert y.tolist() == [0.0, 0.0]
+    y.sum().backward()                          # the gradient reads no value: it runs
+    assert w.grad.tolist() == [2.0, 2.0]

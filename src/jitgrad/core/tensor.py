@@ -281,6 +281,17 @@ class Tensor(TensorOperators):
         return _ops.matrix_transpose(self)
 
     @property
+    def data(self) -> Tensor:
+        """Paddle's `x.data`: a stop_gradient tensor of x's values; in-place changes of it
+        (`p.data.add_(u)`) change x. Assigning (`x.data = y`) replaces x's values (a copy
+        of y's, of y's shape) and keeps x's stop_gradient (ops/inplace.py)."""
+        return _ops.data_view(self)
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        _ops.set_data(self, value)
+
+    @property
     def itemsize(self) -> int:
         return int(self._data.dtype.itemsize)
 

@@ -30,7 +30,7 @@ from .stats import amax, amin, logsumexp, matrix_norm, norm, prod, std, var, vec
 from .indexing import (chunk, concat, flip, gather, index_select, masked_select, pad,
                        put_along_axis, repeat_interleave, roll, split, stack, take_along_axis,
                        tile, tril, triu, unbind)
-from .inplace import INPLACE, set_value, setitem
+from .inplace import INPLACE, copy_, data_view, detach_, set_data, set_value, setitem
 from .matrix import (bmm, cholesky, diag, diagonal, dot, einsum, inverse, mv, outer, solve,
                      trace)
 from .determinant import det, slogdet
@@ -141,6 +141,7 @@ def _reshape_method(x, *shape, name=None, **kwargs):
 METHODS.update(reshape=_reshape_method)
 METHODS.update(_aliases.METHODS)
 METHODS.update(INPLACE)
+METHODS.update(copy_=copy_, detach_=detach_)     # (methods only, as in Paddle)
 globals().update(INPLACE)           # paddle.add_(x, y) works too
 __all__ += sorted(INPLACE)
 

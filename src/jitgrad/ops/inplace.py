@@ -111,13 +111,17 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
             x._data[key] = values
         bump(x)
         return
-    data = np.array(x._data, copy=True)
+    old = x._data
+    data = np.array(old, copy=True)
     if key is None:
         np.copyto(data, values, casting="unsafe")
     else:
         data[key] = values
     x._data = data
     bump(x)
+    source = _data_source(x)
+    if source is not None and source._data is old:     # x is source.data: write through
+        source._data = data                             # (its version went up with x's)
     if owner is not None:       # x is owner's differentiable grad: keep .grad's values equal
         np.copyto(owner._grad, data, casting="unsafe")
 
@@ -189,6 +193,73 @@ INPLACE = {name + "_": _method(fn, name + "_") for name, fn in {
     "tril": IX.tril, "triu": IX.triu, "clamp": AL.clamp, "sub": AL.sub, "mul": AL.mul,
     "div": AL.div, "addmm": MO.addmm,
 }.items()}
+
+
+# ---- `x.data` (Paddle, torch): a stop_gradient view whose in-place writes reach x -----------
+# {id(view): (weakref(view), weakref(x))}; _write() asks _data_source() so that
+# `p.data.add_(u)` or `p.data[0] = 1` changes p, as in Paddle. Writes to x itself are copy on
+# write as always: a view taken before keeps the old values.
+_DATA_VIEWS: dict[int, tuple[Any, Any]] = {}
+
+
+def data_view(x: Tensor) -> Tensor:
+    """x.data: x's values as a stop_gradient tensor sharing x's version counter, whose
+    in-place changes write through to x (recorded gradients reading x then raise)."""
+    view = x.detach()
+    key = id(view)
+
+    def drop(ref: Any) -> None:
+        entry = _DATA_VIEWS.get(key)
+        if entry is not None and entry[0] is ref:
+            del _DATA_VIEWS[key]
+    _DATA_VIEWS[key] = (weakref.ref(view, drop), weakref.ref(x))
+    return view
+
+
+def _data_source(t: Tensor) -> Tensor | None:
+    entry = _DATA_VIEWS.get(id(t))
+    if entry is None or entry[0]() is not t:
+        return None
+    return entry[1]()
+
+
+def set_data(x: Tensor, value: Any) -> None:
+    """`x.data = value`: x takes a copy of value's values, shape and dtype (Paddle), keeping
+    its stop_gradient and graph position; its version goes up, so a recorded gradient
+    that read the old values raises rather than use the new ones."""
+    v = value._data if isinstance(value, Tensor) else np.asarray(value)
+    if v.dtype == object or v.dtype.kind not in "biuf":
+        raise TypeError(f"x.data = value needs numbers, got an array of {v.dtype}")
+    x._data = np.array(v, copy=True)
+    bump(x)
+
+
+def detach_(x: Tensor) -> Tensor:
+    """In place: x stops gradient from now on (ops that use it later record no edge to it),
+    as Paddle's detach_; ops recorded before still reach x's graph. Returns x."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"detach_ needs a jitgrad Tensor, got {type(x).__name__}")
+    x._stop_gradient = True
+    return x
+
+
+def copy_(x: Tensor, src: Any, blocking: bool = True) -> Tensor:
+    """Paddle's Tensor.copy_: x's values become src's (broadcast to x's shape), with nothing
+    recorded: no gradient reaches src (as in Paddle), and x's graph stays. A dtype other
+    than x's raises, as Paddle does. Returns x."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"copy_ needs a jitgrad Tensor, got {type(x).__name__}")
+    v = src._data if isinstance(src, Tensor) else np.asarray(src)
+    if v.dtype != x._data.dtype:
+        raise TypeError(f"copy_: src has dtype {v.dtype.name}, this tensor {x.dtype.name}; "
+                        f"cast it first (src.astype('{x._data.dtype.name}'))")
+    try:
+        v = np.broadcast_to(v, x._data.shape)
+    except ValueError:
+        raise ValueError(f"copy_: src of shape {list(v.shape)} does not broadcast to this "
+                         f"tensor's shape {x.shape}") from None
+    _write(x, v)
+    return x
 
 
 def set_value(x: Tensor, value: Any) -> Tensor:
