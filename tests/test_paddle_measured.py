@@ -291,3 +291,48 @@ def test_inf_norm_gives_every_tied_element_the_whole_gradient():
     np.testing.assert_array_equal(g, [[1, 0, 0], [0, 0, 2], [0, -3, -3]])
     (g,) = _grads_on_every_path(lambda t: paddle.linalg.norm(t, p=np.inf), x[0])
     np.testing.assert_array_equal(g, [0, -1, 1])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "bool"])
+def test_integer_cumsum_sum_and_prod_count_in_int64(dtype):
+    # was: cumsum of int8 / uint8 wrapped around in their dtype; sum / prod of uint8 raised
+    x = TT(np.array([100, 100, 100]).astype(dtype))
+    big = 100 if dtype != "bool" else 1
+    c = paddle.cumsum(x)
+    assert c.dtype == paddle.int64 and c.tolist() == [big, 2 * big, 3 * big]  # Paddle 3.3.1
+    s = paddle.sum(x)
+    assert s.dtype == paddle.int64 and s.item() == 3 * big    # (Paddle keeps uint8: 94)
+    p = paddle.prod(x)
+    assert p.dtype == paddle.int64 and p.item() == big ** 3
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: paddle.roll(x, [1, 2], [0]), "one entry each"),
+    (lambda x: paddle.roll(x, [1], [0, 1]), "one entry each"),
+    (lambda x: paddle.roll(x, [1, 2]), "shifts must be one int"),
+    (lambda x: paddle.roll(x, 1, 5), "out of range"),
+    (lambda x: paddle.squeeze(x, 5), "out of range"),
+    (lambda x: paddle.squeeze(x, -3), "out of range"),
+    (lambda x: paddle.flip(x, [0, 0]), "twice"),
+    (lambda x: paddle.flip(x, 2), "out of range"),
+])
+def test_bad_axis_arguments_raise_value_error(call, message):
+    # was: accepted silently (roll with unmatched lists, squeeze(axis=5), flip([0, 0]))
+    with pytest.raises(ValueError, match=message):
+        call(TT(np.arange(6, dtype="float32").reshape(2, 3)))
+
+
+def test_roll_and_squeeze_accept_what_paddle_accepts():
+    x = TT(np.arange(6, dtype="float32").reshape(2, 3))
+    assert paddle.roll(x, [1, 1], [0, 0]).tolist() == x.tolist()   # shifts add up
+    assert paddle.roll(x, TT(1)).tolist() == [[5, 0, 1], [2, 3, 4]]
+    assert paddle.squeeze(TT(1.0), -1).shape == [] and paddle.squeeze(x, [0, 0]).shape == [2, 3]
+
+
+def test_gather_nd_with_an_empty_index_row_picks_the_whole_tensor_per_row():
+    # was: shape [2, 3] (one copy); Paddle 3.3.1: [2, 2, 3], and the gradient counts both
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    idx = np.zeros((2, 0), "int64")
+    (g,) = _grads_on_every_path(lambda t: paddle.gather_nd(t, TT(idx)), x)
+    assert paddle.gather_nd(TT(x), TT(idx)).shape == [2, 2, 3]
+    np.testing.assert_array_equal(g, np.full((2, 3), 2.0))

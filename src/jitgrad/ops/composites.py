@@ -33,8 +33,16 @@ def gather_nd(x: Tensor, index: Any, name: str | None = None) -> Tensor:
     k = idx.shape[-1]
     if k > x.ndim:
         raise ValueError(f"gather_nd: index addresses {k} dims of a {x.ndim}-D tensor")
-    pos = _flat_positions(x._data.shape)[tuple(np.moveaxis(idx, -1, 0))]
-    return _take(x, pos)
+    return _take(x, _nd_positions(x._data.shape, idx))
+
+
+def _nd_positions(shape: tuple, idx: np.ndarray) -> np.ndarray:
+    """Flat positions of x[idx[..., 0], idx[..., 1], ...], of shape idx.shape[:-1] +
+    shape[k:]; an index with k = 0 picks the whole tensor for each of its rows."""
+    pos = _flat_positions(shape)
+    if idx.shape[-1] == 0:
+        return np.broadcast_to(pos, idx.shape[:-1] + tuple(shape))
+    return pos[tuple(np.moveaxis(idx, -1, 0))]
 
 
 def scatter(x: Tensor, index: Any, updates: Tensor, overwrite: bool = True,
@@ -51,8 +59,7 @@ def scatter(x: Tensor, index: Any, updates: Tensor, overwrite: bool = True,
 
 def scatter_nd_add(x: Tensor, index: Any, updates: Tensor, name: str | None = None) -> Tensor:
     idx = _index_array(index, "scatter_nd_add")
-    pos = _flat_positions(x._data.shape)[tuple(np.moveaxis(idx, -1, 0))]
-    return put_flat(x, pos, updates, "add")
+    return put_flat(x, _nd_positions(x._data.shape, idx), updates, "add")
 
 
 def index_add(x: Tensor, index: Any, axis: int, value: Tensor, name: str | None = None

@@ -186,10 +186,15 @@ def repeat_interleave(x: Tensor, repeats: int, axis: int | None = None,
 
 
 def flip(x: Tensor, axis: Any, name: str | None = None) -> Tensor:
-    axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = [axis] if isinstance(axis, (int, np.integer, Tensor)) else list(axis)
     key = [slice(None)] * x.ndim
+    seen = set()
     for a in axes:
-        key[_axis(a, x.ndim, "flip")] = slice(None, None, -1)
+        ax = _axis(a, x.ndim, "flip")
+        if ax in seen:
+            raise ValueError(f"flip: axis {axis!r} names dim {ax} twice")
+        seen.add(ax)
+        key[ax] = slice(None, None, -1)
     return getitem(x, tuple(key))
 
 
@@ -200,10 +205,27 @@ def _take(x: Tensor, positions: np.ndarray) -> Tensor:
 
 
 def roll(x: Tensor, shifts: Any, axis: Any = None, name: str | None = None) -> Tensor:
+    """Shift along each axis (one shift per axis; over the flattened tensor, one shift,
+    when axis is None), wrapping around."""
+    if isinstance(shifts, Tensor):
+        shifts = shifts._data.tolist()
+    sh = [shifts] if isinstance(shifts, (int, np.integer)) else list(shifts)
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in sh):
+        raise TypeError(f"roll: shifts must be an int or a list of ints, got {shifts!r}")
     pos = _flat_positions(x._data.shape)
     if axis is None:
-        return _take(x, np.roll(pos.ravel(), shifts).reshape(pos.shape))
-    return _take(x, np.roll(pos, shifts, axis=axis))
+        if len(sh) != 1:
+            raise ValueError(f"roll: without axis, shifts must be one int (the flattened "
+                             f"tensor is shifted), got {shifts!r}")
+        return _take(x, np.roll(pos.ravel(), sh[0]).reshape(pos.shape))
+    if isinstance(axis, Tensor):
+        axis = axis._data.tolist()
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    if len(axes) != len(sh):
+        raise ValueError(f"roll: shifts {shifts!r} and axis {axis!r} must have one entry "
+                         f"each per shifted axis")
+    axes = [_axis(a, x.ndim, "roll") for a in axes]
+    return _take(x, np.roll(pos, sh, axis=axes))
 
 
 def index_select(x: Tensor, index: Any, axis: int = 0, name: str | None = None) -> Tensor:

@@ -163,8 +163,8 @@ def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -
         raise tensor_arg_error("sum", "x", x)
     if dtype is not None:
         x = x.astype(dtype)
-    elif x._data.dtype.kind in "bi" and x._data.dtype != np.int64:
-        x = Tensor._make(x._data.astype(np.int64))
+    elif x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
+        x = Tensor._make(x._data.astype(np.int64))      # (uint8 too: Paddle's wraps)
     if axis is None and keepdim is False:       # the common case: _reduce's checks hold
         if _ARRAY_OUT:                          # _sum_forward, called directly
             return apply_xy(sum_op, x, None, _ALL_AXES, _add_reduce(x._data, None, out=...))

@@ -166,9 +166,12 @@ def _scan(op, x: Tensor, axis: Any, reverse: bool = False) -> Tensor:
 
 def cumsum(x: Tensor, axis: int | None = None, dtype: Any = None, name: str | None = None
            ) -> Tensor:
-    """Running sum along `axis` (over the flattened tensor when axis is None)."""
+    """Running sum along `axis` (over the flattened tensor when axis is None). Integer
+    and bool tensors sum in int64, as Paddle's integers do (int8 would wrap)."""
     if dtype is not None:
         x = x.astype(dtype)
+    elif x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
+        x = Tensor._make(x._data.astype(np.int64))
     return _scan(cumsum_op, x, axis)
 
 

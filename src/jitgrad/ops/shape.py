@@ -259,7 +259,15 @@ def squeeze(x: Tensor, axis: Any = None) -> Tensor:
     if axis is None:
         axes = {i for i, s in enumerate(shape) if s == 1}
     else:
-        axes = {a % max(len(shape), 1) for a in ([axis] if isinstance(axis, int) else axis)}
+        nd = max(len(shape), 1)
+        axes = set()
+        for a in ([axis] if isinstance(axis, (int, np.integer)) else axis):
+            if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+                raise TypeError(f"squeeze: axis must be an int or a list of ints, got "
+                                f"{axis!r}")
+            if not -nd <= a < nd:
+                raise ValueError(f"squeeze: axis {a} is out of range for shape {list(shape)}")
+            axes.add(int(a) % nd)
     return reshape(x, [s for i, s in enumerate(shape) if not (i in axes and s == 1)])
 
 

@@ -87,9 +87,12 @@ prod_op = defop(
 
 def prod(x: Tensor, axis: Any = None, keepdim: bool = False, dtype: Any = None,
          name: str | None = None) -> Tensor:
-    """Product over `axis`; the gradient is exact where x has zeros."""
+    """Product over `axis`; the gradient is exact where x has zeros. Integer and bool
+    tensors multiply in int64."""
     if dtype is not None:
         x = x.astype(dtype)
+    elif x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
+        x = Tensor._make(x._data.astype(np.int64))
     return R._reduce(prod_op, x, axis, keepdim)
 
 
