@@ -336,3 +336,52 @@ def test_gather_nd_with_an_empty_index_row_picks_the_whole_tensor_per_row():
     (g,) = _grads_on_every_path(lambda t: paddle.gather_nd(t, TT(idx)), x)
     assert paddle.gather_nd(TT(x), TT(idx)).shape == [2, 2, 3]
     np.testing.assert_array_equal(g, np.full((2, 3), 2.0))
+
+
+@pytest.mark.parametrize("name, f", [
+    ("prod", lambda t: paddle.prod(t)), ("prod_axis0", lambda t: paddle.prod(t, axis=0)),
+    ("prod_axis1", lambda t: paddle.prod(t, axis=1)), ("max_axis1", lambda t: paddle.max(t, axis=1)),
+    ("amin_axis1", lambda t: paddle.amin(t, axis=1)),
+    ("softmax_axis0", lambda t: paddle.nn.functional.softmax(t, axis=0)),
+    ("log_softmax_axis0", lambda t: paddle.nn.functional.log_softmax(t, axis=0)),
+])
+def test_reductions_and_softmax_of_a_zero_size_tensor_run_with_an_empty_gradient(name, f):
+    # was: numpy's reshape or "no identity" errors; Paddle 3.3.1 returns these
+    want = {"prod": [], "prod_axis0": [3], "prod_axis1": [0], "max_axis1": [0],
+            "amin_axis1": [0], "softmax_axis0": [0, 3], "log_softmax_axis0": [0, 3]}[name]
+    (g,) = _grads_on_every_path(lambda t: f(t), np.zeros((0, 3), "float32"))
+    assert f(TT(np.zeros((0, 3), "float32"))).shape == want and g.shape == (0, 3)
+    if name == "prod_axis0":
+        assert f(TT(np.zeros((0, 3), "float32"))).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_max_over_an_empty_axis_has_no_value():
+    with pytest.raises(ValueError, match="over an empty axis"):
+        paddle.max(TT(np.zeros((0, 3), "float32")), axis=0)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: paddle.arange(0, 5, 0), ValueError, "step must not be 0"),
+    (lambda: paddle.linspace(0, 1, -1), ValueError, "non-negative int"),
+    (lambda: paddle.eye(-1), ValueError, "non-negative int"),
+    (lambda: paddle.repeat_interleave(TT([1.0, 2.0]), -1), ValueError, "not be negative"),
+    (lambda: paddle.masked_select(TT(np.ones((2, 3))), TT(np.ones(4, bool))), ValueError,
+     "does not broadcast"),
+    (lambda: paddle.linalg.inv(TT(np.zeros((2, 2), "float32"))), ValueError, "singular"),
+    (lambda: paddle.linalg.solve(TT(np.zeros((2, 2), "float32")), TT(np.ones((2, 1), "float32"))),
+     ValueError, "singular"),
+    (lambda: paddle.all(TT(np.ones((2, 3), bool)), axis=2), ValueError, "out of range"),
+    (lambda: paddle.mean(TT(np.ones((2, 3), "float32")), axis=1.0), TypeError, "axis must be"),
+])
+def test_bad_arguments_raise_errors_that_name_the_problem(call, error, message):
+    # was: numpy's ZeroDivisionError, AxisError, LinAlgError or messages about its internals
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_repeat_interleave_takes_one_count_per_slice():
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    got = paddle.repeat_interleave(TT(x), TT(np.array([1, 0])), axis=0)
+    assert got.tolist() == [[0.0, 1.0, 2.0]]                # Paddle 3.3.1: shape [1, 3]
+    (g,) = _grads_on_every_path(lambda t: paddle.repeat_interleave(t, [2, 0, 1], axis=1), x)
+    np.testing.assert_array_equal(g, [[2, 0, 1], [2, 0, 1]])

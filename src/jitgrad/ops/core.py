@@ -254,6 +254,19 @@ def _check_scalar(v: Any) -> None:
                         "a numpy array or a Python number")
 
 
+def float_input(x: Tensor, opname: str) -> Tensor:
+    """x for a float math op: an integer or bool tensor becomes float32, as Paddle 3.3.1's
+    autocast does for exp, log, sqrt, the trigonometric and hyperbolic functions, erf,
+    logit and logsumexp (it warns; this is silent). A cast constant: no gradient."""
+    kind = x._data.dtype.kind
+    if kind == "f":
+        return x
+    if kind in "biu":
+        return Tensor._make(x._data.astype(np.float32))
+    require_float(x, opname)            # raises, naming the op
+    return x
+
+
 def require_float(x: Tensor, opname: str) -> None:
     if x._data.dtype.kind != "f":
         raise TypeError(f"{opname} expects a float tensor, got {x.dtype.name}; "
@@ -264,6 +277,10 @@ def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
     """Paddle's axis argument (None, int, list or tuple) as sorted non-negative ints."""
     if axis is None:
         return None
+    if isinstance(axis, Tensor):
+        axis = axis._data.tolist()
+    if not isinstance(axis, (int, np.integer, list, tuple)):
+        raise TypeError(f"axis must be an int or a list of ints, got {axis!r}")
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = []
     for a in axes:

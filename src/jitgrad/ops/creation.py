@@ -82,6 +82,8 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if vals[2] == 0:
+        raise ValueError("arange: step must not be 0")
     if dtype is None:
         dtype = "int64" if all(isinstance(v, (int, np.integer)) for v in vals) else None
     return _t(np.arange(*vals, dtype=_dt(dtype)))
@@ -89,11 +91,18 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
 
 def linspace(start: float, stop: float, num: int, dtype: Any = None, name: str | None = None
              ) -> Tensor:
+    num = num.item() if isinstance(num, Tensor) else num
+    if isinstance(num, bool) or not isinstance(num, (int, np.integer)) or num < 0:
+        raise ValueError(f"linspace: num must be a non-negative int, got {num!r}")
     return _t(np.linspace(start, stop, int(num), dtype=_dt(dtype)))
 
 
 def eye(num_rows: int, num_columns: int | None = None, dtype: Any = None,
         name: str | None = None) -> Tensor:
+    for what, n in (("num_rows", num_rows), ("num_columns", num_columns)):
+        if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer))
+                              or n < 0):
+            raise ValueError(f"eye: {what} must be a non-negative int, got {n!r}")
     return _t(np.eye(num_rows, num_columns, dtype=_dt(dtype)))
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
-                   compiled_kernels, const, require_float, tensor_arg_error)
+                   compiled_kernels, const, float_input, tensor_arg_error)
 from .derivative import binary, numpy_function, unary
 from .linear import linear, step
 from .registry import OpDef
@@ -225,7 +225,7 @@ def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
         if isinstance(x, Tensor):
             if x._data.dtype.kind == "f" or not float_only:
                 return apply_xy(op, x)
-            require_float(x, name)              # raises: an int or bool tensor
+            return apply_xy(op, float_input(x, name))   # int, bool: float32 (Paddle)
         raise tensor_arg_error(name, "x", x)
     public.__name__ = public.__qualname__ = name
     public.__doc__ = f"Elementwise {name}" + (" of a float tensor." if float_only else ".")

@@ -177,12 +177,25 @@ def tile(x: Tensor, repeat_times: Sequence[int], name: str | None = None) -> Ten
     return reshape(y, [r * s for r, s in zip(reps, shape)])
 
 
-def repeat_interleave(x: Tensor, repeats: int, axis: int | None = None,
+def repeat_interleave(x: Tensor, repeats: Any, axis: int | None = None,
                       name: str | None = None) -> Tensor:
+    """Each slice along `axis` repeated `repeats` times (an int, or one count per slice as
+    a 1-D tensor or list); over the flattened tensor when axis is None."""
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     ax = _axis(axis, x.ndim, "repeat_interleave")
-    return index_select(x, np.repeat(np.arange(x.shape[ax]), int(repeats)), axis=ax)
+    reps = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
+    if reps.dtype.kind not in "iu" or reps.ndim > 1:
+        raise TypeError(f"repeat_interleave: repeats must be an int or a 1-D list of ints, "
+                        f"got {repeats!r}")
+    if reps.ndim == 1 and reps.size == 1:
+        reps = reps.reshape(())
+    if (reps < 0).any():
+        raise ValueError(f"repeat_interleave: repeats must not be negative, got {repeats!r}")
+    if reps.ndim == 1 and reps.size != x.shape[ax]:
+        raise ValueError(f"repeat_interleave: {reps.size} repeats for {x.shape[ax]} slices "
+                         f"along axis {ax}")
+    return index_select(x, np.repeat(np.arange(x.shape[ax]), reps), axis=ax)
 
 
 def flip(x: Tensor, axis: Any, name: str | None = None) -> Tensor:
@@ -279,7 +292,11 @@ def masked_select(x: Tensor, mask: Any, name: str | None = None) -> Tensor:
     m = np.asarray(mask._data if isinstance(mask, Tensor) else mask)
     if m.dtype != np.bool_:
         raise TypeError(f"masked_select: mask must be a bool tensor, got {m.dtype}")
-    shape = np.broadcast_shapes(x._data.shape, m.shape)
+    try:
+        shape = np.broadcast_shapes(x._data.shape, m.shape)
+    except ValueError:
+        raise ValueError(f"masked_select: mask of shape {list(m.shape)} does not broadcast "
+                         f"against x of shape {list(x.shape)}") from None
     if shape != x._data.shape:
         x = broadcast_to(x, list(shape))
     return _take(x, _flat_positions(shape)[np.broadcast_to(m, shape)])

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, binary_operands, compiled_kernels, require_float
+from .core import apply, binary_operands, compiled_kernels, float_input, require_float
 from .elementwise import _via_float64
 from . import elementwise as E
 from .derivative import binary, numpy_function, unary
@@ -128,8 +128,7 @@ remainder_op = binary(
 
 def _u(op):
     def fn(x: Tensor, name: str | None = None) -> Tensor:
-        require_float(x, op.name)
-        return apply(op, x)
+        return apply(op, float_input(x, op.name))
     fn.__name__ = op.name
     fn.__doc__ = f"Elementwise {op.name} (Paddle's paddle.{op.name})."
     return fn
@@ -146,7 +145,7 @@ def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tenso
     """log(x / (1 - x)). With eps > 0, x is clipped to [eps, 1 - eps] first (its gradient is
     0 outside); eps None or 0 clips nothing (Paddle: nan outside [0, 1], +-inf at the ends,
     gradients too)."""
-    require_float(x, "logit")
+    x = float_input(x, "logit")
     if eps:
         x = E.clip(x, eps, 1 - eps)
     return apply(logit_op, x)

@@ -75,10 +75,22 @@ def _wellcond(n: int, batch: tuple = ()) -> np.ndarray:
     return rng.uniform(-0.5, 0.5, batch + (n, n)) + 2 * np.eye(n)
 
 
+def _nonsingular(name: str, fn):
+    """fn with numpy's LinAlgError for a singular matrix raised as a ValueError that names
+    the op (as Paddle's 'Input is not invertible')."""
+    def forward(*arrays):
+        try:
+            return fn(*arrays)
+        except np.linalg.LinAlgError as e:
+            raise ValueError(f"{name}: the matrix is singular, so it has no inverse "
+                             f"(numpy: {e})") from None
+    return forward
+
+
 inverse_op = defop(
     "inverse",
     fused="linear algebra: -A^-T G A^-T by two GEMMs",
-    min_ndim=2, forward=np.linalg.inv, lower=_lower_inverse,
+    min_ndim=2, forward=_nonsingular("inverse", np.linalg.inv), lower=_lower_inverse,
     vjp=lambda g, out, x: (-matmul(matmul(out, g, transpose_x=True), out, transpose_y=True),),
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_wellcond(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_wellcond(2, (2,))]},
@@ -130,7 +142,8 @@ solve_op = defop(
     "solve",
     fused="linear algebra: a solve with A^T and a GEMM",
     min_ndim=2, nin=2,
-    forward=lambda x, y: np.linalg.solve(x, y).astype(np.result_type(x, y)),
+    forward=_nonsingular("solve", lambda x, y: np.linalg.solve(x, y).astype(
+        np.result_type(x, y))),
     save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype, copy=False),),
     vjp=_solve_vjp, lower=_lower_solve,
     cases=({"shapes": ((3, 3), (3, 2)), "smooth": True,

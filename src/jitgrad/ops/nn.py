@@ -14,6 +14,8 @@ from .registry import defop
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     if x.ndim == 0:
         return np.ones_like(x)
+    if x.size == 0:                     # (numpy's max has no identity for an empty axis)
+        return np.empty_like(x)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
@@ -23,6 +25,8 @@ def _log_softmax(x: np.ndarray, axis: int) -> tuple[np.ndarray, tuple]:
     (a second exp of the output cost a pass)."""
     if x.ndim == 0:
         return np.zeros_like(x), (np.ones_like(x),)
+    if x.size == 0:
+        return np.empty_like(x), (np.empty_like(x),)
     if axis == x.ndim - 1 and x.size >= 256 and x.dtype.kind == "f" and x.flags.c_contiguous:
         kernels = _compiled_forward()           # (once Numba is loaded)
         if kernels is not None:

@@ -186,11 +186,20 @@ def mean(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
 def max(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
     """Largest value; tied maxima share the gradient equally."""
     if x.size == 0:
-        raise ValueError("max of an empty tensor")
+        _check_nonempty_groups(x, axis, "max")
     return _reduce(max_op, x, axis, keepdim)
 
 
 def min(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
     if x.size == 0:
-        raise ValueError("min of an empty tensor")
+        _check_nonempty_groups(x, axis, "min")
     return _reduce(min_op, x, axis, keepdim)
+
+
+def _check_nonempty_groups(x: Tensor, axis: Any, what: str) -> None:
+    """A max or min of nothing has no value; over a non-empty axis of a 0-size tensor
+    ([0, 3] along axis 1) the result is just empty."""
+    axes = norm_axis(axis, x.ndim)
+    if axes is None or builtins.any(x.shape[a] == 0 for a in axes):
+        raise ValueError(f"{what} over an empty axis of a tensor of shape {list(x.shape)} "
+                         f"has no value")

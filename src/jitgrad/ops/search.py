@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import compiled_kernels
+from .core import compiled_kernels, norm_axis
 from .indexing import _axis, take_along_axis
 from .shape import _take_flat
 from .core import binary_operands
@@ -151,21 +151,21 @@ def isfinite(x: Tensor, name: str | None = None) -> Tensor:
     return _t(np.isfinite(x._data))
 
 
-def _logic_axes(axis: Any) -> tuple | None:
+def _logic_axes(axis: Any, ndim: int) -> tuple | None:
     """all/any's axes: None or an empty list reduce every axis (Paddle, as its sum)."""
     if axis is None or (isinstance(axis, (list, tuple)) and len(axis) == 0):
         return None
-    return tuple(np.atleast_1d(axis))
+    return norm_axis(axis, ndim)
 
 
 def any(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
         ) -> Tensor:  # noqa: A001
-    return _t(np.any(x._data, axis=_logic_axes(axis), keepdims=keepdim))
+    return _t(np.any(x._data, axis=_logic_axes(axis, x.ndim), keepdims=keepdim))
 
 
 def all(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
         ) -> Tensor:  # noqa: A001
-    return _t(np.all(x._data, axis=_logic_axes(axis), keepdims=keepdim))
+    return _t(np.all(x._data, axis=_logic_axes(axis, x.ndim), keepdims=keepdim))
 
 
 def allclose(x: Tensor, y: Tensor, rtol: float = 1e-05, atol: float = 1e-08,

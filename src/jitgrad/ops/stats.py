@@ -13,7 +13,7 @@ from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import const, norm_axis, require_float
+from .core import const, float_input, norm_axis, require_float
 from .reduce import REDUCE_CASES, _kept_shape, _spread
 from .elementwise import _compiled_forward
 from .registry import defop
@@ -25,6 +25,8 @@ def _others_product(x: np.ndarray, axes: tuple | None) -> np.ndarray:
 
     Exclusive prefix and suffix products: exact where x has zeros, unlike out / x.
     """
+    if x.size == 0:                 # (no element: nothing to multiply, and -1 is ambiguous)
+        return np.ones(x.shape, x.dtype)
     axes = tuple(range(x.ndim)) if axes is None else axes
     keep = [i for i in range(x.ndim) if i not in axes]
     perm = keep + list(axes)
@@ -107,7 +109,7 @@ def _restore(y: Tensor, x: Tensor, axes: tuple | None, keepdim: bool) -> Tensor:
 def logsumexp(x: Tensor, axis: Any = None, keepdim: bool = False,
               name: str | None = None) -> Tensor:
     """log(sum(exp(x))) without overflow (the max is subtracted as a constant)."""
-    require_float(x, "logsumexp")
+    x = float_input(x, "logsumexp")
     axes = norm_axis(axis, x.ndim)
     m = np.max(x._data, axis=axes, keepdims=True) if x.size else np.zeros(())
     m = np.where(np.isfinite(m), m, 0).astype(x._data.dtype)
