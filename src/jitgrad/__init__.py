@@ -28,6 +28,8 @@ from .nn import ParamAttr, create_parameter  # noqa: E402
 from .ops import linalg  # noqa: E402  (paddle.linalg.*)
 
 bool = bool_  # noqa: A001  (paddle.bool)
+float, double, half = float32, float64, float16  # noqa: A001  (Paddle's torch-style aliases)
+from .ops.creation import range  # noqa: E402,A004  (Paddle's, end included; not in __all__)
 
 from .compile.program_cache import cache_clear, cache_info, set_cache_limit  # noqa: E402
 from . import incubate, tensor  # noqa: E402  (paddle.incubate.autograd, paddle.tensor.*)

@@ -49,6 +49,7 @@ from .creation import (arange, eye, full, full_like, linspace, normal, ones, one
                        randint, randn, randperm, seed, uniform, zeros, zeros_like)
 from .creation import (as_tensor, asarray, from_numpy, manual_seed, rand_like, randint_like,
                        randn_like, standard_normal)
+from .creation import get_rng_state, set_rng_state
 from . import aliases as _aliases, assemble as _assemble, lookup as _lookup
 from . import numeric as _numeric, special as _special
 from .special import digamma, erfinv, gammaln, lgamma, polygamma
@@ -110,7 +111,7 @@ CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", 
             "rand", "randint", "randn", "randperm", "seed", "uniform", "zeros", "zeros_like",
             "empty", "empty_like", "tril_indices", "triu_indices", "logspace",
             "manual_seed", "standard_normal", "rand_like", "randn_like", "randint_like",
-            "as_tensor", "asarray", "from_numpy"]
+            "as_tensor", "asarray", "from_numpy", "get_rng_state", "set_rng_state"]
 
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
 __all__ += CREATION
@@ -140,10 +141,20 @@ def _reshape_method(x, *shape, name=None, **kwargs):
 
 METHODS.update(reshape=_reshape_method)
 METHODS.update(_aliases.METHODS)
+from . import bitwise as _bitwise, more_indexing as _more_indexing  # noqa: E402
+from . import sampling as _sampling  # noqa: E402
+from .inplace_more import METHOD_ONLY, MORE_INPLACE  # noqa: E402
+for _more in (_bitwise, _more_indexing, _sampling):
+    globals().update({_n: getattr(_more, _n) for _n in _more.NAMES})
+    __all__ += _more.NAMES
+    if _more is not _sampling:          # (Paddle's samplers are functions only)
+        METHODS.update({_n: getattr(_more, _n) for _n in _more.NAMES})
+INPLACE.update(MORE_INPLACE)
 METHODS.update(INPLACE)
 METHODS.update(copy_=copy_, detach_=detach_)     # (methods only, as in Paddle)
-globals().update(INPLACE)           # paddle.add_(x, y) works too
-__all__ += sorted(INPLACE)
+_FUNCTIONS = {_n: _f for _n, _f in INPLACE.items() if _n not in METHOD_ONLY}
+globals().update(_FUNCTIONS)        # paddle.add_(x, y) works too
+__all__ += sorted(_FUNCTIONS)
 
 _tensor._ops = _tensor_operators.OPS = sys.modules[__name__]
 

@@ -220,3 +220,32 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected a numpy array, got {type(ndarray).__name__}")
     return as_tensor(ndarray)
+
+
+def range(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None, *,
+          out: Any = None, device: Any = None, requires_grad: bool = False,
+          name: str | None = None) -> Tensor:
+    """Paddle's deprecated range: start, start + step, ... up to end INCLUDED (unlike
+    arange), in the default float dtype unless dtype says otherwise."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if vals[2] == 0:
+        raise ValueError("range: step must not be 0")
+    n = int(np.floor((vals[1] - vals[0]) / vals[2])) + 1
+    t = _t((vals[0] + vals[2] * np.arange(max(n, 0))).astype(_dt(dtype)))
+    if requires_grad:
+        t.stop_gradient = False
+    return t
+
+
+def get_rng_state(device: Any = None) -> list:
+    """The generator's state, for set_rng_state (a list, as Paddle's, of one state)."""
+    return [_rng.bit_generator.state]
+
+
+def set_rng_state(state_list: Sequence, device: Any = None) -> None:
+    if not isinstance(state_list, (list, tuple)) or len(state_list) != 1 or \
+            not isinstance(state_list[0], dict):
+        raise TypeError("set_rng_state: pass the list get_rng_state() returned")
+    _rng.bit_generator.state = state_list[0]

@@ -76,10 +76,11 @@ def stand_in(x: Tensor) -> Tensor:
     return shadow
 
 
-def rebind(x: Tensor, shadow: Tensor, new: Tensor) -> Tensor:
+def rebind(x: Tensor, shadow: Tensor, new: Tensor, keep_dtype: bool = True) -> Tensor:
     """x becomes `new` (a recorded op's result computed from `shadow`, x's stand-in): its
-    values and graph position. Readers of x's old version reach its old node through the
-    stand-in, and x's version goes up. Returns x."""
+    values and graph position (cast to x's dtype, unless not `keep_dtype`: cast_). Readers
+    of x's old version reach its old node through the stand-in, and x's version goes up.
+    Returns x."""
     if x._node is not None:
         x._node.out_ref = weakref.ref(shadow)
     # consumers of this version reach its node through the stand-in (tape.check_versions)
@@ -87,7 +88,7 @@ def rebind(x: Tensor, shadow: Tensor, new: Tensor) -> Tensor:
     if shadows is None:
         x._shadows = shadows = {}
     shadows[x._version] = shadow
-    if new._data.dtype != x._data.dtype:
+    if keep_dtype and new._data.dtype != x._data.dtype:
         new = E.astype(new, x._data.dtype)
     x._data, x._node, x._stop_gradient = new._data, new._node, new._stop_gradient
     new._node.out_ref = weakref.ref(x)

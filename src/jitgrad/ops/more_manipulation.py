@@ -22,7 +22,7 @@ from .shape import _flat_positions, getitem, reshape
 NAMES: list[str] = ["unflatten", "block_diag", "cartesian_prod", "take_along_dim",
                     "select_scatter", "slice_scatter", "diagonal_scatter", "msort",
                     "index_put", "masked_scatter", "scatter_add", "view", "view_as",
-                    "unique_consecutive", "crop"]
+                    "unique_consecutive", "crop", "broadcast_shapes"]
 
 
 def _tensors(xs: Any, fn: str) -> list[Tensor]:
@@ -286,3 +286,12 @@ def crop(x: Tensor, shape: Any = None, offsets: Any = None, name: str | None = N
             raise ValueError(f"crop: offset {o} and size {s} do not fit dim {d} of size {n}")
         key.append(slice(o, o + s))
     return getitem(x, tuple(key))
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> list[int]:
+    """The shape that all the given shapes broadcast to (ValueError if they do not)."""
+    try:
+        return list(np.broadcast_shapes(*[tuple(int(n) for n in s) for s in shapes]))
+    except ValueError:
+        raise ValueError(f"broadcast_shapes: shapes {[list(s) for s in shapes]} do not "
+                         f"broadcast together") from None

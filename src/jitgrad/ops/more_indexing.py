@@ -1,0 +1,188 @@
+"""Paddle 3.3.1's remaining gather and scatter names, as composites over take_flat and
+put_flat (ops/indexing.py) and the reductions, so their gradients come from those rules:
+scatter_reduce, scatter_nd, argwhere, multiplex, shard_index, unfold, fill_diagonal_ and
+fill_diagonal_tensor.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import elementwise as E
+from . import reduce as R
+from .composites import scatter_nd_add
+from .core import const
+from .creation import zeros
+from .indexing import _axis, _index_array, _take, concat, put_flat, stack
+from .more_manipulation import diagonal_scatter
+from .search import nonzero
+from .shape import _flat_positions, getitem, reshape
+from .stats import prod
+
+NAMES: list[str] = ["scatter_reduce", "scatter_nd", "argwhere", "multiplex", "shard_index",
+                    "unfold", "fill_diagonal_tensor"]
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_positions(input: Tensor, dim: int, index: Any, src: Tensor, what: str
+                       ) -> tuple[np.ndarray, Tensor]:
+    """(flat positions in input of each element of index, src's block of index's shape)."""
+    ax = _axis(dim, input.ndim, what)
+    idx = _index_array(index, what)
+    if idx.ndim != input.ndim or not isinstance(src, Tensor) or src.ndim != input.ndim:
+        raise ValueError(f"{what}: input, index and src need the same number of dims")
+    for d, n in enumerate(idx.shape):
+        if n > src.shape[d] or (d != ax and n > input.shape[d]):
+            raise ValueError(f"{what}: index of shape {list(idx.shape)} is larger than src "
+                             f"{list(src.shape)} or input {list(input.shape)} in dim {d}")
+    n = input.shape[ax]
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"{what}: an index is out of range for dim {ax} of size {n}")
+    coords = list(np.indices(idx.shape))
+    coords[ax] = idx % n if n else idx
+    pos = np.ravel_multi_index(tuple(coords), tuple(input._data.shape)) if idx.size else \
+        np.zeros(idx.shape, np.int64)
+    part = src if tuple(src.shape) == idx.shape else \
+        getitem(src, tuple(slice(0, k) for k in idx.shape))
+    if part._data.dtype != input._data.dtype:
+        part = part.astype(input._data.dtype)
+    return pos.ravel(), reshape(part, [-1])
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """input with each element that index names along dim replaced by the reduction
+    ('sum', 'prod', 'mean', 'amax', 'amin') of the src elements sent there, and of its own
+    value when include_self. Elements no index names keep their value. amax / amin's ties
+    share the gradient equally (as max does here)."""
+    if reduce not in _REDUCTIONS:
+        raise ValueError(f"scatter_reduce: reduce must be one of {', '.join(_REDUCTIONS)}, "
+                         f"got {reduce!r}")
+    pos, vals = _scatter_positions(input, dim, index, src, "scatter_reduce")
+    if reduce in ("sum", "mean"):
+        base = input if include_self else put_flat(input, pos, 0.0, "assign")
+        total = put_flat(base, pos, vals, "add")
+        if reduce == "sum":
+            return total
+        counts = np.bincount(pos, minlength=input._data.size).astype(np.float64)
+        hit = counts > 0
+        counts[hit] += 1.0 if include_self else 0.0
+        counts[~hit] = 1.0
+        return total / const(counts.reshape(input._data.shape), input._data.dtype)
+    targets, group = np.unique(pos, return_inverse=True)
+    group = group.ravel()
+    if include_self:        # each target's own value is one more member of its group
+        vals = concat([_take(reshape(input, [-1]), targets), vals])
+        group = np.concatenate([np.arange(len(targets)), group])
+    order = np.argsort(group, kind="stable")
+    counts = np.bincount(group, minlength=len(targets))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.arange(len(group)) - np.repeat(starts, counts)
+    members = np.full((len(targets), int(counts.max()) if len(targets) else 0), -1, np.int64)
+    members[group[order], rank] = order
+    pad = members < 0
+    fill = {"prod": 1.0, "amax": -np.inf, "amin": np.inf}[reduce]
+    table = E.where(Tensor._make(pad), fill, _take(vals, np.where(pad, 0, members)))
+    pick = {"prod": lambda t: prod(t, axis=1), "amax": lambda t: R.max(t, 1),
+            "amin": lambda t: R.min(t, 1)}[reduce]
+    return put_flat(input, targets, pick(table), "assign")
+
+
+def scatter_nd(index: Any, updates: Tensor, shape: Sequence[int], name: str | None = None
+               ) -> Tensor:
+    """zeros(shape) with updates added at index (repeated indices add up)."""
+    if not isinstance(updates, Tensor):
+        raise TypeError(f"scatter_nd: updates must be a Tensor, got {type(updates).__name__}")
+    return scatter_nd_add(zeros(list(shape), updates._data.dtype), index, updates)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """The [N, ndim] int64 coordinates of the nonzero elements."""
+    if input.ndim == 0:
+        raise ValueError("argwhere: input must have at least one dimension")
+    return nonzero(input)
+
+
+def multiplex(inputs: Sequence[Tensor], index: Any, name: str | None = None) -> Tensor:
+    """Row i of the result is row i of inputs[index[i]] (index: [rows, 1] or [rows])."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise TypeError("multiplex: inputs must be a non-empty list of Tensors")
+    idx = _index_array(index, "multiplex").reshape(-1)
+    rows = inputs[0].shape[0] if inputs[0].ndim else 0
+    if idx.size != rows:
+        raise ValueError(f"multiplex: index has {idx.size} entries for {rows} rows")
+    if idx.size and (idx.min() < 0 or idx.max() >= len(inputs)):
+        raise IndexError(f"multiplex: an index is out of range for {len(inputs)} inputs")
+    return getitem(stack(list(inputs)), (idx, np.arange(rows)))
+
+
+def shard_index(input: Tensor, index_num: int, nshards: int, shard_id: int,
+                ignore_value: int = -1) -> Tensor:
+    """Each id's position inside shard shard_id (ids split into nshards ranges of
+    ceil(index_num / nshards)), ignore_value for ids of other shards."""
+    d = _index_array(input, "shard_index")
+    if nshards <= 0 or not 0 <= shard_id < nshards:
+        raise ValueError(f"shard_index: need 0 <= shard_id < nshards, got shard_id {shard_id}"
+                         f" and nshards {nshards}")
+    size = -(-int(index_num) // int(nshards))
+    mine = d // size == shard_id
+    return Tensor._make(np.where(mine, d - shard_id * size, ignore_value).astype(d.dtype))
+
+
+def unfold(x: Tensor, axis: int, size: int, step: int, name: str | None = None) -> Tensor:
+    """The windows of `size` elements every `step` along axis: that axis becomes the number
+    of windows, and a last axis of `size` holds each window."""
+    ax = _axis(axis, x.ndim, "unfold") if x.ndim else 0
+    n = x.shape[ax] if x.ndim else 1
+    if size <= 0 or step <= 0 or size > n:
+        raise ValueError(f"unfold: need 0 < size <= {n} (the axis' length) and step > 0, "
+                         f"got size {size} and step {step}")
+    pos = _flat_positions(x._data.shape) if x.ndim else np.zeros(1, np.int64)
+    starts = np.arange(0, n - size + 1, step)
+    window = starts[:, None] + np.arange(size)                  # [windows, size]
+    picked = np.take(pos, window, axis=ax)                      # axis -> (windows, size)
+    picked = np.moveaxis(picked, ax + 1, -1)
+    return _take(x, picked)
+
+
+def fill_diagonal_(x: Tensor, value: float, offset: int = 0, wrap: bool = False,
+                   name: str | None = None) -> Tensor:
+    """x's main diagonal (shifted right by offset) set to value, in place; wrap=True goes on
+    below a tall matrix's first square, as numpy's fill_diagonal."""
+    from .inplace import inplace
+    if x.ndim < 2:
+        raise ValueError("fill_diagonal_: x must have at least 2 dims")
+    shape = x._data.shape
+    if x.ndim > 2:
+        if len(set(shape)) != 1 or offset:
+            raise ValueError("fill_diagonal_: a tensor of more than 2 dims needs all dims "
+                             "equal and offset 0")
+        stride = sum(int(np.prod(shape[k + 1:])) for k in range(x.ndim))
+        pos = np.arange(shape[0]) * stride
+    else:
+        rows, cols = shape
+        first = offset if offset >= 0 else -offset * cols
+        if wrap and offset == 0:
+            pos = np.arange(first, rows * cols, cols + 1)
+        else:
+            count = max(0, min(rows - max(0, -offset), cols - max(0, offset)))
+            pos = first + np.arange(count) * (cols + 1)
+    return inplace(x, lambda s: put_flat(s, pos, value), "fill_diagonal_")
+
+
+def fill_diagonal_tensor(x: Tensor, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
+                         name: str | None = None) -> Tensor:
+    """x with its diagonal (offset, dims dim1 and dim2) replaced by y (y's last axis runs
+    along the diagonal): diagonal_scatter's arguments by Paddle's older names."""
+    return diagonal_scatter(x, y, offset, dim1, dim2)
+
+
+def fill_diagonal_tensor_(x: Tensor, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
+                          name: str | None = None) -> Tensor:
+    from .inplace import inplace
+    return inplace(x, lambda s: diagonal_scatter(s, y, offset, dim1, dim2),
+                   "fill_diagonal_tensor_")
