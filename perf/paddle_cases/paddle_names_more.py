@@ -1,0 +1,55 @@
+# ops/bitwise.py, inplace_more.py, more_indexing.py, creation.py's range against Paddle 3.3.1.
+import numpy as np
+
+KNOWN = {
+    "m.fill_diagonal_tensor": "y gets its gradient (Paddle 3.3.1 gives y none), as diagonal_scatter",
+    "scatter_reduce_dim0": "src's gradient has src's shape (Paddle 3.3.1: index's), as scatter_add",
+    "unfold": "overlapping windows: an element's gradient sums over its windows (Paddle 3.3.1 "
+              "counts one of them; finite differences agree with the sum)",
+    "m.unfold": "as unfold",
+}
+
+for _dt in ("int8", "int32", "int64", "uint8"):
+    _a = np.array([-8, 5, 127, 0, 33]).astype(_dt)
+    _b = np.array([1, 2, 1, 3, 0]).astype(_dt)
+    cmp(f"bitwise_left_shift_{_dt}", lambda P, a, b: P.bitwise_left_shift(a, b), [_a, _b], grad=False)
+    cmp(f"bitwise_right_shift_{_dt}", lambda P, a, b: P.bitwise_right_shift(a, b), [_a, _b], grad=False)
+    cmp(f"bitwise_right_shift_logical_{_dt}", lambda P, a, b: P.bitwise_right_shift(a, b, is_arithmetic=False), [_a, _b], grad=False)
+    cmp(f"bitwise_not_{_dt}", lambda P, a: P.bitwise_not(a), [_a], grad=False)
+cmp("bitwise_invert_bool", lambda P, a: P.bitwise_invert(a), [A((5,), dtype="bool")], grad=False)
+
+_x, _y = A((2, 3)), A((2, 3))
+for _name in ("equal_", "not_equal_", "greater_equal_", "greater_than_", "less_equal_", "less_than_", "logical_and_", "logical_or_", "logical_xor_"):
+    cmp(f"m.{_name}", lambda P, a, b, n=_name: getattr(a, n)(b), [_x, np.where(A((2, 3)) > 0, _x, _y)], grad=False)
+cmp("m.logical_not_", lambda P, a: a.logical_not_(), [np.array([1.0, 0.0, -2.0], "float32")], grad=False)
+cmp("m.squeeze_", lambda P, a: (a * 1).squeeze_(), [A((1, 3))])
+cmp("m.unsqueeze_", lambda P, a: (a * 1).unsqueeze_(1), [A((2, 3))])
+cmp("m.reshape_", lambda P, a: (a * 1).reshape_([3, 2]), [A((2, 3))])
+cmp("m.flatten_", lambda P, a: (a * 1).flatten_(), [A((2, 3))])
+cmp("m.t_", lambda P, a: (a * 1).t_(), [A((2, 3))])
+cmp("m.transpose_", lambda P, a: (a * 1).transpose_([1, 0]), [A((2, 3))])
+cmp("m.cast_", lambda P, a: (a * 1).cast_("float64"), [A((2, 3))])
+cmp("m.gcd_", lambda P, a, b: a.gcd_(b), [np.array([12, 18, 0]), np.array([8, 12, 5])], grad=False)
+cmp("m.copysign_", lambda P, a, b: (a * 1).copysign_(b), [A((4,)), A((4,))])
+cmp("where_", lambda P, a, b: P.where_(a > 0, a * 1, b), [A((2, 3)), A((2, 3))])
+cmp("increment", lambda P, a: P.increment(a, 2.5), [np.array([1.0], "float32")], grad=False)
+
+_inp, _src = A((3, 4)), A((3, 4))
+_idx = np.array([[0, 1, 0, 2], [2, 2, 1, 0], [1, 0, 0, 1]])
+for _red in ("sum", "prod", "mean", "amax", "amin"):
+    for _inc in (True, False):
+        cmp(f"scatter_reduce_{_red}_{_inc}", lambda P, a, s, r=_red, i=_inc: P.scatter_reduce(a, 1, P.to_tensor(_idx), s, r, include_self=i), [_inp, _src])
+cmp("scatter_reduce_dim0", lambda P, a, s: P.scatter_reduce(a, 0, P.to_tensor(_idx[:2, :3]), s, "sum"), [_inp, _src])
+cmp("scatter_nd", lambda P, u: P.scatter_nd(P.to_tensor(np.array([[1], [2], [1]])), u, [4, 3]), [A((3, 3))])
+cmp("scatter_nd_2", lambda P, u: P.scatter_nd(P.to_tensor(np.array([[0, 1], [1, 2], [0, 1]])), u, [2, 3]), [A((3,))])
+cmp("argwhere", lambda P, a: P.argwhere(a), [np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]], "float32")], grad=False)
+cmp("multiplex", lambda P, a, b, c: P.multiplex([a, b, c], P.to_tensor(np.array([[2], [0], [1]], "int32"))), [A((3, 4)), A((3, 4)), A((3, 4))])
+cmp("shard_index", lambda P, a: P.shard_index(a, 20, 3, 1), [np.array([[1], [7], [8], [14], [19]])], grad=False)
+cmp("unfold", lambda P, a: P.unfold(a, 1, 3, 2), [A((2, 7))])
+cmp("m.unfold", lambda P, a: a.unfold(0, 2, 1), [A((4, 3))])
+cmp("m.fill_diagonal_tensor", lambda P, a, b: a.fill_diagonal_tensor(b, offset=1), [A((3, 4)), A((3,))])
+cmp("m.fill_diagonal_", lambda P, a: (a * 1).fill_diagonal_(2.5, offset=1), [A((3, 4))], grad=False)
+cmp("m.fill_diagonal_wrap", lambda P, a: (a * 1).fill_diagonal_(2.5, wrap=True), [A((7, 3))], grad=False)
+cmp("range", lambda P: P.range(0, 5, 1.5), [], grad=False)
+cmp("range_int", lambda P: P.range(2, 7, dtype="int64"), [], grad=False)
+cmp("broadcast_shapes", lambda P: P.to_tensor(P.broadcast_shapes([2, 1, 3], [4, 3])), [], grad=False)
