@@ -248,3 +248,48 @@ def test_range_includes_its_end_and_broadcast_shapes():
 def test_torch_style_dtype_aliases():
     assert paddle.float is paddle.float32 and paddle.double is paddle.float64
     assert paddle.half is paddle.float16
+
+
+# ---- special functions ------------------------------------------------------------------------
+
+def test_bessel_functions_against_closed_values():
+    x = np.array([0.0, 0.7, 2.0, 16.0, -3.0])
+    np.testing.assert_allclose(paddle.i0(TT(x)).numpy(), np.i0(x), rtol=1e-13)
+    # i1 from numpy's i0 by the identity I1 = I0' (central differences, step 1e-5)
+    h = 1e-5
+    np.testing.assert_allclose(paddle.i1(TT(x)).numpy(), (np.i0(x + h) - np.i0(x - h)) / (2 * h),
+                               rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(paddle.i0e(TT(x)).numpy(), np.i0(x) * np.exp(-np.abs(x)),
+                               rtol=1e-13)
+    assert paddle.i0(TT([0.0, 1.0])).dtype == paddle.float32
+    np.testing.assert_allclose(paddle.i0(TT([0.0, 1.0, 2.0])).numpy(),
+                               [1.0, 1.266066, 2.2795851], rtol=1e-6)      # Paddle 3.3.1
+    assert paddle.i0e(TT([1e4])).numpy()[0] > 0 and np.isinf(paddle.i0(TT([1e4])).numpy()[0])
+
+
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e"])
+def test_bessel_gradients_to_second_order(name):
+    f = getattr(paddle, name)
+    check_grads(f, np.array([-2.5, -0.4, 0.3, 1.7, 3.0]), order=2)
+    x = leaf([0.0])
+    f(x).backward()
+    assert x.grad.tolist() == [{"i0": 0.0, "i0e": 0.0, "i1": 0.5, "i1e": 0.5}[name]]
+
+
+def test_incomplete_gamma_values_and_the_gradient_in_y_only():
+    a = np.array([0.5, 1.0, 2.0, 5.0, 100.0])
+    x = np.array([0.5, 0.01, 3.0, 4.0, 95.0])
+    want = [0.6826894921370859, 0.009950166250831893, 0.8008517265285442,
+            0.3711630648201266, 0.31735681100512636]                     # torch, float64
+    np.testing.assert_allclose(paddle.gammainc(TT(a), TT(x)).numpy(), want, rtol=1e-9)
+    np.testing.assert_allclose(paddle.gammaincc(TT(a), TT(x)).numpy(), 1 - np.array(want),
+                               rtol=1e-9)
+    check_grads(lambda y: paddle.gammainc(TT(a[:4]), y), x[:4], order=2)
+    check_grads(lambda y: paddle.gammaincc(TT(a[:4]), y), x[:4])
+    s, y = leaf([2.0]), leaf([1.0])
+    paddle.gammainc(s, y).backward()
+    assert s.grad is None and y.grad.numpy()[0] == pytest.approx(np.exp(-1.0), rel=1e-6)
+    edges = paddle.gammainc(TT([0.0, 1.0, 2.0]), TT([1.0, np.inf, 0.0]))
+    assert edges.tolist() == [1.0, 1.0, 0.0]        # torch's (Paddle 3.3.1: 0, nan, 0)
+    with pytest.raises(ValueError, match=">= 0"):
+        paddle.gammainc(TT([-1.0]), TT([1.0]))

@@ -7,6 +7,7 @@ KNOWN = {
     "unfold": "overlapping windows: an element's gradient sums over its windows (Paddle 3.3.1 "
               "counts one of them; finite differences agree with the sum)",
     "m.unfold": "as unfold",
+    "i0e": "i0e'(0) = 0, the mean of its one-sided slopes -1 and 1, as torch (Paddle 3.3.1: -1)",
 }
 
 for _dt in ("int8", "int32", "int64", "uint8"):
@@ -53,3 +54,19 @@ cmp("m.fill_diagonal_wrap", lambda P, a: (a * 1).fill_diagonal_(2.5, wrap=True),
 cmp("range", lambda P: P.range(0, 5, 1.5), [], grad=False)
 cmp("range_int", lambda P: P.range(2, 7, dtype="int64"), [], grad=False)
 cmp("broadcast_shapes", lambda P: P.to_tensor(P.broadcast_shapes([2, 1, 3], [4, 3])), [], grad=False)
+
+# ops/bessel.py and special.py's incomplete gamma
+_bx = np.array([-20.0, -3.0, -0.5, 0.0, 1e-3, 0.7, 2.0, 14.0, 16.0, 40.0], "float32")
+for _f in ("i0", "i0e", "i1", "i1e"):
+    cmp(_f, lambda P, a, f=_f: getattr(P, f)(a), [_bx], rtol=2e-5)
+    cmp(f"{_f}64", lambda P, a, f=_f: getattr(P, f)(a), [_bx.astype("float64")], rtol=1e-9, atol=1e-12)
+cmp("i0_int", lambda P, a: P.i0(a), [np.array([0, 1, 3])], grad=False)
+cmp("m.i0_", lambda P, a: (a * 1).i0_(), [A((4,))])
+_ga = np.array([0.5, 1.0, 2.0, 5.0, 1.5, 3.0, 10.0, 2.5], "float32")
+_gx = np.array([0.5, 0.01, 3.0, 4.0, 1.0, 1e-3, 12.0, 0.2], "float32")
+cmp("gammainc", lambda P, a, x: P.gammainc(a, x), [_ga, _gx], known=None)
+cmp("gammaincc", lambda P, a, x: P.gammaincc(a, x), [_ga, _gx])
+cmp("gammainc64", lambda P, a, x: P.gammainc(a, x), [_ga.astype("float64"), _gx.astype("float64")], rtol=1e-9, atol=1e-12)
+cmp("gammainc_edges", lambda P, a, x: P.gammainc(a, x), [np.array([0.0, 1.0, 2.0], "float32"), np.array([1.0, float("inf"), 0.0], "float32")], grad=False,
+    known="P(0, x) = 1 for x > 0 and P(a, inf) = 1, as torch and scipy (Paddle 3.3.1: 0 and nan)")
+cmp("gammainc_negative", lambda P, a, x: P.gammainc(a, x), [np.array([-1.0], "float32"), np.array([1.0], "float32")], grad=False)

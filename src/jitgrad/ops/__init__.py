@@ -52,7 +52,8 @@ from .creation import (as_tensor, asarray, from_numpy, manual_seed, rand_like, r
 from .creation import get_rng_state, set_rng_state
 from . import aliases as _aliases, assemble as _assemble, lookup as _lookup
 from . import numeric as _numeric, special as _special
-from .special import digamma, erfinv, gammaln, lgamma, polygamma
+from .special import digamma, erfinv, gammainc, gammaincc, gammaln, lgamma, polygamma
+from .bessel import i0, i0e, i1, i1e
 from .numeric import (cumulative_trapezoid, fmax, fmin, hypot, isneginf, isposinf, isreal,
                       logcumsumexp, logspace, renorm, signbit, sinc, stanh, trapezoid, vander)
 from .lookup import (bincount, bucketize, cummax, cummin, index_fill, index_sample, isin,
@@ -98,7 +99,7 @@ __all__ = ["abs", "add", "astype", "cast", "clip", "clone", "cos", "divide", "ex
 __all__ += [n for n in _aliases.NAMES if n not in ("empty", "empty_like")]   # ops/aliases.py
 __all__ += _assemble.NAMES
 __all__ += [n for n in _lookup.NAMES if not n.endswith("_indices")]
-__all__ += _numeric.NAMES + _special.NAMES
+__all__ += _numeric.NAMES + _special.NAMES + ["i0", "i0e", "i1", "i1e"]
 from . import more_manipulation as _more_manipulation, more_math as _more_math  # noqa: E402
 for _more in (_more_math, _more_manipulation):
     globals().update({_n: getattr(_more, _n) for _n in _more.NAMES})

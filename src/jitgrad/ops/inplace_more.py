@@ -13,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.tensor import Tensor
+from . import bessel as BE
 from . import bitwise as BW
 from . import elementwise as E
 from . import more_indexing as MI
@@ -20,6 +21,7 @@ from . import more_manipulation as MM
 from . import more_math as MA
 from . import search as SE
 from . import shape as SH
+from . import special as SP
 from .creation import generator
 from .inplace import _method, bump, check_inplace, inplace, rebind, stand_in
 
@@ -149,6 +151,7 @@ MORE_INPLACE.update({name + "_": _method(fn, name + "_") for name, fn in {
     "gcd": MA.gcd, "lcm": MA.lcm, "ldexp": MA.ldexp, "copysign": MA.copysign,
     "baddbmm": MA.baddbmm, "multigammaln": MA.multigammaln, "index_put": MM.index_put,
     "masked_scatter": MM.masked_scatter, "scatter_add": MM.scatter_add,
+    "i0": BE.i0, "gammainc": SP.gammainc, "gammaincc": SP.gammaincc,
 }.items()})
 MORE_INPLACE.update(fill_diagonal_=MI.fill_diagonal_,
                     fill_diagonal_tensor_=MI.fill_diagonal_tensor_)
