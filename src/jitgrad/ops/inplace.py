@@ -144,7 +144,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         try:
             _write(x, v, _normalize_key(key))
         except (IndexError, ValueError) as e:
-            raise type(e)(f"cannot assign to index {key!r} of a tensor of shape {x.shape}: "
+            raise type(e)(f"cannot assign to index {key!r} of a tensor of shape {list(x.shape)}: "
                           f"{e}") from None
         return
     pos = _positions(x, key)

@@ -331,4 +331,4 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     try:
         return apply_xy(getitem_op, x, None, {"key": key})
     except IndexError as e:
-        raise IndexError(f"index {key!r} does not fit a tensor of shape {x.shape}: {e}") from None
+        raise IndexError(f"index {key!r} does not fit a tensor of shape {list(x.shape)}: {e}") from None
