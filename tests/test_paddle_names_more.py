@@ -293,3 +293,42 @@ def test_incomplete_gamma_values_and_the_gradient_in_y_only():
     assert edges.tolist() == [1.0, 1.0, 0.0]        # torch's (Paddle 3.3.1: 0, nan, 0)
     with pytest.raises(ValueError, match=">= 0"):
         paddle.gammainc(TT([-1.0]), TT([1.0]))
+
+
+# ---- Tensor methods that are not ops ----------------------------------------------------------
+
+def test_casts_by_dtype_name():
+    x = leaf([[1.5, 2.0, -3.0]])
+    assert x.byte().tolist() == [[1, 2, 253]] and x.byte().dtype == paddle.uint8   # Paddle
+    assert x.char().dtype == paddle.int8 and x.short().dtype == paddle.int16
+    assert x.int64().tolist() == [[1, 2, -3]]
+    y = x.float64()
+    assert y.dtype == paddle.float64 and not y.stop_gradient
+    y.sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0, 1.0]]
+
+
+def test_descriptive_attributes_of_a_cpu_dense_tensor():
+    x = leaf(np.zeros((2, 3)))
+    assert (x.device, x.is_cuda, x.layout, x.offset) == ("cpu", False, "NCHW", 0)
+    assert x.strides == x.get_strides() == x.stride() == [3, 1]
+    assert x.is_dense() and not x.is_sparse() and not x.is_sparse_coo()
+    assert not x.is_complex() and not x.is_integer() and not x.is_empty().item()
+    assert x.is_same_shape(paddle.zeros([2, 3])) and not x.is_same_shape(paddle.zeros([3]))
+    assert x.get_device() == -1 and isinstance(x.data_ptr(), int)
+    assert x.grad_fn is None and (x * 2).grad_fn.name() == "MultiplyGradNode"
+
+
+def test_apply_refuses_a_tensor_that_needs_grad():
+    z = TT([1.0, 2.0])
+    assert z.apply(lambda t: t * 3).tolist() == [3.0, 6.0] and z.tolist() == [1.0, 2.0]
+    assert z.apply_(lambda t: t * 3) is z and z.tolist() == [3.0, 6.0]
+    with pytest.raises(RuntimeError, match="required gradient"):
+        leaf([1.0]).apply(lambda t: t)
+
+
+def test_split_with_sizes():
+    parts = TT(np.arange(6.0)).split_with_sizes([2, 4])
+    assert [p.tolist() for p in parts] == [[0, 1], [2, 3, 4, 5]]
+    with pytest.raises(ValueError, match="add up"):
+        TT(np.arange(6.0)).split_with_sizes([2, 3])

@@ -83,6 +83,23 @@ class Tensor(TensorOperators):
     def place(self) -> str:
         return "Place(cpu)"
 
+    # (Paddle's descriptive attributes of a CPU dense tensor)
+    device = "cpu"
+    is_cuda = False
+    layout = "NCHW"
+    offset = 0
+
+    @property
+    def strides(self) -> list[int]:
+        """Strides in elements (jitgrad's tensors are contiguous, as Paddle's)."""
+        return _ops.get_strides(self)
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor (its .name(), Paddle's grad node name), or None
+        for a leaf."""
+        return _ops.grad_fn(self)
+
     @property
     def inplace_version(self) -> int:
         """How many in-place changes this tensor has seen (Paddle's name)."""

@@ -150,6 +150,10 @@ for _more in (_bitwise, _more_indexing, _sampling):
     __all__ += _more.NAMES
     if _more is not _sampling:          # (Paddle's samplers are functions only)
         METHODS.update({_n: getattr(_more, _n) for _n in _more.NAMES})
+from . import tensor_methods as _tensor_methods  # noqa: E402
+from .tensor_methods import grad_fn  # noqa: E402,F401  (Tensor.grad_fn)
+get_strides = _tensor_methods.METHODS["get_strides"]
+METHODS.update(_tensor_methods.METHODS)
 INPLACE.update(MORE_INPLACE)
 METHODS.update(INPLACE)
 METHODS.update(copy_=copy_, detach_=detach_)     # (methods only, as in Paddle)

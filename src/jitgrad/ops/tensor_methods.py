@@ -1,0 +1,103 @@
+"""Tensor methods Paddle 3.3.1 has that are not ops: casts by dtype name (x.int64(),
+x.byte()), predicates (is_dense, is_integer ...), memory layout (strides in elements,
+data_ptr), apply / apply_, split_with_sizes. Bound as methods by ops/__init__.py (METHODS).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from ..core import compat, tape
+from ..core.tensor import Tensor
+from . import elementwise as E
+from .indexing import split
+
+# x.<name>() casts to the dtype of that name (byte is uint8, char int8, short int16)
+_CASTS = {"byte": "uint8", "char": "int8", "short": "int16", "int8": "int8", "int16": "int16",
+          "int32": "int32", "int64": "int64", "uint8": "uint8", "float16": "float16",
+          "float32": "float32", "float64": "float64"}
+
+
+def _cast_method(dtype: str) -> Callable[[Tensor], Tensor]:
+    def method(x: Tensor) -> Tensor:
+        return E.astype(x, dtype)
+    method.__name__ = dtype
+    method.__doc__ = f"x cast to {dtype} (differentiable between float dtypes)."
+    return method
+
+
+def _strides(x: Tensor) -> list[int]:
+    """Strides in elements, of the tensor as Paddle lays it out (contiguous)."""
+    shape = x._data.shape
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= n
+    return out[::-1]
+
+
+def is_same_shape(x: Tensor, y: Tensor) -> bool:
+    return isinstance(y, Tensor) and x._data.shape == y._data.shape
+
+
+def data_ptr(x: Tensor) -> int:
+    """The address of x's first element (its buffer changes on an in-place write: copy on
+    write)."""
+    return int(x._data.__array_interface__["data"][0])
+
+
+def apply(x: Tensor, func: Callable[[Tensor], Tensor]) -> Tensor:
+    """func(x) on a tensor that needs no gradient, as Paddle (which refuses one that does)."""
+    if not x._stop_gradient:
+        raise RuntimeError("Cannot apply function on a tensor that required gradient.")
+    return func(x)
+
+
+def apply_(x: Tensor, func: Callable[[Tensor], Tensor]) -> Tensor:
+    """x = func(x) in place (x must need no gradient)."""
+    from .inplace import set_value
+    new = apply(x, func)
+    if not isinstance(new, Tensor):
+        raise TypeError(f"apply_: func must return a Tensor, got {type(new).__name__}")
+    return set_value(x, new)
+
+
+def split_with_sizes(x: Tensor, split_sizes: Sequence[int], dim: int = 0) -> list[Tensor]:
+    """x split along dim into pieces of the given sizes (they must add up to its length)."""
+    if sum(split_sizes) != x.shape[dim]:
+        raise ValueError(f"split_with_sizes: sizes {list(split_sizes)} add up to "
+                         f"{sum(split_sizes)}, not dim {dim}'s length {x.shape[dim]}")
+    return split(x, list(split_sizes), axis=dim)
+
+
+def _false(x: Tensor) -> bool:
+    return False
+
+
+METHODS: dict[str, Callable] = {name: _cast_method(dt) for name, dt in _CASTS.items()}
+METHODS.update(
+    is_dense=lambda x: True, is_sparse=_false, is_sparse_coo=_false, is_sparse_csr=_false,
+    is_selected_rows=_false, is_dist=_false, is_same_shape=is_same_shape,
+    get_strides=_strides, stride=_strides, data_ptr=data_ptr, get_device=lambda x: -1,
+    value=lambda x: x, apply=apply, apply_=apply_, split_with_sizes=split_with_sizes,
+    is_complex=compat.is_complex, is_integer=compat.is_integer, is_empty=compat.is_empty)
+
+
+class GradFn:
+    """What `y.grad_fn` shows of the node that made y (Paddle's GradNodeBase): its name."""
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node: tape.Node) -> None:
+        self._node = node
+
+    def name(self) -> str:
+        return self._node.grad_name
+
+    def __repr__(self) -> str:
+        return f"<GradFn {self.name()}>"
+
+
+def grad_fn(x: Tensor) -> Any:
+    return None if x._node is None else GradFn(x._node)
+
