@@ -114,3 +114,16 @@ def test_remainder_by_a_scalar_is_numpys_bit_for_bit(dtype):
         assert np.array_equal(got, want, equal_nan=True)
         assert np.array_equal(np.signbit(got[~np.isnan(want)]),
                               np.signbit(want[~np.isnan(want)]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("nu, scaled", [(0, False), (1, False), (0, True), (1, True)])
+def test_bessel(dtype, nu, scaled):
+    from jitgrad.ops import bessel as B
+    x = np.concatenate([np.array(EDGES + [-3.0, 14.99, 15.0, 15.01, -16.0, 700.0, -800.0]),
+                        np.random.default_rng(nu).uniform(-40, 40, 2000)]).astype(dtype)
+    got, want = _both(x, "bessel", lambda v: B._bessel64(v, nu, scaled), nu, scaled)
+    if dtype == np.float32:         # (only exp's last float64 bit may differ: numpy's, libm's)
+        assert np.array_equal(got, want, equal_nan=True)
+    else:
+        _close(got, want, 1e-15)

@@ -270,3 +270,54 @@ def remainder(x, out, dv, short_quotient):  # pragma: no cover - compiled
             if fast and abs(a / d) < 4194304.0:
                 continue
             _set_remainder(out, i, np.fmod(a, d), d, dd)
+
+
+@jit(fastmath=False)
+def bessel(x, out, nu, scaled):  # pragma: no cover - compiled
+    """out = I_nu(x) (nu 0 or 1), times exp(-|x|) when scaled: ops/bessel.py's float64
+    algorithm, the same operations in the same order (the power series up to |x| = 15, one
+    term for every element at a time so that the loop vectorises; the asymptotic series
+    beyond)."""
+    n = x.size
+    a = np.empty(n)
+    term = np.empty(n)
+    total = np.empty(n)
+    q = np.empty(n)
+    for i in range(n):
+        v = abs(np.float64(x[i]))
+        a[i] = v
+        half = v / 2.0 if v <= 15.0 else 0.0          # (others: no series)
+        term[i] = half if nu else 1.0
+        total[i] = term[i]
+        q[i] = half * half
+    for k in range(1, 64):
+        c = 1.0 / (k * (k + nu))
+        worst = 0.0
+        for i in range(n):
+            t = term[i] * q[i]
+            t = t * c
+            term[i] = t
+            total[i] += t
+            worst = max(worst, t - total[i] * 1e-17)
+        if not worst > 0.0:
+            break
+    for i in range(n):
+        v = a[i]
+        if v != v:
+            out[i] = x[i]
+            continue
+        if v <= 15.0:
+            r = total[i] * math.exp(-v) if scaled else total[i]
+        elif v == math.inf:
+            r = 0.0 if scaled else math.inf
+        else:
+            mu = 4.0 * nu * nu
+            t = 1.0
+            s = 1.0
+            for k in range(1, 30):
+                t = t * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * v)
+                s += t
+            r = s / math.sqrt(2 * math.pi * v)
+            if not scaled:
+                r = r * math.exp(v)
+        out[i] = -r if nu and x[i] < 0 else r
