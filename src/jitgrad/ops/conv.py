@@ -83,6 +83,7 @@ def _windows_cached(shape: tuple, ksize: tuple, stride: tuple, dil: tuple):
 
 
 def _channels_first(x: Tensor, data_format: str) -> tuple[Tensor, bool]:
+    data_format = {"NCW": "NCL", "NWC": "NLC"}.get(data_format.upper(), data_format)  # (1-D)
     last = data_format.upper() in ("NHWC", "NLC")
     if data_format.upper() not in ("NCHW", "NHWC", "NCL", "NLC"):
         raise ValueError(f"unsupported data_format {data_format!r}")

@@ -1,0 +1,184 @@
+"""Layer forms of padding, resampling and reshaping functionals (Pad1D/2D/3D and their
+Constant / Zero / Reflection / Replication / Circular forms, Upsample, PixelShuffle, Unfold,
+Unflatten, Maxout), GroupNorm, and Paddle 3.3.1's torch-style aliases (Conv2d, ModuleList,
+Silu ...). Each holds its arguments and calls one nn.functional function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import functional as F
+from .initializer import Constant
+from .layer import Layer
+
+_DIMS = {1: "NCL", 2: "NCHW", 3: "NCDHW"}
+
+
+def _padding(padding: Any, dims: int) -> list[int]:
+    """An int pads every side; else 2 * dims ints (last dim's left and right first)."""
+    if isinstance(padding, Tensor):
+        padding = padding._data.tolist()
+    if isinstance(padding, (int, np.integer)):
+        return [int(padding)] * (2 * dims)
+    padding = [int(p) for p in padding]
+    if len(padding) != 2 * dims:
+        raise ValueError(f"padding must be an int or {2 * dims} ints, got {padding}")
+    return padding
+
+
+def _pad_layer(name: str, dims: int, mode: str | None) -> type:
+    """Pad{dims}D (mode and value arguments), or its fixed-mode form."""
+    def __init__(self, padding: Any, *args: Any, data_format: str = _DIMS[dims],
+                 name: str | None = None, **kwargs: Any) -> None:
+        Layer.__init__(self)
+        if mode is None:                        # Pad2D(padding, mode, value, data_format)
+            opts = dict(zip(("mode", "value", "data_format"), args), **kwargs)
+            self._mode = opts.get("mode", "constant")
+            self._value = float(opts.get("value", 0.0))
+            data_format = opts.get("data_format", data_format)
+        elif mode == "constant":                # ConstantPad2D(padding, value, data_format)
+            opts = dict(zip(("value", "data_format"), args), **kwargs)
+            if "value" not in opts:
+                raise TypeError(f"{name} needs the fill value")
+            self._mode, self._value = "constant", float(opts["value"])
+            data_format = opts.get("data_format", data_format)
+        else:                                   # ZeroPad2D, ReflectionPad2D ...: (padding,
+            opts = dict(zip(("data_format",), args), **kwargs)      # data_format)
+            data_format = opts.get("data_format", data_format)
+            self._mode, self._value = ("constant" if mode == "zeros" else mode), 0.0
+        self._padding = _padding(padding, dims)
+        self._data_format = data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.pad(x, self._padding, mode=self._mode, value=self._value,
+                     data_format=self._data_format)
+
+    def extra_repr(self) -> str:
+        return f"padding={self._padding}, mode={self._mode}, value={self._value}, " \
+               f"data_format={self._data_format}"
+
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "extra_repr": extra_repr,
+                                 "__doc__": f"nn.functional.pad as a layer ({dims}-D)."})
+
+
+_PADS: dict[str, type] = {}
+for _d in (1, 2, 3):
+    _PADS[f"Pad{_d}D"] = _pad_layer(f"Pad{_d}D", _d, None)
+    for _kind, _mode in (("Zero", "zeros"), ("Constant", "constant"), ("Reflection", "reflect"),
+                         ("Replication", "replicate"), ("Circular", "circular")):
+        _PADS[f"{_kind}Pad{_d}D"] = _PADS[f"{_kind}Pad{_d}d"] = \
+            _pad_layer(f"{_kind}Pad{_d}D", _d, _mode)
+
+
+class Upsample(Layer):
+    """nn.functional.interpolate as a layer."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: bool = False, align_mode: int = 0, data_format: str | None = None,
+                 recompute_scale_factor: bool | None = None, name: str | None = None) -> None:
+        super().__init__()
+        self._kw = dict(size=size, scale_factor=scale_factor, mode=mode,
+                        align_corners=align_corners, align_mode=align_mode)
+        self._data_format = data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        fmt = self._data_format or {3: "NCW", 4: "NCHW", 5: "NCDHW"}.get(x.ndim, "NCHW")
+        return F.interpolate(x, data_format=fmt, **self._kw)
+
+
+class UpsamplingNearest2D(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
+        super().__init__(size, scale_factor, "nearest", data_format=data_format)
+
+
+class UpsamplingBilinear2D(Upsample):
+    """Bilinear with align_corners=True, as Paddle's."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
+        super().__init__(size, scale_factor, "bilinear", align_corners=True,
+                         data_format=data_format)
+
+
+class PixelShuffle(Layer):
+    def __init__(self, upscale_factor: int, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
+        super().__init__()
+        self._factor, self._data_format = upscale_factor, data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.pixel_shuffle(x, self._factor, self._data_format)
+
+
+class Unfold(Layer):
+    """nn.functional.unfold (im2col) as a layer."""
+
+    def __init__(self, kernel_sizes: Any, dilations: Any = 1, paddings: Any = 0,
+                 strides: Any = 1, name: str | None = None) -> None:
+        super().__init__()
+        self._kw = dict(kernel_sizes=kernel_sizes, dilations=dilations, paddings=paddings,
+                        strides=strides)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.unfold(x, **self._kw)
+
+
+class Unflatten(Layer):
+    """Splits axis into `shape`."""
+
+    def __init__(self, axis: int, shape: Any, name: str | None = None) -> None:
+        super().__init__()
+        self._axis, self._shape = axis, shape
+
+    def forward(self, x: Tensor) -> Tensor:
+        from ..ops.more_manipulation import unflatten
+        return unflatten(x, self._axis, self._shape)
+
+
+class Maxout(Layer):
+    def __init__(self, groups: int, axis: int = 1, name: str | None = None) -> None:
+        super().__init__()
+        self._groups, self._axis = groups, axis
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.maxout(x, self._groups, self._axis)
+
+
+class GroupNorm(Layer):
+    """nn.functional.group_norm with a learned per-channel scale (ones) and shift (zeros);
+    weight_attr / bias_attr False, or affine=False, leave them out."""
+
+    def __init__(self, num_groups: int, num_channels: int, epsilon: float = 1e-05, *,
+                 affine: bool = True, device: Any = None, dtype: Any = None,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
+        super().__init__()
+        if num_groups <= 0 or num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be a positive "
+                             f"multiple of num_groups ({num_groups})")
+        self._num_groups, self._epsilon, self._data_format = num_groups, epsilon, data_format
+        self._num_channels = num_channels
+        self.weight = None if weight_attr is False or not affine else self.create_parameter(
+            [num_channels], attr=weight_attr, dtype=dtype,
+            default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False or not affine else self.create_parameter(
+            [num_channels], attr=bias_attr, dtype=dtype, is_bias=True)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.group_norm(x, self._num_groups, self._epsilon, self.weight, self.bias,
+                            self._data_format)
+
+    def extra_repr(self) -> str:
+        return f"num_groups={self._num_groups}, num_channels={self._num_channels}, " \
+               f"epsilon={self._epsilon}"
+
+
+NAMES = {**_PADS, "Upsample": Upsample, "UpsamplingNearest2D": UpsamplingNearest2D,
+         "UpsamplingBilinear2D": UpsamplingBilinear2D, "PixelShuffle": PixelShuffle,
+         "Unfold": Unfold, "Unflatten": Unflatten, "Maxout": Maxout, "GroupNorm": GroupNorm}
