@@ -50,13 +50,14 @@ __all__ += ["MultiHeadAttention", "TransformerEncoder", "TransformerEncoderLayer
 from .containers import LayerDict, ParameterList  # noqa: E402
 __all__ += ["LayerDict", "ParameterList"]
 
+from . import utils  # noqa: E402
 from .resampling_layers import NAMES as _RESAMPLING  # noqa: E402
 globals().update(_RESAMPLING)
 __all__ += sorted(_RESAMPLING)
 # Paddle 3.3.1's torch-style names for the same classes
 ModuleList, ModuleDict, Silu = LayerList, LayerDict, SiLU  # noqa: F405
 AdaptiveMaxPool1d, AdaptiveMaxPool2d = AdaptiveMaxPool1D, AdaptiveMaxPool2D  # noqa: F405
-__all__ += ["ModuleList", "ModuleDict", "Silu", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+__all__ += ["ModuleList", "ModuleDict", "Silu", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "utils"]
 
 from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr('jitgrad.nn', 'nn')   # a missing name says what Paddle has

@@ -17,7 +17,7 @@ from ..core import dtypes
 from ..core.tensor import Tensor
 from ..utils import unique_name
 from . import layer_cast, layer_hooks, layer_state
-from .initializer import Constant, Initializer, ParamAttr, XavierUniform
+from .initializer import Constant, Initializer, ParamAttr, XavierUniform, global_initializer
 
 _FIRST_CAP, _ALL_CAP = re.compile("(.)([A-Z][a-z]+)"), re.compile("([a-z])([A-Z])")
 
@@ -46,7 +46,8 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None =
     name for a parameter made outside a Layer)."""
     dt = dtypes.default_float().np if dtype is None else dtypes.to_dtype(dtype).np
     init = attr.initializer if isinstance(attr, ParamAttr) and attr.initializer else \
-        default_initializer or (Constant(0.0) if is_bias else XavierUniform())
+        global_initializer(is_bias) or default_initializer or \
+        (Constant(0.0) if is_bias else XavierUniform())
     p = Parameter._make(np.array(init([int(s) for s in shape], dt), order="C"), False)
     p.trainable = not (isinstance(attr, ParamAttr) and not attr.trainable)
     if not p.trainable:

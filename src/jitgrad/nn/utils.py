@@ -1,0 +1,156 @@
+"""paddle.nn.utils: gradient clipping in place, parameters as one vector, and weight
+normalisation (weight = g * v / ||v||, recomputed before every forward)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
+from ..ops import concat, reshape
+from ..ops.inplace import set_value
+from ..ops.stats import vector_norm
+from .layer import Layer, Parameter, create_parameter
+from .initializer import Assign
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+           "vector_to_parameters", "weight_norm", "remove_weight_norm"]
+
+
+def _params(parameters: Any) -> list[Tensor]:
+    if isinstance(parameters, Tensor):
+        return [parameters]
+    out = list(parameters)
+    if not all(isinstance(p, Tensor) for p in out):
+        raise TypeError("parameters must be a Tensor or an iterable of Tensors")
+    return out
+
+
+def clip_grad_norm_(parameters: Iterable[Tensor] | Tensor, max_norm: float,
+                    norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
+    """Scale the gradients in place so that their joint norm is at most max_norm (by
+    max_norm / (norm + 1e-6), as Paddle); returns the norm before clipping."""
+    grads = [p.grad for p in _params(parameters) if p.grad is not None]
+    if not grads:
+        return Tensor._make(np.array(0.0, np.float32))
+    norm_type = float(norm_type)
+    flat = [np.abs(g._data.astype(np.float64)).ravel() for g in grads]
+    if norm_type == np.inf:
+        total = max(float(f.max(initial=0.0)) for f in flat)
+    else:
+        total = sum(float((f ** norm_type).sum()) for f in flat) ** (1.0 / norm_type)
+    if error_if_nonfinite and not np.isfinite(total):
+        raise RuntimeError(f"The total norm of order {norm_type} of the gradients is "
+                           f"non-finite, so they cannot be clipped; pass "
+                           f"error_if_nonfinite=False to clip anyway")
+    coef = float(max_norm) / (total + 1e-6)
+    if coef < 1.0:
+        with no_grad():
+            for g in grads:
+                g.scale_(coef)
+    return Tensor._make(np.array(total, grads[0]._data.dtype))
+
+
+def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float) -> None:
+    """Clip every gradient element to [-clip_value, clip_value], in place."""
+    with no_grad():
+        for p in _params(parameters):
+            if p.grad is not None:
+                p.grad.clip_(-float(clip_value), float(clip_value))
+
+
+def parameters_to_vector(parameters: Iterable[Tensor], name: str | None = None) -> Tensor:
+    """The parameters flattened and concatenated (differentiable)."""
+    return concat([reshape(p, [-1]) for p in _params(parameters)])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor],
+                         name: str | None = None) -> None:
+    """Copy consecutive slices of vec into the parameters, in place."""
+    params = _params(parameters)
+    sizes = [p._data.size for p in params]
+    if vec.ndim != 1 or vec.shape[0] != sum(sizes):
+        raise ValueError(f"vector_to_parameters: vec must be 1-D with {sum(sizes)} elements "
+                         f"(the parameters'), got shape {list(vec.shape)}")
+    start = 0
+    for p, n in zip(params, sizes):
+        set_value(p, vec._data[start:start + n].reshape(p._data.shape))
+        start += n
+
+
+def _norm_except(v: Tensor, dim: int | None) -> Tensor:
+    """||v|| over every axis but dim (all of them for None), kept for broadcasting."""
+    if dim is None:
+        return vector_norm(v)
+    axes = [a for a in range(v.ndim) if a != dim]
+    return vector_norm(v, axis=axes, keepdim=True) if axes else abs(v)
+
+
+class _WeightNorm:
+    """The forward pre-hook weight_norm registers: weight = g * v / ||v||."""
+
+    def __init__(self, name: str, dim: int | None) -> None:
+        self.name, self.dim = name, dim
+
+    def compute(self, layer: Layer) -> Tensor:
+        g = getattr(layer, self.name + "_g")
+        v = getattr(layer, self.name + "_v")
+        norm = _norm_except(v, self.dim)
+        if self.dim is not None:
+            g = reshape(g, [v.shape[a] if a == self.dim else 1 for a in range(v.ndim)])
+        return v * (g / norm)
+
+    def __call__(self, layer: Layer, inputs: Any) -> None:
+        object.__setattr__(layer, self.name, self.compute(layer))
+
+
+def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Layer:
+    """Replace parameter `name` by name_g (its norm over every axis but dim; a scalar for
+    dim None) and name_v (its direction), and recompute it from them before each forward."""
+    w = layer._parameters.get(name)
+    if not isinstance(w, Parameter):
+        raise ValueError(f"weight_norm: the layer has no parameter {name!r}")
+    if dim is not None:
+        if not -w.ndim <= dim < w.ndim:
+            raise ValueError(f"weight_norm: dim {dim} is out of range for a {w.ndim}-D "
+                             f"parameter")
+        dim %= w.ndim
+    if getattr(layer, "_weight_norm_hooks", {}).get(name) is not None:
+        raise RuntimeError(f"weight_norm: {name!r} is normalised already")
+    with no_grad():
+        norm = _norm_except(Tensor._make(w._data), dim)._data
+    g_values = norm.reshape(-1) if dim is not None else norm.reshape(())
+    del layer._parameters[name]
+    object.__delattr__(layer, name)
+    layer.add_parameter(name + "_v", create_parameter(
+        list(w.shape), w._data.dtype, w.name + "_v", default_initializer=Assign(w._data)))
+    layer.add_parameter(name + "_g", create_parameter(
+        list(g_values.shape), w._data.dtype, w.name + "_g",
+        default_initializer=Assign(g_values)))
+    hook = _WeightNorm(name, dim)
+    handle = layer.register_forward_pre_hook(hook)
+    hooks = layer.__dict__.setdefault("_weight_norm_hooks", {})
+    hooks[name] = (hook, handle)
+    hook(layer, ())
+    return layer
+
+
+def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
+    """Undo weight_norm: `name` becomes one parameter again, of the current value."""
+    entry = getattr(layer, "_weight_norm_hooks", {}).pop(name, None)
+    if entry is None:
+        raise ValueError(f"remove_weight_norm: weight_norm of {name!r} not found in {layer}")
+    hook, handle = entry
+    with no_grad():
+        w = hook.compute(layer)
+    handle.remove()
+    v = getattr(layer, name + "_v")
+    for suffix in ("_g", "_v"):
+        delattr(layer, name + suffix)
+    object.__delattr__(layer, name)
+    layer.add_parameter(name, create_parameter(
+        list(w.shape), w._data.dtype, v.name[:-2] if v.name.endswith("_v") else None,
+        default_initializer=Assign(w._data)))
+    return layer
