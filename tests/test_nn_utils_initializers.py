@@ -31,7 +31,8 @@ def test_assign_dirac_and_calculate_gain():
     d = param([4, 2, 3, 3], Init.Dirac(2)).numpy()
     ones = [[0, 0, 1, 1], [1, 1, 1, 1], [2, 0, 1, 1], [3, 1, 1, 1]]          # Paddle 3.3.1
     assert np.argwhere(d).tolist() == ones
-    gains = [Init.calculate_gain(n) for n in ("linear", "conv2d", "sigmoid", "tanh", "relu", "selu")]
+    names = ("linear", "conv2d", "sigmoid", "tanh", "relu", "selu")
+    gains = [Init.calculate_gain(n) for n in names]
     assert gains == [1, 1, 1, 5 / 3, math.sqrt(2), 0.75]                    # Paddle 3.3.1
     assert Init.calculate_gain("leaky_relu", 0.2) == pytest.approx(1.3867504905630728)
 
