@@ -51,6 +51,8 @@ from .containers import LayerDict, ParameterList  # noqa: E402
 __all__ += ["LayerDict", "ParameterList"]
 
 from . import utils  # noqa: E402
+from .norm3d import BatchNorm3D, InstanceNorm3D, SyncBatchNorm  # noqa: E402
+__all__ += ["BatchNorm3D", "InstanceNorm3D", "SyncBatchNorm"]
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer  # noqa: E402
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]
 from .resampling_layers import NAMES as _RESAMPLING  # noqa: E402
