@@ -59,7 +59,8 @@ def _forward(x, coef, axis, total, use_softmax):
         logp, dx = x, -coef
     prod = coef * logp
     out = -(prod.sum() if total else prod.sum(axis=axis, keepdims=True))
-    if np.isnan(out).any():     # 0 * -inf: a class of weight 0 masked by a logit of -inf adds 0
+    if (out != out) if total else np.isnan(out).any():      # 0 * -inf: a class of weight 0
+        # masked by a logit of -inf adds 0
         prod = np.multiply(coef, logp, out=np.zeros_like(prod), where=coef != 0)
         out = -(prod.sum() if total else prod.sum(axis=axis, keepdims=True))
     return np.asarray(out, x.dtype), (dx, logp)
