@@ -51,8 +51,10 @@ from .containers import LayerDict, ParameterList  # noqa: E402
 __all__ += ["LayerDict", "ParameterList"]
 
 from . import utils  # noqa: E402
-from .norm3d import BatchNorm3D, InstanceNorm3D, SyncBatchNorm  # noqa: E402
-__all__ += ["BatchNorm3D", "InstanceNorm3D", "SyncBatchNorm"]
+from .layers3d import (AvgPool3D, BatchNorm3D, Conv3D, InstanceNorm3D,  # noqa: E402
+                       MaxPool3D, SyncBatchNorm)
+__all__ += ["AvgPool3D", "BatchNorm3D", "Conv3D", "InstanceNorm3D", "MaxPool3D",
+            "SyncBatchNorm"]
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer  # noqa: E402
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]
 from .resampling_layers import NAMES as _RESAMPLING  # noqa: E402

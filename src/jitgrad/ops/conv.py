@@ -32,8 +32,10 @@ def _pair(v: Any, n: int, what: str) -> list[int]:
 
 
 def _padding(padding: Any, nsp: int, ksize: Sequence[int], dil: Sequence[int],
-             stride: Sequence[int], insize: Sequence[int]) -> list[tuple[int, int]]:
-    """Paddle's padding forms: int, [p per dim], [before, after per dim], 'SAME', 'VALID'."""
+             stride: Sequence[int], insize: Sequence[int], channels_last: bool = False
+             ) -> list[tuple[int, int]]:
+    """Paddle's padding forms: int, [p per dim], [before, after per dim], one [before,
+    after] pair per dim of the input (batch and channel ones zero), 'SAME', 'VALID'."""
     if isinstance(padding, str):
         mode = padding.upper()
         if mode == "VALID":
@@ -48,6 +50,12 @@ def _padding(padding: Any, nsp: int, ksize: Sequence[int], dil: Sequence[int],
     if isinstance(padding, (int, np.integer)):
         return [(int(padding), int(padding))] * nsp
     p = [int(a) for a in np.asarray(padding).ravel()]
+    if len(p) == 2 * (nsp + 2) and np.ndim(padding) == 2:     # [[0, 0], [0, 0], [b, a], ...]
+        spatial = p[2:-2] if channels_last else p[4:]
+        if any(p[:2]) or any(p[-2:] if channels_last else p[2:4]):
+            raise ValueError(f"padding {padding!r}: the batch and channel dims cannot be "
+                             f"padded")
+        p = spatial
     if len(p) == nsp:
         return [(a, a) for a in p]
     if len(p) == 2 * nsp:
@@ -119,7 +127,7 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
         raise ValueError(f"conv2d: input channels {C}, weight {weight.shape} and groups "
                          f"{groups} do not fit")
     st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
-    widths = _padding(padding, 2, (kh, kw), dl, st, (H, W))
+    widths = _padding(padding, 2, (kh, kw), dl, st, (H, W), last)
     G = groups
     cols = im2col(x, (kh, kw), st, dl, widths, G, ones_row=bias is not None)
     w = reshape(weight, [G, O // G, Cg * kh * kw])

@@ -1,0 +1,23 @@
+"""ops/conv3d.py and nn/layers3d.py's Conv3D / pools against Paddle 3.3.1."""
+import numpy as np
+_x = A((2, 4, 5, 6, 7))
+F = "nn.functional"
+cmp("conv3d", lambda P, x, w, b: P.nn.functional.conv3d(x, w, b), [_x, A((3, 4, 2, 3, 2)), A((3,))], rtol=1e-4, atol=1e-5)
+cmp("conv3d_stride_pad_dil", lambda P, x, w: P.nn.functional.conv3d(x, w, stride=[2, 1, 2], padding=[1, 0, 2], dilation=[1, 2, 1]), [_x, A((3, 4, 2, 2, 3))], rtol=1e-4, atol=1e-5)
+cmp("conv3d_groups", lambda P, x, w: P.nn.functional.conv3d(x, w, padding=1, groups=2), [_x, A((6, 2, 3, 3, 3))], rtol=1e-4, atol=1e-5)
+cmp("conv3d_same", lambda P, x, w: P.nn.functional.conv3d(x, w, padding="SAME", stride=2), [_x, A((3, 4, 3, 3, 3))], rtol=1e-4, atol=1e-5)
+cmp("conv3d_pad6", lambda P, x, w: P.nn.functional.conv3d(x, w, padding=[1, 0, 0, 2, 1, 1]), [_x, A((3, 4, 2, 2, 2))], rtol=1e-4, atol=1e-5)
+cmp("conv3d_ndhwc", lambda P, x, w: P.nn.functional.conv3d(x, w, padding=1, data_format="NDHWC"), [A((2, 5, 6, 7, 4)), A((3, 4, 2, 2, 2))], rtol=1e-4, atol=1e-5)
+cmp("max_pool3d", lambda P, x: P.nn.functional.max_pool3d(x, 2), [_x])
+cmp("max_pool3d_pad_stride", lambda P, x: P.nn.functional.max_pool3d(x, [3, 2, 3], stride=[2, 1, 2], padding=1), [_x])
+cmp("max_pool3d_ceil", lambda P, x: P.nn.functional.max_pool3d(x, 2, ceil_mode=True), [_x])
+cmp("avg_pool3d", lambda P, x: P.nn.functional.avg_pool3d(x, 2), [_x])
+cmp("avg_pool3d_pad", lambda P, x: P.nn.functional.avg_pool3d(x, 3, stride=2, padding=1), [_x])
+cmp("avg_pool3d_pad_inclusive", lambda P, x: P.nn.functional.avg_pool3d(x, 3, stride=2, padding=1, exclusive=False), [_x])
+cmp("avg_pool3d_ceil", lambda P, x: P.nn.functional.avg_pool3d(x, 2, ceil_mode=True), [_x])
+cmp("avg_pool3d_divisor", lambda P, x: P.nn.functional.avg_pool3d(x, 2, divisor_override=3), [_x])
+cmp("Conv3D", lambda P, x: (lambda m: (m.weight.set_value(np.linspace(-0.5, 0.5, 3 * 4 * 8).reshape(3, 4, 2, 2, 2).astype("float32")), m(x))[1])(P.nn.Conv3D(4, 3, 2, padding=1)), [_x], rtol=1e-4, atol=1e-5)
+cmp("MaxPool3D", lambda P, x: P.nn.MaxPool3D(2, 2)(x), [_x])
+cmp("AvgPool3D", lambda P, x: P.nn.AvgPool3D(2, 1, 1)(x), [_x])
+cmp("conv2d_nested_padding", lambda P, x, w: P.nn.functional.conv2d(x, w, padding=[[0, 0], [0, 0], [1, 2], [0, 1]]), [A((2, 4, 5, 6)), A((3, 4, 2, 2))])
+cmp("conv2d_nested_padding_nhwc", lambda P, x, w: P.nn.functional.conv2d(x, w, padding=[[0, 0], [1, 2], [0, 1], [0, 0]], data_format="NHWC"), [A((2, 5, 6, 4)), A((3, 4, 2, 2))])

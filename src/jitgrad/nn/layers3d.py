@@ -1,0 +1,84 @@
+"""Layers on [N, C, D, H, W] input (NCDHW or NDHWC): Conv3D, MaxPool3D, AvgPool3D,
+BatchNorm3D and InstanceNorm3D (layers.py's norms), and SyncBatchNorm, batch norm under
+Paddle's multi-device name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.tensor import Tensor
+from ..ops.conv3d import avg_pool3d, conv3d, max_pool3d
+from .layer import Layer
+from .layers import BatchNorm2D, _BatchNorm, _ConvNd, _InstanceNorm
+
+
+class Conv3D(_ConvNd):
+    """Weights [out_channels, in_channels / groups, kd, kh, kw]."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                 padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
+                 data_format: str = "NCDHW") -> None:
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"Conv3D: padding_mode={padding_mode!r} is not "
+                                      f"supported; pad with F.pad first")
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, weight_attr, bias_attr, data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return conv3d(x, self.weight, self.bias, **self._args)
+
+
+class MaxPool3D(Layer):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 return_mask: bool = False, ceil_mode: bool = False,
+                 data_format: str = "NCDHW", name: str | None = None) -> None:
+        super().__init__()
+        self._kw = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                        return_mask=return_mask, ceil_mode=ceil_mode, data_format=data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return max_pool3d(x, **self._kw)
+
+
+class AvgPool3D(Layer):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, exclusive: bool = True, divisor_override: Any = None,
+                 data_format: str = "NCDHW", name: str | None = None) -> None:
+        super().__init__()
+        self._kw = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                        ceil_mode=ceil_mode, exclusive=exclusive,
+                        divisor_override=divisor_override, data_format=data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return avg_pool3d(x, **self._kw)
+
+
+class BatchNorm3D(_BatchNorm):
+    def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCDHW",
+                 use_global_stats: bool | None = None, name: str | None = None) -> None:
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats)
+
+
+class InstanceNorm3D(_InstanceNorm):
+    def __init__(self, num_features: int, epsilon: float = 1e-05, momentum: float = 0.9,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCDHW",
+                 name: str | None = None) -> None:
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format)
+
+
+class SyncBatchNorm(BatchNorm2D):
+    """Batch norm whose statistics Paddle gathers across devices; jitgrad runs one process,
+    where that is plain batch norm over the input's N and spatial dims."""
+
+    @classmethod
+    def convert_sync_batchnorm(cls, layer: Layer) -> Layer:
+        """The layer with its batch norms as SyncBatchNorm (same parameters and buffers)."""
+        if isinstance(layer, _BatchNorm) and not isinstance(layer, SyncBatchNorm):
+            layer.__class__ = SyncBatchNorm
+        for sub in layer.sublayers():
+            if isinstance(sub, _BatchNorm) and not isinstance(sub, SyncBatchNorm):
+                sub.__class__ = SyncBatchNorm
+        return layer

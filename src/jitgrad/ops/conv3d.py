@@ -1,0 +1,152 @@
+"""3-D convolution and pooling on [N, C, D, H, W] (or NDHWC) input, as sums and maxima over
+the kernel's depth taps of the 2-D ops: tap k reads the depth slices k * dilation +
+stride * [0, Do) (padded with zeros, or left out of a pooling window), each a batch of
+[N * Do, C, H, W] images for conv2d / the 2-D pools. Gradients come from those ops' rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import elementwise as E
+from .conv import _pair, _padding, conv2d
+from .core import require_float
+from .indexing import concat
+from .pool import avg_pool2d, max_pool2d
+from .shape import getitem, reshape, transpose
+
+NAMES = ["conv3d", "max_pool3d", "avg_pool3d"]
+
+
+def _to_ncdhw(x: Tensor, data_format: str, what: str) -> tuple[Tensor, bool]:
+    fmt = data_format.upper()
+    if fmt not in ("NCDHW", "NDHWC"):
+        raise ValueError(f"{what}: data_format must be 'NCDHW' or 'NDHWC', got {data_format!r}")
+    if x.ndim != 5:
+        raise ValueError(f"{what} needs a 5-D input, got shape {list(x.shape)}")
+    last = fmt == "NDHWC"
+    return (transpose(x, [0, 4, 1, 2, 3]) if last else x), last
+
+
+def _from_ncdhw(y: Tensor, last: bool) -> Tensor:
+    return transpose(y, [0, 2, 3, 4, 1]) if last else y
+
+
+def _pad_depth(x: Tensor, before: int, after: int, value: float) -> Tensor:
+    if not before and not after:
+        return x
+    N, C, _, H, W = x.shape
+    fills = [Tensor._make(np.full((N, C, n, H, W), value, x._data.dtype)) if n else None
+             for n in (before, after)]
+    return concat([t for t in (fills[0], x, fills[1]) if t is not None], axis=2)
+
+
+def _taps(x: Tensor, kd: int, sd: int, dd: int, Do: int) -> list[Tensor]:
+    """For each depth tap, [N * Do, C, H, W]: the slices that tap reads, as images."""
+    N, C, _, H, W = x.shape
+    out = []
+    for k in range(kd):
+        start = k * dd
+        part = getitem(x, (slice(None), slice(None), slice(start, start + sd * (Do - 1) + 1, sd)))
+        out.append(reshape(transpose(part, [0, 2, 1, 3, 4]), [N * Do, C, H, W]))
+    return out
+
+
+def _volumes(y: Tensor, N: int, Do: int) -> Tensor:
+    """[N * Do, O, Ho, Wo] -> [N, O, Do, Ho, Wo]."""
+    _, O, Ho, Wo = y.shape
+    return transpose(reshape(y, [N, Do, O, Ho, Wo]), [0, 2, 1, 3, 4])
+
+
+def _out_len(n: int, k: int, s: int, d: int, pad: tuple[int, int], ceil: bool = False) -> int:
+    span = n + pad[0] + pad[1] - d * (k - 1) - 1
+    return (-(-span // s) if ceil else span // s) + 1
+
+
+def conv3d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1, data_format: str = "NCDHW",
+           name: str | None = None) -> Tensor:
+    """3-D convolution (cross-correlation, as Paddle): x [N, C, D, H, W], weight
+    [O, C / groups, kd, kh, kw], bias [O]."""
+    require_float(x, "conv3d")
+    x, last = _to_ncdhw(x, data_format, "conv3d")
+    if weight.ndim != 5:
+        raise ValueError(f"conv3d needs a 5-D weight, got shape {list(weight.shape)}")
+    N, C, D, H, W = x.shape
+    O, Cg, kd, kh, kw = weight.shape
+    if C % groups or O % groups or Cg != C // groups:
+        raise ValueError(f"conv3d: input channels {C}, weight {list(weight.shape)} and groups "
+                         f"{groups} do not fit")
+    st, dl = _pair(stride, 3, "stride"), _pair(dilation, 3, "dilation")
+    widths = _padding(padding, 3, (kd, kh, kw), dl, st, (D, H, W), last)
+    Do = _out_len(D, kd, st[0], dl[0], widths[0])
+    if Do <= 0:
+        raise ValueError(f"conv3d: the kernel ({kd} deep, dilation {dl[0]}) is larger than "
+                         f"the padded depth {D + sum(widths[0])}")
+    xp = _pad_depth(x, *widths[0], 0.0)
+    pad2 = [widths[1][0], widths[1][1], widths[2][0], widths[2][1]]
+    total = None
+    for k, tap in enumerate(_taps(xp, kd, st[0], dl[0], Do)):
+        y = conv2d(tap, getitem(weight, (slice(None), slice(None), k)), None, st[1:], pad2,
+                   dl[1:], groups)
+        total = y if total is None else total + y
+    out = _volumes(total, N, Do)
+    if bias is not None:
+        out = out + reshape(bias, [1, O, 1, 1, 1])
+    return _from_ncdhw(out, last)
+
+
+def _pool3d(x: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
+            data_format: str, what: str, pool2d: Callable, combine: Callable,
+            fill: float) -> tuple[Tensor, bool, int, list]:
+    require_float(x, what)
+    x, last = _to_ncdhw(x, data_format, what)
+    k = _pair(kernel_size, 3, "kernel_size")
+    st = k if stride is None else _pair(stride, 3, "stride")
+    widths = _padding(padding, 3, k, [1, 1, 1], st, x.shape[2:], last)
+    N, C, D = x.shape[:3]
+    Do = _out_len(D, k[0], st[0], 1, widths[0], ceil_mode)
+    xp = _pad_depth(x, widths[0][0], widths[0][1] + st[0] * k[0], fill)   # (room for ceil)
+    pad2 = [widths[1][0], widths[1][1], widths[2][0], widths[2][1]]
+    total = None
+    for tap in _taps(xp, k[0], st[0], 1, Do):
+        y = pool2d(tap, k[1:], st[1:], pad2, ceil_mode)
+        total = y if total is None else combine(total, y)
+    return _volumes(total, N, Do), last, Do, [k, st, widths]
+
+
+def max_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCDHW",
+               name: str | None = None) -> Tensor:
+    """The largest value of each window (padding never wins: it is -inf)."""
+    if return_mask:
+        raise NotImplementedError("max_pool3d: return_mask=True is not supported; use "
+                                  "return_mask=False")
+    out, last, _, _ = _pool3d(
+        x, kernel_size, stride, padding, ceil_mode, data_format, "max_pool3d",
+        lambda t, k, s, p, c: max_pool2d(t, k, s, p, ceil_mode=c), E.maximum, -np.inf)
+    return _from_ncdhw(out, last)
+
+
+def avg_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, exclusive: bool = True, divisor_override: Any = None,
+               data_format: str = "NCDHW", name: str | None = None) -> Tensor:
+    """The mean of each window: over its elements inside the input (exclusive, Paddle's
+    default) or over the whole kernel volume, or the sum over divisor_override."""
+    def sum2d(t: Tensor, k: Any, s: Any, p: Any, c: bool) -> Tensor:
+        return avg_pool2d(t, k, s, p, ceil_mode=c, exclusive=False, divisor_override=1)
+    total, last, Do, (k, st, widths) = _pool3d(
+        x, kernel_size, stride, padding, ceil_mode, data_format, "avg_pool3d", sum2d,
+        lambda a, b: a + b, 0.0)
+    if divisor_override:
+        return _from_ncdhw(total / float(divisor_override), last)
+    if not exclusive:
+        return _from_ncdhw(total / float(k[0] * k[1] * k[2]), last)
+    shape = [1, 1] + [int(n) for n in (x.shape[1:4] if last else x.shape[2:])]
+    ones = Tensor._make(np.ones(shape, x._data.dtype))
+    count, _, _, _ = _pool3d(ones, k, st, [w for ab in widths for w in ab], ceil_mode,
+                             "NCDHW", "avg_pool3d", sum2d, lambda a, b: a + b, 0.0)
+    return _from_ncdhw(total / Tensor._make(count._data), last)

@@ -1,0 +1,71 @@
+"""3-D convolution and pooling (ops/conv3d.py): against a direct numpy loop, gradients
+against finite differences (perf/paddle_cases/conv3d.py compares them with Paddle 3.3.1)."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad.testing import check_grads
+
+F = paddle.nn.functional
+TT = paddle.to_tensor
+
+
+def _conv3d_loop(x, w, stride, pad, dil):
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    N, C, D, H, W = xp.shape
+    O, _, kd, kh, kw = w.shape
+    out = [(n - d * (k - 1) - 1) // s + 1 for n, k, s, d in zip((D, H, W), (kd, kh, kw), stride,
+                                                                dil)]
+    y = np.zeros((N, O, *out))
+    for a in range(out[0]):
+        for b in range(out[1]):
+            for c in range(out[2]):
+                win = xp[:, :, a * stride[0]:a * stride[0] + dil[0] * (kd - 1) + 1:dil[0],
+                         b * stride[1]:b * stride[1] + dil[1] * (kh - 1) + 1:dil[1],
+                         c * stride[2]:c * stride[2] + dil[2] * (kw - 1) + 1:dil[2]]
+                y[:, :, a, b, c] = np.einsum("ncdhw,ocdhw->no", win, w)
+    return y
+
+
+def test_conv3d_equals_a_direct_loop():
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 3, 5, 6, 4)), rng.standard_normal((4, 3, 2, 3, 2))
+    got = F.conv3d(TT(x), TT(w), stride=[2, 1, 1], padding=[1, 0, 1], dilation=[1, 1, 2])
+    np.testing.assert_allclose(got.numpy(), _conv3d_loop(x, w, (2, 1, 1), (1, 0, 1), (1, 1, 2)),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_conv3d_gradients_with_groups_and_bias():
+    rng = np.random.default_rng(1)
+    check_grads(lambda x, w, b: F.conv3d(x, w, b, padding=1, groups=2),
+                rng.standard_normal((1, 4, 3, 3, 3)), rng.standard_normal((2, 2, 2, 2, 2)),
+                rng.standard_normal(2))
+
+
+@pytest.mark.parametrize("fn, kw", [(F.max_pool3d, {}), (F.avg_pool3d, {}),
+                                    (F.avg_pool3d, {"exclusive": False}),
+                                    (F.max_pool3d, {"ceil_mode": True})])
+def test_pools_3d_gradients(fn, kw):
+    x = np.random.default_rng(2).permutation(2 * 2 * 4 * 5 * 5).reshape(2, 2, 4, 5, 5) / 10.0
+    check_grads(lambda t: fn(t, 3, stride=2, padding=1, **kw), x)
+
+
+def test_max_pool3d_is_the_window_maximum():
+    x = np.random.default_rng(3).standard_normal((1, 1, 4, 4, 4))
+    got = F.max_pool3d(TT(x), 2).numpy()
+    want = x.reshape(1, 1, 2, 2, 2, 2, 2, 2).max(axis=(3, 5, 7))
+    np.testing.assert_array_equal(got, want)
+    assert F.avg_pool3d(TT(x), 2).numpy() == pytest.approx(
+        x.reshape(1, 1, 2, 2, 2, 2, 2, 2).mean(axis=(3, 5, 7)))
+
+
+def test_layers_3d_and_errors():
+    conv = paddle.nn.Conv3D(2, 3, 2)
+    assert conv.weight.shape == [3, 2, 2, 2, 2]
+    assert conv(TT(np.ones((1, 2, 3, 3, 3), "float32"))).shape == [1, 3, 2, 2, 2]
+    assert paddle.nn.MaxPool3D(2)(TT(np.ones((1, 1, 4, 4, 4), "float32"))).shape == [1, 1, 2, 2, 2]
+    with pytest.raises(ValueError, match="5-D input"):
+        F.conv3d(TT(np.ones((1, 2, 3, 3), "float32")), conv.weight)
+    with pytest.raises(ValueError, match="do not fit"):
+        F.conv3d(TT(np.ones((1, 3, 3, 3, 3), "float32")), conv.weight)
