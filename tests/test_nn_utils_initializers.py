@@ -132,3 +132,25 @@ def test_weight_norm_reparameterises_and_is_differentiated(dim):
     np.testing.assert_allclose(lin.weight.numpy(), w0, rtol=1e-6)
     with pytest.raises(ValueError, match="not found"):
         U.remove_weight_norm(lin)
+
+
+def test_spectral_norm_divides_by_the_largest_singular_value():
+    paddle.seed(0)
+    lin = paddle.nn.Linear(3, 4)
+    w0 = lin.weight.numpy().copy()
+    U.spectral_norm(lin, n_power_iterations=30)
+    assert [n for n, _ in lin.named_parameters()] == ["bias", "weight_orig"]    # Paddle's
+    assert [n for n, _ in lin.named_buffers()] == ["weight_u", "weight_v"]
+    assert lin.weight_u.shape == [4] and lin.weight_v.shape == [3]      # dim 1 for Linear
+    x = TT(np.ones((2, 3), "float32"))
+    lin(x)
+    sigma = np.linalg.svd(w0, compute_uv=False)[0]
+    np.testing.assert_allclose(lin.weight.numpy(), w0 / sigma, rtol=1e-4)
+    lin(x).sum().backward()
+    assert lin.weight_orig.grad is not None and lin.weight_u.grad is None
+    lin.eval()
+    u = lin.weight_u.numpy().copy()
+    lin(x)
+    assert lin.weight_u.numpy().tolist() == u.tolist()         # no power iteration in eval
+    with pytest.raises(ValueError, match="no parameter 'weight'"):
+        U.spectral_norm(lin)                    # (it is weight_orig now)

@@ -43,3 +43,18 @@ cmp("init_dirac", lambda P: P.create_parameter([4, 2, 3, 3], "float32", default_
 cmp("init_dirac_groups", lambda P: P.create_parameter([4, 2, 3], "float32", default_initializer=P.nn.initializer.Dirac(2)) * 1.0, [], grad=False)
 cmp("init_constant_call", lambda P: (lambda w: (P.nn.initializer.Constant(2.5)(w), w * 1.0)[1])(P.create_parameter([2, 2], "float32")), [], grad=False)
 cmp("calculate_gain", lambda P: P.to_tensor([P.nn.initializer.calculate_gain(n) for n in ("linear", "tanh", "relu", "selu", "sigmoid")] + [P.nn.initializer.calculate_gain("leaky_relu", 0.2)]), [], grad=False)
+
+
+def _spectral(P, x, it):
+    lin = P.nn.Linear(3, 4)
+    lin.weight.set_value(_w)
+    P.nn.utils.spectral_norm(lin, n_power_iterations=it)
+    lin.weight_u.set_value((np.linspace(-1, 1, 4) / np.sqrt(1.4814815)).astype("float32"))
+    lin.weight_v.set_value(np.array([0.6, 0.0, 0.8], "float32"))
+    outs = [lin(x) for _ in range(2)]
+    return outs + [lin.weight_u * 1.0, lin.weight_v * 1.0]
+
+
+cmp("spectral_norm", lambda P, x: _spectral(P, x, 1), [A((2, 3))])
+cmp("spectral_norm_3", lambda P, x: _spectral(P, x, 3), [A((2, 3))])
+cmp("spectral_norm_conv", lambda P, x: (lambda c: (c.weight.set_value(np.linspace(-1, 1, 24).reshape(3, 2, 2, 2).astype("float32")), P.nn.utils.spectral_norm(c), c.weight_u.set_value(np.array([0.6, 0.8, 0.0], "float32")), c.weight_v.set_value(np.full(8, 8 ** -0.5, "float32")), c(x))[4])(P.nn.Conv2D(2, 3, 2)), [A((1, 2, 3, 3))])

@@ -1,5 +1,6 @@
-"""paddle.nn.utils: gradient clipping in place, parameters as one vector, and weight
-normalisation (weight = g * v / ||v||, recomputed before every forward)."""
+"""paddle.nn.utils: gradient clipping in place, parameters as one vector, weight
+normalisation (weight = g * v / ||v||) and spectral normalisation (weight / sigma_max),
+each recomputed by a forward pre-hook."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ import numpy as np
 
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
-from ..ops import concat, reshape
+from ..ops import concat, creation, dot, matmul, mv, reshape, transpose
+from ..ops.loss import normalize
 from ..ops.inplace import set_value
 from ..ops.stats import vector_norm
 from .layer import Layer, Parameter, create_parameter
 from .initializer import Assign
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
-           "vector_to_parameters", "weight_norm", "remove_weight_norm"]
+           "vector_to_parameters", "weight_norm", "remove_weight_norm", "spectral_norm"]
 
 
 def _params(parameters: Any) -> list[Tensor]:
@@ -153,4 +155,68 @@ def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
     layer.add_parameter(name, create_parameter(
         list(w.shape), w._data.dtype, v.name[:-2] if v.name.endswith("_v") else None,
         default_initializer=Assign(w._data)))
+    return layer
+
+
+class _SpectralNorm:
+    """The forward pre-hook spectral_norm registers: weight = weight_orig / sigma, sigma
+    the largest singular value of weight_orig as [shape[dim], rest], estimated by power
+    iteration on the buffers weight_u, weight_v (advanced only in training)."""
+
+    def __init__(self, name: str, n_power_iterations: int, dim: int, eps: float) -> None:
+        self.name, self.n, self.dim, self.eps = name, n_power_iterations, dim, eps
+
+    def matrix(self, w: Tensor) -> Tensor:
+        if self.dim != 0:
+            w = transpose(w, [self.dim] + [d for d in range(w.ndim) if d != self.dim])
+        return reshape(w, [w.shape[0], -1])
+
+    def compute(self, layer: Layer, power_iteration: bool) -> Tensor:
+        w = getattr(layer, self.name + "_orig")
+        u, v = getattr(layer, self.name + "_u"), getattr(layer, self.name + "_v")
+        mat = self.matrix(w)
+        if power_iteration:
+            with no_grad():
+                for _ in range(self.n):
+                    set_value(v, normalize(matmul(mat, u, transpose_x=True), axis=0,
+                                           epsilon=self.eps))
+                    set_value(u, normalize(matmul(mat, v), axis=0, epsilon=self.eps))
+        u, v = Tensor._make(u._data), Tensor._make(v._data)     # (constants of the graph)
+        return w / dot(u, mv(mat, v))
+
+    def __call__(self, layer: Layer, inputs: Any) -> None:
+        object.__setattr__(layer, self.name, self.compute(layer, layer.training))
+
+
+def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 1,
+                  eps: float = 1e-12, dim: int | None = None) -> Layer:
+    """Divide parameter `name` by its largest singular value before every forward (the
+    parameter becomes name_orig; buffers name_u, name_v hold the power iteration's
+    vectors). dim None: 1 for Linear and the transposed convolutions (their output axis),
+    else 0, as Paddle."""
+    from .layers import Conv1DTranspose, Conv2DTranspose, Linear
+    if n_power_iterations <= 0:
+        raise ValueError(f"Expected n_power_iterations to be positive, but got "
+                         f"n_power_iterations={n_power_iterations}")
+    w = layer._parameters.get(name)
+    if not isinstance(w, Parameter):
+        raise ValueError(f"spectral_norm: the layer has no parameter {name!r}")
+    if any(isinstance(h, _SpectralNorm) and h.name == name
+           for h in layer._forward_pre_hooks.values()):
+        raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter "
+                           f"{name}")
+    if dim is None:
+        dim = 1 if isinstance(layer, (Conv1DTranspose, Conv2DTranspose, Linear)) else 0
+    hook = _SpectralNorm(name, n_power_iterations, dim, eps)
+    h, rest = hook.matrix(Tensor._make(w._data)).shape
+    g = creation.generator()
+    u, v = (Tensor._make(normalize(Tensor._make(g.normal(0.0, 1.0, n).astype(w._data.dtype)),
+                                   axis=0, epsilon=eps)._data) for n in (h, rest))
+    del layer._parameters[name]
+    object.__delattr__(layer, name)
+    layer.add_parameter(name + "_orig", w)
+    layer.register_buffer(name + "_u", u)
+    layer.register_buffer(name + "_v", v)
+    layer.register_forward_pre_hook(hook)
+    object.__setattr__(layer, name, w * 1.0)
     return layer
