@@ -215,10 +215,14 @@ XavierInitializer, MSRAInitializer = XavierUniform, KaimingNormal
 
 
 class ParamAttr:
-    """Paddle's ParamAttr: an initializer, a trainable flag and a name."""
+    """Paddle's ParamAttr: an initializer, a trainable flag and a name; learning_rate (a
+    factor on the optimizer's rate), regularizer (L1Decay / L2Decay, replacing the
+    optimizer's weight_decay for this parameter) and need_clip (False: grad_clip leaves the
+    parameter out) reach the optimizers through the Parameter."""
 
     def __init__(self, name: str | None = None, initializer: Initializer | None = None,
-                 learning_rate: float = 1.0, regularizer: object = None, trainable: bool = True
-                 ) -> None:
+                 learning_rate: float = 1.0, regularizer: object = None, trainable: bool = True,
+                 do_model_average: bool = True, need_clip: bool = True) -> None:
         self.name, self.initializer, self.trainable = name, initializer, trainable
         self.learning_rate, self.regularizer = learning_rate, regularizer
+        self.do_model_average, self.need_clip = do_model_average, need_clip

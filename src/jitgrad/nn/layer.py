@@ -30,7 +30,8 @@ def _snake(name: str) -> str:
 class Parameter(Tensor):
     """A leaf tensor that needs a gradient and belongs to a Layer."""
 
-    __slots__ = ("trainable",)
+    # optimize_attr, regularizer, need_clip: from ParamAttr, read by the optimizers
+    __slots__ = ("need_clip", "optimize_attr", "regularizer", "trainable")
 
     def __str__(self) -> str:
         return "Parameter containing:\n" + super().__str__()
@@ -50,6 +51,9 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None =
         (Constant(0.0) if is_bias else XavierUniform())
     p = Parameter._make(np.array(init([int(s) for s in shape], dt), order="C"), False)
     p.trainable = not (isinstance(attr, ParamAttr) and not attr.trainable)
+    own = attr if isinstance(attr, ParamAttr) else ParamAttr()
+    p.optimize_attr = {"learning_rate": own.learning_rate}
+    p.regularizer, p.need_clip = own.regularizer, own.need_clip
     if not p.trainable:
         p._stop_gradient = True
     if isinstance(attr, ParamAttr) and attr.name:

@@ -33,12 +33,33 @@ class Linear(Layer):
         return f"in_features={self.in_features}, out_features={self.out_features}"
 
 
+_PAD_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
 class _ConvNd(Layer):
+    """padding_mode other than 'zeros' pads the input with F.pad (Paddle's order: last
+    spatial dim first) and convolves with no padding, as Paddle's _ConvNd does."""
+
     def __init__(self, nd: int, in_channels: int, out_channels: int, kernel_size: Any,
                  stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1,
-                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW"
-                 ) -> None:
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
+                 padding_mode: str = "zeros") -> None:
         super().__init__(dtype=get_default_dtype())
+        if padding_mode not in _PAD_MODES:
+            raise ValueError(f"padding_mode must be one of {_PAD_MODES}, got "
+                             f"{padding_mode!r}")
+        self._padding_mode, self._pad = padding_mode, None
+        if padding_mode != "zeros":
+            if isinstance(padding, int) and not isinstance(padding, bool):
+                pads = [padding] * nd
+            elif isinstance(padding, (list, tuple)) and len(padding) == nd and \
+                    all(isinstance(v, int) for v in padding):
+                pads = list(padding)
+            else:
+                raise ValueError(f"padding_mode={padding_mode!r} needs padding as an int or "
+                                 f"{nd} ints, got {padding!r}")
+            self._pad = [v for v in reversed(pads) for _ in range(2)]
+            padding = 0
         k = [kernel_size] * nd if isinstance(kernel_size, int) else list(kernel_size)
         fan_in = in_channels // groups * math.prod(k)
         self.weight = self.create_parameter([out_channels, in_channels // groups] + k,
@@ -56,9 +77,12 @@ class Conv2D(_ConvNd):
                  padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
                  data_format: str = "NCHW") -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, weight_attr, bias_attr, data_format)
+                         groups, weight_attr, bias_attr, data_format, padding_mode)
 
     def forward(self, x: Tensor) -> Tensor:
+        if self._pad is not None:
+            x = F.pad(x, self._pad, mode=self._padding_mode,
+                      data_format=self._args["data_format"])
         return F.conv2d(x, self.weight, self.bias, **self._args)
 
 
@@ -68,9 +92,12 @@ class Conv1D(_ConvNd):
                  padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
                  data_format: str = "NCL") -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, weight_attr, bias_attr, data_format)
+                         groups, weight_attr, bias_attr, data_format, padding_mode)
 
     def forward(self, x: Tensor) -> Tensor:
+        if self._pad is not None:
+            x = F.pad(x, self._pad, mode=self._padding_mode,
+                      data_format=self._args["data_format"])
         return F.conv1d(x, self.weight, self.bias, **self._args)
 
 
@@ -79,9 +106,11 @@ class _BatchNorm(Layer):
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
                  use_global_stats: bool | None = None, name: str | None = None) -> None:
         super().__init__(dtype=get_default_dtype())
-        self.weight = self.create_parameter([num_features], weight_attr,
-                                            default_initializer=Constant(1.0))
-        self.bias = self.create_parameter([num_features], bias_attr, is_bias=True)
+        # weight_attr / bias_attr False: no scale / shift (Paddle 3.3.1 makes no parameter)
+        self.weight = None if weight_attr is False else self.create_parameter(
+            [num_features], weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else \
+            self.create_parameter([num_features], bias_attr, is_bias=True)
         self.register_buffer("_mean", creation.zeros([num_features]))
         self.register_buffer("_variance", creation.ones([num_features]))
         for stat in (self._mean, self._variance):   # Paddle's names: <layer>.w_1, .w_2
@@ -115,13 +144,20 @@ class LayerNorm(Layer):
         shape = [normalized_shape] if isinstance(normalized_shape, int) else \
             list(normalized_shape)
         self._shape, self._epsilon = shape, epsilon
+        # one flat [prod(normalized_shape)] weight and bias, as Paddle's (so its state dicts
+        # load), reshaped to normalized_shape in forward
+        flat = [math.prod(shape)]
         self.weight = None if weight_attr is False else self.create_parameter(
-            shape, weight_attr, default_initializer=Constant(1.0))
+            flat, weight_attr, default_initializer=Constant(1.0))
         self.bias = None if bias_attr is False else \
-            self.create_parameter(shape, bias_attr, is_bias=True)
+            self.create_parameter(flat, bias_attr, is_bias=True)
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.layer_norm(x, self._shape, self.weight, self.bias, self._epsilon)
+        w, b = self.weight, self.bias
+        if len(self._shape) > 1:
+            w = None if w is None else w.reshape(self._shape)
+            b = None if b is None else b.reshape(self._shape)
+        return F.layer_norm(x, self._shape, w, b, self._epsilon)
 
 
 class Embedding(Layer):
@@ -249,12 +285,18 @@ class PReLU(Layer):
                 num_parameters < 1:
             raise ValueError(f"PReLU: num_parameters must be a positive int, got "
                              f"{num_parameters!r}")
-        self.weight = self.create_parameter([num_parameters], weight_attr,
-                                            default_initializer=Constant(float(init)))
+        # Paddle's name: `_weight` (the state dict key Paddle's checkpoints hold)
+        self._weight = self.create_parameter([num_parameters], weight_attr,
+                                             default_initializer=Constant(float(init)))
         self._data_format = data_format
 
+    @property
+    def weight(self) -> Tensor:
+        """The slope parameter (`_weight`, as Paddle names it)."""
+        return self._weight
+
     def forward(self, x: Tensor) -> Tensor:
-        return F.prelu(x, self.weight, data_format=self._data_format)
+        return F.prelu(x, self._weight, data_format=self._data_format)
 
 
 

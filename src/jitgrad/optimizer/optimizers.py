@@ -9,7 +9,7 @@ clear_grad() zeroes the gradients.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, ClassVar, Iterable
 
 import numpy as np
 
@@ -17,44 +17,90 @@ from . import state as optimizer_state
 from ..core import grad_mode, tape
 from .lr_schedulers import LRScheduler
 from ..core.tensor import Tensor
+from ..regularizer import L1Decay, L2Decay
+
+
+def _regularizer(owner: str, value: Any) -> tuple[str, float] | None:
+    """weight_decay as Paddle reads it: a float (or int) is L2Decay(value); L1Decay and
+    L2Decay as themselves; None or 0 is none."""
+    if value is None:
+        return None
+    if isinstance(value, L1Decay):
+        return ("l1", value.coeff) if value.coeff else None
+    if isinstance(value, L2Decay):
+        return ("l2", value.coeff) if value.coeff else None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{owner}: weight_decay must be a float, L1Decay or L2Decay, got "
+                        f"{value!r}")
+    return ("l2", float(value)) if value else None
 
 
 class Optimizer:
     """The shared machinery: parameter groups, grad_clip, the update loop, the state dict.
-    A subclass implements _update and names its accumulators as Paddle does."""
+    A subclass implements _update and names its accumulators as Paddle does.
+
+    Weight decay as Paddle applies it: a parameter's own regularizer (ParamAttr(regularizer=))
+    replaces the optimizer's (or its group's) weight_decay; an L2 coefficient reaches _update
+    as `wd` (the update rules add wd * p where Paddle's kernels do), anything else (L1Decay)
+    is added to the gradient before _update. AdamW and Lamb (_decoupled) take their own
+    decay in _update and get a parameter's regularizer added to the gradient.
+    A parameter's ParamAttr(learning_rate=) scales the rate, and a group's keys listed in
+    _group_keys (beta1, epsilon, momentum...) replace the optimizer's for its parameters."""
 
     _accumulators: tuple[str, ...] = ()     # Paddle's accumulator names, in its order
+    _group_keys: ClassVar[dict[str, str]] = {}    # a group's key -> the attribute it sets
+    _decoupled = False                      # AdamW, Lamb: weight_decay is not a regularizer
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
                  grad_clip: Callable | None = None, name: str | None = None) -> None:
+        owner = type(self).__name__
         if parameters is None:
-            raise ValueError(f"{type(self).__name__} needs parameters=model.parameters() "
+            raise ValueError(f"{owner} needs parameters=model.parameters() "
                              "(jitgrad has no static graph to collect them from)")
-        coeff = getattr(weight_decay, "coeff", weight_decay)    # L2Decay(coeff) or a float
-        self._wd = 0.0 if coeff is None else float(coeff)
-        # parameter groups: [{'params': [...], 'learning_rate': scale, 'weight_decay': c}]
+        if self._decoupled:
+            self._wd = 0.0 if weight_decay is None else float(weight_decay)
+        else:
+            reg = _regularizer(owner, weight_decay)
+            self._wd = reg[1] if reg else 0.0
+        # parameter groups: [{'params': [...], 'learning_rate': scale, 'weight_decay': c, ...}]
         self._params, lr_scale, wd_of = [], {}, {}   # by id: a repeated parameter's last group
+        extra_of: dict[int, Any] = {}
         for i, item in enumerate(parameters):
             group = item if isinstance(item, dict) else {"params": [item]}
-            wd = group.get("weight_decay", self._wd)
-            wd = 0.0 if wd is None else float(getattr(wd, "coeff", wd))
+            hyper = {k: v for k, v in group.items() if k in self._group_keys} or None
+            group_wd = group.get("weight_decay", weight_decay)
+            if self._decoupled:
+                reg, wd = None, 0.0 if group_wd is None else float(group_wd)
+            else:
+                reg = _regularizer(owner, group_wd)
+                wd = 0.0
             for p in group["params"]:
                 if not isinstance(p, Tensor):
                     raise TypeError(f"parameters[{i}] holds a {type(p).__name__}, not a Tensor")
                 self._params.append(p)
-                lr_scale[id(p)] = float(group.get("learning_rate", 1.0))
-                wd_of[id(p)] = wd
+                attr = getattr(p, "optimize_attr", None) or {}
+                lr_scale[id(p)] = float(group.get("learning_rate", 1.0)) * \
+                    float(attr.get("learning_rate", 1.0))
+                own = getattr(p, "regularizer", None)
+                p_reg = _regularizer(f"{owner}: parameter {p.name}'s regularizer", own) \
+                    if own is not None else None if self._decoupled else reg
+                p_wd = wd
+                if not self._decoupled and p_reg is not None and p_reg[0] == "l2":
+                    p_wd, p_reg = p_reg[1], None      # fused into the update, as in Paddle
+                wd_of[id(p)] = p_wd
+                extra_of[id(p)] = (p_reg, hyper) if p_reg or hyper else None
         if not isinstance(learning_rate, (int, float, LRScheduler)):
             raise TypeError(f"learning_rate must be a float or an LRScheduler, got "
                             f"{learning_rate!r}")
         self._lr = learning_rate
         self._grad_clip = grad_clip
         self._state: dict[int, dict[str, Any]] = {}
-        # per parameter, once: (tensor, lr scale, weight decay, state), so a step looks
-        # nothing up by id (a small model's step is mostly this loop)
-        self._rows = [(p, lr_scale[id(p)], wd_of[id(p)], self._state.setdefault(id(p), {}))
-                      for p in self._params]
+        # per parameter, once: (tensor, lr scale, weight decay, state, extra), so a step looks
+        # nothing up by id (a small model's step is mostly this loop); extra is None or
+        # (regularizer added to the gradient, group hyperparameters)
+        self._rows = [(p, lr_scale[id(p)], wd_of[id(p)], self._state.setdefault(id(p), {}),
+                       extra_of[id(p)]) for p in self._params]
         self._name = name
         optimizer_state.name_accumulators(self)
 
@@ -66,13 +112,27 @@ class Optimizer:
             raise RuntimeError("set_lr cannot be used while an LRScheduler sets the rate")
         self._lr = float(value)
 
+    def set_lr_scheduler(self, scheduler: LRScheduler) -> None:
+        """Let scheduler set the rate from now on (Paddle's; a float rate is replaced)."""
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError(f"set_lr_scheduler: scheduler must be an LRScheduler, got "
+                            f"{type(scheduler).__name__}")
+        self._lr = scheduler
+
     def _live(self, rows: list[tuple]) -> list[tuple[tuple, np.ndarray]]:
         """(row, gradient) of each parameter with a gradient, after grad_clip."""
         live = [(row, row[0]._grad) for row in rows
                 if row[0]._grad is not None and not row[0]._stop_gradient]
         if self._grad_clip is not None and live:
-            grads = self._grad_clip([g for _, g in live])
-            live = [(row, g) for (row, _), g in zip(live, grads)]
+            # a parameter made with ParamAttr(need_clip=False) is neither clipped nor counted
+            # in a global norm (Paddle)
+            clip = [i for i, (row, _) in enumerate(live)
+                    if getattr(row[0], "need_clip", True)]
+            if clip:
+                grads = self._grad_clip([live[i][1] for i in clip])
+                live = list(live)
+                for i, g in zip(clip, grads):
+                    live[i] = (live[i][0], g)
         return live
 
     def step(self) -> None:
@@ -82,12 +142,34 @@ class Optimizer:
     def _step_rows(self, rows: list[tuple]) -> None:
         lr = self.get_lr()
         with grad_mode.no_grad():
-            for (p, scale, wd, state), g in self._live(rows):
+            for (p, scale, wd, state, extra), g in self._live(rows):
                 if type(g) is not np.ndarray or g.dtype != p._data.dtype:
                     g = np.asarray(g, dtype=p._data.dtype)
-                self._update(p, g, lr * scale, wd, state)
+                if extra is None:
+                    self._update(p, g, lr * scale, wd, state)
+                else:
+                    self._update_extra(p, g, lr * scale, wd, state, *extra)
                 p._version += 1
         tape.bump_epoch()
+
+    def _update_extra(self, p: Tensor, g: np.ndarray, lr: float, wd: float, state: dict,
+                      reg: tuple[str, float] | None, hyper: dict | None) -> None:
+        """_update with a regularizer added to the gradient (Paddle's
+        append_regularization_ops: L1 coeff * sign(p), L2 coeff * p) and a group's
+        hyperparameters in place of the optimizer's for this parameter."""
+        if reg is not None:
+            c = p._data.dtype.type(reg[1])
+            g = g + c * (np.sign(p._data) if reg[0] == "l1" else p._data)
+        saved = {}
+        try:
+            for key, value in (hyper or {}).items():
+                attr = self._group_keys[key]
+                old = saved[attr] = getattr(self, attr)
+                setattr(self, attr, type(old)(value) if type(old) in (float, bool) else value)
+            self._update(p, g, lr, wd, state)
+        finally:
+            for attr, old in saved.items():
+                setattr(self, attr, old)
 
     def _update(self, p: Tensor, g: np.ndarray, lr: float, wd: float, state: dict) -> None:
         """Give p its new values (a new array: copy on write); wd is its weight decay."""
@@ -138,15 +220,23 @@ class Momentum(Optimizer):
     """v = mu * v + g; p -= lr * v (Nesterov: p -= lr * (g + mu * v))."""
 
     _accumulators = ("velocity",)
+    _group_keys: ClassVar[dict[str, str]] = {"momentum": "_mu", "use_nesterov": "_nesterov",
+                                             "rescale_grad": "_rescale"}
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001, momentum: float = 0.9,
                  parameters: Iterable[Tensor] | None = None, use_nesterov: bool = False,
                  weight_decay: Any = None, grad_clip: Callable | None = None,
-                 name: str | None = None) -> None:
+                 multi_precision: bool = False, rescale_grad: float = 1.0,
+                 use_multi_tensor: bool = False, name: str | None = None) -> None:
+        if momentum is None:
+            raise ValueError("Momentum: momentum is not set")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._mu, self._nesterov = float(momentum), bool(use_nesterov)
+        self._rescale = float(rescale_grad)
 
     def _update(self, p, g, lr, wd, state):
+        if self._rescale != 1.0:        # Paddle's kernel: g * rescale_grad, then + wd * p
+            g = g * p._data.dtype.type(self._rescale)
         if wd:
             g = g + wd * p._data
         v = state.get("velocity")
@@ -161,12 +251,18 @@ class Adam(Optimizer):
     p -= lr_t * m / (sqrt(v) + eps sqrt(1 - b2^t))."""
 
     _accumulators = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+    _group_keys: ClassVar[dict[str, str]] = {"beta1": "_b1", "beta2": "_b2", "epsilon": "_eps"}
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
                  beta2: float = 0.999, epsilon: float = 1e-08,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
                  grad_clip: Callable | None = None, lazy_mode: bool = False,
-                 name: str | None = None) -> None:
+                 multi_precision: bool = False, use_multi_tensor: bool = False,
+                 amsgrad: bool = False, name: str | None = None) -> None:
+        self._amsgrad = bool(amsgrad)
+        if self._amsgrad:       # Paddle's state dict lists moment2_max after moment2
+            self._accumulators = ("moment1", "moment2", "moment2_max", "beta1_pow_acc",
+                                  "beta2_pow_acc")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
 
@@ -179,8 +275,13 @@ class Adam(Optimizer):
         dt = p._data.dtype.type
         b1, b2 = dt(self._b1), dt(self._b2)
         b1p, b2p = state.get("beta1_pow_acc", b1), state.get("beta2_pow_acc", b2)
-        m = state["moment1"] = self._b1 * state.get("moment1", 0.0) + (1 - self._b1) * g
-        v = state["moment2"] = self._b2 * state.get("moment2", 0.0) + (1 - self._b2) * g * g
+        # 1 - beta in the parameter's precision too, as Paddle's kernel: with 0.999 in
+        # float32, 1 - b2 is 9.9998713e-4, and the bias correction sqrt(1 - b2^t) must see
+        # the same rounding or the first step is off by 6e-6 relative
+        m = state["moment1"] = b1 * state.get("moment1", 0.0) + (1 - b1) * g
+        v = state["moment2"] = b2 * state.get("moment2", 0.0) + (1 - b2) * g * g
+        if self._amsgrad:       # AMSGrad: the largest second moment so far
+            v = state["moment2_max"] = np.maximum(state.get("moment2_max", 0.0), v)
         c2 = np.sqrt(1 - b2p)
         lr_t = lr * c2 / (1 - b1p)
         p._data = p._data - (lr_t * m / (np.sqrt(v) + self._eps * c2)).astype(p._data.dtype)
@@ -189,18 +290,36 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     """Adam with decoupled weight decay: p -= lr * coeff * p before the Adam step
-    (weight_decay defaults to 0.01, as in Paddle)."""
+    (weight_decay defaults to 0.01, as in Paddle). lr_ratio(p) scales the parameter's rate
+    (decay and step), as Paddle's GPU kernel does (Paddle 3.3.1's CPU kernel refuses it)."""
+
+    _decoupled = True
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
                  beta2: float = 0.999, epsilon: float = 1e-08,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = 0.01,
-                 lr_ratio: Callable | None = None,
+                 use_lowprecision_moment: bool = False, lr_ratio: Callable | None = None,
                  apply_decay_param_fun: Callable | None = None,
                  grad_clip: Callable | None = None, lazy_mode: bool = False,
+                 multi_precision: bool = False, amsgrad: bool = False,
                  name: str | None = None) -> None:
+        if isinstance(weight_decay, bool) or not isinstance(
+                weight_decay, (int, float, np.floating, np.integer, Tensor)):
+            raise TypeError(f"AdamW: weight_decay must be a float (the decoupled decay "
+                            f"coefficient), got {weight_decay!r}; L2Decay / L1Decay belong "
+                            "in ParamAttr(regularizer=...)")
+        if lr_ratio is not None and not callable(lr_ratio):
+            raise TypeError(f"AdamW: lr_ratio must be a function of the parameter, got "
+                            f"{lr_ratio!r}")
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay,
-                         grad_clip, name=name)
+                         grad_clip, amsgrad=amsgrad, name=name)
         self._apply_decay = apply_decay_param_fun
+        self._lr_ratio = lr_ratio
+
+    def _update(self, p, g, lr, wd, state):
+        if self._lr_ratio is not None:
+            lr = lr * float(self._lr_ratio(p))
+        super()._update(p, g, lr, wd, state)
 
     def _decay(self, p, g, lr, wd):
         if wd and (self._apply_decay is None or self._apply_decay(p.name)):
@@ -227,6 +346,8 @@ class RMSProp(Optimizer):
     mom = momentum mom + lr g / sqrt(ms + eps); p -= mom."""
 
     _accumulators = ("momentum", "mean_square", "mean_grad")
+    _group_keys: ClassVar[dict[str, str]] = {"rho": "_rho", "epsilon": "_eps", "momentum": "_mu",
+                                             "centered": "_centered"}
 
     def __init__(self, learning_rate: float | LRScheduler, rho: float = 0.95,
                  epsilon: float = 1.0e-6, momentum: float = 0.0, centered: bool = False,
@@ -241,7 +362,8 @@ class RMSProp(Optimizer):
 
     def _update(self, p, g, lr, wd, state):
         g = _l2(p, g, wd)
-        rho, dt = self._rho, p._data.dtype.type
+        dt = p._data.dtype.type
+        rho = dt(self._rho)
         ms = state["mean_square"] = rho * state.get("mean_square", 0.0) + (1 - rho) * g * g
         if self._centered:
             mg = state["mean_grad"] = rho * state.get("mean_grad", 0.0) + (1 - rho) * g
@@ -258,6 +380,8 @@ class Adagrad(Optimizer):
     p -= lr g / (sqrt(moment) + eps)."""
 
     _accumulators = ("moment",)
+    _group_keys: ClassVar[dict[str, str]] = {"epsilon": "_eps",
+                                             "initial_accumulator_value": "_init_acc"}
 
     def __init__(self, learning_rate: float | LRScheduler, epsilon: float = 1.0e-6,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
@@ -285,6 +409,7 @@ class Adamax(Optimizer):
     u = max(b2 u + eps, |g|); p -= lr / (1 - b1^t) * m / u."""
 
     _accumulators = ("moment", "inf_norm", "beta1_pow_acc")
+    _group_keys: ClassVar[dict[str, str]] = {"beta1": "_b1", "beta2": "_b2", "epsilon": "_eps"}
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
                  beta2: float = 0.999, epsilon: float = 1e-8,
@@ -301,7 +426,8 @@ class Adamax(Optimizer):
         g = _l2(p, g, wd)
         dt = p._data.dtype.type
         b1p = state.get("beta1_pow_acc", dt(self._b1))   # beta1^t, as Paddle keeps it
-        m = state["moment"] = dt(self._b1) * state.get("moment", 0.0) + dt(1 - self._b1) * g
+        b1 = dt(self._b1)       # 1 - b1 rounded as Paddle's kernel rounds it (see Adam)
+        m = state["moment"] = b1 * state.get("moment", 0.0) + (1 - b1) * g
         u = state["inf_norm"] = np.maximum(dt(self._b2) * state.get("inf_norm", 0.0)
                                            + dt(self._eps), np.abs(g))
         lr_t = dt(lr / (1 - b1p))
@@ -315,6 +441,7 @@ class Adadelta(Optimizer):
     Edx = rho Edx + (1-rho) d^2; p += lr d."""
 
     _accumulators = ("_avg_squared_grad", "_avg_squared_update")
+    _group_keys: ClassVar[dict[str, str]] = {"epsilon": "_eps", "rho": "_rho"}
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001, epsilon: float = 1.0e-6,
                  rho: float = 0.95, parameters: Iterable[Tensor] | None = None,
@@ -345,6 +472,10 @@ class Lamb(Optimizer):
     always_adapt, no trust ratio). Paddle's weight_decay argument does not exist here."""
 
     _accumulators = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+    _group_keys: ClassVar[dict[str, str]] = {"beta1": "_b1", "beta2": "_b2", "epsilon": "_eps",
+                   "lamb_weight_decay": "_lamb_wd",
+                   "exclude_from_weight_decay_fn": "_exclude"}
+    _decoupled = True
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  lamb_weight_decay: float = 0.01, beta1: float = 0.9, beta2: float = 0.999,

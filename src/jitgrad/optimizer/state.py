@@ -32,7 +32,7 @@ def name_accumulators(opt: Any) -> None:
     for p in opt._params:
         if not p.name:
             p.name = unique_name.generate("generated_tensor")
-        for kind in type(opt)._accumulators:
+        for kind in opt._accumulators:
             if (id(p), kind) not in names:
                 names[id(p), kind] = unique_name.generate(f"{p.name}_{prefix}{kind}")
     opt._acc_names = names
@@ -50,7 +50,7 @@ def state_dict(opt: Any) -> dict:
     holding the accumulator's current values."""
     from .lr_schedulers import LRScheduler
     out: dict[str, Any] = {}
-    for kind in type(opt)._accumulators:
+    for kind in opt._accumulators:
         for p in opt._params:
             state = opt._state.get(id(p))
             if not state:
@@ -94,7 +94,7 @@ def set_state_dict(opt: Any, state: Any) -> None:
     updates, used = [], set()
     prefix = f"{opt._name}_" if opt._name else ""
     for p in opt._params:
-        for kind in type(opt)._accumulators:
+        for kind in opt._accumulators:
             exact = opt._acc_names[id(p), kind]
             if exact in state:
                 key = exact
