@@ -9,6 +9,8 @@ fl = fa
 
 # deliberate departures (README, Paddle compatibility notes), by case-name prefix
 KNOWN = {
+    "pd same eps0": "a zero distance has gradient 0, as Paddle 3.3.1's own norm of a zero vector "
+                    "(its pairwise_distance gives NaN there)",
     "mrl 0d": "0-d inputs give 0-d losses, as Paddle's docs say (3.3.1 returns [1])",
     "focal 1d": "1-D logits are accepted, as Paddle's docs allow (3.3.1 raises)",
     "gnll": "variance gets a gradient, as Paddle's docs describe (3.3.1's clamp runs without)",
