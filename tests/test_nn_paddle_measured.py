@@ -230,3 +230,17 @@ def test_prelu_parameter_is_named_underscore_weight():
     out = m(paddle.to_tensor(-np.ones([1, 3, 1], "float32")))
     np.testing.assert_allclose(out.numpy().ravel(), [-0.1, -0.2, -0.3], rtol=1e-7)
     assert m.weight is m._weight
+
+
+def test_batch_norm_with_batch_statistics_in_eval_updates_the_running_ones():
+    # was: not updated; Paddle 3.3.1 updates them whenever batch statistics are used
+    x = np.random.RandomState(1).randn(2, 3, 5, 5).astype("float32")
+    bn = paddle.nn.BatchNorm2D(3, use_global_stats=False)
+    bn.eval()
+    bn(paddle.to_tensor(x))
+    np.testing.assert_allclose(bn._mean.numpy(), 0.1 * x.mean((0, 2, 3)), rtol=1e-5)
+    np.testing.assert_allclose(bn._variance.numpy(), 0.9 + 0.1 * x.var((0, 2, 3)), rtol=1e-5)
+    plain = paddle.nn.BatchNorm2D(3)
+    plain.eval()
+    plain(paddle.to_tensor(x))                                  # running statistics: unchanged
+    assert plain._mean.tolist() == [0.0] * 3 and plain._variance.tolist() == [1.0] * 3

@@ -58,7 +58,9 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
                training: bool = False, momentum: float = 0.9, epsilon: float = 1e-05,
                data_format: str = "NCHW", use_global_stats: bool | None = None,
                name: str | None = None) -> Tensor:
-    """Normalise each channel by the batch statistics (training) or the running ones."""
+    """Normalise each channel by the batch statistics (training, or use_global_stats=False)
+    or the running ones (eval, or use_global_stats=True); whenever the batch statistics are
+    used, the running ones are updated with them (Paddle 3.3.1, eval mode too)."""
     require_float(x, "batch_norm")
     if x.ndim < 2:
         raise ValueError(f"batch_norm needs an input [N, C, ...], got shape {x.shape}")
@@ -70,17 +72,15 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
     if use_batch and fusable(x, weight, bias):
         stats = (math.prod(x.shape[:ax]), C, math.prod(x.shape[ax + 1:]))
         y = normalize_affine(x, weight, bias, stats, (C, stats[2]), epsilon)
-        if training:
-            mu, var = batch_stats(y, x, stats)
-            _update_running(running_mean, running_var, mu, var, momentum, C)
+        mu, var = batch_stats(y, x, stats)
+        _update_running(running_mean, running_var, mu, var, momentum, C)
         return y
     if use_batch:
         mu = R.mean(x, axis=axes, keepdim=True)
         d = x - mu
         var = R.mean(d * d, axis=axes, keepdim=True)
         y = d * rsqrt(var + epsilon)
-        if training:
-            _update_running(running_mean, running_var, mu._data, var._data, momentum, C)
+        _update_running(running_mean, running_var, mu._data, var._data, momentum, C)
     else:
         rm = Tensor._make(running_mean._data.reshape(bshape).astype(x._data.dtype))
         rv = np.asarray(running_var._data.reshape(bshape), dtype=np.float64)
