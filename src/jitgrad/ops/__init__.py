@@ -170,6 +170,11 @@ for _name in __all__:
     if callable(globals().get(_name)) and not isinstance(globals()[_name], type):
         globals()[_name] = _check_tensor_args(globals()[_name])
 
+from . import more_linalg as _more_linalg  # noqa: E402  (paddle.linalg's; methods as Paddle's)
+vars(linalg).update({_n: getattr(_more_linalg, _n) for _n in _more_linalg.NAMES})
+vars(linalg).update({_n: globals()[_n] for _n in ("cross", "diagonal", "matrix_transpose",
+                                                   "vecdot")})
+METHODS.update({_n: getattr(_more_linalg, _n) for _n in _more_linalg.METHOD_NAMES})
 from ..core.namespace import from_simple as _from_simple  # noqa: E402
 linalg = _from_simple("jitgrad.linalg", "linalg", linalg,
                       "Paddle's paddle.linalg: the linear algebra jitgrad implements.")
