@@ -33,6 +33,7 @@ from .ops.creation import range  # noqa: E402,A004  (Paddle's, end included; not
 
 from .compile.program_cache import cache_clear, cache_info, set_cache_limit  # noqa: E402
 from . import incubate, tensor  # noqa: E402  (paddle.incubate.autograd, paddle.tensor.*)
+from . import distribution  # noqa: E402  (paddle.distribution)
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,73 @@
+"""Dirichlet(concentration), as paddle.distribution.Dirichlet."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _ops as P
+from ..core.tensor import Tensor
+from ..ops.creation import generator
+from .base import ExponentialFamily, as_value
+
+
+def gamma_draws(alpha: Tensor) -> np.ndarray:
+    """Standard gamma draws with shape parameter alpha (no gradient), alpha's dtype."""
+    a = alpha._data
+    return generator().standard_gamma(a.astype(np.float64)).astype(a.dtype)
+
+
+class Dirichlet(ExponentialFamily):
+    """The Dirichlet distribution over the simplex of concentration's last axis; batch_shape
+    is concentration.shape[:-1], event_shape [k]."""
+
+    def __init__(self, concentration: Any) -> None:
+        if not isinstance(concentration, Tensor):
+            concentration = P.to_tensor(np.asarray(concentration, dtype=np.float32))
+        if concentration.ndim < 1 or math.prod(concentration.shape) == 0:
+            raise ValueError("Dirichlet: concentration must be at least one-dimensional and "
+                             f"non-empty, got shape {list(concentration.shape)}")
+        self.concentration = concentration
+        super().__init__(tuple(concentration.shape[:-1]), tuple(concentration.shape[-1:]))
+
+    @property
+    def mean(self) -> Tensor:
+        return self.concentration / self.concentration.sum(-1, keepdim=True)
+
+    @property
+    def variance(self) -> Tensor:
+        c0 = self.concentration.sum(-1, keepdim=True)
+        return self.concentration * (c0 - self.concentration) / (c0.pow(2) * (c0 + 1))
+
+    def sample(self, shape: Sequence[int] = ()) -> Tensor:
+        """Points of the simplex, shape `shape + batch_shape + event_shape`, no gradient."""
+        alpha = self.concentration.expand(self._extend_shape(shape))
+        g = gamma_draws(alpha)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = g / g.sum(-1, keepdims=True)
+        return P.to_tensor(out.astype(g.dtype))
+
+    def prob(self, value: Any) -> Tensor:
+        return P.exp(self.log_prob(value))
+
+    def log_prob(self, value: Any) -> Tensor:
+        value = as_value(value, self.concentration)
+        c = self.concentration
+        return ((P.log(value) * (c - 1.0)).sum(-1) + P.lgamma(c.sum(-1))
+                - P.lgamma(c).sum(-1))
+
+    def entropy(self) -> Tensor:
+        c = self.concentration
+        c0 = c.sum(-1)
+        k = c.shape[-1]
+        return (P.lgamma(c).sum(-1) - P.lgamma(c0) - (k - c0) * P.digamma(c0)
+                - ((c - 1.0) * P.digamma(c)).sum(-1))
+
+    @property
+    def _natural_parameters(self) -> tuple:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.lgamma().sum(-1) - P.lgamma(x.sum(-1))
