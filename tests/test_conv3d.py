@@ -69,3 +69,15 @@ def test_layers_3d_and_errors():
         F.conv3d(TT(np.ones((1, 2, 3, 3), "float32")), conv.weight)
     with pytest.raises(ValueError, match="do not fit"):
         F.conv3d(TT(np.ones((1, 3, 3, 3, 3), "float32")), conv.weight)
+
+
+def test_adaptive_pools_3d():
+    x = np.random.default_rng(4).standard_normal((1, 2, 5, 4, 3))
+    got = F.adaptive_avg_pool3d(TT(x), [2, 2, 1]).numpy()
+    assert got[0, 0, 0, 0, 0] == pytest.approx(x[0, 0, 0:3, 0:2, :].mean())
+    assert got[0, 1, 1, 1, 0] == pytest.approx(x[0, 1, 2:5, 2:4, :].mean())
+    top = F.adaptive_max_pool3d(TT(x), [2, 1, 1]).numpy()
+    assert top[0, 0, 1, 0, 0] == x[0, 0, 2:5].max()
+    check_grads(lambda t: F.adaptive_avg_pool3d(t, [2, 3, 2]), x)
+    check_grads(lambda t: F.adaptive_max_pool3d(t, [3, 2, 2]), x)
+    assert paddle.nn.AdaptiveAvgPool3D([None, 1, 1])(TT(x)).shape == [1, 2, 5, 1, 1]

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.tensor import Tensor
-from ..ops.conv3d import avg_pool3d, conv3d, max_pool3d
+from ..ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d,
+                          max_pool3d)
 from .layer import Layer
 from .layers import BatchNorm2D, _BatchNorm, _ConvNd, _InstanceNorm
 
@@ -82,3 +83,23 @@ class SyncBatchNorm(BatchNorm2D):
             if isinstance(sub, _BatchNorm) and not isinstance(sub, SyncBatchNorm):
                 sub.__class__ = SyncBatchNorm
         return layer
+
+
+class AdaptiveAvgPool3D(Layer):
+    def __init__(self, output_size: Any, data_format: str = "NCDHW",
+                 name: str | None = None) -> None:
+        super().__init__()
+        self._size, self._format = output_size, data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        return adaptive_avg_pool3d(x, self._size, self._format)
+
+
+class AdaptiveMaxPool3D(Layer):
+    def __init__(self, output_size: Any, return_mask: bool = False,
+                 name: str | None = None) -> None:
+        super().__init__()
+        self._size, self._mask = output_size, return_mask
+
+    def forward(self, x: Tensor) -> Tensor:
+        return adaptive_max_pool3d(x, self._size, self._mask)

@@ -18,7 +18,7 @@ from .indexing import concat
 from .pool import avg_pool2d, max_pool2d
 from .shape import getitem, reshape, transpose
 
-NAMES = ["conv3d", "max_pool3d", "avg_pool3d"]
+NAMES = ["conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
 
 
 def _to_ncdhw(x: Tensor, data_format: str, what: str) -> tuple[Tensor, bool]:
@@ -150,3 +150,52 @@ def avg_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     count, _, _, _ = _pool3d(ones, k, st, [w for ab in widths for w in ab], ceil_mode,
                              "NCDHW", "avg_pool3d", sum2d, lambda a, b: a + b, 0.0)
     return _from_ncdhw(total / Tensor._make(count._data), last)
+
+
+def _adaptive_depth(x: Tensor, output_size: Any, what: str, pool2d: Callable,
+                    combine: Callable, finish: Callable) -> Tensor:
+    """Pool each depth slice by pool2d to (Ho, Wo), then combine the slices of each adaptive
+    depth window (floor(i * D / Do) to ceil((i + 1) * D / Do)) and finish(total, count)."""
+    sizes = [output_size] * 3 if isinstance(output_size, (int, np.integer)) or \
+        output_size is None else list(output_size)
+    if len(sizes) != 3:
+        raise ValueError(f"{what}: output_size must be an int or 3 sizes, got {output_size!r}")
+    N, C, D, H, W = x.shape
+    Do, Ho, Wo = (n if s is None else int(s) for s, n in zip(sizes, (D, H, W)))
+    if min(Do, Ho, Wo) <= 0:
+        raise ValueError(f"{what}: output sizes must be positive, got {[Do, Ho, Wo]}")
+    planes = pool2d(reshape(transpose(x, [0, 2, 1, 3, 4]), [N * D, C, H, W]), [Ho, Wo])
+    planes = reshape(planes, [N, D, C, Ho, Wo])
+    outs = []
+    for i in range(Do):
+        a, b = (i * D) // Do, -(-((i + 1) * D) // Do)
+        total = None
+        for d in range(a, b):
+            plane = getitem(planes, (slice(None), d))
+            total = plane if total is None else combine(total, plane)
+        outs.append(finish(total, b - a))
+    return transpose(reshape(concat([reshape(o, [N, 1, C, Ho, Wo]) for o in outs], axis=1),
+                             [N, Do, C, Ho, Wo]), [0, 2, 1, 3, 4])
+
+
+def adaptive_avg_pool3d(x: Tensor, output_size: Any, data_format: str = "NCDHW",
+                        name: str | None = None) -> Tensor:
+    """The mean of each adaptive window (a None size keeps that dim)."""
+    from .pool import adaptive_avg_pool2d
+    require_float(x, "adaptive_avg_pool3d")
+    x, last = _to_ncdhw(x, data_format, "adaptive_avg_pool3d")
+    out = _adaptive_depth(x, output_size, "adaptive_avg_pool3d", adaptive_avg_pool2d,
+                          lambda a, b: a + b, lambda t, n: t / float(n))
+    return _from_ncdhw(out, last)
+
+
+def adaptive_max_pool3d(x: Tensor, output_size: Any, return_mask: bool = False,
+                        name: str | None = None) -> Tensor:
+    """The largest value of each adaptive window (NCDHW, as Paddle)."""
+    from .pool import adaptive_max_pool2d
+    if return_mask:
+        raise NotImplementedError("adaptive_max_pool3d: return_mask=True is not supported")
+    require_float(x, "adaptive_max_pool3d")
+    x, _ = _to_ncdhw(x, "NCDHW", "adaptive_max_pool3d")
+    return _adaptive_depth(x, output_size, "adaptive_max_pool3d", adaptive_max_pool2d,
+                           E.maximum, lambda t, n: t)
