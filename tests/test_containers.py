@@ -85,3 +85,17 @@ def test_parameters_in_a_layer_dict_train():
     ld["lin"](paddle.ones([1, 2])).sum().backward()
     opt.step()
     np.testing.assert_allclose(ld["lin"].weight.numpy(), w - 0.5)
+
+
+def test_parameter_dict_registers_its_parameters_by_name():
+    pd = paddle.nn.ParameterDict({"a": paddle.create_parameter([2], "float32"),
+                                  "b": paddle.create_parameter([3], "float32")})
+    assert len(pd) == 2 and list(pd) == ["a", "b"]
+    assert [n for n, _ in pd.named_parameters()] == ["a", "b"]          # Paddle 3.3.1
+    pd["c"] = paddle.create_parameter([1], "float32")
+    assert "c" in pd and pd["c"].shape == [1]
+    with pytest.raises(TypeError, match="should be a Parameter"):
+        pd["d"] = paddle.to_tensor([1.0])
+    holder = paddle.nn.Layer()
+    holder.params = pd
+    assert sorted(holder.state_dict()) == ["params.a", "params.b", "params.c"]

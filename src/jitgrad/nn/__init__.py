@@ -47,8 +47,8 @@ __all__ += ["GRUCell", "LSTMCell", "RNNCellBase", "SimpleRNNCell", "GRU", "LSTM"
 from .attention import (MultiHeadAttention, TransformerEncoder,  # noqa: E402
                         TransformerEncoderLayer)
 __all__ += ["MultiHeadAttention", "TransformerEncoder", "TransformerEncoderLayer"]
-from .containers import LayerDict, ParameterList  # noqa: E402
-__all__ += ["LayerDict", "ParameterList"]
+from .containers import LayerDict, ParameterDict, ParameterList  # noqa: E402
+__all__ += ["LayerDict", "ParameterDict", "ParameterList"]
 
 from . import utils  # noqa: E402
 from .layers3d import (AdaptiveAvgPool3D, AdaptiveMaxPool3D, AvgPool3D,  # noqa: E402

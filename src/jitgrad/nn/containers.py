@@ -1,4 +1,4 @@
-"""nn.ParameterList and nn.LayerDict: containers whose entries are found by parameters(),
+"""nn.ParameterList, nn.ParameterDict and nn.LayerDict: containers whose entries are found by parameters(),
 state_dict() and the optimizers, keyed as Paddle keys them ('0', '1', ... and the dict keys).
 
 Unlike Paddle 3.3.1 (KeyError '-1'), a ParameterList takes negative indices, and a missing
@@ -120,3 +120,38 @@ class LayerDict(Layer):
                             f"(key, layer) pairs, got {type(sublayers).__name__}")
         for key, layer in pairs:
             self.add_sublayer(key, layer)
+
+
+class ParameterDict(Layer):
+    """Parameters by name, registered as the layer's own (named '<key>'); Paddle 3.3.1's
+    methods: indexing, `in`, len, iteration over the names, update."""
+
+    def __init__(self, parameters: Mapping[str, Parameter] | Iterable[tuple[str, Parameter]]
+                 | None = None) -> None:
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Parameter:
+        return self._parameters[key]
+
+    def __setitem__(self, key: str, parameter: Parameter) -> None:
+        if not isinstance(parameter, Parameter):
+            raise TypeError(f"ParameterDict: the value for {key!r} should be a Parameter "
+                            f"(paddle.create_parameter), got {type(parameter).__name__}")
+        self.add_parameter(str(key), parameter)
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._parameters))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._parameters
+
+    def update(self, parameters: Mapping[str, Parameter] | Iterable[tuple[str, Parameter]]
+               ) -> None:
+        items = parameters.items() if isinstance(parameters, Mapping) else parameters
+        for key, parameter in items:
+            self[key] = parameter
