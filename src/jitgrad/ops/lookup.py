@@ -133,15 +133,16 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
         ax = _axis(axis, x.ndim, what)
     out_dtype = np.dtype(dtype if isinstance(dtype, str) else getattr(dtype, "name", dtype))
     a = x._data
+    nan = a.dtype.kind == "f" and bool(np.isnan(a).any())
     kernels = order_kernels() if a.size and a.dtype.kind == "f" and ax == a.ndim - 1 \
-        else None
+        and not nan else None
     if kernels is not None:             # one pass per row, the values picked as one node
         rows = np.ascontiguousarray(a).reshape(-1, a.shape[-1])
         idx = np.empty(rows.shape, np.int64)
         kernels.running_best(rows, better is np.greater, idx)
         return pick_rows(x, idx, a.shape), Tensor._make(idx.reshape(a.shape).astype(out_dtype))
     a = np.moveaxis(a, ax, -1)
-    if a.dtype.kind == "f" and np.isnan(a).any():
+    if nan:
         idx = _cumulative_loop(a, better)
     else:
         # the running best by accumulate; a later element equal to it wins, so each
@@ -156,12 +157,13 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
 
 
 def _cumulative_loop(a: np.ndarray, better: Any) -> np.ndarray:
-    """The indices column by column: a nan never wins (unless it comes first, then nothing
-    beats it), as Paddle 3.3.1."""
+    """The indices column by column: a NaN always wins and then holds (a later NaN takes
+    over), for cummax and cummin alike, as Paddle 3.3.1 and torch."""
     idx = np.zeros(a.shape, dtype=np.int64)
     best = a[..., 0].copy() if a.shape[-1] else a[..., :0]
     for j in range(1, a.shape[-1]):
-        take = better(a[..., j], best) | (a[..., j] == best)     # a later equal one wins
+        now = a[..., j]
+        take = better(now, best) | (now == best) | np.isnan(now)   # a later equal one wins
         idx[..., j] = np.where(take, j, idx[..., j - 1])
         best = np.where(take, a[..., j], best)
     return idx

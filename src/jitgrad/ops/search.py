@@ -49,22 +49,50 @@ def _t(a: Any) -> Tensor:
     return Tensor._make(np.array(a, order="C"))
 
 
+def _arg_extreme(x: Tensor, axis: Any, keepdim: bool, dtype: Any, pick: Any, fill: float,
+                 what: str) -> Tensor:
+    """np.argmax / argmin with Paddle 3.3.1's rules: NaN is skipped (an all-NaN group gives
+    0), keepdim keeps every axis as 1 when axis is None, dtype int32 or int64."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{what}: x must be a Tensor, got {type(x).__name__}")
+    out_dtype = np.dtype(getattr(dtype, "name", dtype) if not isinstance(dtype, str) else dtype)
+    if out_dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise ValueError(f"{what}: dtype must be int32 or int64, got {dtype!r}")
+    a = x._data
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        a = np.where(np.isnan(a), fill, a)
+    if axis is None:
+        idx = np.asarray(pick(a))
+        if keepdim:
+            idx = idx.reshape((1,) * a.ndim)
+    else:
+        idx = pick(a, axis=_axis(axis, x.ndim, what), keepdims=keepdim)
+    return _t(np.asarray(idx).astype(out_dtype))
+
+
 def argmax(x: Tensor, axis: int | None = None, keepdim: bool = False, dtype: Any = "int64",
            name: str | None = None) -> Tensor:
-    if axis is None:
-        return _t(np.asarray(np.argmax(x._data), np.int64))
-    return _t(np.argmax(x._data, axis=axis, keepdims=keepdim).astype(np.int64))
+    """Index of the largest value (NaN skipped, as Paddle)."""
+    return _arg_extreme(x, axis, keepdim, dtype, np.argmax, -np.inf, "argmax")
 
 
 def argmin(x: Tensor, axis: int | None = None, keepdim: bool = False, dtype: Any = "int64",
            name: str | None = None) -> Tensor:
-    if axis is None:
-        return _t(np.asarray(np.argmin(x._data), np.int64))
-    return _t(np.argmin(x._data, axis=axis, keepdims=keepdim).astype(np.int64))
+    """Index of the smallest value (NaN skipped, as Paddle)."""
+    return _arg_extreme(x, axis, keepdim, dtype, np.argmin, np.inf, "argmin")
 
 
 def argsort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = True,
             name: str | None = None) -> Tensor:
+    """Stable order along axis; NaN counts as the largest value (last ascending, first
+    descending, in index order), as Paddle and torch."""
+    if x.ndim:
+        axis = _axis(axis, x.ndim, "argsort")
+    if descending and x._data.dtype.kind == "f" and np.isnan(x._data).any():
+        a = np.moveaxis(x._data, axis, -1)
+        keys = np.where(np.isnan(a), -np.inf, -a)
+        order = np.lexsort((keys, ~np.isnan(a)), axis=-1)
+        return _t(np.moveaxis(order, -1, axis).astype(np.int64))
     d = -x._data if descending else x._data
     if d.dtype.kind == "f" and d.ndim and d.size and axis in (-1, d.ndim - 1):
         kernels = order_kernels()
@@ -90,10 +118,16 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = Tru
 def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool = True,
          name: str | None = None) -> tuple[Tensor, Tensor]:
     """(values, indices) of the k largest (or smallest) entries along axis."""
+    if x.ndim == 0:                     # (Paddle: the value itself, index 0)
+        if k != 1:
+            raise ValueError(f"topk: k={k} is out of range for a 0-d tensor (k must be 1)")
+        return x * 1.0 if x._data.dtype.kind == "f" else x, _t(np.array(0, np.int64))
     ax = _axis(axis, x.ndim, "topk")
     if not 0 < k <= x.shape[ax]:
         raise ValueError(f"topk: k={k} is out of range for axis {ax} of size {x.shape[ax]}")
     found = last_axis_rows(x, ax)
+    if found is not None and x._data.dtype.kind == "f" and np.isnan(x._data).any():
+        found = None                    # (NaN is the largest: the sort's order places it)
     if found is not None:
         kernels, rows, srt = found
         idx = np.empty((rows.shape[0], k), np.int64)
