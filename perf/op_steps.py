@@ -44,11 +44,16 @@ Adding an op is one OPS entry: name -> (jitgrad loss fn, torch loss fn, inputs[,
 The loss fns take a namespace of tensors built from `inputs` (name -> In spec: constants,
 parameters `p=True`, int64 indices, bool masks).
 
-Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
+Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
+2026-12-05 03:40-03:47 UTC (perf/op_steps.json holds this run): 218 rows, every one a
+program-cache hit, geometric mean 1.70x, median 1.67x, 1 slower than torch
+(scatter_reduce_amax 0.48x, a composite added that day; the closest others
+max_pool2d_k3s2 1.03x, grad:conv2d 1.07x, pad_reflect 1.08x); miss line 1.01x. Earlier,
+`python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
 2026-12-05 00:15-00:25 UTC, the VM quiet: 214 rows, every one a program-cache hit, geometric
 mean 1.69x, median 1.66x, 1 slower than torch (pad_reflect 1.00x, 1.11x at 23:36); the
 forward alone 0.70x torch's (206 rows, 174 slower), the rest of the step 2.60x (none
-slower); miss line 0.99x; perf/op_steps.json holds this run. 23:36-23:43 UTC (no --split):
+slower); miss line 0.99x. 23:36-23:43 UTC (no --split):
 1.73x, median 1.69x, none slower (grad:conv2d 1.03x, nll_loss 1.07x); miss line 0.99x.
 2026-12-04 22:05-22:15 UTC: 1.67x, median 1.64x, none slower (grad:conv2d and
 put_along_axis 1.00x, grad:embedding 1.02x); forward 0.68x, the rest 2.59x; miss 1.00x.
