@@ -332,3 +332,17 @@ def test_split_with_sizes():
     assert [p.tolist() for p in parts] == [[0, 1], [2, 3, 4, 5]]
     with pytest.raises(ValueError, match="add up"):
         TT(np.arange(6.0)).split_with_sizes([2, 3])
+
+
+def test_scatter_reduce_extremes_are_exact_share_ties_and_handle_infinities():
+    x, src = leaf([5.0, 2.0, 3.0]), leaf([5.0, 5.0, 1.0, 2.0])
+    r = paddle.scatter_reduce(x, 0, TT([0, 0, 1, 1]), src, "amax")
+    assert r.tolist() == [5.0, 2.0, 3.0]
+    r.sum().backward()                      # three tied 5s share, two tied 2s share
+    assert x.grad.tolist() == pytest.approx([1 / 3, 0.5, 1.0])
+    assert src.grad.tolist() == pytest.approx([1 / 3, 1 / 3, 0.0, 0.5])
+    third = np.float32(1) / np.float32(3)
+    y = paddle.scatter_reduce(TT([third] * 3), 0, TT([0, 0, 0]), TT([third] * 3), "amin")
+    assert y.numpy()[0] == third            # the value itself, not a weighted sum of it
+    inf = paddle.scatter_reduce(TT([1.0, np.inf]), 0, TT([1, 0]), TT([-np.inf, 2.0]), "amax")
+    assert inf.tolist() == [2.0, np.inf]
