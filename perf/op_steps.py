@@ -47,7 +47,8 @@ parameters `p=True`, int64 indices, bool masks).
 Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
 2026-12-05 03:40-03:47 UTC (perf/op_steps.json holds this run): 218 rows, every one a
 program-cache hit, geometric mean 1.70x, median 1.67x, 1 slower than torch
-(scatter_reduce_amax 0.48x, a composite added that day; the closest others
+(scatter_reduce_amax 0.48x, a composite added that day, 0.82x with --only after its
+rewrite at 03:53; the closest others
 max_pool2d_k3s2 1.03x, grad:conv2d 1.07x, pad_reflect 1.08x); miss line 1.01x. Earlier,
 `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
 2026-12-05 00:15-00:25 UTC, the VM quiet: 214 rows, every one a program-cache hit, geometric
