@@ -124,6 +124,18 @@ class MultiHeadAttention(Layer):
         return out if len(outs) == 1 else tuple(outs)
 
 
+def check_layer_args(layer: str, d_model: int, nhead: int, dim_feedforward: int,
+                     activation: str) -> None:
+    """The sizes a transformer layer needs positive, and an activation F has (Paddle's
+    messages)."""
+    for what, v in (("d_model", d_model), ("nhead", nhead),
+                    ("dim_feedforward", dim_feedforward)):
+        if v <= 0:
+            raise ValueError(f"Expected {what} to be greater than 0, but received {v}")
+    if not hasattr(F, activation):
+        raise ValueError(f"{layer}: unknown activation {activation!r}")
+
+
 class TransformerEncoderLayer(Layer):
     """Self-attention then a feed-forward network, each with dropout, a residual and
     layer norm (after, or before with normalize_before)."""
@@ -136,12 +148,7 @@ class TransformerEncoderLayer(Layer):
         config = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         super().__init__()
         self._config = config           # TransformerEncoder builds its other layers from it
-        for what, v in (("d_model", d_model), ("nhead", nhead),
-                        ("dim_feedforward", dim_feedforward)):
-            if v <= 0:
-                raise ValueError(f"Expected {what} to be greater than 0, but received {v}")
-        if not hasattr(F, activation):
-            raise ValueError(f"TransformerEncoderLayer: unknown activation {activation!r}")
+        check_layer_args("TransformerEncoderLayer", d_model, nhead, dim_feedforward, activation)
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before

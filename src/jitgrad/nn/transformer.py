@@ -11,7 +11,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import functional as F
 from .attention import (MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer,
-                        _convert_attention_mask, _param_attrs)
+                        _convert_attention_mask, _param_attrs, check_layer_args)
 from .layer import Layer
 from .layers import Dropout, LayerList, LayerNorm, Linear
 
@@ -29,12 +29,7 @@ class TransformerDecoderLayer(Layer):
         config = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         super().__init__()
         self._config = config
-        for what, v in (("d_model", d_model), ("nhead", nhead),
-                        ("dim_feedforward", dim_feedforward)):
-            if v <= 0:
-                raise ValueError(f"Expected {what} to be greater than 0, but received {v}")
-        if not hasattr(F, activation):
-            raise ValueError(f"TransformerDecoderLayer: unknown activation {activation!r}")
+        check_layer_args("TransformerDecoderLayer", d_model, nhead, dim_feedforward, activation)
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
