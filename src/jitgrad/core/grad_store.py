@@ -63,29 +63,44 @@ def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
         t._grad = val.astype(t._data.dtype, copy=True)
 
 
+class ViewLinks:
+    """{view: owner} for tensors that stand for another one's storage, held weakly on both
+    sides (an entry goes when its view does): `x.grad`'s wrappers here, `x.data`'s views in
+    ops/inplace.py, whose in-place writes reach their owners."""
+
+    def __init__(self) -> None:
+        self._links: dict[int, tuple[Any, Any]] = {}
+
+    def note(self, view: Tensor, owner: Tensor) -> None:
+        key, links = id(view), self._links
+
+        def drop(ref: Any) -> None:
+            entry = links.get(key)
+            if entry is not None and entry[0] is ref:
+                del links[key]
+        links[key] = (weakref.ref(view, drop), weakref.ref(owner))
+
+    def owner(self, view: Tensor) -> Tensor | None:
+        entry = self._links.get(id(view))
+        if entry is None or entry[0]() is not view:
+            return None
+        return entry[1]()
+
+
 # ---- `x.grad` wrappers share the accumulator (Paddle): in-place ops on one write through ---
-# {id(view): (weakref(view), weakref(owner))}; ops/inplace.py asks grad_owner() so that
-# `x.grad.zero_()` or `x.grad.multiply_(s)` under no_grad change x's gradient, not a copy.
-_grad_views: dict[int, tuple[Any, Any]] = {}
+# ops/inplace.py asks grad_owner() so that `x.grad.zero_()` or `x.grad.multiply_(s)` under
+# no_grad change x's gradient, not a copy.
+_grad_views = ViewLinks()
 
 
 def note_grad_view(view: Tensor, owner: Tensor) -> None:
-    key = id(view)
-
-    def drop(ref: Any) -> None:
-        entry = _grad_views.get(key)
-        if entry is not None and entry[0] is ref:
-            del _grad_views[key]
-    _grad_views[key] = (weakref.ref(view, drop), weakref.ref(owner))
+    _grad_views.note(view, owner)
 
 
 def grad_owner(t: Tensor) -> Tensor | None:
     """The tensor whose `.grad` `t` still is (its accumulator's wrapper, or its
     differentiable gradient after create_graph=True), or None."""
-    entry = _grad_views.get(id(t))
-    if entry is None or entry[0]() is not t:
-        return None
-    owner = entry[1]()
+    owner = _grad_views.owner(t)
     if owner is None or owner._grad is None:
         return None
     return owner if owner._grad is t._data or graph_grad(owner) is t else None

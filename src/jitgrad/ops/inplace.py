@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core import tape
+from ..core.grad_store import ViewLinks
 from ..core.tensor import Tensor
 from . import aliases as AL
 from . import elementwise as E
@@ -120,7 +121,7 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
         data[key] = values
     x._data = data
     bump(x)
-    source = _data_source(x)
+    source = _DATA_VIEWS.owner(x)
     if source is not None and source._data is old:     # x is source.data: write through
         source._data = data                             # (its version went up with x's)
     if owner is not None:       # x is owner's differentiable grad: keep .grad's values equal
@@ -197,31 +198,18 @@ INPLACE = {name + "_": _method(fn, name + "_") for name, fn in {
 
 
 # ---- `x.data` (Paddle, torch): a stop_gradient view whose in-place writes reach x -----------
-# {id(view): (weakref(view), weakref(x))}; _write() asks _data_source() so that
-# `p.data.add_(u)` or `p.data[0] = 1` changes p, as in Paddle. Writes to x itself are copy on
-# write as always: a view taken before keeps the old values.
-_DATA_VIEWS: dict[int, tuple[Any, Any]] = {}
+# _write() asks _DATA_VIEWS so that `p.data.add_(u)` or `p.data[0] = 1` changes p, as in
+# Paddle. Writes to x itself are copy on write as always: a view taken before keeps the old
+# values.
+_DATA_VIEWS = ViewLinks()
 
 
 def data_view(x: Tensor) -> Tensor:
     """x.data: x's values as a stop_gradient tensor sharing x's version counter, whose
     in-place changes write through to x (recorded gradients reading x then raise)."""
     view = x.detach()
-    key = id(view)
-
-    def drop(ref: Any) -> None:
-        entry = _DATA_VIEWS.get(key)
-        if entry is not None and entry[0] is ref:
-            del _DATA_VIEWS[key]
-    _DATA_VIEWS[key] = (weakref.ref(view, drop), weakref.ref(x))
+    _DATA_VIEWS.note(view, x)
     return view
-
-
-def _data_source(t: Tensor) -> Tensor | None:
-    entry = _DATA_VIEWS.get(id(t))
-    if entry is None or entry[0]() is not t:
-        return None
-    return entry[1]()
 
 
 def set_data(x: Tensor, value: Any) -> None:
