@@ -163,11 +163,16 @@ def _fill(x, value):
         Tensor._make(np.full_like(x._data, value))
 
 
-def _method(fn: Callable, name: str) -> Callable:
+def _method(fn: Callable, name: str, run: Callable | None = None,
+            doc: str = "changes x and returns it") -> Callable:
+    """x.<name>(...): fn's result written into x by `run` (inplace, or inplace_more.become
+    for results that may change x's shape or dtype)."""
+    run = inplace if run is None else run
+
     def method(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return inplace(x, lambda s: fn(s, *args, **kwargs), name)
+        return run(x, lambda s: fn(s, *args, **kwargs), name)
     method.__name__ = name
-    method.__doc__ = f"In-place {name[:-1]}: changes x and returns it."
+    method.__doc__ = f"In-place {name[:-1]}: {doc}."
     return method
 
 

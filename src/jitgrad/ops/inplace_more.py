@@ -49,11 +49,7 @@ def become(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
 
 
 def _changing(fn: Callable, name: str) -> Callable:
-    def method(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return become(x, lambda s: fn(s, *args, **kwargs), name)
-    method.__name__ = name
-    method.__doc__ = f"In-place {name[:-1]}: x takes the result (its shape and dtype too)."
-    return method
+    return _method(fn, name, become, "x takes the result (its shape and dtype too)")
 
 
 # ---- random fills: x's values replaced by samples of x's shape and dtype -------------------
