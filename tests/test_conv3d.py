@@ -81,3 +81,20 @@ def test_adaptive_pools_3d():
     check_grads(lambda t: F.adaptive_avg_pool3d(t, [2, 3, 2]), x)
     check_grads(lambda t: F.adaptive_max_pool3d(t, [3, 2, 2]), x)
     assert paddle.nn.AdaptiveAvgPool3D([None, 1, 1])(TT(x)).shape == [1, 2, 5, 1, 1]
+
+
+def test_conv3d_transpose_is_the_gradient_of_conv3d():
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((3, 2, 2, 3, 2))            # conv3d: 2 -> 3 channels
+    x = TT(rng.standard_normal((1, 2, 5, 6, 4)), stop_gradient=False)
+    y = F.conv3d(x, TT(w), stride=[2, 1, 2], padding=1)
+    g = rng.standard_normal(y.shape)
+    (y * TT(g)).sum().backward()
+    back = F.conv3d_transpose(TT(g), TT(w), stride=[2, 1, 2], padding=1,
+                              output_size=[5, 6, 4])
+    np.testing.assert_allclose(back.numpy(), x.grad.numpy(), rtol=1e-10, atol=1e-12)
+    check_grads(lambda a, b: F.conv3d_transpose(a, b, stride=2, groups=2),
+                rng.standard_normal((1, 4, 2, 2, 2)), rng.standard_normal((4, 1, 2, 2, 2)))
+    layer = paddle.nn.Conv3DTranspose(2, 3, 2, stride=2)
+    assert layer.weight.shape == [2, 3, 2, 2, 2]
+    assert layer(TT(np.ones((1, 2, 2, 2, 2), "float32"))).shape == [1, 3, 4, 4, 4]

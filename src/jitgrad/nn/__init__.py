@@ -52,9 +52,10 @@ __all__ += ["LayerDict", "ParameterDict", "ParameterList"]
 
 from . import utils  # noqa: E402
 from .layers3d import (AdaptiveAvgPool3D, AdaptiveMaxPool3D, AvgPool3D,  # noqa: E402
-                       BatchNorm3D, Conv3D, InstanceNorm3D, MaxPool3D, SyncBatchNorm)
+                       BatchNorm3D, Conv3D, Conv3DTranspose, InstanceNorm3D, MaxPool3D,
+                       SyncBatchNorm)
 __all__ += ["AdaptiveAvgPool3D", "AdaptiveMaxPool3D", "AvgPool3D", "BatchNorm3D", "Conv3D",
-            "InstanceNorm3D", "MaxPool3D", "SyncBatchNorm"]
+            "Conv3DTranspose", "InstanceNorm3D", "MaxPool3D", "SyncBatchNorm"]
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer  # noqa: E402
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]
 from .resampling_layers import NAMES as _RESAMPLING  # noqa: E402

@@ -7,7 +7,7 @@ from ..ops.activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, har
                               thresholded_relu)
 from ..ops.conv import conv1d, conv1d_transpose, conv2d, conv2d_transpose
 from ..ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d,
-                          max_pool3d)
+                          conv3d_transpose, max_pool3d)
 from ..ops.pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
                         adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 from ..ops.resample import interpolate, pixel_shuffle, unfold, upsample
@@ -59,7 +59,8 @@ for _name in __all__:                    # TypeError naming the argument for a n
 from ..ops.attention import scaled_dot_product_attention  # noqa: E402
 scaled_dot_product_attention = _check_tensor_args(scaled_dot_product_attention)
 __all__ += ["scaled_dot_product_attention"]
-__all__ += ["conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
+__all__ += ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+            "adaptive_max_pool3d"]
 from ..ops.softmax_ce import softmax_with_cross_entropy  # noqa: E402
 softmax_with_cross_entropy = _check_tensor_args(softmax_with_cross_entropy)
 __all__ += ["softmax_with_cross_entropy"]

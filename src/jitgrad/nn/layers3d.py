@@ -8,9 +8,9 @@ from typing import Any
 
 from ..core.tensor import Tensor
 from ..ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d,
-                          max_pool3d)
+                          conv3d_transpose, max_pool3d)
 from .layer import Layer
-from .layers import BatchNorm2D, _BatchNorm, _ConvNd, _InstanceNorm
+from .layers import BatchNorm2D, _BatchNorm, _ConvNd, _ConvTransposeNd, _InstanceNorm
 
 
 class Conv3D(_ConvNd):
@@ -28,6 +28,20 @@ class Conv3D(_ConvNd):
 
     def forward(self, x: Tensor) -> Tensor:
         return conv3d(x, self.weight, self.bias, **self._args)
+
+
+class Conv3DTranspose(_ConvTransposeNd):
+    """Weights [in_channels, out_channels / groups, kd, kh, kw]."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCDHW"
+                 ) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size,
+                         dict(stride=stride, padding=padding, output_padding=output_padding,
+                              dilation=dilation, groups=groups, data_format=data_format),
+                         weight_attr, bias_attr)
+        self._conv = conv3d_transpose
 
 
 class MaxPool3D(Layer):

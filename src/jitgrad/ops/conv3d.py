@@ -18,7 +18,8 @@ from .indexing import concat
 from .pool import avg_pool2d, max_pool2d
 from .shape import getitem, reshape, transpose
 
-NAMES = ["conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
+NAMES = ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+         "adaptive_max_pool3d"]
 
 
 def _to_ncdhw(x: Tensor, data_format: str, what: str) -> tuple[Tensor, bool]:
@@ -199,3 +200,63 @@ def adaptive_max_pool3d(x: Tensor, output_size: Any, return_mask: bool = False,
     x, _ = _to_ncdhw(x, "NCDHW", "adaptive_max_pool3d")
     return _adaptive_depth(x, output_size, "adaptive_max_pool3d", adaptive_max_pool2d,
                            E.maximum, lambda t, n: t)
+
+
+def conv3d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1, output_size: Any = None, data_format: str = "NCDHW",
+                     name: str | None = None) -> Tensor:
+    """3-D transposed convolution (conv3d's gradient with respect to its input): x [N, C, D,
+    H, W], weight [C, O / groups, kd, kh, kw] (Paddle's order: groups before dilation here).
+    Each depth tap is a conv2d_transpose of the depth slices, added at depths i * stride +
+    tap * dilation, then the depth padding is cropped."""
+    from .conv import conv2d_transpose
+    from .creation import zeros
+    from .indexing import put_flat
+    from .shape import _flat_positions
+    require_float(x, "conv3d_transpose")
+    x, last = _to_ncdhw(x, data_format, "conv3d_transpose")
+    if weight.ndim != 5:
+        raise ValueError(f"conv3d_transpose needs a 5-D weight, got shape {list(weight.shape)}")
+    N, C, D, H, W = x.shape
+    Cw, Og, kd, kh, kw = weight.shape
+    if Cw != C or C % groups:
+        raise ValueError(f"conv3d_transpose: input channels {C}, weight {list(weight.shape)} "
+                         f"and groups {groups} do not fit (weight is [C, O / groups, k...])")
+    st, dl = _pair(stride, 3, "stride"), _pair(dilation, 3, "dilation")
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        dl = [1, 1, 1]
+    widths = _padding(padding, 3, (kd, kh, kw), dl, st, (D, H, W), last)
+    full = [(n - 1) * s + d * (k - 1) + 1 for n, s, d, k in zip((D, H, W), st, dl, (kd, kh, kw))]
+    inferred = [f - a - b for f, (a, b) in zip(full, widths)]
+    if output_size is not None:
+        want = _pair(output_size, 3, "output_size")
+        extra = [o - i for o, i in zip(want, inferred)]
+        if any(e < 0 or e >= s for e, s in zip(extra, st)):
+            raise ValueError(f"conv3d_transpose: output_size {want} must lie in [inferred "
+                             f"{inferred}, inferred + stride {st})")
+    else:
+        extra = _pair(output_padding, 3, "output_padding")
+    if min(inferred) <= 0:
+        raise ValueError(f"conv3d_transpose: the padding {widths} leaves no output "
+                         f"({inferred}) for the input {[D, H, W]}")
+    images = reshape(transpose(x, [0, 2, 1, 3, 4]), [N * D, C, H, W])
+    pad2 = [widths[1][0], widths[1][1], widths[2][0], widths[2][1]]
+    O = Og * groups
+    Dp = full[0] + extra[0]
+    out = None
+    for k in range(kd):
+        y = conv2d_transpose(images, getitem(weight, (slice(None), slice(None), k)), None,
+                             st[1:], pad2, extra[1:], dl[1:], groups)
+        Ho, Wo = y.shape[2:]
+        if out is None:
+            out = zeros([N, O, Dp, Ho, Wo], x._data.dtype)
+            pos = _flat_positions((N, O, Dp, Ho, Wo))
+        depths = np.arange(D) * st[0] + k * dl[0]
+        out = put_flat(out, pos[:, :, depths], _volumes(y, N, D), "add")
+    a, b = widths[0]
+    if a or b:
+        out = getitem(out, (slice(None), slice(None), slice(a, Dp - b)))
+    if bias is not None:
+        out = out + reshape(bias, [1, O, 1, 1, 1])
+    return _from_ncdhw(out, last)
