@@ -58,6 +58,9 @@ __all__ += ["AdaptiveAvgPool3D", "AdaptiveMaxPool3D", "AvgPool3D", "BatchNorm3D"
             "Conv3DTranspose", "InstanceNorm3D", "MaxPool3D", "SyncBatchNorm"]
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer  # noqa: E402
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]
+from .extra_layers import NAMES as _EXTRA  # noqa: E402
+globals().update(_EXTRA)
+__all__ += sorted(_EXTRA)
 from .resampling_layers import NAMES as _RESAMPLING  # noqa: E402
 globals().update(_RESAMPLING)
 __all__ += sorted(_RESAMPLING)

@@ -1,0 +1,71 @@
+"""Layer forms of ops/nn_extras.py's functions (Paddle 3.3.1's names and arguments)."""
+
+from __future__ import annotations
+
+from ..core.tensor import Tensor
+from ..ops import nn_extras as X
+from .layer import Layer
+
+
+class PixelUnshuffle(Layer):
+    def __init__(self, downscale_factor: int, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
+        super().__init__()
+        self._factor, self._format = downscale_factor, data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        return X.pixel_unshuffle(x, self._factor, self._format)
+
+
+class ChannelShuffle(Layer):
+    def __init__(self, groups: int, data_format: str = "NCHW", name: str | None = None) -> None:
+        super().__init__()
+        self._groups, self._format = groups, data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        return X.channel_shuffle(x, self._groups, self._format)
+
+
+class _Dropout(Layer):
+    """Holds p (and data_format); active in training mode only."""
+
+    fn = staticmethod(X.dropout2d)
+    default_format: str | None = "NCHW"
+
+    def __init__(self, p: float = 0.5, data_format: str | None = None,
+                 name: str | None = None) -> None:
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
+        self.p, self._format = p, data_format or self.default_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        if self._format is None:
+            return self.fn(x, self.p, training=self.training)
+        return self.fn(x, self.p, training=self.training, data_format=self._format)
+
+
+class Dropout2D(_Dropout):
+    pass
+
+
+class Dropout3D(_Dropout):
+    fn = staticmethod(X.dropout3d)
+    default_format = "NCDHW"
+
+
+class AlphaDropout(_Dropout):
+    fn = staticmethod(X.alpha_dropout)
+    default_format = None
+
+    def __init__(self, p: float = 0.5, name: str | None = None) -> None:
+        super().__init__(p)
+
+
+class FeatureAlphaDropout(AlphaDropout):
+    fn = staticmethod(X.feature_alpha_dropout)
+
+
+NAMES = {"PixelUnshuffle": PixelUnshuffle, "ChannelShuffle": ChannelShuffle,
+         "Dropout2D": Dropout2D, "Dropout3D": Dropout3D, "AlphaDropout": AlphaDropout,
+         "FeatureAlphaDropout": FeatureAlphaDropout}

@@ -1,0 +1,171 @@
+"""More of Paddle 3.3.1's nn.functional, as composites (their gradients come from the ops
+they use): logsigmoid, swiglu, rms_norm, pixel_unshuffle, channel_shuffle, zeropad2d,
+sequence_mask and the channel-wise and SELU-preserving dropouts."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import reduce as R
+from .activation import log_sigmoid, silu
+from .core import require_float
+from .creation import generator
+from .indexing import chunk, pad
+from .linear_embedding import dropout
+from .math import rsqrt
+from .shape import reshape, transpose
+
+NAMES = ["logsigmoid", "swiglu", "rms_norm", "pixel_unshuffle", "channel_shuffle",
+         "zeropad2d", "sequence_mask", "dropout2d", "dropout3d", "alpha_dropout",
+         "feature_alpha_dropout"]
+
+logsigmoid = log_sigmoid
+
+# SELU's constants: alpha_dropout keeps SELU activations' mean 0 and variance 1
+_SELU_ALPHA_PRIME = -1.0507009873554805 * 1.6732632423543772
+
+
+def swiglu(x: Tensor, y: Tensor | None = None, name: str | None = None) -> Tensor:
+    """silu(x) * y; with y None, x's last axis is split in half: silu(first) * second."""
+    if y is None:
+        if x.shape[-1] % 2:
+            raise ValueError(f"swiglu: without y, x's last dim must be even, got {x.shape[-1]}")
+        x, y = chunk(x, 2, axis=-1)
+    return silu(x) * y
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float = 1e-05, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """(input / sqrt(mean(input^2) + eps) * weight, 1 / sqrt(mean(input^2) + eps)), the mean
+    over the trailing normalized_shape dims (Paddle 3.3.1's CPU build has no kernel for it:
+    this follows its docs)."""
+    require_float(input, "rms_norm")
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    n = len(shape)
+    if n == 0 or list(input.shape[-n:]) != shape:
+        raise ValueError(f"rms_norm: normalized_shape {shape} must be input's trailing dims "
+                         f"(input shape {list(input.shape)})")
+    axes = list(range(input.ndim - n, input.ndim))
+    inv = rsqrt(R.mean(input * input, axis=axes, keepdim=True) + eps)
+    out = input * inv
+    if weight is not None:
+        out = out * weight
+    return out, reshape(inv, list(input.shape[:-n]))
+
+
+def _channels_first(x: Tensor, data_format: str, what: str) -> tuple[Tensor, bool]:
+    fmt = data_format.upper()
+    if fmt not in ("NCHW", "NHWC"):
+        raise ValueError(f"{what}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    if x.ndim != 4:
+        raise ValueError(f"{what} needs a 4-D input, got shape {list(x.shape)}")
+    return (transpose(x, [0, 3, 1, 2]) if fmt == "NHWC" else x), fmt == "NHWC"
+
+
+def _back(y: Tensor, last: bool) -> Tensor:
+    return transpose(y, [0, 2, 3, 1]) if last else y
+
+
+def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str = "NCHW",
+                    name: str | None = None) -> Tensor:
+    """[N, C, H, W] -> [N, C * r * r, H / r, W / r]: pixel_shuffle's inverse."""
+    x, last = _channels_first(x, data_format, "pixel_unshuffle")
+    r = int(downscale_factor)
+    N, C, H, W = x.shape
+    if r <= 0 or H % r or W % r:
+        raise ValueError(f"pixel_unshuffle: H ({H}) and W ({W}) must divide by the "
+                         f"downscale_factor {r}")
+    y = transpose(reshape(x, [N, C, H // r, r, W // r, r]), [0, 1, 3, 5, 2, 4])
+    return _back(reshape(y, [N, C * r * r, H // r, W // r]), last)
+
+
+def channel_shuffle(x: Tensor, groups: int, data_format: str = "NCHW",
+                    name: str | None = None) -> Tensor:
+    """The channels as [groups, C / groups], transposed (ShuffleNet's shuffle)."""
+    x, last = _channels_first(x, data_format, "channel_shuffle")
+    N, C, H, W = x.shape
+    if groups <= 0 or C % groups:
+        raise ValueError(f"channel_shuffle: the channels ({C}) must divide by groups "
+                         f"({groups})")
+    y = transpose(reshape(x, [N, groups, C // groups, H, W]), [0, 2, 1, 3, 4])
+    return _back(reshape(y, [N, C, H, W]), last)
+
+
+def zeropad2d(x: Tensor, padding: Any, data_format: str = "NCHW",
+              name: str | None = None) -> Tensor:
+    """Zeros around H and W: padding [left, right, top, bottom] (or one int)."""
+    pads = [int(padding)] * 4 if isinstance(padding, (int, np.integer)) else \
+        [int(p) for p in (padding._data.tolist() if isinstance(padding, Tensor) else padding)]
+    if len(pads) != 4:
+        raise ValueError(f"zeropad2d: padding must be an int or 4 ints, got {padding!r}")
+    return pad(x, pads, mode="constant", value=0.0, data_format=data_format)
+
+
+def sequence_mask(x: Tensor, maxlen: int | None = None, dtype: Any = "int64",
+                  name: str | None = None) -> Tensor:
+    """mask[..., j] = j < x[...]: x's lengths as masks of maxlen (default: the longest)."""
+    from .elementwise import astype
+    lengths = np.asarray(x._data if isinstance(x, Tensor) else x)
+    if maxlen is None:
+        maxlen = int(lengths.max()) if lengths.size else 0
+    if isinstance(maxlen, Tensor):
+        maxlen = int(maxlen.item())
+    mask = np.arange(int(maxlen)) < lengths[..., None]
+    return astype(Tensor._make(mask), dtype)
+
+
+def _axes(x: Tensor, data_format: str, dims: int, what: str) -> list[int]:
+    fmt = data_format.upper()
+    if x.ndim != dims + 2:
+        raise ValueError(f"{what} needs a {dims + 2}-D input, got shape {list(x.shape)}")
+    if fmt == ("NCHW" if dims == 2 else "NCDHW"):
+        return [0, 1]
+    if fmt == ("NHWC" if dims == 2 else "NDHWC"):
+        return [0, x.ndim - 1]
+    raise ValueError(f"{what}: unsupported data_format {data_format!r}")
+
+
+def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str = "NCHW",
+              name: str | None = None) -> Tensor:
+    """Whole channels zeroed with probability p, the rest scaled by 1 / (1 - p)."""
+    return dropout(x, p, axis=_axes(x, data_format, 2, "dropout2d"), training=training)
+
+
+def dropout3d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str = "NCDHW",
+              name: str | None = None) -> Tensor:
+    return dropout(x, p, axis=_axes(x, data_format, 3, "dropout3d"), training=training)
+
+
+def _alpha(x: Tensor, p: float, training: bool, mask_shape: tuple, what: str) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"{what}: p must be in [0, 1], got {p}")
+    if not training or p == 0:
+        return x
+    require_float(x, what)
+    dt = x._data.dtype
+    if p == 1:                          # (every element dropped: the affine map is 0 / 0)
+        return x * 0.0
+    keep = generator().random(mask_shape) >= p
+    a = 1.0 / math.sqrt((1 - p) * (1 + p * _SELU_ALPHA_PRIME ** 2))
+    b = -a * _SELU_ALPHA_PRIME * p
+    mask = Tensor._make(keep.astype(dt))
+    fill = Tensor._make(((~keep) * (a * _SELU_ALPHA_PRIME) + b).astype(dt))
+    return x * (mask * a) + fill
+
+
+def alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True,
+                  name: str | None = None) -> Tensor:
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value,
+    and an affine map keeps the mean and variance."""
+    return _alpha(x, p, training, tuple(x.shape), "alpha_dropout")
+
+
+def feature_alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True,
+                          name: str | None = None) -> Tensor:
+    """alpha_dropout of whole channels (dims 0 and 1 masked together)."""
+    shape = tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
+    return _alpha(x, p, training, shape, "feature_alpha_dropout")

@@ -1,0 +1,69 @@
+"""ops/nn_extras.py and nn/extra_layers.py (perf/paddle_cases/nn_extras.py compares the
+deterministic ones with Paddle 3.3.1)."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad.testing import check_grads
+
+F = paddle.nn.functional
+TT = paddle.to_tensor
+
+
+def test_swiglu_and_rms_norm():
+    x = np.array([[1.0, 2.0, 3.0, 4.0]])
+    silu = lambda v: v / (1 + np.exp(-v))                      # noqa: E731
+    np.testing.assert_allclose(F.swiglu(TT(x)).numpy(), silu(x[:, :2]) * x[:, 2:], rtol=1e-12)
+    out, inv = F.rms_norm(TT(x), [4], weight=TT(np.array([1.0, 2.0, 1.0, 2.0])))
+    r = 1 / np.sqrt((x * x).mean() + 1e-5)
+    np.testing.assert_allclose(out.numpy(), x * r * [1, 2, 1, 2], rtol=1e-12)
+    assert inv.shape == [1] and inv.item() == pytest.approx(r)
+    check_grads(lambda t: F.rms_norm(t, [3])[0], np.random.default_rng(0).standard_normal((2, 3)),
+                order=2)
+    with pytest.raises(ValueError, match="trailing dims"):
+        F.rms_norm(TT(x), [3])
+
+
+def test_pixel_unshuffle_inverts_pixel_shuffle_and_channel_shuffle_interleaves():
+    x = TT(np.arange(2 * 8 * 4 * 6, dtype="float64").reshape(2, 8, 4, 6))
+    assert F.pixel_shuffle(F.pixel_unshuffle(x, 2), 2).tolist() == x.tolist()
+    y = F.channel_shuffle(TT(np.arange(6.0).reshape(1, 6, 1, 1)), 2).numpy().ravel()
+    assert y.tolist() == [0, 3, 1, 4, 2, 5]
+    check_grads(lambda t: F.pixel_unshuffle(t, 2) * TT(np.linspace(0, 1, 96).reshape(1, 8, 2, 6)),
+                np.random.default_rng(1).standard_normal((1, 2, 4, 12)))
+
+
+def test_sequence_mask_and_zeropad2d():
+    assert F.sequence_mask(TT([1, 3, 0]), 4).tolist() == [[1, 0, 0, 0], [1, 1, 1, 0],
+                                                          [0, 0, 0, 0]]       # Paddle 3.3.1
+    assert F.sequence_mask(TT([2, 1]), dtype="bool").dtype == paddle.bool
+    assert F.zeropad2d(TT(np.ones((1, 1, 2, 2), "float32")), [1, 0, 0, 2]).shape == [1, 1, 4, 3]
+
+
+def test_channel_dropout_zeroes_whole_channels_and_rescales():
+    paddle.seed(0)
+    x = TT(np.ones((20, 50, 3, 3), "float32"), stop_gradient=False)
+    y = F.dropout2d(x, 0.4)
+    per_channel = y.numpy().reshape(20, 50, 9)
+    assert set(np.unique(per_channel)) == {0.0, np.float32(1 / 0.6)}
+    assert (per_channel.min(-1) == per_channel.max(-1)).all()          # one value a channel
+    assert abs((per_channel[..., 0] == 0).mean() - 0.4) < 0.05
+    y.sum().backward()
+    assert np.array_equal(x.grad.numpy(), y.numpy())                   # the mask times scale
+    assert F.dropout3d(TT(np.ones((2, 3, 2, 2, 2), "float32")), training=False).tolist() == \
+        np.ones((2, 3, 2, 2, 2)).tolist()
+
+
+def test_alpha_dropout_keeps_mean_and_variance_of_standard_normal_input():
+    paddle.seed(1)
+    x = np.random.default_rng(2).standard_normal(400000).astype("float32")
+    y = F.alpha_dropout(TT(x), 0.2).numpy()
+    assert abs(y.mean()) < 0.01 and abs(y.std() - 1.0) < 0.01
+    f = F.feature_alpha_dropout(TT(np.ones((4, 6, 5), "float32")), 0.5).numpy()
+    assert (f.min(-1) == f.max(-1)).all()
+    layer = paddle.nn.AlphaDropout(0.3)
+    layer.eval()
+    assert layer(TT(x[:4])).tolist() == x[:4].tolist()
+    with pytest.raises(ValueError, match=r"p must be in \[0, 1\]"):
+        paddle.nn.Dropout2D(1.5)
