@@ -23,7 +23,7 @@ from .shape import unsqueeze
 from .special import lgamma
 from .stats import vector_norm
 
-NAMES: list[str] = ["copysign", "sgn", "ldexp", "vecdot", "baddbmm", "multigammaln",
+NAMES: list[str] = ["ger", "copysign", "sgn", "ldexp", "vecdot", "baddbmm", "multigammaln",
                     "histogram", "histogram_bin_edges", "gcd", "lcm", "frexp", "nextafter",
                     "reduce_as", "combinations", "pdist"]
 
@@ -217,3 +217,12 @@ def pdist(x: Tensor, p: float = 2.0, name: str | None = None) -> Tensor:
         # a count has no slope: x gets zeros, as Paddle's (d enters as the branch not taken)
         out = E.where(np.zeros(out._data.shape, bool), R.sum(d, axis=-1), out)
     return out
+
+
+def ger(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """The outer product of two 1-D tensors (Paddle's older name for outer)."""
+    from .matrix import outer
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(f"ger: x and y must be 1-D, got shapes {list(x.shape)} and "
+                         f"{list(y.shape)}")
+    return outer(x, y)
