@@ -67,3 +67,23 @@ def test_alpha_dropout_keeps_mean_and_variance_of_standard_normal_input():
     assert layer(TT(x[:4])).tolist() == x[:4].tolist()
     with pytest.raises(ValueError, match=r"p must be in \[0, 1\]"):
         paddle.nn.Dropout2D(1.5)
+
+
+def test_extra_losses_and_bilinear_gradients():
+    rng = np.random.default_rng(7)
+    lab = TT(np.array([0, 3, 1]))
+    check_grads(lambda x: F.multi_margin_loss(x, lab, p=2), rng.standard_normal((3, 4)))
+    check_grads(lambda x: F.dice_loss(x, TT(np.array([[[1], [0]], [[2], [1]]]))),
+                rng.uniform(0.1, 1.0, (2, 2, 3)))
+    check_grads(lambda a, p: F.npair_loss(a, p, TT(np.array([0.0, 1.0, 0.0]))),
+                rng.standard_normal((3, 2)), rng.standard_normal((3, 2)))
+    check_grads(lambda a, b, w: F.bilinear(a, b, w), rng.standard_normal((2, 3)),
+                rng.standard_normal((2, 2)), rng.standard_normal((4, 3, 2)))
+    x1, x2, w = rng.standard_normal((2, 3)), rng.standard_normal((2, 2)), \
+        rng.standard_normal((4, 3, 2))
+    want = np.einsum("ni,oij,nj->no", x1, w, x2)
+    np.testing.assert_allclose(F.bilinear(TT(x1), TT(x2), TT(w)).numpy(), want, rtol=1e-12)
+    layer = paddle.nn.Bilinear(3, 2, 4)
+    assert [p.shape for p in layer.parameters()] == [[4, 3, 2], [1, 4]]       # Paddle 3.3.1
+    with pytest.raises(ValueError, match="labels must lie"):
+        F.multi_margin_loss(TT(np.ones((2, 3))), TT(np.array([0, 3])))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ..core.tensor import Tensor
+from ..ops import losses_extra as LX
 from ..ops import nn_extras as X
 from .layer import Layer
 
@@ -66,6 +69,46 @@ class FeatureAlphaDropout(AlphaDropout):
     fn = staticmethod(X.feature_alpha_dropout)
 
 
-NAMES = {"PixelUnshuffle": PixelUnshuffle, "ChannelShuffle": ChannelShuffle,
+class Bilinear(Layer):
+    """out = x1 @ weight[o] @ x2 + bias: weight [out, in1, in2] (Xavier uniform), bias
+    [1, out] (zeros), as Paddle's."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 weight_attr: Any = None, bias_attr: Any = None, name: str | None = None
+                 ) -> None:
+        super().__init__()
+        self.weight = self.create_parameter([out_features, in1_features, in2_features],
+                                            weight_attr)
+        self.bias = None if bias_attr is False else \
+            self.create_parameter([1, out_features], bias_attr, is_bias=True)
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return LX.bilinear(x1, x2, self.weight, self.bias)
+
+
+class MultiMarginLoss(Layer):
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 reduction: str = "mean", name: str | None = None) -> None:
+        super().__init__()
+        self._kw = dict(p=p, margin=margin, weight=weight, reduction=reduction)
+
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
+        return LX.multi_margin_loss(input, label, **self._kw)
+
+
+class TripletMarginWithDistanceLoss(Layer):
+    def __init__(self, distance_function: Callable | None = None, margin: float = 1.0,
+                 swap: bool = False, reduction: str = "mean", name: str | None = None) -> None:
+        super().__init__()
+        self._kw = dict(distance_function=distance_function, margin=margin, swap=swap,
+                        reduction=reduction)
+
+    def forward(self, input: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return LX.triplet_margin_with_distance_loss(input, positive, negative, **self._kw)
+
+
+NAMES = {"Bilinear": Bilinear, "MultiMarginLoss": MultiMarginLoss,
+         "TripletMarginWithDistanceLoss": TripletMarginWithDistanceLoss,
+         "PixelUnshuffle": PixelUnshuffle, "ChannelShuffle": ChannelShuffle,
          "Dropout2D": Dropout2D, "Dropout3D": Dropout3D, "AlphaDropout": AlphaDropout,
          "FeatureAlphaDropout": FeatureAlphaDropout}
