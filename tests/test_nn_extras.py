@@ -87,3 +87,25 @@ def test_extra_losses_and_bilinear_gradients():
     assert [p.shape for p in layer.parameters()] == [[4, 3, 2], [1, 4]]       # Paddle 3.3.1
     with pytest.raises(ValueError, match="labels must lie"):
         F.multi_margin_loss(TT(np.ones((2, 3))), TT(np.array([0, 3])))
+
+
+def test_gumbel_softmax_rrelu_lp_pool_and_dropout1d():
+    paddle.seed(3)
+    logits = TT(np.log(np.array([[0.2, 0.5, 0.3]] * 20000, "float32")), stop_gradient=False)
+    hard = F.gumbel_softmax(logits, hard=True)
+    counts = hard.numpy().sum(0) / 20000
+    assert set(np.unique(hard.numpy())) == {0.0, 1.0} and np.allclose(counts, [0.2, 0.5, 0.3],
+                                                                       atol=0.015)
+    hard.sum().backward()                   # straight through: the soft sample's gradient
+    assert np.abs(logits.grad.numpy()).max() < 1e-5      # (softmax rows sum to 1)
+    x = TT(np.linspace(-2, 2, 200).astype("float32"))
+    leaf = TT(np.linspace(-2, 2, 200).astype("float32"), stop_gradient=False)
+    y = F.rrelu(leaf, 0.1, 0.3)
+    slope = (y.numpy() / x.numpy())[x.numpy() < 0]
+    assert slope.min() >= 0.1 and slope.max() <= 0.3 and len(np.unique(slope)) > 50
+    y.sum().backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), (y.numpy() / x.numpy()), rtol=1e-5)
+    assert F.rrelu(TT([-1.0]), 0.1, 0.3, training=False).tolist() == [pytest.approx(-0.2)]
+    check_grads(lambda t: F.lp_pool2d(t, 3, 2, stride=1),
+                np.random.default_rng(4).uniform(0.2, 2.0, (1, 2, 3, 3)))
+    assert F.dropout1d(TT(np.ones((3, 4), "float32")), 0.5, training=False).shape == [3, 4]

@@ -107,7 +107,34 @@ class TripletMarginWithDistanceLoss(Layer):
         return LX.triplet_margin_with_distance_loss(input, positive, negative, **self._kw)
 
 
-NAMES = {"Bilinear": Bilinear, "MultiMarginLoss": MultiMarginLoss,
+class RReLU(Layer):
+    def __init__(self, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0,
+                 name: str | None = None) -> None:
+        super().__init__()
+        self._lower, self._upper = lower, upper
+
+    def forward(self, x: Tensor) -> Tensor:
+        return X.rrelu(x, self._lower, self._upper, training=self.training)
+
+
+def _lp_layer(name: str, fn: Callable, fmt: str) -> type:
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, ceil_mode: bool = False, data_format: str = fmt,
+                 name: str | None = None) -> None:
+        Layer.__init__(self)
+        self._args = (norm_type, kernel_size, stride, padding, ceil_mode, data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return fn(x, *self._args)
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward})
+
+
+LPPool1D = _lp_layer("LPPool1D", X.lp_pool1d, "NCL")
+LPPool2D = _lp_layer("LPPool2D", X.lp_pool2d, "NCHW")
+
+
+NAMES = {"RReLU": RReLU, "LPPool1D": LPPool1D, "LPPool2D": LPPool2D, "LPPool1d": LPPool1D,
+         "LPPool2d": LPPool2D, "Bilinear": Bilinear, "MultiMarginLoss": MultiMarginLoss,
          "TripletMarginWithDistanceLoss": TripletMarginWithDistanceLoss,
          "PixelUnshuffle": PixelUnshuffle, "ChannelShuffle": ChannelShuffle,
          "Dropout2D": Dropout2D, "Dropout3D": Dropout3D, "AlphaDropout": AlphaDropout,

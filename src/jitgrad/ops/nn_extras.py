@@ -21,7 +21,8 @@ from .shape import reshape, transpose
 
 NAMES = ["logsigmoid", "swiglu", "rms_norm", "pixel_unshuffle", "channel_shuffle",
          "zeropad2d", "sequence_mask", "dropout2d", "dropout3d", "alpha_dropout",
-         "feature_alpha_dropout"]
+         "feature_alpha_dropout", "dropout1d", "gumbel_softmax", "rrelu", "lp_pool1d",
+         "lp_pool2d"]
 
 logsigmoid = log_sigmoid
 
@@ -169,3 +170,86 @@ def feature_alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True,
     """alpha_dropout of whole channels (dims 0 and 1 masked together)."""
     shape = tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
     return _alpha(x, p, training, shape, "feature_alpha_dropout")
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+              ) -> Tensor:
+    """Whole channels of [N, C, L] (or [C, L]) zeroed with probability p, as Paddle's."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+    if input.ndim not in (2, 3):
+        raise ValueError(f"dropout1d expects 2D or 3D input, got {input.ndim}D")
+    if input.ndim == 2:
+        return reshape(dropout(reshape(input, [1] + list(input.shape)), p, axis=1,
+                               training=training), list(input.shape))
+    return dropout(input, p, axis=1, training=training)
+
+
+def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis: int = -1,
+                   name: str | None = None) -> Tensor:
+    """softmax((x + Gumbel noise) / temperature) along axis; hard: the one-hot of its
+    largest entry in value, the soft sample's gradient (straight through)."""
+    from .nn import softmax
+    require_float(x, "gumbel_softmax")
+    if temperature <= 0:
+        raise ValueError(f"gumbel_softmax: temperature must be positive, got {temperature}")
+    u = generator().random(x._data.shape)
+    noise = Tensor._make((-np.log(-np.log(np.clip(u, 1e-20, 1.0)))).astype(x._data.dtype))
+    soft = softmax((x + noise) / float(temperature), axis=axis)
+    if not hard:
+        return soft
+    ax = axis % x.ndim
+    top = np.argmax(soft._data, axis=ax)
+    onehot = (np.arange(x.shape[ax]).reshape([-1 if i == ax else 1 for i in range(x.ndim)])
+              == np.expand_dims(top, ax)).astype(x._data.dtype)
+    return soft + Tensor._make(onehot - soft._data)
+
+
+def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, training: bool = True,
+          name: str | None = None) -> Tensor:
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element in training
+    and is (lower + upper) / 2 in eval."""
+    if not isinstance(lower, float) or not isinstance(upper, float):
+        raise TypeError(f"The lower and upper values must be float type. Received: lower "
+                        f"{lower}, upper {upper}.")
+    if not 0 <= lower <= upper <= 1:
+        raise ValueError(f"rrelu: need 0 <= lower <= upper <= 1, got {lower} and {upper}")
+    require_float(x, "rrelu")
+    dt = x._data.dtype
+    slope = generator().uniform(lower, upper, x._data.shape) if training else \
+        np.full(x._data.shape, (lower + upper) / 2.0)
+    factor = np.where(x._data >= 0, 1.0, slope).astype(dt)
+    return x * Tensor._make(factor)
+
+
+def lp_pool2d(x: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              padding: Any = 0, ceil_mode: bool = False, data_format: str = "NCHW",
+              name: str | None = None) -> Tensor:
+    """(sum over each window of x^p)^(1 / p), p = norm_type (padding adds zeros)."""
+    from .pool import avg_pool2d
+    if norm_type == 0:
+        raise ValueError("`norm_type` cannot be 0.")
+    p = float(norm_type)
+    sums = avg_pool2d(x ** p, kernel_size, stride, padding, ceil_mode=ceil_mode,
+                      exclusive=False, divisor_override=1, data_format=data_format)
+    return sums ** (1.0 / p)
+
+
+def lp_pool1d(x: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              padding: Any = 0, ceil_mode: bool = False, data_format: str = "NCL",
+              name: str | None = None) -> Tensor:
+    """lp_pool2d over [N, C, 1, L] (or [N, L, 1, C] for NLC)."""
+    if data_format not in ("NCL", "NLC"):
+        raise ValueError(f"lp_pool1d: data_format must be 'NCL' or 'NLC', got {data_format!r}")
+    last = data_format == "NLC"
+    k = kernel_size[0] if isinstance(kernel_size, (list, tuple)) else kernel_size
+    s = None if stride is None else (stride[0] if isinstance(stride, (list, tuple)) else stride)
+    pads = padding if isinstance(padding, str) else \
+        [0, 0] + ([int(padding)] * 2 if isinstance(padding, (int, np.integer)) else
+                  ([int(padding[0])] * 2 if len(padding) == 1 else [int(v) for v in padding]))
+    N = x.shape[0]
+    x4 = reshape(x, [N, 1] + list(x.shape[1:])) if last else \
+        reshape(x, [N, x.shape[1], 1, x.shape[2]])
+    y = lp_pool2d(x4, norm_type, [1, k], None if s is None else [1, s], pads, ceil_mode,
+                  "NHWC" if last else "NCHW")
+    return reshape(y, [N, y.shape[2], y.shape[3]] if last else [N, y.shape[1], y.shape[3]])
