@@ -109,3 +109,20 @@ def test_gumbel_softmax_rrelu_lp_pool_and_dropout1d():
     check_grads(lambda t: F.lp_pool2d(t, 3, 2, stride=1),
                 np.random.default_rng(4).uniform(0.2, 2.0, (1, 2, 3, 3)))
     assert F.dropout1d(TT(np.ones((3, 4), "float32")), 0.5, training=False).shape == [3, 4]
+
+
+def test_fold_is_unfolds_adjoint_and_max_unpool_inverts_max_pool():
+    rng = np.random.default_rng(8)
+    x, cols = rng.standard_normal((1, 2, 5, 6)), rng.standard_normal((1, 2 * 6, 18))
+    u = F.unfold(TT(x), [2, 3], strides=[2, 1], paddings=1)
+    f = F.fold(TT(cols), [5, 6], [2, 3], strides=[2, 1], paddings=1)
+    assert (u.numpy() * cols).sum() == pytest.approx((x * f.numpy()).sum(), rel=1e-10)
+    check_grads(lambda c: F.fold(c, [5, 6], [2, 3], strides=[2, 1], paddings=1), cols)
+    with pytest.raises(ValueError, match="blocks"):
+        F.fold(TT(cols), [4, 4], 2)
+    img = TT(rng.standard_normal((1, 2, 4, 4)))
+    pooled, mask = F.max_pool2d(img, 2, return_mask=True)
+    back = F.max_unpool2d(pooled, mask, 2).numpy()
+    kept = back != 0
+    assert kept.sum() == 8 and np.array_equal(back[kept], img.numpy()[kept])
+    check_grads(lambda t: F.max_unpool2d(t, mask, 2), pooled.numpy())

@@ -44,3 +44,23 @@ cmp("lp_pool1d", lambda P, x: P.nn.functional.lp_pool1d(x, 2, 3, stride=2), [A((
 cmp("LPPool2D", lambda P, x: P.nn.LPPool2D(4, 2)(x), [A((1, 2, 4, 4), 0.1, 2.0)])
 cmp("LPPool1D_nlc", lambda P, x: P.nn.LPPool1D(2, 2, data_format="NLC")(x), [A((2, 6, 3), 0.1, 2.0)])
 cmp("gumbel_softmax_shape", lambda P, x: P.to_tensor(list(P.nn.functional.gumbel_softmax(x, hard=True).shape) + [float(P.nn.functional.gumbel_softmax(x, hard=True).sum().item())]), [A((3, 5))], grad=False)
+cmp("fold", lambda P, x: P.nn.functional.fold(x, [4, 5], 2), [A((2, 3 * 4, 12))])
+cmp("fold_stride_pad_dil", lambda P, x: P.nn.functional.fold(x, [5, 6], [2, 3], strides=2, paddings=1, dilations=[1, 2]), [A((1, 2 * 6, 6))])
+cmp("fold_unfold", lambda P, x: P.nn.functional.fold(P.nn.functional.unfold(x, 3, paddings=1), [4, 4], 3, paddings=1), [A((1, 2, 4, 4))])
+cmp("Fold", lambda P, x: P.nn.Fold([3, 3], 2)(x), [A((1, 4 * 2, 4))])
+
+
+def _unpool2(P, x):
+    out, mask = P.nn.functional.max_pool2d(x, 2, return_mask=True)
+    return P.nn.functional.max_unpool2d(out, mask, 2)
+
+
+def _unpool1(P, x):
+    out, mask = P.nn.functional.max_pool1d(x, 2, return_mask=True)
+    return P.nn.functional.max_unpool1d(out, mask, 2)
+
+
+cmp("max_unpool2d", _unpool2, [A((2, 3, 4, 6))])
+cmp("max_unpool1d", _unpool1, [A((2, 3, 8))])
+cmp("max_unpool2d_output_size", lambda P, x: (lambda o, m: P.nn.functional.max_unpool2d(o, m, 2, output_size=[5, 7]))(*P.nn.functional.max_pool2d(x, 2, return_mask=True)), [A((1, 2, 5, 7))])
+cmp("MaxUnPool2D", lambda P, x: (lambda o, m: P.nn.MaxUnPool2D(2)(o, m))(*P.nn.functional.max_pool2d(x, 2, return_mask=True)), [A((1, 2, 4, 4))])

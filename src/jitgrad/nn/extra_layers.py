@@ -133,8 +133,38 @@ LPPool1D = _lp_layer("LPPool1D", X.lp_pool1d, "NCL")
 LPPool2D = _lp_layer("LPPool2D", X.lp_pool2d, "NCHW")
 
 
-NAMES = {"RReLU": RReLU, "LPPool1D": LPPool1D, "LPPool2D": LPPool2D, "LPPool1d": LPPool1D,
-         "LPPool2d": LPPool2D, "Bilinear": Bilinear, "MultiMarginLoss": MultiMarginLoss,
+class Fold(Layer):
+    def __init__(self, output_sizes: Any, kernel_sizes: Any, dilations: Any = 1,
+                 paddings: Any = 0, strides: Any = 1, name: str | None = None) -> None:
+        super().__init__()
+        self._kw = dict(output_sizes=output_sizes, kernel_sizes=kernel_sizes,
+                        dilations=dilations, paddings=paddings, strides=strides)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return X.fold(x, **self._kw)
+
+
+def _unpool_layer(name: str, fn: Callable, fmt: str) -> type:
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 data_format: str = fmt, output_size: Any = None,
+                 name: str | None = None) -> None:
+        Layer.__init__(self)
+        self._kw = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                        data_format=data_format, output_size=output_size)
+
+    def forward(self, x: Tensor, indices: Tensor) -> Tensor:
+        return fn(x, indices, **self._kw)
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward})
+
+
+MaxUnPool1D = _unpool_layer("MaxUnPool1D", X.max_unpool1d, "NCL")
+MaxUnPool2D = _unpool_layer("MaxUnPool2D", X.max_unpool2d, "NCHW")
+MaxUnPool3D = _unpool_layer("MaxUnPool3D", X.max_unpool3d, "NCDHW")
+
+
+NAMES = {"MaxUnPool1D": MaxUnPool1D, "MaxUnPool2D": MaxUnPool2D, "MaxUnPool3D": MaxUnPool3D,
+         "Fold": Fold, "RReLU": RReLU, "LPPool1D": LPPool1D, "LPPool2D": LPPool2D,
+         "LPPool1d": LPPool1D, "LPPool2d": LPPool2D, "Bilinear": Bilinear, "MultiMarginLoss": MultiMarginLoss,
          "TripletMarginWithDistanceLoss": TripletMarginWithDistanceLoss,
          "PixelUnshuffle": PixelUnshuffle, "ChannelShuffle": ChannelShuffle,
          "Dropout2D": Dropout2D, "Dropout3D": Dropout3D, "AlphaDropout": AlphaDropout,

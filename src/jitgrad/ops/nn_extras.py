@@ -22,7 +22,7 @@ from .shape import reshape, transpose
 NAMES = ["logsigmoid", "swiglu", "rms_norm", "pixel_unshuffle", "channel_shuffle",
          "zeropad2d", "sequence_mask", "dropout2d", "dropout3d", "alpha_dropout",
          "feature_alpha_dropout", "dropout1d", "gumbel_softmax", "rrelu", "lp_pool1d",
-         "lp_pool2d"]
+         "lp_pool2d", "fold", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 logsigmoid = log_sigmoid
 
@@ -253,3 +253,82 @@ def lp_pool1d(x: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
     y = lp_pool2d(x4, norm_type, [1, k], None if s is None else [1, s], pads, ceil_mode,
                   "NHWC" if last else "NCHW")
     return reshape(y, [N, y.shape[2], y.shape[3]] if last else [N, y.shape[1], y.shape[3]])
+
+
+def fold(x: Tensor, output_sizes: Any, kernel_sizes: Any, strides: Any = 1, paddings: Any = 0,
+         dilations: Any = 1, name: str | None = None) -> Tensor:
+    """col2im, unfold's adjoint: [N, C * kh * kw, L] blocks summed back into an [N, C, H, W]
+    image (overlaps add up), H, W = output_sizes."""
+    from .conv import _pair, _padding
+    from .im2col import _positions, out_size
+    from .shape import _scatter_flat, getitem
+    require_float(x, "fold")
+    H, W = _pair(output_sizes, 2, "output_sizes")
+    k = _pair(kernel_sizes, 2, "kernel_sizes")
+    st, dl = _pair(strides, 2, "strides"), _pair(dilations, 2, "dilations")
+    widths = _padding(paddings, 2, k, dl, st, (H, W))
+    if x.ndim != 3 or x.shape[1] % (k[0] * k[1]):
+        raise ValueError(f"fold: x must be [N, C * {k[0]} * {k[1]}, L], got {list(x.shape)}")
+    N, C = x.shape[0], x.shape[1] // (k[0] * k[1])
+    L = math.prod(out_size(*a) for a in zip((H, W), k, st, dl, widths))
+    if x.shape[2] != L:
+        raise ValueError(f"fold: x has {x.shape[2]} blocks, but output_sizes {[H, W]} with "
+                         f"these kernel sizes, strides, paddings and dilations make {L}")
+    idx, padded = _positions((N, C, H, W), tuple(k), tuple(st), tuple(dl), tuple(widths), 1)
+    y = _scatter_flat(reshape(x, [-1]), idx, padded)
+    (pt, _), (pl, _) = widths
+    if padded[2:] != (H, W):
+        y = getitem(y, (slice(None), slice(None), slice(pt, pt + H), slice(pl, pl + W)))
+    return y
+
+
+def _max_unpool(x: Tensor, indices: Any, kernel_size: Any, stride: Any, padding: Any,
+                output_size: Any, dims: int, what: str) -> Tensor:
+    """Zeros of the unpooled size with x's values at indices (flat within each channel's
+    spatial block, as max_pool's return_mask gives them)."""
+    from .conv import _pair
+    from .creation import zeros
+    from .indexing import put_flat
+    require_float(x, what)
+    if x.ndim != dims + 2:
+        raise ValueError(f"{what} needs a {dims + 2}-D input, got shape {list(x.shape)}")
+    idx = np.asarray(indices._data if isinstance(indices, Tensor) else indices)
+    if idx.shape != tuple(x.shape):
+        raise ValueError(f"{what}: indices must have x's shape {list(x.shape)}, got "
+                         f"{list(idx.shape)}")
+    k = _pair(kernel_size, dims, "kernel_size")
+    st = k if stride is None else _pair(stride, dims, "stride")
+    pd = _pair(padding, dims, "padding")
+    sizes = [(n - 1) * s - 2 * p + kk for n, s, p, kk in zip(x.shape[2:], st, pd, k)]
+    if output_size is not None:
+        sizes = [int(v) for v in list(output_size)[-dims:]]
+    N, C = x.shape[:2]
+    block = math.prod(sizes)
+    if idx.size and (idx.min() < 0 or idx.max() >= block):
+        raise ValueError(f"{what}: an index is outside the output's {sizes} block")
+    base = (np.arange(N * C, dtype=np.int64) * block).reshape((N, C) + (1,) * dims)
+    out = zeros([N, C] + sizes, x._data.dtype)
+    return put_flat(out, (base + idx.astype(np.int64)).ravel(), reshape(x, [-1]))
+
+
+def max_unpool1d(x: Tensor, indices: Any, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, data_format: str = "NCL", output_size: Any = None,
+                 name: str | None = None) -> Tensor:
+    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 1,
+                       "max_unpool1d")
+
+
+def max_unpool2d(x: Tensor, indices: Any, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, data_format: str = "NCHW", output_size: Any = None,
+                 name: str | None = None) -> Tensor:
+    """max_pool2d(return_mask=True)'s inverse: each value back at its recorded position,
+    zeros elsewhere."""
+    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 2,
+                       "max_unpool2d")
+
+
+def max_unpool3d(x: Tensor, indices: Any, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, data_format: str = "NCDHW", output_size: Any = None,
+                 name: str | None = None) -> Tensor:
+    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 3,
+                       "max_unpool3d")
