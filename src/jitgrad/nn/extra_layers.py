@@ -164,7 +164,8 @@ MaxUnPool3D = _unpool_layer("MaxUnPool3D", X.max_unpool3d, "NCDHW")
 
 NAMES = {"MaxUnPool1D": MaxUnPool1D, "MaxUnPool2D": MaxUnPool2D, "MaxUnPool3D": MaxUnPool3D,
          "Fold": Fold, "RReLU": RReLU, "LPPool1D": LPPool1D, "LPPool2D": LPPool2D,
-         "LPPool1d": LPPool1D, "LPPool2d": LPPool2D, "Bilinear": Bilinear, "MultiMarginLoss": MultiMarginLoss,
+         "LPPool1d": LPPool1D, "LPPool2d": LPPool2D, "Bilinear": Bilinear,
+         "MultiMarginLoss": MultiMarginLoss,
          "TripletMarginWithDistanceLoss": TripletMarginWithDistanceLoss,
          "PixelUnshuffle": PixelUnshuffle, "ChannelShuffle": ChannelShuffle,
          "Dropout2D": Dropout2D, "Dropout3D": Dropout3D, "AlphaDropout": AlphaDropout,
