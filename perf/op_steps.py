@@ -45,7 +45,9 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-05 03:40-03:47 UTC (perf/op_steps.json holds this run): 218 rows, every one a
+2026-12-05 03:40-03:47 UTC (perf/op_steps.json holds this run; a duplicate key left F.unfold's
+im2col row out of it, since renamed: unfold 1.76x, unfold_windows 1.23x with --only at
+04:16): 218 rows, every one a
 program-cache hit, geometric mean 1.70x, median 1.67x, 1 slower than torch
 (scatter_reduce_amax 0.48x, a composite added that day, 0.82x with --only after its
 rewrite at 03:53; the closest others
@@ -615,9 +617,9 @@ OPS: dict[str, tuple] = {
         lambda t: (P.scatter_reduce(t.x @ t.W, 1, t.i, t.y * t.v, "amax") * t.c).sum(),
         lambda t: (torch.scatter_reduce(t.x @ t.W, 1, t.i, t.y * t.v, "amax") * t.c).sum(),
         {**MMC, "i": UI(32, 8, n=64), "y": N(32, 8), "v": U(8, lo=0.9, hi=1.1, p=True)}),
-    "unfold": (lambda t: (P.unfold(t.x @ t.W, 1, 8, 4) * t.c).sum(),
-               lambda t: ((t.x @ t.W).unfold(1, 8, 4) * t.c).sum(),
-               {**MM, "c": N(32, 15, 8)}),
+    "unfold_windows": (lambda t: (P.unfold(t.x @ t.W, 1, 8, 4) * t.c).sum(),
+                       lambda t: ((t.x @ t.W).unfold(1, 8, 4) * t.c).sum(),
+                       {**MM, "c": N(32, 15, 8)}),
     "index_add": (lambda t: (P.index_add(t.x @ t.W, t.i, 0, t.y * t.v) * t.c).sum(),
                   lambda t: (torch.index_add(t.x @ t.W, 0, t.i, t.y * t.v) * t.c).sum(),
                   {**MMC, "i": I(8, n=32), "y": N(8, 64), "v": U(64, lo=0.9, hi=1.1, p=True)}),
