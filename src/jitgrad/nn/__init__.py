@@ -51,6 +51,9 @@ from .containers import LayerDict, ParameterDict, ParameterList  # noqa: E402
 __all__ += ["LayerDict", "ParameterDict", "ParameterList"]
 
 from . import utils  # noqa: E402
+from .layer_torch_names import METHODS as _LAYER_METHODS  # noqa: E402
+for _n, _f in _LAYER_METHODS.items():
+    setattr(Layer, _n, _f)
 from .layers3d import (AdaptiveAvgPool3D, AdaptiveMaxPool3D, AvgPool3D,  # noqa: E402
                        BatchNorm3D, Conv3D, Conv3DTranspose, InstanceNorm3D, MaxPool3D,
                        SyncBatchNorm)

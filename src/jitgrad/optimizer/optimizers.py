@@ -185,6 +185,10 @@ class Optimizer:
 
     clear_gradients = clear_grad
 
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """torch's name (Paddle 3.3.1 has it): drop the gradients, or zero them."""
+        self.clear_grad(set_to_zero=not set_to_none)
+
     def minimize(self, loss: Tensor, startup_program: Any = None, parameters: Any = None,
                  no_grad_set: Any = None) -> tuple[list, list]:
         """Paddle's eager minimize: apply the gradients of a loss already backpropagated;
