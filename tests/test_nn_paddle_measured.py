@@ -244,3 +244,16 @@ def test_batch_norm_with_batch_statistics_in_eval_updates_the_running_ones():
     plain.eval()
     plain(paddle.to_tensor(x))                                  # running statistics: unchanged
     assert plain._mean.tolist() == [0.0] * 3 and plain._variance.tolist() == [1.0] * 3
+
+
+def test_embedding_max_norm_and_scale_grad_by_freq():
+    # was: neither argument existed (and Embedding's 4th positional was sparse, not max_norm)
+    e = paddle.nn.Embedding(4, 3, None, 1.0)        # (max_norm is the 4th, as Paddle)
+    e.weight.set_value(np.arange(12, dtype="float32").reshape(4, 3))
+    out = e(paddle.to_tensor([1, 1, 3])).numpy()
+    np.testing.assert_allclose(out[0], [0.4243, 0.5657, 0.7071], atol=1e-4)       # Paddle 3.3.1
+    np.testing.assert_allclose(e.weight.numpy()[[0, 2]], [[0, 1, 2], [6, 7, 8]])   # untouched
+    e2 = paddle.nn.Embedding(4, 2, scale_grad_by_freq=True)
+    e2.weight.set_value(np.ones((4, 2), "float32"))
+    e2(paddle.to_tensor([1, 1, 2])).sum().backward()
+    assert e2.weight.grad.tolist() == [[0, 0], [1, 1], [1, 1], [0, 0]]

@@ -161,15 +161,26 @@ class LayerNorm(Layer):
 
 
 class Embedding(Layer):
+    """Paddle 3.3.1's arguments (max_norm and norm_type by position, the rest by name)."""
+
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 sparse: bool = False, weight_attr: Any = None, name: str | None = None
-                 ) -> None:
-        super().__init__(dtype=get_default_dtype())
+                 max_norm: float | None = None, norm_type: float = 2.0, *,
+                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight: Any = None,
+                 _freeze: bool = False, device: Any = None, dtype: Any = None,
+                 weight_attr: Any = None, name: str | None = None) -> None:
+        super().__init__(dtype=get_default_dtype() if dtype is None else dtype)
         self._padding_idx = padding_idx
+        self._max_norm, self._norm_type = max_norm, norm_type
+        self._scale_grad_by_freq = scale_grad_by_freq
         self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
+        if _weight is not None:
+            self.weight.set_value(_weight)
+        if _freeze:
+            self.weight.stop_gradient = True
 
     def forward(self, x: Any) -> Tensor:
-        return F.embedding(x, self.weight, self._padding_idx)
+        return F.embedding(x, self.weight, self._padding_idx, self._max_norm, self._norm_type,
+                           scale_grad_by_freq=self._scale_grad_by_freq)
 
 
 class Dropout(Layer):

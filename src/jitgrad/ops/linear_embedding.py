@@ -53,9 +53,13 @@ def _columns(d: int) -> np.ndarray:
     return a
 
 
-def embedding(x: Any, weight: Tensor, padding_idx: int | None = None, sparse: bool = False,
-              name: str | None = None) -> Tensor:
-    """Rows of weight picked by the integer ids in x; the padding row gets no gradient."""
+def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0, sparse: bool = False,
+              scale_grad_by_freq: bool = False, name: str | None = None) -> Tensor:
+    """Rows of weight picked by the integer ids in x; the padding row gets no gradient.
+    max_norm: the rows looked up are first scaled in place to a norm_type-norm of at most
+    max_norm (Paddle's and torch's renorm, by max_norm / (norm + 1e-7)); scale_grad_by_freq:
+    each row's gradient is divided by how often its id occurs in x."""
     ids = _index_array(x, "embedding")
     n, d = weight.shape
     if ids.size:
@@ -64,6 +68,8 @@ def embedding(x: Any, weight: Tensor, padding_idx: int | None = None, sparse: bo
             raise IndexError(f"embedding: ids must lie in [0, {n})")
         if lo < 0:
             ids = ids % n
+    if max_norm is not None:
+        _renorm_rows(weight, np.unique(ids), float(max_norm), float(norm_type))
     positions = ids[..., None] * d + _columns(d)
     # one take_flat node; its values picked as whole rows (faster than by flat position)
     out = apply_xy(take_flat_op, weight, None,
@@ -71,7 +77,25 @@ def embedding(x: Any, weight: Tensor, padding_idx: int | None = None, sparse: bo
                    out=weight._data[ids])
     if padding_idx is not None:
         out = out * const((ids != padding_idx % n)[..., None], weight._data.dtype)
+    if scale_grad_by_freq and not out._stop_gradient:
+        counts = np.bincount(ids.ravel(), minlength=n)[ids][..., None]
+        # value exactly out's (out - out is 0), gradient divided by each id's count
+        frozen = const(out._data, weight._data.dtype)
+        out = frozen + (out - frozen) * const(1.0 / counts, weight._data.dtype)
     return out
+
+
+def _renorm_rows(weight: Tensor, rows: np.ndarray, max_norm: float, p: float) -> None:
+    """weight[rows] scaled in place to a p-norm of at most max_norm (no gradient)."""
+    from .inplace import set_value
+    w = weight._data
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=p, axis=1)
+    big = norms > max_norm
+    if big.any():
+        new = w.copy()
+        new[rows[big]] = (w[rows[big]] * (max_norm / (norms[big] + 1e-7))[:, None]).astype(
+            w.dtype)
+        set_value(weight, new)
 
 
 def one_hot(x: Any, num_classes: int, name: str | None = None) -> Tensor:
