@@ -1,0 +1,40 @@
+"""affine_grid and grid_sample (perf/paddle_cases/grid_sample.py compares every mode,
+padding and corner convention with Paddle 3.3.1, gradients included)."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad.testing import check_grads
+
+F = paddle.nn.functional
+TT = paddle.to_tensor
+
+
+def test_identity_theta_samples_the_image_itself():
+    x = np.random.default_rng(0).standard_normal((1, 2, 4, 5))
+    theta = TT(np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]))
+    for ac in (True, False):
+        grid = F.affine_grid(theta, [1, 2, 4, 5], align_corners=ac)
+        out = F.grid_sample(TT(x), grid, align_corners=ac).numpy()
+        np.testing.assert_allclose(out, x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_bilinear_gradients_reach_the_image_and_the_grid(padding_mode):
+    rng = np.random.default_rng(1)
+    grid = rng.uniform(-1.2, 1.2, (1, 3, 2, 2))
+    grid[np.abs((grid + 1) * 1.5 - np.round((grid + 1) * 1.5)) < 0.05] += 0.1   # off the kinks
+    check_grads(lambda x, g: F.grid_sample(x, g, padding_mode=padding_mode),
+                rng.standard_normal((1, 2, 4, 4)), grid)
+
+
+def test_affine_grid_gradient_and_bad_arguments():
+    # the grid is linear in theta: d(sum grid * w)/d theta by finite differences
+    w = TT(np.random.default_rng(2).standard_normal((1, 2, 2, 2)))
+    check_grads(lambda t: F.affine_grid(t, [1, 1, 2, 2], align_corners=False) * w,
+                np.array([[[0.9, 0.1, 0.05], [-0.1, 0.8, 0.1]]]))
+    with pytest.raises(ValueError, match="mode"):
+        F.grid_sample(TT(np.ones((1, 1, 2, 2))), TT(np.zeros((1, 1, 1, 2))), mode="bicubic")
+    with pytest.raises(ValueError, match=r"\[N, 2, 3\]"):
+        F.affine_grid(TT(np.ones((1, 3, 3))), [1, 1, 2, 2])
