@@ -126,3 +126,19 @@ def test_fold_is_unfolds_adjoint_and_max_unpool_inverts_max_pool():
     kept = back != 0
     assert kept.sum() == 8 and np.array_equal(back[kept], img.numpy()[kept])
     check_grads(lambda t: F.max_unpool2d(t, mask, 2), pooled.numpy())
+
+
+def test_temporal_shift_and_local_response_norm():
+    x = np.arange(4 * 4, dtype="float64").reshape(4, 4, 1, 1) + 1       # N 2, T 2, C 4
+    got = F.temporal_shift(TT(x), 2, 0.25).numpy().reshape(2, 2, 4)
+    assert got.tolist() == [[[0, 6, 3, 4], [1, 0, 7, 8]],
+                            [[0, 14, 11, 12], [9, 0, 15, 16]]]            # Paddle 3.3.1's rule
+    assert F.temporal_shift(TT(x), 1, 0.25).numpy().reshape(4, 4)[:, :2].tolist() == [[0, 0]] * 4
+    check_grads(lambda t: F.temporal_shift(t, 2, 0.25) * TT(np.linspace(1, 2, 16).reshape(
+        4, 4, 1, 1)), x)
+    v = np.random.default_rng(9).standard_normal((1, 4, 2))
+    sq = np.pad(v * v, ((0, 0), (1, 1), (0, 0)))
+    window = sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:]
+    np.testing.assert_allclose(F.local_response_norm(TT(v), 3, alpha=0.3).numpy(),
+                               v / (1.0 + 0.1 * window) ** 0.75, rtol=1e-12)
+    check_grads(lambda t: F.local_response_norm(t, 3, alpha=0.5), v)

@@ -162,7 +162,18 @@ MaxUnPool2D = _unpool_layer("MaxUnPool2D", X.max_unpool2d, "NCHW")
 MaxUnPool3D = _unpool_layer("MaxUnPool3D", X.max_unpool3d, "NCDHW")
 
 
-NAMES = {"MaxUnPool1D": MaxUnPool1D, "MaxUnPool2D": MaxUnPool2D, "MaxUnPool3D": MaxUnPool3D,
+class LocalResponseNorm(Layer):
+    def __init__(self, size: int, alpha: float = 0.0001, beta: float = 0.75, k: float = 1.0,
+                 data_format: str = "NCHW", name: str | None = None) -> None:
+        super().__init__()
+        self._args = (size, alpha, beta, k, data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return X.local_response_norm(x, *self._args)
+
+
+NAMES = {"LocalResponseNorm": LocalResponseNorm, "MaxUnPool1D": MaxUnPool1D,
+         "MaxUnPool2D": MaxUnPool2D, "MaxUnPool3D": MaxUnPool3D,
          "Fold": Fold, "RReLU": RReLU, "LPPool1D": LPPool1D, "LPPool2D": LPPool2D,
          "LPPool1d": LPPool1D, "LPPool2d": LPPool2D, "Bilinear": Bilinear,
          "MultiMarginLoss": MultiMarginLoss,

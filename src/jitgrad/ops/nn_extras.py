@@ -22,7 +22,8 @@ from .shape import reshape, transpose
 NAMES = ["logsigmoid", "swiglu", "rms_norm", "pixel_unshuffle", "channel_shuffle",
          "zeropad2d", "sequence_mask", "dropout2d", "dropout3d", "alpha_dropout",
          "feature_alpha_dropout", "dropout1d", "gumbel_softmax", "rrelu", "lp_pool1d",
-         "lp_pool2d", "fold", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
+         "lp_pool2d", "fold", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+         "temporal_shift", "local_response_norm"]
 
 logsigmoid = log_sigmoid
 
@@ -332,3 +333,70 @@ def max_unpool3d(x: Tensor, indices: Any, kernel_size: Any, stride: Any = None,
                  name: str | None = None) -> Tensor:
     return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 3,
                        "max_unpool3d")
+
+
+def temporal_shift(x: Tensor, seg_num: int, shift_ratio: float = 0.25, name: str | None = None,
+                   data_format: str = "NCHW") -> Tensor:
+    """TSM's shift of [N * T, C, H, W] (T = seg_num): the first C * shift_ratio channels
+    take the previous frame's values, the next as many the next frame's (zeros past the
+    ends), the rest stay."""
+    from .creation import zeros
+    from .indexing import concat
+    from .shape import getitem
+    x, last = _channels_first(x, data_format, "temporal_shift")
+    NT, C, H, W = x.shape
+    if seg_num <= 0 or NT % seg_num:
+        raise ValueError(f"temporal_shift: the batch ({NT}) must divide by seg_num ({seg_num})")
+    N, T, c1 = NT // seg_num, seg_num, int(C * shift_ratio)
+    v = reshape(x, [N, T, C, H, W])
+    if c1 == 0 or T == 1:
+        parts = [v] if c1 == 0 else \
+            [zeros([N, T, 2 * c1, H, W], x._data.dtype), getitem(v, (slice(None), slice(None),
+                                                                       slice(2 * c1, None)))]
+        return _back(reshape(concat(parts, axis=2) if len(parts) > 1 else v, [NT, C, H, W]),
+                     last)
+    pad = zeros([N, 1, c1, H, W], x._data.dtype)
+    ch = (slice(None), slice(None))
+    back = concat([pad, getitem(v, (slice(None), slice(0, T - 1), slice(0, c1)))], axis=1)
+    fwd = concat([getitem(v, (slice(None), slice(1, T), slice(c1, 2 * c1))), pad], axis=1)
+    rest = getitem(v, ch + (slice(2 * c1, None),))
+    return _back(reshape(concat([back, fwd, rest], axis=2), [NT, C, H, W]), last)
+
+
+def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float = 0.75,
+                        k: float = 1.0, data_format: str = "NCHW",
+                        name: str | None = None) -> Tensor:
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta, the window
+    [c - size // 2, c + (size - 1) // 2] zero-padded at the ends (Paddle's formula)."""
+    from .indexing import concat
+    from .creation import zeros
+    from .shape import getitem
+    require_float(x, "local_response_norm")
+    fmt = data_format.upper()
+    if fmt not in ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC"):
+        raise ValueError(f"local_response_norm: unsupported data_format {data_format!r}")
+    if x.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input, but got {x.ndim} "
+                         f"dimensions")
+    if size <= 0:
+        raise ValueError(f"local_response_norm: size must be positive, got {size}")
+    last = fmt.endswith("C")
+    if last:
+        x = transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
+    C = x.shape[1]
+    sq = x * x
+    before, after = size // 2, (size - 1) // 2
+    shape = list(x.shape)
+    parts = [zeros(shape[:1] + [before] + shape[2:], x._data.dtype)] if before else []
+    parts.append(sq)
+    if after:
+        parts.append(zeros(shape[:1] + [after] + shape[2:], x._data.dtype))
+    padded = concat(parts, axis=1) if len(parts) > 1 else sq
+    total = None
+    for j in range(size):
+        part = getitem(padded, (slice(None), slice(j, j + C)))
+        total = part if total is None else total + part
+    out = x / (total * (alpha / size) + k) ** beta
+    if last:
+        out = transpose(out, [0] + list(range(2, out.ndim)) + [1])
+    return out
