@@ -67,6 +67,9 @@ __all__ += sorted(_EXTRA)
 from .resampling_layers import NAMES as _RESAMPLING  # noqa: E402
 globals().update(_RESAMPLING)
 __all__ += sorted(_RESAMPLING)
+from .loss_layers_more import NAMES as _LOSS_LAYERS_MORE  # noqa: E402
+globals().update(_LOSS_LAYERS_MORE)
+__all__ += sorted(_LOSS_LAYERS_MORE)
 # Paddle 3.3.1's torch-style names for the same classes
 ModuleList, ModuleDict, Silu = LayerList, LayerDict, SiLU  # noqa: F405
 AdaptiveMaxPool1d, AdaptiveMaxPool2d = AdaptiveMaxPool1D, AdaptiveMaxPool2D  # noqa: F405

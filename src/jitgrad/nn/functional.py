@@ -61,7 +61,10 @@ scaled_dot_product_attention = _check_tensor_args(scaled_dot_product_attention)
 __all__ += ["scaled_dot_product_attention"]
 from ..ops import grid_sample as _grid_sample  # noqa: E402
 from ..ops import losses_extra as _losses_extra, nn_extras as _nn_extras  # noqa: E402
-for _extra in (_nn_extras, _losses_extra, _grid_sample):
+from ..ops import losses_sampled as _losses_sampled, losses_seq as _losses_seq  # noqa: E402
+from ..ops import pool_fractional as _pool_fractional  # noqa: E402
+for _extra in (_nn_extras, _losses_extra, _grid_sample, _losses_seq, _losses_sampled,
+               _pool_fractional):
     globals().update({_n: getattr(_extra, _n) for _n in _extra.NAMES})
     __all__ += _extra.NAMES
 __all__ += ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
