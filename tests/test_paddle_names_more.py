@@ -334,6 +334,34 @@ def test_split_with_sizes():
         TT(np.arange(6.0)).split_with_sizes([2, 3])
 
 
+@pytest.mark.parametrize("reduce, include_self, out, d_input, d_src", [   # Paddle 3.3.1
+    ("amax", True, [5, 2.5, 3], [0, 2, 3], [0, 1, 0, 0]),
+    ("amax", False, [np.nan, 2, 3], [0, 0, 3], [0, 0, 0, 2]),
+    ("amin", True, [1, 0.5, 3], [1, 0, 3], [0, 0, 2, 0]),
+    ("amin", False, [np.nan, 0.5, 3], [0, 0, 3], [0, 0, 2, 0]),
+])
+def test_scatter_reduce_extremes_skip_a_nan_sent_and_keep_a_nan_start(reduce, include_self,
+                                                                       out, d_input, d_src):
+    x, src = leaf([1.0, 2.5, 3.0]), leaf([np.nan, 5.0, 0.5, 2.0])
+    r = paddle.scatter_reduce(x, 0, TT([0, 0, 1, 1]), src, reduce, include_self=include_self)
+    np.testing.assert_array_equal(r.numpy(), np.array(out, "float32"))
+    (r * TT([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == d_input and src.grad.tolist() == d_src
+
+
+def test_scatter_reduce_without_self_gives_a_tied_winner_the_whole_gradient():
+    # Paddle 3.3.1 gives 0.5: it counts the left-out own value 2.0 as a tied winner
+    x, src = leaf([2.0]), leaf([1.0, 2.0])
+    r = paddle.scatter_reduce(x, 0, TT([0, 0]), src, "amax", include_self=False)
+    r.sum().backward()
+    assert x.grad.tolist() == [0.0] and src.grad.tolist() == [0.0, 1.0]
+
+
+def test_scatter_reduce_extremes_of_ints_without_self():
+    r = paddle.scatter_reduce(TT([7, 7]), 0, TT([0, 0]), TT([3, 5]), "amax", include_self=False)
+    assert r.tolist() == [5, 7]
+
+
 def test_scatter_reduce_extremes_are_exact_share_ties_and_handle_infinities():
     x, src = leaf([5.0, 2.0, 3.0]), leaf([5.0, 5.0, 1.0, 2.0])
     r = paddle.scatter_reduce(x, 0, TT([0, 0, 1, 1]), src, "amax")

@@ -7,6 +7,9 @@ KNOWN = {
     "unfold": "overlapping windows: an element's gradient sums over its windows (Paddle 3.3.1 "
               "counts one of them; finite differences agree with the sum)",
     "m.unfold": "as unfold",
+    "scatter_reduce_tie_noself": "include_self=False: the left-out own value tied with the "
+                                 "winner takes no share (Paddle 3.3.1 counts it, so src's "
+                                 "gradient sums to 1/2)",
     "i0e": "i0e'(0) = 0, the mean of its one-sided slopes -1 and 1, as torch (Paddle 3.3.1: -1)",
 }
 
@@ -40,6 +43,12 @@ _idx = np.array([[0, 1, 0, 2], [2, 2, 1, 0], [1, 0, 0, 1]])
 for _red in ("sum", "prod", "mean", "amax", "amin"):
     for _inc in (True, False):
         cmp(f"scatter_reduce_{_red}_{_inc}", lambda P, a, s, r=_red, i=_inc: P.scatter_reduce(a, 1, P.to_tensor(_idx), s, r, include_self=i), [_inp, _src])
+_nan_src = np.array([np.nan, 5.0, 0.5, 2.0, 7.0, np.nan], "float32")
+for _red in ("amax", "amin"):
+    for _inc in (True, False):
+        cmp(f"scatter_reduce_nan_{_red}_{_inc}", lambda P, a, s, r=_red, i=_inc: P.scatter_reduce(a, 0, P.to_tensor([0, 0, 1, 1, 2, 2]), s, r, include_self=i), [np.array([1.0, 3.0, np.nan, 4.0], "float32"), _nan_src])
+    cmp(f"scatter_reduce_ties_{_red}", lambda P, a, s, r=_red: P.scatter_reduce(a, 0, P.to_tensor([0, 0, 0, 1]), s, r), [np.array([5.0, 1.0], "float32"), np.array([5.0, 5.0, 1.0, 1.0], "float32")])
+cmp("scatter_reduce_tie_noself", lambda P, a, s: P.scatter_reduce(a, 0, P.to_tensor([0, 0]), s, "amax", include_self=False), [np.array([2.0], "float32"), np.array([1.0, 2.0], "float32")])
 cmp("scatter_reduce_dim0", lambda P, a, s: P.scatter_reduce(a, 0, P.to_tensor(_idx[:2, :3]), s, "sum"), [_inp, _src])
 cmp("scatter_nd", lambda P, u: P.scatter_nd(P.to_tensor(np.array([[1], [2], [1]])), u, [4, 3]), [A((3, 3))])
 cmp("scatter_nd_2", lambda P, u: P.scatter_nd(P.to_tensor(np.array([[0, 1], [1, 2], [0, 1]])), u, [2, 3]), [A((3,))])

@@ -304,15 +304,64 @@ def masked_select(x: Tensor, mask: Any, name: str | None = None) -> Tensor:
 
 # ---- writing into positions: put_flat (put_along_axis, __setitem__) ------------------------
 
+# put_flat's extremes: each position takes the largest (smallest) of its own value and the
+# values sent to it; the "_src" forms leave its own value out (scatter_reduce's include_self)
+_EXTREMES = ("amax", "amin", "amax_src", "amin_src")
+
+
+def _put_extreme(out: np.ndarray, idx: np.ndarray, v: np.ndarray, reduce: str) -> None:
+    """Paddle 3.3.1's rule, in place: start from the position's own value (for "_src", the
+    first value sent there), then take each value sent that is greater (smaller). A NaN
+    sent never wins, and a NaN start stays (so the result is NaN just where the start is)."""
+    flat, big = out.reshape(-1), reduce.startswith("amax")
+    if reduce.endswith("_src"):
+        targets, first = np.unique(idx, return_index=True)
+        flat[targets] = v[first]
+    if out.dtype.kind != "f":
+        (np.maximum if big else np.minimum).at(flat, idx, v)
+        return
+    starts_nan = np.flatnonzero(np.isnan(flat))
+    (np.fmax if big else np.fmin).at(flat, idx, v)
+    flat[starts_nan] = np.nan
+
+
 def _put_forward(x, v, idx, reduce):
     out = np.array(x, copy=True)        # an ndarray even for a 0-d input: reshape is a view
     if reduce == "add":
         np.add.at(out.reshape(-1), idx, v.reshape(-1))
     elif reduce == "multiply":
         np.multiply.at(out.reshape(-1), idx, v.reshape(-1))
+    elif reduce in _EXTREMES:
+        _put_extreme(out, idx, v.reshape(-1), reduce)
     else:
         out.reshape(-1)[idx] = v.reshape(-1)
     return out
+
+
+def _extreme_weights(out: np.ndarray, x: np.ndarray, v: np.ndarray, idx: np.ndarray,
+                     reduce: str) -> tuple[np.ndarray, np.ndarray]:
+    """put_flat's extremes are linear once the winners are known: each position's k tied
+    winners (its own value among them unless left out) get weight 1 / k, the others 0 (a NaN
+    result: none wins, as in Paddle); an untouched position keeps its value (weight 1).
+    Returns (x's weights, v's weights). (Paddle 3.3.1 counts a left-out own value tied with
+    the winner in k, so the sent values' weights sum to less than 1: README.)"""
+    dt, best = out.dtype, out.reshape(-1)
+    win_src = v.reshape(-1) == best[idx]
+    targeted = np.zeros(best.size, bool)
+    targeted[idx] = True
+    win_self = targeted & (x.reshape(-1) == best) if not reduce.endswith("_src") else \
+        np.zeros(best.size, bool)
+    k = np.maximum(np.bincount(idx, weights=win_src, minlength=best.size) + win_self, 1)
+    w_self = np.where(targeted, win_self / k, 1.0)
+    return w_self.astype(dt).reshape(out.shape), (win_src / k[idx]).astype(dt)
+
+
+def _put_save(out, x, v, idx, reduce):
+    if reduce == "add":
+        return None, None
+    if reduce in _EXTREMES:
+        return _extreme_weights(out, x, v, idx, reduce)
+    return _kept_mask(x.shape, idx, out.dtype), _written_mask(idx, out.dtype)
 
 
 def _kept_mask(shape: tuple, idx: np.ndarray, dtype) -> np.ndarray:
@@ -336,7 +385,8 @@ def _written_mask(idx: np.ndarray, dtype) -> np.ndarray:
 
 def _put_transpose(n, idx, reduce):
     """put_flat is linear in (x, v): x's gradient is g where x was kept, v's the values of
-    g it landed on (take_flat), each masked for 'assign' (the saved masks; see _written_mask)."""
+    g it landed on (take_flat), each masked for 'assign' (the saved masks; see _written_mask)
+    or weighted for the extremes (the saved winners' weights; see _extreme_weights)."""
     kept, written = n.saved
     gv = step(take_flat_op, idx=idx, shape=n.ins[1])
     if reduce == "add":                 # every value lands, nothing of x is overwritten
@@ -347,14 +397,18 @@ def _put_transpose(n, idx, reduce):
 put_flat_op = linear(
     "put_flat", grad_reads=(), bound_attrs=("idx",),
     forward=_put_forward, nin=2, transpose=_put_transpose,
-    save=lambda out, x, v, idx, reduce: (None, None) if reduce == "add" else (
-        _kept_mask(x.shape, idx, out.dtype), _written_mask(idx, out.dtype)),
+    save=_put_save,
     cases=({"shapes": ((6,), (3,)), "attrs": {"idx": np.array([0, 4, 2]), "reduce": "assign"}},
            {"shapes": ((5,), (5,)), "attrs": {"idx": np.array([3, 1, 3, 0, 3]),
                                                "reduce": "assign"}},
            {"shapes": ((2, 3), (2, 2)), "attrs": {"idx": np.array([0, 1, 1, 5]),
                                                    "reduce": "add"}},
-           {"shapes": ((), (1,)), "attrs": {"idx": np.array([0]), "reduce": "assign"}}))
+           {"shapes": ((), (1,)), "attrs": {"idx": np.array([0]), "reduce": "assign"}},
+           # the extremes: linear once the winners are chosen
+           {"shapes": ((6,), (4,)), "attrs": {"idx": np.array([0, 4, 0, 2]), "reduce": "amax"},
+            "piecewise": True},
+           {"shapes": ((2, 3), (4,)), "attrs": {"idx": np.array([5, 1, 1, 0]),
+                                                 "reduce": "amin_src"}, "piecewise": True}))
 
 
 def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assign") -> Tensor:

@@ -12,7 +12,6 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
-from . import reduce as R
 from .composites import scatter_nd_add
 from .core import const
 from .creation import zeros
@@ -62,7 +61,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
     """input with each element that index names along dim replaced by the reduction
     ('sum', 'prod', 'mean', 'amax', 'amin') of the src elements sent there, and of its own
     value when include_self. Elements no index names keep their value. amax / amin's ties
-    share the gradient equally (as max does here)."""
+    share the gradient equally (as max does here); prod is a gathered table's product."""
     if reduce not in _REDUCTIONS:
         raise ValueError(f"scatter_reduce: reduce must be one of {', '.join(_REDUCTIONS)}, "
                          f"got {reduce!r}")
@@ -77,10 +76,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
         counts[hit] += 1.0 if include_self else 0.0
         counts[~hit] = 1.0
         return total / const(counts.reshape(input._data.shape), input._data.dtype)
-    if reduce != "prod":
-        fast = _extreme_by_weights(input, pos, vals, reduce, include_self)
-        if fast is not None:
-            return fast
+    if reduce != "prod":                # one put_flat node, its winners' weights saved
+        return put_flat(input, pos, vals, reduce if include_self else reduce + "_src")
     targets, group = np.unique(pos, return_inverse=True)
     group = group.ravel()
     if include_self:        # each target's own value is one more member of its group
@@ -93,40 +90,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
     members = np.full((len(targets), int(counts.max()) if len(targets) else 0), -1, np.int64)
     members[group[order], rank] = order
     pad = members < 0
-    fill = {"prod": 1.0, "amax": -np.inf, "amin": np.inf}[reduce]
-    table = E.where(Tensor._make(pad), fill, _take(vals, np.where(pad, 0, members)))
-    pick = {"prod": lambda t: prod(t, axis=1), "amax": lambda t: R.max(t, 1),
-            "amin": lambda t: R.min(t, 1)}[reduce]
-    return put_flat(input, targets, pick(table), "assign")
-
-
-def _extreme_by_weights(input: Tensor, pos: np.ndarray, vals: Tensor, reduce: str,
-                        include_self: bool) -> Tensor | None:
-    """amax / amin as a weighted sum, each of a target's k tied winners weighted 1 / k
-    (losers 0), and the exact extreme restored by adding its difference from that sum (a few
-    ulp, so exact by Sterbenz's lemma): four nodes where the gathered table took twelve.
-    None when a value is not finite (inf - inf would be nan)."""
-    xd, vd = input._data.reshape(-1), vals._data
-    if not (np.isfinite(xd).all() and np.isfinite(vd).all()):
-        return None
-    size, dt = xd.size, xd.dtype
-    targeted = np.zeros(size, bool)
-    targeted[pos] = True
-    best = xd.astype(np.float64, copy=True)
-    if not include_self:
-        best[pos] = -np.inf if reduce == "amax" else np.inf
-    (np.maximum if reduce == "amax" else np.minimum).at(best, pos, vd)
-    best = best.astype(dt)
-    win_src = vd == best[pos]
-    win_self = targeted & (xd == best) if include_self else np.zeros(size, bool)
-    k = np.bincount(pos, weights=win_src, minlength=size) + win_self
-    w_src = win_src / k[pos]
-    w_self = np.where(targeted, win_self / np.maximum(k, 1), 1.0)
-    shape = list(input.shape)
-    y = put_flat(input * const(w_self.reshape(input._data.shape), dt), pos.reshape(-1),
-                 vals * const(w_src, dt), "add")
-    exact = np.where(targeted, best, xd).reshape(input._data.shape)
-    return y + const((exact - y._data).reshape(shape), dt)
+    table = E.where(Tensor._make(pad), 1.0, _take(vals, np.where(pad, 0, members)))
+    return put_flat(input, targets, prod(table, axis=1), "assign")
 
 
 def scatter_nd(index: Any, updates: Tensor, shape: Sequence[int], name: str | None = None
