@@ -238,6 +238,8 @@ def dot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     if x.shape != y.shape or x.ndim not in (1, 2):
         raise ValueError(f"dot needs two 1-D or 2-D tensors of the same shape, got {x.shape} "
                          f"and {y.shape}")
+    if x.ndim == 1 and x._data.dtype.kind == "f":
+        return matmul(x, y)             # one node, one BLAS call
     return R.sum(x * y, axis=-1)
 
 

@@ -146,10 +146,23 @@ min_op = weighted_reduction(
 
 
 def _reduce(op, x: Tensor, axis: Any, keepdim: bool) -> Tensor:
+    if type(axis) is int and type(keepdim) is bool:     # sum(x, -1): the checked attributes
+        key = (axis, len(x._data.shape), keepdim)       # of one int axis, made once
+        attrs = _INT_AXIS_ATTRS.get(key)
+        if attrs is None:
+            axes = norm_axis(axis, key[1])
+            attrs = _INT_AXIS_ATTRS[key] = {"axes": None if key[1] == 0 else axes,
+                                            "keepdim": keepdim}
+        return apply_xy(op, x, None, attrs)
     if not isinstance(keepdim, bool):
         raise TypeError(f"keepdim must be a bool, got {keepdim!r}")
     axes = norm_axis(axis, x.ndim)
     return apply_internal(op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
+
+
+# The attributes of reductions over one int axis, by (axis, ndim, keepdim): shared dicts,
+# never written (core.NO_ATTRS)
+_INT_AXIS_ATTRS: dict = {}
 
 
 # The attributes of every full reduction's node (one dict, never written: see core.NO_ATTRS).
