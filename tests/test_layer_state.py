@@ -27,7 +27,8 @@ def test_layers_and_parameters_are_named_as_paddle_names_them():
     assert net.full_name() == "my_net_0" and other.full_name() == "linear_1"
     assert [(k, p.name) for k, p in net.named_parameters()] == [
         ("w", "my_net_0.w_0"), ("fc.weight", "linear_0.w_0"), ("fc.bias", "linear_0.b_0"),
-        ("bn.weight", "batch_norm1d_0.w_0"), ("bn.bias", "batch_norm1d_0.b_0")]
+        ("bn.weight", "batch_norm1d_0.w_0"), ("bn.bias", "batch_norm1d_0.b_0"),
+        ("bn._mean", "batch_norm1d_0.w_1"), ("bn._variance", "batch_norm1d_0.w_2")]
     assert (net.bn._mean.name, net.bn._variance.name) == ("batch_norm1d_0.w_1",
                                                           "batch_norm1d_0.w_2")
     assert free.name == "create_parameter_0.w_0"
@@ -149,7 +150,8 @@ def test_apply_visits_sublayers_first_and_buffers_lists_them():
     seen = []
     assert net.apply(lambda layer: seen.append(type(layer).__name__)) is net
     assert seen == ["Linear", "BatchNorm1D", "MyNet"]
-    assert len(net.buffers()) == 4 and len(net.buffers(include_sublayers=False)) == 2
+    # (batch norm's running statistics are parameters, not trained, in Paddle 3.3.1)
+    assert len(net.buffers()) == 2 and len(net.buffers(include_sublayers=False)) == 2
 
 
 def test_add_sublayer_and_add_parameter_check_types():

@@ -140,7 +140,7 @@ def test_spectral_norm_divides_by_the_largest_singular_value():
     w0 = lin.weight.numpy().copy()
     U.spectral_norm(lin, n_power_iterations=30)
     assert [n for n, _ in lin.named_parameters()] == ["bias", "weight_orig"]    # Paddle's
-    assert [n for n, _ in lin.named_buffers()] == ["weight_u", "weight_v"]
+    assert [n for n, _ in lin.named_buffers()] == ["weight", "weight_u", "weight_v"]
     assert lin.weight_u.shape == [4] and lin.weight_v.shape == [3]      # dim 1 for Linear
     x = TT(np.ones((2, 3), "float32"))
     lin(x)

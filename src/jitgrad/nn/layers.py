@@ -6,12 +6,10 @@ import math
 from typing import Any, Iterable
 
 from ..core.dtypes import get_default_dtype
-from ..ops import creation
 from ..ops.shape import flatten
 from ..core.tensor import Tensor
-from ..utils import unique_name
 from . import functional as F
-from .initializer import Constant, Normal
+from .initializer import Constant, Normal, ParamAttr
 from .layer import Layer
 
 
@@ -111,10 +109,11 @@ class _BatchNorm(Layer):
             [num_features], weight_attr, default_initializer=Constant(1.0))
         self.bias = None if bias_attr is False else \
             self.create_parameter([num_features], bias_attr, is_bias=True)
-        self.register_buffer("_mean", creation.zeros([num_features]))
-        self.register_buffer("_variance", creation.ones([num_features]))
-        for stat in (self._mean, self._variance):   # Paddle's names: <layer>.w_1, .w_2
-            stat.name = unique_name.generate(f"{self.full_name()}.w")
+        # The running statistics are parameters that are not trained, as in Paddle 3.3.1
+        # (in parameters() and named_parameters(), trainable False, stop_gradient True, no
+        # buffers), named <layer>.w_1 and .w_2
+        self._mean, self._variance = (self.create_parameter(
+            [num_features], ParamAttr(initializer=Constant(v), trainable=False)) for v in (0., 1.))
         self._momentum, self._epsilon, self._format = momentum, epsilon, data_format
         self._use_global_stats = use_global_stats
 

@@ -105,7 +105,7 @@ class _WeightNorm:
         return v * (g / norm)
 
     def __call__(self, layer: Layer, inputs: Any) -> None:
-        object.__setattr__(layer, self.name, self.compute(layer))
+        setattr(layer, self.name, self.compute(layer))      # (a buffer stays one)
 
 
 def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Layer:
@@ -132,6 +132,7 @@ def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Laye
         list(g_values.shape), w._data.dtype, w.name + "_g",
         default_initializer=Assign(g_values)))
     hook = _WeightNorm(name, dim)
+    layer.register_buffer(name, None, persistable=False)    # the computed weight (Paddle's)
     handle = layer.register_forward_pre_hook(hook)
     hooks = layer.__dict__.setdefault("_weight_norm_hooks", {})
     hooks[name] = (hook, handle)
@@ -149,9 +150,8 @@ def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
         w = hook.compute(layer)
     handle.remove()
     v = getattr(layer, name + "_v")
-    for suffix in ("_g", "_v"):
+    for suffix in ("_g", "_v", ""):
         delattr(layer, name + suffix)
-    object.__delattr__(layer, name)
     layer.add_parameter(name, create_parameter(
         list(w.shape), w._data.dtype, v.name[:-2] if v.name.endswith("_v") else None,
         default_initializer=Assign(w._data)))
@@ -185,7 +185,7 @@ class _SpectralNorm:
         return w / dot(u, mv(mat, v))
 
     def __call__(self, layer: Layer, inputs: Any) -> None:
-        object.__setattr__(layer, self.name, self.compute(layer, layer.training))
+        setattr(layer, self.name, self.compute(layer, layer.training))     # (a buffer)
 
 
 def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 1,
@@ -215,8 +215,8 @@ def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 
     del layer._parameters[name]
     object.__delattr__(layer, name)
     layer.add_parameter(name + "_orig", w)
+    layer.register_buffer(name, w * 1.0, persistable=False)     # the computed weight
     layer.register_buffer(name + "_u", u)
     layer.register_buffer(name + "_v", v)
     layer.register_forward_pre_hook(hook)
-    object.__setattr__(layer, name, w * 1.0)
     return layer
