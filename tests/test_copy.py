@@ -91,7 +91,7 @@ def test_deepcopy_of_a_sequential_copies_every_parameter_and_buffer():
     x = TT(np.arange(6.0, dtype="float32").reshape(2, 3))
     model(x)                                    # training mode: running stats move
     c = copy.deepcopy(model)
-    assert len(c.parameters()) == len(model.parameters()) == 8      # (batch norm: weight, bias, _mean, _variance)
+    assert len(c.parameters()) == len(model.parameters()) == 8   # (BN: w, b, _mean, _variance)
     assert all(type(p) is nn.Parameter for p in c.parameters())
     for (n1, a), (n2, b) in zip(model.state_dict().items(), c.state_dict().items()):
         assert n1 == n2 and np.array_equal(a.numpy(), b.numpy())
