@@ -459,3 +459,17 @@ def test_a_skipped_factor_under_saved_tensors_hooks_after_an_epoch_change():
     y.stop_gradient = False                 # bumps the epoch: z's node is checked again
     z.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0, 1.0] and y.grad is None
+
+
+def test_topk_returns_paddles_named_tuple():
+    r = paddle.topk(paddle.to_tensor([[3.0, 1.0, 2.0]]), 2)
+    assert type(r).__name__ == "TopKRetType" and r._fields == ("values", "indices")
+    assert r.values.tolist() == [[3.0, 2.0]] and r.indices.tolist() == [[0, 2]]
+    values, indices = r                                  # still unpacks as a pair
+    assert values is r[0] and indices is r[1]
+
+
+def test_tensor_numel_is_a_0d_int64_tensor_as_in_paddle():
+    n = paddle.ones([3, 4]).numel()
+    assert isinstance(n, paddle.Tensor) and n.shape == [] and n.dtype == paddle.int64
+    assert int(n) == 12 and paddle.numel(paddle.ones([3, 4])).item() == 12

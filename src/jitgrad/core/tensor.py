@@ -68,8 +68,9 @@ class Tensor(TensorOperators):
     def size(self) -> int:
         return int(self._data.size)
 
-    def numel(self) -> int:
-        return int(self._data.size)
+    def numel(self) -> Tensor:
+        """The number of elements, as a 0-d int64 tensor (Paddle's; `.size` is the int)."""
+        return Tensor._make(np.asarray(self._data.size, np.int64))
 
     def element_size(self) -> int:
         """Bytes per element (4 for float32), as Paddle's Tensor.element_size()."""

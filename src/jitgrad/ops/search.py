@@ -4,7 +4,7 @@ picked elements."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -115,13 +115,21 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = Tru
     return take_along_axis(x, order, axis)
 
 
+class TopKRetType(NamedTuple):
+    """topk's result, as Paddle 3.3.1 names it."""
+    values: Tensor
+    indices: Tensor
+
+
 def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool = True,
-         name: str | None = None) -> tuple[Tensor, Tensor]:
-    """(values, indices) of the k largest (or smallest) entries along axis."""
+         name: str | None = None) -> TopKRetType:
+    """(values, indices) of the k largest (or smallest) entries along axis, as Paddle's
+    named tuple."""
     if x.ndim == 0:                     # (Paddle: the value itself, index 0)
         if k != 1:
             raise ValueError(f"topk: k={k} is out of range for a 0-d tensor (k must be 1)")
-        return x * 1.0 if x._data.dtype.kind == "f" else x, _t(np.array(0, np.int64))
+        return TopKRetType(x * 1.0 if x._data.dtype.kind == "f" else x,
+                           _t(np.array(0, np.int64)))
     ax = _axis(axis, x.ndim, "topk")
     if not 0 < k <= x.shape[ax]:
         raise ValueError(f"topk: k={k} is out of range for axis {ax} of size {x.shape[ax]}")
@@ -133,10 +141,10 @@ def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool =
         idx = np.empty((rows.shape[0], k), np.int64)
         if kernels.top_indices(rows, srt, k, bool(largest), idx):
             shape = x._data.shape[:-1] + (k,)
-            return pick_rows(x, idx, shape), _t(idx.reshape(shape))
+            return TopKRetType(pick_rows(x, idx, shape), _t(idx.reshape(shape)))
     idx = argsort(x, ax, descending=largest)._data
     idx = np.take(idx, np.arange(k), axis=ax)
-    return take_along_axis(x, idx, ax), _t(idx)
+    return TopKRetType(take_along_axis(x, idx, ax), _t(idx))
 
 
 def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
