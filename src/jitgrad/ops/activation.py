@@ -10,9 +10,9 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
-from .core import apply_internal, apply_xy, const, require_float
+from .core import apply_xy, const, require_float
 from .elementwise import _sigmoid
-from .derivative import NumpyMath, numpy_function, unary
+from .derivative import NumpyMath, apply_unary, numpy_function, unary
 from .math import _erf, special_kernel
 from .shape import getitem_op, reshape
 from .registry import UNARY_CASES
@@ -32,12 +32,13 @@ def _mask(x: Tensor, m: np.ndarray) -> Tensor:
 relu6_op = unary(
     "relu6", lambda x, threshold: np.clip(x, 0, threshold).astype(x.dtype, copy=False),
     lambda m, x, out, threshold: m.mask((m.data(x) > 0) & (m.data(x) < threshold)),
-    domain=(-3.0, 8.0), cases=_cases(threshold=6.0))
+    domain=(-3.0, 8.0), cases=_cases(threshold=6.0),
+    compiled=("clamp", lambda t, threshold: (t(0), t(threshold), False, t(1), t(0))))
 
 leaky_relu_op = unary(
     "leaky_relu", lambda x, slope: np.where(x >= 0, x, slope * x).astype(x.dtype),
     lambda m, x, out, slope: m.mask(np.where(m.data(x) >= 0, 1.0, slope)),
-    cases=_cases(slope=0.1))
+    cases=_cases(slope=0.1), compiled=("leaky_relu", lambda t, slope: (t(slope), t(1))))
 
 
 def _elu_fwd(x, alpha, scale):
@@ -49,7 +50,8 @@ elu_op = unary(
     lambda m, x, out, alpha, scale: m.where(m.data(x) > 0, scale, out + scale * alpha),
     cases=_cases(alpha=1.0, scale=1.0) + (
         {"shapes": ((2, 3),), "attrs": {"alpha": 1.6732632423543772,
-                                        "scale": 1.0507009873554805}},))
+                                        "scale": 1.0507009873554805}},),
+    compiled=("elu_factor", lambda t, alpha, scale: (t(scale), t(scale * alpha))))
 
 _K = _m.sqrt(2.0 / _m.pi)
 _C = 0.044715
@@ -118,7 +120,8 @@ softsign_op = unary(
 hardtanh_op = unary(
     "hardtanh", lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
     lambda m, x, out, lo, hi: m.mask((m.data(x) > lo) & (m.data(x) < hi)),
-    cases=_cases(lo=-1.0, hi=1.0))
+    cases=_cases(lo=-1.0, hi=1.0),
+    compiled=("clamp", lambda t, lo, hi: (t(lo), t(hi), False, t(1), t(0))))
 
 
 def _hsig_mask(x, slope, offset):
@@ -130,7 +133,8 @@ hardsigmoid_op = unary(
     "hardsigmoid",
     lambda x, slope, offset: np.clip(slope * x + offset, 0, 1).astype(x.dtype),
     lambda m, x, out, slope, offset: m.mask(_hsig_mask(m.data(x), slope, offset)) * slope,
-    domain=(-5.0, 5.0), cases=_cases(slope=1 / 6, offset=0.5))
+    domain=(-5.0, 5.0), cases=_cases(slope=1 / 6, offset=0.5),
+    compiled=("hardsigmoid", lambda t, slope, offset: (t(slope), t(offset), t(1), t(0))))
 
 
 def _hswish_deriv(m, x, out):
@@ -140,7 +144,8 @@ def _hswish_deriv(m, x, out):
 
 hardswish_op = unary(
     "hardswish", lambda x: (x * np.clip(x + 3, 0, 6) / 6).astype(x.dtype), _hswish_deriv,
-    domain=(-5.0, 5.0))
+    domain=(-5.0, 5.0),
+    compiled=("hardswish", lambda t: (t(3), t(6), t(2 / 6), t(0.5), t(1), t(0))))
 
 
 def _like(x: np.ndarray, v: float) -> np.ndarray:
@@ -156,7 +161,8 @@ def _hshrink_keep(x, threshold):
 hardshrink_op = unary(
     "hardshrink", lambda x, threshold: x * _hshrink_keep(x, threshold).astype(x.dtype),
     lambda m, x, out, threshold: m.mask(_hshrink_keep(m.data(x), threshold)),
-    cases=_cases(threshold=0.5))
+    cases=_cases(threshold=0.5),
+    compiled=("hardshrink", lambda t, threshold: (t(threshold), t(1), t(0))))
 
 
 def _sshrink_fwd(x, threshold):
@@ -173,7 +179,8 @@ def _sshrink_pass(x, threshold):
 softshrink_op = unary(
     "softshrink", _sshrink_fwd,
     lambda m, x, out, threshold: m.mask(_sshrink_pass(m.data(x), threshold)),
-    cases=_cases(threshold=0.5))
+    cases=_cases(threshold=0.5),
+    compiled=("softshrink", lambda t, threshold: (t(threshold), t(1), t(0))))
 
 
 def _celu_fwd(x, alpha):
@@ -204,7 +211,9 @@ thresholded_relu_op = unary(
                                          _like(x, value)),
     lambda m, x, out, threshold, value: m.mask(_trelu_pass(m.data(x), threshold)),
     domain=(-1.0, 3.0), cases=_cases(threshold=1.0, value=0.0) + (
-        {"shapes": ((2, 3),), "attrs": {"threshold": -0.5, "value": 2.0}},))
+        {"shapes": ((2, 3),), "attrs": {"threshold": -0.5, "value": 2.0}},),
+    compiled=("thresholded_relu",
+              lambda t, threshold, value: (t(threshold), t(value), t(1), t(0))))
 
 
 log_sigmoid_op = unary(
@@ -218,7 +227,7 @@ log_sigmoid_op = unary(
 
 def _f(x: Tensor, op, **attrs) -> Tensor:
     require_float(x, op.name)
-    return apply_internal(op, x, **attrs)
+    return apply_unary(op, x, attrs)
 
 
 def relu6(x: Tensor, name: str | None = None) -> Tensor:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import factor_kernels as FK
-from .core import const
+from .core import apply_internal, apply_xy, compiled_kernels, const
 from .registry import OpDef, defop
 
 _ndarray = np.ndarray
@@ -120,6 +120,35 @@ def unary(name: str, forward: Callable, deriv: Callable,
     """A unary op from its forward and its derivative `deriv(m, x, out, **attrs)` (above).
     numpy's nan/inf warnings are off (quiet): Paddle returns such values silently."""
     return _defop(name, forward, (deriv,), domain, cases, extra)
+
+
+_COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
+    """apply_internal(op, x, **attrs), for a unary op whose forward saves its derivative
+    factor. An op declaring `compiled=(kernel, args)` (vm/forward_activation.py's kernel,
+    `args(dtype scalar type, **attrs)` its scalar arguments) gets its output and that
+    factor from one compiled pass, once Numba is loaded (the backward loads it), for float32
+    and float64: the same values as its numpy forward and its `deriv` on arrays."""
+    found = op.extra.get("compiled")
+    d = x._data
+    if found is None or d.dtype not in _COMPILED_DTYPES:
+        return apply_internal(op, x, **attrs)
+    kernels = compiled_kernels("forward_activation")
+    if kernels is None:
+        return apply_internal(op, x, **attrs)
+    kernel, args = found
+    if not d.flags.c_contiguous:
+        d = np.ascontiguousarray(d)
+    factor = np.empty(d.shape, d.dtype)
+    if kernel.endswith("_factor"):      # the factor alone, from the numpy forward's output
+        out = op.forward(d, **attrs)
+    else:
+        out = np.empty(d.shape, d.dtype)
+    getattr(kernels, kernel)(d.reshape(-1), out.reshape(-1), factor.reshape(-1),
+                             *args(d.dtype.type, **attrs))
+    return apply_xy(op, x, None, attrs, out, (factor,))
 
 
 def binary(name: str, forward: Callable, dx: Callable, dy: Callable,

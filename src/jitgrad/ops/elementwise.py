@@ -13,7 +13,7 @@ import numpy as np
 from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
                    compiled_kernels, const, float_input, tensor_arg_error)
-from .derivative import binary, numpy_function, unary
+from .derivative import apply_unary, binary, numpy_function, unary
 from .linear import linear, step
 from .registry import OpDef
 from ..core import dtypes
@@ -135,7 +135,8 @@ clip_op = unary(
     "clip", lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
     lambda m, x, out, lo, hi: m.mask((m.data(x) >= lo) & (m.data(x) <= hi)), quiet=False,
     cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
-           {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}))
+           {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}),
+    compiled=("clamp", lambda t, lo, hi: (t(lo), t(hi), True, t(1), t(0))))
 
 cast_op = linear(
     "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
@@ -251,7 +252,7 @@ def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tenso
     hi = np.inf if max is None else float(max)
     if lo > hi:
         raise ValueError(f"clip: min ({lo}) is larger than max ({hi})")
-    return apply_internal(clip_op, x, lo=lo, hi=hi)
+    return apply_unary(clip_op, x, {"lo": lo, "hi": hi})
 
 
 def astype(x: Tensor, dtype: Any) -> Tensor:

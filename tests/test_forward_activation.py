@@ -1,0 +1,92 @@
+"""vm/forward_activation.py's kernels give, in one pass, what the numpy forward and the
+saved derivative factor give (ops/derivative.py's apply_unary): bit for bit, signed zeros,
+NaN, infinities and every boundary included."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad.ops import derivative
+from jitgrad.ops.registry import REGISTRY
+
+COMPILED = sorted(name for name, op in REGISTRY.items() if op.extra.get("compiled"))
+
+# the attributes of each compiled op, the defaults and others that move the boundaries
+ATTRS = {
+    "clip": [{"lo": -0.5, "hi": 0.7}, {"lo": 0.0, "hi": 0.0}, {"lo": -np.inf, "hi": 0.1}],
+    "elu": [{"alpha": 1.0, "scale": 1.0},
+            {"alpha": 1.6732632423543772, "scale": 1.0507009873554805}],
+    "hardshrink": [{"threshold": 0.5}, {"threshold": 0.0}],
+    "hardsigmoid": [{"slope": 1 / 6, "offset": 0.5}, {"slope": -0.2, "offset": 0.3}],
+    "hardswish": [{}],
+    "hardtanh": [{"lo": -1.0, "hi": 1.0}, {"lo": -0.1, "hi": 0.3}],
+    "leaky_relu": [{"slope": 0.01}, {"slope": -0.3}, {"slope": 0.0}],
+    "relu6": [{"threshold": 6.0}, {"threshold": 0.1}],
+    "softshrink": [{"threshold": 0.5}, {"threshold": 0.0}],
+    "thresholded_relu": [{"threshold": 1.0, "value": 0.0}, {"threshold": -0.5, "value": 2.0}],
+}
+
+
+def test_the_compiled_ops():
+    assert COMPILED == sorted(ATTRS)
+
+
+def _inputs(dtype):
+    t = np.dtype(dtype).type
+    edges = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 3.0, -3.0, 6.0, 1.0, -1.0, 0.5,
+             -0.5, 0.7, 0.1, -0.1, 0.3, 2.0, -2.0, 1e-30, -1e-30, 1e30, -1e30]
+    near = [np.nextafter(t(v), t(np.inf)) for v in edges if np.isfinite(v)] + \
+        [np.nextafter(t(v), t(-np.inf)) for v in edges if np.isfinite(v)]
+    rng = np.random.default_rng(0)
+    return np.concatenate([np.array(edges + near, dtype),
+                           rng.uniform(-8, 8, 300).astype(dtype)]).reshape(-1, 1)
+
+
+def _same_bits(a, b):
+    np.testing.assert_array_equal(a, b)             # (NaN matches NaN)
+    assert np.array_equal(np.signbit(a), np.signbit(b))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _numba_loaded():
+    paddle.warmup(quiet=True)           # the kernels run once the interpreter is loaded
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", COMPILED)
+def test_kernel_gives_the_numpy_forward_and_factor_bit_for_bit(name, dtype):
+    op = REGISTRY[name]
+    x = _inputs(dtype)
+    for attrs in ATTRS[name]:
+        leaf = paddle.to_tensor(x, stop_gradient=False)
+        with np.errstate(all="ignore"):
+            y = derivative.apply_unary(op, leaf, dict(attrs))
+            want_out = op.forward(x, **attrs)
+            (want_factor,) = op.save((True,), want_out, x, **attrs)
+        _same_bits(y._data, want_out)
+        _same_bits(y._node.saved[0], want_factor)
+        assert y._node.saved[0].dtype == x.dtype
+
+
+def test_a_compiled_activation_trains_as_the_numpy_one():
+    x = paddle.to_tensor(np.linspace(-4, 4, 12, dtype="float32").reshape(3, 4),
+                         stop_gradient=False)
+    for f in (paddle.nn.functional.hardswish, paddle.nn.functional.leaky_relu,
+              lambda t: paddle.clip(t, -1.0, 2.0)):
+        grads = []
+        for _ in range(3):              # fresh graphs: interpreted, then the cached program
+            x.clear_grad()
+            (f(x) * paddle.arange(12, dtype="float32").reshape([3, 4])).sum().backward()
+            grads.append(x.grad.numpy())
+        want = paddle.grad((f(x) * paddle.arange(12, dtype="float32").reshape([3, 4])).sum(),
+                           x, create_graph=True)[0].numpy()     # the ops-level rule
+        for g in grads:
+            np.testing.assert_array_equal(g, want)
+
+
+def test_a_non_contiguous_input_is_copied_first():
+    base = paddle.to_tensor(np.arange(-6.0, 6.0, dtype="float32").reshape(3, 4))
+    t = base.transpose([1, 0])
+    y = paddle.nn.functional.leaky_relu(t, 0.5)
+    np.testing.assert_array_equal(y.numpy(), np.where(t.numpy() >= 0, t.numpy(),
+                                                      np.float32(0.5) * t.numpy()))
