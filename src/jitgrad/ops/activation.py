@@ -80,7 +80,8 @@ def _gelu_deriv(m, x, out, approximate):
 
 
 gelu_op = unary("gelu", _gelu_fwd, _gelu_deriv,
-                cases=_cases(approximate=False) + _cases(approximate=True)[:3])
+                cases=_cases(approximate=False) + _cases(approximate=True)[:3],
+                compiled=("gelu", lambda t, approximate: None if approximate else ()))
 
 
 def _silu_deriv(m, x, out):
@@ -88,7 +89,8 @@ def _silu_deriv(m, x, out):
     return s + x * s * (1.0 - s)
 
 
-silu_op = unary("silu", lambda x: (x * _sigmoid(x)).astype(x.dtype), _silu_deriv)
+silu_op = unary("silu", lambda x: (x * _sigmoid(x)).astype(x.dtype), _silu_deriv,
+                compiled=("silu", lambda t: (t(1), t(0)), lambda x: (np.exp(-np.abs(x)),)))
 
 
 def _softplus_fwd(x, beta, threshold):

@@ -127,18 +127,20 @@ _COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
     """apply_internal(op, x, **attrs), for a unary op whose forward saves its derivative
-    factor. An op declaring `compiled=(kernel, args)` (vm/forward_activation.py's kernel,
-    `args(dtype scalar type, **attrs)` its scalar arguments) gets its output and that
-    factor from one compiled pass, once Numba is loaded (the backward loads it), for float32
-    and float64: the same values as its numpy forward and its `deriv` on arrays."""
+    factor. An op declaring `compiled=(kernel, args[, arrays])` gets its output and that
+    factor from one compiled pass once Numba is loaded (the backward loads it), for float32
+    and float64: vm/forward_activation.py's `kernel(x, out, factor, *arrays(x), *args(t,
+    **attrs))`, t x's scalar type (args None: no kernel for these attributes). The kernels
+    give the values of the op's numpy forward and of its `deriv` on arrays, bit for bit."""
     found = op.extra.get("compiled")
     d = x._data
     if found is None or d.dtype not in _COMPILED_DTYPES:
         return apply_internal(op, x, **attrs)
     kernels = compiled_kernels("forward_activation")
-    if kernels is None:
+    scalars = None if kernels is None else found[1](d.dtype.type, **attrs)
+    if scalars is None:
         return apply_internal(op, x, **attrs)
-    kernel, args = found
+    kernel = found[0]
     if not d.flags.c_contiguous:
         d = np.ascontiguousarray(d)
     factor = np.empty(d.shape, d.dtype)
@@ -146,8 +148,9 @@ def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
         out = op.forward(d, **attrs)
     else:
         out = np.empty(d.shape, d.dtype)
+    arrays = found[2](d) if len(found) > 2 else ()
     getattr(kernels, kernel)(d.reshape(-1), out.reshape(-1), factor.reshape(-1),
-                             *args(d.dtype.type, **attrs))
+                             *[a.reshape(-1) for a in arrays], *scalars)
     return apply_xy(op, x, None, attrs, out, (factor,))
 
 

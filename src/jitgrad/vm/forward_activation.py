@@ -11,12 +11,21 @@ caller passes every constant as a scalar of that dtype), with numpy's clip seman
 (max(a, b) is `a if a > b else b`, NaN kept). No fastmath (it would fold signed zeros).
 Like vm/forward.py, they run only once the backward interpreter has imported Numba.
 `elu_factor` is the factor alone, from x and the forward's output (elu's forward keeps
-numpy's expm1).
+numpy's expm1). Transcendentals stay numpy's (its SIMD exp is not the C library's, and
+Numba has no vector math here): silu gets exp(-|x|) from numpy and does the rest; the
+exact gelu is vm/forward_special.py's two kernels (erf, exp in float64) in one loop.
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ._numba import jit
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 @jit(fastmath=False)
@@ -110,3 +119,26 @@ def elu_factor(x, out, d, scale, scaled_alpha):  # pragma: no cover - compiled
     """scale where x > 0, else out + scale * alpha (elu's and selu's derivative)."""
     for i in range(x.size):
         d[i] = scale if x[i] > 0 else out[i] + scaled_alpha
+
+
+@jit(fastmath=False)
+def silu(x, out, d, e, one, zero):  # pragma: no cover - compiled
+    """x sigmoid(x) and its slope s + x s (1 - s), s = sigmoid(x) from e = exp(-|x|) as
+    ops/elementwise.py's _sigmoid: max(e, x >= 0) / (e + 1)."""
+    for i in range(x.size):
+        v = x[i]
+        ei = e[i]
+        s = (one if v >= zero else ei) / (ei + one)
+        out[i] = v * s
+        d[i] = s + v * s * (one - s)
+
+
+@jit(fastmath=False)
+def gelu(x, out, d):  # pragma: no cover - compiled
+    """The exact gelu x Phi(x) and its slope Phi(x) + x phi(x), in float64 as
+    vm/forward_special.py's gelu and gelu_deriv (one erf for both)."""
+    for i in range(x.size):
+        v = np.float64(x[i])
+        f = math.erf(v * _SQRT1_2)
+        out[i] = 0.5 * v * (1.0 + f)
+        d[i] = 0.5 * (1.0 + f) + v * math.exp(-0.5 * v * v) * _INV_SQRT_2PI
