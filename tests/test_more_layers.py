@@ -82,3 +82,16 @@ def test_transposed_conv_layers_use_paddles_weight_layout():
     assert paddle.nn.Conv1DTranspose(3, 2, 4, stride=3).weight.shape == [3, 2, 4]
     with pytest.raises(ValueError, match="divide by groups"):
         paddle.nn.Conv2DTranspose(3, 4, 3, groups=2)
+
+
+def test_dropout_takes_inplace_in_paddles_position():
+    d = paddle.nn.Dropout(0.5, True)                  # (p, inplace, axis, mode, name)
+    assert d.inplace and d.axis is None and d.mode == "upscale_in_train"
+    paddle.seed(1)
+    x = paddle.ones([2, 3])
+    y = paddle.nn.functional.dropout(x, 0.5, None, True, True)   # (x, p, axis, training,
+    assert y is x and set(np.unique(x.numpy())) <= {0.0, 2.0}    # inplace, ...)
+    leaf = paddle.ones([2], dtype="float32")
+    leaf.stop_gradient = False
+    with pytest.raises(ValueError, match="in place"):
+        paddle.nn.functional.dropout(leaf, 0.5, inplace=True)

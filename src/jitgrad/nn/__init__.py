@@ -13,13 +13,11 @@ from .function_layers import (AdaptiveAvgPool1D, AdaptiveMaxPool1D, AdaptiveMaxP
                               ReLU, ReLU6, SELU, Sigmoid, SiLU, SmoothL1Loss, SoftMarginLoss,
                               Softmax, Softplus, Softshrink, Softsign, Swish, Tanh, Tanhshrink,
                               ThresholdedReLU, TripletMarginLoss)
-from .layers import (AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D, Conv1D,
+from .layers import (AdaptiveAvgPool2D, AvgPool2D, BatchNorm, BatchNorm1D, BatchNorm2D, Conv1D,
                      Conv1DTranspose, Conv2D, Conv2DTranspose, Dropout, Embedding, Flatten,
                      Identity, InstanceNorm1D, InstanceNorm2D, LayerList, LayerNorm, Linear,
                      MaxPool2D, PReLU, Sequential)
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-
-BatchNorm = BatchNorm2D
 
 __all__ = ["functional", "initializer", "ParamAttr", "Layer", "Parameter", "create_parameter",
            "ELU", "GELU", "SELU", "AdaptiveAvgPool2D", "AvgPool2D", "BatchNorm", "BatchNorm1D",

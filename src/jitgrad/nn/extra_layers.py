@@ -7,26 +7,40 @@ from typing import Any, Callable
 from ..core.tensor import Tensor
 from ..ops import losses_extra as LX
 from ..ops import nn_extras as X
+from ..core.dtypes import get_default_dtype
 from .layer import Layer
+from .layer_repr import name_suffix, pool_repr
+
+
+def _format_suffix(data_format: str, name: Any) -> str:
+    """Paddle's vision layers: data_format when not NCHW, then name when given."""
+    s = "" if data_format == "NCHW" else f", data_format={data_format}"
+    return s if name is None else s + f", name={name}"
 
 
 class PixelUnshuffle(Layer):
     def __init__(self, downscale_factor: int, data_format: str = "NCHW",
                  name: str | None = None) -> None:
         super().__init__()
-        self._factor, self._format = downscale_factor, data_format
+        self._factor, self._format, self._name = downscale_factor, data_format, name
 
     def forward(self, x: Tensor) -> Tensor:
         return X.pixel_unshuffle(x, self._factor, self._format)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self._factor}{_format_suffix(self._format, self._name)}"
 
 
 class ChannelShuffle(Layer):
     def __init__(self, groups: int, data_format: str = "NCHW", name: str | None = None) -> None:
         super().__init__()
-        self._groups, self._format = groups, data_format
+        self._groups, self._format, self._name = groups, data_format, name
 
     def forward(self, x: Tensor) -> Tensor:
         return X.channel_shuffle(x, self._groups, self._format)
+
+    def extra_repr(self) -> str:
+        return f"groups={self._groups}{_format_suffix(self._format, self._name)}"
 
 
 class _Dropout(Layer):
@@ -41,11 +55,16 @@ class _Dropout(Layer):
         if not 0 <= p <= 1:
             raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
         self.p, self._format = p, data_format or self.default_format
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
         if self._format is None:
             return self.fn(x, self.p, training=self.training)
         return self.fn(x, self.p, training=self.training, data_format=self._format)
+
+    def extra_repr(self) -> str:
+        fmt = "" if self._format is None else f", data_format={self._format}"
+        return f"p={self.p}{fmt}{name_suffix(self._name)}"
 
 
 class Dropout2D(_Dropout):
@@ -62,7 +81,7 @@ class AlphaDropout(_Dropout):
     default_format = None
 
     def __init__(self, p: float = 0.5, name: str | None = None) -> None:
-        super().__init__(p)
+        super().__init__(p, name=name)
 
 
 class FeatureAlphaDropout(AlphaDropout):
@@ -77,6 +96,8 @@ class Bilinear(Layer):
                  weight_attr: Any = None, bias_attr: Any = None, name: str | None = None
                  ) -> None:
         super().__init__()
+        self._sizes, self._name = (in1_features, in2_features, out_features), name
+        self._repr_dtype = get_default_dtype()      # what Paddle prints as its dtype
         self.weight = self.create_parameter([out_features, in1_features, in2_features],
                                             weight_attr)
         self.bias = None if bias_attr is False else \
@@ -84,6 +105,11 @@ class Bilinear(Layer):
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return LX.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        in1, in2, out = self._sizes
+        return f"in1_features={in1}, in2_features={in2}, out_features={out}, " \
+               f"dtype={self._repr_dtype}{name_suffix(self._name)}"
 
 
 class MultiMarginLoss(Layer):
@@ -111,10 +137,14 @@ class RReLU(Layer):
     def __init__(self, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0,
                  name: str | None = None) -> None:
         super().__init__()
-        self._lower, self._upper = lower, upper
+        self._lower, self._upper, self._name = lower, upper, name
 
     def forward(self, x: Tensor) -> Tensor:
         return X.rrelu(x, self._lower, self._upper, training=self.training)
+
+    def extra_repr(self) -> str:
+        return f"lower={self._lower}, upper={self._upper}, training={self.training}, " \
+               f"dtype={self._dtype}{name_suffix(self._name)}"
 
 
 def _lp_layer(name: str, fn: Callable, fmt: str) -> type:
@@ -126,7 +156,15 @@ def _lp_layer(name: str, fn: Callable, fmt: str) -> type:
 
     def forward(self, x: Tensor) -> Tensor:
         return fn(x, *self._args)
-    return type(name, (Layer,), {"__init__": __init__, "forward": forward})
+
+    def extra_repr(self) -> str:
+        # Paddle's: norm_type as a float; LPPool2D shows a stride of None as kernel_size
+        norm_type, kernel_size, stride, padding = self._args[:4]
+        if stride is None and fmt != "NCL":
+            stride = kernel_size
+        return f"norm_type={float(norm_type)}, " + pool_repr(kernel_size, stride, padding)
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "extra_repr": extra_repr})
 
 
 LPPool1D = _lp_layer("LPPool1D", X.lp_pool1d, "NCL")
@@ -139,9 +177,15 @@ class Fold(Layer):
         super().__init__()
         self._kw = dict(output_sizes=output_sizes, kernel_sizes=kernel_sizes,
                         dilations=dilations, paddings=paddings, strides=strides)
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
         return X.fold(x, **self._kw)
+
+    def extra_repr(self) -> str:
+        k = self._kw
+        return f"kernel_size={k['kernel_sizes']}, dilation={k['dilations']}, " \
+               f"padding={k['paddings']}, stride={k['strides']}{name_suffix(self._name)}"
 
 
 def _unpool_layer(name: str, fn: Callable, fmt: str) -> type:
@@ -154,7 +198,11 @@ def _unpool_layer(name: str, fn: Callable, fmt: str) -> type:
 
     def forward(self, x: Tensor, indices: Tensor) -> Tensor:
         return fn(x, indices, **self._kw)
-    return type(name, (Layer,), {"__init__": __init__, "forward": forward})
+
+    def extra_repr(self) -> str:
+        return f"output_size={self._kw['output_size']}"
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "extra_repr": extra_repr})
 
 
 MaxUnPool1D = _unpool_layer("MaxUnPool1D", X.max_unpool1d, "NCL")
@@ -167,9 +215,15 @@ class LocalResponseNorm(Layer):
                  data_format: str = "NCHW", name: str | None = None) -> None:
         super().__init__()
         self._args = (size, alpha, beta, k, data_format)
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
         return X.local_response_norm(x, *self._args)
+
+    def extra_repr(self) -> str:
+        size, alpha, beta, k, data_format = self._args
+        return f"size={size}, alpha={alpha}, beta={beta}, k={k}" + \
+            _format_suffix(data_format, self._name)
 
 
 NAMES = {"LocalResponseNorm": LocalResponseNorm, "MaxUnPool1D": MaxUnPool1D,

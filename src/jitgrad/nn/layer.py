@@ -268,8 +268,13 @@ class Layer:
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__}({self.extra_repr()}"]
-        for name, layer in self._sub_layers.items():
-            sub = repr(layer).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {sub}")
-        return "\n".join(lines) + ("\n)" if len(lines) > 1 else ")")
+        """Paddle's: Name(extra_repr, then one indented '(name): repr' line per sublayer; a
+        multi-line extra_repr goes on its own indented lines)."""
+        extra = self.extra_repr().split("\n")
+        subs = [f"({name}): " + repr(layer).replace("\n", "\n  ")
+                for name, layer in self._sub_layers.items()]
+        out = type(self).__name__ + "("
+        out += "\n  " + "\n  ".join(extra) + "\n" if len(extra) > 1 else extra[0]
+        if subs:
+            out += "\n  " + "\n  ".join(subs) + "\n"
+        return out + ")"

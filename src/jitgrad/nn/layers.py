@@ -11,6 +11,7 @@ from ..core.tensor import Tensor
 from . import functional as F
 from .initializer import Constant, Normal, ParamAttr
 from .layer import Layer
+from .layer_repr import conv_repr, name_suffix, pool_repr
 
 
 class Linear(Layer):
@@ -20,6 +21,7 @@ class Linear(Layer):
                  bias_attr: Any = None, name: str | None = None) -> None:
         super().__init__(dtype=get_default_dtype())     # the default dtype, as Paddle
         self.in_features, self.out_features = in_features, out_features
+        self._name = name
         self.weight = self.create_parameter([in_features, out_features], weight_attr)
         self.bias = None if bias_attr is False else \
             self.create_parameter([out_features], bias_attr, is_bias=True)
@@ -28,7 +30,8 @@ class Linear(Layer):
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}"
+        return f"in_features={self.weight.shape[0]}, out_features={self.weight.shape[1]}, " \
+               f"dtype={self._dtype}{name_suffix(self._name)}"
 
 
 _PAD_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -47,6 +50,8 @@ class _ConvNd(Layer):
             raise ValueError(f"padding_mode must be one of {_PAD_MODES}, got "
                              f"{padding_mode!r}")
         self._padding_mode, self._pad = padding_mode, None
+        self._repr_args = (in_channels, out_channels, kernel_size, nd, stride, padding,
+                           dilation, groups, data_format, padding_mode)
         if padding_mode != "zeros":
             if isinstance(padding, int) and not isinstance(padding, bool):
                 pads = [padding] * nd
@@ -67,6 +72,9 @@ class _ConvNd(Layer):
             self.create_parameter([out_channels], bias_attr, is_bias=True)
         self._args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
                           data_format=data_format)
+
+    def extra_repr(self) -> str:
+        return conv_repr(*self._repr_args)
 
 
 class Conv2D(_ConvNd):
@@ -116,6 +124,7 @@ class _BatchNorm(Layer):
             [num_features], ParamAttr(initializer=Constant(v), trainable=False)) for v in (0., 1.))
         self._momentum, self._epsilon, self._format = momentum, epsilon, data_format
         self._use_global_stats = use_global_stats
+        self._num_features, self._name = num_features, name
 
     def forward(self, x: Tensor) -> Tensor:
         return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
@@ -123,17 +132,32 @@ class _BatchNorm(Layer):
                             epsilon=self._epsilon, data_format=self._format,
                             use_global_stats=self._use_global_stats)
 
+    def extra_repr(self) -> str:
+        s = f"num_features={self._num_features}, momentum={self._momentum}, " \
+            f"epsilon={self._epsilon}"
+        if self._format != "NCHW":
+            s += f", data_format={self._format}"
+        return s if self._name is None else s + f", name={self._name}"
+
 
 class BatchNorm1D(_BatchNorm):
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCL",
                  use_global_stats: bool | None = None, name: str | None = None) -> None:
         super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
-                         use_global_stats)
+                         use_global_stats, name)
 
 
 class BatchNorm2D(_BatchNorm):
     pass
+
+
+class BatchNorm(BatchNorm2D):
+    """Paddle's older nn.BatchNorm, here batch norm over NCHW input as BatchNorm2D; it prints
+    as `BatchNorm()`, as Paddle's does."""
+
+    def extra_repr(self) -> str:
+        return ""
 
 
 class LayerNorm(Layer):
@@ -158,6 +182,9 @@ class LayerNorm(Layer):
             b = None if b is None else b.reshape(self._shape)
         return F.layer_norm(x, self._shape, w, b, self._epsilon)
 
+    def extra_repr(self) -> str:
+        return f"normalized_shape={self._shape}, epsilon={self._epsilon}"
+
 
 class Embedding(Layer):
     """Paddle 3.3.1's arguments (max_norm and norm_type by position, the rest by name)."""
@@ -171,6 +198,8 @@ class Embedding(Layer):
         self._padding_idx = padding_idx
         self._max_norm, self._norm_type = max_norm, norm_type
         self._scale_grad_by_freq = scale_grad_by_freq
+        self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
+        self._sparse, self._name = sparse, name
         self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
         if _weight is not None:
             self.weight.set_value(_weight)
@@ -181,15 +210,29 @@ class Embedding(Layer):
         return F.embedding(x, self.weight, self._padding_idx, self._max_norm, self._norm_type,
                            scale_grad_by_freq=self._scale_grad_by_freq)
 
+    def extra_repr(self) -> str:
+        s = f"{self._num_embeddings}, {self._embedding_dim}"
+        if self._padding_idx is not None:
+            s += f", padding_idx={self._padding_idx}"
+        s += f", sparse={self._sparse}, scale_grad_by_freq={self._scale_grad_by_freq}"
+        return s if self._name is None else s + f", name={self._name}"
+
 
 class Dropout(Layer):
-    def __init__(self, p: float = 0.5, axis: Any = None, mode: str = "upscale_in_train",
-                 name: str | None = None) -> None:
+    """Paddle 3.3.1's arguments (inplace second)."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False, axis: Any = None,
+                 mode: str = "upscale_in_train", name: str | None = None) -> None:
         super().__init__()
-        self.p, self.axis, self.mode = p, axis, mode
+        self.p, self.axis, self.mode, self.inplace = p, axis, mode, bool(inplace)
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.axis, self.training, self.mode)
+        return F.dropout(x, self.p, self.axis, self.training, self.inplace, self.mode)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}{name_suffix(self._name)}, " \
+               f"inplace={self.inplace}"
 
 
 class Flatten(Layer):
@@ -202,26 +245,40 @@ class Flatten(Layer):
 
 
 class MaxPool2D(Layer):
+    """Paddle 3.3.1's arguments (return_mask before ceil_mode)."""
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                 ceil_mode: bool = False, data_format: str = "NCHW") -> None:
+                 return_mask: bool = False, ceil_mode: bool = False,
+                 data_format: str = "NCHW", name: str | None = None) -> None:
         super().__init__()
         self._args = dict(kernel_size=kernel_size, stride=stride, padding=padding,
-                          ceil_mode=ceil_mode, data_format=data_format)
+                          return_mask=return_mask, ceil_mode=ceil_mode,
+                          data_format=data_format)
 
     def forward(self, x: Tensor) -> Tensor:
         return F.max_pool2d(x, **self._args)
 
+    def extra_repr(self) -> str:
+        return pool_repr(self._args["kernel_size"], self._args["stride"], self._args["padding"])
+
 
 class AvgPool2D(Layer):
+    """Paddle 3.3.1's arguments (divisor_override before data_format)."""
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                 ceil_mode: bool = False, exclusive: bool = True, data_format: str = "NCHW"
-                 ) -> None:
+                 ceil_mode: bool = False, exclusive: bool = True,
+                 divisor_override: float | None = None, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
         super().__init__()
         self._args = dict(kernel_size=kernel_size, stride=stride, padding=padding,
-                          ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)
+                          ceil_mode=ceil_mode, exclusive=exclusive,
+                          divisor_override=divisor_override, data_format=data_format)
 
     def forward(self, x: Tensor) -> Tensor:
         return F.avg_pool2d(x, **self._args)
+
+    def extra_repr(self) -> str:
+        return pool_repr(self._args["kernel_size"], self._args["stride"], self._args["padding"])
 
 
 class AdaptiveAvgPool2D(Layer):
@@ -231,6 +288,9 @@ class AdaptiveAvgPool2D(Layer):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(x, self.output_size, self.data_format)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
 
 
 class Sequential(Layer):
@@ -299,6 +359,7 @@ class PReLU(Layer):
         self._weight = self.create_parameter([num_parameters], weight_attr,
                                              default_initializer=Constant(float(init)))
         self._data_format = data_format
+        self._num_parameters, self._init, self._name = num_parameters, init, name
 
     @property
     def weight(self) -> Tensor:
@@ -307,6 +368,10 @@ class PReLU(Layer):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.prelu(x, self._weight, data_format=self._data_format)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self._num_parameters}, data_format={self._data_format}, " \
+               f"init={self._init}, dtype={self._dtype}{name_suffix(self._name)}"
 
 
 
@@ -324,10 +389,14 @@ class _InstanceNorm(Layer):
         self.bias = None if bias_attr is False else \
             self.create_parameter([num_features], bias_attr, is_bias=True)
         self._epsilon, self._format = epsilon, data_format
+        self._num_features = num_features
 
     def forward(self, x: Tensor) -> Tensor:
         return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon,
                                data_format=self._format)
+
+    def extra_repr(self) -> str:
+        return f"num_features={self._num_features}, epsilon={self._epsilon}"
 
 
 class InstanceNorm1D(_InstanceNorm):
@@ -360,6 +429,12 @@ class _ConvTransposeNd(Layer):
             self.create_parameter([out_channels], bias_attr, is_bias=True)
         self._args = args
         self._conv = F.conv2d_transpose if nd == 2 else F.conv1d_transpose
+        self._repr_args = (in_channels, out_channels, kernel_size, nd, args["stride"],
+                           args["padding"], args["dilation"], groups, args["data_format"],
+                           "zeros", args["output_padding"])
+
+    def extra_repr(self) -> str:
+        return conv_repr(*self._repr_args)
 
     def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
         return self._conv(x, self.weight, self.bias, output_size=output_size, **self._args)

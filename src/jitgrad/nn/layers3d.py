@@ -10,6 +10,7 @@ from ..core.tensor import Tensor
 from ..ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d,
                           conv3d_transpose, max_pool3d)
 from .layer import Layer
+from .layer_repr import pool_repr
 from .layers import BatchNorm2D, _BatchNorm, _ConvNd, _ConvTransposeNd, _InstanceNorm
 
 
@@ -55,6 +56,9 @@ class MaxPool3D(Layer):
     def forward(self, x: Tensor) -> Tensor:
         return max_pool3d(x, **self._kw)
 
+    def extra_repr(self) -> str:
+        return pool_repr(self._kw["kernel_size"], self._kw["stride"], self._kw["padding"])
+
 
 class AvgPool3D(Layer):
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -68,13 +72,16 @@ class AvgPool3D(Layer):
     def forward(self, x: Tensor) -> Tensor:
         return avg_pool3d(x, **self._kw)
 
+    def extra_repr(self) -> str:
+        return pool_repr(self._kw["kernel_size"], self._kw["stride"], self._kw["padding"])
+
 
 class BatchNorm3D(_BatchNorm):
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCDHW",
                  use_global_stats: bool | None = None, name: str | None = None) -> None:
         super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
-                         use_global_stats)
+                         use_global_stats, name)
 
 
 class InstanceNorm3D(_InstanceNorm):
@@ -108,6 +115,9 @@ class AdaptiveAvgPool3D(Layer):
     def forward(self, x: Tensor) -> Tensor:
         return adaptive_avg_pool3d(x, self._size, self._format)
 
+    def extra_repr(self) -> str:
+        return f"output_size={self._size}"
+
 
 class AdaptiveMaxPool3D(Layer):
     def __init__(self, output_size: Any, return_mask: bool = False,
@@ -117,3 +127,6 @@ class AdaptiveMaxPool3D(Layer):
 
     def forward(self, x: Tensor) -> Tensor:
         return adaptive_max_pool3d(x, self._size, self._mask)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self._size}, return_mask={self._mask}"

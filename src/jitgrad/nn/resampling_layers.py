@@ -14,6 +14,7 @@ from ..core.tensor import Tensor
 from . import functional as F
 from .initializer import Constant
 from .layer import Layer
+from .layer_repr import name_suffix
 
 _DIMS = {1: "NCL", 2: "NCHW", 3: "NCDHW"}
 
@@ -38,28 +39,29 @@ def _pad_layer(name: str, dims: int, mode: str | None) -> type:
         if mode is None:                        # Pad2D(padding, mode, value, data_format)
             opts = dict(zip(("mode", "value", "data_format"), args), **kwargs)
             self._mode = opts.get("mode", "constant")
-            self._value = float(opts.get("value", 0.0))
+            self._value_arg = opts.get("value", 0.0)
             data_format = opts.get("data_format", data_format)
         elif mode == "constant":                # ConstantPad2D(padding, value, data_format)
             opts = dict(zip(("value", "data_format"), args), **kwargs)
             if "value" not in opts:
-                raise TypeError(f"{name} needs the fill value")
-            self._mode, self._value = "constant", float(opts["value"])
+                raise TypeError(f"{type(self).__name__} needs the fill value")
+            self._mode, self._value_arg = "constant", opts["value"]
             data_format = opts.get("data_format", data_format)
         else:                                   # ZeroPad2D, ReflectionPad2D ...: (padding,
             opts = dict(zip(("data_format",), args), **kwargs)      # data_format)
             data_format = opts.get("data_format", data_format)
-            self._mode, self._value = ("constant" if mode == "zeros" else mode), 0.0
+            self._mode, self._value_arg = ("constant" if mode == "zeros" else mode), 0.0
+        self._value = float(self._value_arg)   # (the value as given: for the repr, as Paddle)
         self._padding = _padding(padding, dims)
-        self._data_format = data_format
+        self._data_format, self._name = data_format, name
 
     def forward(self, x: Tensor) -> Tensor:
         return F.pad(x, self._padding, mode=self._mode, value=self._value,
                      data_format=self._data_format)
 
     def extra_repr(self) -> str:
-        return f"padding={self._padding}, mode={self._mode}, value={self._value}, " \
-               f"data_format={self._data_format}"
+        return f"padding={self._padding}, mode={self._mode}, value={self._value_arg}, " \
+               f"data_format={self._data_format}{name_suffix(self._name)}"
 
     return type(name, (Layer,), {"__init__": __init__, "forward": forward,
                                  "extra_repr": extra_repr,
@@ -84,36 +86,67 @@ class Upsample(Layer):
         super().__init__()
         self._kw = dict(size=size, scale_factor=scale_factor, mode=mode,
                         align_corners=align_corners, align_mode=align_mode)
-        self._data_format = data_format
+        self._data_format, self._name = data_format, name
 
     def forward(self, x: Tensor) -> Tensor:
         fmt = self._data_format or {3: "NCW", 4: "NCHW", 5: "NCDHW"}.get(x.ndim, "NCHW")
         return F.interpolate(x, data_format=fmt, **self._kw)
 
+    def _size_repr(self) -> str:
+        """Paddle's: the scale factor if given, else the size."""
+        if self._kw["scale_factor"] is not None:
+            return f"scale_factor={self._kw['scale_factor']}"
+        return f"size={self._kw['size']}"
 
-class UpsamplingNearest2D(Upsample):
+    def extra_repr(self) -> str:
+        k = self._kw
+        return f"{self._size_repr()}, mode={k['mode'].lower()}, " \
+               f"align_corners={k['align_corners']}, align_mode={k['align_mode']}, " \
+               f"data_format={self._data_format}{name_suffix(self._name)}"
+
+
+class _Upsampling2D(Upsample):
+    """UpsamplingNearest2D / UpsamplingBilinear2D: an int size means [size, size] (as
+    Paddle stores it); the repr shows the size or scale and data_format."""
+
+    def extra_repr(self) -> str:
+        return f"{self._size_repr()}, data_format={self._data_format}" \
+               f"{name_suffix(self._name)}"
+
+
+class UpsamplingNearest2D(_Upsampling2D):
     def __init__(self, size: Any = None, scale_factor: Any = None, data_format: str = "NCHW",
                  name: str | None = None) -> None:
-        super().__init__(size, scale_factor, "nearest", data_format=data_format)
+        if isinstance(size, int):
+            size = [size, size]
+        super().__init__(size, scale_factor, "nearest", data_format=data_format, name=name)
 
 
-class UpsamplingBilinear2D(Upsample):
+class UpsamplingBilinear2D(_Upsampling2D):
     """Bilinear with align_corners=True, as Paddle's."""
 
     def __init__(self, size: Any = None, scale_factor: Any = None, data_format: str = "NCHW",
                  name: str | None = None) -> None:
+        if isinstance(size, int):
+            size = [size, size]
         super().__init__(size, scale_factor, "bilinear", align_corners=True,
-                         data_format=data_format)
+                         data_format=data_format, name=name)
 
 
 class PixelShuffle(Layer):
     def __init__(self, upscale_factor: int, data_format: str = "NCHW",
                  name: str | None = None) -> None:
         super().__init__()
-        self._factor, self._data_format = upscale_factor, data_format
+        self._factor, self._data_format, self._name = upscale_factor, data_format, name
 
     def forward(self, x: Tensor) -> Tensor:
         return F.pixel_shuffle(x, self._factor, self._data_format)
+
+    def extra_repr(self) -> str:
+        s = f"upscale_factor={self._factor}"
+        if self._data_format != "NCHW":
+            s += f", data_format={self._data_format}"
+        return s if self._name is None else s + f", name={self._name}"
 
 
 class Unfold(Layer):
@@ -124,9 +157,15 @@ class Unfold(Layer):
         super().__init__()
         self._kw = dict(kernel_sizes=kernel_sizes, dilations=dilations, paddings=paddings,
                         strides=strides)
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
         return F.unfold(x, **self._kw)
+
+    def extra_repr(self) -> str:
+        k = self._kw
+        return f"kernel_size={k['kernel_sizes']}, dilation={k['dilations']}, " \
+               f"padding={k['paddings']}, stride={k['strides']}{name_suffix(self._name)}"
 
 
 class Unflatten(Layer):
@@ -134,20 +173,26 @@ class Unflatten(Layer):
 
     def __init__(self, axis: int, shape: Any, name: str | None = None) -> None:
         super().__init__()
-        self._axis, self._shape = axis, shape
+        self._axis, self._shape, self._name = axis, shape, name
 
     def forward(self, x: Tensor) -> Tensor:
         from ..ops.more_manipulation import unflatten
         return unflatten(x, self._axis, self._shape)
 
+    def extra_repr(self) -> str:
+        return f"axis={self._axis}, shape={self._shape}{name_suffix(self._name)}"
+
 
 class Maxout(Layer):
     def __init__(self, groups: int, axis: int = 1, name: str | None = None) -> None:
         super().__init__()
-        self._groups, self._axis = groups, axis
+        self._groups, self._axis, self._name = groups, axis, name
 
     def forward(self, x: Tensor) -> Tensor:
         return F.maxout(x, self._groups, self._axis)
+
+    def extra_repr(self) -> str:
+        return f"groups={self._groups}, axis={self._axis}{name_suffix(self._name)}"
 
 
 class GroupNorm(Layer):

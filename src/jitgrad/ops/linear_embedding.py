@@ -23,10 +23,15 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | No
 
 
 def dropout(x: Tensor, p: float = 0.5, axis: Any = None, training: bool = True,
-            mode: str = "upscale_in_train", name: str | None = None) -> Tensor:
+            inplace: bool = False, mode: str = "upscale_in_train",
+            name: str | None = None) -> Tensor:
     """Zero each element with probability p (masks drawn from paddle.seed's generator).
     upscale_in_train scales kept values by 1/(1-p) in training and is the identity in eval;
-    downscale_in_infer keeps them as they are in training and scales by (1-p) in eval."""
+    downscale_in_infer keeps them as they are in training and scales by (1-p) in eval.
+    inplace: the result is written into x (Paddle's argument order)."""
+    if inplace:
+        from .inplace import inplace as write_into
+        return write_into(x, lambda s: dropout(s, p, axis, training, False, mode), "dropout_")
     if not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be in [0, 1], got {p}")
     if mode not in ("upscale_in_train", "downscale_in_infer"):
