@@ -68,10 +68,21 @@ __all__ += sorted(_RESAMPLING)
 from .loss_layers_more import NAMES as _LOSS_LAYERS_MORE  # noqa: E402
 globals().update(_LOSS_LAYERS_MORE)
 __all__ += sorted(_LOSS_LAYERS_MORE)
+from .layers_more import NAMES as _LAYERS_MORE  # noqa: E402
+globals().update(_LAYERS_MORE)
+__all__ += sorted(_LAYERS_MORE)
+from . import init  # noqa: E402
 # Paddle 3.3.1's torch-style names for the same classes
-ModuleList, ModuleDict, Silu = LayerList, LayerDict, SiLU  # noqa: F405
-AdaptiveMaxPool1d, AdaptiveMaxPool2d = AdaptiveMaxPool1D, AdaptiveMaxPool2D  # noqa: F405
-__all__ += ["ModuleList", "ModuleDict", "Silu", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "utils"]
+_ALIASES = {"ModuleList": "LayerList", "ModuleDict": "LayerDict", "Module": "Layer", "Silu": "SiLU",
+            "Conv1d": "Conv1D", "Conv2d": "Conv2D", "Conv3d": "Conv3D",
+            "AdaptiveAvgPool1d": "AdaptiveAvgPool1D", "AdaptiveAvgPool2d": "AdaptiveAvgPool2D",
+            "AdaptiveAvgPool3d": "AdaptiveAvgPool3D", "AdaptiveMaxPool1d": "AdaptiveMaxPool1D",
+            "AdaptiveMaxPool2d": "AdaptiveMaxPool2D", "AdaptiveMaxPool3d": "AdaptiveMaxPool3D",
+            "MaxUnpool1d": "MaxUnPool1D", "MaxUnpool2d": "MaxUnPool2D",
+            "MaxUnpool3d": "MaxUnPool3D", "UpsamplingNearest2d": "UpsamplingNearest2D",
+            "UpsamplingBilinear2d": "UpsamplingBilinear2D", "HuberLoss": "SmoothL1Loss"}
+globals().update({alias: globals()[name] for alias, name in _ALIASES.items()})
+__all__ += sorted(_ALIASES) + ["utils", "init"]
 
 from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr('jitgrad.nn', 'nn')   # a missing name says what Paddle has

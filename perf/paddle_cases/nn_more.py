@@ -1,0 +1,42 @@
+"""nn/layers_more.py (Softmax2D, SpectralNorm), nn/init.py's deterministic initialisers and
+the torch-style aliases against Paddle 3.3.1."""
+import numpy as np
+
+KNOWN = {"SpectralNorm": "the gradient is that of the whole computation, power iteration "
+                         "included (Paddle 3.3.1's kernel gives g * (1 - u v^T sum(W / sigma))"
+                         " / sigma, which finite differences disagree with)"}
+
+cmp("Softmax2D_4d", lambda P, x: P.nn.Softmax2D()(x), [A((2, 3, 4, 5))])
+cmp("Softmax2D_3d", lambda P, x: P.nn.Softmax2D()(x), [A((3, 4, 5))])
+_u, _v = A((3,)), A((8,))
+
+
+def _spectral(P, w, dim, iters):
+    sn = P.nn.SpectralNorm([4, 3, 2] if dim == 1 else [3, 4, 2], dim=dim, power_iters=iters)
+    sn.weight_u.set_value(_u)
+    sn.weight_v.set_value(_v)
+    return sn(w)
+
+
+cmp("SpectralNorm_dim1", lambda P, w: _spectral(P, w, 1, 2), [A((4, 3, 2))], grad=False)
+cmp("SpectralNorm_dim0", lambda P, w: _spectral(P, w, 0, 1), [A((3, 4, 2))], grad=False)
+cmp("SpectralNorm", lambda P, w: _spectral(P, w, 1, 2), [A((4, 3, 2))])
+
+
+def _init(P, fn, shape, *args):
+    t = P.zeros(shape)
+    r = getattr(P.nn.init, fn)(t, *args)
+    return [t, P.to_tensor(float(r is None))]
+
+
+cmp("init.ones_", lambda P: _init(P, "ones_", [2, 3]), [], grad=False)
+cmp("init.zeros_", lambda P: _init(P, "zeros_", [2, 3]), [], grad=False)
+cmp("init.constant_", lambda P: _init(P, "constant_", [2, 3], 0.25), [], grad=False)
+cmp("init.eye_", lambda P: _init(P, "eye_", [3, 4]), [], grad=False)
+cmp("init.eye_tall", lambda P: _init(P, "eye_", [4, 2]), [], grad=False)
+cmp("init.dirac_", lambda P: _init(P, "dirac_", [4, 2, 3, 3], 2), [], grad=False)
+cmp("init.calculate_gain", lambda P: P.to_tensor(P.nn.init.calculate_gain("leaky_relu", 0.2)), [], grad=False)
+for _fn, _lo, _hi in (("uniform_", 0.0, 1.0), ("kaiming_uniform_", -0.18, 0.18),
+                      ("xavier_uniform_", -0.12, 0.12), ("trunc_normal_", -2.0, 2.0)):
+    cmp(f"init.{_fn}_bounds", lambda P, f=_fn, lo=_lo, hi=_hi: (lambda t: (getattr(P.nn.init, f)(t), P.to_tensor([float((t >= lo).all()), float((t <= hi).all()), float(t.std() > 0)]))[1])(P.zeros([200, 300])), [], grad=False)
+cmp("aliases", lambda P: P.to_tensor([float(a is b) for a, b in ((P.nn.Conv2d, P.nn.Conv2D), (P.nn.Module, P.nn.Layer), (P.nn.HuberLoss, P.nn.SmoothL1Loss), (P.nn.AdaptiveAvgPool1d, P.nn.AdaptiveAvgPool1D), (P.nn.MaxUnpool2d, P.nn.MaxUnPool2D))]), [], grad=False)
