@@ -385,3 +385,22 @@ def test_repeat_interleave_takes_one_count_per_slice():
     assert got.tolist() == [[0.0, 1.0, 2.0]]                # Paddle 3.3.1: shape [1, 3]
     (g,) = _grads_on_every_path(lambda t: paddle.repeat_interleave(t, [2, 0, 1], axis=1), x)
     np.testing.assert_array_equal(g, [[2, 0, 1], [2, 0, 1]])
+
+
+@pytest.mark.parametrize("ignore_index, labels, weight, want", [   # Paddle 3.3.1
+    (-100, [1, -100, 4, 2], None, 1.784152),     # mean over all 4 rows (mean_all)
+    (-1, [1, -1, 4, 2], None, 1.784152),
+    (3, [1, 3, 4, 2], None, 2.378870),           # ignore_index >= 0: over the 3 counted
+    (-100, [1, -100, 4, 2], [1.0, 2.0, 3.0, 1.0, 0.5], 2.459839),   # weighted: their sum
+])
+def test_cross_entropy_mean_divides_as_paddle(ignore_index, labels, weight, want):
+    x = paddle.to_tensor(np.random.default_rng(5).standard_normal((4, 5)).astype("float32"),
+                         stop_gradient=False)
+    w = None if weight is None else paddle.to_tensor(weight)
+    for _ in range(2):                  # before and after the compiled label kernel loads
+        x.clear_grad()
+        loss = paddle.nn.functional.cross_entropy(x, paddle.to_tensor(labels), weight=w,
+                                                  ignore_index=ignore_index)
+        assert float(loss) == pytest.approx(want, rel=1e-6)
+        loss.backward()
+        assert x.grad.numpy()[1].tolist() == [0.0] * 5 or labels[1] != ignore_index

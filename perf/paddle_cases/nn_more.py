@@ -40,3 +40,9 @@ for _fn, _lo, _hi in (("uniform_", 0.0, 1.0), ("kaiming_uniform_", -0.18, 0.18),
                       ("xavier_uniform_", -0.12, 0.12), ("trunc_normal_", -2.0, 2.0)):
     cmp(f"init.{_fn}_bounds", lambda P, f=_fn, lo=_lo, hi=_hi: (lambda t: (getattr(P.nn.init, f)(t), P.to_tensor([float((t >= lo).all()), float((t <= hi).all()), float(t.std() > 0)]))[1])(P.zeros([200, 300])), [], grad=False)
 cmp("aliases", lambda P: P.to_tensor([float(a is b) for a, b in ((P.nn.Conv2d, P.nn.Conv2D), (P.nn.Module, P.nn.Layer), (P.nn.HuberLoss, P.nn.SmoothL1Loss), (P.nn.AdaptiveAvgPool1d, P.nn.AdaptiveAvgPool1D), (P.nn.MaxUnpool2d, P.nn.MaxUnPool2D))]), [], grad=False)
+_ce_x = A((4, 5))
+for _ii, _lab in ((-100, [1, -100, 4, 2]), (-1, [1, -1, 4, 2]), (3, [1, 3, 4, 2]), (-100, [1, 0, 4, 2])):
+    cmp(f"cross_entropy_ignore{_ii}_{_lab[1]}", lambda P, x, ii=_ii, lab=_lab: P.nn.functional.cross_entropy(x, P.to_tensor(lab), ignore_index=ii), [_ce_x])
+    cmp(f"cross_entropy_ignore{_ii}_{_lab[1]}_w", lambda P, x, ii=_ii, lab=_lab: P.nn.functional.cross_entropy(x, P.to_tensor(lab), weight=P.to_tensor([1.0, 2.0, 3.0, 1.0, 0.5]), ignore_index=ii), [_ce_x])
+    cmp(f"CrossEntropyLoss_ignore{_ii}_{_lab[1]}_3d", lambda P, x, ii=_ii, lab=_lab: P.nn.CrossEntropyLoss(ignore_index=ii)(x.reshape([2, 2, 5]), P.to_tensor(lab).reshape([2, 2])), [_ce_x])
+    cmp(f"cross_entropy_ignore{_ii}_{_lab[1]}_nosoftmax", lambda P, x, ii=_ii, lab=_lab: P.nn.functional.cross_entropy(P.nn.functional.softmax(x, 1), P.to_tensor(lab), ignore_index=ii, use_softmax=False), [_ce_x])

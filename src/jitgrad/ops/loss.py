@@ -129,7 +129,9 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
                   name: str | None = None) -> Tensor:
     """Softmax cross entropy. Hard labels have shape [N] or [N, 1] (class ids; rows equal to
     ignore_index count for nothing); soft labels have the input's shape. 'mean' divides by
-    the summed weights of the counted rows, as Paddle does."""
+    the summed weights of the counted rows, as Paddle does; without weight and with a
+    negative ignore_index (the default -100) Paddle 3.3.1 divides by every row, ignored ones
+    included (its mean_all), and so does this."""
     require_float(input, "cross_entropy")
     _check_reduction(reduction)
     ax = _class_axis(input, axis)
@@ -160,10 +162,14 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     if lab.shape != expect:
         raise ValueError(f"cross_entropy: label shape {list(lab.shape)} does not fit input "
                          f"shape {input.shape} (expected {list(expect)} or with a 1 at axis)")
+    # Paddle's divisor for 'mean': every row when unweighted with ignore_index < 0
+    every_row = reduction == "mean" and weight is None and ignore_index < 0
     if weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1:
-        coef = _hard_coefficients(lab, C, ignore_index, reduction == "mean", dt,
-                                  "cross_entropy")
+        coef = _hard_coefficients(lab, C, ignore_index, reduction == "mean" and not every_row,
+                                  dt, "cross_entropy")
         if coef is not None:
+            if every_row and lab.size:
+                coef *= dt.type(1.0 / lab.size)
             return _class_loss(input, coef, ax, keep_dim, reduction, True)
     valid = lab != ignore_index
     if (weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1 and
@@ -177,7 +183,8 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     if safe.size and (safe.max() >= C or safe.min() < 0):     # (ignored positions hold 0)
         raise _label_range_error("cross_entropy", C, ignore_index)
     roww = _row_weights(weight, C, safe, valid)
-    scale = _scaled(roww, reduction) if use_softmax else roww
+    total = float(lab.size) if every_row else float(roww.sum())
+    scale = roww / (total or 1.0) if use_softmax and reduction == "mean" else roww
     if label_smoothing:
         target = np.eye(C)[safe] * (1 - label_smoothing) + label_smoothing / C
         coef = target * scale[..., None]
@@ -190,7 +197,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     logp = E.log(input)
     loss = R.sum(logp * const(0.0 - coef, dt), axis=ax, keepdim=keep_dim)   # +0 where ignored
     if reduction == "mean":
-        return R.sum(loss) / float(roww.sum() or 1.0)
+        return R.sum(loss) / (total or 1.0)
     return _reduce(loss, reduction)
 
 
