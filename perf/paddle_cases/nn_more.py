@@ -46,3 +46,23 @@ for _ii, _lab in ((-100, [1, -100, 4, 2]), (-1, [1, -1, 4, 2]), (3, [1, 3, 4, 2]
     cmp(f"cross_entropy_ignore{_ii}_{_lab[1]}_w", lambda P, x, ii=_ii, lab=_lab: P.nn.functional.cross_entropy(x, P.to_tensor(lab), weight=P.to_tensor([1.0, 2.0, 3.0, 1.0, 0.5]), ignore_index=ii), [_ce_x])
     cmp(f"CrossEntropyLoss_ignore{_ii}_{_lab[1]}_3d", lambda P, x, ii=_ii, lab=_lab: P.nn.CrossEntropyLoss(ignore_index=ii)(x.reshape([2, 2, 5]), P.to_tensor(lab).reshape([2, 2])), [_ce_x])
     cmp(f"cross_entropy_ignore{_ii}_{_lab[1]}_nosoftmax", lambda P, x, ii=_ii, lab=_lab: P.nn.functional.cross_entropy(P.nn.functional.softmax(x, 1), P.to_tensor(lab), ignore_index=ii, use_softmax=False), [_ce_x])
+_F = "nn.functional"
+_img = A((2, 3, 5, 6))
+_vol = A((1, 2, 3, 4, 5))
+for _i, _kw in enumerate([dict(size=[7, 9], mode="bicubic"), dict(size=[7, 9], mode="bicubic", align_corners=True),
+                          dict(size=[3, 4], mode="bicubic"), dict(scale_factor=1.5, mode="bicubic"),
+                          dict(size=[2, 4], mode="area"), dict(size=[5, 5], mode="area")]):
+    cmp(f"interpolate_2d_{_kw['mode']}_{_i}", lambda P, x, kw=_kw: P.nn.functional.interpolate(x, **kw), [_img])
+for _i, _kw in enumerate([dict(size=[4, 6, 7], mode="trilinear"), dict(scale_factor=2, mode="trilinear", align_corners=True),
+                          dict(scale_factor=[1.5, 2, 0.5], mode="trilinear", align_mode=1), dict(size=[2, 3, 3], mode="area"),
+                          dict(size=[5, 2, 8], mode="nearest")]):
+    cmp(f"interpolate_3d_{_kw['mode']}_{_i}", lambda P, x, kw=_kw: P.nn.functional.interpolate(x, **kw), [_vol], rtol=1e-4)
+cmp("interpolate_1d_area", lambda P, x: P.nn.functional.interpolate(x, size=[3], mode="area"), [A((1, 2, 7))])
+cmp("interpolate_bicubic_nhwc", lambda P, x: P.nn.functional.interpolate(x, size=[7, 9], mode="bicubic", data_format="NHWC"), [A((2, 5, 6, 3))])
+cmp("interpolate_trilinear_ndhwc", lambda P, x: P.nn.functional.interpolate(x, size=[4, 6, 7], mode="trilinear", data_format="NDHWC"), [A((1, 3, 4, 5, 2))], rtol=1e-4)
+cmp("interpolate_bicubic_nonfinite", lambda P, x: P.nn.functional.interpolate(x, size=[5, 5], mode="bicubic"), [np.array([[[[1.0, np.inf, 2.0], [3.0, 4.0, np.nan], [5.0, 6.0, 7.0]]]], "float32")], grad=False)
+cmp("Upsample_bicubic", lambda P, x: P.nn.Upsample(scale_factor=2, mode="bicubic")(x), [_img])
+cmp("Upsample_trilinear", lambda P, x: P.nn.Upsample(size=[2, 2, 2], mode="trilinear")(x), [_vol])
+for _mode, _shape in (("bilinear", (1, 1, 4)), ("linear", (1, 1, 4, 4)), ("trilinear", (1, 1, 4, 4)), ("bicubic", (1, 1, 2, 2, 2))):
+    cmp(f"interpolate_{_mode}_rank_error", lambda P, x, m=_mode: P.nn.functional.interpolate(x, scale_factor=2, mode=m), [A(_shape)], grad=False)
+cmp("interpolate_area_needs_size", lambda P, x: P.nn.functional.interpolate(x, scale_factor=2, mode="area"), [A((1, 1, 4))], grad=False)

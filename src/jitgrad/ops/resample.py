@@ -1,6 +1,8 @@
-"""interpolate (nearest, bilinear, linear), upsample, unfold and pixel_shuffle as composites:
-for finite inputs a matrix product per resized dim (_separable), else gathers with index maps
-built once (take_flat) and constant interpolation weights."""
+"""interpolate (nearest, linear, bilinear, bicubic, trilinear, area), upsample, unfold and
+pixel_shuffle as composites: for finite inputs a matrix product per resized dim
+(_separable), else gathers with index maps built once (take_flat) and constant
+interpolation weights, one per tap (2 per dim for the linear modes, 4 for bicubic); area is
+adaptive average pooling, as in Paddle."""
 
 from __future__ import annotations
 
@@ -28,73 +30,135 @@ def _out_size(insize: Sequence[int], size: Any, scale: Any) -> tuple[list[int], 
     return [int(math.floor(i * s)) for i, s in zip(insize, sc)], [1 / s for s in sc]
 
 
+# the cubic convolution's A, Paddle's (and torch's)
+_CUBIC_A = -0.75
+
+
+def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
+    """The four taps' weights at fractional offset t: Keys' cubic convolution kernel at
+    distances t + 1, t, 1 - t, 2 - t, in t's dtype (as Paddle's kernel, in the input's)."""
+    A = t.dtype.type(_CUBIC_A)
+
+    def near(x):                        # |x| <= 1
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def far(x):                         # 1 < |x| < 2
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _cubic_source(n_in: int, n_out: int, ratio: float, align_corners: bool,
+                  dtype: np.dtype) -> list[tuple[np.ndarray, np.ndarray]]:
+    """bicubic's four taps per output index, the source position as Paddle's kernel finds
+    it (a float32 ratio; the position and the weights in the input's dtype)."""
+    dst = np.arange(n_out)
+    if align_corners:
+        r = np.float32((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+        src = (r * dst.astype(np.float32)).astype(dtype)
+    else:
+        src = (np.float64(np.float32(ratio)) * (dst + 0.5) - 0.5).astype(dtype)
+    base = np.floor(src)
+    t = src - base
+    base = base.astype(np.int64)
+    return [(np.clip(base + k - 1, 0, n_in - 1), w) for k, w in enumerate(_cubic_weights(t))]
+
+
 def _source(n_in: int, n_out: int, ratio: float, mode: str, align_corners: bool,
-            align_mode: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per output index: the two source indices and the weight of the second."""
+            align_mode: int, dtype: np.dtype) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per output index along one dim: its taps, (source indices, weights) pairs."""
+    if mode == "bicubic":
+        return _cubic_source(n_in, n_out, ratio, align_corners, dtype)
     dst = np.arange(n_out, dtype=np.float64)
     if mode == "nearest":
         src = (np.round(dst * (n_in - 1) / max(n_out - 1, 1)) if align_corners
                else np.floor(dst * ratio))
-        i0 = np.clip(src, 0, n_in - 1).astype(np.int64)
-        return i0, i0, np.zeros(n_out)
+        return [(np.clip(src, 0, n_in - 1).astype(np.int64), np.ones(n_out))]
     if align_corners:
         src = dst * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
     elif align_mode == 0:
         src = np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
     else:
         src = dst * ratio
-    i0 = np.clip(np.floor(src), 0, n_in - 1).astype(np.int64)
-    i1 = np.minimum(i0 + 1, n_in - 1)
-    return i0, i1, src - i0
+    base = np.floor(src)
+    t = src - base
+    i0 = np.clip(base.astype(np.int64), 0, n_in - 1)
+    return [(i0, 1.0 - t), (np.minimum(i0 + 1, n_in - 1), t)]
+
+
+# interpolate's modes and the input ranks each takes (Paddle 3.3.1)
+_MODE_RANKS = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "bicubic": (4,),
+               "trilinear": (5,), "area": (3, 4, 5)}
 
 
 def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool = False, align_mode: int = 0, data_format: str = "NCHW",
                 name: str | None = None) -> Tensor:
-    """Resize the spatial dims of [N, C, (H,) W] input: nearest, linear or bilinear."""
+    """Resize the spatial dims of [N, C, W], [N, C, H, W] or [N, C, D, H, W] input: nearest,
+    linear (3-D), bilinear and bicubic (4-D), trilinear (5-D) or area (adaptive average
+    pooling to `size`)."""
     require_float(x, "interpolate")
     mode = mode.lower()
-    if mode not in ("nearest", "linear", "bilinear"):
-        raise ValueError(f"interpolate: mode must be nearest, linear or bilinear, got {mode!r}")
-    x, last = _channels_first(x, data_format)
+    if mode not in _MODE_RANKS:
+        raise ValueError(f"interpolate: mode must be one of {', '.join(_MODE_RANKS)}, got "
+                         f"{mode!r}")
+    if x.ndim not in _MODE_RANKS[mode]:
+        raise ValueError(f"interpolate: mode {mode!r} takes a "
+                         f"{' or '.join(f'{r}-D' for r in _MODE_RANKS[mode])} input, got "
+                         f"{x.ndim}-D")
+    fmt = data_format.upper()
+    fmt = "NCHW" if fmt == "NCDHW" else "NHWC" if fmt == "NDHWC" else fmt
+    x, last = _channels_first(x, fmt)
+    if mode == "area":
+        if size is None:
+            raise ValueError("interpolate: mode 'area' needs size (scale_factor is not "
+                             "enough, as in Paddle)")
+        from .conv3d import adaptive_avg_pool3d
+        from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
+        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
+        return _back(pool[x.ndim](x, size), last)
     sp = x.shape[2:]
     out, ratios = _out_size(sp, size, scale_factor)
-    maps = [_source(i, o, r, mode, align_corners, align_mode)
+    maps = [_source(i, o, r, mode, align_corners, align_mode, x._data.dtype)
             for i, o, r in zip(sp, out, ratios)]
     reps = [_repeat_factor(i, o, m) for i, o, m in zip(sp, out, maps)]
     if all(reps):
         return _back(_repeat_each(x, reps), last)
-    if len(sp) <= 2 and bool(np.isfinite(x._data).all()):
+    if bool(np.isfinite(x._data).all()):
         return _back(_separable(x, maps, out), last)
+    # a gather per combination of taps, each weighted: as Paddle's kernels, a zero weight
+    # times inf or NaN spreads it to the neighbours the taps reach, no further
+    with np.errstate(all="ignore"):     # (inf - inf: NaN, silently, as Paddle's)
+        return _back(_tap_sum(x, maps, out, mode), last)
+
+
+def _tap_sum(x: Tensor, maps: list, out: list, mode: str) -> Tensor:
     N, C = x.shape[:2]
     pos = _flat_positions(tuple(x.shape))
     y = None
-    for corner in np.ndindex(*([2] * len(sp))):
-        idx = [m[c] for m, c in zip(maps, corner)]
-        wts = [m[2] if c else 1 - m[2] for m, c in zip(maps, corner)]
+    for combo in np.ndindex(*[len(m) for m in maps]):
+        taps = [m[k] for m, k in zip(maps, combo)]
         w = np.ones(out)
-        for d, wd in enumerate(wts):
+        for d, (_, wd) in enumerate(taps):
             shape = [1] * len(out)
             shape[d] = out[d]
             w = w * wd.reshape(shape)
         if mode != "nearest" and not w.any():
             continue
-        sel = pos[(slice(None), slice(None)) + np.ix_(*idx)]
+        sel = pos[(slice(None), slice(None)) + np.ix_(*[i for i, _ in taps])]
         term = _take_flat(x, sel.ravel(), (N, C, *out))
         if mode != "nearest":
             term = term * const(w, x._data.dtype)
         y = term if y is None else y + term
-        if mode == "nearest":
-            break
-    return _back(y, last)
+    return y
 
 
 def _repeat_factor(n_in: int, n_out: int, source: tuple) -> int:
     """r when output index o reads input o // r (nearest by an integer factor), else 0."""
-    i0, i1, lam = source
+    if len(source) != 1:                # (nearest's one tap)
+        return 0
+    i0 = source[0][0]
     rep = n_out // n_in
-    return rep if rep * n_in == n_out and not lam.any() and \
-        np.array_equal(i0, np.arange(n_out) // rep) else 0
+    return rep if rep * n_in == n_out and np.array_equal(i0, np.arange(n_out) // rep) else 0
 
 
 def _repeat_each(x: Tensor, reps: list[int]) -> Tensor:
@@ -119,34 +183,40 @@ def _repeat_each(x: Tensor, reps: list[int]) -> Tensor:
     return reshape(spread, merged)
 
 
-def _resample_matrix(n_in: int, i0: np.ndarray, i1: np.ndarray, lam: np.ndarray
-                     ) -> np.ndarray:
-    """[n_out, n_in]: row o holds output o's weights on its two source indices."""
-    m = np.zeros((i0.size, n_in))
-    rows = np.arange(i0.size)
-    np.add.at(m, (rows, i0), 1.0 - lam)
-    np.add.at(m, (rows, i1), lam)
+def _resample_matrix(n_in: int, taps: list) -> np.ndarray:
+    """[n_out, n_in]: row o holds output o's weights on its source indices."""
+    m = np.zeros((taps[0][0].size, n_in))
+    rows = np.arange(m.shape[0])
+    for idx, w in taps:
+        np.add.at(m, (rows, idx), w)
     return m
 
 
 def _separable(x: Tensor, maps: list, out: list) -> Tensor:
-    """The resize as one matrix product per spatial dim, W then H (y = Mh @ x @ Mw^T): two
-    matmul nodes with small constant matrices instead of a gather (65536-entry index
-    tables rebound every step) and a multiply and an add per bilinear corner. For finite
-    x only: a zero weight times inf or NaN would spread it along the row."""
+    """The resize as one matrix product per spatial dim, the last first (y = Mh @ x @ Mw^T
+    for 2-D): a matmul node per dim with a small constant matrix instead of a gather
+    (65536-entry index tables rebound every step) and a multiply and an add per tap. For
+    finite x only: a zero weight times inf or NaN would spread it along the row."""
     from .linalg import matmul
     dt = x._data.dtype
     y = x
-    for d in reversed(range(len(out))):
+    nd = len(out)
+    for d in reversed(range(nd)):
         n_in = x.shape[2 + d]
-        i0, i1, lam = maps[d]
-        if out[d] == n_in and np.array_equal(i0, np.arange(n_in)) and not lam.any():
+        if out[d] == n_in and len(maps[d]) == 1 and \
+                np.array_equal(maps[d][0][0], np.arange(n_in)):
             continue                        # identity along this dim
-        m = _resample_matrix(n_in, i0, i1, lam)
-        if d == len(out) - 1:
+        m = _resample_matrix(n_in, maps[d])
+        if d == nd - 1:
             y = matmul(y, const(m.T, dt))
-        else:
-            y = matmul(const(m, dt), y)
+            continue
+        m = const(m, dt)
+        if d == nd - 2:
+            y = matmul(m, y)
+        else:                               # (trilinear's depth: moved next to last)
+            perm = list(range(y.ndim))
+            perm[2 + d], perm[-2] = perm[-2], perm[2 + d]
+            y = transpose(matmul(m, transpose(y, perm)), perm)
     return y if y is not x else x * 1.0
 
 
