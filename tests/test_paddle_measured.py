@@ -404,3 +404,14 @@ def test_cross_entropy_mean_divides_as_paddle(ignore_index, labels, weight, want
         assert float(loss) == pytest.approx(want, rel=1e-6)
         loss.backward()
         assert x.grad.numpy()[1].tolist() == [0.0] * 5 or labels[1] != ignore_index
+
+
+@pytest.mark.parametrize("fn, x, w", [("conv1d", (1, 3, 9), (2, 3, 3)),
+                                      ("conv2d", (1, 3, 8, 8), (2, 3, 3, 3)),
+                                      ("conv3d", (1, 2, 5, 5, 5), (2, 2, 3, 3, 3))])
+def test_same_padding_drops_the_dilation_as_paddle(fn, x, w):
+    rng = np.random.default_rng(0)
+    x, w = (TT(rng.standard_normal(s).astype("float32")) for s in (x, w))
+    f = getattr(paddle.nn.functional, fn)
+    np.testing.assert_array_equal(f(x, w, padding="SAME", dilation=2).numpy(),
+                                  f(x, w, padding="SAME").numpy())     # Paddle 3.3.1

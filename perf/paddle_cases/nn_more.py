@@ -66,3 +66,6 @@ cmp("Upsample_trilinear", lambda P, x: P.nn.Upsample(size=[2, 2, 2], mode="trili
 for _mode, _shape in (("bilinear", (1, 1, 4)), ("linear", (1, 1, 4, 4)), ("trilinear", (1, 1, 4, 4)), ("bicubic", (1, 1, 2, 2, 2))):
     cmp(f"interpolate_{_mode}_rank_error", lambda P, x, m=_mode: P.nn.functional.interpolate(x, scale_factor=2, mode=m), [A(_shape)], grad=False)
 cmp("interpolate_area_needs_size", lambda P, x: P.nn.functional.interpolate(x, scale_factor=2, mode="area"), [A((1, 1, 4))], grad=False)
+for _fn, _x, _w in (("conv2d", A((1, 3, 8, 8)), A((2, 3, 3, 3))), ("conv1d", A((1, 3, 9)), A((2, 3, 3))), ("conv3d", A((1, 2, 5, 5, 5)), A((2, 2, 3, 3, 3)))):
+    for _st in (1, 2):
+        cmp(f"{_fn}_same_dilation2_stride{_st}", lambda P, x, w, f=_fn, s=_st: getattr(P.nn.functional, f)(x, w, padding="SAME", dilation=2, stride=s), [_x, _w], rtol=1e-4)

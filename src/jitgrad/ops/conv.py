@@ -127,6 +127,8 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
         raise ValueError(f"conv2d: input channels {C}, weight {weight.shape} and groups "
                          f"{groups} do not fit")
     st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        dl = [1, 1]                     # Paddle 3.3.1's SAME padding drops the dilation
     widths = _padding(padding, 2, (kh, kw), dl, st, (H, W), last)
     G = groups
     cols = im2col(x, (kh, kw), st, dl, widths, G, ones_row=bias is not None)

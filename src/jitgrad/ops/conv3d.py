@@ -82,6 +82,8 @@ def conv3d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
         raise ValueError(f"conv3d: input channels {C}, weight {list(weight.shape)} and groups "
                          f"{groups} do not fit")
     st, dl = _pair(stride, 3, "stride"), _pair(dilation, 3, "dilation")
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        dl = [1, 1, 1]                  # Paddle 3.3.1's SAME padding drops the dilation
     widths = _padding(padding, 3, (kd, kh, kw), dl, st, (D, H, W), last)
     Do = _out_len(D, kd, st[0], dl[0], widths[0])
     if Do <= 0:
