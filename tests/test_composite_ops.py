@@ -30,6 +30,11 @@ COMPOSITES = {
     "matrix_norm_1": (lambda x: P.linalg.norm(x, 1, axis=[1, 0]), [(3, 4)], (-2, 2)),
     "matrix_norm_neg_inf_keepdim": (lambda x: P.linalg.matrix_norm(x, -np.inf, keepdim=True),
                                     [(2, 3, 4)], (-2, 2)),
+    "matrix_norm_nuc": (lambda x: P.linalg.matrix_norm(x, "nuc", axis=[0, 2]), [(3, 2, 4)],
+                        (-2, 2)),
+    "matrix_norm_2_keepdim": (lambda x: P.linalg.matrix_norm(x, 2, keepdim=True), [(2, 3, 4)],
+                              (-2, 2)),
+    "matrix_norm_neg_2": (lambda x: P.linalg.norm(x, -2, axis=[1, 0]), [(3, 4)], (-2, 2)),
     "amax": (lambda x: P.amax(x, axis=1), [(2, 3)], (-2, 2)),
     "amin": (lambda x: P.amin(x), [(4, 1)], (-2, 2)),
     # shape and indexing

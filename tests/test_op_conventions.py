@@ -345,10 +345,9 @@ def test_norm_with_two_axes_is_a_matrix_norm_as_in_paddle_3():
                                np.abs(x).max(axis=1), rtol=1e-12)
     np.testing.assert_allclose(paddle.linalg.vector_norm(t, 3.0, axis=[0, 2]).numpy(),
                                (np.abs(x) ** 3).sum(axis=(0, 2)) ** (1 / 3), rtol=1e-12)
-    with pytest.raises(NotImplementedError, match="singular values"):
-        paddle.linalg.norm(t, "nuc", axis=[1, 2])
-    with pytest.raises(NotImplementedError, match="singular values"):
-        paddle.linalg.norm(t, 2, axis=[1, 2])
+    for p, ax in (("nuc", [1, 2]), (2, [1, 2]), (-2, [2, 0])):   # from the singular values
+        np.testing.assert_allclose(paddle.linalg.norm(t, p, axis=ax).numpy(),
+                                   np.linalg.norm(x, p, axis=tuple(ax)), rtol=1e-12)
     with pytest.raises(ValueError, match="matrix norms"):
         paddle.norm(t, "nuc")
     with pytest.raises(ValueError, match="p must be"):

@@ -69,3 +69,9 @@ cmp("interpolate_area_needs_size", lambda P, x: P.nn.functional.interpolate(x, s
 for _fn, _x, _w in (("conv2d", A((1, 3, 8, 8)), A((2, 3, 3, 3))), ("conv1d", A((1, 3, 9)), A((2, 3, 3))), ("conv3d", A((1, 2, 5, 5, 5)), A((2, 2, 3, 3, 3)))):
     for _st in (1, 2):
         cmp(f"{_fn}_same_dilation2_stride{_st}", lambda P, x, w, f=_fn, s=_st: getattr(P.nn.functional, f)(x, w, padding="SAME", dilation=2, stride=s), [_x, _w], rtol=1e-4)
+_mn = A((2, 4, 3))
+for _p in ("nuc", 2, -2):
+    for _ax in ([-2, -1], [0, 2], [2, 1]):
+        cmp(f"matrix_norm_{_p}_{_ax}", lambda P, x, p=_p, ax=_ax: P.linalg.matrix_norm(x, p=p, axis=ax), [_mn], rtol=1e-4, atol=1e-5)
+    cmp(f"matrix_norm_{_p}_keepdim", lambda P, x, p=_p: P.linalg.matrix_norm(x, p=p, keepdim=True), [_mn], rtol=1e-4, atol=1e-5)
+    cmp(f"linalg.norm_{_p}", lambda P, x, p=_p: P.linalg.norm(x, p=p, axis=[-2, -1]), [_mn], rtol=1e-4, atol=1e-5)

@@ -203,9 +203,9 @@ def extreme_abs(a: Tensor, pick: Any, axes: Any = None, keepdim: bool = False) -
 def matrix_norm(x: Tensor, p: Any = "fro", axis: Any = (-2, -1), keepdim: bool = False,
                 name: str | None = None) -> Tensor:
     """Matrix norm over the two axes (rows, columns): 'fro'; 1 / -1 the largest / smallest
-    absolute column sum; inf / -inf the largest / smallest absolute row sum. Ties in the
-    max / min share the gradient. The singular-value norms (2, -2, 'nuc') are not
-    implemented: they raise rather than give a gradient without its second order."""
+    absolute column sum; inf / -inf the largest / smallest absolute row sum; 'nuc' the sum
+    of the singular values, 2 / -2 the largest / smallest one. Ties in the max / min share
+    the gradient."""
     require_float(x, "matrix_norm")
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     if len(axes) != 2:
@@ -215,9 +215,15 @@ def matrix_norm(x: Tensor, p: Any = "fro", axis: Any = (-2, -1), keepdim: bool =
         raise ValueError(f"matrix_norm: axis {axis!r} names the same dim twice")
     if p == "fro":
         return norm_root(R.sum(x * x, axis=[r, c], keepdim=keepdim), 2.0)
-    if p in ("nuc", 2, -2) or p == 2.0 or p == -2.0:
-        raise NotImplementedError(f"matrix_norm: p={p!r} needs singular values, which "
-                                  f"jitgrad does not differentiate yet; use 'fro', 1 or inf")
+    if p == "nuc" or (not isinstance(p, str) and float(p) in (2.0, -2.0)):
+        from .decompositions import svdvals           # (decompositions imports this module)
+        rest = [i for i in range(x.ndim) if i not in (r, c)]
+        sv = svdvals(transpose(x, rest + [r, c]) if (r, c) != (x.ndim - 2, x.ndim - 1)
+                     else x)
+        y = R.sum(sv, axis=-1) if p == "nuc" else (R.max if float(p) > 0 else R.min)(sv, -1)
+        if keepdim:
+            y = reshape(y, [1 if i in (r, c) else n for i, n in enumerate(x.shape)])
+        return y
     if isinstance(p, str) or float(p) not in (1.0, -1.0, np.inf, -np.inf):
         raise ValueError(f"matrix_norm: p must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
                          f"got {p!r}")
