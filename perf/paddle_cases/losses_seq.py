@@ -143,7 +143,9 @@ cmp("rnnt_loss_bad_reduction", _rnnt("max"), [A((2, 3, 3, 4)), _i32([1, 2], [3, 
                                               _i32(3, 2), _i32(2, 1)])
 cmp("rnnt_loss_neg_inf_entries", _rnnt("none"),
     [np.where(A((2, 3, 3, 4)) > 1.2, -np.inf, A((2, 3, 3, 4), -2, 0)).astype("float32"),
-     _i32([1, 2], [3, 3]), _i32(3, 2), _i32(2, 1)])
+     _i32([1, 2], [3, 3]), _i32(3, 2), _i32(2, 1)],
+    known="a sample whose loss is infinite (no path through finite entries) gets zero "
+          "gradient (Paddle 3.3.1: NaN)")
 cmp("rnnt_loss_wide_f32", _rnnt("sum", fastemit_lambda=0.1),
     [A((2, 40, 16, 12), -8, 0), _r.integers(1, 12, (2, 15)).astype("int32"), _i32(40, 33),
      _i32(15, 11)])

@@ -42,9 +42,11 @@ __version__ = "0.1.0"
 
 from . import utils  # noqa: E402  (paddle.utils.unique_name)
 
-# paddle.io, paddle.save and paddle.load are imported on first use; a missing name says
-# what Paddle has (core/namespace.py)
+# paddle.io, paddle.save, paddle.load and paddle.summary / flops (hapi) are imported on first
+# use; a missing name says what Paddle has (core/namespace.py)
 from .core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "distributed": ".distributed",
+                                                  "hapi": ".hapi", "summary": ".hapi",
+                                                  "flops": ".hapi",
                                                   "save": ".serialization",
                                                   "load": ".serialization"})

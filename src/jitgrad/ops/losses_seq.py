@@ -303,6 +303,9 @@ def _attach(x: Tensor, loss: np.ndarray, grad: np.ndarray | None, batch_axis: in
     if not finite.all():          # inf - inf would be nan: those entries carry no gradient
         from .elementwise import where
         x = where(const(finite, np.dtype(bool)), x, const(np.zeros_like(x._data), dt))
+    # (a sample whose loss is infinite may have a non-finite gradient: 0 there, so that
+    # the value stays exactly loss, not nan)
+    grad = np.where(np.isfinite(grad), grad, 0)
     zero = (x - x.detach()) * const(grad, dt)
     return out + R.sum(zero, axis=axes)
 

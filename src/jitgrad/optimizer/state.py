@@ -38,11 +38,21 @@ def name_accumulators(opt: Any) -> None:
     opt._acc_names = names
 
 
-def _as_array(p: Tensor, kind: str, value: Any) -> np.ndarray:
-    dt = p._data.dtype
-    if kind in _POWERS:
-        return np.full([1], value, dtype=dt)
-    return np.asarray(value, dtype=dt)
+def _spec(opt: Any, p: Tensor, kind: str) -> tuple[list[int], np.dtype]:
+    """An accumulator's shape and dtype in the file: the parameter's, [1] for the beta powers,
+    or what the optimizer's _acc_spec says (ASGD: y is [batch_num, *shape], m int64 [1])."""
+    spec = opt._acc_spec(p, kind) if hasattr(opt, "_acc_spec") else None
+    if spec is not None:
+        return list(spec[0]), np.dtype(spec[1])
+    return ([1] if kind in _POWERS else list(p._data.shape)), p._data.dtype
+
+
+def _as_array(opt: Any, p: Tensor, kind: str, value: Any) -> np.ndarray:
+    shape, dt = _spec(opt, p, kind)
+    if value is None:                        # e.g. RMSProp's mean_grad when not centered
+        return np.zeros(shape, dtype=dt)
+    arr = np.asarray(value, dtype=dt)
+    return arr if list(arr.shape) == shape else np.full(shape, arr, dtype=dt)
 
 
 def state_dict(opt: Any) -> dict:
@@ -55,12 +65,9 @@ def state_dict(opt: Any) -> dict:
             state = opt._state.get(id(p))
             if not state:
                 continue
-            value = state.get(kind)
-            if value is None:                    # e.g. RMSProp's mean_grad when not centered
-                value = np.zeros_like(p._data)
             name = opt._acc_names[id(p), kind]
             if name not in out:
-                t = Tensor._make(_as_array(p, kind, value))
+                t = Tensor._make(_as_array(opt, p, kind, state.get(kind)))
                 t.name = name
                 out[name] = t
     if isinstance(opt._lr, LRScheduler):
@@ -110,13 +117,13 @@ def set_state_dict(opt: Any, state: Any) -> None:
             if key in used:
                 continue
             arr = _value(key, state[key])
-            want = [1] if kind in _POWERS else list(p._data.shape)
+            want, dt = _spec(opt, p, kind)
             if kind in _POWERS and arr.size != 1 or kind not in _POWERS and \
                     list(arr.shape) != want:
                 raise ValueError(f"set_state_dict: {key!r} has shape {list(arr.shape)}, but "
                                  f"{p.name}'s {kind} has shape {want}")
-            value = p._data.dtype.type(arr.reshape(-1)[0]) if kind in _POWERS else \
-                np.array(arr, dtype=p._data.dtype, copy=True)
+            value = dt.type(arr.reshape(-1)[0]) if kind in _POWERS else \
+                np.array(arr, dtype=dt, copy=True)
             updates.append((p, kind, value))
             used.add(key)
     unknown = [k for k in state if k not in used]
