@@ -184,7 +184,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         raise _label_range_error("cross_entropy", C, ignore_index)
     roww = _row_weights(weight, C, safe, valid)
     total = float(lab.size) if every_row else float(roww.sum())
-    scale = roww / (total or 1.0) if use_softmax and reduction == "mean" else roww
+    scale = _scaled(roww, reduction, total) if use_softmax else roww
     if label_smoothing:
         target = np.eye(C)[safe] * (1 - label_smoothing) + label_smoothing / C
         coef = target * scale[..., None]
@@ -217,10 +217,12 @@ def _one_hot(safe: np.ndarray, roww: np.ndarray, C: int, dtype: Any = np.float64
     return coef
 
 
-def _scaled(roww: np.ndarray, reduction: str) -> np.ndarray:
-    """The row weights, divided for 'mean' by their sum (Paddle's divisor: the summed
-    weights of the counted positions; 1 when none count)."""
-    return roww / float(roww.sum() or 1.0) if reduction == "mean" else roww
+def _scaled(roww: np.ndarray, reduction: str, total: float | None = None) -> np.ndarray:
+    """The row weights, divided for 'mean' by `total`, by default their sum (Paddle's
+    divisor: the summed weights of the counted positions; 1 when none count)."""
+    if reduction != "mean":
+        return roww
+    return roww / ((float(roww.sum()) if total is None else total) or 1.0)
 
 
 def _class_loss(input: Tensor, coef: np.ndarray, ax: int, keep_dim: bool, reduction: str,
