@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..core import tape
 from ..core.tensor import Tensor
 from . import factor_kernels as FK
 from .core import apply_internal, apply_xy, compiled_kernels, const
@@ -141,6 +142,8 @@ def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
     if scalars is None:
         return apply_internal(op, x, **attrs)
     kernel = found[0]
+    if kernel.endswith("_factor") and (x._stop_gradient or not tape.is_grad_enabled()):
+        return apply_internal(op, x, **attrs)   # (only the factor is compiled: not needed)
     if not d.flags.c_contiguous:
         d = np.ascontiguousarray(d)
     factor = np.empty(d.shape, d.dtype)
