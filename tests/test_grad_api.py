@@ -330,3 +330,25 @@ def test_docstring_examples_run():
     for module in (api, py_layer):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_grad_on_same_structure_graphs_answers_for_the_inputs_asked():
+    # one structure, the inputs asked for change between calls: the program cache's
+    # matcher must not serve one call's targets to another
+    def step(order):
+        a, b = leaf([1.0, 2.0]), leaf([3.0, 5.0])
+        y = (a * b * b).sum()
+        ins = {"a": a, "b": b}
+        return [g.tolist() for g in paddle.grad([y], [ins[k] for k in order])]
+    for _ in range(3):
+        assert step("ab") == [[9.0, 25.0], [6.0, 20.0]]
+        assert step("ba") == [[6.0, 20.0], [9.0, 25.0]]
+        assert step("a") == [[9.0, 25.0]]
+        assert step("b") == [[6.0, 20.0]]
+
+
+def test_grad_of_a_one_element_output_list_checks_unused_inputs():
+    x, z = leaf([1.0]), leaf([2.0])
+    with pytest.raises(ValueError, match="allow_unused"):
+        paddle.grad([(x * 3).sum()], [x, z])
+    assert paddle.grad([(x * 3).sum()], [x, z], allow_unused=True)[1] is None

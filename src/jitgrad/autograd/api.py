@@ -211,6 +211,15 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         >>> x.grad.tolist()
         [4.0]
     """
+    if grad_outputs is None and retain_graph is None and create_graph is False and \
+            only_inputs is True and allow_unused is False and no_grad_vars is None and \
+            dump_backward_graph_path is None and batched is False:
+        root = _single_root(outputs)
+        if root is not None:            # the common call: what follows, without the checks
+            ins = _distinct(inputs, "inputs")   # that cannot fail for it
+            found = executor.run_grad([root], _ONES, ins, None, False)
+            siblings.fill([root])
+            return _results(ins, found, False, False)
     outs = _distinct(outputs, "outputs")
     ins = _distinct(inputs, "inputs")
     check_float_roots(outs, "outputs")
@@ -243,6 +252,25 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         else:
             found = executor.run_grad(roots, seeds, ins, stop, retain_graph)
         siblings.fill(roots)
+    return _results(ins, found, allow_unused, create_graph)
+
+
+def _single_root(outputs: Any) -> Tensor | None:
+    """grad()'s outputs when they are one float tensor needing a gradient (alone or in a
+    one-element list), else None."""
+    if type(outputs) is list or type(outputs) is tuple:
+        if len(outputs) != 1:
+            return None
+        outputs = outputs[0]
+    if isinstance(outputs, Tensor) and not outputs._stop_gradient and \
+            outputs._data.dtype.kind == "f":
+        return outputs
+    return None
+
+
+def _results(ins: list[Tensor], found: dict, allow_unused: bool, create_graph: bool
+             ) -> list[Tensor | None]:
+    """grad()'s answer list, in the order of `ins`."""
     results: list[Tensor | None] = []
     for i, x in enumerate(ins):
         g = found.get(id(x))

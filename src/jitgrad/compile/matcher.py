@@ -125,6 +125,11 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     _emit_distinct(emit, "T", "tensors", ntensors, tensor_sigs)
     if want_targets is None:
         emit("    if targets is not None: return None")
+    elif all(type(part) is tuple and part[0] == "t" for part in want_targets):
+        # every target a numbered tensor (grad() with respect to leaves): the very objects
+        emit(f"    if targets is None or len(targets) != {len(want_targets)}: return None")
+        for j, part in enumerate(want_targets):
+            emit(f"    if targets[{j}] is not T{part[1]}: return None")
     else:
         emit(f"    if targets is None or {c(_target_parts)}(targets, nodes, tensors) != "
              f"{c(want_targets)}: return None")
