@@ -285,3 +285,24 @@ def test_seed_makes_samples_reproducible():
     paddle.seed(11)
     b = D.Gamma(t64([2.0]), t64([1.0])).sample([5]).numpy()
     assert np.array_equal(a, b)
+
+
+def test_chi2_is_a_gamma_with_half_df_and_rate_one_half():
+    # values measured on Paddle 3.3.1 (float32 df)
+    df = paddle.to_tensor([3.0, 0.5], stop_gradient=False)
+    ch = D.Chi2(df)
+    x = paddle.to_tensor([0.5, 2.0])
+    close(ch.log_prob(x), [-1.51551, -2.98117], 1e-5)
+    close(ch.mean, [3.0, 0.5])
+    close(ch.variance, [6.0, 1.0])
+    close(ch.entropy(), [2.05412, -0.93942], 1e-5)
+    close(ch.kl_divergence(D.Chi2(paddle.to_tensor([2.0, 1.0]))), [0.13903, 0.34121], 1e-5)
+    assert isinstance(ch, D.Gamma) and ch.rate.tolist() == [0.5, 0.5]
+    ch.log_prob(x).sum().backward()
+    close(df.grad, [-0.71139, 2.11373], 1e-5)          # Paddle 3.3.1
+
+
+@pytest.mark.parametrize("df", [[-1.0], [0.0]])
+def test_chi2_rejects_a_non_positive_df(df):
+    with pytest.raises(ValueError, match="df"):
+        D.Chi2(paddle.to_tensor(df))

@@ -12,6 +12,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .exponential import Exponential
 from .gamma import Gamma
@@ -32,7 +33,7 @@ from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransf
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Dirichlet",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
            "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal",
            "Normal", "Poisson", "StudentT", "TransformedDistribution", "Uniform",
