@@ -270,8 +270,11 @@ def _pool_bwd(out, g, code, prm, acc):  # pragma: no cover - compiled
     if not acc:
         out[:] = 0
     rel = np.empty(kh * kw, np.int64)       # element k's offset from its window's corner
+    kr = np.empty(kh * kw, np.int64)        # and its row and column in the window (a
+    kc = np.empty(kh * kw, np.int64)        # division per window cost ~4 ns of ~5)
     for k in range(kh * kw):
-        rel[k] = (k // kw) * W + k % kw
+        kr[k], kc[k] = k // kw, k % kw
+        rel[k] = kr[k] * W + kc[k]
     inside = pt == 0 and pl == 0 and (Ho - 1) * sh + kh <= H and (Wo - 1) * sw + kw <= W
     q = 0
     for nc in range(N * C):
@@ -283,10 +286,15 @@ def _pool_bwd(out, g, code, prm, acc):  # pragma: no cover - compiled
                     out[rbase + wo * sw + rel[int(code[q + wo])]] += g[q + wo]
             else:
                 h0 = ho * sh - pt
+                rows_in = h0 >= 0 and h0 + kh <= H
                 for wo in range(Wo):
                     k = int(code[q + wo])
-                    h = h0 + k // kw
-                    w = wo * sw - pl + k % kw
+                    w0 = wo * sw - pl
+                    if rows_in and w0 >= 0 and w0 + kw <= W:     # a window inside the image
+                        out[obase + h0 * W + w0 + rel[k]] += g[q + wo]
+                        continue
+                    h = h0 + kr[k]
+                    w = w0 + kc[k]
                     if h >= 0 and h < H and w >= 0 and w < W:
                         out[obase + h * W + w] += g[q + wo]
             q += Wo
