@@ -98,3 +98,18 @@ def test_every_opcode_record_is_consistent():
         # exactly one numpy reference; a CHAIN step's is its elementwise value
         assert (o.value is None) != (o.ref is None), o.name
         assert o.step is None or o.value is not None, o.name
+
+
+@pytest.mark.parametrize("name", ["CUMSUM", "LINSCAN"])
+@pytest.mark.parametrize("inner", [1, 2])
+@pytest.mark.parametrize("reverse", [0, 1])
+@pytest.mark.parametrize("acc", [0, 1])
+def test_scans_match_reference_along_the_last_axis_and_inner_ones(name, inner, reverse, acc):
+    # (the kernels take a separate loop for inner == 1: a scan along the last axis)
+    outer, length = 6 // (3 * inner) or 1, 3
+    ref, jit = _program(name, acc, np.float32), _program(name, acc, np.float32)
+    for p in (ref, jit):
+        p.itab[:4] = [outer, length, inner, reverse]      # (both read this layout)
+    execute(*ref, vm="reference")
+    execute(*jit, vm="numba")
+    np.testing.assert_array_equal(jit.arena, ref.arena)

@@ -182,6 +182,19 @@ def _cumsum_rows(out, a, outer, length, inner, acc, reverse):  # pragma: no cove
     """Running sums along rows of `length` elements spaced `inner` apart; the inner index is
     the innermost loop so every pass over a row position reads contiguous memory."""
     run_ = np.zeros(inner, a.dtype)
+    if inner == 1:                          # along the last axis: no row slices (~4 ns an
+        zero = run_[0]                      # element), one scalar sum in a's dtype
+        for i in range(outer):
+            base = i * length
+            r = zero
+            for t in range(length):
+                q = base + (length - 1 - t if reverse else t)
+                r += a[q]
+                if acc:
+                    out[q] += r
+                else:
+                    out[q] = r
+        return
     for i in range(outer):
         base = i * length * inner
         run_[:] = 0
@@ -202,6 +215,18 @@ def _cumsum_rows(out, a, outer, length, inner, acc, reverse):  # pragma: no cove
 def _linscan_rows(out, a, b, outer, length, inner, acc, reverse):  # pragma: no cover
     """r = a (first position) then r = a + b * r along rows laid out as in _cumsum_rows."""
     run_ = np.zeros(inner, a.dtype)
+    if inner == 1:                          # along the last axis: as _cumsum_rows
+        r = run_[0]
+        for i in range(outer):
+            base = i * length
+            for t in range(length):
+                q = base + (length - 1 - t if reverse else t)
+                r = a[q] if t == 0 else a[q] + b[q] * r
+                if acc:
+                    out[q] += r
+                else:
+                    out[q] = r
+        return
     for i in range(outer):
         base = i * length * inner
         for t in range(length):
