@@ -64,7 +64,34 @@ def _span(table, p, n):  # pragma: no cover - compiled
 
 @jit
 def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - compiled
-    """softmax / log_softmax backward over rows of `length` elements spaced `inner` apart."""
+    """softmax / log_softmax backward over rows of `length` elements spaced `inner` apart.
+    Contiguous rows (inner 1) go through row slices indexed from 0: a loop indexing
+    out[base + t] does not vectorise (Numba's negative-index wraparound), 2.9 us against
+    0.6 for a 32 x 64 softmax."""
+    if inner == 1:
+        for i in range(outer):
+            base = i * length
+            gv, yv, ov = g[base:base + length], y[base:base + length], out[base:base + length]
+            s = gv[0] - gv[0]
+            if log:
+                for t in range(length):
+                    s += gv[t]
+                for t in range(length):
+                    v = gv[t] - yv[t] * s
+                    if acc:
+                        ov[t] += v
+                    else:
+                        ov[t] = v
+            else:
+                for t in range(length):
+                    s += gv[t] * yv[t]
+                for t in range(length):
+                    v = yv[t] * (gv[t] - s)
+                    if acc:
+                        ov[t] += v
+                    else:
+                        ov[t] = v
+        return
     for i in range(outer):
         for j in range(inner):
             base = i * length * inner + j
