@@ -16,7 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..core.tensor import Tensor
-from .core import apply
+from .core import apply, compiled_kernels
 from .registry import defop
 from .shape import _scatter_flat, getitem, reshape
 
@@ -43,6 +43,15 @@ def _im2col_np(x: np.ndarray, ksize: tuple, stride: tuple, dil: tuple, pads: tup
         xp[:, :, pt:pt + H, pl:pl + W] = x
     G, Cg = groups, C // groups
     K = Cg * kh * kw
+    kernels = compiled_kernels("forward_window") if x.dtype.kind == "f" else None
+    if kernels is not None:                 # (once Numba is loaded: vm/forward_window.py)
+        xp = np.ascontiguousarray(xp)
+        out = np.empty((N, G, K + ones_row, Ho * Wo), x.dtype)
+        kernels.im2col(xp.reshape(-1), N, C, xp.shape[2], xp.shape[3], G, kh, kw, stride[0],
+                       stride[1], dil[0], dil[1], Ho, Wo, K + ones_row, out.reshape(-1))
+        if ones_row:
+            out[:, :, K] = 1
+        return out
     s = xp.strides
     view = as_strided(xp, (N, G, Cg, kh, kw, Ho, Wo),
                       (s[0], Cg * s[1], s[1], dil[0] * s[2], dil[1] * s[3], stride[0] * s[2],
