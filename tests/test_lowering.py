@@ -74,3 +74,21 @@ def test_interpreters_agree_on_a_random_composite_graph():
         executor.release(b)
     np.testing.assert_allclose(results[1], results[0], rtol=1e-12, atol=1e-14)
     assert len(prog) > 10
+
+
+def test_a_gradient_summed_over_middle_broadcast_axes_is_one_midsum_row():
+    # x [N, 1, D] against y [1, M, D] (pairwise differences): x's gradient sums over the
+    # middle axis (MIDSUM, not an index-table SCATTER), y's over the leading one (ROWSUM)
+    rng = np.random.default_rng(0)
+    for step in range(3):       # interpreted, then lowered and cached, then a cache hit
+        xa, ya = rng.standard_normal((3, 2)), rng.standard_normal((4, 2))
+        x = TT(xa, stop_gradient=False)
+        y = TT(ya, stop_gradient=False)
+        loss = ((x.unsqueeze(1) - y.unsqueeze(0)) ** 2).sum()
+        if step == 0:
+            text = lower([loss])[0].text()
+            assert "MIDSUM" in text and "SCATTER" not in text
+        loss.backward()
+        # d/dx_n sum_m |x_n - y_m|^2 = 2 (M x_n - sum_m y_m), and for y with -N
+        np.testing.assert_allclose(x.grad.numpy(), 2 * (4 * xa - ya.sum(0)), rtol=1e-12)
+        np.testing.assert_allclose(y.grad.numpy(), 2 * (3 * ya - xa.sum(0)), rtol=1e-12)

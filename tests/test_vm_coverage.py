@@ -25,6 +25,7 @@ ITAB = {
     "CUMSUM": [2, 3, 1, 1],
     "ROWSUM": [3],                               # a = 3 rows of n, summed into out
     "LINSCAN": [1, 3, 2, 0],
+    "MIDSUM": [2, 3],                            # out [2, 3] from a [2, 2, 3] (n = 6)
     # N C H W G R kh kw sh sw dh dw pt pl Ho Wo: a 2x3 image, 2x2 kernel, stride (1, 2),
     # one row and one column of padding, 16 column entries
     "COL2IM": [1, 1, 2, 3, 1, 4, 2, 2, 1, 2, 1, 1, 1, 1, 2, 2],

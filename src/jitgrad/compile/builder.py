@@ -326,6 +326,8 @@ class Builder:
             self.emit("ROWSUM", dest, src, p=self.table([src.n // dest.n]))
         elif (block := _block_broadcast(dest.shape, src.shape)) is not None:
             self.emit("CHANSUM", dest, src, p=self.table(block))
+        elif (mid := _middle_broadcast(dest.shape, src.shape)) is not None:
+            self.emit("MIDSUM", dest, src, p=self.table(mid))
         else:
             idx = broadcast_index(dest.shape, src.shape)
             self.ensure_zero(dest)
@@ -371,6 +373,20 @@ def _block_broadcast(small: tuple, big: tuple) -> list[int] | None:
     if any(small[i] != big[i] for i in range(lo, hi)):
         return None
     return [math.prod(big[:lo]), math.prod(big[hi:])]
+
+
+def _middle_broadcast(small: tuple, big: tuple) -> list[int] | None:
+    """[block, inner] when `small` was broadcast to `big` along one block of middle axes
+    only (x [N, 1, D] against [N, M, D]: block M, inner D), else None."""
+    small = (1,) * (len(big) - len(small)) + tuple(small)
+    spread = [i for i, (s, b) in enumerate(zip(small, big)) if s != b]
+    if not spread or spread[-1] - spread[0] + 1 != len(spread):
+        return None
+    lo, hi = spread[0], spread[-1] + 1
+    outer, inner = math.prod(big[:lo]), math.prod(big[hi:])
+    if outer == 1 or inner == 1:            # (ROWSUM's and CHANSUM's cases)
+        return None
+    return [math.prod(big[lo:hi]), inner]
 
 
 def broadcast_index(small: tuple, big: tuple) -> np.ndarray:

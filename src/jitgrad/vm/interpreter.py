@@ -20,7 +20,7 @@ from . import kernels, norm_kernels, threads
 from .blas import gemm
 from .kernels import (TILE, _chain, _col2im, _cumsum_rows, _linscan_rows, _pool_bwd,
                       _round_into, _rows_bwd, _span, _view)
-from .norm_kernels import _chansum, _norm_bwd
+from .norm_kernels import _chansum, _midsum, _norm_bwd
 
 ZERO, AXPY, MUL, DIV, MULDIV = OP["ZERO"], OP["AXPY"], OP["MUL"], OP["DIV"], OP["MULDIV"]
 DIVK = OP["DIVK"]
@@ -35,7 +35,7 @@ LINSCAN = OP["LINSCAN"]
 COL2IM = OP["COL2IM"]
 POOL_BWD = OP["POOL_BWD"]
 ROUND = OP["ROUND"]
-CHANSUM, NORM_BWD = OP["CHANSUM"], OP["NORM_BWD"]
+CHANSUM, NORM_BWD, MIDSUM = OP["CHANSUM"], OP["NORM_BWD"], OP["MIDSUM"]
 
 # the files whose code Numba compiles into this file's functions: their stamps join the
 # disk cache's key, so editing a kernel recompiles `run` as it did when they lived here
@@ -214,6 +214,9 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             p = code[pc, 6]
             _chansum(out, arena[a:a + itab[p] * n * itab[p + 1]], itab[p], n, itab[p + 1],
                      acc)
+        elif op == MIDSUM:
+            p = code[pc, 6]
+            _midsum(out, arena[a:a + n * itab[p]], n, itab[p], itab[p + 1], acc)
         elif op == NORM_BWD:
             p = code[pc, 6]
             prm = _span(itab, p, 5)

@@ -1,5 +1,6 @@
 """Compiled kernels of the normalization opcodes (opcodes.py): CHANSUM, a gradient summed
-over the axes around a broadcast block (a per-channel scale of an NCHW image), and
+over the axes around a broadcast block (a per-channel scale of an NCHW image), MIDSUM, one
+summed over a block of middle axes, and
 NORM_BWD, the fused normalization primitive's input gradient (ops/normalization.py).
 """
 
@@ -23,6 +24,21 @@ def _chansum(out, a, rows, n, inner, acc):  # pragma: no cover - compiled
             for i in range(inner):
                 s += a[base + i]
             out[j] += s
+
+
+@jit
+def _midsum(out, a, n, b, inner, acc):  # pragma: no cover - compiled
+    """MIDSUM: out[k, j] (+)= the sum over b of a[k, b, j] (out [n / inner, inner]), row by
+    row through slices indexed from 0, so the adds vectorise."""
+    if not acc:
+        for j in range(n):
+            out[j] = 0
+    for k in range(n // inner):
+        o = out[k * inner:(k + 1) * inner]
+        for r in range(b):
+            s = a[(k * b + r) * inner:(k * b + r + 1) * inner]
+            for j in range(inner):
+                o[j] += s[j]
 
 
 @jit

@@ -159,6 +159,12 @@ def _chansum(r: Any) -> np.ndarray:
     return a.sum(axis=(0, 2)).astype(r.arena.dtype)
 
 
+def _midsum(r: Any) -> np.ndarray:
+    b, inner = r.params(2)
+    a = r.arena[r.a:r.a + r.n * b].reshape(r.n // inner, b, inner)
+    return a.sum(axis=1).reshape(-1).astype(r.arena.dtype)
+
+
 def _norm_bwd(r: Any) -> np.ndarray:
     R, S, L, A, Q = r.params(5)
     aux = r.arena[r.c:r.c + S + A]
@@ -264,6 +270,12 @@ TABLE: tuple[Opcode, ...] = (
            "(h - sum_s(h) / M - b * sum_s(h * b) / M)", (2, 3, 4), (2, 3), core=True,
            one_add=True, wide=True,
            ref=_norm_bwd),
+    Opcode("MIDSUM", "out[k * itab[p+1] + j] (+)= sum over b < itab[p] of a[(k * itab[p] + "
+           "b) * itab[p+1] + j], for k < n / itab[p+1]   (a gradient reduced over a block "
+           "of middle axes: x [N, 1, D] broadcast against [N, M, D]; summed in order of b, "
+           "as SCATTER would add them)", (2,),
+           core=True,
+           ref=_midsum),
 )
 
 # ---- derived: opcode numbers (their order is the table's) and the sets the passes use ------
