@@ -34,17 +34,20 @@ def _label_range_error(what: str, C: int, ignore_index: int) -> ValueError:
 
 
 def _hard_coefficients(lab: np.ndarray, C: int, ignore_index: int, mean: bool,
-                       dtype: np.dtype, what: str) -> np.ndarray | None:
+                       dtype: np.dtype, what: str, every_row: bool = False
+                       ) -> np.ndarray | None:
     """[*lab.shape, C]: the one-hot coefficients of unweighted hard labels (1 / count of
-    counted labels with mean) by vm.forward's kernel in one pass with the range check;
-    None before Numba is loaded."""
+    counted labels with mean, 1 / lab.size with every_row) by vm.forward's kernel in one
+    pass with the range check; None before Numba is loaded."""
     kernels = _compiled_forward()
     if kernels is None:
         return None
     coef = np.zeros(lab.shape + (C,), dtype)
-    bad = kernels.hard_label_coefficients(
-        np.ascontiguousarray(lab, np.int64).reshape(-1), C, ignore_index, mean,
-        coef.reshape(-1, C))
+    if lab.dtype != np.int64 or not lab.flags.c_contiguous:
+        lab = np.ascontiguousarray(lab, np.int64)
+    bad = kernels.hard_label_coefficients(lab.reshape(-1), C, ignore_index,
+                                          2 if every_row else 1 if mean else 0,
+                                          coef.reshape(-1, C))
     if bad >= 0:
         raise _label_range_error(what, C, ignore_index)
     return coef
@@ -165,11 +168,9 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     # Paddle's divisor for 'mean': every row when unweighted with ignore_index < 0
     every_row = reduction == "mean" and weight is None and ignore_index < 0
     if weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1:
-        coef = _hard_coefficients(lab, C, ignore_index, reduction == "mean" and not every_row,
-                                  dt, "cross_entropy")
-        if coef is not None:
-            if every_row and lab.size:
-                coef *= dt.type(1.0 / lab.size)
+        coef = _hard_coefficients(lab, C, ignore_index, reduction == "mean", dt,
+                                  "cross_entropy", every_row)
+        if coef is not None:        # (every_row: 1 / lab.size, as coef * (1 / lab.size))
             return _class_loss(input, coef, ax, keep_dim, reduction, True)
     valid = lab != ignore_index
     if (weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1 and

@@ -25,21 +25,25 @@ from .registry import defop
 
 def _compiled(x, coef, axis, total):
     """The softmax forward by vm.forward's row kernels around numpy's exp once Numba is
-    loaded (class axis last); None when it does not apply."""
+    loaded (class axis last); None when it does not apply. (dx and logp get arrays of their
+    own: written over e and x - max, xent_finish's loop failed its alias check, 2x slower.)"""
     if axis != x.ndim - 1 or x.size < 64 or x.dtype.kind != "f" or not x.flags.c_contiguous:
         return None
     kernels = _compiled_forward()
     if kernels is None:
         return None
     C = x.shape[-1]
-    x2, c2 = x.reshape(-1, C), np.ascontiguousarray(coef, x.dtype).reshape(-1, C)
+    if coef.dtype != x.dtype or not coef.flags.c_contiguous:
+        coef = np.ascontiguousarray(coef, x.dtype)
+    x2 = x.reshape(-1, C)
     sh = np.empty(x2.shape, x.dtype)
     kernels.row_shift(x2, sh)
     e = np.exp(sh)
     dx, logp = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
     rows = np.empty(x2.shape[0])
-    kernels.xent_finish(sh, e, c2, dx.reshape(-1, C), logp.reshape(-1, C), rows)
-    out = rows.sum() if total else rows.reshape(x.shape[:-1] + (1,))
+    whole = kernels.xent_finish(sh, e, coef.reshape(-1, C), dx.reshape(-1, C),
+                                logp.reshape(-1, C), rows)       # (= rows.sum())
+    out = 0.0 + whole if total else rows.reshape(x.shape[:-1] + (1,))
     return np.asarray(out, x.dtype), (dx, logp)
 
 

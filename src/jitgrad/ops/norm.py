@@ -97,10 +97,10 @@ def _update_running(running_mean: Tensor, running_var: Tensor, mu: np.ndarray,
     """running = momentum * running + (1 - momentum) * batch statistic, in place."""
     from .inplace import set_value
     m = float(momentum)
-    set_value(running_mean, m * running_mean._data + (1 - m) *
-              mu.reshape(C).astype(running_mean._data.dtype))
-    set_value(running_var, m * running_var._data + (1 - m) *
-              var.reshape(C).astype(running_var._data.dtype))
+    for run, stat in ((running_mean, mu), (running_var, var)):
+        new = m * run._data                 # (in place, no astype copy: the same values)
+        set_value(run, np.add(new, (1 - m) * stat.reshape(C).astype(new.dtype, copy=False),
+                              out=new))
 
 
 def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,

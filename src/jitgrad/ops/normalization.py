@@ -47,6 +47,10 @@ def _stats(x3: np.ndarray) -> tuple:
 COMPILED_MIN = 256      # elements: below this numpy's few calls cost less than the entry
 
 
+def _flat(a: np.ndarray) -> np.ndarray:
+    return a if a.ndim == 1 and a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
+
+
 def _compiled(x, w, b, stats, affine, eps):
     """The forward by vm.forward.norm_affine once Numba is loaded (None before)."""
     if x.size < COMPILED_MIN or not x.flags.c_contiguous:
@@ -55,14 +59,12 @@ def _compiled(x, w, b, stats, affine, eps):
     if kernels is None:
         return None
     (Rn, S, L), (A, Q) = stats, affine
-    y, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
-    mu, var, rstd = (np.empty((1, S, 1), x.dtype) for _ in range(3))
-    kernels.norm_affine(x.reshape(-1), np.ascontiguousarray(w).reshape(-1),
-                        np.ascontiguousarray(b).reshape(-1), Rn, S, L, A, Q, float(eps),
-                        y.reshape(-1), xhat.reshape(-1), mu.reshape(-1), var.reshape(-1),
-                        rstd.reshape(-1))
-    aux = np.concatenate([rstd.ravel(), w.ravel()])
-    return y, (xhat, aux, mu, var)
+    dt = x.dtype
+    y, xhat = np.empty(x.shape, dt), np.empty(x.shape, dt)
+    mv, aux = np.empty((2, 1, S, 1), dt), np.empty(S + w.size, dt)   # aux: rstd, then w
+    kernels.norm_affine(x.reshape(-1), _flat(w), _flat(b), Rn, S, L, A, Q, float(eps),
+                        y.reshape(-1), xhat.reshape(-1), mv.reshape(-1), aux)
+    return y, (xhat, aux, mv[0], mv[1])
 
 
 def _forward(x, w, b, stats, affine, eps):

@@ -39,11 +39,17 @@ def relu(x, out):  # pragma: no cover - compiled
 
 
 @jit
-def norm_affine(x, w, b, R, S, L, A, Q, eps, y, xhat, mu, var, rstd):  # pragma: no cover
+def norm_affine(x, w, b, R, S, L, A, Q, eps, y, xhat, stats, aux):  # pragma: no cover
     """The normalization primitive's forward (ops/normalization.py) over flat x, y, xhat:
     statistic s of x viewed as [R, S, L], mean then biased variance (two passes, float64
     sums), then xhat = (x - mu) * rstd and y = xhat * w + b, w and b number (e // Q) % A
-    (l when Q = 0). Three passes instead of numpy's eight over a strided [R, S, L] view."""
+    (l when Q = 0). Three passes instead of numpy's eight over a strided [R, S, L] view.
+    stats [2 S] gets mu then var, aux [S + w.size] rstd then a copy of w (what the backward
+    reads): one array each, not five."""
+    mu, var, rstd = stats[:S], stats[S:], aux[:S]
+    wo = aux[S:]
+    for i in range(w.size):
+        wo[i] = w[i]
     if L == 1 and Q == 1 and A == S:    # batch_norm over [N, C]: statistic = channel = column
         _norm_columns(x, w, b, R, S, eps, y, xhat, mu, var, rstd)
         return
@@ -303,11 +309,27 @@ def log_softmax_finish(s, e, out):  # pragma: no cover - compiled
             er[c] = er[c] * inv
 
 
+@jit(fastmath=False)
+def _weighted_logp_sum(cr, sr, lse):  # pragma: no cover - compiled
+    """sum(cr * (sr - lse)) over cr != 0 (a class of weight 0 at logit -inf adds 0, not
+    nan), left to right: no fastmath, so no vectorised reassociation (xent_finish's sums
+    before the loops were split, in float64 the last bit of a soft label's loss)."""
+    t = 0.0
+    for c in range(sr.size):
+        if cr[c] != 0.0:
+            t += cr[c] * (sr[c] - lse)
+    return t
+
+
 @jit
 def xent_finish(s, e, coef, dx, logp, loss):  # pragma: no cover - compiled
     """The nll primitive's softmax forward (ops/nll.py) from s = x - max and e = exp(s) per
     row: logp = s - log(sum e), dx = softmax * sum(coef) - coef (into dx), each row's loss
-    -sum(coef * logp) over the classes with coef != 0; sums in float64."""
+    -sum(coef * logp) over the classes with coef != 0; sums in float64. The loss runs its
+    own loop, so the writes vectorise (the branch in their loop cost 2x). dx and logp must
+    not share memory with s or e (the writes' alias check fails: the scalar loop, 2x).
+    Returns the losses' total as numpy's loss.sum() adds them, but for the sign of a zero
+    (numpy adds to +0: the caller's 0.0 + total)."""
     R, C = s.shape
     for r in range(R):
         sr, er, cr, dr, lr = s[r], e[r], coef[r], dx[r], logp[r]
@@ -318,14 +340,92 @@ def xent_finish(s, e, coef, dx, logp, loss):  # pragma: no cover - compiled
             csum += cr[c]
         lse = np.log(se)
         k = csum / se
-        t = 0.0
+        loss[r] = -_weighted_logp_sum(cr, sr, lse)
         for c in range(C):
-            lp = sr[c] - lse
-            lr[c] = lp
-            if cr[c] != 0.0:           # a class of weight 0 at logit -inf adds 0, not nan
-                t += cr[c] * lp
+            lr[c] = sr[c] - lse
             dr[c] = er[c] * k - cr[c]
-        loss[r] = -t
+    return _pairwise_sum(loss, R) if R > 0 else 0.0
+
+
+@jit(fastmath=False)
+def _pairwise_block(a, lo, n):  # pragma: no cover - compiled
+    """numpy's pairwise sum of a[lo:lo + n] for 1 <= n <= 128 (_pairwise_sum)."""
+    if n < 8:
+        res = a[lo]                     # (numpy starts at 0: 0 + a[lo] is a[lo] for e >= 0)
+        for i in range(lo + 1, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = lo + 8
+    end = lo + n - n % 8
+    while i < end:
+        r0 += a[i]
+        r1 += a[i + 1]
+        r2 += a[i + 2]
+        r3 += a[i + 3]
+        r4 += a[i + 4]
+        r5 += a[i + 5]
+        r6 += a[i + 6]
+        r7 += a[i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < lo + n:
+        res += a[i]
+        i += 1
+    return res
+
+
+@jit(fastmath=False)
+def _pairwise_sum(a, n):  # pragma: no cover - compiled
+    """numpy's float add.reduce of a[:n] (n >= 1), bit for bit: its pairwise sum in a's
+    dtype (numpy/_core/src/umath/loops_utils.h.src: 8 accumulators up to 128 elements,
+    above that the sums of two halves split at a multiple of 8), its recursion run on an
+    explicit stack (a recursive function loaded from Numba's disk cache crashed). No
+    fastmath: reassociation would change the bits."""
+    if n <= 128:
+        return _pairwise_block(a, 0, n)
+    flo = np.empty(64, np.int64)        # frames: start, length, phase, left half's sum
+    fn = np.empty(64, np.int64)
+    fph = np.empty(64, np.int64)
+    left = np.empty(64, a.dtype)
+    top = 0
+    flo[0], fn[0], fph[0] = 0, n, 0
+    ret = a[0]
+    while top >= 0:
+        lo, m, ph = flo[top], fn[top], fph[top]
+        if m <= 128:
+            ret = _pairwise_block(a, lo, m)
+            top -= 1
+            continue
+        n2 = m // 2
+        n2 -= n2 % 8
+        if ph == 0:                     # the left half first
+            fph[top] = 1
+            top += 1
+            flo[top], fn[top], fph[top] = lo, n2, 0
+        elif ph == 1:                   # then the right
+            left[top] = ret
+            fph[top] = 2
+            top += 1
+            flo[top], fn[top], fph[top] = lo + n2, m - n2, 0
+        else:
+            ret = left[top] + ret
+            top -= 1
+    return ret
+
+
+@jit(fastmath=False)
+def softmax_finish(e):  # pragma: no cover - compiled
+    """e = exp(x - max) per row of [R, C] becomes the softmax e / sum(e) in place, with
+    numpy's own sum (_pairwise_sum) and division in e's dtype: the values of ops/nn.py's
+    numpy path bit for bit, NaN and inf included, in one call instead of two numpy ones."""
+    R, C = e.shape
+    for r in range(R):
+        er = e[r]
+        se = _pairwise_sum(er, C)
+        for c in range(C):
+            er[c] = er[c] / se
 
 
 @jit
@@ -349,8 +449,9 @@ def others_product(x, out):  # pragma: no cover - compiled
 
 @jit
 def hard_label_coefficients(lab, C, ignore_index, mean, coef):  # pragma: no cover
-    """coef[i, lab[i]] = 1 / (labels counted) with mean, else 1, for a zero coef [n, C]:
-    the nll primitive's coefficients for hard labels without class weights (ops/loss.py);
+    """coef[i, lab[i]] = k for a zero coef [n, C]: the nll primitive's coefficients for hard
+    labels without class weights (ops/loss.py), k = 1 / (labels counted) with mean = 1,
+    1 / n (every row, ignored ones included: Paddle's mean_all) with mean = 2, else 1;
     rows labelled ignore_index stay zero. Returns -1, or the first position whose label is
     neither in [0, C) nor ignore_index (coef then undefined)."""
     count = 0
@@ -361,7 +462,9 @@ def hard_label_coefficients(lab, C, ignore_index, mean, coef):  # pragma: no cov
         if v < 0 or v >= C:
             return i
         count += 1
-    k = 1.0 / count if mean and count > 0 else 1.0
+    if mean == 2:
+        count = lab.size
+    k = 1.0 / count if mean != 0 and count > 0 else 1.0
     for i in range(lab.size):
         v = lab[i]
         if v != ignore_index:
