@@ -13,7 +13,7 @@ from ..core.tensor import Tensor
 from . import elementwise as E
 from . import search as S
 from .creation import zeros, zeros_like
-from .indexing import concat, flip
+from .indexing import _axis, concat, flip
 from .shape import flatten, transpose
 
 
@@ -78,9 +78,17 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     return transpose(input, list(perm))
 
 
-def swapaxes(x: Tensor, perm: Sequence[int], name: str | None = None) -> Tensor:
-    """Paddle 3.3.1's swapaxes and swapdims take a full permutation, as transpose does."""
-    return transpose(x, list(perm))
+def swapaxes(x: Tensor, perm: Any, *axis1: Any, name: str | None = None) -> Tensor:
+    """Paddle 3.3.1's swapaxes and swapdims take a full permutation, as transpose does, or
+    two axes to swap, as torch's (swapaxes(x, 0, 2))."""
+    if not axis1:
+        return transpose(x, list(perm))
+    if len(axis1) != 1 or isinstance(axis1[0], str):
+        raise TypeError("swapaxes: give a permutation or two axes")
+    order = list(range(x.ndim))
+    a, b = (_axis(int(v), x.ndim, "swapaxes") for v in (perm, axis1[0]))
+    order[a], order[b] = order[b], order[a]
+    return transpose(x, order)
 
 
 swapdims = swapaxes

@@ -42,11 +42,21 @@ def scale(x: Tensor, scale: Any = 1.0, bias: float = 0.0, bias_after_scale: bool
     return x * scale + bias if bias_after_scale else (x + bias) * scale
 
 
+def _holds_tensor(x: Any) -> bool:
+    return any(isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _holds_tensor(v))
+               for v in x)
+
+
 def assign(x: Any, output: Tensor | None = None) -> Tensor:
     """A copy of x (a Tensor, numpy array, list or number); a Tensor's copy carries its
     gradient (Paddle's assign_grad is the identity). With `output`, x's values are written
     into it in place (shapes must agree) and output is returned."""
-    src = clone(x) if isinstance(x, Tensor) else to_tensor(x)
+    if isinstance(x, Tensor):
+        src = clone(x)
+    elif isinstance(x, np.ndarray) or (isinstance(x, (list, tuple)) and _holds_tensor(x)):
+        src = to_tensor(x)
+    else:   # as Paddle 3.3.1: numpy's dtype (float64 for floats), a number as shape [1]
+        src = to_tensor(np.array([x] if np.isscalar(x) else x))
     if output is None:
         return src
     if not isinstance(output, Tensor):

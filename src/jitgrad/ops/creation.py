@@ -86,7 +86,24 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
         raise ValueError("arange: step must not be 0")
     if dtype is None:
         dtype = "int64" if all(isinstance(v, (int, np.integer)) for v in vals) else None
-    return _t(np.arange(*vals, dtype=_dt(dtype)))
+    dt = _dt(dtype)
+    # As Paddle's kernel: start, end and step cast to dtype first (1.3 in float32 is
+    # 1.29999995, so arange(1.0, 1.3, 0.1) has 3 elements; an int dtype truncates), then
+    # ceil((end - start) / step) elements, each the previous one plus step in dtype.
+    s, e, st = (np.asarray(v).astype(dt) for v in vals)
+    if st == 0:
+        raise ValueError("arange: step must not be 0 in the output dtype")
+    if dt.kind == "f":
+        q = (e - s) / st
+        n = int(np.ceil(q)) if q > 0 else 0
+    else:
+        n = int((abs(int(e) - int(s)) + abs(int(st)) - 1) // abs(int(st))) \
+            if (int(e) - int(s)) * int(st) > 0 else 0
+        return _t(s + st * np.arange(n, dtype=dt))     # (exact: no rounding to accumulate)
+    steps = np.full(n, st, dt)
+    if n:
+        steps[0] = s
+    return _t(np.add.accumulate(steps, dtype=dt))
 
 
 def linspace(start: float, stop: float, num: int, dtype: Any = None, name: str | None = None

@@ -252,6 +252,8 @@ def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tenso
     hi = np.inf if max is None else float(max)
     if lo > hi:
         raise ValueError(f"clip: min ({lo}) is larger than max ({hi})")
+    if x._data.dtype.kind in "iu" and (type(min) is float or type(max) is float):
+        x = astype(x, dtypes.default_float())   # Paddle 3.3.1: clip(int, 0.5, 2) is float32
     return apply_unary(clip_op, x, {"lo": lo, "hi": hi})
 
 
@@ -332,11 +334,26 @@ def pow(x: Any, y: Any) -> Tensor:
     return apply_internal(pow_op, *binary_operands(x, y))
 
 
-def where(condition: Any, x: Any, y: Any) -> Tensor:
-    """Pick x where condition holds, else y; the condition carries no gradient."""
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """Pick x where condition holds, else y; the condition carries no gradient. Without x
+    and y, the coordinates of condition's nonzero elements: nonzero(as_tuple=True)."""
+    if x is None and y is None:
+        from .search import nonzero     # (search imports this module)
+        return nonzero(condition, as_tuple=True)
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither")
     cond = np.asarray(condition._data if isinstance(condition, Tensor) else condition)
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {cond.dtype}")
+    if not isinstance(x, (Tensor, np.ndarray)) and not isinstance(y, (Tensor, np.ndarray)):
+        # two Python scalars of one type, as Paddle 3.3.1: where(c, 1, 0) is int64,
+        # where(c, 1.0, 0.0) the default float, where(c, True, False) bool
+        if type(x) is not type(y) or type(x) not in (bool, int, float):
+            raise TypeError(f"where: x and y are {type(x).__name__} and "
+                            f"{type(y).__name__}; give two numbers of one type or a Tensor")
+        dt = np.bool_ if type(x) is bool else np.int64 if type(x) is int else \
+            dtypes.default_float().np
+        x, y = Tensor._make(np.asarray(x, dt)), Tensor._make(np.asarray(y, dt))
     x, y = binary_operands(x, y)
     return apply_internal(where_op, x, y, cond=cond)
 

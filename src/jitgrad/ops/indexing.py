@@ -426,12 +426,14 @@ def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assig
 def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: str = "assign",
                    include_self: bool = True, broadcast: bool = True) -> Tensor:
     """Write values at indices along axis; gradients reach arr (where not overwritten) and
-    values. reduce is 'assign', 'add' or 'multiply' (no gradient rule for 'multiply').
-    With 'assign' and repeated indices the last value lands and only it gets a gradient."""
+    values. reduce is 'assign', 'add', 'multiply' ('mul'), 'mean', 'amax' or 'amin', as in
+    scatter_reduce: each named element becomes the reduction of the values sent there and,
+    when include_self, its own value ('assign' ignores include_self). With 'assign' and
+    repeated indices the last value lands and only it gets a gradient."""
     reduce = {"mul": "multiply"}.get(reduce, reduce)
-    if reduce not in ("assign", "add", "multiply"):
-        raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'multiply', "
-                         f"got {reduce!r}")
+    if reduce not in ("assign", "add", "multiply", "mean", "amax", "amin"):
+        raise ValueError(f"put_along_axis: reduce must be 'assign', 'add', 'multiply', "
+                         f"'mean', 'amax' or 'amin', got {reduce!r}")
     idx = _index_array(indices, "put_along_axis")
     ax = _axis(axis, arr.ndim, "put_along_axis")
     if broadcast:
@@ -445,10 +447,17 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
         pos = _along_axis_positions(arr._data.shape, idx, ax, "put_along_axis")
     else:
         pos = np.take_along_axis(_flat_positions(arr._data.shape), idx, axis=ax)
-    if reduce == "multiply" and (not arr._stop_gradient or
-                                 (isinstance(values, Tensor) and not values._stop_gradient)):
-        raise NotImplementedError("put_along_axis: reduce='multiply' has no gradient rule")
-    return put_flat(arr, pos, values, reduce)
+    if reduce == "assign" or (reduce == "add" and include_self):
+        return put_flat(arr, pos, values, reduce)
+    from .more_indexing import reduce_at        # (it imports this module)
+    if not isinstance(values, Tensor):
+        values = const(values, arr._data.dtype)
+    elif values._data.dtype != arr._data.dtype:
+        values = values.astype(arr._data.dtype)
+    if tuple(values.shape) != pos.shape:
+        values = broadcast_to(values, list(pos.shape))
+    return reduce_at(arr, pos.ravel(), reshape(values, [-1]),
+                     {"add": "sum", "multiply": "prod"}.get(reduce, reduce), include_self)
 
 
 # ---- triangles (masks as constants) ---------------------------------------------------------

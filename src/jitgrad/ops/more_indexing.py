@@ -66,6 +66,13 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
         raise ValueError(f"scatter_reduce: reduce must be one of {', '.join(_REDUCTIONS)}, "
                          f"got {reduce!r}")
     pos, vals = _scatter_positions(input, dim, index, src, "scatter_reduce")
+    return reduce_at(input, pos, vals, reduce, include_self)
+
+
+def reduce_at(input: Tensor, pos: np.ndarray, vals: Tensor, reduce: str,
+              include_self: bool = True) -> Tensor:
+    """scatter_reduce at flat positions pos of input, vals a 1-D Tensor of pos's size and
+    input's dtype (shared with put_along_axis). An integer 'mean' rounds down, as Paddle's."""
     if reduce in ("sum", "mean"):
         base = input if include_self else put_flat(input, pos, 0.0, "assign")
         total = put_flat(base, pos, vals, "add")
@@ -75,7 +82,10 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
         hit = counts > 0
         counts[hit] += 1.0 if include_self else 0.0
         counts[~hit] = 1.0
-        return total / const(counts.reshape(input._data.shape), input._data.dtype)
+        counts = counts.reshape(input._data.shape)
+        if not np.issubdtype(input._data.dtype, np.floating):     # (no gradient)
+            return Tensor._make(total._data // counts.astype(input._data.dtype))
+        return total / const(counts, input._data.dtype)
     if reduce != "prod":                # one put_flat node, its winners' weights saved
         return put_flat(input, pos, vals, reduce if include_self else reduce + "_src")
     targets, group = np.unique(pos, return_inverse=True)

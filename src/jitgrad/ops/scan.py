@@ -178,8 +178,10 @@ def cumsum(x: Tensor, axis: int | None = None, dtype: Any = None, name: str | No
 def cumprod(x: Tensor, dim: int | None = None, dtype: Any = None, name: str | None = None
             ) -> Tensor:
     """Running product along `dim`. Its gradient never divides by x, so it is exact (all
-    orders) where x has zeros, as in Paddle and torch."""
-    require_float(x if dtype is None else x.astype(dtype), "cumprod")
+    orders) where x has zeros, as in Paddle and torch. Integer tensors keep their dtype
+    (no gradient), as in Paddle 3.3.1; bool ones are refused, as there."""
     if dtype is not None:
         x = x.astype(dtype)
+    if x._data.dtype.kind not in "iu":
+        require_float(x, "cumprod")
     return _scan(cumprod_op, x, dim)

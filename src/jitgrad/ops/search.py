@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.tensor import Tensor
 from .core import compiled_kernels, norm_axis
 from .indexing import _axis, take_along_axis
@@ -235,7 +236,8 @@ def unique(x: Tensor, return_index: bool = False, return_inverse: bool = False,
     res = np.unique(x._data, return_index, return_inverse, return_counts, axis=axis)
     if not isinstance(res, tuple):
         return _t(res)
-    return tuple(_t(r if i == 0 else r.astype(np.int64)) for i, r in enumerate(res))
+    it = dtypes.to_dtype(dtype).np     # the index, inverse and counts' dtype, as Paddle's
+    return tuple(_t(r if i == 0 else r.astype(it)) for i, r in enumerate(res))
 
 
 def is_tensor(x: Any) -> bool:
