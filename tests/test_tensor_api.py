@@ -175,3 +175,58 @@ def test_nn_functional_exposes_activations():
     np.testing.assert_allclose(F.log_softmax(x).numpy(),
                                np.log(F.softmax(x).numpy()), rtol=1e-5)
     assert F.tanh is paddle.tanh and F.sigmoid is paddle.sigmoid
+
+
+# ---- a 0-d tensor in arithmetic counts like a Python number (Paddle 3.3.1, measured) ------
+
+def _t(v, dt):
+    return paddle.to_tensor(v, dtype=dt)
+
+
+@pytest.mark.parametrize("nd, zd, want", [
+    ("float32", "float64", "float32"), ("float64", "float32", "float64"),
+    ("int32", "int64", "int32"), ("int64", "int32", "int64"),
+    ("float32", "int64", "float32"), ("int32", "float64", "float64"),
+    ("int64", "float32", "float32"), ("bool", "int32", "int32"), ("bool", "float64", "float64"),
+    ("int32", "bool", "int32")])
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "pow", "remainder"])
+def test_a_0d_tensor_promotes_like_a_number_in_arithmetic(nd, zd, want, op):
+    a, z = _t([1, 2] if nd != "bool" else [True, False], nd), _t(3 if zd != "bool" else True, zd)
+    f = getattr(paddle, op)
+    if op == "remainder" and "bool" in (nd, zd):
+        return
+    want = getattr(paddle, want)
+    assert f(a, z).dtype == want and f(z, a).dtype == want
+    assert f(a, z).shape == [2]
+
+
+@pytest.mark.parametrize("a, b, want", [
+    ("float64", "float32", "float64"), ("int64", "int32", "int64"),
+    ("int64", "float32", "float32"), ("bool", "int32", "int32")])
+def test_two_0d_tensors_promote_as_usual_within_a_kind(a, b, want):
+    want = getattr(paddle, want)
+    assert (_t(2, a) + _t(3, b)).dtype == want
+    assert (_t(3, b) * _t(2, a)).dtype == want
+
+
+def test_true_division_by_a_0d_tensor():
+    assert (_t([1, 2], "int64") / _t(3, "int64")).dtype == paddle.float32
+    assert (_t([1.5, 2.5], "float32") / _t(2, "int64")).tolist() == [0.75, 1.25]
+    assert (_t([1.5, 2.5], "float32") / _t(2.0, "float64")).dtype == paddle.float32
+
+
+def test_maximum_and_floor_divide_keep_the_usual_promotion_within_a_kind():
+    f32, z64 = _t([1.5, 2.5], "float32"), _t(2.0, "float64")
+    assert paddle.maximum(f32, z64).dtype == paddle.float64
+    assert (f32 // z64).dtype == paddle.float64
+    assert (f32 // _t(2, "int64")).dtype == paddle.float32
+
+
+def test_the_0d_operand_gets_its_gradient_in_its_own_dtype():
+    x = paddle.to_tensor([1.5, 2.5], "float32", stop_gradient=False)
+    s = paddle.to_tensor(2.0, "float64", stop_gradient=False)
+    y = (x * s).sum()
+    assert y.dtype == paddle.float32
+    y.backward()
+    assert x.grad.dtype == paddle.float32 and x.grad.tolist() == [2.0, 2.0]
+    assert s.grad.dtype == paddle.float64 and s.grad.shape == [] and float(s.grad) == 4.0

@@ -201,8 +201,52 @@ def const(value: Any, dtype: np.dtype) -> Tensor:
     return Tensor._make(_array(value, dtype=dtype))
 
 
-def binary_operands(x: Any, y: Any, true_divide: bool = False) -> tuple[Tensor, Tensor]:
-    """Tensors for both sides, with Paddle's promotion between tensors and scalars."""
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2}
+
+
+def zero_dim_dtype(a: Tensor, b: Tensor, true_divide: bool = False) -> np.dtype | None:
+    """Paddle 3.3.1's promotion in its arithmetic ops (add, subtract, multiply, divide,
+    floor_divide, remainder, pow, hypot) when a 0-d tensor meets a tensor of another dtype:
+    a 0-d tensor counts like a Python number. One 0-d operand of the other's kind (bool,
+    int, float) takes the other's dtype (float32 + 0-d float64 is float32, int32 + 0-d
+    int64 is int32); of another kind, the higher kind's dtype wins (int64 + 0-d float32
+    is float32); two 0-d tensors of one kind promote as usual. None: neither is 0-d, or
+    the dtypes agree (the usual rules)."""
+    da, db = a._data.dtype, b._data.dtype
+    if da is db or (a._data.ndim and b._data.ndim):
+        return None
+    ra, rb = _KIND_RANK.get(da.kind), _KIND_RANK.get(db.kind)
+    if ra is None or rb is None:
+        return None
+    if ra != rb:
+        dt = da if ra > rb else db
+    elif a._data.ndim == 0 and b._data.ndim == 0:
+        dt = np.promote_types(da, db)
+    else:
+        dt = db if a._data.ndim == 0 else da
+    if true_divide and dt.kind != "f":
+        dt = dtypes.default_float().np
+    return dt
+
+
+def _cast_to(t: Tensor, dt: np.dtype) -> Tensor:
+    """t in dtype dt: a recorded cast for a float tensor that may carry a gradient (it
+    flows back in t's own dtype), a plain conversion otherwise."""
+    if t._data.dtype == dt:
+        return t
+    if t._data.dtype.kind == "f" and dt.kind == "f" and not t._stop_gradient:
+        return t.astype(dt)
+    return Tensor._make(t._data.astype(dt))
+
+
+def binary_operands(x: Any, y: Any, true_divide: bool = False, zero_dim: bool = False
+                    ) -> tuple[Tensor, Tensor]:
+    """Tensors for both sides, with Paddle's promotion between tensors and scalars, and with
+    `zero_dim` (the arithmetic ops) its promotion of 0-d tensors (zero_dim_dtype)."""
+    if zero_dim and isinstance(x, Tensor) and isinstance(y, Tensor):
+        dt = zero_dim_dtype(x, y, true_divide)
+        if dt is not None:
+            return _cast_to(x, dt), _cast_to(y, dt)
     if isinstance(x, Tensor):
         dx = x._data.dtype
         if isinstance(y, Tensor):                           # the common case: two floats

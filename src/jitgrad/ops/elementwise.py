@@ -274,7 +274,8 @@ def clone(x: Tensor) -> Tensor:
 
 
 def _public_binary(op: OpDef, true_divide: bool = False,
-                   large_bias: Callable | None = None) -> Callable[[Any, Any], Tensor]:
+                   large_bias: Callable | None = None, zero_dim: bool = True
+                   ) -> Callable[[Any, Any], Tensor]:
     """The public function of a two-input op without attributes: Paddle's promotion
     (binary_operands), which leaves two Tensors of one dtype as they are (but for ints under
     true division), so that case, the common one, skips it. `large_bias(d, e)` may compute
@@ -299,7 +300,7 @@ def _public_binary(op: OpDef, true_divide: bool = False,
                     return apply_xy(op, x, y)
                 return apply_xy(op, x, y, NO_ATTRS, out)
             return apply_xy(op, x, y)
-        x, y = binary_operands(x, y, true_divide)
+        x, y = binary_operands(x, y, true_divide, zero_dim)
         return apply_xy(op, x, y)
     public.__name__ = public.__qualname__ = op.name
     public.__doc__ = f"Elementwise {op.name}, with broadcasting and Paddle's dtype promotion."
@@ -310,15 +311,15 @@ add = _public_binary(add_op, large_bias=_add_row)
 subtract = _public_binary(subtract_op)
 multiply = _public_binary(multiply_op)
 divide = _public_binary(divide_op, true_divide=True)
-maximum = _public_binary(maximum_op)
-minimum = _public_binary(minimum_op)
+maximum = _public_binary(maximum_op, zero_dim=False)    # (Paddle promotes these as usual)
+minimum = _public_binary(minimum_op, zero_dim=False)
 
 
 def _reflected(op: OpDef, true_divide: bool = False) -> Callable[[Tensor, Any], Tensor]:
     """Tensor's reflected operator for op: `y.__rsub__(x)` is x - y (`1 - t`), without a
     forwarding call to the public function."""
     def reflected(y: Tensor, x: Any) -> Tensor:
-        x, y = binary_operands(x, y, true_divide)
+        x, y = binary_operands(x, y, true_divide, zero_dim=True)
         return apply_xy(op, x, y)
     reflected.__name__ = reflected.__qualname__ = f"r{op.name}"
     return reflected
@@ -331,7 +332,7 @@ def pow(x: Any, y: Any) -> Tensor:
         if x._data.dtype.kind != "f" and (isinstance(y, float) or y < 0):
             x = Tensor._make(x._data.astype(np.float32))
         return apply_internal(pow_scalar_op, x, p=float(y) if x._data.dtype.kind == "f" else y)
-    return apply_internal(pow_op, *binary_operands(x, y))
+    return apply_internal(pow_op, *binary_operands(x, y, zero_dim=True))
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:

@@ -191,7 +191,7 @@ def lerp(x: Any, y: Any, weight: Any, name: str | None = None) -> Tensor:
 
 def remainder(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x mod y with the sign of y (Paddle's remainder / mod / floor_mod, and `%`)."""
-    x, y = binary_operands(x, y)
+    x, y = binary_operands(x, y, zero_dim=True)
     if x._data.dtype.kind != "f" or y._data.dtype.kind != "f":
         if (np.asarray(y._data) == 0).any():
             raise ValueError("remainder: integer division by zero")

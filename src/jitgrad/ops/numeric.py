@@ -40,7 +40,7 @@ def fmin(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 def hypot(x: Any, y: Any, name: str | None = None) -> Tensor:
     """sqrt(x^2 + y^2); the gradient at (0, 0) is NaN, as Paddle's."""
-    x, y = binary_operands(x, y)
+    x, y = binary_operands(x, y, zero_dim=True)
     return E.sqrt(x * x + y * y)
 
 

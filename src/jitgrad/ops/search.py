@@ -170,8 +170,12 @@ logical_xor = _cmp(np.logical_xor)
 bitwise_and, bitwise_or, bitwise_xor = (_cmp(np.bitwise_and), _cmp(np.bitwise_or),
                                         _cmp(np.bitwise_xor))
 def floor_divide(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """x // y with Paddle's dtype rules (float32 // 2 stays float32); no gradient."""
-    x, y = binary_operands(x, y)
+    """x // y with Paddle's dtype rules (float32 // 2 stays float32); no gradient. A 0-d
+    tensor of another kind (int against float) takes the higher kind's dtype, as in the
+    arithmetic ops; of the same kind the usual promotion applies (Paddle 3.3.1)."""
+    mixed = isinstance(x, Tensor) and isinstance(y, Tensor) and \
+        (x._data.dtype.kind == "f") != (y._data.dtype.kind == "f")
+    x, y = binary_operands(x, y, zero_dim=mixed)
     if (x._data.dtype.kind != "f" or y._data.dtype.kind != "f") and \
             (np.asarray(y._data) == 0).any():
         raise ValueError("floor_divide: integer division by zero")   # (as remainder; Paddle)
