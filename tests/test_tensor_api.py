@@ -230,3 +230,10 @@ def test_the_0d_operand_gets_its_gradient_in_its_own_dtype():
     y.backward()
     assert x.grad.dtype == paddle.float32 and x.grad.tolist() == [2.0, 2.0]
     assert s.grad.dtype == paddle.float64 and s.grad.shape == [] and float(s.grad) == 4.0
+
+
+def test_dtypes_print_as_paddle_and_repr_as_its_datatype_enum():
+    # Paddle 3.3.1: str paddle.float32, repr <DataType.FLOAT32: 10> (seen in print([x.dtype]))
+    assert str(paddle.float32) == "paddle.float32" and f"{paddle.int64}" == "paddle.int64"
+    assert repr(paddle.float32) == "<DataType.FLOAT32: 10>"
+    assert str([TT([1]).dtype, paddle.bool]) == "[<DataType.INT64: 9>, <DataType.BOOL: 1>]"

@@ -1,7 +1,8 @@
 """Paddle-style dtype objects and the promotion rules jitgrad follows.
 
 Paddle compares dtypes by identity (`t.dtype == paddle.float32` is True, `== 'float32'` is
-False) and prints them as `paddle.float32`; numpy dtypes stay the storage truth.
+False), prints them as `paddle.float32` and reprs them as `<DataType.FLOAT32: 10>`; numpy
+dtypes stay the storage truth.
 """
 
 from __future__ import annotations
@@ -19,14 +20,20 @@ class DType:
         self.np = np.dtype(np_dtype)
 
     def __repr__(self) -> str:
-        return f"paddle.{self.name}"
+        """Paddle 3.3.1's repr, its DataType enum member (`print([t.dtype])` shows it)."""
+        return f"<DataType.{self.name.upper()}: {_PADDLE_CODES.get(self.name, 0)}>"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return f"paddle.{self.name}"
 
     @property
     def is_floating(self) -> bool:
         return self.np.kind == "f"
 
+
+# Paddle 3.3.1's DataType numbers, for the repr
+_PADDLE_CODES = {"bool": 1, "uint8": 2, "int8": 3, "int16": 5, "int32": 7, "int64": 9,
+                 "float32": 10, "float64": 11, "float16": 15}
 
 float16 = DType("float16", np.float16)
 float32 = DType("float32", np.float32)
