@@ -29,13 +29,15 @@ from .. import vm
 from .external import address as _address
 from .graph import Graph
 from ..vm.program import EXT, Program
-from ..core.grad_store import deliver_grad, detach_graph_grad
+from ..core.grad_store import GRAPH_GRADS, deliver_grad, detach_graph_grad
 from ..core.tensor import Tensor
 
 # One backward at a time writes leaf gradients: two threads running graphs that share a
 # parameter would otherwise add into its .grad concurrently (the kernels release the GIL).
 # Reentrant: a hook may run another backward.
 RUN_LOCK = threading.RLock()
+_NO_CALLBACKS: list = []            # (shared by Bindings without callbacks: never written)
+_np_add = np.add
 
 
 class Workspace:
@@ -44,7 +46,7 @@ class Workspace:
     __slots__ = ("arena", "itab", "consts", "value_views", "seed_views", "out_views",
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
                  "private", "call", "call_gen", "nbytes", "deliver_idx", "leaf_js",
-                 "code", "folded", "tables_bound", "__weakref__")
+                 "code", "folded", "tables_bound", "out_tensor_index", "__weakref__")
 
     def __init__(self, prog: Program) -> None:
         dtype = prog.dtype
@@ -80,6 +82,11 @@ class Workspace:
         # (their rows write through .grad) and grad()'s targets (Binding.results)
         self.deliver_idx = [(j, kind) for j, (kind, _, _, _) in enumerate(prog.outputs)
                             if kind != "target" and j not in owned]
+        # the outputs' tensor numbers when each is a ("t", i) reference (Binding's common
+        # case: leaves), else None
+        refs = [ref for _, ref, _, _ in prog.outputs]
+        self.out_tensor_index = [ref[1] for ref in refs] \
+            if all(ref[0] == "t" for ref in refs) else None
 
 
 SMALL_ROWS = 64         # below this, Python lists answer _seeds_clean faster than numpy
@@ -123,11 +130,19 @@ class Binding:
     def __init__(self, program: Program, graph: Graph, ws: Workspace | None = None,
                  entry: Any = None) -> None:
         self.program, self.graph, self.entry = program, graph, entry
-        self.ws = ws = Workspace(program) if ws is None else ws
-        tensor = graph.tensor
-        self.out_tensors = outs = [tensor(ref) for _, ref, _, _ in program.outputs]
+        if ws is None:
+            ws = Workspace(program)
+        self.ws = ws
+        index = ws.out_tensor_index         # every output a numbered tensor (the leaves)
+        if index is not None:
+            tensors = graph.tensors
+            outs = [tensors[i] for i in index]
+        else:
+            tensor = graph.tensor
+            outs = [tensor(ref) for _, ref, _, _ in program.outputs]
+        self.out_tensors = outs
         self.callbacks = [_make_callback(spec, graph) for spec in program.callbacks] \
-            if program.callbacks else []
+            if program.callbacks else _NO_CALLBACKS
         self.keep: list = []                # this graph's arrays the itab addresses
         self.armed = -1                     # the epoch a retained replay may skip checks in
         self.skip: set[int] = set()
@@ -144,8 +159,15 @@ class Binding:
 
     def _bind_values(self) -> None:
         p, ws, g = self.program, self.ws, self.graph
+        nodes, tensors = g.nodes, g.tensors
         for view, (_, _, src, vshape) in zip(ws.value_views, p.values):
-            v = g.source(src)
+            kind = src[0]                   # g.source(src), its two common cases inline
+            if kind == "s":
+                v = nodes[src[1]].saved[src[2]]
+            elif kind == "t":
+                v = tensors[src[1]]._data
+            else:
+                v = g.source(src)
             view[...] = v if v.shape == vshape else v.reshape(vshape)
         if p.externals:
             itab, dtype, keep = ws.itab, ws.arena.dtype, self.keep
@@ -189,8 +211,11 @@ class Binding:
                 self._seeds_written()
             for t, view, kind in self.deliveries:
                 if kind == "leaf":
-                    if t._grad is None:
+                    g = t._grad
+                    if g is None:
                         t._grad = view.astype(t._data.dtype, copy=True)
+                    elif not GRAPH_GRADS:       # deliver_grad's accumulation, inline
+                        _np_add(g, view, out=g, casting="unsafe")
                     else:
                         deliver_grad(t, view, kind)
                 elif kind == "retain":

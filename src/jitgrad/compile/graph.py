@@ -69,6 +69,9 @@ def attrs_key(node: tape.Node) -> tuple:
     return tuple(key)
 
 
+_new_graph = object.__new__
+
+
 class Graph:
     """The canonical form of the graph from `roots` (through tensors needing gradients).
 
@@ -91,6 +94,17 @@ class Graph:
         self.nodes, self.tensors = [], []
         self.reason = None
         self.key = _walk(self, roots, targets, stop)
+
+    @classmethod
+    def matched(cls, roots: list, targets: list | None, nodes: list, tensors: list,
+                key: tuple) -> "Graph":
+        """A matcher's result as a Graph (what __init__ does with nodes given, without its
+        keyword-argument call: every cache hit makes one)."""
+        g = _new_graph(cls)
+        g.roots, g.targets, g.stop = roots, targets, None
+        g._node_index = g._tensor_index = None
+        g.nodes, g.tensors, g.key, g.reason = nodes, tensors, key, None
+        return g
 
     def node_index(self) -> dict[int, int]:
         if self._node_index is None:

@@ -111,12 +111,12 @@ class ProgramCache:
                         found = None
                     if found is not None:
                         with self._lock:
-                            if self._cached(entry):
+                            if entry.cached:
                                 self._touch(entry)
                                 self.hits += 1
                                 entry.hits += 1
-                                return entry, Graph(roots, targets, nodes=found[0],
-                                                    tensors=found[1], key=entry.key)
+                                return entry, Graph.matched(roots, targets, found[0],
+                                                            found[1], entry.key)
         graph = Graph(roots, targets, stop)
         if graph.key is None:
             self.count_uncacheable()
