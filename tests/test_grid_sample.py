@@ -38,3 +38,17 @@ def test_affine_grid_gradient_and_bad_arguments():
         F.grid_sample(TT(np.ones((1, 1, 2, 2))), TT(np.zeros((1, 1, 1, 2))), mode="bicubic")
     with pytest.raises(ValueError, match=r"\[N, 2, 3\]"):
         F.affine_grid(TT(np.ones((1, 3, 3))), [1, 1, 2, 2])
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+def test_samples_outside_the_image_are_plus_zero(mode):
+    # Paddle 3.3.1 gives 0.0 there, not -0.0 (which prints as "-0.")
+    x = paddle.to_tensor(-np.ones((1, 1, 2, 2), "float32"))
+    grid = paddle.to_tensor(np.full((1, 1, 2, 2), 5.0, "float32"))     # far outside
+    out = F.grid_sample(x, grid, mode=mode, padding_mode="zeros").numpy()
+    assert (out == 0).all() and not np.signbit(out).any()
+
+
+def test_diag_embed_is_in_nn_functional_too():
+    v = paddle.to_tensor([[1.0, 2.0]])
+    assert F.diag_embed(v).tolist() == [[[1.0, 0.0], [0.0, 2.0]]]

@@ -70,8 +70,9 @@ for _extra in (_nn_extras, _losses_extra, _grid_sample, _losses_seq, _losses_sam
 __all__ += ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
             "adaptive_max_pool3d"]
 from ..ops.softmax_ce import softmax_with_cross_entropy  # noqa: E402
+from ..ops.assemble import diag_embed  # noqa: E402  (Paddle 3.3.1 has it here too)
 softmax_with_cross_entropy = _check_tensor_args(softmax_with_cross_entropy)
-__all__ += ["softmax_with_cross_entropy"]
+__all__ += ["softmax_with_cross_entropy", "diag_embed"]
 
 from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr('jitgrad.nn.functional', 'nn.functional')   # a missing name says what Paddle has

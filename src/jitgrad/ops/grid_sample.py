@@ -92,7 +92,9 @@ def grid_sample(x: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: s
         rows = batch + np.clip(cy, 0, H - 1) * W + np.clip(cx, 0, W - 1)
         pos = rows[..., None] * C + np.arange(C)
         vals = _take(reshape(flat, [-1]), pos)
-        return vals * const(inside[..., None], x._data.dtype), inside
+        # (a where, not a product with the mask: 0 outside, not -0.0 as Paddle gives)
+        return E.where(np.broadcast_to(inside[..., None], vals._data.shape), vals,
+                       const(np.zeros((), x._data.dtype), x._data.dtype)), inside
 
     if mode == "nearest":
         cx = np.rint(ix._data).astype(np.int64)     # (halves to even, as Paddle's nearbyint)
