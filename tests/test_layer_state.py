@@ -160,3 +160,44 @@ def test_add_sublayer_and_add_parameter_check_types():
         net.add_sublayer("x", 3)
     with pytest.raises(TypeError, match="should be a Parameter"):
         net.add_parameter("p", paddle.ones([1]))
+
+
+# ---- measured on Paddle 3.3.1 --------------------------------------------------------------
+
+def test_trainable_and_stop_gradient_are_one_flag():
+    lin = paddle.nn.Linear(2, 2)
+    lin.weight.trainable = False
+    assert lin.weight.stop_gradient is True
+    lin.bias.stop_gradient = True
+    assert lin.bias.trainable is False
+    x = paddle.ones([1, 2])
+    lin.weight.trainable = True
+    lin(x).sum().backward()
+    assert lin.weight.grad is not None and lin.bias.grad is None    # a frozen bias: no grad
+    with pytest.raises(ValueError):
+        lin.weight.trainable = "no"
+
+
+def test_slicing_a_sequential_or_layerlist_gives_one_numbered_from_zero():
+    m = paddle.nn.Sequential(paddle.nn.Linear(2, 3), paddle.nn.ReLU(), paddle.nn.Linear(3, 1))
+    tail = m[1:]
+    assert type(tail) is paddle.nn.Sequential and len(tail) == 2
+    assert list(tail.state_dict()) == ["1.weight", "1.bias"]
+    assert tail[1] is m[2]
+    named = paddle.nn.Sequential(("a", paddle.nn.Linear(2, 2)), ("b", paddle.nn.ReLU()))
+    assert named["a"] is named[0]
+    ll = paddle.nn.LayerList([paddle.nn.Linear(2, 2), paddle.nn.ReLU(), paddle.nn.Tanh()])
+    assert type(ll[1:]) is paddle.nn.LayerList and [k for k, _ in ll[1:].named_sublayers()] \
+        == ["0", "1"]
+
+
+def test_spectral_norm_vectors_are_untrained_parameters():
+    sn = paddle.nn.SpectralNorm([3, 4])
+    assert [(n, p.trainable) for n, p in sn.named_parameters()] == \
+        [("weight_u", False), ("weight_v", False)]
+
+
+def test_rnn_layers_list_paddles_dropout_state_buffer():
+    lstm = paddle.nn.LSTM(3, 4)
+    assert [n for n, _ in lstm.named_buffers()] == ["_dropout_state"]
+    assert "_dropout_state" not in lstm.state_dict()

@@ -9,7 +9,7 @@ from typing import Any
 def deep_copy(t: Any, memo: dict, base: type) -> Any:
     """A new leaf of the same class (a Parameter stays a Parameter) with copies of the
     values and of the gradient, the same name and stop_gradient, and deep copies of any
-    attribute a subclass of `base` (Tensor) adds (Parameter.trainable). Hooks, the version
+    attribute a subclass of `base` (Tensor) adds (Parameter.need_clip). Hooks, the version
     count and the graph are not copied. Only leaves can be copied, as in Paddle: a tensor
     computed by a recorded op holds its graph."""
     if t._node is not None:

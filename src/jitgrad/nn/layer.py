@@ -31,7 +31,19 @@ class Parameter(Tensor):
     """A leaf tensor that needs a gradient and belongs to a Layer."""
 
     # optimize_attr, regularizer, need_clip: from ParamAttr, read by the optimizers
-    __slots__ = ("need_clip", "optimize_attr", "regularizer", "trainable")
+    __slots__ = ("need_clip", "optimize_attr", "regularizer")
+
+    @property
+    def trainable(self) -> bool:
+        """not stop_gradient, as in Paddle 3.3.1: setting either sets the other (a frozen
+        parameter, `p.trainable = False`, gets no gradient at all)."""
+        return not self._stop_gradient
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"trainable must be True or False, got {value!r}")
+        self.stop_gradient = not value
 
     def __str__(self) -> str:
         return "Parameter containing:\n" + super().__str__()
@@ -54,8 +66,6 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None =
     own = attr if isinstance(attr, ParamAttr) else ParamAttr()
     p.optimize_attr = {"learning_rate": own.learning_rate}
     p.regularizer, p.need_clip = own.regularizer, own.need_clip
-    if not p.trainable:
-        p._stop_gradient = True
     if isinstance(attr, ParamAttr) and attr.name:
         p.name = attr.name
     elif name:

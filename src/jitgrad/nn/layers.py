@@ -307,7 +307,13 @@ class Sequential(Layer):
             x = layer(x)
         return x
 
-    def __getitem__(self, i: int) -> Layer:
+    def __getitem__(self, i: int | str | slice) -> Layer:
+        """A sublayer by position or name; a slice is a new Sequential of those sublayers,
+        numbered from 0 (Paddle 3.3.1)."""
+        if isinstance(i, str):
+            return self._sub_layers[i]
+        if isinstance(i, slice):
+            return Sequential(*list(self._sub_layers.values())[i])
         return list(self._sub_layers.values())[i]
 
     def __len__(self) -> int:
@@ -324,7 +330,10 @@ class LayerList(Layer):
         self.add_sublayer(str(len(self._sub_layers)), layer)
         return self
 
-    def __getitem__(self, i: int) -> Layer:
+    def __getitem__(self, i: int | slice) -> Layer:
+        """A sublayer by position; a slice is a new LayerList, numbered from 0 (Paddle)."""
+        if isinstance(i, slice):
+            return LayerList(list(self._sub_layers.values())[i])
         return list(self._sub_layers.values())[i]
 
     def __iter__(self):

@@ -210,6 +210,10 @@ class RNNBase(LayerList):
         for k, cell, suffix in self._cells():
             for name in names:
                 setattr(self, f"{name}_l{k}{suffix}", getattr(cell, name))
+        # Paddle's cuDNN dropout state: a 0-d uint8 buffer, not persistable (named_buffers
+        # lists it; nothing here reads it)
+        self.register_buffer("_dropout_state", Tensor._make(np.zeros((), np.uint8)),
+                             persistable=False)
 
     def _cells(self):
         """(layer, cell, name suffix) in Paddle's order: layer by layer, forward first."""
