@@ -221,3 +221,16 @@ def test_parameter_groups_scale_the_rate_and_set_their_decay():
     opt.step()
     np.testing.assert_allclose(a.numpy(), [0.9, 0.8])
     np.testing.assert_allclose(b.numpy(), [1 - 0.05 * 1.2, 1 - 0.05 * 2.2])
+
+
+def test_the_private_learning_rate_attribute_paddle_code_reads():
+    w = paddle.create_parameter([2], "float32")
+    opt = paddle.optimizer.SGD(0.1, parameters=[w])
+    assert opt._learning_rate == 0.1
+    sched = paddle.optimizer.lr.StepDecay(0.5, 1, 0.5)
+    opt2 = paddle.optimizer.Adam(sched, parameters=[w])
+    assert opt2._learning_rate is sched
+    opt2._learning_rate.step()
+    assert opt2.get_lr() == 0.25
+    opt._learning_rate = 0.3
+    assert opt.get_lr() == 0.3

@@ -107,6 +107,19 @@ class Optimizer:
     def get_lr(self) -> float:
         return float(self._lr()) if isinstance(self._lr, LRScheduler) else float(self._lr)
 
+    @property
+    def _learning_rate(self) -> float | LRScheduler:
+        """Paddle's attribute for the rate (a float or the LRScheduler), which Paddle code
+        reads (`opt._learning_rate.step()`) though it is private."""
+        return self._lr
+
+    @_learning_rate.setter
+    def _learning_rate(self, value: float | LRScheduler) -> None:
+        if isinstance(value, LRScheduler):
+            self.set_lr_scheduler(value)
+        else:
+            self._lr = float(value)
+
     def set_lr(self, value: float) -> None:
         if isinstance(self._lr, LRScheduler):
             raise RuntimeError("set_lr cannot be used while an LRScheduler sets the rate")
@@ -287,8 +300,10 @@ class Adam(Optimizer):
         if self._amsgrad:       # AMSGrad: the largest second moment so far
             v = state["moment2_max"] = np.maximum(state.get("moment2_max", 0.0), v)
         c2 = np.sqrt(1 - b2p)
-        lr_t = lr * c2 / (1 - b1p)
-        p._data = p._data - (lr_t * m / (np.sqrt(v) + self._eps * c2)).astype(p._data.dtype)
+        # grouped as Paddle's CPU kernel: lr * (c2 / (1 - b1^t)), then lr_t * (m / ...)
+        lr_t = lr * (c2 / (1 - b1p))
+        p._data = p._data - (lr_t * (m / (np.sqrt(v) + self._eps * c2))).astype(
+            p._data.dtype)
         state["beta1_pow_acc"], state["beta2_pow_acc"] = b1p * b1, b2p * b2
 
 
