@@ -41,6 +41,10 @@ from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa:
 __version__ = "0.1.0"
 
 from . import utils  # noqa: E402  (paddle.utils.unique_name)
+from .single_process import (DataParallel, LazyGuard, batch,  # noqa: E402
+                             disable_signal_handler, get_cuda_rng_state, set_cuda_rng_state)
+from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa: E402
+                            group_norm, layer_norm)     # (Paddle exports these at the top too)
 
 # paddle.io, paddle.save, paddle.load and paddle.summary / flops (hapi) are imported on first
 # use; a missing name says what Paddle has (core/namespace.py)
