@@ -189,3 +189,38 @@ def test_concat_compose_and_chain():
     assert [int(x[0]) for x in ChainDataset([Stream(), Stream()])] == list(range(5)) * 2
     with pytest.raises(TypeError, match="does not support IterableDataset"):
         ConcatDataset([Stream()])
+
+
+# ---- DistributedBatchSampler: batches measured on Paddle 3.3.1 -------------------------------
+
+class _Len:
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+
+def _ranks(n, bs, R, **kw):
+    return [list(paddle.io.DistributedBatchSampler(_Len(n), bs, num_replicas=R, rank=r, **kw))
+            for r in range(R)]
+
+
+def test_distributed_batch_sampler_deals_runs_of_a_batch_to_each_rank():
+    assert _ranks(10, 3, 2) == [[[0, 1, 2], [6, 7]], [[3, 4, 5], [8, 9]]]
+    # padded cyclically to a multiple of the ranks; the short last round split evenly
+    assert _ranks(5, 8, 2) == [[[0, 1, 2]], [[3, 4, 0]]]
+    assert _ranks(7, 2, 4, drop_last=True) == [[[0, 1]], [[2, 3]], [[4, 5]], [[6, 0]]]
+    s = paddle.io.DistributedBatchSampler(_Len(10), 3, num_replicas=2, rank=1)
+    assert len(s) == 2 and s.num_samples == 5
+
+
+def test_distributed_batch_sampler_shuffles_by_epoch_as_paddle():
+    # np.random.RandomState(epoch).shuffle of the padded indices (Paddle 3.3.1's values)
+    assert _ranks(10, 3, 3, shuffle=True) == \
+        [[[6, 1, 4], [3]], [[0, 2, 8], [0]], [[1, 7, 9], [5]]]
+    s = paddle.io.DistributedBatchSampler(_Len(9), 2, num_replicas=2, rank=1, shuffle=True)
+    s.set_epoch(5)
+    assert list(s) == [[2, 4], [0, 8], [3]]
+    one = paddle.io.DistributedBatchSampler(_Len(4), 3)         # one process by default
+    assert list(one) == [[0, 1, 2], [3]]

@@ -172,3 +172,69 @@ class BatchSampler(Sampler):
     def __len__(self) -> int:
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+class DistributedBatchSampler(BatchSampler):
+    """The batches of one of `num_replicas` ranks (default: one process, rank 0), as
+    Paddle's: the indices are padded cyclically to a multiple of num_replicas, shuffled
+    with np.random.RandomState(epoch) when `shuffle` (the epoch then advances, or is set by
+    set_epoch), then dealt rank by rank in runs of batch_size, the last short round split
+    evenly; each rank gets ceil(len(dataset) / num_replicas) indices."""
+
+    def __init__(self, dataset: Sized, batch_size: int, num_replicas: int | None = None,
+                 rank: int | None = None, shuffle: bool = False, drop_last: bool = False
+                 ) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer, got {batch_size!r}")
+        for flag, name in ((shuffle, "shuffle"), (drop_last, "drop_last")):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} should be a bool, got {flag!r}")
+        nranks = 1 if num_replicas is None else num_replicas
+        if isinstance(nranks, bool) or not isinstance(nranks, int) or nranks <= 0:
+            raise ValueError(f"num_replicas should be a positive integer, got {num_replicas!r}")
+        local = 0 if rank is None else rank
+        if isinstance(local, bool) or not isinstance(local, int) or not 0 <= local < nranks:
+            raise ValueError(f"rank should be an integer in [0, {nranks}), got {rank!r}")
+        self.dataset, self.batch_size = dataset, batch_size
+        self.shuffle, self.drop_last = shuffle, drop_last
+        self.nranks, self.local_rank, self.epoch = nranks, local, 0
+        self.num_samples = -(-len(dataset) // nranks)
+        self.total_size = self.num_samples * nranks
+
+    def set_epoch(self, epoch: int) -> None:
+        """The shuffle's seed for the next pass (every rank must set the same)."""
+        self.epoch = epoch
+
+    def _rank_indices(self) -> list[int]:
+        n = len(self.dataset)
+        order = list(range(n))
+        if n:
+            order += [order[i % n] for i in range(self.total_size - n)]
+        if self.shuffle:
+            np.random.RandomState(self.epoch).shuffle(order)
+            self.epoch += 1
+        if self.nranks == 1:
+            return order
+        bs, R, r = self.batch_size, self.nranks, self.local_rank
+        tail = self.total_size % (bs * R)           # the last, short round
+        mine: list[int] = []
+        for start in range(r * bs, self.total_size - tail, bs * R):
+            mine.extend(order[start:start + bs])
+        share = tail // R
+        rest = order[self.total_size - tail:]
+        mine.extend(rest[r * share:(r + 1) * share])
+        return mine
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for idx in self._rank_indices():
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = self.num_samples
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
