@@ -99,3 +99,14 @@ def test_ger_is_the_outer_product():
     assert paddle.ger(TT([1.0, 2.0]), TT([3.0, 4.0, 5.0])).tolist() == [[3, 4, 5], [6, 8, 10]]
     with pytest.raises(ValueError, match="1-D"):
         paddle.ger(TT([[1.0]]), TT([1.0]))
+
+
+def test_accuracy_results_are_numpy_floats_as_paddles():
+    # Paddle 3.3.1 returns np.float64 (they print as np.float64(0.5) in a list)
+    acc = paddle.metric.Accuracy(topk=(1, 2))
+    pred = paddle.to_tensor([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]])
+    step = acc.update(acc.compute(pred, paddle.to_tensor([[1], [2], [2], [0]])))
+    assert step == [0.5, 0.75] and all(type(v) is np.float64 for v in step)
+    assert all(type(v) is np.float64 for v in acc.accumulate())
+    acc.reset()
+    assert acc.accumulate() == [0.0, 0.0]

@@ -70,8 +70,8 @@ class Accuracy(Metric):
 
     def update(self, correct: Any, *args: Any) -> Any:
         c = _array(correct)
-        n = int(np.prod(c.shape[:-1]))
-        accs = []
+        n = np.prod(np.array(c.shape[:-1]), dtype=np.int64)   # (numpy scalars, as Paddle's:
+        accs = []                                               # its results print as such)
         for i, k in enumerate(self.topk):
             hits = float(c[..., :k].sum())
             self.total[i] += hits
@@ -80,7 +80,7 @@ class Accuracy(Metric):
         return accs[0] if len(accs) == 1 else accs
 
     def accumulate(self) -> Any:
-        res = [t / c if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
+        res = [float(t) / c if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
         return res[0] if len(res) == 1 else res
 
     def reset(self) -> None:
