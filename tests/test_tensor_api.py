@@ -237,3 +237,25 @@ def test_dtypes_print_as_paddle_and_repr_as_its_datatype_enum():
     assert str(paddle.float32) == "paddle.float32" and f"{paddle.int64}" == "paddle.int64"
     assert repr(paddle.float32) == "<DataType.FLOAT32: 10>"
     assert str([TT([1]).dtype, paddle.bool]) == "[<DataType.INT64: 9>, <DataType.BOOL: 1>]"
+
+
+def test_conj_and_angle_of_real_tensors_as_paddle():
+    x = paddle.to_tensor([-2.0, -0.0, 0.0, 3.0, float("nan"), -float("inf")],
+                         stop_gradient=False)
+    a = paddle.angle(x)
+    assert np.array_equal(a.numpy(), np.float32([np.pi, 0, 0, 0, np.nan, np.pi]),
+                          equal_nan=True) and a.dtype == paddle.float32
+    a.sum().backward()
+    assert x.grad.tolist() == [0.0] * 6                       # Paddle 3.3.1: zeros
+    with pytest.raises(TypeError):
+        paddle.angle(paddle.to_tensor([1, 2]))
+    y = paddle.to_tensor([1.0, -2.0], stop_gradient=False)
+    c = y.conj()
+    (c * c).sum().backward()
+    assert c.tolist() == [1.0, -2.0] and y.grad.tolist() == [2.0, -4.0]
+    assert paddle.conj(paddle.to_tensor([-2, 3])).tolist() == [-2, 3]
+
+
+def test_multinomial_is_a_tensor_method_too():
+    p = paddle.to_tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert p.multinomial(2, replacement=True).tolist() == [[1, 1], [2, 2]]

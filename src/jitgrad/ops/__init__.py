@@ -148,11 +148,14 @@ from .inplace_more import METHOD_ONLY, MORE_INPLACE  # noqa: E402
 for _more in (_bitwise, _more_indexing, _sampling):
     globals().update({_n: getattr(_more, _n) for _n in _more.NAMES})
     __all__ += _more.NAMES
-    if _more is not _sampling:          # (Paddle's samplers are functions only)
-        METHODS.update({_n: getattr(_more, _n) for _n in _more.NAMES})
+    if _more is not _sampling:          # (Paddle's samplers are functions only, but for
+        METHODS.update({_n: getattr(_more, _n) for _n in _more.NAMES})     # multinomial)
+METHODS["multinomial"] = _sampling.multinomial
 from . import tensor_methods as _tensor_methods  # noqa: E402
 from .tensor_methods import grad_fn  # noqa: E402,F401  (Tensor.grad_fn)
 get_strides = _tensor_methods.METHODS["get_strides"]
+conj, angle = _tensor_methods.conj, _tensor_methods.angle   # (paddle.conj / paddle.angle)
+__all__ += ["conj", "angle"]
 METHODS.update(_tensor_methods.METHODS)
 INPLACE.update(MORE_INPLACE)
 METHODS.update(INPLACE)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from ..core import compat, tape
 from ..core.tensor import Tensor
 from . import elementwise as E
@@ -74,13 +76,36 @@ def _false(x: Tensor) -> bool:
     return False
 
 
+def conj(x: Tensor, name: str | None = None) -> Tensor:
+    """The complex conjugate; jitgrad's tensors are real, so x's values (a copy that passes
+    the gradient on, as Paddle's conj of a real tensor)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"conj expects a Tensor, got {type(x).__name__}")
+    return E.clone(x) if x._data.dtype.kind == "f" else Tensor._make(x._data.copy())
+
+
+def angle(x: Tensor, name: str | None = None) -> Tensor:
+    """The argument of each element: for real x, pi where x < 0, else 0 (-0.0 included), NaN
+    kept; its gradient is zero (Paddle 3.3.1, which takes float tensors only)."""
+    if not isinstance(x, Tensor) or x._data.dtype.kind != "f":
+        raise TypeError("angle expects a float Tensor (jitgrad has no complex dtypes)")
+    d = x._data
+    out = np.where(d < 0, np.pi, 0.0).astype(d.dtype)
+    out[np.isnan(d)] = np.nan
+    if x._stop_gradient:
+        return Tensor._make(out)
+    # x enters only as the branch where() never takes: its gradient is zeros, as Paddle's
+    return E.where(np.zeros(d.shape, bool), x, Tensor._make(out))
+
+
 METHODS: dict[str, Callable] = {name: _cast_method(dt) for name, dt in _CASTS.items()}
 METHODS.update(
     is_dense=lambda x: True, is_sparse=_false, is_sparse_coo=_false, is_sparse_csr=_false,
     is_selected_rows=_false, is_dist=_false, is_same_shape=is_same_shape,
     get_strides=_strides, stride=_strides, data_ptr=data_ptr, get_device=lambda x: -1,
     value=lambda x: x, apply=apply, apply_=apply_, split_with_sizes=split_with_sizes,
-    is_complex=compat.is_complex, is_integer=compat.is_integer, is_empty=compat.is_empty)
+    is_complex=compat.is_complex, is_integer=compat.is_integer, is_empty=compat.is_empty,
+    conj=conj, angle=angle)
 
 
 class GradFn:
