@@ -46,11 +46,13 @@ from .single_process import (DataParallel, LazyGuard, batch,  # noqa: E402
 from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa: E402
                             group_norm, layer_norm)     # (Paddle exports these at the top too)
 
-# paddle.io, paddle.save, paddle.load and paddle.summary / flops (hapi) are imported on first
-# use; a missing name says what Paddle has (core/namespace.py)
+# paddle.io, paddle.save, paddle.load, paddle.summary / flops / Model (hapi) and
+# paddle.callbacks are imported on first use; a missing name says what Paddle has
+# (core/namespace.py)
 from .core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "distributed": ".distributed",
                                                   "hapi": ".hapi", "summary": ".hapi",
-                                                  "flops": ".hapi",
+                                                  "flops": ".hapi", "Model": ".hapi",
+                                                  "callbacks": ".callbacks",
                                                   "save": ".serialization",
                                                   "load": ".serialization"})
