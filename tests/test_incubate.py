@@ -64,7 +64,7 @@ def test_a_tangent_of_the_wrong_shape_raises_as_paddle():
 def test_jacobian_joins_inputs_along_columns():
     x = paddle.ones([2, 2])
     J = ia.Jacobian(paddle.matmul, [x, x])
-    assert J.shape == [4, 8]
+    assert J.shape == (4, 8)          # a tuple, as Paddle 3.3.1's
     np.testing.assert_array_equal(J[:, :].numpy(), [[1, 1, 0, 0, 1, 0, 1, 0],
                                                    [1, 1, 0, 0, 0, 1, 0, 1],
                                                    [0, 0, 1, 1, 1, 0, 1, 0],
@@ -74,15 +74,15 @@ def test_jacobian_joins_inputs_along_columns():
 
 def test_hessians_plain_and_batched():
     H = ia.Hessian(lambda t: (t * t * t).sum(), TT([1.0, 2.0]))
-    assert H.shape == [2, 2]
+    assert H.shape == (2, 2)
     np.testing.assert_array_equal(H[:].numpy(), [[6, 0], [0, 12]])
     Hb = ia.Hessian(lambda t: (t * t).sum(axis=1), TT([[1.0, 2.0], [3.0, 4.0]]),
                     is_batched=True)
-    assert Hb.shape == [2, 2, 2]
+    assert Hb.shape == (2, 2, 2)
     np.testing.assert_array_equal(Hb[:].numpy(), [[[2, 0], [0, 2]], [[2, 0], [0, 2]]])
     J = ia.Jacobian(lambda t: paddle.tanh(t) * 2, TT([[1.0, 2.0], [3.0, 4.0]]),
                     is_batched=True)
-    assert J.shape == [2, 2, 2]
+    assert J.shape == (2, 2, 2)
 
 
 def test_forward_grad_and_grad_run_on_eager_graphs():

@@ -139,7 +139,7 @@ class _Matrix:
 
     def __init__(self, value: Tensor) -> None:
         self._value = value
-        self.shape = list(value.shape)
+        self.shape = tuple(value.shape)     # a tuple, as Paddle 3.3.1's incubate matrices
 
     def __getitem__(self, index: Any) -> Tensor:
         return self._value[index]
