@@ -79,12 +79,6 @@ def batch(reader: Callable[[], Any], batch_size: int, drop_last: bool = False
         raise ValueError(f"batch_size should be a positive integer, got {batch_size!r}")
 
     def batch_reader() -> Iterator[list]:
-        b: list = []
-        for sample in reader():
-            b.append(sample)
-            if len(b) == batch_size:
-                yield b
-                b = []
-        if b and not drop_last:
-            yield b
+        from .io.sampler import batches
+        return batches(reader(), batch_size, drop_last)
     return batch_reader

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .dataset import Dataset, IterableDataset
-from .sampler import BatchSampler
+from .sampler import BatchSampler, batches
 
 
 def default_collate_fn(batch: list) -> Any:
@@ -157,11 +157,4 @@ class DataLoader:
         if not self.auto_collate_batch:
             yield from iter(self.dataset)
             return
-        batch: list = []
-        for sample in self.dataset:
-            batch.append(sample)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        yield from batches(self.dataset, self.batch_size, self.drop_last)

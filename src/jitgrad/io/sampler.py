@@ -15,6 +15,18 @@ import numpy as np
 from ..core.tensor import Tensor
 
 
+def batches(items: Iterable[Any], size: int, drop_last: bool) -> Iterator[list]:
+    """Lists of `size` consecutive items; a shorter last one unless drop_last."""
+    batch: list = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch and not drop_last:
+        yield batch
+
+
 class Sampler:
     """Base class: an iterable of indices (or of index lists, for batch samplers)."""
 
@@ -160,14 +172,7 @@ class BatchSampler(Sampler):
         self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
 
     def __iter__(self) -> Iterator[list[int]]:
-        batch: list[int] = []
-        for idx in self.sampler:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        return batches(self.sampler, self.batch_size, self.drop_last)
 
     def __len__(self) -> int:
         n = len(self.sampler)
@@ -226,14 +231,7 @@ class DistributedBatchSampler(BatchSampler):
         return mine
 
     def __iter__(self) -> Iterator[list[int]]:
-        batch: list[int] = []
-        for idx in self._rank_indices():
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        return batches(self._rank_indices(), self.batch_size, self.drop_last)
 
     def __len__(self) -> int:
         n = self.num_samples
