@@ -411,15 +411,21 @@ put_flat_op = linear(
                                                  "reduce": "amin_src"}, "piecewise": True}))
 
 
-def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assign") -> Tensor:
-    """A copy of x with x.ravel()[positions] = values (broadcast to positions' shape)."""
-    positions = np.asarray(positions, dtype=np.int64)
+def _values_for(x: Tensor, values: Any, shape: tuple) -> Tensor:
+    """values as a Tensor of x's dtype broadcast to `shape` (a constant unless a Tensor)."""
     if not isinstance(values, Tensor):
         values = const(values, x._data.dtype)
     elif values._data.dtype != x._data.dtype:
         values = values.astype(x._data.dtype)
-    if tuple(values.shape) != positions.shape:
-        values = broadcast_to(values, list(positions.shape))
+    if tuple(values.shape) != shape:
+        values = broadcast_to(values, list(shape))
+    return values
+
+
+def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assign") -> Tensor:
+    """A copy of x with x.ravel()[positions] = values (broadcast to positions' shape)."""
+    positions = np.asarray(positions, dtype=np.int64)
+    values = _values_for(x, values, positions.shape)
     return apply_xy(put_flat_op, x, values, {"idx": positions.ravel(), "reduce": reduce})
 
 
@@ -450,12 +456,7 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
     if reduce == "assign" or (reduce == "add" and include_self):
         return put_flat(arr, pos, values, reduce)
     from .more_indexing import reduce_at        # (it imports this module)
-    if not isinstance(values, Tensor):
-        values = const(values, arr._data.dtype)
-    elif values._data.dtype != arr._data.dtype:
-        values = values.astype(arr._data.dtype)
-    if tuple(values.shape) != pos.shape:
-        values = broadcast_to(values, list(pos.shape))
+    values = _values_for(arr, values, pos.shape)
     return reduce_at(arr, pos.ravel(), reshape(values, [-1]),
                      {"add": "sum", "multiply": "prod"}.get(reduce, reduce), include_self)
 
