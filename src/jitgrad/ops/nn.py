@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, apply_xy, require_float
+from .core import apply_xy, require_float
 from .elementwise import _compiled_forward
 from .registry import defop
 
