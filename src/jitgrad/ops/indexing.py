@@ -14,7 +14,8 @@ import numpy as np
 
 from . import siblings
 from ..core.tensor import Tensor
-from .core import apply, apply_xy, checks_own_tensor_args, const, tensor_arg_error
+from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, const,
+                   tensor_arg_error)
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .linear import IDENTITY, linear, step
 from .shape import (_along_axis_positions, _flat_positions, _take_flat, take_flat_op, squeeze,
@@ -325,8 +326,23 @@ def _put_extreme(out: np.ndarray, idx: np.ndarray, v: np.ndarray, reduce: str) -
     flat[starts_nan] = np.nan
 
 
+def _scatter_kernels(x: np.ndarray, v: np.ndarray) -> Any:
+    """vm/forward_scatter.py's kernels for float x and v of one dtype, once Numba is loaded
+    (None otherwise)."""
+    if x.dtype.kind != "f" or v.dtype != x.dtype or x.dtype.itemsize < 4:
+        return None
+    return compiled_kernels("forward_scatter")
+
+
 def _put_forward(x, v, idx, reduce):
     out = np.array(x, copy=True)        # an ndarray even for a 0-d input: reshape is a view
+    if reduce in _EXTREMES and idx.size:
+        kernels = _scatter_kernels(out, v)
+        if kernels is not None:
+            kernels.put_extreme(out.reshape(-1), np.ascontiguousarray(idx, np.int64),
+                                np.ascontiguousarray(v).reshape(-1),
+                                reduce.startswith("amax"), reduce.endswith("_src"))
+            return out
     if reduce == "add":
         np.add.at(out.reshape(-1), idx, v.reshape(-1))
     elif reduce == "multiply":
@@ -346,6 +362,14 @@ def _extreme_weights(out: np.ndarray, x: np.ndarray, v: np.ndarray, idx: np.ndar
     Returns (x's weights, v's weights). (Paddle 3.3.1 counts a left-out own value tied with
     the winner in k, so the sent values' weights sum to less than 1: README.)"""
     dt, best = out.dtype, out.reshape(-1)
+    kernels = _scatter_kernels(out, v) if idx.size else None
+    if kernels is not None:             # (vm/forward_scatter.py: these values, two loops)
+        w_self, w_v = np.empty(out.shape, dt), np.empty(idx.size, dt)
+        kernels.extreme_weights(best, np.ascontiguousarray(x).reshape(-1),
+                                np.ascontiguousarray(v).reshape(-1),
+                                np.ascontiguousarray(idx, np.int64), reduce.endswith("_src"),
+                                w_self.reshape(-1), w_v)
+        return w_self, w_v
     win_src = v.reshape(-1) == best[idx]
     targeted = np.zeros(best.size, bool)
     targeted[idx] = True
