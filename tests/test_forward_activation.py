@@ -13,6 +13,7 @@ COMPILED = sorted(name for name, op in REGISTRY.items() if op.extra.get("compile
 
 # the attributes of each compiled op, the defaults and others that move the boundaries
 ATTRS = {
+    "celu": [{"alpha": 1.0}, {"alpha": 0.5}, {"alpha": -1.5}, {"alpha": 3.7}],
     "clip": [{"lo": -0.5, "hi": 0.7}, {"lo": 0.0, "hi": 0.0}, {"lo": -np.inf, "hi": 0.1}],
     "elu": [{"alpha": 1.0, "scale": 1.0},
             {"alpha": 1.6732632423543772, "scale": 1.0507009873554805}],

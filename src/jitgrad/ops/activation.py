@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
-from .core import apply_xy, const, require_float
+from .core import apply_xy, compiled_kernels, const, require_float
 from .elementwise import _sigmoid
 from .derivative import NumpyMath, apply_unary, numpy_function, unary
 from .math import _erf, special_kernel
@@ -197,10 +197,22 @@ def _celu_deriv(m, x, out, alpha):
     return m.where(pos, 1.0, m.exp(m.where(pos, 0.0, x) * (1.0 / alpha)))
 
 
+def _celu_numpy_parts(x: np.ndarray, alpha: float) -> tuple:
+    """expm1(minimum(x, 0) / alpha) and the float64 exp of where(x > 0, 0, x) / alpha, as
+    _celu_fwd and _celu_deriv compute them (numpy's transcendentals; the rest is the
+    compiled kernel's, vm/forward_activation.py)."""
+    t = x.dtype.type
+    z, w = np.empty_like(x), np.empty(x.shape, np.float64)
+    compiled_kernels("forward_activation").celu_parts(x.reshape(-1), t(alpha), t(1.0 / alpha),
+                                                      t(0), z.reshape(-1), w.reshape(-1))
+    return np.expm1(z), np.exp(w, out=w)
+
+
 celu_op = unary(
     "celu", _celu_fwd, _celu_deriv,
     cases=_cases(alpha=1.0) + ({"shapes": ((2, 3),), "attrs": {"alpha": 0.5}},
-                               {"shapes": ((5,),), "attrs": {"alpha": -1.5}}))
+                               {"shapes": ((5,),), "attrs": {"alpha": -1.5}}),
+    compiled=("celu", lambda t, alpha: (t(alpha), t(1)), _celu_numpy_parts))
 
 
 def _trelu_pass(x, threshold):

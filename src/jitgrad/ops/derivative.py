@@ -131,7 +131,8 @@ def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
     factor. An op declaring `compiled=(kernel, args[, arrays])` gets its output and that
     factor from one compiled pass once Numba is loaded (the backward loads it), for float32
     and float64: vm/forward_activation.py's `kernel(x, out, factor, *arrays(x), *args(t,
-    **attrs))`, t x's scalar type (args None: no kernel for these attributes). The kernels
+    **attrs))`, t x's scalar type (args None: no kernel for these attributes), arrays(x,
+    **attrs) what numpy computes first (its transcendentals). The kernels
     give the values of the op's numpy forward and of its `deriv` on arrays, bit for bit."""
     found = op.extra.get("compiled")
     d = x._data
@@ -151,7 +152,7 @@ def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
         out = op.forward(d, **attrs)
     else:
         out = np.empty(d.shape, d.dtype)
-    arrays = found[2](d) if len(found) > 2 else ()
+    arrays = found[2](d, **attrs) if len(found) > 2 else ()
     getattr(kernels, kernel)(d.reshape(-1), out.reshape(-1), factor.reshape(-1),
                              *[a.reshape(-1) for a in arrays], *scalars)
     return apply_xy(op, x, None, attrs, out, (factor,))

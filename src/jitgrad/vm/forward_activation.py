@@ -134,6 +134,32 @@ def silu(x, out, d, e, one, zero):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
+def celu_parts(x, alpha, k, zero, z, w):  # pragma: no cover - compiled
+    """celu's arguments of numpy's transcendentals (ops/activation.py): z = minimum(x, 0) /
+    alpha for expm1, in x's dtype, and w = where(x > 0, 0, x) * k (k = 1 / alpha) in x's
+    dtype, widened to float64 for exp (the factor's _EXP)."""
+    for i in range(x.size):
+        v = x[i]
+        m = v if (v < zero or v != v) else zero             # np.minimum(v, 0): +0 on a tie
+        z[i] = m / alpha
+        w[i] = np.float64((zero if v > zero else v) * k)
+
+
+@jit(fastmath=False)
+def celu(x, out, d, em1, ex, alpha, one):  # pragma: no cover - compiled
+    """where(x > 0, x, alpha expm1(z)) and its factor where(x > 0, 1, exp(w)), from numpy's
+    expm1(z) and exp(w) (celu_parts)."""
+    for i in range(x.size):
+        v = x[i]
+        if v > 0:
+            out[i] = v
+            d[i] = one
+        else:
+            out[i] = alpha * em1[i]
+            d[i] = ex[i]
+
+
+@jit(fastmath=False)
 def gelu(x, out, d):  # pragma: no cover - compiled
     """The exact gelu x Phi(x) and its slope Phi(x) + x phi(x), in float64 as
     vm/forward_special.py's gelu and gelu_deriv (one erf for both)."""
