@@ -43,3 +43,17 @@ def test_functional_ops_paddle_exports_at_the_top_level():
     F = paddle.nn.functional
     assert paddle.conv2d is F.conv2d and paddle.layer_norm is F.layer_norm
     assert paddle.adaptive_avg_pool1d is F.adaptive_avg_pool1d
+
+
+def test_seed_returns_the_generator_and_its_state_round_trips():
+    g = paddle.seed(3)
+    assert isinstance(g, paddle.Generator) and g.initial_seed() == 3
+    state = g.get_state()
+    a = paddle.rand([3]).numpy()
+    g.set_state(state)
+    assert (paddle.rand([3]).numpy() == a).all()
+    assert g.manual_seed(5) is g and g.initial_seed() == 5
+    paddle.seed(5)
+    b = paddle.rand([2]).numpy()
+    g.manual_seed(5)
+    assert (paddle.rand([2]).numpy() == b).all()

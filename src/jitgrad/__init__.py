@@ -41,6 +41,7 @@ from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa:
 __version__ = "0.1.0"
 
 from . import utils  # noqa: E402  (paddle.utils.unique_name)
+from .ops.creation import Generator  # noqa: E402  (what paddle.seed returns)
 from .single_process import (DataParallel, LazyGuard, batch,  # noqa: E402
                              disable_signal_handler, get_cuda_rng_state, set_cuda_rng_state)
 from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa: E402

@@ -10,12 +10,46 @@ from ..core import dtypes
 from ..core.tensor import Tensor
 
 _rng = np.random.default_rng(0)
+_initial_seed = 0
 
 
-def seed(s: int) -> None:
-    """Reseed jitgrad's generator (dropout, rand, randn, initializers)."""
-    global _rng
-    _rng = np.random.default_rng(int(s))
+class Generator:
+    """Paddle's handle on the random generator (what paddle.seed returns). jitgrad's ops
+    draw from one global generator, which this object reseeds and whose state it reads."""
+
+    def manual_seed(self, s: int) -> "Generator":
+        global _rng, _initial_seed
+        _initial_seed = int(s)
+        _rng = np.random.default_rng(_initial_seed)
+        return self
+
+    def seed(self) -> int:
+        """Reseed from fresh entropy; the new seed."""
+        s = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return _initial_seed
+
+    def get_state(self) -> dict:
+        return _rng.bit_generator.state
+
+    def set_state(self, state: dict) -> None:
+        _rng.bit_generator.state = state
+
+    def random(self) -> int:
+        """A random 64-bit integer from the generator."""
+        return int(_rng.integers(0, 2 ** 63))
+
+
+_DEFAULT_GENERATOR = Generator()
+
+
+def seed(s: int) -> Generator:
+    """Reseed jitgrad's generator (dropout, rand, randn, initializers); returns it, as
+    Paddle's paddle.seed returns its Generator."""
+    return _DEFAULT_GENERATOR.manual_seed(s)
 
 
 def generator() -> np.random.Generator:
@@ -185,9 +219,9 @@ def randperm(n: int, dtype: Any = "int64", name: str | None = None) -> Tensor:
 _reseed = seed          # (manual_seed's argument is called seed, as Paddle's)
 
 
-def manual_seed(seed: int) -> None:
+def manual_seed(seed: int) -> Generator:
     """paddle.seed under torch's name."""
-    _reseed(seed)
+    return _reseed(seed)
 
 
 def standard_normal(shape: Any, dtype: Any = None, name: str | None = None) -> Tensor:
