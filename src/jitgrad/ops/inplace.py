@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.grad_store import ViewLinks
+from ..core.grad_store import grad_owner as _grad_owner
 from ..core.tensor import Tensor
 from . import aliases as AL
 from . import elementwise as E
@@ -264,3 +265,34 @@ def set_value(x: Tensor, value: Any) -> Tensor:
         raise ValueError(f"set_value: shape {list(v.shape)} does not match {x.shape}")
     _write(x, v)
     return x
+
+
+_vgroup_of = Tensor._vgroup.__get__     # the slot itself: raises, rather than __getattr__
+
+
+def write_fresh(x: Tensor, data: np.ndarray) -> None:
+    """set_value(x, data) for `data` a new array of x's shape and dtype that nothing else
+    holds (batch_norm's running statistics): x takes it as its new buffer, where _write
+    would copy x's old buffer and then overwrite the copy. The same bookkeeping otherwise:
+    x's version goes up (and its version group's, and the epoch: bump), a `.data` view's
+    owner still holding the old buffer takes the new one, and a `.grad` wrapper goes
+    through _write (it writes into the accumulator). A view of the old buffer keeps the
+    old values, as after set_value."""
+    if _grad_owner(x) is not None:
+        _write(x, data)
+        return
+    old = x._data
+    x._data = data
+    x._version += 1                     # bump(x), without getattr's ~0.5 us __getattr__
+    try:
+        group = _vgroup_of(x)
+    except AttributeError:
+        group = None
+    if group is not None:
+        v = x._version
+        for t in group:
+            t._version = v
+    tape.bump_epoch()
+    source = _DATA_VIEWS.owner(x)
+    if source is not None and source._data is old:     # x is source.data: write through
+        source._data = data

@@ -13,9 +13,10 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import reduce as R
-from .core import require_float
+from .core import apply_internal, require_float
+from .elementwise import _compiled_forward
 from .math import rsqrt
-from .normalization import batch_stats, fusable, normalize_affine
+from .normalization import batch_stats, fusable, norm_op, normalize_affine
 from .shape import reshape
 
 
@@ -53,6 +54,27 @@ def _channel_axis(x: Tensor, data_format: str) -> int:
     raise ValueError(f"batch_norm: unsupported data_format {data_format!r}")
 
 
+# (shape, data_format) -> (channel axis, C, stats, affine) of an input that passed the
+# checks: a training step repeats its shapes, and working these out was ~1.5 us of ~25.
+_LAYOUTS: dict = {}
+
+
+def _layout(x: Tensor, data_format: Any) -> tuple:
+    shape = x._data.shape
+    key = (shape, data_format) if type(data_format) is str else None
+    lay = _LAYOUTS.get(key) if key is not None else None
+    if lay is None:
+        if x.ndim < 2:
+            raise ValueError(f"batch_norm needs an input [N, C, ...], got shape {x.shape}")
+        ax = _channel_axis(x, data_format)
+        C = int(shape[ax])
+        stats = (int(math.prod(shape[:ax])), C, int(math.prod(shape[ax + 1:])))
+        lay = (ax, C, stats, (C, stats[2]))
+        if key is not None and len(_LAYOUTS) < 512:
+            _LAYOUTS[key] = lay
+    return lay
+
+
 def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
                weight: Tensor | None = None, bias: Tensor | None = None,
                training: bool = False, momentum: float = 0.9, epsilon: float = 1e-05,
@@ -61,20 +83,28 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
     """Normalise each channel by the batch statistics (training, or use_global_stats=False)
     or the running ones (eval, or use_global_stats=True); whenever the batch statistics are
     used, the running ones are updated with them (Paddle 3.3.1, eval mode too)."""
-    require_float(x, "batch_norm")
-    if x.ndim < 2:
-        raise ValueError(f"batch_norm needs an input [N, C, ...], got shape {x.shape}")
-    ax = _channel_axis(x, data_format)
-    C = x.shape[ax]
+    xd = x._data
+    if xd.dtype.kind != "f":
+        require_float(x, "batch_norm")
+    ax, C, stats, affine = _layout(x, data_format)
+    use_batch = training if use_global_stats is None else not use_global_stats
+    if use_batch and xd.size:
+        dt = xd.dtype
+        if weight is not None and bias is not None and isinstance(weight, Tensor) \
+                and isinstance(bias, Tensor) and weight._data.dtype == dt \
+                and bias._data.dtype == dt:
+            y = apply_internal(norm_op, x, weight, bias, stats=stats, affine=affine,
+                               eps=float(epsilon))
+        elif fusable(x, weight, bias):
+            y = normalize_affine(x, weight, bias, stats, affine, epsilon)
+        else:
+            y = None
+        if y is not None:
+            mu, var = batch_stats(y, x, stats)
+            _update_running(running_mean, running_var, mu, var, momentum, C)
+            return y
     bshape = [C if i == ax else 1 for i in range(x.ndim)]
     axes = [i for i in range(x.ndim) if i != ax]
-    use_batch = training if use_global_stats is None else not use_global_stats
-    if use_batch and fusable(x, weight, bias):
-        stats = (math.prod(x.shape[:ax]), C, math.prod(x.shape[ax + 1:]))
-        y = normalize_affine(x, weight, bias, stats, (C, stats[2]), epsilon)
-        mu, var = batch_stats(y, x, stats)
-        _update_running(running_mean, running_var, mu, var, momentum, C)
-        return y
     if use_batch:
         mu = R.mean(x, axis=axes, keepdim=True)
         d = x - mu
@@ -92,15 +122,52 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
     return y
 
 
+_write_fresh: Any = None     # ops.inplace.write_fresh (imported on first use)
+_FAST_RUNNING = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _update_running(running_mean: Tensor, running_var: Tensor, mu: np.ndarray,
                     var: np.ndarray, momentum: float, C: int) -> None:
-    """running = momentum * running + (1 - momentum) * batch statistic, in place."""
-    from .inplace import set_value
+    """running = momentum * running + (1 - momentum) * batch statistic, in place: each
+    running tensor gets a new buffer and a version bump, as set_value gives it (ops/
+    inplace.py write_fresh: the same bookkeeping without set_value's copy of the old one).
+    The common case (both buffers [C] and the statistics [1, C, 1], contiguous, of one
+    float dtype) computes both in one compiled call once Numba is loaded, numpy's values."""
+    global _write_fresh
+    if _write_fresh is None:
+        from .inplace import write_fresh
+        _write_fresh = write_fresh
     m = float(momentum)
-    for run, stat in ((running_mean, mu), (running_var, var)):
-        new = m * run._data                 # (in place, no astype copy: the same values)
-        set_value(run, np.add(new, (1 - m) * stat.reshape(C).astype(new.dtype, copy=False),
-                              out=new))
+    a, b = running_mean._data, running_var._data
+    dt = a.dtype
+    todo: tuple = ((running_mean, mu), (running_var, var))
+    if running_mean is not running_var and dt in _FAST_RUNNING and b.dtype == dt \
+            and mu.dtype == dt and var.dtype == dt and a.shape == (C,) and b.shape == (C,) \
+            and mu.shape == (1, C, 1) and var.shape == (1, C, 1) and C \
+            and a.flags.c_contiguous and b.flags.c_contiguous and mu.flags.c_contiguous \
+            and var.flags.c_contiguous:
+        kernels = _compiled_forward()
+        if kernels is not None:
+            new_mean, new_var = np.empty(C, dt), np.empty(C, dt)
+            if kernels.bn_running(a, b, mu, var, m, 1 - m, new_mean, new_var):
+                _write_fresh(running_mean, new_mean)
+                if running_mean._data is new_mean and running_var._data is b:
+                    _write_fresh(running_var, new_var)
+                    return
+                # the first write reached running_var (a `.data` view, a shared
+                # accumulator): its update reads its values now, as one by one
+                todo = ((running_var, var),)
+            # (else a non-finite result: numpy's update below, the same values with
+            # numpy's overflow / invalid warnings)
+    for run, stat in todo:
+        old = run._data
+        new = m * old                       # (in place, no astype copy: the same values)
+        np.add(new, (1 - m) * stat.reshape(C).astype(new.dtype, copy=False), out=new)
+        if type(new) is np.ndarray and new.dtype == old.dtype and new.shape == old.shape:
+            _write_fresh(run, new)          # new: a fresh array of run's dtype and shape
+        else:
+            from .inplace import set_value
+            set_value(run, new)
 
 
 def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,

@@ -139,6 +139,32 @@ def _norm_columns(x, w, b, R, S, eps, y, xhat, mu, var, rstd):  # pragma: no cov
 
 
 @jit
+def bn_running(rm, rv, mu, var, m, m1, out_mean, out_var):  # pragma: no cover - compiled
+    """batch_norm's running statistics update, both at once: rm, rv, out_mean, out_var [C]
+    and mu, var [1, C, 1] (C > 0) of one float dtype, m and m1 the floats momentum and
+    1 - momentum. out = m * run + m1 * stat with m, m1 rounded to the dtype, each product
+    rounded, then the sum: numpy's `m * run + (1 - m) * stat` for Python floats (no FMA:
+    jitgrad's fastmath has no 'contract'). One call instead of six numpy ones. Returns
+    whether every result is finite (if not, the caller redoes it in numpy, which warns on
+    an overflow or an invalid operation where this does not)."""
+    out_mean[0] = m                 # the dtype's m and m1: stored, so rounded as numpy does
+    out_var[0] = m1
+    mf, m1f = out_mean[0], out_var[0]
+    finite = True
+    for i in range(rm.size):
+        v = mf * rm[i] + m1f * mu[0, i, 0]
+        out_mean[i] = v
+        if not -np.inf < v < np.inf:     # (np.isfinite: True for NaN under
+            finite = False              # reassoc + nsz, x - x folded to 0)
+    for i in range(rv.size):
+        v = mf * rv[i] + m1f * var[0, i, 0]
+        out_var[i] = v
+        if not -np.inf < v < np.inf:     # (np.isfinite: True for NaN under
+            finite = False              # reassoc + nsz, x - x folded to 0)
+    return finite
+
+
+@jit
 def _first_max_windows(x, kh, kw, sh, sw, pt, pl, nan, best, arg):  # pragma: no cover
     """first_max window by window (a chain of kh * kw compares each), with `nan` the NaN
     rule (a NaN wins over numbers, the first NaN): first_max's path for inputs with NaN."""
