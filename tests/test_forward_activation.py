@@ -17,6 +17,7 @@ ATTRS = {
     "clip": [{"lo": -0.5, "hi": 0.7}, {"lo": 0.0, "hi": 0.0}, {"lo": -np.inf, "hi": 0.1}],
     "elu": [{"alpha": 1.0, "scale": 1.0},
             {"alpha": 1.6732632423543772, "scale": 1.0507009873554805}],
+    "erf": [{}],
     "gelu": [{"approximate": False}, {"approximate": True}],
     "hardshrink": [{"threshold": 0.5}, {"threshold": 0.0}],
     "hardsigmoid": [{"slope": 1 / 6, "offset": 0.5}, {"slope": -0.2, "offset": 0.3}],

@@ -73,6 +73,26 @@ def test_lgamma_erf_gelu(dtype):
     _close(*_both(x, "gelu_deriv", lambda v: slope(v.astype(np.float64))), 1e-13)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_erf_without_libm_special_values_and_tails(dtype):
+    """The kernel's own erf (no libm call): float32 correctly rounded (exhaustively so:
+    perf/check_erf_exhaustive.py), float64 within an ulp of math.erf, the edges exact."""
+    rng = np.random.default_rng(3)
+    tiny = 10.0 ** rng.uniform(-323 if dtype == np.float64 else -45, 0, 2000)
+    x = np.concatenate([rng.uniform(-7, 7, 4000), tiny, -tiny, [
+        0.0, -0.0, math.inf, -math.inf, math.nan, 5e-324, 0.875, 6.0, 5.99, 1e30, -1e30,
+        np.nextafter(0.875, 0), 3.9, -3.9]]).astype(dtype)
+    got = M.special_kernel(x, "erf")
+    want = np.array([math.erf(float(v)) for v in x])
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    ok = ~np.isnan(want)
+    if dtype == np.float32:
+        assert np.array_equal(got[ok], want[ok].astype(np.float32))
+    else:
+        assert np.all(np.abs(got - want)[ok] <= np.spacing(np.abs(want[ok])))
+
+
 def test_erfinv():
     rng = np.random.default_rng(2)
     y = np.concatenate([rng.uniform(-1, 1, 2000), 1 - 10.0 ** -rng.uniform(2, 15, 200),

@@ -16,7 +16,7 @@ from ..core.tensor import Tensor
 from .core import apply, binary_operands, compiled_kernels, float_input, require_float
 from .elementwise import _via_float64
 from . import elementwise as E
-from .derivative import binary, numpy_function, unary
+from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
 
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
@@ -50,7 +50,8 @@ def special_kernel(x: np.ndarray, name: str, *args: Any) -> np.ndarray | None:
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    # numpy has no erf and scipy is not a dependency: math.erf is correctly rounded enough.
+    # numpy has no erf and scipy is not a dependency: math.erf is correctly rounded enough;
+    # the compiled kernel (vm/forward_special.py) its own vectorisable erf, within an ulp.
     out = special_kernel(x, "erf")
     if out is not None:
         return out
@@ -88,7 +89,20 @@ def _logit_deriv(m, x, out):
 
 
 logit_op = unary("logit", lambda x: _LOG(x / (1 - x)), _logit_deriv, domain=(0.2, 0.8))
-erf_op = unary("erf", _erf, lambda m, x, out: m.exp(-(x * x)) * _SQRT_PI_2)
+# once Numba is loaded, output and factor from one pass (vm/forward_activation.py's erf:
+# vectorised erf and exp, the factor's roundings as this one's)
+def _erf_deriv(m, x, out):
+    """2/sqrt(pi) exp(-x^2); on arrays the compiled kernel's once Numba is loaded (the
+    values of forward_activation.py's erf factor: its exp within an ulp of numpy's)."""
+    if isinstance(m, NumpyMath):
+        d = special_kernel(x, "erf_deriv", x.dtype.type(_SQRT_PI_2))
+        if d is not None:
+            return d
+    return m.exp(-(x * x)) * _SQRT_PI_2
+
+
+erf_op = unary("erf", _erf, _erf_deriv,
+               compiled=("erf", lambda t: (t(_SQRT_PI_2),)))
 numpy_function("erf", _erf)
 
 
@@ -138,7 +152,13 @@ expm1, log1p, log2, log10 = _u(expm1_op), _u(log1p_op), _u(log2_op), _u(log10_op
 rsqrt, reciprocal = _u(rsqrt_op), _u(reciprocal_op)
 sinh, cosh, tan = _u(sinh_op), _u(cosh_op), _u(tan_op)
 asin, acos, atan = _u(asin_op), _u(acos_op), _u(atan_op)
-asinh, acosh, atanh, erf = _u(asinh_op), _u(acosh_op), _u(atanh_op), _u(erf_op)
+asinh, acosh, atanh = _u(asinh_op), _u(acosh_op), _u(atanh_op)
+
+
+def erf(x: Tensor, name: str | None = None) -> Tensor:
+    """Elementwise erf (Paddle's paddle.erf): output and saved factor from one compiled
+    pass once Numba is loaded (apply_unary)."""
+    return apply_unary(erf_op, float_input(x, "erf"), {})
 
 
 def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tensor:

@@ -12,8 +12,8 @@ caller passes every constant as a scalar of that dtype), with numpy's clip seman
 Like vm/forward.py, they run only once the backward interpreter has imported Numba.
 `elu_factor` is the factor alone, from x and the forward's output (elu's forward keeps
 numpy's expm1). Transcendentals stay numpy's (its SIMD exp is not the C library's, and
-Numba has no vector math here): silu gets exp(-|x|) from numpy and does the rest; the
-exact gelu is vm/forward_special.py's two kernels (erf, exp in float64) in one loop.
+Numba has no vector math here): silu gets exp(-|x|) from numpy and does the rest. erf and
+the exact gelu use vm/forward_special.py's own vectorisable erf and exp (float64).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ import math
 
 import numpy as np
 
+from . import forward_special
 from ._numba import jit
+from .forward_special import _erf_and_exp, _gelu_parts
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -159,12 +161,30 @@ def celu(x, out, d, em1, ex, alpha, one):  # pragma: no cover - compiled
             d[i] = ex[i]
 
 
-@jit(fastmath=False)
+# erf and the exact gelu: vm/forward_special.py's vectorisable erf and exp (no C library
+# call), named in stamp_with so that an edit there recompiles these.
+_SPECIAL = (forward_special.__file__,)
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
 def gelu(x, out, d):  # pragma: no cover - compiled
     """The exact gelu x Phi(x) and its slope Phi(x) + x phi(x), in float64 as
-    vm/forward_special.py's gelu and gelu_deriv (one erf for both)."""
+    vm/forward_special.py's gelu and gelu_deriv (one erf and one exp for both)."""
     for i in range(x.size):
         v = np.float64(x[i])
-        f = math.erf(v * _SQRT1_2)
-        out[i] = 0.5 * v * (1.0 + f)
-        d[i] = 0.5 * (1.0 + f) + v * math.exp(-0.5 * v * v) * _INV_SQRT_2PI
+        cdf, pdf = _gelu_parts(v)
+        out[i] = v * cdf
+        d[i] = cdf + pdf
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def erf(x, out, d, c):  # pragma: no cover - compiled
+    """erf(x) and its factor exp(-(x * x)) * c (c = 2/sqrt(pi) in x's dtype), as
+    ops/math.py's erf_op computes it on arrays: x * x and the product in x's dtype, exp
+    in float64 rounded to x's dtype (its float32 exp goes through float64)."""
+    for i in range(x.size):
+        xi = x[i]
+        f, e = _erf_and_exp(xi)
+        out[i] = f
+        d[i] = e                        # (rounded to x's dtype, then the product in it)
+        d[i] = d[i] * c
