@@ -49,8 +49,8 @@ def _holds_tensor(x: Any) -> bool:
 
 def assign(x: Any, output: Tensor | None = None) -> Tensor:
     """A copy of x (a Tensor, numpy array, list or number); a Tensor's copy carries its
-    gradient (Paddle's assign_grad is the identity). With `output`, x's values are written
-    into it in place (shapes must agree) and output is returned."""
+    gradient (Paddle's assign_grad is the identity). With `output`, x is written into it in
+    place, output taking x's shape and dtype too (as Paddle), and output is returned."""
     if isinstance(x, Tensor):
         src = clone(x)
     elif isinstance(x, np.ndarray) or (isinstance(x, (list, tuple)) and _holds_tensor(x)):
@@ -61,8 +61,8 @@ def assign(x: Any, output: Tensor | None = None) -> Tensor:
         return src
     if not isinstance(output, Tensor):
         raise TypeError(f"assign: output must be a Tensor, got {type(output).__name__}")
-    if tuple(src._data.shape) != tuple(output._data.shape):
-        raise ValueError(f"assign: x has shape {src.shape} but output has shape "
-                         f"{output.shape}")
-    from .inplace import inplace
-    return inplace(output, lambda _: src, "assign")
+    if src._data.shape == output._data.shape and src._data.dtype == output._data.dtype:
+        from .inplace import inplace
+        return inplace(output, lambda _: src, "assign")
+    from .inplace_more import become  # output takes x's shape and dtype, as in Paddle
+    return become(output, lambda _: src, "assign")

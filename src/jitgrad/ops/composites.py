@@ -234,7 +234,43 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
 
 def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,
           name: str | None = None) -> Tensor:
-    return input * beta + matmul(x, y) * alpha
+    """beta * input + alpha * (x @ y), for 2-D x and y and an input that broadcasts to
+    the product's shape (Paddle's checks and ValueErrors)."""
+    try:
+        m = matmul(x, y)
+        if m._data.ndim != 2 or (isinstance(input, Tensor) and input._data.ndim > 2):
+            _check_addmm_tensors(input, x, y)       # (a 1-D x or y, a 3-D input: raises)
+        return input * beta + m * alpha
+    except ValueError:
+        _check_addmm_tensors(input, x, y)           # Paddle's message for a shape error
+        raise
+
+
+def _check_addmm_tensors(input: Any, x: Any, y: Any) -> None:
+    if isinstance(input, Tensor) and isinstance(x, Tensor) and isinstance(y, Tensor):
+        _check_addmm(input._data.shape, x._data.shape, y._data.shape)
+
+
+def _check_addmm(i: tuple, a: tuple, b: tuple) -> None:
+    if len(a) != 2 or len(b) != 2:
+        raise ValueError(f"addmm: x and y must be 2-D, got x of shape {list(a)} and y of "
+                         f"shape {list(b)}")
+    if a[1] != b[0]:
+        raise ValueError(f"addmm: x's width must equal y's height, got x of shape {list(a)} "
+                         f"and y of shape {list(b)}")
+    if len(i) == 2:
+        if i[0] not in (a[0], 1):
+            raise ValueError(f"addmm: input's dimension 0 must be x's dimension 0 ({a[0]}) or "
+                             f"1, got input of shape {list(i)}")
+        if i[1] not in (b[1], 1):
+            raise ValueError(f"addmm: input's dimension 1 must be y's dimension 1 ({b[1]}) or "
+                             f"1, got input of shape {list(i)}")
+    elif len(i) == 1:
+        if i[0] not in (b[1], 1):
+            raise ValueError(f"addmm: input of shape {list(i)} does not broadcast to the "
+                             f"product's shape [x.shape[0], y.shape[1]] = [{a[0]}, {b[1]}]")
+    else:
+        raise ValueError(f"addmm: input must be 1-D or 2-D, got input of shape {list(i)}")
 
 
 def inner(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:

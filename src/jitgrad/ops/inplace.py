@@ -27,7 +27,6 @@ from . import lookup as LK
 from . import math as M
 from . import composites as MO
 from . import numeric as NU
-from . import scan as SC
 from . import search as SE
 from . import special as SP
 
@@ -62,8 +61,10 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
     if not isinstance(new, Tensor):
         raise TypeError(f"{opname} produced {type(new).__name__}, not a Tensor")
     if tuple(new._data.shape) != tuple(x._data.shape):
-        raise ValueError(f"{opname}: the result has shape {new.shape} but an in-place op must "
-                         f"keep the tensor's shape {x.shape}")
+        raise ValueError(f"{opname}: the shape of the output {list(new.shape)} is different "
+                         f"from that of inplace tensor {list(x.shape)} in the Inplace "
+                         "operation; an in-place op cannot change its tensor's shape: use "
+                         f"the out-of-place paddle.{opname.rstrip('_')} instead")
     if new._node is None:
         _write(x, new._data)
         return x
@@ -164,14 +165,115 @@ def _fill(x, value):
         Tensor._make(np.full_like(x._data, value))
 
 
-def _method(fn: Callable, name: str, run: Callable | None = None,
-            doc: str = "changes x and returns it") -> Callable:
-    """x.<name>(...): fn's result written into x by `run` (inplace, or inplace_more.become
-    for results that may change x's shape or dtype)."""
-    run = inplace if run is None else run
+def check_broadcast(x: Any, others: tuple, opname: str) -> None:
+    """Refuse operands that would broadcast x to a bigger shape: an in-place op never
+    changes x's shape (Paddle's ValueError and wording). Python numbers and operands that
+    broadcast to x's shape pass."""
+    if not isinstance(x, Tensor):
+        return                                  # (check_inplace says what is wrong)
+    xs = x._data.shape
+    for o in others:
+        if isinstance(o, Tensor):
+            s = o._data.shape
+        elif isinstance(o, (np.ndarray, list, tuple)):
+            try:
+                s = np.shape(o)
+            except ValueError:          # a ragged list: the op itself says what is wrong
+                continue
+        else:
+            continue
+        if s != xs and not _fits(s, xs):
+            _refuse(xs, s, opname)
 
-    def method(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return run(x, lambda s: fn(s, *args, **kwargs), name)
+
+def _fits(s: tuple, xs: tuple) -> bool:
+    """Whether shape s broadcasts to xs (without making it bigger)."""
+    n = len(s)
+    if n > len(xs):
+        return False
+    for d, e in zip(s, xs[len(xs) - n:]):
+        if d != e and d != 1:
+            return False
+    return True
+
+
+def _refuse(xs: tuple, s: tuple, opname: str) -> None:
+    try:
+        out = np.broadcast_shapes(xs, s)
+    except ValueError:
+        raise ValueError(f"{opname}: operands could not be broadcast together: x has shape "
+                         f"{list(xs)}, the other operand {list(s)}") from None
+    raise ValueError(
+        f"{opname}: the shape of broadcast output {list(out)} is different from that of "
+        f"inplace tensor {list(xs)} in the Inplace operation; an in-place op cannot change "
+        f"its tensor's shape: use the out-of-place paddle.{opname.rstrip('_')} (or expand x "
+        "to the broadcast shape first)")
+
+
+def more_versions(x: Tensor, n: int, node_before: Any) -> None:
+    """n more version bumps of x after an in-place op that Paddle runs as n + 1 in-place
+    steps (hypot_ is x.pow_(2).add_(y.pow(2)).sqrt_()), so x.inplace_version counts as in
+    Paddle. The node this op recorded (if any) sees x's final version as its output's."""
+    for _ in range(n):
+        bump(x)
+    node = x._node
+    if n > 0 and node is not None and node is not node_before:
+        node.versions = node.versions[:-1] + (x._version,)
+
+
+_NO_X: Any = object()
+_NUMBER_TYPES = frozenset((int, float, bool, complex))
+
+
+def take_x(kwargs: dict, first: str, name: str) -> Any:
+    """The in-place target passed by keyword (`paddle.add_(x=a, y=b)`)."""
+    if first in kwargs:
+        return kwargs.pop(first)
+    raise TypeError(f"{name}() missing its tensor argument '{first}' (the tensor changed in "
+                    "place)")
+
+
+def _first_param(fn: Callable) -> str:
+    import inspect
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return "x"
+    return params[0].name if params and params[0].kind in (
+        params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD) else "x"
+
+
+def _method(fn: Callable, name: str, run: Callable | None = None,
+            doc: str = "changes x and returns it", operands: tuple = (),
+            versions: int = 1) -> Callable:
+    """x.<name>(...): fn's result written into x by `run` (inplace, or inplace_more.become
+    for results that may change x's shape or dtype). x is positional-only, so that fn's own
+    keyword `x` (addmm_(input, x=, y=)) reaches fn; fn's first parameter may also be given
+    by keyword. `operands`: (keyword, position after x) of the operands that broadcast
+    against x, checked first (check_broadcast). `versions`: how many in-place steps Paddle
+    counts for one call (more_versions)."""
+    run = inplace if run is None else run
+    first = _first_param(fn)
+
+    def method(x: Tensor = _NO_X, /, *args: Any, **kwargs: Any) -> Tensor:
+        if x is _NO_X:
+            x = take_x(kwargs, first, name)
+        if operands:
+            if operands is Y:                   # (the common case, without a generator)
+                y = args[0] if args else kwargs.get("y")
+                if y.__class__ not in _NUMBER_TYPES and not (
+                        isinstance(y, Tensor) and isinstance(x, Tensor)
+                        and y._data.shape == x._data.shape):
+                    check_broadcast(x, (y,), name)
+            else:
+                check_broadcast(x, tuple(args[i] if len(args) > i else kwargs.get(k)
+                                         for k, i in operands), name)
+        if versions == 1:
+            return run(x, lambda s: fn(s, *args, **kwargs), name)
+        node = getattr(x, "_node", None)
+        out = run(x, lambda s: fn(s, *args, **kwargs), name)
+        more_versions(x, versions - 1, node)
+        return out
     method.__name__ = name
     method.__doc__ = f"In-place {name[:-1]}: {doc}."
     return method
@@ -181,12 +283,58 @@ def _zero(x: Tensor) -> Tensor:
     return _fill(x, 0)
 
 
-INPLACE = {name + "_": _method(fn, name + "_") for name, fn in {
+def _need_tensor(v: Any, what: str, opname: str) -> None:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{opname}: {what} must be a Tensor, got {type(v).__name__}; convert "
+                        "it with paddle.to_tensor(...)")
+
+
+def pow_(x: Tensor, y: float, name: str | None = None) -> Tensor:
+    """x = x ** y in place, for a Python number y (Paddle's pow_ takes no tensor y)."""
+    if not isinstance(y, (int, float)):
+        raise TypeError(f"pow_: y must be a Python int or float, got {type(y).__name__}; for "
+                        "a tensor exponent use the out-of-place paddle.pow(x, y)")
+    return inplace(x, lambda s: E.pow(s, y), "pow_")
+
+
+def hypot_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """x = sqrt(x**2 + y**2) in place; three in-place steps in Paddle (pow_, add_, sqrt_),
+    so x's version goes up by 3."""
+    _need_tensor(x, "x", "hypot_")
+    _need_tensor(y, "y", "hypot_")
+    check_broadcast(x, (y,), "hypot_")
+    node = x._node
+    inplace(x, lambda s: NU.hypot(s, y), "hypot_")
+    more_versions(x, 2, node)
+    return x
+
+
+def index_fill_(x: Tensor, index: Tensor, axis: int, value: Any,
+                name: str | None = None) -> Tensor:
+    """index_fill in place; Paddle's transpose_, index_put_, transpose_ (version + 3), and
+    an empty index leaves x as it is (version unchanged)."""
+    if isinstance(index, Tensor) and index._data.size == 0 and isinstance(x, Tensor):
+        return x
+    node = getattr(x, "_node", None)
+    inplace(x, lambda s: LK.index_fill(s, index, axis, value), "index_fill_")
+    more_versions(x, 2, node)
+    return x
+
+
+def addmm_(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,
+           name: str | None = None) -> Tensor:
+    """input = beta * input + alpha * (x @ y) in place (addmm's shape checks first)."""
+    MO._check_addmm_tensors(input, x, y)
+    return inplace(input, lambda s: MO.addmm(s, x, y, beta, alpha), "addmm_")
+
+
+Y = (("y", 0),)                 # the one operand of a binary op, after x
+_OPS = {
     "add": E.add, "subtract": E.subtract, "multiply": E.multiply, "divide": E.divide,
     "scale": _scale, "fill": _fill, "zero": _zero, "clip": E.clip, "exp": E.exp,
     "sqrt": E.sqrt, "rsqrt": M.rsqrt, "tanh": E.tanh, "sigmoid": E.sigmoid,
     "reciprocal": M.reciprocal, "abs": E.abs, "floor": M.floor, "ceil": M.ceil,
-    "round": M.round, "pow": E.pow, "square": E.square, "neg": E.neg, "sin": E.sin,
+    "round": M.round, "square": E.square, "neg": E.neg, "sin": E.sin,
     "cos": E.cos, "log": E.log,
     "acos": M.acos, "acosh": M.acosh, "asin": M.asin, "asinh": M.asinh, "atan": M.atan,
     "atanh": M.atanh, "cosh": M.cosh, "sinh": M.sinh, "tan": M.tan, "erf": M.erf,
@@ -194,13 +342,25 @@ INPLACE = {name + "_": _method(fn, name + "_") for name, fn in {
     "log2": M.log2, "trunc": M.trunc, "frac": M.frac, "lgamma": SP.lgamma,
     "gammaln": SP.gammaln, "digamma": SP.digamma, "polygamma": SP.polygamma,
     "logit": M.logit, "lerp": M.lerp, "remainder": M.remainder, "mod": M.mod,
-    "floor_mod": M.floor_mod, "floor_divide": SE.floor_divide, "hypot": NU.hypot,
-    "sinc": NU.sinc, "nan_to_num": M.nan_to_num, "renorm": NU.renorm, "cumsum": SC.cumsum,
-    "cumprod": SC.cumprod, "masked_fill": MO.masked_fill, "index_fill": LK.index_fill,
+    "floor_mod": M.floor_mod, "floor_divide": SE.floor_divide,
+    "sinc": NU.sinc, "nan_to_num": M.nan_to_num, "renorm": NU.renorm,
+    "masked_fill": MO.masked_fill,
     "index_add": MO.index_add, "put_along_axis": IX.put_along_axis, "scatter": MO.scatter,
     "tril": IX.tril, "triu": IX.triu, "clamp": AL.clamp, "sub": AL.sub, "mul": AL.mul,
-    "div": AL.div, "addmm": MO.addmm,
-}.items()}
+    "div": AL.div,
+}
+# the operands checked against x's shape first (check_broadcast), and the in-place steps
+# Paddle counts for one call (more_versions); default: none, 1
+_OPERANDS = dict.fromkeys(("add", "subtract", "multiply", "divide", "remainder", "mod",
+                           "floor_mod", "floor_divide", "sub", "mul", "div"), Y)
+_OPERANDS.update(lerp=(("y", 0), ("weight", 1)), masked_fill=(("mask", 0), ("value", 1)))
+_VERSIONS = {"nan_to_num": 3}           # three where_ in Paddle
+
+INPLACE = {name + "_": _method(fn, name + "_", operands=_OPERANDS.get(name, ()),
+                               versions=_VERSIONS.get(name, 1))
+           for name, fn in _OPS.items()}
+INPLACE.update(pow_=pow_, hypot_=hypot_, index_fill_=index_fill_, addmm_=addmm_)
+# (cumsum_ and cumprod_, which may change x's shape and dtype: ops/inplace_more.py)
 
 
 # ---- `x.data` (Paddle, torch): a stop_gradient view whose in-place writes reach x -----------

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.tensor import Tensor
 from . import bessel as BE
 from . import bitwise as BW
@@ -19,11 +20,23 @@ from . import elementwise as E
 from . import more_indexing as MI
 from . import more_manipulation as MM
 from . import more_math as MA
+from . import scan as SC
 from . import search as SE
 from . import shape as SH
 from . import special as SP
 from .creation import generator
-from .inplace import _method, bump, check_inplace, inplace, rebind, stand_in
+from .inplace import (
+    Y,
+    _method,
+    _need_tensor,
+    bump,
+    check_broadcast,
+    check_inplace,
+    inplace,
+    more_versions,
+    rebind,
+    stand_in,
+)
 
 
 def become(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
@@ -48,18 +61,24 @@ def become(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
     return x
 
 
-def _changing(fn: Callable, name: str) -> Callable:
-    return _method(fn, name, become, "x takes the result (its shape and dtype too)")
+def _changing(fn: Callable, name: str, operands: tuple = ()) -> Callable:
+    return _method(fn, name, become, "x takes the result (its shape and dtype too)",
+                   operands=operands)
 
 
 # ---- random fills: x's values replaced by samples of x's shape and dtype -------------------
 
 def _fill(x: Tensor, sample: Callable[[np.random.Generator, tuple], np.ndarray],
-          name: str) -> Tensor:
+          name: str, versions: int = 1) -> Tensor:
+    """x's values replaced by samples; `versions`: the in-place steps Paddle counts (its
+    cauchy_ is normal_ then five in-place arithmetic steps: 6)."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{name} needs a jitgrad Tensor, got {type(x).__name__}")
     values = np.asarray(sample(generator(), x._data.shape)).astype(x._data.dtype)
-    return become(x, lambda s: Tensor._make(values), name)
+    node = x._node
+    become(x, lambda s: Tensor._make(values), name)
+    more_versions(x, versions - 1, node)
+    return x
 
 
 def _value(v: Any) -> Any:
@@ -87,23 +106,23 @@ def bernoulli_(x: Tensor, p: Any = 0.5, name: str | None = None) -> Tensor:
     pv = np.asarray(_value(p), np.float64)
     if ((pv < 0) | (pv > 1)).any():
         raise ValueError(f"bernoulli_: p must be in [0, 1], got {p!r}")
-    return _fill(x, lambda g, s: g.random(s) < pv, "bernoulli_")
+    return _fill(x, lambda g, s: g.random(s) < pv, "bernoulli_", 3)
 
 
 def geometric_(x: Tensor, probs: Any, name: str | None = None) -> Tensor:
     pv = np.asarray(_value(probs), np.float64)
     if ((pv <= 0) | (pv > 1)).any():
         raise ValueError(f"geometric_: probs must be in (0, 1], got {probs!r}")
-    return _fill(x, lambda g, s: g.geometric(np.broadcast_to(pv, s)), "geometric_")
+    return _fill(x, lambda g, s: g.geometric(np.broadcast_to(pv, s)), "geometric_", 3)
 
 
 def cauchy_(x: Tensor, loc: float = 0, scale: float = 1, name: str | None = None) -> Tensor:
-    return _fill(x, lambda g, s: loc + scale * g.standard_cauchy(s), "cauchy_")
+    return _fill(x, lambda g, s: loc + scale * g.standard_cauchy(s), "cauchy_", 6)
 
 
 def log_normal_(x: Tensor, mean: float = 1.0, std: float = 2.0,
                 name: str | None = None) -> Tensor:
-    return _fill(x, lambda g, s: np.exp(g.normal(mean, std, s)), "log_normal_")
+    return _fill(x, lambda g, s: np.exp(g.normal(mean, std, s)), "log_normal_", 2)
 
 
 def random_(x: Tensor, from_: int = 0, to: int | None = None, *,
@@ -124,13 +143,114 @@ def increment(x: Tensor, value: float = 1.0, name: str | None = None) -> Tensor:
     return inplace(x, lambda s: E.add(s, value), "increment")
 
 
-def where_(condition: Any, x: Tensor, y: Any, name: str | None = None) -> Tensor:
-    """x = where(condition, x, y), in place."""
+def where_(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """x = where(condition, x, y), in place: x and y Tensors, condition a bool Tensor, none
+    of them broadcasting x to a bigger shape (ValueError otherwise, as Paddle's checks)."""
+    for what, v in (("x", x), ("y", y)):
+        if not isinstance(v, Tensor):
+            raise ValueError(f"where_: {what} must be a Tensor (x is changed in place; y "  # noqa: TRY004 (Paddle's type)
+                             f"gives the values where condition is False), got "
+                             f"{type(v).__name__}; for Python numbers use the out-of-place "
+                             "paddle.where(condition, x, y)")
+    cd = condition._data.dtype if isinstance(condition, Tensor) else np.asarray(condition).dtype
+    if cd != np.bool_:
+        raise ValueError(f"where_: condition must be a bool Tensor, got {cd}; compare first "
+                         "(x > 0) or cast it with .astype('bool')")
+    check_broadcast(x, (condition, y), "where_")
     return inplace(x, lambda s: E.where(condition, s, y), "where_")
 
 
+def _want_dtype(x: Tensor, dtype: Any) -> np.dtype:
+    return x._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
+
+
+def _scan_(x: Tensor, fn: Callable[[Tensor], Tensor], name: str, flat: bool, want: np.dtype,
+           steps: int) -> Tensor:
+    """cumsum_ / cumprod_: x takes the result, flattened (no axis) and of dtype `want`, as
+    Paddle's (its flatten_ and cast_ are in-place steps that count in x's version)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name} needs a jitgrad Tensor, got {type(x).__name__}")
+
+    def run(s: Tensor) -> Tensor:
+        out = fn(s)
+        return out if out._data.dtype == want else E.astype(out, want)
+    node = x._node
+    same = want == x._data.dtype and not (flat and x._data.ndim != 1)
+    (inplace if same else become)(x, run, name)
+    more_versions(x, steps - 1, node)
+    return x
+
+
+def cumsum_(x: Tensor, axis: int | None = None, dtype: Any = None,
+            name: str | None = None) -> Tensor:
+    """Running sum in place; without an axis x is flattened (x becomes 1-D), and with a
+    dtype x is cast to it first (x's dtype changes), as in Paddle."""
+    want = _want_dtype(x, dtype) if isinstance(x, Tensor) else None
+    steps = 1 + (isinstance(x, Tensor) and want != x._data.dtype)
+    return _scan_(x, lambda s: SC.cumsum(s, axis, dtype), "cumsum_", axis is None, want, steps)
+
+
+def cumprod_(x: Tensor, dim: int | None = None, dtype: Any = None,
+             name: str | None = None) -> Tensor:
+    """Running product in place; without dim x is flattened (x becomes 1-D), and with a
+    dtype x is cast to it first (x's dtype changes), as in Paddle."""
+    want = _want_dtype(x, dtype) if isinstance(x, Tensor) else None
+    steps = 1 + (dim is None) + (isinstance(x, Tensor) and want != x._data.dtype)
+    return _scan_(x, lambda s: SC.cumprod(s, dim, dtype), "cumprod_", dim is None, want, steps)
+
+
+def ldexp_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """x = x * 2**y in place. As Paddle: x is cast first to float64 (when x or y is
+    float64) or else the default float dtype (x's dtype may change), and that cast counts
+    as an in-place step (version + 2)."""
+    _need_tensor(x, "x", "ldexp_")
+    _need_tensor(y, "y", "ldexp_")
+    check_broadcast(x, (y,), "ldexp_")
+    f64 = np.dtype(np.float64)
+    want = f64 if f64 in (x._data.dtype, y._data.dtype) else dtypes.default_float().np
+
+    def run(s: Tensor) -> Tensor:
+        s = s if s._data.dtype == want else E.astype(s, want)
+        yw = y if y._data.dtype == want else E.astype(y, want)
+        return E.multiply(s, E.pow(Tensor._make(np.asarray(2, want)), yw))
+    node = x._node
+    (inplace if want == x._data.dtype else become)(x, run, "ldexp_")
+    more_versions(x, 1, node)
+    return x
+
+
+def _gcd_steps(a: np.ndarray, b: np.ndarray) -> int:
+    """How many rounds Paddle's gcd_ loop runs on |a|, |b| (each round is two where_ on x)."""
+    x = np.abs(a.astype(np.int64))
+    y = np.broadcast_to(np.abs(np.asarray(b).astype(np.int64)), x.shape)
+    n = 0
+    while (y != 0).any():
+        n += 1
+        zero = y == 0
+        r = np.where(zero, 0, x % np.where(zero, 1, y))
+        x2 = np.where(zero, x, y)
+        x, y = np.maximum(x2, r), np.minimum(x2, r)
+    return n
+
+
+def gcd_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """gcd in place. x's version goes up as Paddle's does: its abs_ and two where_ per round
+    of its Euclid loop."""
+    check_broadcast(x, (y,), "gcd_")
+    old = x._data if isinstance(x, Tensor) else None
+    node = getattr(x, "_node", None)
+    inplace(x, lambda s: MA.gcd(s, y), "gcd_")
+    more_versions(x, 2 * _gcd_steps(old, y._data if isinstance(y, Tensor) else y), node)
+    return x
+
+
+_CHANGING_BINARY = ("equal", "not_equal", "greater_equal", "greater_than", "less_equal",
+                    "less_than", "less", "logical_and", "logical_or", "logical_xor",
+                    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                    "bitwise_right_shift")
 MORE_INPLACE: dict[str, Callable] = {
-    name + "_": _changing(fn, name + "_") for name, fn in {
+    name + "_": _changing(fn, name + "_", Y if name in _CHANGING_BINARY else ())
+    for name, fn in {
         "squeeze": SH.squeeze, "unsqueeze": SH.unsqueeze, "reshape": SH.reshape,
         "flatten": SH.flatten, "t": SH.t, "transpose": SH.transpose, "cast": E.astype,
         "equal": SE.equal, "not_equal": SE.not_equal, "greater_equal": SE.greater_equal,
@@ -143,12 +263,17 @@ MORE_INPLACE: dict[str, Callable] = {
         "bitwise_left_shift": BW.bitwise_left_shift,
         "bitwise_right_shift": BW.bitwise_right_shift,
     }.items()}
+# (Paddle counts lcm_ as 4 in-place steps, gammainc_ as 3: more_versions)
+MORE_INPLACE.update({name + "_": _method(fn, name + "_", operands=Y,
+                                         versions={"lcm": 4, "gammainc": 3}.get(name, 1))
+                     for name, fn in {"lcm": MA.lcm, "copysign": MA.copysign,
+                                      "gammainc": SP.gammainc, "gammaincc": SP.gammaincc,
+                                      }.items()})
 MORE_INPLACE.update({name + "_": _method(fn, name + "_") for name, fn in {
-    "gcd": MA.gcd, "lcm": MA.lcm, "ldexp": MA.ldexp, "copysign": MA.copysign,
     "baddbmm": MA.baddbmm, "multigammaln": MA.multigammaln, "index_put": MM.index_put,
-    "masked_scatter": MM.masked_scatter, "scatter_add": MM.scatter_add,
-    "i0": BE.i0, "gammainc": SP.gammainc, "gammaincc": SP.gammaincc,
+    "masked_scatter": MM.masked_scatter, "scatter_add": MM.scatter_add, "i0": BE.i0,
 }.items()})
+MORE_INPLACE.update(gcd_=gcd_, ldexp_=ldexp_, cumsum_=cumsum_, cumprod_=cumprod_)
 MORE_INPLACE.update(fill_diagonal_=MI.fill_diagonal_,
                     fill_diagonal_tensor_=MI.fill_diagonal_tensor_)
 MORE_INPLACE.update(normal_=normal_, uniform_=uniform_, exponential_=exponential_,
