@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import reduce as R
-from .core import apply
+from .core import apply_xy
 from .elementwise import _compiled_forward
 from .nn import log_softmax, softmax
 from .registry import defop
@@ -35,20 +35,39 @@ def _compiled(x, coef, axis, total):
     C = x.shape[-1]
     if coef.dtype != x.dtype or not coef.flags.c_contiguous:
         coef = np.ascontiguousarray(coef, x.dtype)
-    x2 = x.reshape(-1, C)
+    dx, logp = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
+    if x.ndim == 2:                     # (the common [N, C] logits: no views needed)
+        x2, coef2, dx2, logp2 = x, coef, dx, logp
+    else:
+        x2, coef2, dx2, logp2 = (a.reshape(-1, C) for a in (x, coef, dx, logp))
     sh = np.empty(x2.shape, x.dtype)
     kernels.row_shift(x2, sh)
     e = np.exp(sh)
-    dx, logp = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
     rows = np.empty(x2.shape[0])
-    whole = kernels.xent_finish(sh, e, coef.reshape(-1, C), dx.reshape(-1, C),
-                                logp.reshape(-1, C), rows)       # (= rows.sum())
+    whole = kernels.xent_finish(sh, e, coef2, dx2, logp2, rows)       # (= rows.sum())
     out = 0.0 + whole if total else rows.reshape(x.shape[:-1] + (1,))
     return np.asarray(out, x.dtype), (dx, logp)
 
 
+def _plain_total(x, coef):
+    """The forward without softmax, summed over everything (nll_loss's mean or sum), by
+    vm.forward's weighted_total: the numpy path's values bit for bit in one call instead of
+    a product, a sum and a NaN test; None when it does not apply."""
+    if x.size < 64 or x.dtype.kind != "f" or coef.dtype != x.dtype or \
+            not (x.flags.c_contiguous and coef.flags.c_contiguous):
+        return None
+    kernels = _compiled_forward()
+    if kernels is None:
+        return None
+    t = kernels.weighted_total(x.reshape(-1), coef.reshape(-1), np.empty(x.size, x.dtype))
+    return np.asarray(-t, x.dtype), (np.negative(coef), x)
+
+
 def _forward(x, coef, axis, total, use_softmax):
-    fast = _compiled(x, coef, axis, total) if use_softmax else None
+    if use_softmax:
+        fast = _compiled(x, coef, axis, total)
+    else:
+        fast = _plain_total(x, coef) if total else None
     if fast is not None:
         return fast
     if use_softmax:
@@ -112,5 +131,12 @@ nll_op = defop(
 def nll(x: Tensor, coef: np.ndarray, axis: int, total: bool, use_softmax: bool) -> Tensor:
     """-sum(coef * logp) along `axis` (kept), or over everything when `total`; coef (an
     array of x's shape) enters as a constant."""
-    return apply(nll_op, x, Tensor._make(np.asarray(coef, x._data.dtype)), axis=int(axis),
-                 total=bool(total), use_softmax=bool(use_softmax))
+    key = (int(axis), bool(total), bool(use_softmax))
+    attrs = _ATTRS.get(key)
+    if attrs is None:
+        attrs = _ATTRS[key] = dict(axis=key[0], total=key[1], use_softmax=key[2])
+    return apply_xy(nll_op, x, Tensor._make(np.asarray(coef, x._data.dtype)), attrs)
+
+
+# the nodes' attribute dicts by (axis, total, use_softmax): shared (node.attrs is read only)
+_ATTRS: dict[tuple, dict] = {}

@@ -165,8 +165,8 @@ def normalize_affine(x: Tensor, weight: Tensor | None, bias: Tensor | None, stat
         weight = Tensor._make(np.ones(A, dt))
     if bias is None:
         bias = Tensor._make(np.zeros(A, dt))
-    return apply(norm_op, x, weight, bias, stats=tuple(int(v) for v in stats),
-                 affine=tuple(int(v) for v in affine), eps=float(eps))
+    return apply(norm_op, x, weight, bias, stats=tuple(map(int, stats)),
+                 affine=tuple(map(int, affine)), eps=float(eps))
 
 
 def batch_stats(y: Tensor, x: Tensor, stats: tuple) -> tuple[Any, Any]:

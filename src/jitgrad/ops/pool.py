@@ -14,9 +14,10 @@ from ..core.tensor import Tensor
 from . import reduce as R
 from .conv import (_back, _channels_first, _drop_h, _one, _pad1d, _padding, _pair,
                    _unit_h, _windows)
-from .core import const, require_float
+from .core import apply_xy, const, require_float
 from .im2col import im2col, out_size
-from .maxpool import block_mean, max_pool, window_offsets, winners
+from .maxpool import (block_mean, max_pool, max_pool_op, pool_attrs, window_offsets,
+                      winners)
 from .shape import _take_flat, reshape
 
 
@@ -35,12 +36,27 @@ def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
     return x, last, k, st, widths
 
 
+# the attributes of max_pool2d(x, k, s, p) for int k, s (or None), p: the fast path's node
+# attributes, the dict apply would build for them (shared: node.attrs is read only)
+_POOL_ATTRS: dict[tuple, dict] = {}
+
+
 def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCHW",
                name: str | None = None) -> Any:
     """Max over each window (padding counts as -inf). As in Paddle, the gradient goes to the
     first maximum of a window (row-major order), and return_mask gives its index h * W + w
     in the input plane."""
+    if (type(kernel_size) is int and type(padding) is int and not return_mask and
+            not ceil_mode and data_format == "NCHW" and (stride is None or type(stride) is int)):
+        attrs = _POOL_ATTRS.get((kernel_size, stride, padding))
+        if attrs is not None and x._data.ndim == 4 and x._data.dtype.kind == "f":
+            return apply_xy(max_pool_op, x, attrs=attrs)   # the common call, one frame
+        if attrs is None and kernel_size > 0 and padding >= 0 and \
+                (stride is None or stride > 0) and len(_POOL_ATTRS) < 64:
+            s = kernel_size if stride is None else stride
+            _POOL_ATTRS[(kernel_size, stride, padding)] = pool_attrs(
+                (kernel_size,) * 2, (s, s), ((padding, padding),) * 2)
     require_float(x, "max_pool2d")
     x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
                                          data_format)
@@ -188,6 +204,10 @@ def adaptive_max_pool2d(x: Tensor, output_size: Any, return_mask: bool = False,
     N, C, H, W = x.shape
     Ho, Wo = _adaptive_sizes(x, output_size)
     if H % Ho == 0 and W % Wo == 0:         # equal windows: plain max pooling, one node
+        if not return_mask:
+            kh, kw = H // Ho, W // Wo
+            return apply_xy(max_pool_op, x, attrs=pool_attrs((kh, kw), (kh, kw),
+                                                             ((0, 0), (0, 0))))
         return max_pool2d(x, [H // Ho, W // Wo], [H // Ho, W // Wo], 0, return_mask)
     table = _adaptive_windows(H, W, Ho, Wo)
     K = table.shape[1]

@@ -39,3 +39,34 @@ def im2col(xp, N, C, Hp, Wp, G, kh, kw, sh, sw, dh, dw, Ho, Wo, rows, out):
                                 s = xp[start:start + (Wo - 1) * sw + 1]
                                 for wo in range(Wo):
                                     d[wo] = s[wo * sw]
+
+
+@jit
+def repeat2d(x, rh, rw, out):  # pragma: no cover - compiled
+    """out[n, c, h * rh + a, w * rw + b] = x[n, c, h, w] for x [N, C, H, W] and out
+    [N, C, H * rh, W * rw], both C-contiguous: nearest upsampling by integer factors
+    (ops/resample.py), numpy's two np.repeat calls in one pass (a copy: the values bit for
+    bit). Each output row is written once from the input row, then copied rh - 1 times."""
+    N, C, H, W = x.shape
+    Wo = W * rw
+    for n in range(N):
+        for c in range(C):
+            img = x[n, c]
+            dst = out[n, c]
+            for h in range(H):
+                src = img[h]
+                first = dst[h * rh]
+                if rw == 2:
+                    for w in range(W):
+                        v = src[w]
+                        first[2 * w] = v
+                        first[2 * w + 1] = v
+                else:
+                    for w in range(W):
+                        v = src[w]
+                        for b in range(rw):
+                            first[w * rw + b] = v
+                for a in range(1, rh):
+                    row = dst[h * rh + a]
+                    for q in range(Wo):
+                        row[q] = first[q]
