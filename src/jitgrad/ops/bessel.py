@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, float_input
-from .derivative import numpy_function, unary
+from .core import float_input
+from .derivative import apply_unary, numpy_function, unary
 from .math import special_kernel
 
 NAMES = ["i0", "i0e", "i1", "i1e"]
@@ -83,30 +83,39 @@ def _nonzero(m, x):
     return m.where(m.data(x) == 0, 1.0, x)
 
 
-i0_op = unary("i0", _i0, lambda m, x, out: m.i1(x), domain=(-3.0, 3.0))
+def _pair(nu: int, scaled: bool) -> tuple:
+    """apply_unary's compiled= entry: vm/forward_special.py's bessel_pair gives the output and
+    the factor below in one pass (I_0 and I_1 together, the same values)."""
+    return ("bessel_pair", lambda t: (nu, scaled, t(1), t(0), t(0.5)))
+
+
+i0_op = unary("i0", _i0, lambda m, x, out: m.i1(x), domain=(-3.0, 3.0),
+              compiled=_pair(0, False))
 i1_op = unary("i1", _i1, lambda m, x, out: m.where(
-    m.data(x) == 0, 0.5, m.i0(x) - out / _nonzero(m, x)), domain=(-3.0, 3.0))
-i0e_op = unary("i0e", _i0e, lambda m, x, out: m.i1e(x) - m.sign(x) * out, domain=(-3.0, 3.0))
+    m.data(x) == 0, 0.5, m.i0(x) - out / _nonzero(m, x)), domain=(-3.0, 3.0),
+    compiled=_pair(1, False))
+i0e_op = unary("i0e", _i0e, lambda m, x, out: m.i1e(x) - m.sign(x) * out, domain=(-3.0, 3.0),
+               compiled=_pair(0, True))
 i1e_op = unary("i1e", _i1e, lambda m, x, out: m.where(
     m.data(x) == 0, 0.5, m.i0e(x) - out * (m.sign(x) + 1.0 / _nonzero(m, x))),
-    domain=(-3.0, 3.0))
+    domain=(-3.0, 3.0), compiled=_pair(1, True))
 
 
 def i0(x: Tensor, name: str | None = None) -> Tensor:
     """I_0(x); integer input computes in float32, as Paddle's."""
-    return apply(i0_op, float_input(x, "i0"))
+    return apply_unary(i0_op, float_input(x, "i0"), {})
 
 
 def i1(x: Tensor, name: str | None = None) -> Tensor:
     """I_1(x), odd in x."""
-    return apply(i1_op, float_input(x, "i1"))
+    return apply_unary(i1_op, float_input(x, "i1"), {})
 
 
 def i0e(x: Tensor, name: str | None = None) -> Tensor:
     """exp(-|x|) I_0(x): finite for every x."""
-    return apply(i0e_op, float_input(x, "i0e"))
+    return apply_unary(i0e_op, float_input(x, "i0e"), {})
 
 
 def i1e(x: Tensor, name: str | None = None) -> Tensor:
     """exp(-|x|) I_1(x)."""
-    return apply(i1e_op, float_input(x, "i1e"))
+    return apply_unary(i1e_op, float_input(x, "i1e"), {})

@@ -13,9 +13,10 @@ from . import reduce as R
 from .activation import softplus
 from .bce import bce, bce_logits
 from .bce import fusable as bce_fusable
-from .core import apply, const, require_float
+from .core import apply, apply_xy, const, require_float
 from .derivative import binary
 from .elementwise import _compiled_forward
+from .math import compiled_pair
 from .nll import nll
 from .nn import log_softmax
 from .shape import squeeze
@@ -116,8 +117,19 @@ def smooth_l1_loss(input: Tensor, label: Any, reduction: str = "mean", delta: fl
                    name: str | None = None) -> Tensor:
     """Huber: 0.5 d^2 where |d| < delta, delta * (|d| - 0.5 delta) elsewhere (one `huber`
     node: its gradient is d or delta * sign(d))."""
-    return _reduce(apply(huber_op, input, _as_float(label, input), delta=float(delta)),
-                   reduction)
+    label = _as_float(label, input)
+    delta = float(delta)
+    found = compiled_pair(input, label)
+    if found is None or (found[4] is np.float32 and not abs(delta) < 3e38):
+        return _reduce(apply(huber_op, input, label, delta=delta), reduction)
+    # one compiled pass for the output and both slopes (vm/forward_activation.py's huber:
+    # _huber_forward's and _huber_slope's values bit for bit)
+    k, a, b, shape, t, needs = found
+    out, dx, dy = np.empty_like(a), np.empty_like(a), np.empty_like(a)
+    k.huber(a, b, out, dx, dy, t(delta), t(0.5 * delta), t(0.5), t(1), t(0), t(-1))
+    saved = (dx.reshape(shape) if needs[0] else None, dy.reshape(shape) if needs[1] else None)
+    return _reduce(apply_xy(huber_op, input, label, {"delta": delta}, out.reshape(shape),
+                            saved), reduction)
 
 
 def _class_axis(input: Tensor, axis: int) -> int:

@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply, binary_operands, compiled_kernels, float_input, require_float
+from ..core import tape
+from .core import apply, apply_xy, binary_operands, compiled_kernels, float_input, \
+    require_float
 from .elementwise import _via_float64
 from . import elementwise as E
 from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
@@ -281,6 +283,50 @@ logaddexp_op = binary("logaddexp", _logaddexp_forward,
                       lambda m, x, y, out: _logaddexp_slope(m, y, x))
 
 
+def compiled_pair(x: Tensor, y: Tensor) -> tuple | None:
+    """(vm/forward_activation.py, x's and y's values flat and contiguous, their shape, their
+    scalar type, needs) for two float32 or two float64 tensors of one shape once Numba is
+    loaded (needs: (x needs a gradient, y needs one)); None otherwise (the numpy path)."""
+    d, e = x._data, y._data
+    dt = d.dtype
+    if dt is not e.dtype or (dt != np.float32 and dt != np.float64) or d.shape != e.shape:
+        return None
+    kernels = compiled_kernels("forward_activation")
+    if kernels is None:
+        return None
+    on = tape.is_grad_enabled()
+    return (kernels, np.ascontiguousarray(d).reshape(-1), np.ascontiguousarray(e).reshape(-1),
+            d.shape, dt.type, (on and not x._stop_gradient, on and not y._stop_gradient))
+
+
+def _logaddexp_compiled(x: Tensor, y: Tensor) -> tuple | None:
+    """(out, saved) of logaddexp: a compiled loop makes -|x - y|, numpy's exp and log1p (in
+    float64 for float32, as _EXP and _LOG1P) and its exp in x's dtype (_sigmoid's), numpy's
+    maximum and sum for the output, a loop both slopes: _logaddexp_forward's and _logaddexp_slope's values
+    bit for bit, ~3x quicker than their ~25 numpy passes. None: the numpy path."""
+    found = compiled_pair(x, y)
+    if found is None:
+        return None
+    k, a, b, shape, t, needs = found
+    e = np.empty_like(a)
+    k.logaddexp_parts(a, b, e, t(0))
+    if t is np.float32:
+        l = np.exp(e, out=np.empty_like(e), dtype=np.float64)
+        np.log1p(l, out=l, dtype=np.float64)
+        np.exp(e, out=e)
+    else:
+        np.exp(e, out=e)
+        l = np.log1p(e)
+    out = np.maximum(a, b)
+    np.add(out, l, out=out)
+    if not (needs[0] or needs[1]):
+        return out.reshape(shape), None
+    dx, dy = np.empty_like(a), np.empty_like(a)
+    k.logaddexp(a, b, e, dx, dy, t(0), t(1), t(0.5))
+    return out.reshape(shape), (dx.reshape(shape) if needs[0] else None,
+                                dy.reshape(shape) if needs[1] else None)
+
+
 def logaddexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """log(exp(x) + exp(y)) without overflow: max(x, y) + log1p(exp(-|x - y|)). Int tensors
     become float32, float32 with float64 gives float64 (as Paddle). The gradient is
@@ -288,7 +334,10 @@ def logaddexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     that infinity, as the formula Paddle documents does (Paddle 3.3.1 itself returns nan
     there, from inf - inf)."""
     x, y = binary_operands(_float_of(x), _float_of(y))
-    return apply(logaddexp_op, x, y)
+    found = _logaddexp_compiled(x, y)
+    if found is None:
+        return apply(logaddexp_op, x, y)
+    return apply_xy(logaddexp_op, x, y, {}, *found)
 
 
 def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,

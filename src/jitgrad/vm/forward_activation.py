@@ -14,6 +14,9 @@ Like vm/forward.py, they run only once the backward interpreter has imported Num
 numpy's expm1). Transcendentals stay numpy's (its SIMD exp is not the C library's, and
 Numba has no vector math here): silu gets exp(-|x|) from numpy and does the rest. erf and
 the exact gelu use vm/forward_special.py's own vectorisable erf and exp (float64).
+softplus, the tanh gelu and logaddexp put numpy's transcendentals between two compiled loops
+(ops/activation.py, ops/math.py: one loop makes their arguments, one the output and factor);
+huber (smooth_l1_loss) is one loop; i0, i1, i0e, i1e are forward_special.py's bessel_pair.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import numpy as np
 from . import forward_special
 from ._numba import jit
 from .forward_special import _erf_and_exp, _gelu_parts
+from .forward_special import bessel_pair  # noqa: F401 - i0, i1, i0e, i1e (apply_unary)
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -188,3 +192,114 @@ def erf(x, out, d, c):  # pragma: no cover - compiled
         out[i] = f
         d[i] = e                        # (rounded to x's dtype, then the product in it)
         d[i] = d[i] * c
+
+
+# ---- softplus, the tanh gelu, logaddexp, huber: numpy's transcendentals between two loops ---
+# (its SIMD exp, log1p, expm1 and tanh are not the C library's, which Numba would call)
+
+@jit(fastmath=False)
+def softplus_parts(x, a, beta, scaled):  # pragma: no cover - compiled
+    """a = -|z|, z = beta x (x itself unless scaled), in x's dtype: the argument of
+    ops/activation.py's _softplus_fwd's exp."""
+    for i in range(x.size):
+        z = beta * x[i] if scaled else x[i]
+        a[i] = -abs(z)
+
+
+@jit(fastmath=False)
+def softplus(x, out, b, l, beta, threshold, scaled, zero, minus_one):  # pragma: no cover
+    """out = where(z > threshold, x, (max(z, 0) + l) [/ beta]), l = log1p(exp(-|z|)) from
+    numpy, and b = (out [* beta]) * -1, the argument of the factor's expm1
+    (softplus_factor; a product, as numpy's: a NaN keeps its sign)."""
+    for i in range(x.size):
+        v = x[i]
+        z = beta * v if scaled else v
+        m = z if (z > zero or z != z) else zero             # np.maximum(z, 0)
+        s = m + l[i]
+        if scaled:
+            s = s / beta
+        o = v if z > threshold else s
+        out[i] = o
+        b[i] = (o * beta if scaled else o) * minus_one
+
+
+@jit(fastmath=False)
+def softplus_factor(x, d, e, beta, threshold, scaled, one):  # pragma: no cover - compiled
+    """d = where(z > threshold, 1, -expm1(-(out [* beta]))), e the expm1 from numpy."""
+    for i in range(x.size):
+        z = beta * x[i] if scaled else x[i]
+        d[i] = one if z > threshold else -e[i]
+
+
+@jit(fastmath=False)
+def gelu_tanh_parts(x, u, k, c):  # pragma: no cover - compiled
+    """u = k (x + c x x x) in x's dtype, the tanh gelu's argument of tanh (the factor's
+    (x + x x x c) k is the same value)."""
+    for i in range(x.size):
+        v = x[i]
+        u[i] = k * (v + c * (v * v * v))
+
+
+@jit(fastmath=False)
+def gelu_tanh(x, out, d, t, half, one, c3, hk):  # pragma: no cover - compiled
+    """out = 0.5 x (1 + t) and d = (t + 1) 0.5 + x (1 - t t) (x x 3c + 1) (0.5 k), t the
+    tanh from numpy, in x's dtype and ops/activation.py's order."""
+    for i in range(x.size):
+        v = x[i]
+        ti = t[i]
+        out[i] = half * v * (one + ti)
+        d[i] = (ti + one) * half + v * (one - ti * ti) * (v * v * c3 + one) * hk
+
+
+@jit(fastmath=False)
+def logaddexp_parts(x, y, a, zero):  # pragma: no cover - compiled
+    """a = -|x - y| in x's dtype, 0 for the difference of the same infinity: the argument of
+    ops/math.py's _logaddexp_forward's exp (and of its slopes' sigmoid's exp)."""
+    for i in range(x.size):
+        u = x[i]
+        v = y[i]
+        dd = u - v
+        if dd != dd and u == v:                     # (only the same infinity: 0)
+            dd = zero
+        a[i] = -abs(dd)
+
+
+@jit(fastmath=False)
+def logaddexp(x, y, e, dx, dy, zero, one, half):  # pragma: no cover - compiled
+    """logaddexp's slopes sigmoid(x - y), sigmoid(y - x) as elementwise.py's _sigmoid
+    computes them from e = exp(-|x - y|) (numpy's, in x's dtype): max(e, z >= 0) / (e + 1);
+    0.5 each where x and y are the same infinity. (The output max(x, y) + log1p(...) stays
+    numpy's two passes: which NaN a sum of two NaNs keeps is its loop's choice.)"""
+    for i in range(x.size):
+        u = x[i]
+        v = y[i]
+        ei = e[i]
+        z = u - v
+        w = ei + one
+        k = one if z >= zero else zero
+        sx = (ei if (ei > k or ei != ei) else k) / w
+        k = one if -z >= zero else zero
+        sy = (ei if (ei > k or ei != ei) else k) / w
+        same_inf = z != z and u == v
+        dx[i] = half if same_inf else sx
+        dy[i] = half if same_inf else sy
+
+
+@jit(fastmath=False)
+def huber(x, y, out, dx, dy, delta, half_delta, half, one, zero, minus_one
+          ):  # pragma: no cover - compiled
+    """ops/loss.py's huber: d = x - y, out = d d 0.5 where |d| < delta, else
+    (|d| - 0.5 delta) delta; slopes d * 1 and d * -1 there, else sign(d) delta and
+    sign(d) (-delta) (np.sign: NaN kept, +0 at zero), all in x's dtype."""
+    for i in range(x.size):
+        d = x[i] - y[i]
+        a = abs(d)
+        if a < delta:
+            out[i] = d * d * half
+            dx[i] = d * one
+            dy[i] = d * minus_one
+        else:
+            out[i] = (a - half_delta) * delta
+            s = one if d > zero else (minus_one if d < zero else (d if d != d else zero))
+            dx[i] = s * delta
+            dy[i] = s * -delta

@@ -511,3 +511,104 @@ def bessel(x, out, nu, scaled):  # pragma: no cover - compiled
             if not scaled:
                 r = r * math.exp(v)
         out[i] = -r if nu and x[i] < 0 else r
+
+
+@jit(inline="always", fastmath=False)
+def _bessel_asymptotic(v, nu, scaled):  # pragma: no cover - compiled
+    """I_nu(v) for 15 < v < inf (times exp(-v) when scaled): bessel's asymptotic series."""
+    mu = 4.0 * nu * nu
+    t = 1.0
+    s = 1.0
+    for k in range(1, 30):
+        t = t * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * v)
+        s += t
+    r = s / math.sqrt(2 * math.pi * v)
+    if not scaled:
+        r = r * math.exp(v)
+    return r
+
+
+@jit(fastmath=False)
+def bessel_pair(x, out, d, nu, scaled, one, zero, half):  # pragma: no cover - compiled
+    """out = I_nu(x) and d its saved derivative factor (ops/bessel.py's deriv on arrays),
+    from I_0 and I_1 computed together (one exp for both): every series exactly as
+    `bessel` computes it (each stops when its own terms no longer count), each rounded to
+    x's dtype, then the factor in x's dtype (one, zero, half of that type):
+    i0: i1; i1: 1/2 at 0, else i0 - out / x; i0e: i1e - sign(x) out;
+    i1e: 1/2 at 0, else i0e - out (sign(x) + 1 / x)."""
+    n = x.size
+    a = np.empty(n)
+    term0 = np.empty(n)
+    total0 = np.empty(n)
+    term1 = np.empty(n)
+    total1 = np.empty(n)
+    q = np.empty(n)
+    for i in range(n):
+        v = abs(np.float64(x[i]))
+        a[i] = v
+        h = v / 2.0 if v <= 15.0 else 0.0
+        term0[i] = 1.0
+        total0[i] = 1.0
+        term1[i] = h
+        total1[i] = h
+        q[i] = h * h
+    more0 = True
+    more1 = True
+    for k in range(1, 64):
+        if more0:
+            c = 1.0 / (k * k)
+            big = 0
+            for i in range(n):
+                t = term0[i] * q[i]
+                t = t * c
+                term0[i] = t
+                total0[i] += t
+                big += t > total0[i] * 1e-17
+            more0 = big > 0
+        if more1:
+            c = 1.0 / (k * (k + 1))
+            big = 0
+            for i in range(n):
+                t = term1[i] * q[i]
+                t = t * c
+                term1[i] = t
+                total1[i] += t
+                big += t > total1[i] * 1e-17
+            more1 = big > 0
+        if not (more0 or more1):
+            break
+    for i in range(n):
+        v = a[i]
+        xi = x[i]
+        if v != v:                                      # (nan: x itself, as bessel)
+            r0 = np.float64(xi)
+            r1 = r0
+        elif v <= 15.0:
+            if scaled:
+                e = math.exp(-v)
+                r0 = total0[i] * e
+                r1 = total1[i] * e
+            else:
+                r0 = total0[i]
+                r1 = total1[i]
+        elif v == math.inf:
+            r0 = 0.0 if scaled else math.inf
+            r1 = r0
+        else:
+            r0 = _bessel_asymptotic(v, 0, scaled)
+            r1 = _bessel_asymptotic(v, 1, scaled)
+        r1 = -r1 if xi < 0 else r1
+        # both rounded to x's dtype (through the arrays), then the factor in that dtype
+        out[i] = r1 if nu else r0
+        d[i] = r0 if nu else r1
+        o = out[i]
+        other = d[i]
+        s = one if xi > zero else (-one if xi < zero else (xi if xi != xi else zero))
+        if nu == 0:
+            d[i] = other - s * o if scaled else other
+        elif xi == zero:
+            d[i] = half
+        elif scaled:
+            d[i] = other - o * (s + one / xi)
+        else:
+            d[i] = other - o / xi
