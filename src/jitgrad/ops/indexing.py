@@ -64,6 +64,16 @@ concat_op = linear(
 
 def concat(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor:
     """Join tensors along an existing axis."""
+    if (type(x) is list or type(x) is tuple) and len(x) == 2 and type(axis) is int:
+        a, b = x                    # the common case, checked in a few comparisons: two
+        if type(a) is Tensor and type(b) is Tensor:     # tensors of one dtype and rank
+            d, e = a._data, b._data
+            nd = d.ndim
+            if d.dtype is e.dtype and nd == e.ndim and nd and -nd <= axis < nd:
+                ax = axis % nd
+                if d.shape[:ax] == e.shape[:ax] and d.shape[ax + 1:] == e.shape[ax + 1:]:
+                    return apply_xy(concat_op, a, b, {"axis": ax},
+                                    out=np.concatenate((d, e), axis=ax))
     xs = list(x)
     if not xs:
         raise ValueError("concat: got an empty list of tensors")
@@ -85,14 +95,24 @@ def concat(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tenso
 
 
 def stack(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor:
-    """Join tensors of equal shape along a new axis."""
+    """Join tensors of equal shape along a new axis: for a new axis before the last, one
+    concat along the existing axis there and a reshape splitting it (the same values and
+    order: input i's block is the concat's i-th run along it); a new last axis unsqueezes
+    each input first."""
     xs = list(x)
     if not xs:
         raise ValueError("stack: got an empty list of tensors")
-    if builtins.any(t.shape != xs[0].shape for t in xs):
-        raise ValueError(f"stack: all shapes must be equal, got {[t.shape for t in xs]}")
-    ax = axis if axis >= 0 else axis + xs[0].ndim + 1
-    return concat([unsqueeze(t, ax) for t in xs], axis=ax)
+    shape = xs[0]._data.shape
+    for t in xs:
+        if t._data.shape != shape:
+            raise ValueError(f"stack: all shapes must be equal, got {[t.shape for t in xs]}")
+    nd = len(shape)
+    ax = axis if axis >= 0 else axis + nd + 1
+    if not 0 <= ax <= nd:
+        raise ValueError(f"stack: axis {axis} is out of range for {nd + 1} dims")
+    if ax == nd or len(xs) == 1 or 0 in shape:
+        return concat([unsqueeze(t, ax) for t in xs], axis=ax)
+    return reshape(concat(xs, axis=ax), shape[:ax] + (len(xs),) + shape[ax:])
 
 
 def _slice_along(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
@@ -220,26 +240,67 @@ def _take(x: Tensor, positions: np.ndarray) -> Tensor:
 
 def roll(x: Tensor, shifts: Any, axis: Any = None, name: str | None = None) -> Tensor:
     """Shift along each axis (one shift per axis; over the flattened tensor, one shift,
-    when axis is None), wrapping around."""
+    when axis is None), wrapping around. One take_flat node: its table cached per (shape,
+    shifts, axes), read-only; its values by one np.concatenate of two slices per shifted
+    axis (a gather through the table cost ~3x)."""
     if isinstance(shifts, Tensor):
         shifts = shifts._data.tolist()
     sh = [shifts] if isinstance(shifts, (int, np.integer)) else list(shifts)
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in sh):
         raise TypeError(f"roll: shifts must be an int or a list of ints, got {shifts!r}")
-    pos = _flat_positions(x._data.shape)
+    d = x._data
     if axis is None:
         if len(sh) != 1:
             raise ValueError(f"roll: without axis, shifts must be one int (the flattened "
                              f"tensor is shifted), got {shifts!r}")
-        return _take(x, np.roll(pos.ravel(), sh[0]).reshape(pos.shape))
-    if isinstance(axis, Tensor):
-        axis = axis._data.tolist()
-    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
-    if len(axes) != len(sh):
-        raise ValueError(f"roll: shifts {shifts!r} and axis {axis!r} must have one entry "
-                         f"each per shifted axis")
-    axes = [_axis(a, x.ndim, "roll") for a in axes]
-    return _take(x, np.roll(pos, sh, axis=axes))
+        table, moves = _roll_plan(d.shape, (int(sh[0]),), None)
+        out = _rolled(d.reshape(-1), moves).reshape(d.shape) if moves else d.copy()
+    else:
+        if isinstance(axis, Tensor):
+            axis = axis._data.tolist()
+        axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+        if len(axes) != len(sh):
+            raise ValueError(f"roll: shifts {shifts!r} and axis {axis!r} must have one entry "
+                             f"each per shifted axis")
+        axes = tuple([_axis(a, x.ndim, "roll") for a in axes])
+        table, moves = _roll_plan(d.shape, tuple([int(v) for v in sh]), axes)
+        out = _rolled(d, moves) if moves else d.copy()
+    return apply_xy(take_flat_op, x, None, {"idx": table, "shape": d.shape}, out=out)
+
+
+@functools.lru_cache(maxsize=64)
+def _roll_plan(shape: tuple, shifts: tuple, axes: tuple | None) -> tuple:
+    """roll's gather table (read-only) and its moves: (axis, k) for each axis whose total
+    shift k is not a whole turn (over the flattened tensor, axis 0 of its ravel)."""
+    pos = _flat_positions(shape)
+    if axes is None:
+        t = np.roll(pos.ravel(), shifts[0])
+        n = pos.size
+        moves = ((0, shifts[0] % n),) if n and shifts[0] % n else ()
+    else:
+        t = np.roll(pos, shifts, axis=axes).ravel()
+        total: dict = {}
+        for a, k in zip(axes, shifts):
+            total[a] = total.get(a, 0) + k
+        moves = tuple((a, k % shape[a]) for a, k in sorted(total.items())
+                      if shape[a] and k % shape[a])
+    t = np.ascontiguousarray(t, dtype=np.int64)
+    t.setflags(write=False)
+    return t, moves
+
+
+def _rolled(a: np.ndarray, moves: tuple) -> np.ndarray:
+    """np.roll(a, ...) for the (axis, k) moves, 0 < k < n: the last k along each axis moved
+    to the front, one np.concatenate per axis."""
+    for ax, k in moves:
+        n = a.shape[ax]
+        if ax == a.ndim - 1:
+            a = np.concatenate((a[..., n - k:], a[..., :n - k]), axis=ax)
+        else:
+            lead = (slice(None),) * ax
+            a = np.concatenate((a[lead + (slice(n - k, None),)], a[lead + (slice(None, n - k),)]),
+                               axis=ax)
+    return a
 
 
 def index_select(x: Tensor, index: Any, axis: int = 0, name: str | None = None) -> Tensor:
@@ -334,6 +395,15 @@ def _scatter_kernels(x: np.ndarray, v: np.ndarray) -> Any:
     return compiled_kernels("forward_scatter")
 
 
+def _gather_kernels(x: np.ndarray, v: np.ndarray | None = None) -> Any:
+    """vm/forward_gather.py's kernels for x (and v) of one float or 4-/8-byte int dtype,
+    once Numba is loaded (None otherwise)."""
+    dt = x.dtype
+    if dt.kind not in "fiu" or dt.itemsize < 4 or (v is not None and v.dtype != dt):
+        return None
+    return compiled_kernels("forward_gather")
+
+
 def _put_forward(x, v, idx, reduce):
     out = np.array(x, copy=True)        # an ndarray even for a 0-d input: reshape is a view
     if reduce in _EXTREMES and idx.size:
@@ -344,7 +414,11 @@ def _put_forward(x, v, idx, reduce):
                                 reduce.startswith("amax"), reduce.endswith("_src"))
             return out
     if reduce == "add":
-        np.add.at(out.reshape(-1), idx, v.reshape(-1))
+        kernels = _gather_kernels(out, v)
+        if kernels is None or not kernels.put_add(
+                out.reshape(-1), np.ascontiguousarray(idx, np.int64),
+                np.ascontiguousarray(v).reshape(-1)):
+            np.add.at(out.reshape(-1), idx, v.reshape(-1))
     elif reduce == "multiply":
         np.multiply.at(out.reshape(-1), idx, v.reshape(-1))
     elif reduce in _EXTREMES:
@@ -385,6 +459,13 @@ def _put_save(out, x, v, idx, reduce):
         return None, None
     if reduce in _EXTREMES:
         return _extreme_weights(out, x, v, idx, reduce)
+    kernels = _gather_kernels(out) if idx.size else None
+    if kernels is not None:             # (vm/forward_gather.py: both masks, two loops)
+        kept = np.empty(x.shape, out.dtype)
+        written = np.empty(idx.size, out.dtype)
+        if kernels.put_masks(np.ascontiguousarray(idx, np.int64), kept.reshape(-1), written,
+                             np.empty(kept.size, np.int64)):
+            return kept, written
     return _kept_mask(x.shape, idx, out.dtype), _written_mask(idx, out.dtype)
 
 
@@ -466,17 +547,19 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
                          f"'mean', 'amax' or 'amin', got {reduce!r}")
     idx = _index_array(indices, "put_along_axis")
     ax = _axis(axis, arr.ndim, "put_along_axis")
+    ashape = arr._data.shape
     if broadcast:
         vshape = np.shape(values._data if isinstance(values, Tensor) else values)
-        shape = [idx.shape[i] if i == ax else arr.shape[i] for i in range(arr.ndim)]
-        if len(vshape) == arr.ndim:
-            shape[ax] = builtins.max(shape[ax], vshape[ax])
-        if idx.shape != tuple(shape):
+        k = idx.shape[ax]
+        if len(vshape) == len(ashape):
+            k = builtins.max(k, vshape[ax])
+        shape = ashape[:ax] + (k,) + ashape[ax + 1:]
+        if idx.shape != shape:
             idx = np.broadcast_to(idx, shape)
-    if all(idx.shape[i] == arr._data.shape[i] for i in range(arr.ndim) if i != ax):
-        pos = _along_axis_positions(arr._data.shape, idx, ax, "put_along_axis")
+    if idx.shape[:ax] == ashape[:ax] and idx.shape[ax + 1:] == ashape[ax + 1:]:
+        pos = _along_axis_positions(ashape, idx, ax, "put_along_axis")
     else:
-        pos = np.take_along_axis(_flat_positions(arr._data.shape), idx, axis=ax)
+        pos = np.take_along_axis(_flat_positions(ashape), idx, axis=ax)
     if reduce == "assign" or (reduce == "add" and include_self):
         return put_flat(arr, pos, values, reduce)
     from .more_indexing import reduce_at        # (it imports this module)

@@ -29,18 +29,20 @@ _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 def _scatter_positions(input: Tensor, dim: int, index: Any, src: Tensor, what: str
                        ) -> tuple[np.ndarray, Tensor]:
-    """(flat positions in input of each element of index, src's block of index's shape)."""
+    """(flat positions in input of each element of index, shaped like index; src's block
+    of index's shape, in input's dtype)."""
     ax = _axis(dim, input.ndim, what)
     idx = _index_array(index, what)
     if idx.ndim != input.ndim or not isinstance(src, Tensor) or src.ndim != input.ndim:
         raise ValueError(f"{what}: input, index and src need the same number of dims")
+    shape = input._data.shape
+    sshape = src._data.shape
     for d, n in enumerate(idx.shape):
-        if n > src.shape[d] or (d != ax and n > input.shape[d]):
+        if n > sshape[d] or (d != ax and n > shape[d]):
             raise ValueError(f"{what}: index of shape {list(idx.shape)} is larger than src "
-                             f"{list(src.shape)} or input {list(input.shape)} in dim {d}")
-    n = input.shape[ax]
-    shape = tuple(input._data.shape)
-    if all(idx.shape[d] == shape[d] for d in range(len(shape)) if d != ax):
+                             f"{list(sshape)} or input {list(shape)} in dim {d}")
+    n = shape[ax]
+    if idx.shape[:ax] == shape[:ax] and idx.shape[ax + 1:] == shape[ax + 1:]:
         pos = _along_axis_positions(shape, idx, ax, what)       # (a stride: no index table)
     else:
         if idx.size and (idx.min() < -n or idx.max() >= n):
@@ -49,11 +51,11 @@ def _scatter_positions(input: Tensor, dim: int, index: Any, src: Tensor, what: s
         coords[ax] = idx % n if n else idx
         pos = np.ravel_multi_index(tuple(coords), shape) if idx.size else \
             np.zeros(idx.shape, np.int64)
-    part = src if tuple(src.shape) == idx.shape else \
+    part = src if sshape == idx.shape else \
         getitem(src, tuple(slice(0, k) for k in idx.shape))
     if part._data.dtype != input._data.dtype:
         part = part.astype(input._data.dtype)
-    return pos.ravel(), reshape(part, [-1])
+    return pos, part
 
 
 def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str, *,
@@ -66,7 +68,9 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
         raise ValueError(f"scatter_reduce: reduce must be one of {', '.join(_REDUCTIONS)}, "
                          f"got {reduce!r}")
     pos, vals = _scatter_positions(input, dim, index, src, "scatter_reduce")
-    return reduce_at(input, pos, vals, reduce, include_self)
+    if reduce == "sum" and include_self:    # one put_flat node (no reshape of the values)
+        return put_flat(input, pos, vals, "add")
+    return reduce_at(input, pos.ravel(), reshape(vals, [-1]), reduce, include_self)
 
 
 def reduce_at(input: Tensor, pos: np.ndarray, vals: Tensor, reduce: str,

@@ -2,9 +2,12 @@
 
 Each pad is one node: constant padding a scatter_flat (its gradient gathers the input's
 positions back), the other modes a take_flat (its gradient scatters). Their values come
-from slice copies rather than the index maps (np.add.at, a fancy gather and np.pad's
-Python overhead each cost a large share of a small pad's training step), and the index
-maps are cached read-only per shape, so a rebinding Program does not copy them again.
+from vm/forward_gather.py's pad4 once Numba is loaded (one pass writing each output row;
+numpy's slice copies, the fallback, are five strided copies with 1- to 16-element inner
+runs: ~22 us of an 8 x 8 x 16 x 16 reflect pad), never from the index maps (np.add.at, a
+fancy gather and np.pad's Python overhead each cost a large share of a small pad's step).
+The plan per (shape, pad, mode) is cached: the index maps read-only (a rebinding Program
+does not copy them again), the node's attrs and the kernel's per-axis maps.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply_xy, const
+from .core import apply_xy, compiled_kernels, const
 from .shape import _flat_positions, scatter_flat_op, take_flat_op
 
 
@@ -56,28 +59,108 @@ def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.
     """Paddle's pad: a list over all dims (first dim first) or over the spatial dims (last
     dim first: [left, right, top, bottom, ...]). Modes constant, reflect, replicate,
     circular; gradients scatter (constant) or gather (the others)."""
-    widths = _pad_widths(x.ndim, pad, data_format)
+    d = x._data
+    key = None
+    if type(pad) is list or type(pad) is tuple:
+        for p in pad:
+            if type(p) is not int:
+                break
+        else:
+            key = (d.shape, tuple(pad), mode, data_format)
+    plan = _PLANS.get(key) if key is not None else None
+    if plan is None:
+        plan = _plan(d.shape, pad, mode, data_format)
+        if key is not None:
+            if len(_PLANS) >= _PLANS_KEPT:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    op, attrs, widths, maps, where = plan
+    out = _pad_compiled(d, attrs["shape"], maps) if maps is not None else None
+    if op is scatter_flat_op:
+        if out is None:
+            # the scatter_flat node, its value by a slice assignment (not np.add.at: ~5x
+            # faster)
+            out = np.zeros(attrs["shape"], d.dtype)
+            out[tuple(slice(a, a + s) for s, (a, _) in zip(d.shape, widths))] = d
+        y = apply_xy(scatter_flat_op, x, None, attrs, out=out)
+        if value != 0:
+            y = y + const(np.where(where, 0, value), d.dtype)
+        return y
+    if out is None:
+        out = _pad_values(d, widths, mode)
+    return apply_xy(take_flat_op, x, None, attrs, out=out)
+
+
+# pad's plans per (shape, pad, mode, data_format): the node's op and attributes (its index
+# table cached read-only, the attrs dict shared by the nodes: nothing writes node.attrs),
+# the widths, the compiled kernel's per-axis maps and the constant mode's input mask
+_PLANS: dict = {}
+_PLANS_KEPT = 128
+
+
+def _plan(shape: tuple, pad: Sequence[int], mode: str, data_format: str) -> tuple:
+    widths = _pad_widths(len(shape), pad, data_format)
     if builtins.any(a < 0 or c < 0 for a, c in widths):
         raise ValueError(f"pad: negative padding {list(pad)} is not supported")
+    widths = tuple(map(tuple, widths))
     if mode == "constant":
-        out_shape, target, where = _constant_pad_map(tuple(x._data.shape), tuple(widths))
-        # the scatter_flat node, its value by a slice assignment (not np.add.at: ~5x faster)
-        out = np.zeros(out_shape, x._data.dtype)
-        out[tuple(slice(a, a + s) for s, (a, _) in zip(x._data.shape, widths))] = x._data
-        y = apply_xy(scatter_flat_op, x, None, {"idx": target, "shape": out_shape}, out=out)
-        if value != 0:
-            y = y + const(np.where(where, 0, value), x._data.dtype)
-        return y
+        out_shape, target, where = _constant_pad_map(tuple(shape), widths)
+        return (scatter_flat_op, {"idx": target, "shape": out_shape}, widths,
+                _kernel_maps(shape, widths, None), where)
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be constant, reflect, replicate or circular, "
                          f"got {mode!r}")
     if mode == "reflect" and builtins.any(
-            a >= s or c >= s for s, (a, c) in zip(x._data.shape, widths) if a or c):
+            a >= s or c >= s for s, (a, c) in zip(shape, widths) if a or c):
         raise ValueError("pad: reflect padding must be smaller than the padded dimension")
-    table = _pad_positions(tuple(x._data.shape), tuple(map(tuple, widths)), mode)
-    shape = tuple(s + a + c for s, (a, c) in zip(x._data.shape, widths))
-    return apply_xy(take_flat_op, x, None, {"idx": table, "shape": shape},
-                    out=_pad_values(x._data, widths, mode))
+    table = _pad_positions(tuple(shape), widths, mode)
+    out_shape = tuple(s + a + c for s, (a, c) in zip(shape, widths))
+    return (take_flat_op, {"idx": table, "shape": out_shape}, widths,
+            _kernel_maps(shape, widths, _MODES[mode]), None)
+
+
+def _kernel_maps(shape: tuple, widths: tuple, np_mode: str | None) -> tuple | None:
+    """vm/forward_gather.py pad4's arguments for this pad: the input's shape collapsed to 4
+    dims (runs of unpadded axes merged), the output's, the per-axis source maps (-1: the
+    constant), and the last axis's unpadded run (a, n); None when the padded axes do not
+    collapse to 4 dims or the tensor is empty."""
+    if not shape or 0 in shape:
+        return None
+    dims: list[list] = []                   # [size, left, right]
+    for s, (a, c) in zip(shape, widths):
+        if not (a or c) and dims and not (dims[-1][1] or dims[-1][2]):
+            dims[-1][0] *= s
+        else:
+            dims.append([s, a, c])
+    if len(dims) > 4:
+        return None
+    dims = [[1, 0, 0]] * (4 - len(dims)) + dims
+    maps = []
+    for s, a, c in dims:
+        if np_mode is None:
+            m = np.full(s + a + c, -1, np.int64)
+            m[a:a + s] = np.arange(s)
+        else:
+            m = np.pad(np.arange(s, dtype=np.int64), (a, c), mode=np_mode)
+        m.setflags(write=False)
+        maps.append(m)
+    return (tuple(s for s, _, _ in dims), tuple(maps), dims[3][1], dims[3][0])
+
+
+def _pad_compiled(x: np.ndarray, out_shape: tuple, maps: tuple) -> np.ndarray | None:
+    """The padded values by vm/forward_gather.py's pad4 once Numba is loaded (None before,
+    or for a dtype it is not used for)."""
+    if x.dtype.kind not in "fiu" or x.dtype.itemsize < 4:
+        return None
+    kernels = compiled_kernels("forward_gather")
+    if kernels is None:
+        return None
+    in4, (m0, m1, m2, m3), a, n = maps
+    out = np.empty(out_shape, x.dtype)
+    kernels.pad4(np.ascontiguousarray(x).reshape(in4),
+                 out.reshape(m0.size, m1.size, m2.size, m3.size), m0, m1, m2, m3, a, n,
+                 x.dtype.type(0))
+    return out
 
 
 def _pad_values(x: np.ndarray, widths: list, mode: str) -> np.ndarray:

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply_xy, broadcast_axes
+from .core import apply_xy, broadcast_axes, compiled_kernels
 from .linear import Chain, Recorded, linear, shaped, step
 from .registry import REGISTRY
 
@@ -36,6 +36,17 @@ def _along_axis_positions(shape: tuple, idx: np.ndarray, ax: int, what: str) -> 
     and a stride, instead of a full position table and numpy's fancy-index machinery (~12 us
     of a ~40 us gather step). Indices -n..n-1 as numpy; others raise IndexError."""
     n = shape[ax]
+    if idx.size and idx.shape[ax + 1:] == shape[ax + 1:] and idx.shape[:ax] == shape[:ax] \
+            and idx.ndim == len(shape) and idx.dtype == np.int64:
+        kernels = compiled_kernels("forward_gather")
+        if kernels is not None:
+            # (vm/forward_gather.py: the bounds check and the positions in one pass)
+            post = math.prod(shape[ax + 1:])
+            k = idx.shape[ax]
+            pos = np.empty(idx.shape, np.int64)
+            if kernels.along_positions(np.ascontiguousarray(idx).reshape(-1, k, post), n,
+                                       post, pos.reshape(-1, k, post)):
+                return pos
     if idx.size:
         lo, hi = idx.min(), idx.max()
         if lo < -n or hi >= n:

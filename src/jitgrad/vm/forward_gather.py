@@ -1,0 +1,110 @@
+"""Compiled forwards of the moving ops whose numpy spelling is many small strided copies:
+padding (ops/padding.py: constant, reflect, replicate, circular) and the flat puts of
+put_along_axis, scatter_reduce's sum and __setitem__ (ops/indexing.py).
+
+A 4-D pad of an 8 x 8 x 16 x 16 batch by numpy slices is five strided copies whose inner
+runs are 16 or 1 elements long (~22 us; torch's whole pad ~10 us); one loop writes each
+output row once. np.add.at costs ~1 us plus ~10 ns an element, the masks put_flat's
+backward reads two more passes each. They only move (or, for 'add', add in order) values:
+bit for bit numpy's results (tests/test_gather_forward_fast.py). Used once the backward
+has loaded Numba (ops/core.py compiled_kernels).
+"""
+
+from __future__ import annotations
+
+from ._numba import jit
+
+
+@jit
+def pad4(x, out, m0, m1, m2, m3, a, n, fill):  # pragma: no cover - compiled
+    """out[i, j, k, l] = x[m0[i], m1[j], m2[k], m3[l]] for 4-D C-contiguous x and out, `fill`
+    where a map holds -1; along the last axis, out[..., a + l] = x[..., l] for l < n (the
+    unpadded run, copied without its map). Each row through 1-D slices indexed by the loop
+    counter: an offset computed from the maps' values made Numba check every index for
+    wraparound (~6x slower), a 4-D row view cost ~4x."""
+    A, B, C, D = out.shape
+    XB, XC, XD = x.shape[1], x.shape[2], x.shape[3]
+    xf = x.reshape(-1)
+    of = out.reshape(-1)
+    ob = 0
+    for i in range(A):
+        si = m0[i]
+        for j in range(B):
+            sj = m1[j]
+            for k in range(C):
+                sk = m2[k]
+                o = of[ob:ob + D]
+                ob += D
+                if si < 0 or sj < 0 or sk < 0:
+                    for l in range(D):
+                        o[l] = fill
+                    continue
+                xb = ((si * XB + sj) * XC + sk) * XD
+                r = xf[xb:xb + XD]
+                for l in range(a):
+                    s = m3[l]
+                    o[l] = r[s] if s >= 0 else fill
+                om = o[a:a + n]
+                for l in range(n):
+                    om[l] = r[l]
+                for l in range(a + n, D):
+                    s = m3[l]
+                    o[l] = r[s] if s >= 0 else fill
+
+
+@jit
+def put_masks(idx, kept, written, last):  # pragma: no cover - compiled
+    """put_flat 'assign's saved masks: kept[idx[i]] = 0, the rest 1, written[i] =
+    1 for the write that lands (the last to a position), 0 for those overwritten; kept is
+    filled here (np.ones costs ~1 us), `last` (kept's size) is scratch. False for an index
+    outside [0, n) (the caller's numpy path then)."""
+    n = kept.size
+    m = idx.size
+    for i in range(m):
+        j = idx[i]
+        if j < 0 or j >= n:
+            return False
+    for j in range(n):
+        kept[j] = 1
+    for i in range(m):
+        j = idx[i]
+        kept[j] = 0
+        last[j] = i
+    for i in range(m):
+        written[i] = 1 if last[idx[i]] == i else 0
+    return True
+
+
+@jit
+def along_positions(idx, n, post, pos):  # pragma: no cover - compiled
+    """pos[p, i, q] = (p * n + idx[p, i, q]) * post + q for idx, pos (pre, k, post) C-contiguous,
+    an index in [-n, 0) counted from the end; False for one outside [-n, n) (the caller
+    raises)."""
+    P, K, Q = idx.shape
+    for p in range(P):
+        for i in range(K):
+            for q in range(Q):
+                v = idx[p, i, q]
+                if v < 0:
+                    v += n
+                    if v < 0:
+                        return False
+                elif v >= n:
+                    return False
+                pos[p, i, q] = (p * n + v) * post + q
+    return True
+
+
+@jit(fastmath=False)
+def put_add(flat, idx, v):  # pragma: no cover - compiled
+    """np.add.at(flat, idx, v): each value added to its position in order. False, nothing
+    written, for an index outside [0, n) (the caller's numpy path then)."""
+    n = flat.size
+    m = idx.size
+    for i in range(m):
+        j = idx[i]
+        if j < 0 or j >= n:
+            return False
+    for i in range(m):
+        flat[idx[i]] += v[i]
+    return True
