@@ -2,6 +2,8 @@
 and on a tensor that needs no gradient; the Tensor method where Paddle has one, else the
 paddle.* function."""
 
+import re
+
 u = A((2, 3), -0.8, 0.8); pos = A((2, 3), 0.3, 2.0); big = A((2, 3), 1.2, 3.0)
 mat = A((3, 3))
 
@@ -184,6 +186,30 @@ cmp("errors.pow_tensor", raises(lambda P, x: x.pow_(x)), [u], grad=False)
 cmp("errors.where_numbers", raises(lambda P, x: P.where_(x > 0, 1, 2)), [u], grad=False)
 cmp("errors.where_none", raises(lambda P, x: P.where_(x > 0, None, None)), [u], grad=False)
 cmp("errors.where_number_y", raises(lambda P, x: P.where_(x > 0, x, 2.0)), [u], grad=False)
+
+
+# error wording that Paddle's test_inplace.py matches (assertRaisesRegex): the case returns the
+# exception type and whether Paddle's regex is found in the message
+def raises_like(f, pattern):
+    def fn(P, *ts):
+        try:
+            f(P, *ts)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, bool(re.search(pattern, str(e)))
+        return "no error"
+    return fn
+
+
+cmp("errors.ldexp_number_x_wording", raises_like(
+    lambda P: P.ldexp_(1, 1), f"x must be tensor type, but got {int}"), [], grad=False)
+cmp("errors.ldexp_number_y_wording", raises_like(
+    lambda P, x: P.ldexp_(x, 1), f"y must be tensor type, but got {int}"), [u], grad=False)
+cmp("errors.pow_list_wording", raises_like(
+    lambda P, x: P.pow_(x, [2]), "y must be scalar type, but received: %s " % list), [u],
+    grad=False)
+cmp("errors.pow_list_method_wording", raises_like(
+    lambda P, x: x.pow_([2]), "y must be scalar type, but received: %s " % list), [u],
+    grad=False)
 cmp("errors.where_int_condition", raises(lambda P, x: P.where_(P.ones([2, 3], "int32"), x, x)),
     [u], grad=False)
 

@@ -292,8 +292,9 @@ def _need_tensor(v: Any, what: str, opname: str) -> None:
 def pow_(x: Tensor, y: float, name: str | None = None) -> Tensor:
     """x = x ** y in place, for a Python number y (Paddle's pow_ takes no tensor y)."""
     if not isinstance(y, (int, float)):
-        raise TypeError(f"pow_: y must be a Python int or float, got {type(y).__name__}; for "
-                        "a tensor exponent use the out-of-place paddle.pow(x, y)")
+        raise TypeError(f"pow_(): y must be scalar type, but received: {type(y)} (a Python "
+                        "int or float; for a tensor exponent use the out-of-place "
+                        "paddle.pow(x, y))")
     return inplace(x, lambda s: E.pow(s, y), "pow_")
 
 

@@ -24,11 +24,11 @@ from . import scan as SC
 from . import search as SE
 from . import shape as SH
 from . import special as SP
+from .core import checks_own_tensor_args
 from .creation import generator
 from .inplace import (
     Y,
     _method,
-    _need_tensor,
     bump,
     check_broadcast,
     check_inplace,
@@ -199,12 +199,16 @@ def cumprod_(x: Tensor, dim: int | None = None, dtype: Any = None,
     return _scan_(x, lambda s: SC.cumprod(s, dim, dtype), "cumprod_", dim is None, want, steps)
 
 
+@checks_own_tensor_args
 def ldexp_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """x = x * 2**y in place. As Paddle: x is cast first to float64 (when x or y is
     float64) or else the default float dtype (x's dtype may change), and that cast counts
-    as an in-place step (version + 2)."""
-    _need_tensor(x, "x", "ldexp_")
-    _need_tensor(y, "y", "ldexp_")
+    as an in-place step (version + 2). A non-Tensor x or y raises TypeError with Paddle's
+    wording ("x must be tensor type, but got <class 'int'>")."""
+    for v, arg in ((x, "x"), (y, "y")):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"ldexp_(): {arg} must be tensor type, but got {type(v)}; convert "
+                            "it with paddle.to_tensor(...)")
     check_broadcast(x, (y,), "ldexp_")
     f64 = np.dtype(np.float64)
     want = f64 if f64 in (x._data.dtype, y._data.dtype) else dtypes.default_float().np
