@@ -45,7 +45,11 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-05 09:07-09:14 UTC (perf/op_steps.json holds this run): 219 rows, every one a
+2026-12-05 14:55-15:02 UTC (perf/op_steps.json holds this run): 219 rows, every one a
+program-cache hit, geometric mean 1.87x, median 1.86x, none slower than torch (closest
+pad_reflect 1.05x, max_pool2d_k3s2 1.09x, pad 1.14x); miss line 1.01x. Those and the other
+low rows were sped up after it (README: "Every op in a training step"). Before,
+09:07-09:14 UTC: 219 rows, every one a
 program-cache hit, geometric mean 1.78x, median 1.82x, none slower than torch (closest
 grad:cross_entropy 1.00x, max_pool2d_k3s2 1.03x, erfinv 1.07x); miss line 0.99x. Before,
 2026-12-05 03:40-03:47 UTC (a duplicate key left F.unfold's
