@@ -45,7 +45,9 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-05 14:55-15:02 UTC (perf/op_steps.json holds this run): 219 rows, every one a
+2026-12-05 17:34-17:41 UTC (perf/op_steps.json holds this run): 219 rows, every one a
+program-cache hit, geometric mean 1.95x, median 1.92x, none slower (closest pad 1.23x,
+solve 1.27x, nll_loss 1.28x); miss line 0.95x. 14:55-15:02 UTC: 219 rows, every one a
 program-cache hit, geometric mean 1.87x, median 1.86x, none slower than torch (closest
 pad_reflect 1.05x, max_pool2d_k3s2 1.09x, pad 1.14x); miss line 1.01x. Those and the other
 low rows were sped up after it (README: "Every op in a training step"). Before,
