@@ -462,6 +462,21 @@ def remainder(x, out, dv, short_quotient):  # pragma: no cover - compiled
             _set_remainder(out, i, np.fmod(a, d), d, dd)
 
 
+@jit(inline="always", fastmath=False)
+def _bessel_asymptotic(v, nu, scaled):  # pragma: no cover - compiled
+    """I_nu(v) for 15 < v < inf (times exp(-v) when scaled): bessel's asymptotic series."""
+    mu = 4.0 * nu * nu
+    t = 1.0
+    s = 1.0
+    for k in range(1, 30):
+        t = t * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * v)
+        s += t
+    r = s / math.sqrt(2 * math.pi * v)
+    if not scaled:
+        r = r * math.exp(v)
+    return r
+
+
 @jit(fastmath=False)
 def bessel(x, out, nu, scaled):  # pragma: no cover - compiled
     """out = I_nu(x) (nu 0 or 1), times exp(-|x|) when scaled: ops/bessel.py's float64
@@ -501,31 +516,8 @@ def bessel(x, out, nu, scaled):  # pragma: no cover - compiled
         elif v == math.inf:
             r = 0.0 if scaled else math.inf
         else:
-            mu = 4.0 * nu * nu
-            t = 1.0
-            s = 1.0
-            for k in range(1, 30):
-                t = t * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * v)
-                s += t
-            r = s / math.sqrt(2 * math.pi * v)
-            if not scaled:
-                r = r * math.exp(v)
+            r = _bessel_asymptotic(v, nu, scaled)
         out[i] = -r if nu and x[i] < 0 else r
-
-
-@jit(inline="always", fastmath=False)
-def _bessel_asymptotic(v, nu, scaled):  # pragma: no cover - compiled
-    """I_nu(v) for 15 < v < inf (times exp(-v) when scaled): bessel's asymptotic series."""
-    mu = 4.0 * nu * nu
-    t = 1.0
-    s = 1.0
-    for k in range(1, 30):
-        t = t * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * v)
-        s += t
-    r = s / math.sqrt(2 * math.pi * v)
-    if not scaled:
-        r = r * math.exp(v)
-    return r
 
 
 @jit(fastmath=False)
