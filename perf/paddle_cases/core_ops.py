@@ -224,3 +224,14 @@ cmp("zero_dim_f32_f64", lambda P, x, s: (x * s, x + s, x - s, x / s, s / x, x **
 cmp("zero_dim_int", lambda P, x, s: (x + s, x * s, s - x, x % s, x // s), [A((3,), 1, 9, "int32"), np.array(3, "int64")], grad=False)
 cmp("zero_dim_mixed", lambda P, x, s: (x + s, s * x, x / s, x // s), [A((3,), 1, 9, "int64"), np.array(1.5, "float32")], grad=False)
 cmp("zero_dim_max", lambda P, x, s: (P.maximum(x, s), x // s), [x23, np.array(0.5)])
+# var, std and logsumexp are single ops (stats.py): their edges and float64
+_v = np.random.default_rng(7).uniform(-2, 2, (3, 5))
+cmp("var_keepdim_f64", lambda P, x: P.var(x, axis=0, keepdim=True), [_v])
+cmp("var_biased_ax", lambda P, x: P.var(x, axis=[0, 1], unbiased=False), [_v.astype("float32")])
+cmp("var_one_element", lambda P, x: P.var(x, axis=1), [np.array([[1.5], [2.0]], "float32")])
+cmp("std_f64", lambda P, x: P.std(x, axis=1), [_v])
+cmp("logsumexp_f64_keep", lambda P, x: P.logsumexp(x, axis=1, keepdim=True), [_v])
+cmp("logsumexp_large", lambda P, x: P.logsumexp(x, axis=1),
+    [np.array([[1000.0, 999.0, -5.0], [-1000.0, -1001.0, -999.5]], "float32")])
+cmp("logsumexp_neg_inf", lambda P, x: P.logsumexp(x, axis=1),
+    [np.array([[-np.inf, 0.5, 1.0], [2.0, -np.inf, -np.inf]], "float32")])

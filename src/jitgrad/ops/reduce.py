@@ -110,17 +110,22 @@ def _lower_extreme(b, node, g, gins):
 
 
 def weighted_reduction(name: str, forward: Callable, weights: Callable,
-                       forward_saves: bool = False, **extra: Any) -> OpDef:
+                       forward_saves: bool = False, smooth: Callable | None = None,
+                       **extra: Any) -> OpDef:
     """A reduction whose gradient is g spread back over the reduced axes times a weight per
-    element, `weights(out, x, **attrs)` (x's shape), constant in x wherever it is
-    differentiable: max's and min's tie-split masks, median's middle elements. Written once
-    as that function: the forward saves it (or returns it, with `forward_saves`), the
-    compiled backward is one GATHER_MUL, and the eager rule multiplies by it as a constant
-    (its derivative being zero, higher orders stay exact)."""
+    element, `weights(out, x, **attrs)` (x's shape): max's and min's tie-split masks,
+    median's middle elements, var's scaled deviations, logsumexp's softmax. Written once as
+    that function: the forward saves it (or returns it, with `forward_saves`), the compiled
+    backward is one GATHER_MUL. The eager rule multiplies by it as a constant when it is
+    constant in x wherever differentiable (its derivative being zero, higher orders stay
+    exact); weights that vary with x give `smooth(out, x, **attrs)`, the same weights in
+    jitgrad ops, so that create_graph differentiates through them."""
     def save(out: np.ndarray, x: np.ndarray, **attrs: Any) -> tuple:
         return (weights(out, x, **attrs),)
 
     def vjp(g: Tensor, out: Tensor, x: Tensor, **attrs: Any) -> tuple:
+        if smooth is not None:
+            return (_spread(g, x, attrs["axes"]) * smooth(out, x, **attrs),)
         w = weights(out._data, x._data, **attrs)
         return (_spread(g, x, attrs["axes"]) * const(w, x._data.dtype),)
 

@@ -13,7 +13,7 @@ from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import const, float_input, norm_axis, require_float
+from .core import apply_internal, const, float_input, norm_axis, require_float
 from .reduce import REDUCE_CASES, _kept_shape, _spread
 from .elementwise import _compiled_forward
 from .registry import defop
@@ -106,16 +106,74 @@ def _restore(y: Tensor, x: Tensor, axes: tuple | None, keepdim: bool) -> Tensor:
     return reshape(y, shape)
 
 
+def _logsumexp_forward(x: np.ndarray, axes: tuple | None, keepdim: bool
+                       ) -> tuple[np.ndarray, tuple]:
+    """log(sum(exp(x - m))) + m with m the (finite) max as a constant, and the gradient's
+    weights exp(x - m) / sum: the softmax over the reduced axes."""
+    dt = x.dtype
+    m = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((), dt)
+    m = np.where(np.isfinite(m), m, 0).astype(dt)
+    e = E.exp_op.forward(x - m)
+    s = R._sum_forward(e, axes, True)
+    y = E.log_op.forward(s) + m
+    out = y if keepdim else y.reshape(() if axes is None else
+                                      [n for i, n in enumerate(x.shape) if i not in axes])
+    return out, ((e / s).astype(dt, copy=False),)
+
+
+# a row, a column and a 3-D tensor reduced over two axes
+_MORE_CASES = ({"shapes": ((1, 4),), "attrs": {"axes": (1,), "keepdim": False}},
+               {"shapes": ((4, 1),), "attrs": {"axes": None, "keepdim": True}},
+               {"shapes": ((2, 3, 2),), "attrs": {"axes": (0, 2), "keepdim": False}})
+
+logsumexp_op = R.weighted_reduction(
+    "logsumexp", _logsumexp_forward, lambda out, x, axes, keepdim: _logsumexp_forward(
+        x, axes, keepdim)[1][0],
+    forward_saves=True, quiet=True, cases=REDUCE_CASES + _MORE_CASES,
+    # d/dx = softmax(x): exp(x - out) in jitgrad ops, for create_graph
+    smooth=lambda out, x, axes, keepdim: E.exp(x - _spread(out, x, axes)),
+    doc="log of the sum of exponentials over axes, without overflow")
+
+
 def logsumexp(x: Tensor, axis: Any = None, keepdim: bool = False,
               name: str | None = None) -> Tensor:
     """log(sum(exp(x))) without overflow (the max is subtracted as a constant)."""
     x = float_input(x, "logsumexp")
-    axes = norm_axis(axis, x.ndim)
-    m = np.max(x._data, axis=axes, keepdims=True) if x.size else np.zeros(())
-    m = np.where(np.isfinite(m), m, 0).astype(x._data.dtype)
-    mc = const(m, x._data.dtype)
-    y = E.log(R.sum(E.exp(x - mc), axis=axes, keepdim=True)) + mc
-    return _restore(y, x, axes, keepdim)
+    return R._reduce(logsumexp_op, x, axis, keepdim)
+
+
+def _dof(shape: tuple, axes: tuple | None, unbiased: bool) -> int:
+    """var's divisor: the reduced count, less one when unbiased."""
+    n = math.prod(shape if axes is None else [shape[a] for a in axes])
+    return n - int(unbiased)
+
+
+def _var_forward(x: np.ndarray, axes: tuple | None, keepdim: bool, unbiased: bool
+                 ) -> tuple[np.ndarray, tuple]:
+    """sum((x - mean)^2) / dof, numpy's np.var arithmetic in x's dtype, and the gradient's
+    weights 2 (x - mean) / dof. With no degree of freedom left both are nan (Paddle)."""
+    dt = x.dtype
+    d = x - R._mean_forward(x, axes, True)
+    total = R._sum_forward(d * d, axes, keepdim)
+    dof = _dof(x.shape, axes, unbiased)
+    scale = np.asarray(1.0 / dof if dof > 0 else math.nan, dt)
+    out = np.asarray(total / np.asarray(dof if dof > 0 else math.nan, dt), dt)
+    return out, ((d * (scale + scale)).astype(dt, copy=False),)
+
+
+def _var_smooth(out: Tensor, x: Tensor, axes: tuple | None, keepdim: bool,
+                unbiased: bool) -> Tensor:
+    dof = _dof(x._data.shape, axes, unbiased)
+    return (x - R.mean(x, axis=axes, keepdim=True)) * (2.0 / dof if dof > 0 else math.nan)
+
+
+var_op = R.weighted_reduction(
+    "var", _var_forward, lambda out, x, **attrs: _var_forward(x, **attrs)[1][0],
+    forward_saves=True, quiet=True, smooth=_var_smooth,
+    cases=tuple({"shapes": c["shapes"], "attrs": dict(c["attrs"], unbiased=u)}
+                for c in REDUCE_CASES + _MORE_CASES for u in (True, False)
+                if c["shapes"] != ((),) or not u),
+    doc="variance over axes (unbiased divides by n - 1)")
 
 
 def var(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
@@ -123,13 +181,11 @@ def var(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = Fals
     """Variance; unbiased=True divides by n - 1 (Paddle's default). With no degree of
     freedom left (one element unbiased, or none) it is nan, gradient too (Paddle, numpy)."""
     require_float(x, "var")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"keepdim must be a bool, got {keepdim!r}")
     axes = norm_axis(axis, x.ndim)
-    n = int(np.prod([x.shape[a] for a in axes] if axes is not None else x.shape,
-                    dtype=np.int64))
-    d = x - R.mean(x, axis=axes, keepdim=True)
-    total = R.sum(d * d, axis=axes, keepdim=keepdim)
-    dof = n - int(unbiased)
-    return total / float(dof) if dof > 0 else total * math.nan
+    return apply_internal(var_op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim,
+                          unbiased=bool(unbiased))
 
 
 def std(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
