@@ -1,0 +1,69 @@
+"""var and logsumexp are one registry op each (ops/stats.py): their saved weights give the
+first derivative, and their rules in jitgrad ops the second (create_graph)."""
+
+import numpy as np
+
+import jitgrad as paddle
+
+
+def _hvp(f, a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    x = paddle.to_tensor(a, stop_gradient=False)
+    (g,) = paddle.grad(f(x), x, create_graph=True)
+    (h,) = paddle.grad((g * paddle.to_tensor(v)).sum(), x)
+    return h.numpy()
+
+
+A = np.array([0.5, -1.0, 2.0, 0.25])
+V = np.array([1.0, 2.0, -1.0, 0.5])
+
+
+def test_var_gradient_is_two_deviations_over_dof():
+    x = paddle.to_tensor(A, stop_gradient=False)
+    paddle.var(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (A - A.mean()) / 3, rtol=1e-14)
+
+
+def test_var_second_derivative_is_the_centering_matrix():
+    # d2 var / dx2 = (2 / dof) (I - 11^T / n)
+    got = _hvp(lambda x: paddle.var(x), A, V)
+    np.testing.assert_allclose(got, 2 / 3 * (V - V.mean()), rtol=1e-13)
+
+
+def test_var_without_degrees_of_freedom_is_nan_with_nan_gradient():
+    x = paddle.to_tensor(np.array([[1.5], [2.0]], "float32"), stop_gradient=False)
+    y = paddle.var(x, axis=1)
+    assert np.isnan(y.numpy()).all()
+    y.sum().backward()
+    assert np.isnan(x.grad.numpy()).all()
+
+
+def test_logsumexp_gradient_is_softmax():
+    x = paddle.to_tensor(A, stop_gradient=False)
+    paddle.logsumexp(x).backward()
+    p = np.exp(A) / np.exp(A).sum()
+    np.testing.assert_allclose(x.grad.numpy(), p, rtol=1e-14)
+
+
+def test_logsumexp_second_derivative_is_diag_p_minus_ppt():
+    p = np.exp(A) / np.exp(A).sum()
+    got = _hvp(lambda x: paddle.logsumexp(x), A, V)
+    np.testing.assert_allclose(got, p * V - p * (p @ V), rtol=1e-13)
+
+
+def test_logsumexp_of_large_values_does_not_overflow():
+    x = paddle.to_tensor(np.array([[1000.0, 1000.0]], "float32"), stop_gradient=False)
+    y = paddle.logsumexp(x, axis=1)
+    np.testing.assert_allclose(y.numpy(), [1000.0 + np.log(2.0)], rtol=1e-7)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.5, 0.5]])
+
+
+def test_std_repeat_steps_hit_the_cache_with_their_own_gradients():
+    grads = []
+    for scale in (1.0, 3.0):
+        x = paddle.to_tensor(A * scale, stop_gradient=False)
+        paddle.std(x).backward()
+        grads.append(x.grad.numpy())
+    # std(s x) = s std(x): the gradient does not depend on the scale
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-13)
+    np.testing.assert_allclose(grads[0], (A - A.mean()) / (3 * A.std(ddof=1)), rtol=1e-13)
