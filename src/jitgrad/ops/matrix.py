@@ -14,7 +14,9 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import reduce as R
-from .core import apply, binary_operands, const, require_float
+from ..core import tape
+from .core import (NO_ATTRS, apply, apply_xy, binary_operands, compiled_kernels, const,
+                   require_float)
 from .indexing import _take
 from .linalg import matmul
 from .registry import defop
@@ -75,6 +77,10 @@ def _wellcond(n: int, batch: tuple = ()) -> np.ndarray:
     return rng.uniform(-0.5, 0.5, batch + (n, n)) + 2 * np.eye(n)
 
 
+def _singular(name: str, why: str) -> ValueError:
+    return ValueError(f"{name}: the matrix is singular, so it has no inverse (numpy: {why})")
+
+
 def _nonsingular(name: str, fn):
     """fn with numpy's LinAlgError for a singular matrix raised as a ValueError that names
     the op (as Paddle's 'Input is not invertible')."""
@@ -82,9 +88,43 @@ def _nonsingular(name: str, fn):
         try:
             return fn(*arrays)
         except np.linalg.LinAlgError as e:
-            raise ValueError(f"{name}: the matrix is singular, so it has no inverse "
-                             f"(numpy: {e})") from None
+            raise _singular(name, str(e)) from None
     return forward
+
+
+SMALL_N = 16        # matrices up to this size: vm/forward_linalg.py's LU, not LAPACK's
+_LU_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _small_lu(name: str, x: np.ndarray, y: np.ndarray | None, want_inv: bool
+              ) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """(x^-1 y, x^-1 if want_inv) from one compiled LU per matrix (y None: the inverse
+    alone, as the first item), for a batch of small float32/float64 matrices once Numba is
+    loaded; None: take numpy's path. x and y have one dtype and one batch shape."""
+    n = x.shape[-1]
+    if n > SMALL_N or x.dtype not in _LU_DTYPES or (y is not None and y.dtype != x.dtype) \
+            or x.size == 0:
+        return None
+    kernels = compiled_kernels("forward_linalg")
+    if kernels is None:
+        return None
+    batch = x.shape[:-2]
+    M = x.size // (n * n)
+    a = np.ascontiguousarray(x).reshape(M, n, n)
+    if y is None:
+        k, b = 0, np.empty((M, n, 0), x.dtype)
+        want_inv = True
+    else:
+        k = y.shape[-1]
+        b = np.ascontiguousarray(y).reshape(M, n, k)
+    out = np.empty((M, n, k), x.dtype)
+    inv = np.empty((M if want_inv else 0, n, n), x.dtype)
+    if kernels.lu_solve(a, b, out, inv) >= 0:
+        raise _singular(name, "Singular matrix")
+    inv = inv.reshape(batch + (n, n)) if want_inv else None
+    if y is None:
+        return inv, None
+    return out.reshape(batch + (n, k)), inv
 
 
 inverse_op = defop(
@@ -99,6 +139,9 @@ inverse_op = defop(
 
 def inverse(x: Tensor, name: str | None = None) -> Tensor:
     _square(x, "inverse")
+    found = _small_lu("inverse", x._data, None, True)
+    if found is not None:
+        return apply_xy(inverse_op, x, None, NO_ATTRS, found[0])
     return apply(inverse_op, x)
 
 
@@ -172,7 +215,12 @@ def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None) -> T
         x = broadcast_to(x, batch + x.shape[-2:])
     if y.shape[:-2] != batch:
         y = broadcast_to(y, batch + y.shape[-2:])
-    out = apply(solve_op, x, y)
+    recording = tape.is_grad_enabled() and not (x._stop_gradient and y._stop_gradient)
+    found = _small_lu("solve", x._data, y._data, recording)
+    if found is not None:           # (the inverse its backward reads, from the same LU)
+        out = apply_xy(solve_op, x, y, NO_ATTRS, found[0], (found[1],) if recording else None)
+    else:
+        out = apply(solve_op, x, y)
     return reshape(out, out.shape[:-1]) if vec else out
 
 

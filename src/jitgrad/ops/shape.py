@@ -217,13 +217,26 @@ def _take_flat(x: Tensor, idx: np.ndarray, shape: Sequence[int]) -> Tensor:
 
 def _resolve_shape(x: Tensor, shape: Any) -> tuple[int, ...]:
     if type(shape) is list or type(shape) is tuple:
-        for s in shape:                 # the common case first: plain positive ints
-            if type(s) is not int or s <= 0:
+        for s in shape:                 # the common case first: plain ints
+            if type(s) is not int:
                 break
-        else:
-            new = tuple(shape)
-            if math.prod(new) == x._data.size:
-                return new
+        else:                           # resolved once per (shape, request): -1 and 0
+            key = (x._data.shape, tuple(shape))     # cost ~1 us a reshape otherwise
+            new = _RESOLVED.get(key)
+            if new is None:
+                new = _resolve_general(x, shape)    # (raises: nothing cached)
+                if len(_RESOLVED) >= _RESOLVED_MAX:
+                    _RESOLVED.clear()
+                _RESOLVED[key] = new
+            return new
+    return _resolve_general(x, shape)
+
+
+_RESOLVED: dict = {}            # (x's shape, requested shape) -> the shape reshape makes
+_RESOLVED_MAX = 4096
+
+
+def _resolve_general(x: Tensor, shape: Any) -> tuple[int, ...]:
     if isinstance(shape, Tensor):
         shape = shape.tolist()
     if isinstance(shape, (int, np.integer)):

@@ -1,0 +1,84 @@
+"""Compiled forwards of small-matrix linear algebra: one LU per matrix, in float64.
+
+numpy's batched np.linalg.solve and np.linalg.inv call LAPACK once per matrix through a
+gufunc loop, ~1 us a matrix of setup for an 8 x 8 one (32 of them: ~35 us a call), and the
+solve op made two such calls per step: the solution, and the inverse its backward reads.
+Here one LU with partial pivoting (LAPACK getrf's pivot choice: the largest magnitude in
+the column) factors each matrix once and solves for the right-hand sides and, when asked,
+for the identity's columns. The arithmetic is float64 whatever the input (a float32 result
+is rounded once at the end: at least as accurate as LAPACK's float32 routines). Only small
+matrices come here (ops/matrix.py's SMALL_N): LAPACK's blocked code wins on large ones.
+Like vm/forward.py, the kernels run only once the backward interpreter has imported Numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._numba import jit
+
+
+@jit(fastmath=False)
+def lu_solve(a, b, out, inv):  # pragma: no cover - compiled
+    """out[m] = a[m]^-1 b[m] for each matrix m of a [M, n, n] and b [M, n, k]; inv [M, n, n]
+    (or [0, n, n]: not wanted) receives a[m]^-1. Returns -1, or the first m whose matrix
+    is singular (an exactly zero or a NaN pivot: numpy and Paddle raise); nothing is written for
+    that matrix and those after it."""
+    M, n, k = a.shape[0], a.shape[1], b.shape[2]
+    cols = k + (n if inv.shape[0] > 0 else 0)
+    lu = np.empty((n, n))
+    perm = np.empty(n, np.int64)
+    x = np.empty(n)
+    for m in range(M):
+        for i in range(n):
+            for j in range(n):
+                lu[i, j] = a[m, i, j]
+            perm[i] = i
+        for j in range(n):
+            p = j
+            best = abs(lu[j, j])
+            for i in range(j + 1, n):
+                v = abs(lu[i, j])
+                if v > best:
+                    best = v
+                    p = i
+            if not best > 0.0:          # zero, or NaN (numpy and Paddle raise too)
+                return m
+            if p != j:
+                for c in range(n):
+                    t = lu[j, c]
+                    lu[j, c] = lu[p, c]
+                    lu[p, c] = t
+                t2 = perm[j]
+                perm[j] = perm[p]
+                perm[p] = t2
+            d = lu[j, j]
+            for i in range(j + 1, n):
+                f = lu[i, j] / d
+                lu[i, j] = f
+                for c in range(j + 1, n):
+                    lu[i, c] -= f * lu[j, c]
+        for c in range(cols):
+            for i in range(n):
+                r = perm[i]
+                if c < k:
+                    x[i] = b[m, r, c]
+                else:
+                    x[i] = 1.0 if r == c - k else 0.0
+            for i in range(n):              # L (unit diagonal)
+                s = x[i]
+                for t3 in range(i):
+                    s -= lu[i, t3] * x[t3]
+                x[i] = s
+            for i in range(n - 1, -1, -1):  # U
+                s = x[i]
+                for t3 in range(i + 1, n):
+                    s -= lu[i, t3] * x[t3]
+                x[i] = s / lu[i, i]
+            if c < k:
+                for i in range(n):
+                    out[m, i, c] = x[i]
+            else:
+                for i in range(n):
+                    inv[m, i, c - k] = x[i]
+    return -1
