@@ -1,6 +1,7 @@
-"""solve and inverse of small matrices run one compiled LU per matrix (vm/forward_linalg.py):
-the solution and the inverse the backward reads come from one factorisation, computed in
-float64. Checked against numpy in float64, and for what numpy and Paddle call singular."""
+"""solve, inverse, det and slogdet of small matrices run one compiled LU per matrix
+(vm/forward_linalg.py): the values and the inverse the backward reads come from one
+factorisation, computed in float64. Checked against numpy in float64, and for what numpy
+and Paddle call singular."""
 
 import numpy as np
 import pytest
@@ -79,3 +80,39 @@ def test_repeat_solves_of_new_graphs_each_get_their_own_gradient():
         grads.append(X.grad.numpy())
     # solve(s x, y) = solve(x, y) / s: its gradient in x scales by 1 / s^2
     np.testing.assert_allclose(grads[1], grads[0] / 4, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype, tol", [("float32", 1e-5), ("float64", 1e-12)])
+def test_det_and_slogdet_of_a_batch_match_numpy_with_inverse_transpose_gradients(dtype, tol):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 5, 5)).astype(dtype)
+    x64 = x.astype(np.float64)
+    X = paddle.to_tensor(x, stop_gradient=False)
+    d = paddle.linalg.det(X)
+    np.testing.assert_allclose(d.numpy(), np.linalg.det(x64), rtol=tol)
+    d.sum().backward()
+    inv_t = np.swapaxes(np.linalg.inv(x64), -1, -2)
+    np.testing.assert_allclose(X.grad.numpy(), inv_t * np.linalg.det(x64)[:, None, None],
+                               rtol=tol * 10, atol=tol)
+    X.clear_grad()
+    s = paddle.linalg.slogdet(X)
+    sign, logabs = np.linalg.slogdet(x64)
+    np.testing.assert_array_equal(s.numpy()[0], sign)
+    np.testing.assert_allclose(s.numpy()[1], logabs, rtol=tol)
+    s[1].sum().backward()
+    np.testing.assert_allclose(X.grad.numpy(), inv_t, rtol=tol * 10, atol=tol)
+
+
+def test_det_of_a_negative_permutation_is_minus_one():
+    p = paddle.to_tensor(np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]))
+    assert paddle.linalg.det(p).item() == -1.0
+    np.testing.assert_array_equal(paddle.linalg.slogdet(p).numpy(), [-1.0, 0.0])
+
+
+def test_det_of_a_singular_matrix_is_zero_with_the_cofactor_gradient():
+    X = paddle.to_tensor(np.array([[1.0, 2.0], [2.0, 4.0]]), stop_gradient=False)
+    d = paddle.linalg.det(X)
+    d.backward()
+    assert d.item() == 0.0
+    np.testing.assert_allclose(X.grad.numpy(), [[4.0, -2.0], [-2.0, 1.0]], rtol=1e-14)
+    np.testing.assert_array_equal(paddle.linalg.slogdet(X).numpy(), [0.0, -np.inf])

@@ -8,9 +8,10 @@ import numpy as np
 
 from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
-from .core import apply, const
+from ..core import tape
+from .core import NO_ATTRS, apply, apply_xy, const
 from .linalg import matmul
-from .matrix import _inv_or_nan, _mT, _square, inverse, inverse_op
+from .matrix import _inv_or_nan, _mT, _small_lu, _square, inverse, inverse_op
 from .registry import defop
 from .shape import reshape, unsqueeze
 
@@ -112,15 +113,31 @@ det_op = defop(
                                "values": [[[1., 2., 3.], [2., 4., 6.], [1., 0., 1.]]]},))
 
 
+def _recording(x: Tensor) -> bool:
+    return tape.is_grad_enabled() and not x._stop_gradient
+
+
 def det(x: Tensor, name: str | None = None) -> Tensor:
     """Determinant of each matrix. Its gradient is the cofactor matrix, also for singular
     matrices (Paddle 3.3.1 gives zeros there, wrong at rank n - 1)."""
     _square(x, "det")
-    return apply(det_op, x)
+    recording = _recording(x)
+    lu = _small_lu(x._data, None, recording)
+    if lu is None or lu.singular:       # (numpy's path: a singular matrix's cofactors)
+        return apply(det_op, x)
+    d = np.asarray(lu.sign * np.exp(lu.logabs), x._data.dtype)
+    saved = (np.swapaxes(lu.inverse, -1, -2) * d[..., None, None],) if recording else None
+    return apply_xy(det_op, x, None, NO_ATTRS, d, saved)
 
 
 def slogdet(x: Tensor, name: str | None = None) -> Tensor:
     """Paddle's slogdet: a tensor [2, ...] holding sign(det) and log|det| (only the second
     carries a gradient)."""
     _square(x, "slogdet")
-    return apply(slogdet_op, x)
+    recording = _recording(x)
+    lu = _small_lu(x._data, None, recording)
+    if lu is None or lu.singular:       # (numpy's path: sign 0, log|det| -inf)
+        return apply(slogdet_op, x)
+    out = np.stack([lu.sign, lu.logabs]).astype(x._data.dtype, copy=False)
+    saved = (np.swapaxes(lu.inverse, -1, -2),) if recording else None
+    return apply_xy(slogdet_op, x, None, NO_ATTRS, out, saved)

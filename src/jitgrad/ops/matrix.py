@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import builtins
 import string
+from typing import NamedTuple
 
 import numpy as np
 
@@ -96,11 +97,20 @@ SMALL_N = 16        # matrices up to this size: vm/forward_linalg.py's LU, not L
 _LU_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _small_lu(name: str, x: np.ndarray, y: np.ndarray | None, want_inv: bool
-              ) -> tuple[np.ndarray, np.ndarray | None] | None:
-    """(x^-1 y, x^-1 if want_inv) from one compiled LU per matrix (y None: the inverse
-    alone, as the first item), for a batch of small float32/float64 matrices once Numba is
-    loaded; None: take numpy's path. x and y have one dtype and one batch shape."""
+class SmallLU(NamedTuple):
+    """What one compiled LU per matrix gives (_small_lu)."""
+    singular: bool              # some matrix has a zero (or NaN) pivot: nothing else is set
+    solution: np.ndarray        # x^-1 y, [..., n, k]
+    inverse: np.ndarray | None  # x^-1, when asked for
+    sign: np.ndarray            # sign(det x), [...], float64
+    logabs: np.ndarray          # log|det x|, [...], float64
+
+
+def _small_lu(x: np.ndarray, y: np.ndarray | None, want_inv: bool) -> SmallLU | None:
+    """One compiled LU per matrix of a batch of small float32/float64 matrices
+    (vm/forward_linalg.py) once Numba is loaded: x^-1 y (y None: no right-hand side),
+    x^-1 if want_inv, and the determinants. None: take numpy's path. x and y have one
+    dtype and one batch shape."""
     n = x.shape[-1]
     if n > SMALL_N or x.dtype not in _LU_DTYPES or (y is not None and y.dtype != x.dtype) \
             or x.size == 0:
@@ -111,20 +121,15 @@ def _small_lu(name: str, x: np.ndarray, y: np.ndarray | None, want_inv: bool
     batch = x.shape[:-2]
     M = x.size // (n * n)
     a = np.ascontiguousarray(x).reshape(M, n, n)
-    if y is None:
-        k, b = 0, np.empty((M, n, 0), x.dtype)
-        want_inv = True
-    else:
-        k = y.shape[-1]
-        b = np.ascontiguousarray(y).reshape(M, n, k)
+    k = 0 if y is None else y.shape[-1]
+    b = np.empty((M, n, 0), x.dtype) if y is None else np.ascontiguousarray(y).reshape(M, n, k)
     out = np.empty((M, n, k), x.dtype)
     inv = np.empty((M if want_inv else 0, n, n), x.dtype)
-    if kernels.lu_solve(a, b, out, inv) >= 0:
-        raise _singular(name, "Singular matrix")
-    inv = inv.reshape(batch + (n, n)) if want_inv else None
-    if y is None:
-        return inv, None
-    return out.reshape(batch + (n, k)), inv
+    sign, logabs = np.empty(M), np.empty(M)
+    singular = kernels.lu_solve(a, b, out, inv, sign, logabs) >= 0
+    return SmallLU(singular, out.reshape(batch + (n, k)),
+                   inv.reshape(batch + (n, n)) if want_inv else None,
+                   sign.reshape(batch), logabs.reshape(batch))
 
 
 inverse_op = defop(
@@ -139,10 +144,12 @@ inverse_op = defop(
 
 def inverse(x: Tensor, name: str | None = None) -> Tensor:
     _square(x, "inverse")
-    found = _small_lu("inverse", x._data, None, True)
-    if found is not None:
-        return apply_xy(inverse_op, x, None, NO_ATTRS, found[0])
-    return apply(inverse_op, x)
+    lu = _small_lu(x._data, None, True)
+    if lu is None:
+        return apply(inverse_op, x)
+    if lu.singular:
+        raise _singular("inverse", "Singular matrix")
+    return apply_xy(inverse_op, x, None, NO_ATTRS, lu.inverse)
 
 
 def _inv_or_nan(a: np.ndarray) -> np.ndarray:
@@ -216,11 +223,14 @@ def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None) -> T
     if y.shape[:-2] != batch:
         y = broadcast_to(y, batch + y.shape[-2:])
     recording = tape.is_grad_enabled() and not (x._stop_gradient and y._stop_gradient)
-    found = _small_lu("solve", x._data, y._data, recording)
-    if found is not None:           # (the inverse its backward reads, from the same LU)
-        out = apply_xy(solve_op, x, y, NO_ATTRS, found[0], (found[1],) if recording else None)
-    else:
+    lu = _small_lu(x._data, y._data, recording)
+    if lu is None:
         out = apply(solve_op, x, y)
+    elif lu.singular:
+        raise _singular("solve", "Singular matrix")
+    else:                           # (the inverse its backward reads, from the same LU)
+        out = apply_xy(solve_op, x, y, NO_ATTRS, lu.solution,
+                       (lu.inverse,) if recording else None)
     return reshape(out, out.shape[:-1]) if vec else out
 
 

@@ -19,11 +19,12 @@ from ._numba import jit
 
 
 @jit(fastmath=False)
-def lu_solve(a, b, out, inv):  # pragma: no cover - compiled
+def lu_solve(a, b, out, inv, sign, logabs):  # pragma: no cover - compiled
     """out[m] = a[m]^-1 b[m] for each matrix m of a [M, n, n] and b [M, n, k]; inv [M, n, n]
-    (or [0, n, n]: not wanted) receives a[m]^-1. Returns -1, or the first m whose matrix
-    is singular (an exactly zero or a NaN pivot: numpy and Paddle raise); nothing is written for
-    that matrix and those after it."""
+    (or [0, n, n]: not wanted) receives a[m]^-1, and sign [M] and logabs [M] (float64) the
+    determinant's sign and log|det|. Returns -1, or the first m whose matrix is singular
+    (an exactly zero or a NaN pivot: numpy's and Paddle's solve and inverse raise there);
+    nothing is written for that matrix and those after it."""
     M, n, k = a.shape[0], a.shape[1], b.shape[2]
     cols = k + (n if inv.shape[0] > 0 else 0)
     lu = np.empty((n, n))
@@ -34,6 +35,7 @@ def lu_solve(a, b, out, inv):  # pragma: no cover - compiled
             for j in range(n):
                 lu[i, j] = a[m, i, j]
             perm[i] = i
+        sg, la = 1.0, 0.0
         for j in range(n):
             p = j
             best = abs(lu[j, j])
@@ -52,12 +54,18 @@ def lu_solve(a, b, out, inv):  # pragma: no cover - compiled
                 t2 = perm[j]
                 perm[j] = perm[p]
                 perm[p] = t2
+                sg = -sg
             d = lu[j, j]
+            if d < 0.0:
+                sg = -sg
+            la += np.log(abs(d))
             for i in range(j + 1, n):
                 f = lu[i, j] / d
                 lu[i, j] = f
                 for c in range(j + 1, n):
                     lu[i, c] -= f * lu[j, c]
+        sign[m] = sg
+        logabs[m] = la
         for c in range(cols):
             for i in range(n):
                 r = perm[i]
