@@ -405,7 +405,8 @@ def _gather_kernels(x: np.ndarray, v: np.ndarray | None = None) -> Any:
 
 
 def _put_forward(x, v, idx, reduce):
-    out = np.array(x, copy=True)        # an ndarray even for a 0-d input: reshape is a view
+    out = np.array(x, copy=True, order="C")  # an ndarray even for a 0-d input, C order: the
+    #                                       reshape(-1)s below are views of it, not copies
     if reduce in _EXTREMES and idx.size:
         kernels = _scatter_kernels(out, v)
         if kernels is not None:
