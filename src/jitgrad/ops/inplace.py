@@ -12,7 +12,7 @@ needs a gradient cannot be changed in place while grad mode is on (ValueError), 
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ..core import tape
 from ..core.grad_store import ViewLinks
 from ..core.grad_store import grad_owner as _grad_owner
 from ..core.tensor import Tensor
+from .core import apply_xy
 from . import aliases as AL
 from . import elementwise as E
 from . import indexing as IX
@@ -41,11 +42,20 @@ def check_inplace(x: Tensor, opname: str) -> None:
             "`with paddle.no_grad():` (as optimizers do) or use the out-of-place op")
 
 
+# The slots themselves: reading an unset one raises AttributeError at once, where getattr(x,
+# name, None) first goes through Tensor.__getattr__ (~1 us each, twice per setitem step).
+_vgroup_of = Tensor._vgroup.__get__
+_shadows_of = Tensor._shadows.__get__
+
+
 def bump(x: Tensor) -> None:
     """Record that x's values changed in place (and those of the tensors sharing its version
     counter: its detach()es, tensor.share_version)."""
     x._version += 1
-    group = getattr(x, "_vgroup", None)
+    try:
+        group = _vgroup_of(x)
+    except AttributeError:
+        group = None
     if group is not None:
         v = x._version
         for t in group:
@@ -87,7 +97,10 @@ def rebind(x: Tensor, shadow: Tensor, new: Tensor, keep_dtype: bool = True) -> T
     if x._node is not None:
         x._node.out_ref = weakref.ref(shadow)
     # consumers of this version reach its node through the stand-in (tape.check_versions)
-    shadows = getattr(x, "_shadows", None)
+    try:
+        shadows = _shadows_of(x)
+    except AttributeError:
+        shadows = None
     if shadows is None:
         x._shadows = shadows = {}
     shadows[x._version] = shadow
@@ -135,10 +148,103 @@ def _positions(x: Tensor, key: Any) -> np.ndarray:
     return _flat_positions(x._data.shape)[_normalize_key(key)]
 
 
+# ---- x[key] = value recorded, for a key of ints and slices: its tables kept per shape -------
+# A training loop writes the same slice of the same shape each step. put_flat's index table
+# and its two saved masks depend only on (shape, key, dtype): built once, read-only, and
+# shared by the steps' nodes, so a step neither rebuilds them (~5 us) nor, the table being
+# the same read-only array as last time, recopies it into the Program (Binding._bind_values).
+
+class _PutPlan(NamedTuple):
+    attrs: dict             # put_flat's attributes: the flat positions written, "assign"
+    shape: tuple            # x[key]'s shape: value broadcasts to it
+    saved: tuple            # put_flat's saved (kept, written) masks (indexing._put_save)
+
+
+_PUT_PLANS: dict[tuple, _PutPlan] = {}
+_PUT_PLANS_KEPT = 256                   # entries, and bytes (a large x's masks are large)
+_PUT_PLANS_BYTES = 32 << 20
+_put_plans_bytes = 0
+
+
+def _plain_key(key: Any) -> tuple | None:
+    """A hashable spelling of a key of Python ints, slices of ints, None and Ellipsis; None
+    for any other key (an index array, a bool, a numpy int or a Tensor in a slice: their
+    values could change under a cache key holding them)."""
+    out = []
+    for k in (key if type(key) is tuple else (key,)):
+        t = type(k)
+        if t is slice:
+            a, b, c = k.start, k.stop, k.step
+            if not ((a is None or type(a) is int) and (b is None or type(b) is int)
+                    and (c is None or type(c) is int)):
+                return None
+            out.append((a, b, c))
+        elif t is int or k is None or k is Ellipsis:
+            out.append(k)
+        else:
+            return None
+    return tuple(out)
+
+
+def _put_plan(d: np.ndarray, key: Any) -> tuple[_PutPlan, tuple] | None:
+    """The cached plan of x[key] = value for x's values d, with the key as a tuple; None
+    when the key is not plain (_plain_key) or d is not C-contiguous (a transpose's view
+    takes put_flat's own path, whose forward copies it in C order)."""
+    if not d.flags.c_contiguous:
+        return None
+    plain = _plain_key(key)
+    if plain is None:
+        return None
+    k = key if type(key) is tuple else (key,)
+    ck = (d.shape, plain, d.dtype)
+    plan = _PUT_PLANS.get(ck)
+    if plan is None:
+        plan = _new_plan(d.shape, k, d.dtype)       # (an IndexError as without the cache)
+        _keep_plan(ck, plan)
+    return plan, k
+
+
+def _new_plan(shape: tuple, key: tuple, dtype: np.dtype) -> _PutPlan:
+    """put_flat's table and masks for x[key] = value, x of this shape and dtype, read-only;
+    the masks are indexing's numpy spelling of what _put_save computes (the same 0/1)."""
+    from .shape import _flat_positions
+    pos = _flat_positions(shape)[key]
+    idx = np.asarray(pos, dtype=np.int64).flatten()     # (a copy: owns its data)
+    # (copies that own their data: a read-only view's writable base could still change)
+    kept = np.array(IX._kept_mask(shape, idx, dtype))
+    written = np.array(IX._written_mask(idx, dtype))
+    for a in (idx, kept, written):
+        a.setflags(write=False)
+    return _PutPlan({"idx": idx, "reduce": "assign"}, np.shape(pos), (kept, written))
+
+
+def _keep_plan(ck: tuple, plan: _PutPlan) -> None:
+    """Cache a plan, emptying the cache first when it would exceed its bounds."""
+    global _put_plans_bytes
+    size = plan.attrs["idx"].nbytes + sum(a.nbytes for a in plan.saved)
+    if size > _PUT_PLANS_BYTES:
+        return                                      # (too big to keep: rebuilt each time)
+    if len(_PUT_PLANS) >= _PUT_PLANS_KEPT or _put_plans_bytes + size > _PUT_PLANS_BYTES:
+        _PUT_PLANS.clear()
+        _put_plans_bytes = 0
+    _PUT_PLANS[ck] = plan
+    _put_plans_bytes += size
+
+
+def _put_planned(s: Tensor, key: tuple, plan: _PutPlan, value: Any) -> Tensor:
+    """put_flat(s, positions of key, value) from a cached plan: the same node (op, inputs,
+    attributes, saved masks) and values. The forward copies s and assigns value by the key
+    itself (a strided copy; numpy's fancy assignment by position costs more), which puts
+    the same values at the same places as put_flat's flat assignment."""
+    values = IX._values_for(s, value, plan.shape)
+    out = np.array(s._data, copy=True)
+    out[key] = values._data
+    return apply_xy(IX.put_flat_op, s, values, plan.attrs, out=out, saved=plan.saved)
+
+
 def setitem(x: Tensor, key: Any, value: Any) -> None:
     """x[key] = value. Values broadcast to the indexed shape; gradients reach the rest of
     x (a non-leaf) and value (when it is a Tensor that needs grad)."""
-    from .indexing import put_flat
     check_inplace(x, "__setitem__")
     value_needs = isinstance(value, Tensor) and not value._stop_gradient
     if not tape.is_grad_enabled() or (x._stop_gradient and not value_needs):
@@ -150,8 +256,13 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
             raise type(e)(f"cannot assign to index {key!r} of a tensor of shape {list(x.shape)}: "
                           f"{e}") from None
         return
+    planned = _put_plan(x._data, key)
+    if planned is not None:
+        plan, k = planned
+        inplace(x, lambda s: _put_planned(s, k, plan, value), "__setitem__")
+        return
     pos = _positions(x, key)
-    inplace(x, lambda s: put_flat(s, pos, value), "__setitem__")
+    inplace(x, lambda s: IX.put_flat(s, pos, value), "__setitem__")
 
 
 # ---- the trailing-underscore methods --------------------------------------------------------
@@ -426,9 +537,6 @@ def set_value(x: Tensor, value: Any) -> Tensor:
         raise ValueError(f"set_value: shape {list(v.shape)} does not match {x.shape}")
     _write(x, v)
     return x
-
-
-_vgroup_of = Tensor._vgroup.__get__     # the slot itself: raises, rather than __getattr__
 
 
 def write_fresh(x: Tensor, data: np.ndarray) -> None:

@@ -58,6 +58,36 @@ def _columns(d: int) -> np.ndarray:
     return a
 
 
+_ROW_TABLE_MAX = 1 << 18        # a weight's elements up to which its position table is kept
+_INT64 = np.dtype(np.int64)     # (a dtype compares with a dtype in half the time of a type)
+
+
+@functools.lru_cache(maxsize=8)
+def _row_positions(n: int, d: int) -> np.ndarray:
+    """The flat position of each element of an (n, d) weight, read-only and shared. Its
+    rows taken by the ids are the lookup's gather table in one numpy call that also checks
+    the ids' bounds and wraps negative ones (as numpy's indexing): ~1 us where the
+    min/max checks and ids * d + columns cost ~5. take() copies: no one gets a view of it."""
+    t = np.arange(n * d, dtype=np.int64).reshape(n, d)
+    t.setflags(write=False)
+    return t
+
+
+def _table_rows(x: Any, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a weight w whose position table is kept: the flat positions and the values of
+    the rows the ids in x pick, each by one take (the general path's positions and values).
+    Int64 ids are not copied: nothing keeps or writes them, the takes make new arrays."""
+    ids = np.asarray(x._data if isinstance(x, Tensor) else x)
+    if ids.dtype != _INT64:
+        ids = _index_array(ids, "embedding")
+    n, d = w.shape
+    try:
+        positions = _row_positions(n, d).take(ids, axis=0)
+    except IndexError:
+        raise IndexError(f"embedding: ids must lie in [0, {n})") from None
+    return positions, w.take(ids, axis=0)
+
+
 def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0, sparse: bool = False,
               scale_grad_by_freq: bool = False, name: str | None = None) -> Tensor:
@@ -65,6 +95,20 @@ def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
     max_norm: the rows looked up are first scaled in place to a norm_type-norm of at most
     max_norm (Paddle's and torch's renorm, by max_norm / (norm + 1e-7)); scale_grad_by_freq:
     each row's gradient is divided by how often its id occurs in x."""
+    w = weight._data
+    if max_norm is None and not scale_grad_by_freq and w.ndim == 2 and \
+            0 < w.size <= _ROW_TABLE_MAX:
+        positions, rows = _table_rows(x, w)
+        # (apply_xy called here, not in a helper: its call-site check looks one frame up,
+        # at the user's code, and skips walking the stack)
+        out = apply_xy(take_flat_op, weight, None,
+                       {"idx": positions.reshape(-1), "shape": positions.shape}, out=rows)
+        if padding_idx is None:
+            return out
+        n, d = w.shape
+        # a row's first position is its wrapped id * d: the general path's ids != padding
+        keep = positions[..., :1] != (padding_idx % n) * d
+        return out * const(keep, w.dtype)
     ids = _index_array(x, "embedding")
     n, d = weight.shape
     if ids.size:
