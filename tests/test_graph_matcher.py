@@ -228,6 +228,24 @@ def test_an_attribute_equal_but_of_another_type_is_not_a_match():
     np.testing.assert_array_equal(x.grad.numpy(), 2 * x.numpy())
 
 
+@pytest.mark.parametrize("other", [(np.int64(0),), [0], (False,), (0.0,), (0, 1), ()])
+def test_a_tuple_of_ints_matches_only_a_tuple_of_those_ints(other):
+    """The matcher's inline check of an int tuple attribute (axes, shapes) is as strict as
+    the key: numpy ints, bools and floats compare equal to ints but normalise apart."""
+    x = TT(np.arange(6, dtype=np.float32).reshape(2, 3), stop_gradient=False)
+    for _ in range(2):                   # a miss, then a hit compiles the matcher
+        loss = paddle.sum(paddle.sum(x * x, axis=0))
+        key = Graph([loss]).key
+        loss.backward()
+    entry = _entry(key)
+    loss = paddle.sum(paddle.sum(x * x, axis=0))
+    inner = loss._node.inputs[0]._node
+    assert entry.match([loss], tape._epoch) is not None
+    inner.attrs = {**inner.attrs, "axes": other}
+    assert entry.match([loss], tape._epoch) is None
+    assert Graph([loss]).key != key
+
+
 def test_long_same_shape_chains_check_distinct_nodes_with_one_set():
     """Two 12-op tanh chains: many nodes of equal signature, so the matcher tests node
     distinctness with one set of ids; one chain used twice must not pass for two."""

@@ -36,7 +36,11 @@ from ..core.tensor import Tensor
 # parameter would otherwise add into its .grad concurrently (the kernels release the GIL).
 # Reentrant: a hook may run another backward.
 RUN_LOCK = threading.RLock()
-_NO_CALLBACKS: list = []            # (shared by Bindings without callbacks: never written)
+# (shared by the Bindings that have none: never written, only replaced)
+_NO_CALLBACKS: list = []
+_NO_KEEP: list = []
+_NO_DELIVERIES: list = []
+_NO_SKIP: frozenset = frozenset()
 _np_add = np.add
 
 
@@ -133,24 +137,26 @@ class Binding:
         if ws is None:
             ws = Workspace(program)
         self.ws = ws
+        # (every cache hit makes a Binding: the common case's lists are made by map, and
+        # what only some Bindings use is shared, empty, until they need their own)
         index = ws.out_tensor_index         # every output a numbered tensor (the leaves)
         if index is not None:
-            tensors = graph.tensors
-            outs = [tensors[i] for i in index]
+            outs = list(map(graph.tensors.__getitem__, index))
         else:
             tensor = graph.tensor
             outs = [tensor(ref) for _, ref, _, _ in program.outputs]
         self.out_tensors = outs
         self.callbacks = [_make_callback(spec, graph) for spec in program.callbacks] \
             if program.callbacks else _NO_CALLBACKS
-        self.keep: list = []                # this graph's arrays the itab addresses
+        self.keep: list = [] if program.externals else _NO_KEEP    # arrays the itab addresses
         self.armed = -1                     # the epoch a retained replay may skip checks in
-        self.skip: set[int] = set()
+        self.skip: frozenset | set = _NO_SKIP
         views = ws.out_views
-        self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx]
-        # a replay may be just the compiled call (quick): every output an owned leaf
-        self.simple = not program.callbacks and len(ws.leaf_js) == len(outs)
-        self.leaf_tensors = [outs[j] for j in ws.leaf_js]
+        self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx] \
+            if ws.deliver_idx else _NO_DELIVERIES
+        # (quick()'s facts: made at the first retained replay)
+        self.simple: bool | None = None
+        self.leaf_tensors: list | None = None
         # per owned leaf, the .grad array its row wrote into last (None: its slot): held,
         # as the Binding lives with its graph (a Workspace, which may outlive it, holds
         # weak references only)
@@ -387,6 +393,10 @@ class Binding:
         row points at, and the compiled entry is bound for the current VM. False: nothing
         was run (the caller takes run())."""
         ws = self.ws
+        if self.simple is None:             # a replay may be just the compiled call: every
+            outs = self.out_tensors         # output an owned leaf
+            self.simple = not self.program.callbacks and len(ws.leaf_js) == len(outs)
+            self.leaf_tensors = [outs[j] for j in ws.leaf_js]
         call = ws.call
         if call is None or ws.call_gen != vm.generation() or not (self.simple and
                                                                   ws.ones_ready):
@@ -420,5 +430,5 @@ class Binding:
 
     def release(self) -> Workspace:
         """Drop this graph's arrays; the Workspace may serve the next graph."""
-        self.keep = []
+        self.keep = _NO_KEEP
         return self.ws

@@ -178,7 +178,12 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
             return
     else:
         b.fold()                            # a replay: worth folding its chains (fold.py)
-    b.run(None if all(s is None for s in seeds) else seeds)
+    for s in seeds:                         # (list.count would call Tensor.__eq__)
+        if s is not None:
+            b.run(seeds)
+            break
+    else:
+        b.run(None)                         # ones for every root
     if retain_graph:
         if not kept:
             _keep(roots, None, None, b)

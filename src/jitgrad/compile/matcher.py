@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 
 from .graph import Graph, _node_chains, _norm, _target_parts, stale
 
@@ -169,8 +171,22 @@ def _emit_attrs(emit: Callable, c: Callable, N: str, attrs: tuple, bound: tuple)
                  "return None")
         elif type(want) is tuple and len(want) == 2 and want[0] in ("bool", "float"):
             emit(f"    if type({v}) is not {want[0]} or {v} != {c(want[1])}: return None")
+        elif _plain_int_tuple(want):      # axes, shapes, perms: ints in a tuple
+            n = len(want) - 1
+            types = "".join(f" or type({v}[{j}]) is not int" for j in range(n))
+            emit(f"    if type({v}) is not tuple or len({v}) != {n}{types} or "
+                 f"{v} != {c(want[1:])}: return None")
+        elif type(want) is tuple and len(want) == 3 and want[0] == "nd" and name in bound:
+            emit(f"    if type({v}) is not {c(np.ndarray)} or {v}.shape != {c(want[1])} or "
+                 f"{v}.dtype.str != {c(want[2])}: return None")
         else:
             emit(f"    if {c(_norm)}({v}, {name in bound}) != {c(want)}: return None")
+
+
+def _plain_int_tuple(want: Any) -> bool:
+    """A key part that _norm made of a tuple of at most 6 plain ints (("tuple", 1, 2))."""
+    return (type(want) is tuple and 1 <= len(want) <= 7 and want[0] == "tuple" and
+            all(type(x) is int for x in want[1:]))
 
 
 def _emit_distinct(emit: Callable, x: str, listed: str, count: int, sigs: list) -> None:
