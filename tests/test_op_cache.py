@@ -127,6 +127,7 @@ def test_op_runs_the_production_path_fresh_cached_and_retained(name, i):
         assert (after.interpreted, after.misses) == (before.interpreted + 1, before.misses), \
             f"{name}: a new structure's first backward was not interpreted"
     _reference(op, case, 0, interpreted=_grads(leaves))
+    first_leaves, first = leaves, _grads(leaves)
     for variant in (0, 1):
         leaves, out = _graph(op, case, variant)
         before = executor.cache_info()
@@ -142,6 +143,13 @@ def test_op_runs_the_production_path_fresh_cached_and_retained(name, i):
     for _ in range(3):
         paddle.autograd.backward([out], [seed], retain_graph=True)
     _same(_grads(leaves), _reference(op, case, 2, times=3))
+    # the .grad arrays the interpreted backward made take a cached backward's accumulation
+    out = apply(op, *first_leaves, **case.get("attrs", {}))
+    paddle.autograd.backward([out], [_seed(out, 0)])
+    for t, g in zip(first_leaves, first):
+        if g is not None:
+            assert type(t._grad) is np.ndarray, f"{name}: .grad is a {type(t._grad)}"
+            np.testing.assert_allclose(t.grad.numpy(), 2 * g, rtol=1e-6, atol=1e-6)
 
 
 def test_every_registry_op_is_cacheable_or_says_why():

@@ -13,6 +13,8 @@ cost more than the rules themselves. A retained graph is lowered (its replay is 
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..compile.binding import RUN_LOCK
 from ..compile.graph import Graph
 from ..core import tape
@@ -52,5 +54,6 @@ def grad(graph: Graph, roots: list, seeds: list, targets: list, stop: set | None
                            plan=_plan(graph, roots, targets, stop))
     for t, g in retained.values():
         deliver_grad(t, g, "retain")
-    return {k: Tensor._make(g.astype(t._data.dtype, copy=True))
+    # (np.array: a 0-d gradient from the numpy rules may be a numpy scalar)
+    return {k: Tensor._make(np.array(g, dtype=t._data.dtype, copy=True))
             for k, (t, g) in found.items()}

@@ -60,7 +60,9 @@ def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
         np.add(t._grad, val, out=t._grad, casting="unsafe")
     elif kind != "target":
         detach_graph_grad(t)
-        t._grad = val.astype(t._data.dtype, copy=True)
+        # (np.array, not astype: a 0-d gradient from the numpy rules may be a numpy
+        # scalar, which the next backward could not accumulate into)
+        t._grad = np.array(val, dtype=t._data.dtype, copy=True)
 
 
 class ViewLinks:
