@@ -67,3 +67,30 @@ def test_std_repeat_steps_hit_the_cache_with_their_own_gradients():
     # std(s x) = s std(x): the gradient does not depend on the scale
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-13)
     np.testing.assert_allclose(grads[0], (A - A.mean()) / (3 * A.std(ddof=1)), rtol=1e-13)
+
+
+def test_l2_norm_gradient_is_x_over_norm_and_zero_at_the_zero_vector():
+    x = paddle.to_tensor(np.array([[3.0, 4.0], [0.0, 0.0]]), stop_gradient=False)
+    y = paddle.linalg.vector_norm(x, 2, axis=1)
+    np.testing.assert_array_equal(y.numpy(), [5.0, 0.0])
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[0.6, 0.8], [0.0, 0.0]], rtol=1e-15)
+
+
+def test_l2_norm_second_derivative_is_the_projection_over_norm():
+    # d2 |x| / dx2 = (I - x x^T / |x|^2) / |x|
+    n = np.linalg.norm(A)
+    got = _hvp(lambda x: paddle.linalg.vector_norm(x, 2), A, V)
+    np.testing.assert_allclose(got, (V - A * (A @ V) / n ** 2) / n, rtol=1e-13)
+
+
+def test_dist_and_cdist_use_the_norm_of_the_differences():
+    x = paddle.to_tensor(np.array([[1.0, 2.0], [0.0, 0.0]]), stop_gradient=False)
+    y = paddle.to_tensor(np.array([[4.0, 6.0], [0.0, 0.0]]))
+    d = paddle.dist(x, y)
+    np.testing.assert_allclose(d.item(), 5.0, rtol=1e-15)
+    d.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[-0.6, -0.8], [0.0, 0.0]], rtol=1e-15)
+    c = paddle.cdist(x, y)
+    np.testing.assert_allclose(c.numpy(), [[5.0, np.sqrt(5.0)], [np.sqrt(52.0), 0.0]],
+                               rtol=1e-15)

@@ -22,7 +22,7 @@ from .indexing import _axis, _index_array, _take, concat, put_flat
 from .shape import _flat_positions, broadcast_to, reshape, transpose, unsqueeze
 from .linalg import matmul
 from .math import sign
-from .stats import extreme_abs, norm_root
+from .stats import extreme_abs, l2_norm, norm_root
 
 _slice = builtins.slice          # this module defines paddle.slice
 
@@ -226,7 +226,7 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
         return norm_root(E.clip(res, min=0.0), 2.0)
     d = unsqueeze(x, -2) - unsqueeze(y, -3)
     if p == 2.0:
-        return norm_root(R.sum(d * d, axis=-1), 2.0)
+        return l2_norm(d, (d.ndim - 1,), False)
     if p == 1.0:
         return R.sum(E.abs(d), axis=-1)
     return norm_root(R.sum(E.abs(d) ** p, axis=-1), p)
@@ -310,16 +310,18 @@ def dist(x: Tensor, y: Tensor, p: float = 2, name: str | None = None) -> Tensor:
     except ValueError:
         raise ValueError(f"dist: shapes {x.shape} and {y.shape} do not broadcast") from None
     d = x - y
-    a = E.abs(d)
+    if p == 2:
+        return l2_norm(d, None, False)
     if p == 0:      # the count (nan counts, as in Paddle); sign's gradient is zero
         return R.sum(E.abs(sign(E.where(Tensor._make(d._data != 0), 1.0, d))))
+    a = E.abs(d)
     if p == np.inf:
         return extreme_abs(a, R.max)
     if p == -np.inf:
         return extreme_abs(a, R.min)
     if p == 1:
         return R.sum(a)
-    return norm_root(R.sum(a * a) if p == 2 else R.sum(a ** p), p)
+    return norm_root(R.sum(a ** p), p)
 
 
 def unstack(x: Tensor, axis: int = 0, num: int | None = None) -> list[Tensor]:

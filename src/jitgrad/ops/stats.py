@@ -204,6 +204,39 @@ def amin(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = 
     return R.min(x, axis, keepdim)
 
 
+def _l2_forward(x: np.ndarray, axes: tuple | None, keepdim: bool
+                ) -> tuple[np.ndarray, tuple]:
+    """sqrt(sum(x * x)) over axes, and the gradient's weights x / norm: 0 for a zero
+    vector, as Paddle's p_norm gradient (the plain quotient is nan there)."""
+    out = np.sqrt(R._sum_forward(x * x, axes, keepdim))
+    kept = out if keepdim else out.reshape(_kept_shape(x.shape, axes))
+    zero = x.dtype.type(0)
+    return out, (np.where(kept == zero, zero, x / kept).astype(x.dtype, copy=False),)
+
+
+def _l2_smooth(out: Tensor, x: Tensor, axes: tuple | None, keepdim: bool) -> Tensor:
+    """x / norm in jitgrad ops (create_graph differentiates the norm too), 0 where it is 0."""
+    r = _spread(out, x, axes)
+    zero = r._data == 0
+    if not zero.any():
+        return x / r
+    at_zero = Tensor._make(zero)
+    return E.where(at_zero, 0.0, x / E.where(at_zero, 1.0, r))
+
+
+l2_norm_op = R.weighted_reduction(
+    "l2_norm", _l2_forward, lambda out, x, axes, keepdim: _l2_forward(x, axes, keepdim)[1][0],
+    forward_saves=True, quiet=True, smooth=_l2_smooth, cases=REDUCE_CASES + _MORE_CASES + (
+        {"shapes": ((2, 3),), "attrs": {"axes": (1,), "keepdim": False},
+         "values": [[[0.0, 0.0, 0.0], [1.0, -2.0, 2.0]]]},),
+    doc="the Euclidean norm over axes (sqrt of the sum of squares)")
+
+
+def l2_norm(x: Tensor, axes: tuple | None, keepdim: bool) -> Tensor:
+    """vector_norm(x, 2, axes, keepdim) for axes already normalised (norm_axis)."""
+    return apply_internal(l2_norm_op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
+
+
 def vector_norm(x: Tensor, p: Any = 2.0, axis: Any = None, keepdim: bool = False,
                 name: str | None = None) -> Tensor:
     """Vector p-norm over `axis` (all elements by default): p = 2, 1, inf, -inf, 0 or any
@@ -215,7 +248,7 @@ def vector_norm(x: Tensor, p: Any = 2.0, axis: Any = None, keepdim: bool = False
                          f"matrix norms: pass two axes)")
     p = float(p)
     if p == 2:
-        return norm_root(R.sum(x * x, axis=axes, keepdim=keepdim), 2.0)
+        return l2_norm(x, axes, keepdim)
     if p == np.inf:
         return extreme_abs(E.abs(x), R.max, axes, keepdim)
     if p == -np.inf:
