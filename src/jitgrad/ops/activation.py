@@ -5,6 +5,7 @@ jitgrad ops (piecewise-linear ones use a constant mask: their second derivative 
 from __future__ import annotations
 
 import math as _m
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,8 @@ elu_op = unary(
     cases=_cases(alpha=1.0, scale=1.0) + (
         {"shapes": ((2, 3),), "attrs": {"alpha": 1.6732632423543772,
                                         "scale": 1.0507009873554805}},),
-    compiled=("elu_factor", lambda t, alpha, scale: (t(scale), t(scale * alpha))))
+    compiled=("elu", lambda t, alpha, scale: (t(alpha), t(scale), t(scale * alpha)),
+              lambda x, alpha, scale: (np.expm1(np.minimum(x, 0)),)))
 
 _K = _m.sqrt(2.0 / _m.pi)
 _C = 0.044715
@@ -146,7 +148,12 @@ def _softplus_compiled(x: Tensor, beta: float, threshold: float) -> tuple | None
     found = _compiled_input(x, beta, threshold)
     if found is None:
         return None
-    k, d, t, need = found
+    return _softplus_kernels(*found, beta, threshold)
+
+
+def _softplus_kernels(k: Any, d: np.ndarray, t: type, need: bool, beta: float,
+                      threshold: float) -> tuple:
+    """_softplus_compiled's passes on a C-contiguous float32/float64 array d."""
     flat = d.reshape(-1)
     scaled = beta != 1
     b, th = t(beta), t(threshold)
@@ -376,7 +383,15 @@ def hardswish(x: Tensor, name: str | None = None) -> Tensor:
 
 def log_sigmoid(x: Tensor, name: str | None = None) -> Tensor:
     """log(sigmoid(x)) = -softplus(-x), without overflow."""
-    return _f(x, log_sigmoid_op)
+    require_float(x, "log_sigmoid")
+    found = _compiled_input(x)
+    if found is None:
+        return apply_unary(log_sigmoid_op, x, {})
+    k, d, t, need = found
+    # softplus's kernels on -x: its output negated, and its factor -expm1(-softplus(-x)),
+    # which is -expm1(out), log_sigmoid's own factor (the same values bit for bit)
+    out, saved = _softplus_kernels(k, np.negative(d), t, need, 1.0, _m.inf)
+    return apply_xy(log_sigmoid_op, x, None, {}, np.negative(out, out=out), saved)
 
 
 def mish(x: Tensor, name: str | None = None) -> Tensor:

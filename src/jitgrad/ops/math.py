@@ -14,7 +14,8 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from ..core import tape
-from .core import apply, apply_xy, binary_operands, compiled_kernels, float_input, \
+from ..core.quiet import quiet
+from .core import NO_ATTRS, apply, apply_xy, binary_operands, compiled_kernels, float_input, \
     require_float
 from .elementwise import _via_float64
 from . import elementwise as E
@@ -170,7 +171,22 @@ def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tenso
     x = float_input(x, "logit")
     if eps:
         x = E.clip(x, eps, 1 - eps)
-    return apply(logit_op, x)
+    d = x._data
+    kernels = compiled_kernels("forward_activation") if d.dtype in _LOGIT_DTYPES else None
+    if kernels is None:
+        return apply(logit_op, x)
+    # one pass makes the log's argument and the factor (the numpy forward's and deriv's
+    # values bit for bit), numpy's float64 log the output
+    flat = np.ascontiguousarray(d).reshape(-1)
+    q, factor = np.empty_like(flat), np.empty_like(flat)
+    t = d.dtype.type
+    kernels.logit_parts(flat, q, factor, t(1), t(np.nan))
+    return apply_xy(logit_op, x, None, NO_ATTRS, _QUIET_LOG(q).reshape(d.shape),
+                    (factor.reshape(d.shape),))
+
+
+_LOGIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_QUIET_LOG = quiet(_LOG)            # (log of a negative q: nan, silently, as Paddle)
 
 
 def floor(x: Tensor, name: str | None = None) -> Tensor:

@@ -10,9 +10,8 @@ zeros and the boundaries): the same float operations in the same order, in x's d
 caller passes every constant as a scalar of that dtype), with numpy's clip semantics
 (max(a, b) is `a if a > b else b`, NaN kept). No fastmath (it would fold signed zeros).
 Like vm/forward.py, they run only once the backward interpreter has imported Numba.
-`elu_factor` is the factor alone, from x and the forward's output (elu's forward keeps
-numpy's expm1). Transcendentals stay numpy's (its SIMD exp is not the C library's, and
-Numba has no vector math here): silu gets exp(-|x|) from numpy and does the rest. erf and
+Transcendentals stay numpy's (its SIMD exp is not the C library's, and Numba has no vector
+math here): silu gets exp(-|x|) from numpy and does the rest, elu expm1(minimum(x, 0)). erf and
 the exact gelu use vm/forward_special.py's own vectorisable erf and exp (float64).
 softplus, the tanh gelu and logaddexp put numpy's transcendentals between two compiled loops
 (ops/activation.py, ops/math.py: one loop makes their arguments, one the output and factor);
@@ -121,10 +120,25 @@ def thresholded_relu(x, out, d, t, value, one, zero):  # pragma: no cover - comp
 
 
 @jit(fastmath=False)
-def elu_factor(x, out, d, scale, scaled_alpha):  # pragma: no cover - compiled
-    """scale where x > 0, else out + scale * alpha (elu's and selu's derivative)."""
+def elu(x, out, d, em1, alpha, scale, scaled_alpha):  # pragma: no cover - compiled
+    """scale * where(x > 0, x, alpha * expm1(minimum(x, 0))) from numpy's expm1 (em1), and
+    its slope: scale where x > 0, else out + scale * alpha (elu and selu)."""
     for i in range(x.size):
-        d[i] = scale if x[i] > 0 else out[i] + scaled_alpha
+        v = x[i]
+        o = scale * (v if v > 0 else alpha * em1[i])
+        out[i] = o
+        d[i] = scale if v > 0 else o + scaled_alpha
+
+
+@jit(fastmath=False)
+def logit_parts(x, q, d, one, nan):  # pragma: no cover - compiled
+    """q = x / (1 - x), the argument of logit's log (ops/math.py), and its factor
+    1 / (x (1 - x)), nan outside [0, 1] (logit's deriv on arrays)."""
+    for i in range(x.size):
+        v = x[i]
+        w = one - v
+        q[i] = v / w
+        d[i] = nan if (v < 0 or v > 1) else one / (v * w)
 
 
 @jit(fastmath=False)
