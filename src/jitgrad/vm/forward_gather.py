@@ -52,6 +52,16 @@ def pad4(x, out, m0, m1, m2, m3, a, n, fill):  # pragma: no cover - compiled
                     o[l] = r[s] if s >= 0 else fill
 
 
+@jit(inline="always")
+def _all_in(idx, n):  # pragma: no cover - compiled
+    """Every index in [0, n)."""
+    for i in range(idx.size):
+        j = idx[i]
+        if j < 0 or j >= n:
+            return False
+    return True
+
+
 @jit
 def put_masks(idx, kept, written, last):  # pragma: no cover - compiled
     """put_flat 'assign's saved masks: kept[idx[i]] = 0, the rest 1, written[i] =
@@ -60,10 +70,8 @@ def put_masks(idx, kept, written, last):  # pragma: no cover - compiled
     outside [0, n) (the caller's numpy path then)."""
     n = kept.size
     m = idx.size
-    for i in range(m):
-        j = idx[i]
-        if j < 0 or j >= n:
-            return False
+    if not _all_in(idx, n):
+        return False
     for j in range(n):
         kept[j] = 1
     for i in range(m):
@@ -99,12 +107,8 @@ def along_positions(idx, n, post, pos):  # pragma: no cover - compiled
 def put_add(flat, idx, v):  # pragma: no cover - compiled
     """np.add.at(flat, idx, v): each value added to its position in order. False, nothing
     written, for an index outside [0, n) (the caller's numpy path then)."""
-    n = flat.size
-    m = idx.size
-    for i in range(m):
-        j = idx[i]
-        if j < 0 or j >= n:
-            return False
-    for i in range(m):
+    if not _all_in(idx, flat.size):
+        return False
+    for i in range(idx.size):
         flat[idx[i]] += v[i]
     return True
