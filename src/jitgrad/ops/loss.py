@@ -13,7 +13,8 @@ from . import reduce as R
 from .activation import softplus
 from .bce import bce, bce_logits
 from .bce import fusable as bce_fusable
-from .core import apply, apply_xy, const, require_float
+from .core import (apply, apply_xy, checks_own_tensor_args, const, require_float,
+                   tensor_arg_error)
 from .derivative import binary
 from .elementwise import _compiled_forward
 from .math import compiled_pair
@@ -23,6 +24,10 @@ from .shape import squeeze
 from .stats import norm
 
 _REDUCTIONS = ("mean", "sum", "none")
+_INT64 = range(-2 ** 63, 2 ** 63)
+# (int64 arrays have this dtype object: `is` tests it at a third of `!= np.int64`'s cost;
+# another int64 dtype object, a byte-swapped one say, only takes the conversion)
+_INT64_DTYPE = np.dtype(np.int64)
 
 
 def _labels(label: Any) -> np.ndarray:
@@ -43,15 +48,43 @@ def _hard_coefficients(lab: np.ndarray, C: int, ignore_index: int, mean: bool,
     kernels = _compiled_forward()
     if kernels is None:
         return None
-    coef = np.zeros(lab.shape + (C,), dtype)
     if lab.dtype != np.int64 or not lab.flags.c_contiguous:
         lab = np.ascontiguousarray(lab, np.int64)
-    bad = kernels.hard_label_coefficients(lab.reshape(-1), C, ignore_index,
-                                          2 if every_row else 1 if mean else 0,
-                                          coef.reshape(-1, C))
+    return _kernel_coefficients(kernels, lab.reshape(-1), lab.shape, C, ignore_index,
+                                2 if every_row else 1 if mean else 0, dtype, what)
+
+
+def _kernel_coefficients(kernels: Any, flat: np.ndarray, lead: tuple, C: int,
+                         ignore_index: int, mode: int, dtype: Any, what: str) -> np.ndarray:
+    """[*lead, C] from hard_label_coefficients (mode 0: k = 1, 1: 1 / count of counted
+    labels, 2: 1 / every label) for the flat int64 labels; its range check raises here."""
+    coef = np.zeros(lead + (C,), dtype)
+    bad = kernels.hard_label_coefficients(flat, C, ignore_index, mode,
+                                          coef if coef.ndim == 2 else coef.reshape(-1, C))
     if bad >= 0:
         raise _label_range_error(what, C, ignore_index)
     return coef
+
+
+def _plain_labels(label: Any, lead: tuple, keep_dim_ok: bool) -> tuple | None:
+    """(flat int64 labels, kept class dim) for the common hard labels: a Tensor's or numpy
+    integer array of shape `lead` (or lead + (1,) with keep_dim_ok). None for anything
+    else: the caller's full checks take it and raise their errors. The kernel only reads
+    the labels while building the coefficients (the node keeps those), so an int64
+    array needs no copy: a user writing it later changes no recorded gradient."""
+    lab = label._data if isinstance(label, Tensor) else label
+    if type(lab) is not np.ndarray:
+        return None
+    dt = lab.dtype
+    if dt is not _INT64_DTYPE and dt.kind not in "iu":
+        return None
+    shape = lab.shape
+    keep_dim = shape != lead
+    if keep_dim and not (keep_dim_ok and shape == lead + (1,)):
+        return None
+    if dt is not _INT64_DTYPE or not lab.flags.c_contiguous:
+        lab = np.ascontiguousarray(lab, np.int64)       # (int32 ...: the kernel's int64)
+    return (lab if lab.ndim == 1 else lab.reshape(-1)), keep_dim
 
 
 def _check_reduction(reduction: str, extra: tuple = ()) -> None:
@@ -138,6 +171,7 @@ def _class_axis(input: Tensor, axis: int) -> int:
     return axis % input.ndim
 
 
+@checks_own_tensor_args
 def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
                   ignore_index: int = -100, reduction: str = "mean", soft_label: bool = False,
                   axis: int = -1, use_softmax: bool = True, label_smoothing: float = 0.0,
@@ -147,6 +181,24 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     the summed weights of the counted rows, as Paddle does; without weight and with a
     negative ignore_index (the default -100) Paddle 3.3.1 divides by every row, ignored ones
     included (its mean_all), and so does this."""
+    if not isinstance(input, Tensor):
+        raise tensor_arg_error("cross_entropy", "input", input)
+    # The common call (integer labels [N] or [N, 1], class axis last, no weight) in a few
+    # cheap tests: the kernel's coefficients, one nll node recorded from this frame. Any
+    # other call, and every bad input, takes the full checks below with their errors.
+    if weight is None and soft_label is False and use_softmax is True and \
+            type(reduction) is str and reduction in _REDUCTIONS:
+        d = input._data
+        if type(axis) is int and d.ndim >= 2 and (axis == -1 or axis == d.ndim - 1) and \
+                d.dtype.kind == "f":
+            kernels = _compiled_forward()
+            found = None if kernels is None else _plain_labels(label, d.shape[:-1], True)
+            coef = None if found is None else _hard_label_coefficients(
+                kernels, d, found[0], ignore_index, reduction, label_smoothing)
+            if coef is not None:            # (nll called here: see _hard_label_coefficients)
+                if reduction == "none":
+                    return _class_loss(input, coef, d.ndim - 1, found[1], reduction, True)
+                return nll(input, coef, d.ndim - 1, True, True)
     require_float(input, "cross_entropy")
     _check_reduction(reduction)
     ax = _class_axis(input, axis)
@@ -214,6 +266,44 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     return _reduce(loss, reduction)
 
 
+def _hard_label_coefficients(kernels: Any, d: np.ndarray, lab: np.ndarray, ignore_index: int,
+                             reduction: str, label_smoothing: Any) -> np.ndarray | None:
+    """cross_entropy's coefficients for its common call (hard labels checked by
+    _plain_labels, class axis last, no weight, softmax) without the general label handling:
+    the same coefficients and errors, by the kernel; None for a smoothing it does not take.
+    The caller records the node itself, so its call-site walk starts at the user's frame."""
+    lead, C = d.shape[:-1], d.shape[-1]
+    if not label_smoothing:
+        # Paddle's divisor for 'mean': every row with a negative ignore_index (mode 2)
+        mode = (2 if ignore_index < 0 else 1) if reduction == "mean" else 0
+        return _kernel_coefficients(kernels, lab, lead, C, ignore_index, mode, d.dtype,
+                                    "cross_entropy")
+    if type(label_smoothing) is float and 0.0 < label_smoothing <= 1.0 and \
+            type(ignore_index) is int and ignore_index in _INT64:
+        # (the kernel's int64 ignore_index: the general path compares any value itself)
+        return _smoothed_coefficients(kernels, lab, lead, C, ignore_index, reduction,
+                                      label_smoothing)
+    return None
+
+
+def _smoothed_coefficients(kernels: Any, lab: np.ndarray, lead: tuple, C: int,
+                           ignore_index: int, reduction: str, eps: float) -> np.ndarray:
+    """cross_entropy's float64 coefficients with label smoothing `eps` (0 < eps <= 1), as
+    the general path computes them, (eye[label] * (1 - eps) + eps / C) * scale, but with
+    the one-hot rows from the kernel (which checks the range) and the products in place.
+    Ignored rows get zeros there instead of eye[0]: scaled by 0 both give +0, since every
+    smoothed target is finite and >= 0 for such an eps."""
+    target = _kernel_coefficients(kernels, lab, (lab.size,), C, ignore_index, 0, np.float64,
+                                  "cross_entropy")
+    roww = (lab != ignore_index).astype(np.float64)
+    every_row = reduction == "mean" and ignore_index < 0
+    total = float(lab.size) if every_row else float(roww.sum())
+    target *= 1 - eps
+    target += eps / C
+    target *= _scaled(roww, reduction, total)[:, None]
+    return target.reshape(lead + (C,))
+
+
 def _row_weights(weight: Any, C: int, safe: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Each position's class weight (1 without weights), 0 where the label is ignored."""
     if weight is None:
@@ -247,9 +337,24 @@ def _class_loss(input: Tensor, coef: np.ndarray, ax: int, keep_dim: bool, reduct
     return loss if keep_dim else squeeze(loss, ax)
 
 
+@checks_own_tensor_args
 def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean", name: str | None = None) -> Tensor:
     """Negative log likelihood of log-probabilities input [N, C, ...] at labels [N, ...]."""
+    if not isinstance(input, Tensor):
+        raise tensor_arg_error("nll_loss", "input", input)
+    if weight is None and type(reduction) is str and reduction in ("mean", "sum"):
+        # the common call, [N, C] input, integer labels [N]: the general path's coefficients
+        # and node, recorded here (the call-site walk then starts at the user's frame)
+        d = input._data
+        if d.ndim == 2 and d.dtype.kind == "f":
+            kernels = _compiled_forward()
+            found = None if kernels is None else _plain_labels(label, d.shape[:1], False)
+            if found is not None:
+                coef = _kernel_coefficients(kernels, found[0], d.shape[:1], d.shape[1],
+                                            ignore_index, 1 if reduction == "mean" else 0,
+                                            d.dtype, "nll_loss")
+                return nll(input, coef, 1, True, False)
     require_float(input, "nll_loss")
     if input.ndim < 2:
         raise ValueError(f"nll_loss: input must be [N, C, ...], got shape {input.shape}")

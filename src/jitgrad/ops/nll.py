@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.quiet import quiet
 from ..core.tensor import Tensor
 from . import reduce as R
 from .core import apply_xy
@@ -63,11 +64,21 @@ def _plain_total(x, coef):
     return np.asarray(-t, x.dtype), (np.negative(coef), x)
 
 
-def _forward(x, coef, axis, total, use_softmax):
+def _compiled_paths(x, coef, axis, total, use_softmax):
+    """The forward by the compiled kernels; None when neither applies (numpy's path)."""
     if use_softmax:
-        fast = _compiled(x, coef, axis, total)
-    else:
-        fast = _plain_total(x, coef) if total else None
+        return _compiled(x, coef, axis, total)
+    return _plain_total(x, coef) if total else None
+
+
+# nll() runs it itself and hands apply_xy the result (no forward dispatch), quiet as the
+# op's forward is: a float64 total beyond float32's range warns in the cast. (_plain_total
+# needs no quiet: its kernel raises no numpy flags, its casts are exact.)
+_quiet_compiled = quiet(_compiled)
+
+
+def _forward(x, coef, axis, total, use_softmax):
+    fast = _compiled_paths(x, coef, axis, total, use_softmax)
     if fast is not None:
         return fast
     if use_softmax:
@@ -130,12 +141,34 @@ nll_op = defop(
 
 def nll(x: Tensor, coef: np.ndarray, axis: int, total: bool, use_softmax: bool) -> Tensor:
     """-sum(coef * logp) along `axis` (kept), or over everything when `total`; coef (an
-    array of x's shape) enters as a constant."""
+    array of x's shape) enters as a constant. The public losses call it directly, so its
+    node's call-site walk starts at their caller: the user's frame, found at once."""
+    # (the raw arguments as the key: np.int64(1) or a truthy 1 finds the normalized entry,
+    # equal values hashing alike; int() and bool() per call cost more than the lookup)
+    attrs = _ATTRS.get((axis, total, use_softmax))
+    if attrs is None:
+        attrs = _node_attrs(axis, total, use_softmax)
+    d = x._data
+    if type(coef) is not np.ndarray or coef.dtype is not d.dtype:   # (the losses' own: as is)
+        coef = np.asarray(coef, d.dtype)
+    if attrs["use_softmax"]:
+        found = _quiet_compiled(d, coef, attrs["axis"], attrs["total"])
+    else:
+        found = _plain_total(d, coef) if attrs["total"] else None
+    if found is None:
+        return apply_xy(nll_op, x, Tensor._make(coef), attrs)
+    return apply_xy(nll_op, x, Tensor._make(coef), attrs, found[0], found[1])
+
+
+def _node_attrs(axis: int, total: bool, use_softmax: bool) -> dict:
+    """The node attributes for these arguments, made once (normalized: an int axis, bools)
+    and kept under both the given and the normalized key."""
     key = (int(axis), bool(total), bool(use_softmax))
     attrs = _ATTRS.get(key)
     if attrs is None:
         attrs = _ATTRS[key] = dict(axis=key[0], total=key[1], use_softmax=key[2])
-    return apply_xy(nll_op, x, Tensor._make(np.asarray(coef, x._data.dtype)), attrs)
+    _ATTRS[(axis, total, use_softmax)] = attrs
+    return attrs
 
 
 # the nodes' attribute dicts by (axis, total, use_softmax): shared (node.attrs is read only)
