@@ -235,3 +235,12 @@ cmp("logsumexp_large", lambda P, x: P.logsumexp(x, axis=1),
     [np.array([[1000.0, 999.0, -5.0], [-1000.0, -1001.0, -999.5]], "float32")])
 cmp("logsumexp_neg_inf", lambda P, x: P.logsumexp(x, axis=1),
     [np.array([[-np.inf, 0.5, 1.0], [2.0, -np.inf, -np.inf]], "float32")])
+# 0-d inputs and broadcasting masks (perf/layout_sweep.py's finds)
+cmp("sinc_0d", lambda P, x: P.sinc(x), [np.array(0.1, "float32")])
+cmp("sinc_0d_zero", lambda P, x: P.sinc(x), [np.array(0.0, "float32")])
+cmp("masked_fill_bcast", lambda P, x: P.masked_fill(x, P.to_tensor([[True], [False]]), 0.0),
+    [np.array([1.0, 2.0, 3.0], "float32")])
+_K0 = "Paddle 3.3.1's 0-d kthvalue/mode backward ignores the incoming gradient (x.grad 1)"
+cmp("kthvalue_0d", lambda P, x: P.kthvalue(x, 1), [np.array(0.375, "float32")], known=_K0)
+cmp("mode_0d", lambda P, x: P.mode(x), [np.array(0.375, "float32")], known=_K0)
+cmp("argsort_0d", lambda P, x: P.argsort(x), [np.array(0.375, "float32")], grad=False)

@@ -70,9 +70,15 @@ def index_add(x: Tensor, index: Any, axis: int, value: Tensor, name: str | None 
 
 
 def masked_fill(x: Tensor, mask: Any, value: Any, name: str | None = None) -> Tensor:
+    """x with value where mask is True; x and mask broadcast together (Paddle 3.3.1: a [2, 1]
+    mask over a [3] x gives [2, 3])."""
     m = np.asarray(mask._data if isinstance(mask, Tensor) else mask)
     if m.shape != x._data.shape:
-        m = np.broadcast_to(m, x._data.shape)
+        try:
+            m = np.broadcast_to(m, np.broadcast_shapes(m.shape, x._data.shape))
+        except ValueError:
+            raise ValueError(f"masked_fill: mask of shape {list(m.shape)} does not broadcast "
+                             f"with x of shape {list(x.shape)}") from None
     return E.where(Tensor._make(np.array(m, order="C")), value, x)
 
 

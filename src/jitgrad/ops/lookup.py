@@ -97,6 +97,8 @@ def kthvalue(x: Tensor, k: int, axis: int | None = None, keepdim: bool = False,
     n = x.shape[ax] if x.ndim else 1
     if not 1 <= k <= n:
         raise ValueError(f"kthvalue: k={k} is out of range for a dim of size {n}")
+    if x.ndim == 0:
+        return _zero_d_pick(x)
     found = last_axis_rows(x, ax)
     if found is not None:
         kernels, rows, srt = found
@@ -109,11 +111,20 @@ def kthvalue(x: Tensor, k: int, axis: int | None = None, keepdim: bool = False,
     return _pick(x, idx, ax, keepdim)
 
 
+def _zero_d_pick(x: Tensor) -> tuple[Tensor, Tensor]:
+    """kthvalue's and mode's answer for a 0-d x: x itself (its gradient 1) and index 0, both
+    0-d whatever keepdim (Paddle 3.3.1)."""
+    one = reshape(x, [1])
+    return reshape(one, []), Tensor._make(np.zeros((), np.int64))
+
+
 def mode(x: Tensor, axis: int = -1, keepdim: bool = False, name: str | None = None
          ) -> tuple[Tensor, Tensor]:
     """The most frequent value along axis (the smallest of equally frequent ones) and the
     index of its last occurrence, as Paddle 3.3.1."""
     ax = _axis(axis, x.ndim, "mode")
+    if x.ndim == 0:
+        return _zero_d_pick(x)
     a = np.moveaxis(x._data, ax, -1)
     flat = a.reshape(-1, a.shape[-1])
     picks = np.empty(flat.shape[0], dtype=np.int64)

@@ -59,7 +59,8 @@ def _sinc_slope(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     """sinc'(x) = (cos(pi x) - sinc(x)) / x; where |pi x| < 0.5 the difference cancels (in
     float32 it would keep ~2 digits at x = 1e-3) and the Taylor series takes over (relative
     error below 1e-10 there); 0 at x = 0."""
-    t = x.dtype.type
+    shape, t = x.shape, x.dtype.type
+    x, out = x.reshape(-1), out.reshape(-1)     # (1-D: numpy gives 0-d ones as scalars)
     px = x * t(_m.pi)
     slope = (np.cos(px) - out) / x
     small = np.abs(px) < t(0.5)
@@ -69,7 +70,7 @@ def _sinc_slope(x: np.ndarray, out: np.ndarray) -> np.ndarray:
         for c in reversed(_SINC_SERIES):
             acc = acc * u2 + c
         slope[small] = _m.pi * u * acc
-    return slope
+    return slope.reshape(shape)
 
 
 def _sinc_deriv(m: Any, x: Any, out: Any) -> Any:

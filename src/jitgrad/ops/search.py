@@ -89,6 +89,9 @@ def argsort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = 
     descending, in index order), as Paddle and torch."""
     if x.ndim:
         axis = _axis(axis, x.ndim, "argsort")
+    else:                               # (np.argsort would give shape [1]; Paddle gives [])
+        _axis(axis, 1, "argsort")
+        return _t(np.zeros((), np.int64))
     if descending and x._data.dtype.kind == "f" and np.isnan(x._data).any():
         a = np.moveaxis(x._data, axis, -1)
         keys = np.where(np.isnan(a), -np.inf, -a)
