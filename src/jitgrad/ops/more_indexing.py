@@ -13,12 +13,13 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import elementwise as E
 from .composites import scatter_nd_add
-from .core import const
+from .core import apply_xy, const
 from .creation import zeros
 from .indexing import _axis, _index_array, _take, concat, put_flat, stack
 from .more_manipulation import diagonal_scatter
 from .search import nonzero
-from .shape import _along_axis_positions, _flat_positions, getitem, reshape
+from .shape import (_along_axis_positions, _flat_positions, getitem, reshape,
+                    take_flat_op)
 from .stats import prod
 
 NAMES: list[str] = ["scatter_reduce", "scatter_nd", "argwhere", "multiplex", "shard_index",
@@ -151,18 +152,66 @@ def shard_index(input: Tensor, index_num: int, nshards: int, shard_id: int,
 
 def unfold(x: Tensor, axis: int, size: int, step: int, name: str | None = None) -> Tensor:
     """The windows of `size` elements every `step` along axis: that axis becomes the number
-    of windows, and a last axis of `size` holds each window."""
-    ax = _axis(axis, x.ndim, "unfold") if x.ndim else 0
-    n = x.shape[ax] if x.ndim else 1
+    of windows, and a last axis of `size` holds each window. One take_flat node; for
+    Python-int arguments its table is cached per (shape, axis, size, step), read-only and
+    owning its data (a training loop unfolds the same shape every step: building the table
+    cost ~15 us of a ~19 us op, and a new table was recopied into the Program)."""
+    d = x._data
+    if type(axis) is int and type(size) is int and type(step) is int and d.ndim:
+        key = (d.shape, axis, size, step)
+        plan = _WINDOWS.get(key)
+        if plan is None:
+            plan = _window_plan(d.shape, axis, size, step)      # (raises: nothing kept)
+            _keep_windows(key, plan)
+        attrs, table = plan
+        # (take_flat's own forward, x.ravel()[idx], by np.take through the shaped table:
+        # the same elements, ~1 us less)
+        return apply_xy(take_flat_op, x, None, attrs, out=d.take(table))
+    return _take(x, _window_positions(d.shape, axis, size, step))
+
+
+_WINDOWS: dict = {}             # (shape, axis, size, step) -> (take_flat attrs, shaped table)
+_WINDOWS_KEPT = 128             # entries, and bytes of tables (overlapping windows of a
+_WINDOWS_BYTES = 32 << 20       # large x make a table several times x's size)
+_windows_bytes = 0
+
+
+def _keep_windows(key: tuple, plan: tuple) -> None:
+    """Cache a plan, emptying the cache first when it would exceed its bounds; a table over
+    the byte bound alone is not kept (rebuilt each call, as before the cache)."""
+    global _windows_bytes
+    size = plan[0]["idx"].nbytes
+    if size > _WINDOWS_BYTES:
+        return
+    if len(_WINDOWS) >= _WINDOWS_KEPT or _windows_bytes + size > _WINDOWS_BYTES:
+        _WINDOWS.clear()
+        _windows_bytes = 0
+    _WINDOWS[key] = plan
+    _windows_bytes += size
+
+
+def _window_plan(shape: tuple, axis: int, size: int, step: int) -> tuple[dict, np.ndarray]:
+    """take_flat's attributes for unfold (the flat table read-only, owning its data) and
+    the same table shaped as the output (a read-only view of it), for the forward."""
+    picked = _window_positions(shape, axis, size, step)
+    flat = np.array(picked.reshape(-1), dtype=np.int64)     # (a copy: owns its data)
+    flat.setflags(write=False)
+    return {"idx": flat, "shape": picked.shape}, flat.reshape(picked.shape)
+
+
+def _window_positions(shape: tuple, axis: Any, size: int, step: int) -> np.ndarray:
+    """The flat position in x (of this shape) of each element of unfold's result."""
+    ndim = len(shape)
+    ax = _axis(axis, ndim, "unfold") if ndim else 0
+    n = shape[ax] if ndim else 1
     if size <= 0 or step <= 0 or size > n:
         raise ValueError(f"unfold: need 0 < size <= {n} (the axis' length) and step > 0, "
                          f"got size {size} and step {step}")
-    pos = _flat_positions(x._data.shape) if x.ndim else np.zeros(1, np.int64)
+    pos = _flat_positions(shape) if ndim else np.zeros(1, np.int64)
     starts = np.arange(0, n - size + 1, step)
     window = starts[:, None] + np.arange(size)                  # [windows, size]
     picked = np.take(pos, window, axis=ax)                      # axis -> (windows, size)
-    picked = np.moveaxis(picked, ax + 1, -1)
-    return _take(x, picked)
+    return np.moveaxis(picked, ax + 1, -1)
 
 
 def fill_diagonal_(x: Tensor, value: float, offset: int = 0, wrap: bool = False,

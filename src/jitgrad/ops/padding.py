@@ -2,19 +2,21 @@
 
 Each pad is one node: constant padding a scatter_flat (its gradient gathers the input's
 positions back), the other modes a take_flat (its gradient scatters). Their values come
+(but a constant pad's of up to 64K elements: np.zeros and one strided copy, quicker there)
 from vm/forward_gather.py's pad4 once Numba is loaded (one pass writing each output row;
 numpy's slice copies, the fallback, are five strided copies with 1- to 16-element inner
 runs: ~22 us of an 8 x 8 x 16 x 16 reflect pad), never from the index maps (np.add.at, a
 fancy gather and np.pad's Python overhead each cost a large share of a small pad's step).
-The plan per (shape, pad, mode) is cached: the index maps read-only (a rebinding Program
-does not copy them again), the node's attrs and the kernel's per-axis maps.
+The plan per (shape, dtype, pad, mode, data_format) is cached: the index maps read-only
+and owning their data (a rebinding Program does not copy them again), the node's attrs and
+the kernel's arguments.
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
-from typing import Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -60,53 +62,77 @@ def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.
     dim first: [left, right, top, bottom, ...]). Modes constant, reflect, replicate,
     circular; gradients scatter (constant) or gather (the others)."""
     d = x._data
+    plan = _cached_plan(d, pad, mode, data_format)
+    attrs = plan.attrs
+    out = _pad_compiled(d, attrs["shape"], plan.kernel) if plan.kernel is not None else None
+    if plan.op is scatter_flat_op:
+        if out is None:
+            # the scatter_flat node, its value by a slice assignment (not np.add.at: ~5x
+            # faster)
+            out = np.zeros(attrs["shape"], d.dtype)
+            out[plan.interior] = d
+        y = apply_xy(scatter_flat_op, x, None, attrs, out=out)
+        if value != 0:
+            y = y + const(np.where(plan.where, 0, value), d.dtype)
+        return y
+    if out is None:
+        out = _pad_values(d, plan.widths, mode)
+    return apply_xy(take_flat_op, x, None, attrs, out=out)
+
+
+class _Plan(NamedTuple):
+    """One pad's node and values, per (shape, dtype, pad, mode, data_format)."""
+    op: Any                 # scatter_flat (constant) or take_flat (the other modes)
+    attrs: dict             # the node's: its index table read-only, shared by the nodes
+    widths: tuple           # per axis (before, after)
+    kernel: tuple | None    # pad4's arguments but the arrays (_kernel_args), None: numpy's
+    where: np.ndarray | None    # constant mode: the output positions holding the input
+    interior: tuple | None      # constant mode: those positions as a tuple of slices
+
+
+# pad's plans: a training loop pads the same shape the same way every step. Keyed by the
+# dtype too (the kernel's fill value is of it), bounded: emptied when full.
+_PLANS: dict = {}
+_PLANS_KEPT = 128
+_NUMPY_CONSTANT_MAX = 1 << 16       # output elements: a constant pad's values by numpy
+
+
+def _cached_plan(d: np.ndarray, pad: Any, mode: str, data_format: str) -> _Plan:
+    """The plan for padding d, from the cache when pad is a list or tuple of Python ints
+    (a Tensor or float entry is planned each time: nothing keyed by its value)."""
     key = None
     if type(pad) is list or type(pad) is tuple:
         for p in pad:
             if type(p) is not int:
                 break
         else:
-            key = (d.shape, tuple(pad), mode, data_format)
-    plan = _PLANS.get(key) if key is not None else None
-    if plan is None:
-        plan = _plan(d.shape, pad, mode, data_format)
-        if key is not None:
-            if len(_PLANS) >= _PLANS_KEPT:
-                _PLANS.clear()
-            _PLANS[key] = plan
-    op, attrs, widths, maps, where = plan
-    out = _pad_compiled(d, attrs["shape"], maps) if maps is not None else None
-    if op is scatter_flat_op:
-        if out is None:
-            # the scatter_flat node, its value by a slice assignment (not np.add.at: ~5x
-            # faster)
-            out = np.zeros(attrs["shape"], d.dtype)
-            out[tuple(slice(a, a + s) for s, (a, _) in zip(d.shape, widths))] = d
-        y = apply_xy(scatter_flat_op, x, None, attrs, out=out)
-        if value != 0:
-            y = y + const(np.where(where, 0, value), d.dtype)
-        return y
-    if out is None:
-        out = _pad_values(d, widths, mode)
-    return apply_xy(take_flat_op, x, None, attrs, out=out)
+            key = (d.shape, d.dtype, tuple(pad), mode, data_format)
+            plan = _PLANS.get(key)
+            if plan is not None:
+                return plan
+    plan = _plan(d.shape, d.dtype, pad, mode, data_format)      # (raises: nothing kept)
+    if key is not None:
+        if len(_PLANS) >= _PLANS_KEPT:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
 
 
-# pad's plans per (shape, pad, mode, data_format): the node's op and attributes (its index
-# table cached read-only, the attrs dict shared by the nodes: nothing writes node.attrs),
-# the widths, the compiled kernel's per-axis maps and the constant mode's input mask
-_PLANS: dict = {}
-_PLANS_KEPT = 128
-
-
-def _plan(shape: tuple, pad: Sequence[int], mode: str, data_format: str) -> tuple:
+def _plan(shape: tuple, dtype: np.dtype, pad: Sequence[int], mode: str,
+          data_format: str) -> _Plan:
     widths = _pad_widths(len(shape), pad, data_format)
     if builtins.any(a < 0 or c < 0 for a, c in widths):
         raise ValueError(f"pad: negative padding {list(pad)} is not supported")
     widths = tuple(map(tuple, widths))
     if mode == "constant":
         out_shape, target, where = _constant_pad_map(tuple(shape), widths)
-        return (scatter_flat_op, {"idx": target, "shape": out_shape}, widths,
-                _kernel_maps(shape, widths, None), where)
+        # (np.zeros and one strided copy beat pad4 up to ~64K elements: its call costs
+        # ~1 us, and its per-row loop is no faster than numpy's; 8x8x20x18: 7.4 us, 8.7)
+        kernel = _kernel_args(shape, dtype, widths, None) \
+            if where.size > _NUMPY_CONSTANT_MAX else None
+        interior = tuple(slice(a, a + s) for s, (a, _) in zip(shape, widths))
+        return _Plan(scatter_flat_op, {"idx": target, "shape": out_shape}, widths, kernel,
+                     where, interior)
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be constant, reflect, replicate or circular, "
                          f"got {mode!r}")
@@ -115,8 +141,22 @@ def _plan(shape: tuple, pad: Sequence[int], mode: str, data_format: str) -> tupl
         raise ValueError("pad: reflect padding must be smaller than the padded dimension")
     table = _pad_positions(tuple(shape), widths, mode)
     out_shape = tuple(s + a + c for s, (a, c) in zip(shape, widths))
-    return (take_flat_op, {"idx": table, "shape": out_shape}, widths,
-            _kernel_maps(shape, widths, _MODES[mode]), None)
+    return _Plan(take_flat_op, {"idx": table, "shape": out_shape}, widths,
+                 _kernel_args(shape, dtype, widths, _MODES[mode]), None, None)
+
+
+def _kernel_args(shape: tuple, dtype: np.dtype, widths: tuple, np_mode: str | None
+                 ) -> tuple | None:
+    """pad4's arguments for this pad but the two arrays: (the input's 4-D shape, the
+    output's, the four maps, a, n, the fill value in dtype); None for a dtype the kernel is
+    not used for (bool, 8- and 16-bit) or a pad _kernel_maps cannot collapse to 4 dims."""
+    if dtype.kind not in "fiu" or dtype.itemsize < 4:
+        return None
+    maps = _kernel_maps(shape, widths, np_mode)
+    if maps is None:
+        return None
+    in4, (m0, m1, m2, m3), a, n = maps
+    return (in4, (m0.size, m1.size, m2.size, m3.size), m0, m1, m2, m3, a, n, dtype.type(0))
 
 
 def _kernel_maps(shape: tuple, widths: tuple, np_mode: str | None) -> tuple | None:
@@ -147,19 +187,15 @@ def _kernel_maps(shape: tuple, widths: tuple, np_mode: str | None) -> tuple | No
     return (tuple(s for s, _, _ in dims), tuple(maps), dims[3][1], dims[3][0])
 
 
-def _pad_compiled(x: np.ndarray, out_shape: tuple, maps: tuple) -> np.ndarray | None:
-    """The padded values by vm/forward_gather.py's pad4 once Numba is loaded (None before,
-    or for a dtype it is not used for)."""
-    if x.dtype.kind not in "fiu" or x.dtype.itemsize < 4:
-        return None
+def _pad_compiled(x: np.ndarray, out_shape: tuple, args: tuple) -> np.ndarray | None:
+    """The padded values by vm/forward_gather.py's pad4 once Numba is loaded (None before)."""
     kernels = compiled_kernels("forward_gather")
     if kernels is None:
         return None
-    in4, (m0, m1, m2, m3), a, n = maps
+    in4, out4, m0, m1, m2, m3, a, n, fill = args
     out = np.empty(out_shape, x.dtype)
-    kernels.pad4(np.ascontiguousarray(x).reshape(in4),
-                 out.reshape(m0.size, m1.size, m2.size, m3.size), m0, m1, m2, m3, a, n,
-                 x.dtype.type(0))
+    kernels.pad4((x if x.flags.c_contiguous else np.ascontiguousarray(x)).reshape(in4),
+                 out.reshape(out4), m0, m1, m2, m3, a, n, fill)
     return out
 
 
@@ -198,6 +234,8 @@ def _pad_values(x: np.ndarray, widths: list, mode: str) -> np.ndarray:
 def _pad_positions(shape: tuple, widths: tuple, mode: str) -> np.ndarray:
     """Which input element each output element of a non-constant pad reads (read-only: a
     rebinding Program need not copy it again)."""
-    t = np.pad(_flat_positions(shape), widths, mode=_MODES[mode]).ravel()
+    # (a copy owning its data: Binding._bind_values skips recopying only such a table; the
+    # ravel of np.pad's result was a view, copied into the Program every step)
+    t = np.pad(_flat_positions(shape), widths, mode=_MODES[mode]).ravel().copy()
     t.setflags(write=False)
     return t
