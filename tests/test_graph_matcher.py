@@ -203,18 +203,23 @@ def test_the_cache_switch_is_read_on_every_backward(monkeypatch):
         np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.numpy()) ** 2, rtol=1e-6)
 
 
+def _summed_over_axis_0():
+    """(x, key, entry with its matcher, a new graph of that key, its inner sum node) for
+    sum(sum(x * x, axis=0)), after a miss and a hit (which compiles the matcher)."""
+    x = TT(np.arange(6, dtype=np.float32).reshape(2, 3), stop_gradient=False)
+    for _ in range(2):
+        loss = paddle.sum(paddle.sum(x * x, axis=0))
+        key = Graph([loss]).key
+        loss.backward()
+    loss = paddle.sum(paddle.sum(x * x, axis=0))
+    return x, key, _entry(key), loss, loss._node.inputs[0]._node
+
+
 def test_an_attribute_equal_but_of_another_type_is_not_a_match():
     """The matcher compares normalised attributes (graph.attrs_key), as the key does: a
     one-element array is not the tuple it compares equal to (`(0,) == array([0])` is
     array([True]))."""
-    x = TT(np.arange(6, dtype=np.float32).reshape(2, 3), stop_gradient=False)
-    for _ in range(2):                   # a miss, then a hit compiles the matcher
-        loss = paddle.sum(paddle.sum(x * x, axis=0))
-        key = Graph([loss]).key
-        loss.backward()
-    entry = _entry(key)
-    loss = paddle.sum(paddle.sum(x * x, axis=0))
-    inner = loss._node.inputs[0]._node
+    x, key, entry, loss, inner = _summed_over_axis_0()
     assert inner.attrs["axes"] == (0,)
     assert entry.match([loss], tape._epoch) is not None
     inner.attrs = {**inner.attrs, "axes": np.array([0])}   # (attribute dicts are shared)
@@ -232,14 +237,7 @@ def test_an_attribute_equal_but_of_another_type_is_not_a_match():
 def test_a_tuple_of_ints_matches_only_a_tuple_of_those_ints(other):
     """The matcher's inline check of an int tuple attribute (axes, shapes) is as strict as
     the key: numpy ints, bools and floats compare equal to ints but normalise apart."""
-    x = TT(np.arange(6, dtype=np.float32).reshape(2, 3), stop_gradient=False)
-    for _ in range(2):                   # a miss, then a hit compiles the matcher
-        loss = paddle.sum(paddle.sum(x * x, axis=0))
-        key = Graph([loss]).key
-        loss.backward()
-    entry = _entry(key)
-    loss = paddle.sum(paddle.sum(x * x, axis=0))
-    inner = loss._node.inputs[0]._node
+    _, key, entry, loss, inner = _summed_over_axis_0()
     assert entry.match([loss], tape._epoch) is not None
     inner.attrs = {**inner.attrs, "axes": other}
     assert entry.match([loss], tape._epoch) is None
