@@ -6,7 +6,10 @@ as for the other unary ops): lgamma' = digamma, polygamma(n)' = polygamma(n + 1)
 order of derivative exists; erfinv' = sqrt(pi)/2 exp(erfinv(x)^2). Values are computed in
 float64: polygamma by the recurrence psi_n(x) = psi_n(x + 1) - (-1)^n n! / x^(n+1) up to
 x >= 10 and the asymptotic series there (about 1e-15 relative for small n); erfinv by Newton
-steps on math.erf from a rational start."""
+steps on math.erf from a rational start. Once Numba is loaded, lgamma, digamma and
+polygamma(x, 1) compute their output and that saved derivative in one compiled pass when
+x needs a gradient (_apply_with_factor: the shift and the log are shared); lgamma by
+vm/forward_special.py's own series, float32 results those of the C library's lgamma."""
 
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from ..core import tape
 from ..core.tensor import Tensor
-from .core import apply, require_float
+from .core import NO_ATTRS, apply, apply_internal, apply_xy, require_float
 from .derivative import numpy_function, unary
-from .math import special_kernel, special_kernels
+from .math import special_kernels
 from .registry import UNARY_CASES
 
 # B_2, B_4, ..., B_20
@@ -95,19 +99,6 @@ def _erfinv64(y: np.ndarray) -> np.ndarray:
     return x
 
 
-def _f(fn: Any, kernel: str, kargs: Any = lambda x: ()) -> Any:
-    """A forward in float64 cast back to the input's dtype, numpy's warnings off; the
-    compiled kernel of that name (vm/forward_special.py, extra arguments kargs(x, **attrs))
-    once Numba is loaded."""
-    def forward(x: np.ndarray, **attrs: Any) -> np.ndarray:
-        out = special_kernel(x, kernel, *kargs(x, **attrs))
-        if out is not None:
-            return out
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(x, **attrs), dtype=x.dtype)
-    return forward
-
-
 _SERIES: dict[int, tuple] = {}
 
 
@@ -126,9 +117,33 @@ def _series(n: int) -> tuple:
     return got
 
 
+def _psi_pair(x: np.ndarray, n: int, pair: bool) -> tuple | None:
+    """(psi_n(x), psi_(n+1)(x) with pair, else None) in x's dtype for n = 0, 1 by
+    vm/forward_special.py's psi_pair kernels (both from one shift and one log, numpy's,
+    between the kernels; polygamma_shift's and polygamma_series' values bit for bit); None
+    before Numba is loaded, or for other dtypes."""
+    found = special_kernels(x)
+    if found is None:
+        return None
+    kernels, x = found
+    flat = x.reshape(-1)
+    m = flat.size
+    zs, acc = np.empty(m), np.empty(m)
+    acc1 = np.empty(m) if pair else acc
+    kernels.psi_pair_shift(flat, n, zs, acc, acc1, pair)
+    out = np.empty(x.shape, x.dtype)
+    out1 = np.empty(x.shape, x.dtype) if pair else out
+    kernels.psi_pair_series(flat, out.reshape(-1), out1.reshape(-1), n, pair, zs, acc, acc1,
+                            np.log(zs) if n == 0 else zs)
+    return out, (out1 if pair else None)
+
+
 def _psi_compiled(n: int, x: np.ndarray) -> np.ndarray | None:
-    """psi^(n)(x) in x's dtype by vm/forward_special.py's two kernels, numpy's log between
+    """psi^(n)(x) in x's dtype by vm/forward_special.py's kernels, numpy's log between
     them; None before Numba is loaded, or for other dtypes."""
+    if n <= 1:
+        got = _psi_pair(x, n, False)
+        return None if got is None else got[0]
     found = special_kernels(x)
     if found is None:
         return None
@@ -158,9 +173,64 @@ polygamma_op = unary(
                                    for s in UNARY_CASES for n in (0, 2)))
 numpy_function("polygamma", lambda x, n: _psi(n, x))
 
-lgamma_op = unary("lgamma", _f(lambda x: _lgamma64(x), "lgamma"),
-                  lambda m, x, out: m.polygamma(x, 0), domain=(0.3, 3.0))
+
+def _lgamma_compiled(x: np.ndarray, psi: bool) -> tuple | None:
+    """(lgamma(x), digamma(x) with psi, else None) in x's dtype by vm/forward_special.py's
+    lgamma_args and lgamma_finish, numpy's log of one buffer between them (digamma's
+    shifted argument and lgamma's log argument); None before Numba is loaded, or for other
+    dtypes. lgamma: float32 results those of the C library's lgamma rounded, float64 ones
+    within ~4e-15 relative of it (perf/check_lgamma_exhaustive.py); digamma:
+    _psi_compiled's values."""
+    found = special_kernels(x)
+    if found is None:
+        return None
+    kernels, x = found
+    flat = x.reshape(-1)
+    m = flat.size
+    buf, acc = np.empty(2 * m), np.empty(m)
+    kernels.lgamma_args(flat, buf, acc, psi)
+    logs = np.log(buf)
+    out = np.empty(x.shape, x.dtype)
+    d = np.empty(x.shape, x.dtype) if psi else out
+    kernels.lgamma_finish(flat, out.reshape(-1), d.reshape(-1), buf, logs, acc, psi,
+                          x.dtype == np.float32)
+    return out, (d if psi else None)
+
+
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    """lgamma in x's dtype: the compiled kernels, else the C library's per element."""
+    got = _lgamma_compiled(x, False)
+    if got is not None:
+        return got[0]
+    with np.errstate(all="ignore"):
+        return np.asarray(_lgamma64(x), dtype=x.dtype)
+
+
+lgamma_op = unary("lgamma", _lgamma, lambda m, x, out: m.polygamma(x, 0), domain=(0.3, 3.0))
 numpy_function("lgamma", lgamma_op.forward)
+
+
+def _apply_with_factor(op: Any, x: Tensor, attrs: dict, pair: Any) -> Tensor:
+    """apply_internal(op, x, **attrs), the output and the derivative factor the node saves
+    from one compiled pass when x needs a gradient: pair(x's array, **attrs) gives both
+    (None: no such pass here), the values of op's forward and its derivative on arrays."""
+    if x._stop_gradient or not tape.is_grad_enabled():
+        return apply_internal(op, x, **attrs)
+    got = pair(x._data, **attrs)
+    if got is None:
+        return apply_internal(op, x, **attrs)
+    return apply_xy(op, x, None, attrs, got[0], (got[1],))
+
+
+def _lgamma_pair(x: np.ndarray) -> tuple | None:
+    """lgamma's output and saved factor (digamma) in one pass (_apply_with_factor)."""
+    return _lgamma_compiled(x, True)
+
+
+def _polygamma_pair(x: np.ndarray, n: int) -> tuple | None:
+    """polygamma(x, n)'s output and saved factor polygamma(x, n + 1) in one pass, n = 0, 1."""
+    return _psi_pair(x, n, True) if n <= 1 else None
+
 
 # Halley steps after the first guess: one gives float32 accuracy, two float64's
 def _erfinv(y: np.ndarray) -> np.ndarray:
@@ -306,7 +376,8 @@ def polygamma(x: Tensor, n: int, name: str | None = None) -> Tensor:
     """The n-th derivative of digamma (n = 0: digamma itself)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"polygamma: n must be a non-negative int, got {n!r}")
-    return apply(polygamma_op, _float(x, "polygamma"), n=int(n))
+    return _apply_with_factor(polygamma_op, _float(x, "polygamma"), {"n": int(n)},
+                              _polygamma_pair)
 
 
 def digamma(x: Tensor, name: str | None = None) -> Tensor:
@@ -316,7 +387,7 @@ def digamma(x: Tensor, name: str | None = None) -> Tensor:
 
 def lgamma(x: Tensor, name: str | None = None) -> Tensor:
     """log|Gamma(x)| (inf at the poles 0, -1, -2, ...)."""
-    return apply(lgamma_op, _float(x, "lgamma"))
+    return _apply_with_factor(lgamma_op, _float(x, "lgamma"), NO_ATTRS, _lgamma_pair)
 
 
 gammaln = lgamma

@@ -7,7 +7,8 @@ torch's ~80 us step). These loops work in float64 and store the result rounded t
 output's dtype, so float32 results are as correctly rounded as before and float64 ones
 keep float64 accuracy. erf, erfinv and gelu use this file's own vectorisable erf, erfc
 and exp (below: ~2.5 ns an element against the C library's ~10-15 ns scalar calls);
-lgamma calls the C library's per element. Like
+lgamma its own vectorisable series with numpy's log (the C library's lgamma where x <= 0 and
+where a float32 result could round differently from it), digamma with it. Like
 vm/forward.py, they run only once the backward interpreter has imported Numba. Helpers stay
 in this file: Numba's cache does not notice edits to helpers imported from other files.
 No fastmath: reassociation would undo the cancellation-free residuals ((1 - y) - erfc(x)).
@@ -309,13 +310,6 @@ def erfinv(y, out, steps, logt):  # pragma: no cover - compiled
         out[i] = math.copysign(r, t)
 
 
-@jit(fastmath=False)
-def lgamma(x, out):  # pragma: no cover - compiled
-    """out = log|Gamma(x)|; +inf at the poles 0, -1, -2, ... (the C library's, as Paddle)."""
-    for i in range(x.size):
-        out[i] = math.lgamma(np.float64(x[i]))
-
-
 @jit(inline="always", fastmath=False)
 def _ipow(z, k):  # pragma: no cover - compiled
     """z ** k for an int k >= 1 by multiplication (k up to 3 without a loop)."""
@@ -420,6 +414,398 @@ def polygamma_series(x, out, n, fact, lead, coef, zs, accs, logz):  # pragma: no
         else:
             zn = _ipow(zi[i], n)
             out[i] = sign * (zn * (lead + 0.5 * fact * zi[i] + s[i]) + fact * accs[i])
+
+
+@jit(fastmath=False)
+def lgamma(x, out):  # pragma: no cover - compiled
+    """out = log|Gamma(x)| by the C library's lgamma per element; +inf at the poles 0, -1,
+    -2, ... (as Paddle). The former forward, now the reference of the checks (the ops use
+    lgamma_args and lgamma_finish below, whose fallback is this function's)."""
+    for i in range(x.size):
+        out[i] = math.lgamma(np.float64(x[i]))
+
+
+# ---- lgamma and digamma without the C library's lgamma ---------------------------------------
+#
+# lgamma(x) for 0 < x < 10: n = floor(x + 1/2), t = x - n in [-1/2, 1/2) (exact: x - n is a
+# multiple of x's ulp below x), and lgamma(x) = lgamma(2 + t) + log L with
+#   n = 0: L = 1 / (x (x + 1)),  n = 1: L = 1 / x,  n >= 2: L = (t + 2)(t + 3) ... (t + n - 1)
+# (each t + j exact, as x - n), the reciprocals taken as a minus sign in front of the log.
+# lgamma(2 + t) = t R(t), R of degree 19 (our fit, perf/check_lgamma_exhaustive.py --fit:
+# interpolation at Chebyshev nodes in 80-digit decimal arithmetic against Stirling's series
+# at z + 40; 2.4e-17 relative with the coefficients rounded). The factor t keeps the zero at
+# x = 2 relative; near x = 1 the result is t R(t) - log(1 + t) ~ -0.58 t: no cancellation
+# beyond a factor ~2.5. For 10 <= x < 2^64, Stirling's series at x itself:
+# (x - 1/2)(log x - 1) + (log(2 pi) - 1)/2 + 1/(12 x) - ... (8 terms: 2e-18 relative at 10).
+# The logs are numpy's (the caller takes them between lgamma_args and lgamma_finish: ~7x
+# quicker than the C library's per element here), of the same array digamma needs.
+# Everything else (x <= 0, poles, nan, inf, x >= 2^64) is the C library's lgamma, as before.
+# float32 results: an element whose float64 value lies within 2^-46 times the size of its
+# terms (64 float64 ulps of it; our error is a few) of a float32 rounding boundary is also
+# the C library's (~1 element in 10^6), so the float32 output is float32(libm's lgamma) on
+# every input (checked on all 2^32 inputs: perf/check_lgamma_exhaustive.py).
+# digamma (polygamma n = 0) and trigamma: polygamma_shift's and polygamma_series'
+# operations in the same order, one element at a time in registers (the 10 steps unrolled,
+# the loop over the elements vectorised), the series' coefficients compile-time constants:
+# bit for bit their values.
+
+_SHIFT_TO = 10.0                      # ops/special.py's _SHIFT_TO: the recurrence's target
+_PSI_STEPS = 10                       # ceil(_SHIFT_TO): its fixed step count
+_PSI_LOW = 1e-3                       # below: the per-element loop (polygamma_shift's)
+_LGAMMA_BIG = 18446744073709551616.0  # 2^64: beyond, the C library's lgamma
+_ZIV = 2.0 ** -46                     # the float32 rounding test's width, relative
+
+# B_2, B_4, ..., B_20 (ops/special.py's _BERNOULLI) and the series' coefficients as
+# ops/special.py's _series computes them (the same float operations: the same values)
+_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+        43867 / 798, -174611 / 330)
+_PSI_COEF = (tuple(b / (2 * k) for k, b in enumerate(_B2K, 1)),) + tuple(
+    tuple(b * math.factorial(2 * k + n - 1) / math.factorial(2 * k)
+          for k, b in enumerate(_B2K, 1)) for n in (1, 2))
+
+# Stirling's series B_2k / (2k (2k - 1)), k = 1..8, and (log(2 pi) - 1) / 2
+_STIRLING = (0.08333333333333333, -0.002777777777777778, 0.0007936507936507937,
+             -0.0005952380952380953, 0.0008417508417508417, -0.0019175269175269176,
+             0.00641025641025641, -0.029550653594771242)
+_HALF_LOG_2PI_E = 0.4189385332046727
+
+
+@jit(inline="always", fastmath=False)
+def _horner(c, v):  # pragma: no cover - compiled
+    """c[0] + c[1] v + ... with FMAs (c a constant tuple: the loop unrolls, up to ~10)."""
+    p = c[len(c) - 1]
+    for k in range(len(c) - 2, -1, -1):
+        p = _fma(p, v, c[k])
+    return p
+
+
+@jit(inline="always", fastmath=False)
+def _lgamma_r(t):  # pragma: no cover - compiled
+    """R(t) = lgamma(2 + t) / t for |t| <= 1/2 (our fit, 2.4e-17 relative), as its even
+    and odd parts in t^2: two 10-term chains the CPU overlaps (one 20-term Horner chain's
+    latency bound the loop). Written out: a loop over a 20-term tuple was not unrolled."""
+    s = t * t
+    e = -1.3412819758517287e-07
+    e = _fma(e, s, -4.303558760359961e-07)
+    e = _fma(e, s, -2.0449201467015115e-06)
+    e = _fma(e, s, -9.438458716242811e-06)
+    e = _fma(e, s, -4.4926351103833334e-05)
+    e = _fma(e, s, -0.00022315475074520367)
+    e = _fma(e, s, -0.0011927539120010226)
+    e = _fma(e, s, -0.0073855510286681535)
+    e = _fma(e, s, -0.06735230105319814)
+    e = _fma(e, s, 0.42278433509846713)
+    o = 6.379047507619773e-08
+    o = _fma(o, s, 2.030480675161523e-07)
+    o = _fma(o, s, 9.578663334114758e-07)
+    o = _fma(o, s, 4.374374916915131e-06)
+    o = _fma(o, s, 2.050726741605779e-05)
+    o = _fma(o, s, 9.945750909889392e-05)
+    o = _fma(o, s, 0.0005096695248853096)
+    o = _fma(o, s, 0.002890510330738737)
+    o = _fma(o, s, 0.02058080842778457)
+    o = _fma(o, s, 0.3224670334241132)
+    return _fma(o, t, e)
+
+
+@jit(inline="always", fastmath=False)
+def _lgamma_log_arg(v, top):  # pragma: no cover - compiled
+    """L > 0, whose log (with the sign _lgamma_small gives it) lgamma adds to lgamma(2 + t)
+    for 0 < v < top - 1/2 (top <= 10, a constant where called: the factors t + j, j < top);
+    1 for v outside (0, 10) (log 0: nothing). Selects only: the loop vectorises."""
+    n = np.floor(v + 0.5)
+    t = v - n
+    p = 1.0
+    for j in range(2, top):
+        p = p * (t + j) if j < n else p
+    p = v if n == 1.0 else p
+    p = v * (v + 1.0) if n == 0.0 else p
+    return p if v > 0.0 and v < _SHIFT_TO else 1.0
+
+
+@jit(inline="always", fastmath=False)
+def _lgamma_small(v, logl):  # pragma: no cover - compiled
+    """(lgamma(v), the size of its terms) for 0 < v < 10 from logl = log(_lgamma_log_arg(v));
+    other v: anything (the caller replaces them)."""
+    n = np.floor(v + 0.5)
+    t = v - n
+    r = _lgamma_r(t)
+    return _fma(t, r, logl if n >= 2.0 else -logl), abs(t * r) + abs(logl)   # (t r unrounded)
+
+
+@jit(inline="always", fastmath=False)
+def _lgamma_big(v, logv, w):  # pragma: no cover - compiled
+    """(lgamma(v), the size of its terms) for 10 <= v < 2^64 by Stirling's series, from
+    logv = log(v) and w = 1 / v (logv - 1 is exact: logv >= 2)."""
+    r = (v - 0.5) * (logv - 1.0) + _HALF_LOG_2PI_E + w * _horner(_STIRLING, w * w)
+    return r, v * logv
+
+
+@jit(inline="always", fastmath=False)
+def _near_float32_boundary(r, size):  # pragma: no cover - compiled
+    """Whether r lies within 2^-46 size (~100x our error) of a float32 rounding boundary:
+    then float32(r) might differ from float32 of the C library's value."""
+    e = size * _ZIV
+    return np.float32(r - e) != np.float32(r + e)
+
+
+@jit(inline="always", fastmath=False)
+def _psi_steps(v, k):  # pragma: no cover - compiled
+    """polygamma_shift's fast recurrence for psi_(k-1) (z^k per step, k = 1, 2, 3): (v + 10,
+    the sum of 1/(v + j)^k, j < 10, as one fraction)."""
+    z = v
+    num = 0.0
+    den = 1.0
+    for _ in range(_PSI_STEPS):
+        zp = _ipow(z, k)
+        num = num * zp + den
+        den = den * zp
+        z = z + 1.0
+    return z, num / den
+
+
+@jit(inline="always", fastmath=False)
+def _psi_slow(v, n):  # pragma: no cover - compiled
+    """polygamma_shift's per-element loop (v < 1e-3, poles, -inf): (zs, the sum)."""
+    acc = 0.0
+    # a pole, -inf included (np.floor: Numba's math.floor gives an int, undefined at inf)
+    if v <= 0.0 and v == np.floor(v):
+        v = _SHIFT_TO
+    elif v < _SHIFT_TO:
+        while v < _SHIFT_TO:
+            acc = acc + 1.0 / _ipow(v, n + 1)
+            v = v + 1.0
+    return v, acc
+
+
+@jit(inline="always", fastmath=False)
+def _psi_shifted(v, k):  # pragma: no cover - compiled
+    """(zs, the sum) for psi_(k-1) as polygamma_shift gives them, for v >= 1e-3 or nan (the
+    others: _psi_slow); no branch, the loop over the elements vectorises."""
+    z, acc = _psi_steps(v, k)
+    low = v < _SHIFT_TO
+    return (z if low else v), (acc if low else 0.0)
+
+
+@jit(inline="always", fastmath=False)
+def _psi_regular(n, logz, zi, zz, acc):  # pragma: no cover - compiled
+    """polygamma_series' value of psi_n (n = 0, 1, 2) at a regular point, the same
+    operations (its lead (n-1)! and fact n! are 1, 1, 2 here)."""
+    s = 0.0
+    c = _PSI_COEF[n]
+    for k in range(len(c) - 1, -1, -1):
+        s = (s + c[k]) * zz
+    if n == 0:
+        return logz - 0.5 * zi - s - acc
+    fact = 1.0 if n == 1 else 2.0
+    sign = 1.0 if n == 1 else -1.0
+    return sign * (_ipow(zi, n) * (1.0 + 0.5 * fact * zi + s) + fact * acc)
+
+
+@jit(inline="always", fastmath=False)
+def _psi_special(v, n):  # pragma: no cover - compiled
+    """polygamma_series' value at nan, +inf and the poles (-inf included); 0.0 elsewhere."""
+    if v != v:
+        return math.nan
+    if v == math.inf:
+        return 0.0 if n else math.inf
+    if v <= 0.0 and v == np.floor(v):
+        if n == 0:
+            return math.copysign(math.inf, -v) if v == 0.0 else math.nan
+        return (1.0 if n % 2 else -1.0) * math.inf
+    return 0.0
+
+
+@jit(inline="always", fastmath=False)
+def _is_psi_special(v):  # pragma: no cover - compiled
+    """nan, +inf or a pole (-inf included): where polygamma_series' value is _psi_special's."""
+    return v != v or v == math.inf or (v <= 0.0 and v == np.floor(v))
+
+
+@jit(inline="always", fastmath=False)
+def _args_pass(x, buf, acc, psi, top):  # pragma: no cover - compiled
+    """lgamma_args' vectorised pass, psi and top constants where it is called; returns the
+    count of v < 1e-3 with psi (left to _psi_slow)."""
+    m = x.size
+    slow = 0
+    for i in range(m):
+        v = np.float64(x[i])
+        buf[m + i] = _lgamma_log_arg(v, top)
+        if psi:
+            buf[i], acc[i] = _psi_shifted(v, 1)
+            slow += v < _PSI_LOW
+        else:
+            buf[i] = v if v >= _SHIFT_TO else _SHIFT_TO
+    return slow
+
+
+@jit(fastmath=False)
+def lgamma_args(x, buf, acc, psi):  # pragma: no cover - compiled
+    """First of the lgamma kernels: buf[m:] = _lgamma_log_arg; with psi (digamma wanted too)
+    buf[:m] = polygamma_shift's zs for n = 0 and acc its sum, else buf[:m] = the x >= 10
+    clamped to 10 (only log x from 10 on is read). The caller takes numpy's log of buf.
+    Inputs all below 3.5 (n <= 3: one factor in L) take a pass with one factor, not 8."""
+    many = 0
+    for i in range(x.size):
+        many += x[i] >= 3.5
+    if psi:
+        if many:
+            slow = _args_pass(x, buf, acc, True, _PSI_STEPS)
+        else:
+            slow = _args_pass(x, buf, acc, True, 3)
+    elif many:
+        slow = _args_pass(x, buf, acc, False, _PSI_STEPS)
+    else:
+        slow = _args_pass(x, buf, acc, False, 3)
+    if slow:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if v < _PSI_LOW:
+                buf[i], acc[i] = _psi_slow(v, 0)
+
+
+@jit(inline="always", fastmath=False)
+def _lgamma_pass(x, out, d, buf, logs, acc, psi, ziv):  # pragma: no cover - compiled
+    """lgamma_finish's vectorised pass, psi a constant where it is called: out = lgamma for
+    0 < v < 10 (placeholders elsewhere) and with psi d = digamma. Returns the counts of
+    10 <= v < 2^64 (Stirling's), of the v outside (0, 10), and (ziv) of the results near a
+    float32 rounding boundary. No flags stored: a test of the counts after the loop."""
+    m = x.size
+    big = 0
+    outside = 0
+    near = 0
+    for i in range(m):
+        v = np.float64(x[i])
+        r, size = _lgamma_small(v, logs[m + i])
+        out[i] = r
+        inside = (v > 0.0) & (v < _SHIFT_TO)
+        big += (v >= _SHIFT_TO) & (v < _LGAMMA_BIG)
+        outside += not inside
+        near += inside & ziv & _near_float32_boundary(r, size)
+        if psi:
+            zi = 1.0 / buf[i]
+            d[i] = _psi_regular(0, logs[i], zi, zi * zi, acc[i])
+    return big, outside, near
+
+
+@jit(inline="always", fastmath=False)
+def _lgamma_big_pass(x, out, buf, logs, ziv):  # pragma: no cover - compiled
+    """out = lgamma by Stirling's series where 10 <= v < 2^64 (selects: vectorised), from
+    lgamma_args' buf (v itself there) and logs; returns the count of results near a
+    float32 rounding boundary (ziv)."""
+    near = 0
+    for i in range(x.size):
+        v = np.float64(x[i])
+        r, size = _lgamma_big(v, logs[i], 1.0 / buf[i])
+        big = (v >= _SHIFT_TO) & (v < _LGAMMA_BIG)
+        out[i] = r if big else out[i]
+        near += big & ziv & _near_float32_boundary(r, size)
+    return near
+
+
+@jit(fastmath=False)
+def lgamma_finish(x, out, d, buf, logs, acc, psi, ziv):  # pragma: no cover - compiled
+    """out = lgamma(x) and, with psi, d = digamma(x) (polygamma_series' n = 0 values) from
+    lgamma_args' buf, logs = log(buf) and acc. ziv: out is float32 (its rounding test).
+    The C library's lgamma for v outside (0, 2^64) and the results near a float32 rounding
+    boundary (~1 in 10^6, so those are recomputed to be found)."""
+    if psi:
+        big, outside, near = _lgamma_pass(x, out, d, buf, logs, acc, True, ziv)
+    else:
+        big, outside, near = _lgamma_pass(x, out, d, buf, logs, acc, False, ziv)
+    if big:
+        near += _lgamma_big_pass(x, out, buf, logs, ziv)
+    if outside == big and not near:
+        return
+    m = x.size
+    for i in range(m):
+        v = np.float64(x[i])
+        if not (v > 0.0 and v < _LGAMMA_BIG):
+            out[i] = math.lgamma(v)
+            if psi and _is_psi_special(v):  # (every psi special is outside (0, 2^64))
+                d[i] = _psi_special(v, 0)
+        elif near:
+            if v < _SHIFT_TO:
+                r, size = _lgamma_small(v, logs[m + i])
+            else:
+                r, size = _lgamma_big(v, logs[i], 1.0 / buf[i])
+            if _near_float32_boundary(r, size):
+                out[i] = math.lgamma(v)
+
+
+@jit(inline="always", fastmath=False)
+def _psi_shift_loop(x, n, zs, acc, acc1, pair):  # pragma: no cover - compiled
+    """psi_pair_shift's loop over the elements, n and pair constants where it is called
+    (folded: with a runtime n, _ipow's branches stayed in the loop, ~10x slower); returns
+    the count of v < 1e-3 (left to _psi_slow)."""
+    slow = 0
+    for i in range(x.size):
+        v = np.float64(x[i])
+        zs[i], acc[i] = _psi_shifted(v, n + 1)
+        if pair:
+            acc1[i] = _psi_shifted(v, n + 2)[1]
+        slow += v < _PSI_LOW
+    return slow
+
+
+@jit(fastmath=False)
+def psi_pair_shift(x, n, zs, acc, acc1, pair):  # pragma: no cover - compiled
+    """polygamma_shift's zs and sum for psi_n (n = 0, 1) into zs, acc, and with pair those
+    of psi_(n+1) into acc1 (the same zs), the same values."""
+    if n == 0:
+        if pair:
+            slow = _psi_shift_loop(x, 0, zs, acc, acc1, True)
+        else:
+            slow = _psi_shift_loop(x, 0, zs, acc, acc1, False)
+    elif pair:
+        slow = _psi_shift_loop(x, 1, zs, acc, acc1, True)
+    else:
+        slow = _psi_shift_loop(x, 1, zs, acc, acc1, False)
+    if slow:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if v < _PSI_LOW:
+                zs[i], acc[i] = _psi_slow(v, n)
+                if pair:
+                    acc1[i] = _psi_slow(v, n + 1)[1]
+
+
+@jit(inline="always", fastmath=False)
+def _psi_series_loop(x, out, out1, n, pair, zs, acc, acc1, logz):  # pragma: no cover
+    """psi_pair_series' loop over the elements, n and pair constants where it is called;
+    returns the count of specials (nan, +inf, poles: left to _psi_special)."""
+    special = 0
+    for i in range(x.size):
+        v = np.float64(x[i])
+        zi = 1.0 / zs[i]
+        zz = zi * zi
+        out[i] = _psi_regular(n, logz[i], zi, zz, acc[i])
+        if pair:
+            out1[i] = _psi_regular(n + 1, logz[i], zi, zz, acc1[i])
+        special += _is_psi_special(v)
+    return special
+
+
+@jit(fastmath=False)
+def psi_pair_series(x, out, out1, n, pair, zs, acc, acc1, logz):  # pragma: no cover
+    """out = psi_n(x) (n = 0, 1) and with pair out1 = psi_(n+1)(x): polygamma_series'
+    values from psi_pair_shift's arrays, logz = log(zs) (read for n = 0)."""
+    if n == 0:
+        if pair:
+            special = _psi_series_loop(x, out, out1, 0, True, zs, acc, acc1, logz)
+        else:
+            special = _psi_series_loop(x, out, out1, 0, False, zs, acc, acc1, logz)
+    elif pair:
+        special = _psi_series_loop(x, out, out1, 1, True, zs, acc, acc1, logz)
+    else:
+        special = _psi_series_loop(x, out, out1, 1, False, zs, acc, acc1, logz)
+    if special:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _is_psi_special(v):
+                out[i] = _psi_special(v, n)
+                if pair:
+                    out1[i] = _psi_special(v, n + 1)
 
 
 @jit(inline="always", fastmath=False)
