@@ -31,6 +31,7 @@ ATTRS = {
     "leaky_relu": [{"slope": 0.01}, {"slope": -0.3}, {"slope": 0.0}],
     "relu6": [{"threshold": 6.0}, {"threshold": 0.1}],
     "silu": [{}],
+    "sinc": [{}],
     "softshrink": [{"threshold": 0.5}, {"threshold": 0.0}],
     "thresholded_relu": [{"threshold": 1.0, "value": 0.0}, {"threshold": -0.5, "value": 2.0}],
 }

@@ -14,7 +14,7 @@ from ..core.tensor import Tensor
 from . import elementwise as E
 from .core import apply_xy, compiled_kernels, const, require_float
 from .elementwise import _sigmoid
-from .derivative import NumpyMath, apply_unary, numpy_function, unary
+from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
 from .math import _erf, special_kernel
 from .shape import getitem_op, reshape
 from .registry import UNARY_CASES
@@ -448,6 +448,15 @@ def glu(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
 
 _PRELU_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
 
+# x where x > 0, else w x, with w broadcast against x (prelu reshapes it to fit): one node.
+# At x = 0 the slope is w's, as in Paddle 3.3.1.
+prelu_op = binary(
+    "prelu", lambda x, w: np.where(x > 0, x, w * x),
+    lambda m, x, w, out: m.where(m.data(x) > 0, 1.0, w),
+    lambda m, x, w, out: m.where(m.data(x) > 0, 0.0, x), quiet=False,
+    cases=({"shapes": ((2, 3), (1, 3))}, {"shapes": ((2, 3), ())}, {"shapes": ((), ())},
+           {"shapes": ((2, 3, 2), (1, 3, 1))}))
+
 
 def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name: str | None = None
           ) -> Tensor:
@@ -477,7 +486,7 @@ def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name: str | None
         w = reshape(weight, [weight.shape[0] if i == ax else 1 for i in range(x.ndim)])
     else:
         w = reshape(weight, [])
-    return E.where(x._data > 0, x, w * x)
+    return apply_xy(prelu_op, x, w)
 
 
 def maxout(x: Tensor, groups: int, axis: int = 1, name: str | None = None) -> Tensor:

@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from ..core.quiet import quiet
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import apply_xy, binary_operands, const, require_float
-from .derivative import NumpyMath, unary
+from .core import NO_ATTRS, binary_operands, const, require_float
+from .derivative import NumpyMath, apply_unary, unary
 from .indexing import _axis, _slice_along, concat
 from .scan import cumsum
 from .shape import reshape, unsqueeze
@@ -81,13 +82,21 @@ def _sinc_deriv(m: Any, x: Any, out: Any) -> Any:
     return m.where(zero, 0.0, (m.cos(safe * _m.pi) - out) / safe)
 
 
-sinc_op = unary("sinc", _sinc_forward, _sinc_deriv)
+@quiet
+def _sinc_arrays(x: np.ndarray) -> tuple:
+    """What the compiled sinc reads (vm/forward_activation.py): pi x, numpy's sin and cos."""
+    px = x * x.dtype.type(_m.pi)
+    return px, np.sin(px), np.cos(px)
+
+
+sinc_op = unary("sinc", _sinc_forward, _sinc_deriv,
+                compiled=("sinc", lambda t: (t(1), t(0), t(0.5)), _sinc_arrays))
 
 
 def sinc(x: Tensor, name: str | None = None) -> Tensor:
     """sin(pi x) / (pi x), 1 at x = 0 (where the gradient is 0)."""
     require_float(x, "sinc")
-    return apply_xy(sinc_op, x)
+    return apply_unary(sinc_op, x, NO_ATTRS)
 
 
 def stanh(x: Tensor, scale_a: float = 0.67, scale_b: float = 1.7159,

@@ -131,6 +131,30 @@ def elu(x, out, d, em1, alpha, scale, scaled_alpha):  # pragma: no cover - compi
 
 
 @jit(fastmath=False)
+def sinc(x, out, d, px, s, c, one, zero, half):  # pragma: no cover - compiled
+    """sinc from numpy's sin and cos of px = pi x (s, c): 1 at x = 0, else s / px; and its
+    slope (c - out) / x, or where |px| < 1/2 pi u times ops/numeric.py's Taylor series in
+    float64 (u = px; _SINC_SERIES there, highest power first), as _sinc_slope."""
+    for i in range(x.size):
+        v = x[i]
+        p = px[i]
+        o = one if v == zero else s[i] / p
+        out[i] = o
+        if abs(p) < half:
+            u = np.float64(p)
+            u2 = u * u
+            acc = 0.0
+            acc = acc * u2 + -1.0 / 3991680.0
+            acc = acc * u2 + 1.0 / 45360.0
+            acc = acc * u2 + -1.0 / 840.0
+            acc = acc * u2 + 1.0 / 30.0
+            acc = acc * u2 + -1.0 / 3.0
+            d[i] = math.pi * u * acc
+        else:
+            d[i] = (c[i] - o) / v
+
+
+@jit(fastmath=False)
 def logit_parts(x, q, d, one, nan):  # pragma: no cover - compiled
     """q = x / (1 - x), the argument of logit's log (ops/math.py), and its factor
     1 / (x (1 - x)), nan outside [0, 1] (logit's deriv on arrays)."""
