@@ -20,6 +20,9 @@ from .registry import defop
 from .shape import broadcast_to, reshape, transpose, unsqueeze
 
 
+_multiply_reduce = np.multiply.reduce      # what np.prod runs, without its Python wrappers
+
+
 def _others_product(x: np.ndarray, axes: tuple | None) -> np.ndarray:
     """For each element, the product of the other elements of its reduction group.
 
@@ -28,11 +31,18 @@ def _others_product(x: np.ndarray, axes: tuple | None) -> np.ndarray:
     if x.size == 0:                 # (no element: nothing to multiply, and -1 is ambiguous)
         return np.ones(x.shape, x.dtype)
     axes = tuple(range(x.ndim)) if axes is None else axes
+    kernels = _compiled_forward() if x.dtype.kind == "f" else None
+    if kernels is not None and x.flags.c_contiguous and \
+            axes == tuple(range(x.ndim - len(axes), x.ndim)):
+        # trailing axes (the common prod(x, -1), and full products): rows of x in place
+        out = np.empty(x.shape, x.dtype)
+        k = math.prod(x.shape[x.ndim - len(axes):])
+        kernels.others_product(x.reshape(-1, k), out.reshape(-1, k))
+        return out
     keep = [i for i in range(x.ndim) if i not in axes]
     perm = keep + list(axes)
     xt = np.transpose(x, perm)
     flat = xt.reshape(math.prod(xt.shape[:len(keep)]), -1)
-    kernels = _compiled_forward() if x.dtype.kind == "f" and flat.size else None
     if kernels is not None:
         flat = np.ascontiguousarray(flat)
         out = np.empty(flat.shape, x.dtype)
@@ -78,7 +88,7 @@ prod_op = defop(
     "prod",
     fused=("a product whose gradient needs the exact others-product at zeros (and its own "
            "derivative for higher orders)"),
-    forward=lambda x, axes, keepdim: np.prod(x, axis=axes, keepdims=keepdim),
+    forward=lambda x, axes, keepdim: _multiply_reduce(x, axes, None, None, keepdim),
     save=lambda out, x, axes, keepdim: (_others_product(x, axes),),
     vjp=_prod_vjp, lower=_lower_prod, domain=(0.5, 1.5),
     cases=REDUCE_CASES + ({"shapes": ((3,),), "attrs": {"axes": None, "keepdim": False},

@@ -680,17 +680,19 @@ def others_product(x, out):  # pragma: no cover - compiled
     (ops/stats.py): an exclusive running product from the left times one from the right, in
     x's dtype, so exact at zeros. numpy needed two cumprods along the rows, ~8 us each."""
     m, k = x.shape
-    one = np.ones(1, x.dtype)
-    for i in range(m):
-        row, o = x[i], out[i]
-        acc = one[0]
-        for j in range(k):
-            o[j] = acc
-            acc = acc * row[j]
-        acc = one[0]
-        for j in range(k - 1, -1, -1):
-            o[j] = o[j] * acc
-            acc = acc * row[j]
+    # (all rows advance together: each row's products are a chain of dependent
+    # multiplications, so one row at a time waits on every one; the same operations per
+    # row, in the same order)
+    acc = np.ones(m, x.dtype)
+    for j in range(k):
+        for i in range(m):
+            out[i, j] = acc[i]
+            acc[i] = acc[i] * x[i, j]
+    acc[:] = 1
+    for j in range(k - 1, -1, -1):
+        for i in range(m):
+            out[i, j] = out[i, j] * acc[i]
+            acc[i] = acc[i] * x[i, j]
 
 
 @jit
