@@ -5,11 +5,13 @@ Each is one registry entry saving its derivative in the forward pass (the backwa
 as for the other unary ops): lgamma' = digamma, polygamma(n)' = polygamma(n + 1), so every
 order of derivative exists; erfinv' = sqrt(pi)/2 exp(erfinv(x)^2). Values are computed in
 float64: polygamma by the recurrence psi_n(x) = psi_n(x + 1) - (-1)^n n! / x^(n+1) up to
-x >= 10 and the asymptotic series there (about 1e-15 relative for small n); erfinv by Newton
-steps on math.erf from a rational start. Once Numba is loaded, lgamma, digamma and
-polygamma(x, 1) compute their output and that saved derivative in one compiled pass when
-x needs a gradient (_apply_with_factor: the shift and the log are shared); lgamma by
-vm/forward_special.py's own series, float32 results those of the C library's lgamma."""
+x >= 10 and the asymptotic series there (about 1e-15 relative for small n), at non-integers
+below -1e4 (and for even n >= 2 at every negative x) the reflection formula from
+psi_n(1 - x), so that every input takes a bounded time (the recurrence took |x| steps);
+erfinv by Newton steps on math.erf from a rational start. Once Numba is loaded, lgamma,
+digamma and polygamma(x, 1) compute their output and that saved derivative in one compiled
+pass when x needs a gradient (_apply_with_factor: the shift and the log are shared); lgamma
+by vm/forward_special.py's own series, float32 results those of the C library's lgamma."""
 
 from __future__ import annotations
 
@@ -29,27 +31,56 @@ from .registry import UNARY_CASES
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
               43867 / 798, -174611 / 330]
 _SHIFT_TO = 10.0
+_REFLECT = -1e4             # below: the reflection formula (vm/forward_special.py's _PSI_REFLECT)
+
+
+def _cot_poly(n: int) -> list:
+    """P_n's coefficients (c^0 first): cot^(n)(y) = P_n(cot y), P_(k+1) = -(1 + c^2) P_k'."""
+    a = [0.0, 1.0]
+    for _ in range(n):
+        a = [-((i + 1) * (a[i + 1] if i + 1 < len(a) else 0.0)
+               + (i - 1) * (a[i - 1] if 1 <= i <= len(a) else 0.0)) for i in range(len(a) + 1)]
+    return a
+
+
+def _reflect64(n: int, x: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """psi_n(x) for non-integers x from r = psi_n(1 - x): (-1)^n r - pi^(n+1) P_n(cot(pi x)),
+    cot(pi x) from x's exact fractional part (vm/forward_special.py's _psi_reflect)."""
+    f = x - np.floor(x)
+    f = np.where(f > 0.5, f - 1.0, f)
+    a = np.abs(f)
+    c = np.copysign(np.where(a > 0.25, np.tan(np.pi * (0.5 - a)), 1.0 / np.tan(np.pi * a)), f)
+    p = np.zeros_like(c)
+    for coef in reversed(_cot_poly(n)):
+        p = p * c + coef
+    return (r if n % 2 == 0 else -r) - np.pi ** (n + 1) * p
 
 
 def _polygamma64(n: int, x: np.ndarray) -> np.ndarray:
     """psi^(n)(x) in float64: poles (x = 0, -1, -2, ...) give -inf for n = 0 at +0 (+inf at
-    -0, the limit from the left), else the sign-appropriate inf or nan, as Paddle."""
+    -0, the limit from the left), else the sign-appropriate inf or nan, as Paddle.
+    Non-integers below -1e4, and for an even n >= 2 every negative non-integer, by the
+    reflection formula from psi_n(1 - x) (vm/forward_special.py's _reflects: the recurrence
+    would take |x| steps, and for even n its sum cancels near half-integers)."""
     x = np.asarray(x, dtype=np.float64)
-    out = np.zeros_like(x)
+    shape = x.shape
+    x = x.reshape(-1)                                   # (the recurrence indexes it flat)
+    out = np.zeros(x.shape)
     pole = (x <= 0) & (x == np.floor(x))
-    z = np.where(pole | ~np.isfinite(x), _SHIFT_TO, x).copy()
+    reflect = ((x < _REFLECT) | ((n >= 2 and n % 2 == 0) & (x < 0))) & ~pole  # (-inf: a pole)
+    z = np.where(pole | ~np.isfinite(x), _SHIFT_TO, np.where(reflect, 1.0 - x, x))
     sign = 1.0 if n % 2 else -1.0                       # (-1)^(n+1)
     fact = float(_m.factorial(n))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        while True:                                      # the recurrence up to x >= 10
-            low = z < _SHIFT_TO
-            if not low.any():
-                break
+        low = np.flatnonzero(z < _SHIFT_TO)             # the recurrence up to x >= 10
+        while low.size:
+            zl = z[low]
             if n == 0:
-                out = np.where(low, out - 1.0 / z, out)
+                out[low] = out[low] - 1.0 / zl
             else:
-                out = np.where(low, out + sign * fact / z ** (n + 1), out)
-            z = np.where(low, z + 1.0, z)
+                out[low] = out[low] + sign * fact / zl ** (n + 1)
+            z[low] = zl + 1.0
+            low = low[z[low] < _SHIFT_TO]
         zi = 1.0 / z
         if n == 0:
             series = np.log(z) - 0.5 * zi
@@ -65,13 +96,15 @@ def _polygamma64(n: int, x: np.ndarray) -> np.ndarray:
                     zi ** (2 * k + n)
             series = sign * series
         out = out + series
+        if reflect.any():
+            out[reflect] = _reflect64(n, x[reflect], out[reflect])
     out = np.where(np.isnan(x), np.nan, out)
     out = np.where(np.isposinf(x), 0.0 if n else np.inf, out)
     if n == 0:
         out = np.where(pole, np.where(x == 0, np.copysign(np.inf, -x), np.nan), out)
     else:
         out = np.where(pole, np.inf if n % 2 else -np.inf, out)     # as Paddle 3.3.1
-    return out
+    return out.reshape(shape)
 
 
 def _lgamma64(x: np.ndarray) -> np.ndarray:

@@ -325,6 +325,80 @@ def _ipow(z, k):  # pragma: no cover - compiled
     return p
 
 
+# Below -1e4 the recurrence would take |x| steps (float64 x = -1e15 - 0.5: effectively a
+# hang), so non-integers there take the reflection formula
+#   psi_n(x) = (-1)^n psi_n(1 - x) - pi^(n+1) cot^(n)(pi x),
+# psi_n(1 - x) by the series at 1 - x > 1e4 (no steps) and cot^(n)(y) = P_n(cot y), where
+# P_0(c) = c and P_(k+1)(c) = -(1 + c^2) P_k'(c): its coefficients all have the sign (-1)^n
+# and the parity of n + 1, so P_n(c) has no cancellation. cot(pi x) comes from x's exact
+# fractional part. For even n >= 2 every negative non-integer takes it (psi_n(1 - x) then
+# by the recurrence from 1 - x > 1); for n = 0 and odd n the recurrence from -1e4 up, as
+# before (within ~1e-15 of the reflection's there, absolute near digamma's roots).
+_PSI_REFLECT = -1e4
+_PI2 = math.pi * math.pi
+_PI_POW = (math.pi, _PI2, _PI2 * math.pi)               # pi^(n+1), n = 0, 1, 2 (_pi_pow's)
+_COT_POLY = ((0.0, 1.0, 0.0, 0.0), (-1.0, 0.0, -1.0, 0.0),  # P_0, P_1, P_2 (_cot_poly's)
+             (0.0, 2.0, 0.0, 2.0))
+
+
+@jit(inline="always", fastmath=False)
+def _reflects(v, n):  # pragma: no cover - compiled
+    """Whether psi_n at v (not a pole) is the reflection's: v < -1e4, or v < 0 for an even
+    n >= 2: the recurrence's sum cancels there near half-integers (its psi_2(-9969.5) was
+    1.7e-7 off relative, psi_4(-9997.5) 80x too large, psi_4(-97.5) 1.2e-6 off)."""
+    return v < _PSI_REFLECT or (n >= 2 and n % 2 == 0 and v < 0.0)
+
+
+@jit(inline="always", fastmath=False)
+def _cot_pi(v):  # pragma: no cover - compiled
+    """cot(pi v) for a finite non-integer v, to a few ulp: f = v - floor(v) is exact, then
+    f - 1 if f > 1/2 (exact), and cot(pi a) = tan(pi (1/2 - a)) for |f| = a > 1/4 (exact
+    1/2 - a: 0 exactly at half-integers), 1 / tan(pi a) below."""
+    f = v - np.floor(v)
+    if f > 0.5:
+        f = f - 1.0
+    a = abs(f)
+    c = math.tan(math.pi * (0.5 - a)) if a > 0.25 else 1.0 / math.tan(math.pi * a)
+    return math.copysign(c, f)
+
+
+@jit(inline="always", fastmath=False)
+def _pi_pow(n):  # pragma: no cover - compiled
+    """pi^(n+1) by repeated products (_PI_POW's values for n <= 2)."""
+    p = math.pi
+    for _ in range(n):
+        p = p * math.pi
+    return p
+
+
+@jit(inline="always", fastmath=False)
+def _cot_poly(n):  # pragma: no cover - compiled
+    """P_n's coefficients, c^0 first (n + 2 of them): P_(k+1) = -(1 + c^2) P_k'."""
+    a = np.zeros(n + 2)
+    b = np.zeros(n + 2)
+    a[1] = 1.0
+    for k in range(n):
+        for i in range(k + 3):
+            up = (i + 1) * a[i + 1] if i + 1 <= k + 1 else 0.0
+            down = (i - 1) * a[i - 1] if i >= 1 else 0.0
+            b[i] = 0.0 - (up + down)             # (+0.0 where zero)
+        for i in range(k + 3):
+            a[i] = b[i]
+    return a
+
+
+@jit(inline="always", fastmath=False)
+def _psi_reflect(v, n, r, pk, coef):  # pragma: no cover - compiled
+    """psi_n(v) for a non-integer v where _reflects, from r = psi_n(1 - v):
+    (-1)^n r - pk P_n(c), c = cot(pi v), pk = pi^(n+1), coef P_n's coefficients (c^0
+    first; trailing zeros do not change the value)."""
+    c = _cot_pi(v)
+    p = coef[len(coef) - 1]
+    for k in range(len(coef) - 2, -1, -1):
+        p = p * c + coef[k]
+    return (r if n % 2 == 0 else -r) - pk * p
+
+
 @jit(fastmath=False)
 def polygamma_shift(x, n, shift_to, zs, accs):  # pragma: no cover - compiled
     """The recurrence psi_n(z) = psi_n(z + 1) - (-1)^n n! / z^(n+1) up to z >= shift_to:
@@ -332,7 +406,8 @@ def polygamma_shift(x, n, shift_to, zs, accs):  # pragma: no cover - compiled
     poles, so that log(zs) is defined for every element). For 1e-3 <= z < shift_to the
     sum is one fraction over a fixed ceil(shift_to) steps, computed for every element a
     step at a time: loops over the elements vectorise (the per-element loop's dependency
-    chain took ~2x longer). Other elements (tiny, negative) take the loop per element."""
+    chain took ~2x longer). Other elements (tiny, negative) take the loop per element;
+    where _reflects, zs and the sum are those of 1 - x, which polygamma_series reflects."""
     m = x.size
     steps = math.ceil(shift_to)
     z = np.empty(m)
@@ -368,9 +443,13 @@ def polygamma_shift(x, n, shift_to, zs, accs):  # pragma: no cover - compiled
             accs[i] = num[i] / den[i]
             continue
         acc = 0.0
-        if v <= 0.0 and v == math.floor(v):             # a pole (-inf included)
+        if v <= 0.0 and v == np.floor(v):               # a pole (-inf included)
             v = shift_to
-        elif v < shift_to:
+        else:
+            if _reflects(v, n):     # psi_n(1 - v)'s zs and sum, as for x = 1 - v (> 1)
+                v = 1.0 - v
+                if n <= 4:
+                    v, acc = _psi_shifted(v, n + 1)
             while v < shift_to:
                 acc = acc + 1.0 / _ipow(v, n + 1)
                 v = v + 1.0
@@ -385,7 +464,8 @@ def polygamma_series(x, out, n, fact, lead, coef, zs, accs, logz):  # pragma: no
     coefficients one at a time for all elements (vectorised); logz = log(zs) for n = 0,
     from numpy (~7x quicker than the C library's log per element here). Poles and
     infinities as ops/special.py's numpy version (Paddle's): for n = 0 -inf at +0, +inf at
-    -0 and nan at negative integers, else (-1)^(n+1) inf."""
+    -0 and nan at negative integers, else (-1)^(n+1) inf. Where _reflects: the reflection
+    formula from psi_n(1 - x) (_psi_reflect)."""
     sign = 1.0 if n % 2 else -1.0
     m = x.size
     zi = np.empty(m)
@@ -398,17 +478,26 @@ def polygamma_series(x, out, n, fact, lead, coef, zs, accs, logz):  # pragma: no
         c = coef[k]
         for i in range(m):
             s[i] = (s[i] + c) * zz[i]
+    cot = _cot_poly(n)                                  # (for the reflected elements)
+    pk = _pi_pow(n)
     for i in range(m):
         v = np.float64(x[i])
         if v != v:
             out[i] = math.nan
         elif v == math.inf:
             out[i] = 0.0 if n else math.inf
-        elif v <= 0.0 and v == math.floor(v):           # a pole (-inf included)
+        elif v <= 0.0 and v == np.floor(v):             # a pole (-inf included)
             if n == 0:
                 out[i] = math.copysign(math.inf, -v) if v == 0.0 else math.nan
             else:
                 out[i] = sign * math.inf
+        elif _reflects(v, n):                           # zs, accs: those of 1 - v
+            if n == 0:
+                r = logz[i] - 0.5 * zi[i] - s[i] - accs[i]
+            else:
+                r = sign * (_ipow(zi[i], n) * (lead + 0.5 * fact * zi[i] + s[i]) +
+                            fact * accs[i])
+            out[i] = _psi_reflect(v, n, r, pk, cot)
         elif n == 0:
             out[i] = logz[i] - 0.5 * zi[i] - s[i] - accs[i]
         else:
@@ -566,11 +655,14 @@ def _psi_steps(v, k):  # pragma: no cover - compiled
 
 @jit(inline="always", fastmath=False)
 def _psi_slow(v, n):  # pragma: no cover - compiled
-    """polygamma_shift's per-element loop (v < 1e-3, poles, -inf): (zs, the sum)."""
+    """polygamma_shift's per-element loop (v < 1e-3, poles, -inf): (zs, the sum); below
+    -1e4 (1 - v, 0): the series at 1 - v, which _psi_fix reflects."""
     acc = 0.0
     # a pole, -inf included (np.floor: Numba's math.floor gives an int, undefined at inf)
     if v <= 0.0 and v == np.floor(v):
         v = _SHIFT_TO
+    elif v < _PSI_REFLECT:
+        v = 1.0 - v
     elif v < _SHIFT_TO:
         while v < _SHIFT_TO:
             acc = acc + 1.0 / _ipow(v, n + 1)
@@ -618,8 +710,27 @@ def _psi_special(v, n):  # pragma: no cover - compiled
 
 @jit(inline="always", fastmath=False)
 def _is_psi_special(v):  # pragma: no cover - compiled
-    """nan, +inf or a pole (-inf included): where polygamma_series' value is _psi_special's."""
-    return v != v or v == math.inf or (v <= 0.0 and v == np.floor(v))
+    """nan, +inf, a pole (-inf included) or v < -1e4 (reflected): where the value is
+    _psi_fix's, not the series' at zs."""
+    return v != v or v == math.inf or v < _PSI_REFLECT or (v <= 0.0 and v == np.floor(v))
+
+
+@jit(inline="always", fastmath=False)
+def _psi_fix(v, n, logz, zs):  # pragma: no cover - compiled
+    """psi_n(v) (n = 0, 1, 2) where _is_psi_special(v), and for n = 2 at every v < 0:
+    polygamma_series' values (where _reflects, the reflection from psi_n(1 - v): the
+    series at zs = 1 - v for v < -1e4, logz = log(zs) read for n = 0, psi_2(1 - v) by its
+    own recurrence; the others _psi_special's)."""
+    if _reflects(v, n) and v != np.floor(v):
+        if n == 2:                          # (every negative v: its zs are not 1 - v's)
+            z, acc = _psi_shifted(1.0 - v, 3)
+            zi = 1.0 / z
+            r = _psi_regular(2, 0.0, zi, zi * zi, acc)
+        else:
+            zi = 1.0 / zs
+            r = _psi_regular(n, logz, zi, zi * zi, 0.0)
+        return _psi_reflect(v, n, r, _PI_POW[n], _COT_POLY[n])
+    return _psi_special(v, n)
 
 
 @jit(inline="always", fastmath=False)
@@ -723,7 +834,7 @@ def lgamma_finish(x, out, d, buf, logs, acc, psi, ziv):  # pragma: no cover - co
         if not (v > 0.0 and v < _LGAMMA_BIG):
             out[i] = math.lgamma(v)
             if psi and _is_psi_special(v):  # (every psi special is outside (0, 2^64))
-                d[i] = _psi_special(v, 0)
+                d[i] = _psi_fix(v, 0, logs[i], buf[i])
         elif near:
             if v < _SHIFT_TO:
                 r, size = _lgamma_small(v, logs[m + i])
@@ -773,7 +884,8 @@ def psi_pair_shift(x, n, zs, acc, acc1, pair):  # pragma: no cover - compiled
 @jit(inline="always", fastmath=False)
 def _psi_series_loop(x, out, out1, n, pair, zs, acc, acc1, logz):  # pragma: no cover
     """psi_pair_series' loop over the elements, n and pair constants where it is called;
-    returns the count of specials (nan, +inf, poles: left to _psi_special)."""
+    returns the count of specials (nan, +inf, poles, v < -1e4, and with pair and n = 1
+    every v < 0 for psi_2: left to _psi_fix)."""
     special = 0
     for i in range(x.size):
         v = np.float64(x[i])
@@ -782,7 +894,7 @@ def _psi_series_loop(x, out, out1, n, pair, zs, acc, acc1, logz):  # pragma: no 
         out[i] = _psi_regular(n, logz[i], zi, zz, acc[i])
         if pair:
             out1[i] = _psi_regular(n + 1, logz[i], zi, zz, acc1[i])
-        special += _is_psi_special(v)
+        special += _is_psi_special(v) | (pair & (n == 1) & (v < 0.0))   # (psi_2: _psi_fix)
     return special
 
 
@@ -803,9 +915,9 @@ def psi_pair_series(x, out, out1, n, pair, zs, acc, acc1, logz):  # pragma: no c
         for i in range(x.size):
             v = np.float64(x[i])
             if _is_psi_special(v):
-                out[i] = _psi_special(v, n)
-                if pair:
-                    out1[i] = _psi_special(v, n + 1)
+                out[i] = _psi_fix(v, n, logz[i], zs[i])
+            if pair and (_is_psi_special(v) or (n == 1 and v < 0.0)):
+                out1[i] = _psi_fix(v, n + 1, logz[i], zs[i])
 
 
 @jit(inline="always", fastmath=False)
