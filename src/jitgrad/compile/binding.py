@@ -39,7 +39,6 @@ RUN_LOCK = threading.RLock()
 # (shared by the Bindings that have none: never written, only replaced)
 _NO_CALLBACKS: list = []
 _NO_KEEP: list = []
-_NO_DELIVERIES: list = []
 _NO_SKIP: frozenset = frozenset()
 _np_add = np.add
 
@@ -49,7 +48,7 @@ class Workspace:
 
     __slots__ = ("arena", "itab", "consts", "value_views", "seed_views", "out_views",
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
-                 "private", "call", "call_gen", "nbytes", "deliver_idx", "leaf_js",
+                 "private", "call", "call_gen", "nbytes", "deliver_items", "leaf_js",
                  "code", "folded", "tables_bound", "out_tensor_index", "__weakref__")
 
     def __init__(self, prog: Program) -> None:
@@ -84,8 +83,9 @@ class Workspace:
         owned = set(self.leaf_js)
         # outputs delivered from their slot after every run: all but the owned leaves
         # (their rows write through .grad) and grad()'s targets (Binding.results)
-        self.deliver_idx = [(j, kind) for j, (kind, _, _, _) in enumerate(prog.outputs)
-                            if kind != "target" and j not in owned]
+        self.deliver_items = [(j, self.out_views[j], kind)
+                              for j, (kind, _, _, _) in enumerate(prog.outputs)
+                              if kind != "target" and j not in owned]
         # the outputs' tensor numbers when each is a ("t", i) reference (Binding's common
         # case: leaves), else None
         refs = [ref for _, ref, _, _ in prog.outputs]
@@ -124,6 +124,185 @@ def _make_callback(spec: tuple, graph: Graph) -> Any:
     return make_call(spec, graph)
 
 
+def bind_values(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
+    """This graph's values into the Workspace: values copied into the arena, externals'
+    addresses (arrays listed in `keep` while the itab addresses them), index tables and
+    scalars."""
+    nodes, tensors = g.nodes, g.tensors
+    for view, (_, _, src, vshape) in zip(ws.value_views, p.values):
+        kind = src[0]                   # g.source(src), its two common cases inline
+        if kind == "s":
+            v = nodes[src[1]].saved[src[2]]
+        elif kind == "t":
+            v = tensors[src[1]]._data
+        else:
+            v = g.source(src)
+        view[...] = v if v.shape == vshape else v.reshape(vshape)
+    if p.externals:
+        itab, dtype = ws.itab, ws.arena.dtype
+        for pos, shape, src, vshape in p.externals:
+            v = g.source(src)
+            n = math.prod(shape)
+            if not (v.dtype == dtype and v.size == n and v.flags.c_contiguous):
+                own = ws.private.get(pos)
+                if own is None:
+                    own = ws.private[pos] = np.empty(shape, dtype)
+                own[...] = v if v.shape == vshape else v.reshape(vshape)
+                v = own
+            keep.append(v)
+            itab[pos] = _address(v)
+    bound = ws.tables_bound
+    for pos, n, src in p.tables:
+        t = g.source(src)
+        last = bound.get(pos)
+        if last is not None and last[1] is t and last[0] is ws.itab:
+            continue                # the same read-only table as last time (a cached
+            #                         index map of a shape: pad, transpose): no copy
+        ws.itab[pos:pos + n] = t.reshape(-1)
+        if isinstance(t, np.ndarray) and t.flags.owndata and not t.flags.writeable:
+            bound[pos] = (ws.itab, t)
+        elif last is not None:
+            del bound[pos]
+    for k, src, factor in p.scalars:
+        ws.consts[k] = factor * float(g.source(src).reshape(-1)[0])
+
+
+# ---- the steps of a run (Binding.run, and run_once for a graph that is not retained) -------
+
+def write_seeds(ws: Workspace, seeds: list | None) -> None:
+    """Seeds into their slots: a None entry (or None for all) is ones, kept across runs
+    while no row writes into the slot."""
+    views, ones = ws.seed_views, ws.seed_ones
+    for i in range(len(views)):
+        s = None if seeds is None else seeds[i]
+        if s is None:
+            if not ones[i]:
+                views[i][...] = 1
+                ones[i] = True
+        else:
+            views[i][...] = s._data.reshape(-1)
+            ones[i] = False
+    ws.ones_ready = all(ones)
+
+
+def seeds_written(ws: Workspace) -> None:
+    """The run added into some seed slots (a root that is also an input of another)."""
+    for i, clean in enumerate(ws.seed_clean):
+        if not clean:
+            ws.seed_ones[i] = False
+    ws.ones_ready = False
+
+
+def point_leaves(p: Program, ws: Workspace, outs: list, pointed: list | None
+                 ) -> list | None:
+    """Point each owned leaf's writer row at the leaf's `.grad` array, so the row adds
+    straight into it; a leaf without one gets a new zeroed array. A `.grad` of another
+    dtype, shape or layout keeps the row on its own slot, zeroed, and the slot is added
+    after the run: those are listed as (tensor, slot view, new .grad or None). `pointed`
+    (a retained Binding's) records the array each row writes into."""
+    itab, last = ws.itab, ws.leaf_last
+    to_slot = None
+    for i, (j, pos) in enumerate(p.leaf_rows):
+        t = outs[j]
+        g = t._grad
+        prev = last[i]
+        if g is not None and prev is not None and prev[0]() is g:
+            itab[pos] = prev[1]
+            if pointed is not None:
+                pointed[i] = g
+            detach_graph_grad(t)        # a create_graph .grad keeps its values
+            continue
+        view = ws.out_views[j]
+        fresh = None
+        if g is None and t._data.dtype == view.dtype:
+            g = fresh = np.zeros(view.shape, view.dtype)    # (fits: no checks)
+        elif g is None or not (g.dtype == view.dtype and g.shape == view.shape and
+                               g.flags.c_contiguous and g.flags.writeable):
+            view[...] = 0
+            last[i] = None
+            if pointed is not None:
+                pointed[i] = None
+            itab[pos] = _address(view)
+            if to_slot is None:
+                to_slot = []
+            to_slot.append((t, view, None))
+            continue
+        if fresh is not None:
+            if to_slot is None:
+                to_slot = []
+            to_slot.append((t, view, fresh))
+        else:
+            detach_graph_grad(t)
+        address = _address(g)
+        last[i] = (weakref.ref(g), address)
+        if pointed is not None:
+            pointed[i] = g
+        itab[pos] = address
+    return to_slot
+
+
+def execute(ws: Workspace) -> None:
+    """All rows of a Program without callbacks, through the compiled call bound to this
+    Workspace's arrays (made again when the VM changed: vm.generation)."""
+    gen = vm.generation()
+    if ws.call_gen != gen:
+        ws.call = vm.compiled_call(ws.code, ws.arena, ws.itab, ws.consts)
+        ws.call_gen = gen
+    if ws.call is not None:
+        ws.call()
+    else:
+        vm.execute(ws.code, ws.arena, ws.itab, ws.consts)
+
+
+def deliver(outs: list, items: list, to_slot: list | None) -> None:
+    """After a run: leaves accumulate their slot into `.grad` (Paddle), retained non-leaf
+    gradients are overwritten; `to_slot` (point_leaves) finishes the leaves it listed."""
+    for j, view, kind in items:
+        t = outs[j]
+        if kind == "leaf":
+            g = t._grad
+            if g is None:
+                t._grad = view.astype(t._data.dtype, copy=True)
+            elif not GRAPH_GRADS:       # deliver_grad's accumulation, inline
+                _np_add(g, view, out=g, casting="unsafe")
+            else:
+                deliver_grad(t, view, kind)
+        elif kind == "retain":
+            deliver_grad(t, view, kind)
+    if to_slot:
+        for t, view, fresh in to_slot:
+            if fresh is not None:
+                t._grad = fresh         # a new .grad, written by the run
+            else:
+                deliver_grad(t, view, "leaf")
+
+
+def out_tensors(p: Program, ws: Workspace, graph: Graph) -> list:
+    """The tensors of the Program's outputs in this graph."""
+    index = ws.out_tensor_index         # every output a numbered tensor (the leaves)
+    if index is not None:
+        return list(map(graph.tensors.__getitem__, index))
+    tensor = graph.tensor
+    return [tensor(ref) for _, ref, _, _ in p.outputs]
+
+
+def run_once(p: Program, ws: Workspace, graph: Graph) -> None:
+    """backward() with ones seeds of a graph that is not retained, on a Program without
+    callbacks: what Binding(p, graph, ws).run(None) does, without the Binding (a retained
+    graph keeps one for its replays; this graph will not run again)."""
+    keep = [] if p.externals else _NO_KEEP      # arrays the itab addresses, for the run
+    bind_values(p, ws, graph, keep)
+    outs = out_tensors(p, ws, graph)
+    with RUN_LOCK:
+        if not ws.ones_ready:
+            write_seeds(ws, None)
+        to_slot = point_leaves(p, ws, outs, None) if p.leaf_rows else None
+        execute(ws)
+        if ws.seeds_dirty:
+            seeds_written(ws)
+        deliver(outs, ws.deliver_items, to_slot)
+
+
 class Binding:
     """One graph bound to a Program: run it with seeds, then read the gradients."""
 
@@ -139,21 +318,13 @@ class Binding:
         self.ws = ws
         # (every cache hit makes a Binding: the common case's lists are made by map, and
         # what only some Bindings use is shared, empty, until they need their own)
-        index = ws.out_tensor_index         # every output a numbered tensor (the leaves)
-        if index is not None:
-            outs = list(map(graph.tensors.__getitem__, index))
-        else:
-            tensor = graph.tensor
-            outs = [tensor(ref) for _, ref, _, _ in program.outputs]
-        self.out_tensors = outs
+        self.out_tensors = out_tensors(program, ws, graph)
         self.callbacks = [_make_callback(spec, graph) for spec in program.callbacks] \
             if program.callbacks else _NO_CALLBACKS
         self.keep: list = [] if program.externals else _NO_KEEP    # arrays the itab addresses
         self.armed = -1                     # the epoch a retained replay may skip checks in
         self.skip: frozenset | set = _NO_SKIP
-        views = ws.out_views
-        self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx] \
-            if ws.deliver_idx else _NO_DELIVERIES
+        self.deliveries = ws.deliver_items  # (shared; a filtered copy when callbacks skip)
         # (quick()'s facts: made at the first retained replay)
         self.simple: bool | None = None
         self.leaf_tensors: list | None = None
@@ -161,47 +332,7 @@ class Binding:
         # as the Binding lives with its graph (a Workspace, which may outlive it, holds
         # weak references only)
         self.pointed: list = [None] * len(program.leaf_rows)
-        self._bind_values()
-
-    def _bind_values(self) -> None:
-        p, ws, g = self.program, self.ws, self.graph
-        nodes, tensors = g.nodes, g.tensors
-        for view, (_, _, src, vshape) in zip(ws.value_views, p.values):
-            kind = src[0]                   # g.source(src), its two common cases inline
-            if kind == "s":
-                v = nodes[src[1]].saved[src[2]]
-            elif kind == "t":
-                v = tensors[src[1]]._data
-            else:
-                v = g.source(src)
-            view[...] = v if v.shape == vshape else v.reshape(vshape)
-        if p.externals:
-            itab, dtype, keep = ws.itab, ws.arena.dtype, self.keep
-            for pos, shape, src, vshape in p.externals:
-                v = g.source(src)
-                n = math.prod(shape)
-                if not (v.dtype == dtype and v.size == n and v.flags.c_contiguous):
-                    own = ws.private.get(pos)
-                    if own is None:
-                        own = ws.private[pos] = np.empty(shape, dtype)
-                    own[...] = v if v.shape == vshape else v.reshape(vshape)
-                    v = own
-                keep.append(v)
-                itab[pos] = _address(v)
-        bound = ws.tables_bound
-        for pos, n, src in p.tables:
-            t = g.source(src)
-            last = bound.get(pos)
-            if last is not None and last[1] is t and last[0] is ws.itab:
-                continue                # the same read-only table as last time (a cached
-                #                         index map of a shape: pad, transpose): no copy
-            ws.itab[pos:pos + n] = t.reshape(-1)
-            if isinstance(t, np.ndarray) and t.flags.owndata and not t.flags.writeable:
-                bound[pos] = (ws.itab, t)
-            elif last is not None:
-                del bound[pos]
-        for k, src, factor in p.scalars:
-            ws.consts[k] = factor * float(g.source(src).reshape(-1)[0])
+        bind_values(program, ws, graph, self.keep)
 
     # ---- running ----------------------------------------------------------------------
     def run(self, seeds: list | None) -> None:
@@ -210,118 +341,38 @@ class Binding:
         p, ws = self.program, self.ws
         with RUN_LOCK:
             if seeds is not None or not ws.ones_ready:
-                self._write_seeds(seeds)
-            to_slot = self._point_leaves() if p.leaf_rows else None
-            self._execute()
+                write_seeds(ws, seeds)
+            outs = self.out_tensors
+            to_slot = point_leaves(p, ws, outs, self.pointed) if p.leaf_rows else None
+            if p.callbacks:
+                self._execute_with_callbacks()
+            else:
+                execute(ws)
             if ws.seeds_dirty:
-                self._seeds_written()
-            for t, view, kind in self.deliveries:
-                if kind == "leaf":
-                    g = t._grad
-                    if g is None:
-                        t._grad = view.astype(t._data.dtype, copy=True)
-                    elif not GRAPH_GRADS:       # deliver_grad's accumulation, inline
-                        _np_add(g, view, out=g, casting="unsafe")
-                    else:
-                        deliver_grad(t, view, kind)
-                elif kind == "retain":
-                    deliver_grad(t, view, kind)
-            if to_slot:
-                for t, view, fresh in to_slot:
-                    if fresh is not None:
-                        t._grad = fresh         # a new .grad, written by the run
-                    else:
-                        deliver_grad(t, view, "leaf")
+                seeds_written(ws)
+            deliver(outs, self.deliveries, to_slot)
 
-    def _write_seeds(self, seeds: list | None) -> None:
-        ws = self.ws
-        views, ones = ws.seed_views, ws.seed_ones
-        for i in range(len(views)):
-            s = None if seeds is None else seeds[i]
-            if s is None:
-                if not ones[i]:
-                    views[i][...] = 1
-                    ones[i] = True
-            else:
-                views[i][...] = s._data.reshape(-1)
-                ones[i] = False
-        ws.ones_ready = all(ones)
-
-    def _seeds_written(self) -> None:
-        """The run added into some seed slots (a root that is also an input of another)."""
-        ws = self.ws
-        for i, clean in enumerate(ws.seed_clean):
-            if not clean:
-                ws.seed_ones[i] = False
-        ws.ones_ready = False
-
-    def _point_leaves(self) -> list | None:
-        """Point each owned leaf's writer row at the leaf's `.grad` array, so the row adds
-        straight into it; a leaf without one gets a new zeroed array. A `.grad` of another
-        dtype, shape or layout keeps the row on its own slot, zeroed, and the slot is added
-        after the run: those are listed as (tensor, slot view, new .grad or None)."""
+    def _execute_with_callbacks(self) -> None:
         p, ws = self.program, self.ws
-        itab, last, outs, pointed = ws.itab, ws.leaf_last, self.out_tensors, self.pointed
-        to_slot = None
-        for i, (j, pos) in enumerate(p.leaf_rows):
-            t = outs[j]
-            g = t._grad
-            prev = last[i]
-            if g is not None and prev is not None and prev[0]() is g:
-                itab[pos] = prev[1]
-                pointed[i] = g
-                detach_graph_grad(t)        # a create_graph .grad keeps its values
-                continue
-            view = ws.out_views[j]
-            fresh = None
-            if g is None and t._data.dtype == view.dtype:
-                g = fresh = np.zeros(view.shape, view.dtype)    # (fits: no checks)
-            elif g is None or not (g.dtype == view.dtype and g.shape == view.shape and
-                                   g.flags.c_contiguous and g.flags.writeable):
-                view[...] = 0
-                last[i] = pointed[i] = None
-                itab[pos] = _address(view)
-                if to_slot is None:
-                    to_slot = []
-                to_slot.append((t, view, None))
-                continue
-            if fresh is not None:
-                if to_slot is None:
-                    to_slot = []
-                to_slot.append((t, view, fresh))
-            else:
-                detach_graph_grad(t)
-            address = _address(g)
-            last[i] = (weakref.ref(g), address)
-            pointed[i] = g
-            itab[pos] = address
-        return to_slot
+        self.skip = set()
+        callbacks = self.callbacks
+        for start, stop, cb in p.segments:
+            if stop > start:
+                vm.execute(ws.code, ws.arena, ws.itab, ws.consts, start=start, stop=stop)
+            if cb >= 0:
+                callbacks[cb](ws.arena)
+        if any(getattr(cb, "none", None) for cb in callbacks):
+            from .node_call import undefined_grads
+            self.skip = undefined_grads(self)
+            outs = self.out_tensors
+            self.deliveries = [(j, view, kind) for j, view, kind in ws.deliver_items
+                               if id(outs[j]) not in self.skip]
 
     def _execute(self) -> None:
-        p, ws = self.program, self.ws
-        if p.callbacks:
-            self.skip = set()
-            callbacks = self.callbacks
-            for start, stop, cb in p.segments:
-                if stop > start:
-                    vm.execute(ws.code, ws.arena, ws.itab, ws.consts, start=start, stop=stop)
-                if cb >= 0:
-                    callbacks[cb](ws.arena)
-            if any(getattr(cb, "none", None) for cb in callbacks):
-                from .node_call import undefined_grads
-                self.skip = undefined_grads(self)
-                outs, views = self.out_tensors, ws.out_views
-                self.deliveries = [(outs[j], views[j], kind) for j, kind in ws.deliver_idx
-                                   if id(outs[j]) not in self.skip]
-            return
-        gen = vm.generation()
-        if ws.call_gen != gen:
-            ws.call = vm.compiled_call(ws.code, ws.arena, ws.itab, ws.consts)
-            ws.call_gen = gen
-        if ws.call is not None:
-            ws.call()
+        if self.program.callbacks:
+            self._execute_with_callbacks()
         else:
-            vm.execute(ws.code, ws.arena, ws.itab, ws.consts)
+            execute(self.ws)
 
     def results(self) -> dict[int, Tensor]:
         """grad()'s answers: {id(target): a new gradient tensor}, copied out."""
@@ -407,7 +458,7 @@ class Binding:
         with RUN_LOCK:
             call()
             if ws.seeds_dirty:
-                self._seeds_written()
+                seeds_written(ws)
         return True
 
     def fold(self) -> None:

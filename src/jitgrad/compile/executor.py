@@ -5,7 +5,8 @@ states:
 
   replay     the graph was retained with a Binding for exactly this call: run it again.
   bind       a Program for this graph's structure is cached (graph.py's key): bind this
-             graph's values to it (binding.py) and run.
+             graph's values to it (binding.py) and run (backward() of a graph it does
+             not retain, ones seeds: at once, without a Binding: binding.run_once).
   interpret  not retained, and either a cacheable structure met for the first time (its
              key is remembered) or a graph that can never share a Program (hooks,
              retain_grads(), PyLayer): run its rules on arrays, node by node
@@ -22,11 +23,11 @@ served. A retained graph keeps its Binding on its root node and releases it with
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import vm
 from ..core import config, tape
-from .binding import Binding
+from .binding import Binding, Workspace, run_once
 from .graph import Graph
 from .lower import lower
 from .program_cache import (CACHE, CacheInfo, cache_clear, cache_info,  # noqa: F401
@@ -34,6 +35,11 @@ from .program_cache import (CACHE, CacheInfo, cache_clear, cache_info,  # noqa: 
 from ..vm.program import Program
 
 BINDINGS_KEPT_PER_GRAPH = 4
+
+
+class Ran(NamedTuple):
+    """_state's answer when it ran the graph itself (a plain backward on a cache hit)."""
+    graph: Graph
 
 
 # ---- the states ----------------------------------------------------------------------------
@@ -97,9 +103,12 @@ def bind(roots: list, targets: list | None = None, stop: set | None = None,
 
 
 def _state(roots: list, targets: list | None, stop: set | None, once: bool,
-           may_interpret: bool) -> Binding | Graph:
+           may_interpret: bool, plain: bool = False) -> Binding | Graph | Ran:
     """bind, lower, or (`may_interpret`, not retained) interpret: a Binding to run, or the
-    Graph to interpret (a structure met for the first time, or one no Program can serve)."""
+    Graph to interpret (a structure met for the first time, or one no Program can serve).
+    `plain`: the caller is backward() with ones seeds on a graph it does not retain, so a
+    cached Program without callbacks is run here at once (binding.run_once) and Ran
+    returned: nothing will run that graph again, so no Binding is made for it."""
     entry = graph = None
     if caching_enabled():
         entry, graph = CACHE.lookup(roots, targets, stop)
@@ -109,7 +118,14 @@ def _state(roots: list, targets: list | None, stop: set | None, once: bool,
             CACHE.upgrade(entry, prog)
         elif config.SETTINGS.verify_cache:   # (slow: the tests' proof that no lowering
             _check_hit(entry.program, roots, targets, stop, graph)
-        return Binding(entry.program, graph, CACHE.take(entry), entry)
+        prog = entry.program
+        if plain and not prog.callbacks:
+            ws = CACHE.take(entry) or Workspace(prog)
+            run_once(prog, ws, graph)
+            if entry.program is prog and not ws.folded:     # (as release() does)
+                CACHE.give_back(entry, ws)
+            return Ran(graph)
+        return Binding(prog, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
     if quick and may_interpret and config.SETTINGS.interpret_new and \
             not any([n.op.lower_first for n in graph.nodes]):
@@ -172,7 +188,11 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
     b = _retained(roots, None, None)
     kept = b is not None
     if b is None:
-        b = _state(roots, None, None, not retain_graph, True)
+        plain = not retain_graph and not any([s is not None for s in seeds])
+        b = _state(roots, None, None, not retain_graph, True, plain)
+        if type(b) is Ran:                  # run at once (binding.run_once)
+            tape.free_nodes(b.graph.nodes)
+            return
         if type(b) is Graph:
             _interpret().backward(b, roots, seeds)
             return

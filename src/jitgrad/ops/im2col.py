@@ -70,9 +70,11 @@ def _positions(shape: tuple, ksize: tuple, stride: tuple, dil: tuple, pads: tupl
     N, C, H, W, kh, kw, Ho, Wo = _geometry(shape, ksize, stride, dil, pads)
     Hp, Wp = H + sum(pads[0]), W + sum(pads[1])
     plane = np.arange(N * C * Hp * Wp).reshape(N, C, Hp, Wp)
-    idx = _im2col_np(plane, ksize, stride, dil, ((0, 0), (0, 0)), groups, False)
+    # (flat and owning its data, read-only: a view would be copied into a rebinding
+    # Workspace's itab again every step: binding.bind_values)
+    idx = _im2col_np(plane, ksize, stride, dil, ((0, 0), (0, 0)), groups, False).ravel().copy()
     idx.setflags(write=False)
-    return idx.ravel(), (N, C, Hp, Wp)
+    return idx, (N, C, Hp, Wp)
 
 
 def _im2col_vjp(g, out, x, ksize, stride, dil, pads, groups, ones_row):

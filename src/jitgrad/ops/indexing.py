@@ -175,8 +175,8 @@ def _unbind_maps(shape: tuple, ax: int) -> tuple:
     pos = _flat_positions(shape)
     maps = []
     for i in range(shape[ax]):
-        t = np.ascontiguousarray(pos[(slice(None),) * ax + (i,)].ravel())
-        t.setflags(write=False)
+        t = pos[(slice(None),) * ax + (i,)].ravel().copy()     # (owning its data: a
+        t.setflags(write=False)                                 # view is recopied)
         maps.append(t)
     return tuple(maps)
 

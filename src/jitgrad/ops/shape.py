@@ -158,7 +158,9 @@ def _getitem_map(out: np.ndarray, x: np.ndarray, key: tuple) -> tuple:
     if t is None:
         if len(_BASIC_MAPS) >= _BASIC_MAPS_KEPT:
             _BASIC_MAPS.clear()
-        t = np.ascontiguousarray(_flat_positions(x.shape)[key].ravel())
+        # (a copy owning its data: an int key's map is a view, which a rebinding Workspace
+        # would copy into its itab again every step: binding.bind_values)
+        t = _flat_positions(x.shape)[key].ravel().copy()
         t.setflags(write=False)
         _BASIC_MAPS[ck] = t
     return (t,)
