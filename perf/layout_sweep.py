@@ -119,6 +119,7 @@ KNOWN = {
     ("kl_div", "reqall"): "the target gets no gradient, as in Paddle (README)",
     ("sinc", "pt1-6"): "torch's float32 sinc'(1e-4) is -9.3e-4 (cancellation); true and "
                        "jitgrad's -3.29e-4",
+    ("sinc", "pt0d-6"): "the same point 0-d: torch's -9.3e-4, true and jitgrad's -3.29e-4",
     # Paddle semantics (Paddle 3.3.1 behaves as jitgrad, checked), not torch's:
     ("put_along_axis", "all0d"): "Paddle 3.3.1 refuses 0-d x too (axis out of range)",
     ("scatter", "all0d"): "Paddle 3.3.1 refuses a 0-d x and index too",
