@@ -44,3 +44,24 @@ def test_same_axes_as_list_and_tuple_give_the_same_result():
 def test_numpy_integer_axes_still_accepted():
     x = paddle.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
     assert paddle.sum(x, axis=[np.int64(1)]).numpy().tolist() == [3.0, 12.0]
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, axis, keepdim", [((8, 1), None, False), ((3, 5, 7), [1], False),
+                                                  ((3, 5, 7), [0, 2], True), ((), None, False)])
+def test_interpreted_rule_equals_the_transpose_chain_bit_for_bit(name, dtype, shape, axis,
+                                                                 keepdim):
+    from jitgrad.ops.linear import _recorded, run_arrays
+    rng = np.random.default_rng(3)
+    x = paddle.to_tensor(rng.standard_normal(shape).astype(dtype), stop_gradient=False)
+    node = getattr(paddle, name)(x, axis=axis, keepdim=keepdim)._node
+    chain = node.op.extra["linear"].transpose(
+        _recorded(((x._data.shape,), node.out_data.shape, node.saved, (x._data.dtype,))),
+        **node.attrs)
+    for scale in (1e-30, 1.0, 1e30):
+        g = (rng.standard_normal(node.out_data.shape) * scale).astype(dtype)
+        (got,) = node.op.interp(node, g, (True,))
+        want = run_arrays(chain, g)
+        assert got.shape == want.shape == x._data.shape and got.dtype == want.dtype
+        assert np.array_equal(got, want)

@@ -56,14 +56,18 @@ class _Arrays:
     def cast(g: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return g.astype(dtype)
 
+    # (np.zeros / np.ones by shape and dtype: the *_like functions are Python-level
+    # wrappers, ~1 us more on a small array)
     @staticmethod
     def zeros(t: Tensor) -> np.ndarray:
-        return np.zeros_like(t._data)
+        d = t._data
+        return np.zeros(d.shape, d.dtype)
 
     @staticmethod
     def seed(r: Tensor, s: Tensor | None) -> np.ndarray:
         d = r._data
-        return np.ones_like(d) if s is None else s._data.reshape(d.shape).astype(d.dtype)
+        return np.ones(d.shape, d.dtype) if s is None else \
+            s._data.reshape(d.shape).astype(d.dtype)
 
 
 class _Tensors:

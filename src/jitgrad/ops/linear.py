@@ -98,10 +98,13 @@ class Rule(NamedTuple):
 
 def linear(name: str, *, forward: Callable, transpose: Callable,
            into: Callable | None = None, view: bool = False, nin: int = 1,
-           save: Callable | None = None, **extra: Any) -> OpDef:
+           save: Callable | None = None, interp: Callable | None = None,
+           **extra: Any) -> OpDef:
     """A linear op's registry entry from its forward, its transpose and (if it is some op's
     transpose) its `into` lowering (module docstring); the other `defop` fields pass
-    through. `view`: the op only relabels the shape to attrs["shape"] (reshape)."""
+    through. `view`: the op only relabels the shape to attrs["shape"] (reshape).
+    `interp`: the interpreter's rule on arrays written directly, when the transpose's
+    chain run on arrays (the default) costs more than the rule (sum's, mean's)."""
 
     def vjp(g: Tensor, out: Tensor, *inputs: Tensor, **attrs: Any) -> tuple:
         datas = [t._data for t in inputs]
@@ -123,7 +126,7 @@ def linear(name: str, *, forward: Callable, transpose: Callable,
         return transpose(_recorded((shapes, node.out_data.shape, node.saved, dtypes)),
                          **node.attrs)
 
-    def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
+    def chain_interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
         c = node_transpose(node)
         return (run_arrays(c, g),) if type(c) is Chain else \
             tuple([None if ci is None or not w else run_arrays(ci, g)
@@ -140,7 +143,8 @@ def linear(name: str, *, forward: Callable, transpose: Callable,
                 lower_chain(b, ci, gi, g)
 
     return defop(name, forward=forward, vjp=vjp, lower=lower, nin=nin, save=save,
-                 linear=Rule(transpose, into, view), interp=interp, **extra)
+                 linear=Rule(transpose, into, view),
+                 interp=chain_interp if interp is None else interp, **extra)
 
 
 def run(chain: Chain, g: Tensor) -> Tensor:
