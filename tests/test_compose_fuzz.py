@@ -943,7 +943,6 @@ def fresh_lowering(rec, variant):
 # Structures known to miss the program cache (gradients right, every step interpreted or
 # lowered again): known bugs, excluded from the hit check here, reported separately.
 KNOWN_UNCACHEABLE = (
-    "<op matmul> computes a value in its rule",     # matmul of a 1-D non-contiguous view
     "changed since recorded",                       # in-place write after another op read
     ": one array shared by two tensors",            # x and x.detach() (or a view) in one op
 )

@@ -311,6 +311,28 @@ def test_matmul_of_a_transposed_operand_is_cached():
     assert (info.misses, info.hits) == (1, 2)
 
 
+@pytest.mark.parametrize("vector", [lambda w: w[:, 0], lambda w: paddle.flip(w.sum(0), [0])],
+                         ids=["column", "flipped"])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_matmul_of_a_non_contiguous_vector_is_cached(vector, side):
+    """A 1-D operand that is a strided view (a column, a flip): placed as it is and its
+    slot relabelled as a row or a column, so the Program is cached (the operand reshaped
+    to 2-D was a new array no source named: every step lowered again)."""
+    rng = np.random.default_rng(5)
+    for step in range(3):
+        data = rng.standard_normal((3, 3)).astype(np.float32)
+        w, w2 = TT(data, stop_gradient=False), TT(data, stop_gradient=False)
+
+        def loss(m):
+            v = vector(m)
+            return paddle.sum(paddle.matmul(v, m) if side == "left" else paddle.matmul(m, v))
+        fresh_backward([loss(w2)])
+        loss(w).backward()
+        np.testing.assert_array_equal(w.grad.numpy(), w2.grad.numpy())
+    info = paddle.cache_info()
+    assert (info.misses, info.hits, info.uncacheable) == (1, 2, 0)
+
+
 def test_a_value_the_lowering_cannot_name_is_counted_uncacheable(fresh_cache):
     """An op whose rule hands the Builder an array it computed (not an input, output,
     saved value or attribute) gets a Program for its own graph only: never cached, and

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core.tensor import Tensor, bind_operators
 from .core import apply_xy, binary_operands, sum_to, sum_to_array
+from .linear import shaped
 from .registry import defop
 
 _np_matmul = np.matmul
@@ -106,7 +107,10 @@ def _operand(b, arr, shape, nb, batch):
     mat = shape[-2] * shape[-1]
     # the array itself when no reshape is needed: a reshaped non-contiguous operand (a
     # transposed input) is a new array the lowering cannot name, and the graph's Program
-    # could not be cached
+    # could not be cached. A 1-D operand (a row or a column of the product) is placed as
+    # it is and its slot relabelled (a slot is flat: the same elements in the same order)
+    if arr.ndim == 1 and own == 1:
+        return shaped(b.value(arr), tuple(shape[-2:])), (mat if nb == 1 else 0)
     if own == nb:
         return b.value(arr if arr.shape == shape else arr.reshape(shape)), mat
     if own == 1:
