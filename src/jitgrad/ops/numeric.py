@@ -14,12 +14,19 @@ from ..core.quiet import quiet
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import NO_ATTRS, binary_operands, const, require_float
-from .derivative import NumpyMath, apply_unary, unary
+from .core import (
+    NO_ATTRS,
+    apply_xy,
+    binary_operands,
+    compiled_kernels,
+    const,
+    require_float,
+)
+from .derivative import NumpyMath, apply_unary, binary, unary
 from .indexing import _axis, _slice_along, concat
 from .scan import cumsum
 from .shape import reshape, unsqueeze
-from .stats import vector_norm
+from .stats import l2_norm_op, vector_norm
 
 
 def _pick_fmax(x: Tensor, y: Tensor, greater: Any) -> Tensor:
@@ -162,16 +169,58 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, dx: float | None = None, axis
     return cumsum(pieces, axis=ax)
 
 
+# ---- renorm: x times a factor per slice, from the slices' norms ----------------------------
+# renorm_scale(x, norm) = x * (max_norm / (norm + 1e-7) where norm > max_norm, else 1): the
+# composite's where, divide, add and multiply as one node, with the same numpy operations
+# (values bit for bit). Its derivatives: the factor for x; for the norm, x times the
+# factor's slope -max_norm / (norm + 1e-7)^2 where it scales (else 0), written as the
+# composite's divide rule, -factor / (norm + 1e-7): the square overflows for norms
+# above ~1.8e19 in float32.
+
+def _renorm_factor(n: np.ndarray, max_norm: float) -> np.ndarray:
+    return np.where(n > max_norm, max_norm / (n + 1e-7), 1.0)
+
+
+renorm_scale_op = binary(
+    "renorm_scale", lambda x, n, max_norm: np.multiply(x, _renorm_factor(n, max_norm)),
+    lambda m, x, n, out, max_norm: m.where(m.data(n) > max_norm, max_norm / (n + 1e-7), 1.0),
+    lambda m, x, n, out, max_norm: x * m.where(m.data(n) > max_norm,
+                                               -(max_norm / (n + 1e-7)) / (n + 1e-7), 0.0),
+    domain=(0.5, 2.0),
+    cases=tuple({"shapes": s, "attrs": {"max_norm": 1.0}} for s in (
+        ((2, 3), (2, 1)), ((), ()), ((4,), (4,)), ((2, 3, 2), (2, 1, 1)), ((1, 4), (1, 1)),
+        ((3, 2), (1, 2)))))
+
+_RENORM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def renorm(x: Tensor, p: float, axis: int, max_norm: float) -> Tensor:
     """Each slice along axis whose p-norm exceeds max_norm scaled down to max_norm (by
-    max_norm / (norm + 1e-7)); the others unchanged."""
+    max_norm / (norm + 1e-7)); the others unchanged. Two nodes: the norm, renorm_scale. For
+    p = 2 over slices along the first axis (contiguous rows) of a float32 / float64 tensor,
+    one compiled pass computes both nodes' values and saves once Numba is loaded
+    (vm/forward.py's renorm_rows: numpy's operations, bit for bit)."""
     require_float(x, "renorm")
     ax = _axis(axis, x.ndim, "renorm")
-    others = [d for d in range(x.ndim) if d != ax]
-    norm = vector_norm(x, p, others, keepdim=True) if others else E.abs(x)
-    big = Tensor._make(norm._data > max_norm)
-    factor = E.where(big, max_norm / (norm + 1e-7), const(1.0, x._data.dtype))
-    return x * factor
+    others = tuple(d for d in range(x.ndim) if d != ax)
+    attrs = {"max_norm": float(max_norm)}
+    d = x._data
+    if ax == 0 and others and d.dtype in _RENORM_DTYPES and d.size and \
+            not isinstance(p, (str, bool)) and isinstance(p, (int, float)) and p == 2:
+        kernels = compiled_kernels("forward")
+        if kernels is not None:
+            dt = d.dtype
+            rows = d.shape[0]
+            k = d.size // rows
+            kept = (rows,) + (1,) * len(others)
+            n, f = np.empty(kept, dt), np.empty(kept, dt)
+            w, y, fn = np.empty(d.shape, dt), np.empty(d.shape, dt), np.empty(d.shape, dt)
+            kernels.renorm_rows(d if d.flags.c_contiguous else np.ascontiguousarray(d), n, w,
+                                f, y, fn, dt.type(attrs["max_norm"]), dt.type(1e-7), rows, k)
+            norm = apply_xy(l2_norm_op, x, None, {"axes": others, "keepdim": True}, n, (w,))
+            return apply_xy(renorm_scale_op, x, norm, attrs, y, (f, fn))
+    norm = vector_norm(x, p, list(others), keepdim=True) if others else E.abs(x)
+    return apply_xy(renorm_scale_op, x, norm, attrs)
 
 
 def vander(x: Tensor, n: int | None = None, increasing: bool = False,

@@ -718,3 +718,212 @@ def hard_label_coefficients(lab, C, ignore_index, mean, coef):  # pragma: no cov
         if v != ignore_index:
             coef[i, v] = k
     return -1
+
+
+# ---- one-pass forwards of cumprod, cross and the Euclidean distance (ops/scan.py,
+# ops/composites.py, ops/margin_losses.py, ops/numeric.py's renorm). No fastmath: each gives
+# the numpy forward's values bit for bit (the same operations, in the same order, in the
+# input's dtype; tests/test_forward_fused_more.py).
+
+@jit(fastmath=False)
+def cumprod_scan(x, out, sx, e, P, n, Q, reverse, saves):  # pragma: no cover - compiled
+    """np.cumprod of C-contiguous x (any shape) along an axis of length n >= 1, x viewed as
+    [P, n, Q], into out, and with `saves` the shifted copies sx and e (_cumprod_rows);
+    along the last axis (Q = 1) four rows at a time, else a step's Q positions together
+    (_cumprod_columns). sx and e are not touched without `saves`."""
+    if Q == 1:
+        _cumprod_rows(x.reshape(P, n), out.reshape(P, n), sx.reshape(P, n), e.reshape(P, n),
+                      reverse, saves)
+    else:
+        _cumprod_columns(x.reshape(P, n, Q), out.reshape(P, n, Q), sx.reshape(P, n, Q),
+                         e.reshape(P, n, Q), reverse, saves)
+
+
+@jit(fastmath=False)
+def _cumprod_rows(x, out, sx, e, reverse, saves):  # pragma: no cover - compiled
+    """np.cumprod along the rows of x [P, n] (n >= 1; from the end when `reverse`) into
+    out: out[k] = out[k - 1] * x[k] from out[first] = x[first], numpy's accumulate order.
+    With `saves` also what cumprod's backward reads (ops/scan.py's _save_cumprod): sx, x
+    shifted one step against the scan (0 where that falls outside), and e, out shifted one
+    step along it (1 at the start). Four rows advance together: one row's products are a
+    chain of dependent multiplications, so a row at a time waits on each (~1 us for
+    32 x 64 float32, the saves' shifted copies ~0.5 us more)."""
+    P, n = x.shape
+    first = n - 1 if reverse else 0
+    step = -1 if reverse else 1
+    p = 0
+    while p + 4 <= P:
+        x0, x1, x2, x3 = x[p], x[p + 1], x[p + 2], x[p + 3]
+        o0, o1, o2, o3 = out[p], out[p + 1], out[p + 2], out[p + 3]
+        a0, a1, a2, a3 = x0[first], x1[first], x2[first], x3[first]
+        o0[first], o1[first], o2[first], o3[first] = a0, a1, a2, a3
+        for t in range(1, n):
+            k = first + t * step
+            a0 = a0 * x0[k]
+            a1 = a1 * x1[k]
+            a2 = a2 * x2[k]
+            a3 = a3 * x3[k]
+            o0[k], o1[k], o2[k], o3[k] = a0, a1, a2, a3
+        p += 4
+    while p < P:
+        xr, orow = x[p], out[p]
+        a = xr[first]
+        orow[first] = a
+        for t in range(1, n):
+            k = first + t * step
+            a = a * xr[k]
+            orow[k] = a
+        p += 1
+    if saves:
+        one = np.ones(1, x.dtype)[0]
+        zero = np.zeros(1, x.dtype)[0]
+        for p in range(P):
+            _shifted_pair(x[p], out[p], sx[p], e[p], n, reverse, one, zero)
+
+
+@jit(fastmath=False)
+def _shifted_pair(xr, orow, sr, er, n, reverse, one, zero):  # pragma: no cover - compiled
+    """cumprod's saves along one row (_cumprod_rows)."""
+    if reverse:
+        for k in range(n - 1):
+            er[k] = orow[k + 1]
+        er[n - 1] = one
+        sr[0] = zero
+        for k in range(1, n):
+            sr[k] = xr[k - 1]
+    else:
+        er[0] = one
+        for k in range(1, n):
+            er[k] = orow[k - 1]
+        for k in range(n - 1):
+            sr[k] = xr[k + 1]
+        sr[n - 1] = zero
+
+
+@jit(fastmath=False)
+def _cumprod_columns(x, out, sx, e, reverse, saves):  # pragma: no cover - compiled
+    """_cumprod_rows along the middle axis of x [P, n, Q] (n >= 1, Q > 1: a scan along any
+    axis but the last): the Q positions of a step advance together."""
+    P, n, Q = x.shape
+    first = n - 1 if reverse else 0
+    step = -1 if reverse else 1
+    for p in range(P):
+        xp, op = x[p], out[p]
+        src, dst = xp[first], op[first]
+        for q in range(Q):
+            dst[q] = src[q]
+        k0 = first
+        for t in range(1, n):
+            k = first + t * step
+            a, b, c = op[k0], xp[k], op[k]
+            for q in range(Q):
+                c[q] = a[q] * b[q]
+            k0 = k
+    if saves:
+        one = np.ones(1, x.dtype)[0]
+        zero = np.zeros(1, x.dtype)[0]
+        for p in range(P):
+            xp, op, sp, ep = x[p], out[p], sx[p], e[p]
+            for k in range(n):
+                er, sr = ep[k], sp[k]
+                if k == first:
+                    for q in range(Q):
+                        er[q] = one
+                else:
+                    src = op[k - step]
+                    for q in range(Q):
+                        er[q] = src[q]
+                if k == n - 1 - first:
+                    for q in range(Q):
+                        sr[q] = zero
+                else:
+                    src = xp[k + step]
+                    for q in range(Q):
+                        sr[q] = src[q]
+
+
+@jit(fastmath=False)
+def cross3(x, y, out, saves, P, Q):  # pragma: no cover - compiled
+    """The cross product of C-contiguous x, y (any shape) along an axis of size 3, viewed
+    as [P, 3, Q], into out, as ops/composites.py's numpy _cross_forward computes it: with
+    r1 = (c + 1) % 3 and r2 = (c + 2) % 3, out[c] = x[r1] * y[r2] - x[r2] * y[r1] (both
+    products rounded, then the difference), and its saves [4, ...]: y[r1], -y[r2], x[r2],
+    -x[r1]. One pass instead of numpy's nine calls."""
+    x3, y3, o3 = x.reshape(P, 3, Q), y.reshape(P, 3, Q), out.reshape(P, 3, Q)
+    s4 = saves.reshape(4, P, 3, Q)
+    for p in range(P):
+        for c in range(3):
+            r1 = c + 1 if c < 2 else 0
+            r2 = c + 2 if c < 1 else c - 1
+            xa, xb, ya, yb = x3[p, r1], x3[p, r2], y3[p, r1], y3[p, r2]
+            o, s0, s1, s2, s3 = o3[p, c], s4[0, p, c], s4[1, p, c], s4[2, p, c], s4[3, p, c]
+            for q in range(Q):
+                o[q] = xa[q] * yb[q] - xb[q] * ya[q]
+                s0[q] = ya[q]
+                s1[q] = -yb[q]
+                s2[q] = xb[q]
+                s3[q] = -xa[q]
+
+
+@jit(fastmath=False)
+def l2_rows(x, y, eps, mode, out, w, R, K):  # pragma: no cover - compiled
+    """The Euclidean norm of each row of d, viewed as [R, K] (K >= 1), and its gradient's
+    weights, as ops/stats.py's _l2_forward computes them: d * d in d's dtype, numpy's
+    pairwise sum of each row (_pairwise_sum: a C-contiguous array's sum over its trailing
+    axes is one inner loop per row), its sqrt; w = d / norm, 0 where the norm is 0.
+    d = x (mode 0), x - y (mode 1) or (x - y) + eps (mode 2, eps in x's dtype), for x, y,
+    w C-contiguous of one shape and out of R elements; w holds d until its row's norm is
+    known (~1.7 us for 32 x 64 float32)."""
+    m = R * K
+    xf, yf, wf, o1 = x.reshape(m), y.reshape(m), w.reshape(m), out.reshape(R)
+    sq = np.empty(m, x.dtype)
+    zero = np.zeros(1, x.dtype)[0]
+    if mode == 0:                       # (whole-array passes: each loop vectorises)
+        for i in range(m):
+            wf[i] = xf[i]
+    elif mode == 1:
+        for i in range(m):
+            wf[i] = xf[i] - yf[i]
+    else:
+        for i in range(m):
+            wf[i] = (xf[i] - yf[i]) + eps
+    for i in range(m):
+        sq[i] = wf[i] * wf[i]
+    for r in range(R):
+        nrm = np.sqrt(_pairwise_sum(sq[r * K:(r + 1) * K], K))
+        o1[r] = nrm
+        wr = wf[r * K:(r + 1) * K]
+        if nrm == zero:
+            for k in range(K):
+                wr[k] = zero
+        else:
+            for k in range(K):
+                wr[k] = wr[k] / nrm
+
+
+@jit(fastmath=False)
+def renorm_rows(x, n, w, f, y, fn, mx, eps, R, K):  # pragma: no cover - compiled
+    """renorm over rows (slices along the first axis) of C-contiguous x viewed as [R, K]
+    (K >= 1), as ops/numeric.py's numpy path: each row's norm n and weights w (l2_rows,
+    mode 0); its factor f = mx / (n + eps) where n > mx, else 1; y = x * f; and
+    fn = x * (-f / (n + eps)) where n > mx, else x * 0 (the renorm_scale op's saved
+    factor for the norm's gradient). n and f hold R elements, w, y and fn x's shape; mx
+    and eps in x's dtype, as numpy converts Python floats."""
+    l2_rows(x, x, eps, 0, n, w, R, K)
+    x2, y2, fn2, n1, f1 = x.reshape(R, K), y.reshape(R, K), fn.reshape(R, K), n.reshape(R), \
+        f.reshape(R)
+    one = np.ones(1, x.dtype)[0]
+    zero = np.zeros(1, x.dtype)[0]
+    for r in range(R):
+        t = n1[r] + eps
+        if n1[r] > mx:
+            fr = mx / t
+            c = -fr / t
+        else:
+            fr = one
+            c = zero
+        f1[r] = fr
+        xr, yr, fnr = x2[r], y2[r], fn2[r]
+        for k in range(K):
+            yr[k] = xr[k] * fr
+            fnr[k] = xr[k] * c
