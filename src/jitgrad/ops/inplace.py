@@ -152,7 +152,7 @@ def _positions(x: Tensor, key: Any) -> np.ndarray:
 # A training loop writes the same slice of the same shape each step. put_flat's index table
 # and its two saved masks depend only on (shape, key, dtype): built once, read-only, and
 # shared by the steps' nodes, so a step neither rebuilds them (~5 us) nor, the table being
-# the same read-only array as last time, recopies it into the Program (Binding._bind_values).
+# the same read-only array as last time, recopies it into the Program (binding.bind_values).
 
 class _PutPlan(NamedTuple):
     attrs: dict             # put_flat's attributes: the flat positions written, "assign"

@@ -234,7 +234,7 @@ def _pad_values(x: np.ndarray, widths: list, mode: str) -> np.ndarray:
 def _pad_positions(shape: tuple, widths: tuple, mode: str) -> np.ndarray:
     """Which input element each output element of a non-constant pad reads (read-only: a
     rebinding Program need not copy it again)."""
-    # (a copy owning its data: Binding._bind_values skips recopying only such a table; the
+    # (a copy owning its data: binding.bind_values skips recopying only such a table; the
     # ravel of np.pad's result was a view, copied into the Program every step)
     t = np.pad(_flat_positions(shape), widths, mode=_MODES[mode]).ravel().copy()
     t.setflags(write=False)
