@@ -344,10 +344,7 @@ class Binding:
                 write_seeds(ws, seeds)
             outs = self.out_tensors
             to_slot = point_leaves(p, ws, outs, self.pointed) if p.leaf_rows else None
-            if p.callbacks:
-                self._execute_with_callbacks()
-            else:
-                execute(ws)
+            self._execute()
             if ws.seeds_dirty:
                 seeds_written(ws)
             deliver(outs, self.deliveries, to_slot)

@@ -122,8 +122,7 @@ def _state(roots: list, targets: list | None, stop: set | None, once: bool,
         if plain and not prog.callbacks:
             ws = CACHE.take(entry) or Workspace(prog)
             run_once(prog, ws, graph)
-            if entry.program is prog and not ws.folded:     # (as release() does)
-                CACHE.give_back(entry, ws)
+            _give_back(entry, prog, ws)
             return Ran(graph)
         return Binding(prog, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
@@ -176,10 +175,14 @@ def program_for(roots: list, targets: list | None = None, stop: set | None = Non
 
 
 def release(b: Binding) -> None:
-    ws = b.release()
-    # (not a Workspace of a Program upgrade replaced, nor one folded for its graph)
-    if b.entry is not None and b.entry.program is b.program and not ws.folded:
-        CACHE.give_back(b.entry, ws)
+    _give_back(b.entry, b.program, b.release())
+
+
+def _give_back(entry: Any, prog: Program, ws: Workspace) -> None:
+    """A Workspace that served `prog` back to its cache entry for the next graph (not one
+    of a Program an upgrade replaced, nor one folded for its graph)."""
+    if entry is not None and entry.program is prog and not ws.folded:
+        CACHE.give_back(entry, ws)
 
 
 def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
@@ -187,9 +190,9 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
     free the graph unless retained."""
     b = _retained(roots, None, None)
     kept = b is not None
+    ones = not any([s is not None for s in seeds])  # (list.count would call Tensor.__eq__)
     if b is None:
-        plain = not retain_graph and not any([s is not None for s in seeds])
-        b = _state(roots, None, None, not retain_graph, True, plain)
+        b = _state(roots, None, None, not retain_graph, True, ones and not retain_graph)
         if type(b) is Ran:                  # run at once (binding.run_once)
             tape.free_nodes(b.graph.nodes)
             return
@@ -198,12 +201,7 @@ def run_backward(roots: list, seeds: list, retain_graph: bool) -> None:
             return
     else:
         b.fold()                            # a replay: worth folding its chains (fold.py)
-    for s in seeds:                         # (list.count would call Tensor.__eq__)
-        if s is not None:
-            b.run(seeds)
-            break
-    else:
-        b.run(None)                         # ones for every root
+    b.run(None if ones else seeds)          # (None: ones for every root)
     if retain_graph:
         if not kept:
             _keep(roots, None, None, b)
