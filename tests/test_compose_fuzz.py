@@ -944,7 +944,6 @@ def fresh_lowering(rec, variant):
 # lowered again): known bugs, excluded from the hit check here, reported separately.
 KNOWN_UNCACHEABLE = (
     "changed since recorded",                       # in-place write after another op read
-    ": one array shared by two tensors",            # x and x.detach() (or a view) in one op
 )
 
 

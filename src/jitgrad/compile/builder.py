@@ -81,8 +81,10 @@ class Builder:
         """The canonical source (graph.py) of an array the current node's rule handed over:
         one of its inputs, its output, a saved value or an array attribute. The very object
         first; failing that, an array over the same memory (a reshaped view). None when no
-        source matches, or when two different tensors match (one array shared by a tensor
-        and its detach(): another graph of this structure need not share it)."""
+        source matches. Two tensors (or outputs) over one array object, x and x.detach(),
+        are named by the first: the graph's key holds that pair (graph.aliases), so every
+        graph sharing the Program shares the array. Over one memory but as different
+        objects (views), no source: another graph of this structure need not share it."""
         node = self.node
         if node is None or not isinstance(arr, (np.ndarray, np.generic)):
             return None
@@ -142,7 +144,10 @@ class Builder:
                 if found is None or src[0] == "s":
                     found = src             # a saved value aliasing an input: the saved one
                 elif found != src and found[0] != "s" and not _one_value(found, src,
-                                                                          self._k):
+                                                                          self._k) and \
+                        not (found[0] in "ot" and src[0] in "ot"):
+                    # (two tensors or outputs over one array, x and x.detach(): the key
+                    # names the pair (graph.aliases), so either source is right)
                     self.unnamed = f"{node.op.name}: one array shared by two tensors"
                     return None
         if found is not None:

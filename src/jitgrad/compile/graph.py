@@ -219,9 +219,37 @@ def _walk(g: Graph, roots: list, targets: list | None, stop: set | None) -> tupl
     if stop is not None:
         parts.append("stop")
         parts.append(tuple(sorted(tid[s] for s in stop if s in tid)))
+    shared = aliases(nodes, tensors)
+    if shared:
+        parts.append("alias")
+        parts.append(shared)
     if g.reason is not None:
         return None
     return tuple(parts)
+
+
+def aliases(nodes: list, tensors: list) -> tuple:
+    """Pairs of sources ("o", k) / ("t", i) holding one array object (x and x.detach(), a
+    node's output and a constant made of it): part of the key, so that a Program whose
+    rules read such an array through either source (builder.py) serves only graphs that
+    share it the same way. A non-leaf tensor over its own node's output is no pair."""
+    first: dict[int, tuple] = {}
+    pairs = []
+    for k, node in enumerate(nodes):
+        d = node.out_data
+        was = first.get(id(d))
+        if was is None:
+            first[id(d)] = ("o", k)
+        else:
+            pairs.append((was, ("o", k)))
+    for i, t in enumerate(tensors):
+        d = t._data
+        was = first.get(id(d))
+        if was is None:
+            first[id(d)] = ("t", i)
+        elif not (was[0] == "o" and t._node is nodes[was[1]]):
+            pairs.append((was, ("t", i)))
+    return tuple(pairs)
 
 
 def stale(node: Any, chains: Any) -> str | None:

@@ -27,7 +27,9 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     number, and at the end all nodes (and all tensors) must be distinct objects. Checks
     stricter than the key's equality (the op object, dtype identity, every node recorded in
     the current epoch, or else `stale`'s checks) only send a graph to the walk, which
-    decides exactly. None: too large, or a key with a stop set (grad()'s no_grad_vars
+    decides exactly. Pairs of sources the key names as one array (graph.aliases) must be
+    one array here too; a graph sharing an array the key does not name still matches (its
+    Program reads each source on its own, and they hold equal values). None: too large, or a key with a stop set (grad()'s no_grad_vars
     take the walk). For grad()'s keys the new graph's `targets` are checked as the walk
     numbers them.
     """
@@ -117,6 +119,10 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
             return None
         want_targets = tuple(key[i + 1:i + 1 + len(g.targets)])
         i += 1 + len(g.targets)
+    shared: tuple = ()
+    if i < len(key) and key[i] == "alias":
+        shared = key[i + 1]
+        i += 2
     if i != len(key) or nnodes != len(nodes):
         return None
     nodes_list = f"[{', '.join(f'N{k}' for k in range(nnodes))}]"
@@ -125,6 +131,9 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     _emit_distinct(emit, "N", "nodes", nnodes, node_sigs)
     emit(f"    tensors = {tensors_list}")
     _emit_distinct(emit, "T", "tensors", ntensors, tensor_sigs)
+    for pair in shared:                   # graph.aliases: one array, two sources
+        a, b = (f"N{k}.out_data" if kind == "o" else f"T{k}._data" for kind, k in pair)
+        emit(f"    if {a} is not {b}: return None")
     if want_targets is None:
         emit("    if targets is not None: return None")
     elif all(type(part) is tuple and part[0] == "t" for part in want_targets):
