@@ -148,6 +148,41 @@ def test_one_array_under_two_tensors_is_cached_and_serves_only_graphs_sharing_it
     assert paddle.cache_info().uncacheable == 0
 
 
+def _step_writing_in_place(scale):
+    """h = tanh(x); g = h * 3; h += w; loss = sum(g * h): the multiply read h's old
+    version, now rebound to the add's node. x.grad = (6t + 3w)(1 - t^2), w.grad = 3t."""
+    x = TT(np.array([0.5, -1.0, 2.0]) * scale, dtype="float64", stop_gradient=False)
+    w = TT([0.5, 0.25, -2.0], dtype="float64", stop_gradient=False)
+    h = paddle.tanh(x)
+    g = h * 3
+    h.add_(w)
+    paddle.sum(g * h).backward()
+    return x, w
+
+
+def test_a_graph_with_an_in_place_write_after_a_read_is_cached():
+    """The walk rewires the multiply's input to h's old version (tape.rewire_stale, what
+    the interpreter's Plan does), so the graph has a key and the next steps hit."""
+    for step in range(4):
+        x, w = _step_writing_in_place(1.0 + step)
+        t = np.tanh(np.array([0.5, -1.0, 2.0]) * (1.0 + step))
+        wv = np.array([0.5, 0.25, -2.0])
+        np.testing.assert_allclose(x.grad.numpy(), (6 * t + 3 * wv) * (1 - t * t),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(w.grad.numpy(), 3 * t, rtol=1e-15)
+    info = paddle.cache_info()
+    assert info.uncacheable == 0 and info.misses == 1 and info.hits >= 2
+
+
+def test_an_in_place_write_the_gradient_needed_still_raises_on_the_cached_path():
+    x = TT([0.5, 1.0], dtype="float32", stop_gradient=False)
+    h = paddle.tanh(x)
+    g = h * h                            # its gradient reads h's values
+    h.add_(TT([1.0, 1.0], dtype="float32"))
+    with pytest.raises(RuntimeError, match="in-place"):
+        paddle.sum(g).backward()
+
+
 def test_a_graph_recorded_in_an_older_epoch_is_checked_by_the_matcher_and_still_hits():
     """Nodes from an earlier epoch get the walk's checks (graph.stale) in the matcher: an
     unrelated in-place write (batch_norm's running statistics) keeps the fast path, and a

@@ -252,6 +252,9 @@ def aliases(nodes: list, tensors: list) -> tuple:
     return tuple(pairs)
 
 
+CHANGED = "changed since recorded"     # stale's reason for an in-place write since
+
+
 def stale(node: Any, chains: Any) -> str | None:
     """Why a node recorded before the current epoch cannot share a Program (None: it can)."""
     if node.freed:
@@ -262,10 +265,10 @@ def stale(node: Any, chains: Any) -> str | None:
     ref = node.out_ref
     out = ref() if ref is not None else None
     if out is not None and (out._hooks or out._retain or out._version != versions[-1]):
-        return "changed since recorded"
+        return CHANGED
     for t, v in zip(node.inputs, versions):
         if t._version != v:
-            return "changed since recorded"
+            return CHANGED
     return None
 
 

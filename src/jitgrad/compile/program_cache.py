@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from ..core import config, tape
 from .binding import Workspace
-from .graph import Graph, Uncacheable
+from .graph import CHANGED, Graph, Uncacheable
 from .matcher import compile_matcher
 from ..vm.program import Program
 
@@ -118,6 +118,10 @@ class ProgramCache:
                                 return entry, Graph.matched(roots, targets, found[0],
                                                             found[1], entry.key)
         graph = Graph(roots, targets, stop)
+        while graph.reason == CHANGED and tape.rewire_stale(graph.nodes):
+            # an in-place write since a node read the value: the walk followed the rebound
+            # tensor; rewired to the old version's stand-in, the graph has its own structure
+            graph = Graph(roots, targets, stop)
         if graph.key is None:
             self.count_uncacheable()
             return None, graph

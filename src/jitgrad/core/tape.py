@@ -354,6 +354,16 @@ def check_versions(node: Node) -> bool:
     return rewired
 
 
+def rewire_stale(nodes: list) -> bool:
+    """check_versions on the nodes recorded before the current epoch (what Plan does before
+    a backward): readers of a value changed in place since reach its old version's node
+    through the stand-in, or a RuntimeError says the gradient needs the old value. True
+    when some input was rewired (walk the graph again)."""
+    ep = _epoch
+    # (a list, not a generator: every stale node is checked, not only up to the first)
+    return any([check_versions(n) for n in nodes if n.epoch != ep and not n.freed])
+
+
 def _rewire_to_version(node: Node, i: int, t: Tensor, v: int) -> bool:
     """Point input i at t's stand-in for version v, if t was rebound since (its graph
     position moved to the in-place op's node)."""
