@@ -12,7 +12,7 @@ import numpy as np
 from ..core import tape
 from ..core.tensor import Tensor
 from . import elementwise as E
-from .core import apply_xy, compiled_kernels, const, require_float
+from .core import apply_xy, compiled_input, compiled_kernels, const, require_float
 from .elementwise import _sigmoid
 from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
 from .math import _erf, special_kernel
@@ -125,18 +125,15 @@ def _compiled_input(x: Tensor, *attrs: float) -> tuple | None:
     """(vm/forward_activation.py, x's values contiguous, its scalar type, whether the factor
     is needed) for a float32/float64 x once Numba is loaded; None otherwise, or when a
     float attribute would overflow float32 (the numpy path then)."""
-    d = x._data
-    if d.dtype != np.float32 and d.dtype != np.float64:
+    found = compiled_input("forward_activation", x._data)
+    if found is None:
         return None
-    kernels = compiled_kernels("forward_activation")
-    if kernels is None:
+    kernels, d = found
+    t = d.dtype.type
+    if t is np.float32 and attrs and not all(abs(a) <= _F32_MAX or a != a or
+                                             abs(a) == _m.inf for a in attrs):
         return None
-    if d.dtype == np.float32 and not all(abs(a) <= _F32_MAX or a != a or abs(a) == _m.inf
-                                         for a in attrs):
-        return None
-    if not d.flags.c_contiguous:
-        d = np.ascontiguousarray(d)
-    return kernels, d, d.dtype.type, not x._stop_gradient and tape.is_grad_enabled()
+    return kernels, d, t, not x._stop_gradient and tape.is_grad_enabled()
 
 
 def _softplus_compiled(x: Tensor, beta: float, threshold: float) -> tuple | None:

@@ -16,7 +16,7 @@ from . import siblings
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import apply, apply_xy, compiled_kernels, const
+from .core import apply, apply_xy, compiled_input, const
 from .registry import defop
 from .indexing import _axis, _index_array, _take, concat, put_flat
 from .shape import _flat_positions, broadcast_to, reshape, transpose, unsqueeze
@@ -92,30 +92,22 @@ def kron(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     return reshape(a * b, [p * q for p, q in zip(xs, ys)])
 
 
-_CROSS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
 def _cross_forward(x, y, axis):
     """x1 y2 - x2 y1 per component, by rolls along the axis (the composite's products and
     order); saves the rolled operands the gradient rows multiply by (negated where they
     subtract). Float32 and float64 take one compiled pass once Numba is loaded
     (vm/forward.py's cross3: the same products and differences, bit for bit; ~1 us for
     32 x 3 where numpy's nine calls took ~7 us)."""
+    shape = x.shape
+    found = compiled_input("forward", x, y) if shape == y.shape and x.size and \
+        shape[axis] == 3 else None
+    if found is None:
+        return _cross_np(x, y, axis)
+    kernels, x, y = found
     dt = x.dtype
-    if dt in _CROSS_DTYPES and y.dtype == dt and x.shape == y.shape and x.size and \
-            x.shape[axis] == 3:
-        kernels = compiled_kernels("forward")
-        if kernels is not None:
-            shape = x.shape
-            if not x.flags.c_contiguous:
-                x = np.ascontiguousarray(x)
-            if not y.flags.c_contiguous:
-                y = np.ascontiguousarray(y)
-            out, saves = np.empty(shape, dt), np.empty((4,) + shape, dt)
-            kernels.cross3(x, y, out, saves, math.prod(shape[:axis]),
-                           math.prod(shape[axis + 1:]))
-            return out, (saves[0], saves[1], saves[2], saves[3])
-    return _cross_np(x, y, axis)
+    out, saves = np.empty(shape, dt), np.empty((4,) + shape, dt)
+    kernels.cross3(x, y, out, saves, math.prod(shape[:axis]), math.prod(shape[axis + 1:]))
+    return out, (saves[0], saves[1], saves[2], saves[3])
 
 
 def _cross_np(x, y, axis):

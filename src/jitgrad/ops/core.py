@@ -186,6 +186,37 @@ def compiled_kernels(module: str) -> Any:
     return found
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_ascontiguousarray = np.ascontiguousarray
+
+
+def compiled_input(module: str, x: np.ndarray, y: np.ndarray | None = None) -> tuple | None:
+    """(vm.<module>, x[, y]), each C-contiguous, when x and y (if given) are both float32
+    or both float64 and the compiled kernels are loaded (compiled_kernels); None otherwise:
+    the caller's numpy path. The compiled forwards' shared prologue: their kernels are
+    compiled for those two dtypes and C-contiguous arrays (another type would compile one
+    more variant); shapes, sizes and attributes are the caller's to check. It runs in
+    every forward of such an op, hence two fixed parameters (*arrays cost 0.1-0.3 us more
+    in 3.11) and dtype identity tried before `==` (~60 ns a comparison)."""
+    dt = x.dtype
+    if dt is not _F32 and dt is not _F64 and dt != _F32 and dt != _F64:
+        return None
+    if y is not None and y.dtype is not dt and y.dtype != dt:
+        return None
+    kernels = _KERNELS.get(module)
+    if kernels is None:
+        kernels = compiled_kernels(module)
+        if kernels is None:
+            return None
+    if not x.flags.c_contiguous:
+        x = _ascontiguousarray(x)
+    if y is None:
+        return kernels, x
+    if not y.flags.c_contiguous:
+        y = _ascontiguousarray(y)
+    return kernels, x, y
+
+
 def out_tensor(node: Node) -> Tensor:
     """The node's output as a Tensor (rebuilt if the user dropped it), for vjp rules."""
     t = node.out_ref() if node.out_ref is not None else None

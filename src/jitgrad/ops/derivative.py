@@ -30,7 +30,7 @@ import numpy as np
 from ..core import tape
 from ..core.tensor import Tensor
 from . import factor_kernels as FK
-from .core import apply_internal, apply_xy, compiled_kernels, const
+from .core import apply_internal, apply_xy, compiled_input, const
 from .registry import OpDef, defop
 
 _ndarray = np.ndarray
@@ -123,9 +123,6 @@ def unary(name: str, forward: Callable, deriv: Callable,
     return _defop(name, forward, (deriv,), domain, cases, extra)
 
 
-_COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
 def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
     """apply_internal(op, x, **attrs), for a unary op whose forward saves its derivative
     factor. An op declaring `compiled=(kernel, args[, arrays])` gets its output and that
@@ -135,18 +132,16 @@ def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
     **attrs) what numpy computes first (its transcendentals). The kernels
     give the values of the op's numpy forward and of its `deriv` on arrays, bit for bit."""
     found = op.extra.get("compiled")
-    d = x._data
-    if found is None or d.dtype not in _COMPILED_DTYPES:
-        return apply_internal(op, x, **attrs)
-    kernels = compiled_kernels("forward_activation")
-    scalars = None if kernels is None else found[1](d.dtype.type, **attrs)
-    if scalars is None:
+    if found is None:
         return apply_internal(op, x, **attrs)
     kernel = found[0]
     if kernel.endswith("_factor") and (x._stop_gradient or not tape.is_grad_enabled()):
         return apply_internal(op, x, **attrs)   # (only the factor is compiled: not needed)
-    if not d.flags.c_contiguous:
-        d = np.ascontiguousarray(d)
+    ready = compiled_input("forward_activation", x._data)
+    scalars = None if ready is None else found[1](ready[1].dtype.type, **attrs)
+    if scalars is None:
+        return apply_internal(op, x, **attrs)
+    kernels, d = ready
     factor = np.empty(d.shape, d.dtype)
     if kernel.endswith("_factor"):      # the factor alone, from the numpy forward's output
         out = op.forward(d, **attrs)

@@ -16,7 +16,7 @@ from . import reduce as R
 from .activation import log_sigmoid, softplus
 from .bce import bce_logits
 from .bce import fusable as bce_fusable
-from .core import apply_xy, compiled_kernels, const, require_float
+from .core import apply_xy, compiled_input, const, require_float
 from .loss import _as_float, _check_reduction, _labels, _reduce
 from .reduce import _kept_shape, _spread
 from .registry import defop
@@ -214,9 +214,6 @@ def _p_norm_last(d: Tensor, p: float, keepdim: bool) -> Tensor:
 # with p = 2. Its gradient is l2_norm's weights w = d / norm (0 for a zero vector, as
 # Paddle) times g spread back over the axes, for x and negated for y.
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-
-
 def _difference(x: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray:
     d = np.subtract(x, y)
     return np.add(d, np.asarray(eps, d.dtype)) if eps else d    # (x - y + eps as Tensors)
@@ -252,21 +249,17 @@ def _l2_distance_forward(x: np.ndarray, y: np.ndarray, eps: float, axes: tuple |
     shape reduced over their trailing axes (all of them, or the last ones) take one
     compiled pass once Numba is loaded (vm/forward.py's l2_rows: numpy's operations and
     pairwise sums, bit for bit; ~2 us for 32 x 64 where numpy's eight calls took ~11 us)."""
+    layout = _rows(x.shape, axes, keepdim) if x.shape == y.shape else None
+    found = None if layout is None else compiled_input("forward", x, y)
+    if found is None:
+        return _l2_forward(_difference(x, y, eps), axes, keepdim)
+    kernels, x, y = found
+    rows, k, shape = layout
     dt = x.dtype
-    if (dt == _F32 or dt == _F64) and y.dtype == dt and x.shape == y.shape:
-        layout = _rows(x.shape, axes, keepdim)
-        kernels = compiled_kernels("forward") if layout is not None else None
-        if kernels is not None:
-            rows, k, shape = layout
-            if not x.flags.c_contiguous:
-                x = np.ascontiguousarray(x)
-            if not y.flags.c_contiguous:
-                y = np.ascontiguousarray(y)
-            out = np.empty(shape, dt)
-            w = np.empty(x.shape, dt)
-            kernels.l2_rows(x, y, dt.type(eps), 2 if eps else 1, out, w, rows, k)
-            return out, (w,)
-    return _l2_forward(_difference(x, y, eps), axes, keepdim)
+    out = np.empty(shape, dt)
+    w = np.empty(x.shape, dt)
+    kernels.l2_rows(x, y, dt.type(eps), 2 if eps else 1, out, w, rows, k)
+    return out, (w,)
 
 
 def _l2_distance_vjp(g, out, x, y, eps, axes, keepdim):

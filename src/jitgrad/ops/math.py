@@ -15,7 +15,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from ..core import tape
 from ..core.quiet import quiet
-from .core import NO_ATTRS, apply, apply_xy, binary_operands, compiled_kernels, float_input, \
+from .core import NO_ATTRS, apply, apply_xy, binary_operands, compiled_input, float_input, \
     require_float
 from .elementwise import _via_float64
 from . import elementwise as E
@@ -27,17 +27,13 @@ _EXP, _LOG1P = _via_float64(np.exp), _via_float64(np.log1p)
 
 
 def special_kernels(x: np.ndarray) -> tuple[Any, np.ndarray] | None:
-    """(vm/forward_special.py's kernels, x as a contiguous writeable array: the one compiled
-    variant) for float32/float64 x; None until the backward interpreter has loaded Numba
-    (importing it here would slow `import jitgrad`), or for other dtypes."""
-    if x.dtype != np.float32 and x.dtype != np.float64:
-        return None
-    kernels = compiled_kernels("forward_special")
-    if kernels is None:
-        return None
-    if not (x.flags.c_contiguous and x.flags.writeable):
-        x = np.array(x, order="C")
-    return kernels, x
+    """compiled_input of vm/forward_special.py for x, x also writeable (a read-only one is
+    copied: its kernels' one compiled variant); None until the backward interpreter has
+    loaded Numba (importing it here would slow `import jitgrad`), or for other dtypes."""
+    found = compiled_input("forward_special", x)
+    if found is None or found[1].flags.writeable:
+        return found
+    return found[0], np.array(x, order="C")
 
 
 def special_kernel(x: np.ndarray, name: str, *args: Any) -> np.ndarray | None:
@@ -172,12 +168,12 @@ def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tenso
     if eps:
         x = E.clip(x, eps, 1 - eps)
     d = x._data
-    kernels = compiled_kernels("forward_activation") if d.dtype in _LOGIT_DTYPES else None
-    if kernels is None:
+    found = compiled_input("forward_activation", d)
+    if found is None:
         return apply(logit_op, x)
     # one pass makes the log's argument and the factor (the numpy forward's and deriv's
     # values bit for bit), numpy's float64 log the output
-    flat = np.ascontiguousarray(d).reshape(-1)
+    kernels, flat = found[0], found[1].reshape(-1)
     q, factor = np.empty_like(flat), np.empty_like(flat)
     t = d.dtype.type
     kernels.logit_parts(flat, q, factor, t(1), t(np.nan))
@@ -185,7 +181,6 @@ def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tenso
                     (factor.reshape(d.shape),))
 
 
-_LOGIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _QUIET_LOG = quiet(_LOG)            # (log of a negative q: nan, silently, as Paddle)
 
 
@@ -304,15 +299,13 @@ def compiled_pair(x: Tensor, y: Tensor) -> tuple | None:
     scalar type, needs) for two float32 or two float64 tensors of one shape once Numba is
     loaded (needs: (x needs a gradient, y needs one)); None otherwise (the numpy path)."""
     d, e = x._data, y._data
-    dt = d.dtype
-    if dt is not e.dtype or (dt != np.float32 and dt != np.float64) or d.shape != e.shape:
+    found = compiled_input("forward_activation", d, e) if d.shape == e.shape else None
+    if found is None:
         return None
-    kernels = compiled_kernels("forward_activation")
-    if kernels is None:
-        return None
+    kernels, d, e = found
     on = tape.is_grad_enabled()
-    return (kernels, np.ascontiguousarray(d).reshape(-1), np.ascontiguousarray(e).reshape(-1),
-            d.shape, dt.type, (on and not x._stop_gradient, on and not y._stop_gradient))
+    return (kernels, d.reshape(-1), e.reshape(-1), d.shape, d.dtype.type,
+            (on and not x._stop_gradient, on and not y._stop_gradient))
 
 
 def _logaddexp_compiled(x: Tensor, y: Tensor) -> tuple | None:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..core.quiet import quiet
+from ..core.series import SINC_SERIES
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
@@ -18,7 +19,7 @@ from .core import (
     NO_ATTRS,
     apply_xy,
     binary_operands,
-    compiled_kernels,
+    compiled_input,
     const,
     require_float,
 )
@@ -59,10 +60,6 @@ def _sinc_forward(x: np.ndarray) -> np.ndarray:
     return np.where(zero, x.dtype.type(1), np.sin(px) / px)
 
 
-# sinc'(x) / pi = d/du sin(u) / u at u = pi x: its Taylor coefficients, -u/3 + u^3/30 - ...
-_SINC_SERIES = (-1 / 3, 1 / 30, -1 / 840, 1 / 45360, -1 / 3991680)
-
-
 def _sinc_slope(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     """sinc'(x) = (cos(pi x) - sinc(x)) / x; where |pi x| < 0.5 the difference cancels (in
     float32 it would keep ~2 digits at x = 1e-3) and the Taylor series takes over (relative
@@ -75,7 +72,7 @@ def _sinc_slope(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     if small.any():
         u = px[small].astype(np.float64)
         u2, acc = u * u, 0.0
-        for c in reversed(_SINC_SERIES):
+        for c in reversed(SINC_SERIES):
             acc = acc * u2 + c
         slope[small] = _m.pi * u * acc
     return slope.reshape(shape)
@@ -191,8 +188,6 @@ renorm_scale_op = binary(
         ((2, 3), (2, 1)), ((), ()), ((4,), (4,)), ((2, 3, 2), (2, 1, 1)), ((1, 4), (1, 1)),
         ((3, 2), (1, 2)))))
 
-_RENORM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
 
 def renorm(x: Tensor, p: float, axis: int, max_norm: float) -> Tensor:
     """Each slice along axis whose p-norm exceeds max_norm scaled down to max_norm (by
@@ -205,18 +200,19 @@ def renorm(x: Tensor, p: float, axis: int, max_norm: float) -> Tensor:
     others = tuple(d for d in range(x.ndim) if d != ax)
     attrs = {"max_norm": float(max_norm)}
     d = x._data
-    if ax == 0 and others and d.dtype in _RENORM_DTYPES and d.size and \
+    if ax == 0 and others and d.size and \
             not isinstance(p, (str, bool)) and isinstance(p, (int, float)) and p == 2:
-        kernels = compiled_kernels("forward")
-        if kernels is not None:
+        found = compiled_input("forward", d)
+        if found is not None:
+            kernels, d = found
             dt = d.dtype
             rows = d.shape[0]
             k = d.size // rows
             kept = (rows,) + (1,) * len(others)
             n, f = np.empty(kept, dt), np.empty(kept, dt)
             w, y, fn = np.empty(d.shape, dt), np.empty(d.shape, dt), np.empty(d.shape, dt)
-            kernels.renorm_rows(d if d.flags.c_contiguous else np.ascontiguousarray(d), n, w,
-                                f, y, fn, dt.type(attrs["max_norm"]), dt.type(1e-7), rows, k)
+            kernels.renorm_rows(d, n, w, f, y, fn, dt.type(attrs["max_norm"]), dt.type(1e-7),
+                                rows, k)
             norm = apply_xy(l2_norm_op, x, None, {"axes": others, "keepdim": True}, n, (w,))
             return apply_xy(renorm_scale_op, x, norm, attrs, y, (f, fn))
     norm = vector_norm(x, p, list(others), keepdim=True) if others else E.abs(x)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.tensor import Tensor
-from .core import apply, apply_xy, compiled_kernels, require_float
+from .core import apply, apply_xy, compiled_input, require_float
 from .linear import linear, step
 from .registry import defop
 
@@ -159,12 +159,11 @@ def _cumprod_forward(x: np.ndarray, axis: int, reverse: bool, saves: bool = Fals
     numpy's products in numpy's order, so bit for bit np.cumprod's and the shifted copies';
     ~1.5 us for 32 x 64 float32 where numpy took ~9 us for the output and ~6 for the
     saves); numpy otherwise."""
-    kernels = compiled_kernels("forward") if x.dtype in _SCAN_DTYPES and x.size else None
-    if kernels is None:
+    found = compiled_input("forward", x) if x.size else None
+    if found is None:
         out = _cumprod_np(x, axis, reverse)
         return out, (_save_cumprod(out, x, axis, reverse) if saves else None)
-    if not x.flags.c_contiguous:
-        x = np.ascontiguousarray(x)
+    kernels, x = found
     shape = x.shape
     n = shape[axis]
     rows = math.prod(shape[:axis])

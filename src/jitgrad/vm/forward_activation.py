@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 
+from ..core import series
+from ..core.series import SINC_SERIES
 from . import forward_special
 from ._numba import jit
 from .forward_special import _erf_and_exp, _gelu_parts
@@ -130,11 +132,12 @@ def elu(x, out, d, em1, alpha, scale, scaled_alpha):  # pragma: no cover - compi
         d[i] = scale if v > 0 else o + scaled_alpha
 
 
-@jit(fastmath=False)
+@jit(fastmath=False, stamp_with=(series.__file__,))
 def sinc(x, out, d, px, s, c, one, zero, half):  # pragma: no cover - compiled
     """sinc from numpy's sin and cos of px = pi x (s, c): 1 at x = 0, else s / px; and its
-    slope (c - out) / x, or where |px| < 1/2 pi u times ops/numeric.py's Taylor series in
-    float64 (u = px; _SINC_SERIES there, highest power first), as _sinc_slope."""
+    slope (c - out) / x, or where |px| < 1/2 pi u times the Taylor series SINC_SERIES
+    (core/series.py) in float64 (u = px; highest power first), as ops/numeric.py's
+    _sinc_slope."""
     for i in range(x.size):
         v = x[i]
         p = px[i]
@@ -144,11 +147,8 @@ def sinc(x, out, d, px, s, c, one, zero, half):  # pragma: no cover - compiled
             u = np.float64(p)
             u2 = u * u
             acc = 0.0
-            acc = acc * u2 + -1.0 / 3991680.0
-            acc = acc * u2 + 1.0 / 45360.0
-            acc = acc * u2 + -1.0 / 840.0
-            acc = acc * u2 + 1.0 / 30.0
-            acc = acc * u2 + -1.0 / 3.0
+            for coef in SINC_SERIES[::-1]:
+                acc = acc * u2 + coef
             d[i] = math.pi * u * acc
         else:
             d[i] = (c[i] - o) / v
