@@ -187,3 +187,30 @@ def test_binary_kernels_leave_broadcasting_to_the_numpy_path():
                                       np.logaddexp(a.numpy(), b.numpy()))
     (F.smooth_l1_loss(a, b) + paddle.logaddexp(a, b).sum()).backward()
     assert a.grad is not None and b.grad.shape == [3]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, weights, fmt", [
+    ((8, 5, 3, 4), 5, "NCHW"), ((2, 7, 5), 5, "NLC"), ((3, 4, 6), 4, "NCL"),
+    ((383, 2), 1, "NCHW"), ((), 1, "NCHW")])
+def test_prelu_kernel_gives_the_numpy_values(shape, weights, fmt, dtype):
+    """prelu's one pass (vm/forward_activation.py): np.where's output and both factors, bit
+    for bit, NaN, infinities and signed zeros included, channel first or last."""
+    op = REGISTRY["prelu"]
+    x = np.resize(_inputs(dtype).ravel(), shape).astype(dtype)
+    w = np.array([0.25, -0.5, 0.0, -0.0, 3.0, np.nan, np.inf][:weights], dtype)
+    for needs in ((True, True), (True, False), (False, True)):
+        a = paddle.to_tensor(x, stop_gradient=not needs[0])
+        b = paddle.to_tensor(w, stop_gradient=not needs[1])
+        r = F.prelu(a, b, data_format=fmt)
+        node = r._node
+        d, e = node.inputs[0]._data, node.inputs[1]._data
+        with np.errstate(all="ignore"):
+            want_out = op.forward(d, e)
+            want = op.save(needs, want_out, d, e)
+        _same_bits(r._data, want_out)
+        for got, want_f, need in zip(node.saved, want, needs):
+            assert (got is None) == (not need)
+            if need:
+                _same_bits(got, want_f)
+                assert got.dtype == x.dtype and got.shape == x.shape

@@ -48,6 +48,24 @@ def leaky_relu(x, out, d, slope, one):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
+def prelu(x, w, R, C, K, out, dx, dw, one, zero):  # pragma: no cover - compiled
+    """x where x > 0, else w x, with x as [R, C, K] and w one weight per channel c (C = 1:
+    one for all), and the factors d/dx (1 or w) and d/dw (0 or x): np.where's values."""
+    i = 0
+    for r in range(R):
+        for c in range(C):
+            a = w[c]
+            xs, os, ds, ws = x[i:i + K], out[i:i + K], dx[i:i + K], dw[i:i + K]
+            for k in range(K):              # (on views from 0, with selects: it vectorises)
+                v = xs[k]
+                pos = v > 0
+                os[k] = v if pos else a * v
+                ds[k] = one if pos else a
+                ws[k] = zero if pos else v
+            i += K
+
+
+@jit(fastmath=False)
 def clamp(x, out, d, lo, hi, closed, one, zero):  # pragma: no cover - compiled
     """np.clip(x, lo, hi) and the mask lo < x < hi (lo <= x <= hi when closed):
     relu6, hardtanh, clip."""
