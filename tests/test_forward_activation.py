@@ -214,3 +214,36 @@ def test_prelu_kernel_gives_the_numpy_values(shape, weights, fmt, dtype):
             if need:
                 _same_bits(got, want_f)
                 assert got.dtype == x.dtype and got.shape == x.shape
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, axis", [((32, 64), 1), ((4, 6, 5), 1), ((6, 3), 0),
+                                         ((8,), 0), ((2, 3, 4), 2), ((2, 0, 4), 2)])
+def test_glu_and_sigmoid_kernels_give_the_numpy_values(shape, axis, dtype, monkeypatch):
+    """glu's one pass (output and its saved factor [s, a s'(b)]) and sigmoid's, around
+    numpy's exp: the numpy passes' values bit for bit, NaN, infinities, signed zeros."""
+    from jitgrad.ops import activation, elementwise
+    x = np.resize(_inputs(dtype).ravel(), shape).astype(dtype)
+    with np.errstate(all="ignore"):
+        out, (f,) = activation._glu_forward(x, axis)
+        s = elementwise._sigmoid(x)
+        monkeypatch.setattr(activation, "compiled_input", lambda *a: None)
+        monkeypatch.setattr(elementwise, "compiled_input", lambda *a: None)
+        want_out, (want_f,) = activation._glu_forward(x, axis)
+        want_s = elementwise._sigmoid(x)
+    for got, want in ((out, want_out), (f, want_f), (s, want_s)):
+        _same_bits(got, want)
+        assert got.dtype == x.dtype and got.shape == want.shape
+    assert f.shape == x.shape
+
+
+def test_glu_is_one_node_with_the_gradient_of_its_composite():
+    x = paddle.to_tensor(np.linspace(-3, 3, 24).reshape(2, 6, 2), stop_gradient=False)
+    c = np.arange(12.0).reshape(2, 3, 2)
+    y = F.glu(x, axis=1)
+    assert y._node.op.name == "glu"
+    (y * paddle.to_tensor(c)).sum().backward()
+    a, b = x.numpy()[:, :3], x.numpy()[:, 3:]
+    s = 1 / (1 + np.exp(-b))
+    np.testing.assert_allclose(x.grad.numpy(), np.concatenate([c * s, c * a * s * (1 - s)], 1),
+                               rtol=1e-13)

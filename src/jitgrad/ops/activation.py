@@ -17,7 +17,7 @@ from .elementwise import _sigmoid
 from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
 from .math import _erf, special_kernel
 from .shape import getitem_op, reshape
-from .registry import UNARY_CASES
+from .registry import UNARY_CASES, defop
 from .reduce import max as reduce_max
 
 numpy_function("sigmoid", _sigmoid)
@@ -428,19 +428,81 @@ def thresholded_relu(x: Tensor, threshold: float = 1.0, value: float = 0.0,
     return _f(x, thresholded_relu_op, threshold=float(threshold), value=float(value))
 
 
+def _glu_layout(shape: tuple, axis: int) -> tuple[int, int, int]:
+    """x as [R, 2, M]: the halves a, b along axis are the two M-blocks of each of R rows."""
+    return (_m.prod(shape[:axis]), shape[axis] // 2, _m.prod(shape[axis + 1:]))
+
+
+def _glu_forward(x: np.ndarray, axis: int) -> tuple:
+    """a sigmoid(b) for the halves a, b of x along axis, and the factor f = [s, a (s (1 -
+    s))] (x's shape, s = sigmoid(b)) the gradient multiplies g by (each half of f by g).
+    One compiled pass around numpy's exp for float32/float64 once Numba is loaded (the
+    numpy passes' values bit for bit); numpy otherwise."""
+    R, H, K = _glu_layout(x.shape, axis)
+    oshape = x.shape[:axis] + (H,) + x.shape[axis + 1:]
+    found = compiled_input("forward_activation", x) if x.size else None
+    if found is not None:
+        kernels, d = found
+        flat = d.reshape(-1)
+        e = np.empty(R * H * K, d.dtype)
+        kernels.glu_parts(flat, R, H * K, e)
+        np.exp(e, out=e)
+        out, f = np.empty(oshape, d.dtype), np.empty(d.shape, d.dtype)
+        t = d.dtype.type
+        kernels.glu(flat, e, R, H * K, out.reshape(-1), f.reshape(-1), t(1), t(0))
+        return out, (f,)
+    lead = (slice(None),) * axis
+    a, b = x[lead + (slice(0, H),)], x[lead + (slice(H, None),)]
+    s = _sigmoid(b)
+    one = x.dtype.type(1)
+    return a * s, (np.concatenate([s, a * (s * (one - s))], axis=axis),)
+
+
+def _glu_vjp(g: Tensor, out: Tensor, x: Tensor, axis: int) -> tuple:
+    from .indexing import concat
+    H = x._data.shape[axis] // 2
+    lead = (slice(None),) * axis
+    a = apply_xy(getitem_op, x, None, {"key": lead + (slice(0, H),)})
+    s = E.sigmoid(apply_xy(getitem_op, x, None, {"key": lead + (slice(H, None),)}))
+    return (concat([g * s, g * (a * (s * (1.0 - s)))], axis=axis),)
+
+
+def _glu_index(shape: tuple, axis: int) -> np.ndarray:
+    """For each element of x, its half's position in the output gradient."""
+    R, H, K = _glu_layout(shape, axis)
+    return np.broadcast_to(np.arange(R * H * K).reshape(R, 1, H * K), (R, 2, H * K)).ravel()
+
+
+def _glu_lower(b: Any, node: Any, g: Any, gins: list) -> None:
+    shape = node.inputs[0]._data.shape
+    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]),
+           p=b.table(_glu_index(shape, node.attrs["axis"])))
+
+
+def _glu_interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
+    axis = node.attrs["axis"]
+    return (np.concatenate([g, g], axis=axis) * node.saved[0],)
+
+
+glu_op = defop(
+    "glu", forward=_glu_forward, forward_saves=True, vjp=_glu_vjp, lower=_glu_lower,
+    interp=_glu_interp, quiet=True, fused="the gated linear unit: one gather-multiply row "
+    "by the factor [sigmoid(b), a sigmoid'(b)] its forward saves",
+    cases=({"shapes": ((2, 4),), "attrs": {"axis": 1}},
+           {"shapes": ((4, 3),), "attrs": {"axis": 0}},
+           {"shapes": ((2, 6, 2),), "attrs": {"axis": 1}},
+           {"shapes": ((6,),), "attrs": {"axis": 0}}))
+
+
 def glu(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
-    """Gated linear unit: split x in two halves a, b along axis, return a * sigmoid(b)."""
+    """Gated linear unit: split x in two halves a, b along axis, return a * sigmoid(b)
+    (one node: glu_op)."""
     require_float(x, "glu")
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"glu: axis must lie in [{-x.ndim}, {x.ndim}), got {axis}")
     if x.shape[axis] % 2:
         raise ValueError(f"glu: dimension {axis} of shape {x.shape} must be even to halve it")
-    ax = axis % x.ndim
-    half = x._data.shape[ax] // 2
-    lead = (slice(None),) * ax               # the halves as two getitem nodes (split's,
-    a = apply_xy(getitem_op, x, None, {"key": lead + (slice(0, half),)})   # without its
-    b = apply_xy(getitem_op, x, None, {"key": lead + (slice(half, None),)})  # checks)
-    return a * E.sigmoid(b)
+    return apply_xy(glu_op, x, None, {"axis": axis % x.ndim})
 
 
 _PRELU_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.tensor import Tensor, bind_operators
 from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_own_tensor_args,
-                   compiled_kernels, const, float_input, tensor_arg_error)
+                   compiled_input, compiled_kernels, const, float_input, tensor_arg_error)
 from .derivative import apply_unary, binary, numpy_function, unary
 from .linear import linear, step
 from .registry import OpDef
@@ -61,6 +61,17 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     # (1 or e) / (1 + e): one division, the same values as choosing between two. The
     # numerator where(x >= 0, 1, e) as max(e, x >= 0), the same values since e <= 1: ~2.5x
     # quicker than np.where on a mixed mask (nan stays nan: maximum propagates it)
+    found = compiled_input("forward_activation", x)
+    if found is not None:           # the same passes compiled around numpy's exp (2048
+        #                             float32: 6.2 -> 4.3 us; two kernel calls ~0.3 us each)
+        kernels, d = found
+        flat = d.reshape(-1)
+        e, out = np.empty_like(flat), np.empty_like(flat)
+        kernels.neg_abs(flat, e)
+        np.exp(e, out=e)
+        t = d.dtype.type
+        kernels.sigmoid(flat, e, out, t(1), t(0))
+        return out.reshape(d.shape)
     e = np.exp(-np.abs(x))
     one = x.dtype.type(1)
     return np.divide(np.maximum(e, (x >= 0).astype(x.dtype)), e + one)

@@ -66,6 +66,51 @@ def prelu(x, w, R, C, K, out, dx, dw, one, zero):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
+def neg_abs(x, a):  # pragma: no cover - compiled
+    """-|x| (np.negative(np.abs(x)), NaN's sign included): exp's argument for sigmoid."""
+    for i in range(x.size):
+        a[i] = -abs(x[i])
+
+
+@jit(fastmath=False)
+def sigmoid(x, e, out, one, zero):  # pragma: no cover - compiled
+    """sigmoid from e = exp(-|x|) (numpy's): max(e, x >= 0) / (1 + e), as ops/elementwise.py's
+    _sigmoid computes it (np.maximum keeps a NaN e)."""
+    for i in range(x.size):
+        ev = e[i]
+        m = one if x[i] >= 0 else zero
+        out[i] = (m if m > ev else ev) / (ev + one)
+
+
+@jit(fastmath=False)
+def glu_parts(x, R, M, a):  # pragma: no cover - compiled
+    """-|b| of x's second half b, x as [R, 2, M]: exp's argument (as neg_abs)."""
+    for r in range(R):
+        xs, ar = x[(2 * r + 1) * M:(2 * r + 2) * M], a[r * M:(r + 1) * M]
+        for m in range(M):
+            ar[m] = -abs(xs[m])
+
+
+@jit(fastmath=False)
+def glu(x, e, R, M, out, f, one, zero):  # pragma: no cover - compiled
+    """out = a sigmoid(b) for x = [a, b] as [R, 2, M] (sigmoid as the kernel above, from
+    e = exp(-|b|)), and the factor f = [s, a (s (1 - s))] (x's shape) its gradient
+    multiplies the output gradient by."""
+    for r in range(R):
+        xa, xb = x[2 * r * M:(2 * r + 1) * M], x[(2 * r + 1) * M:(2 * r + 2) * M]
+        er, o = e[r * M:(r + 1) * M], out[r * M:(r + 1) * M]
+        fa, fb = f[2 * r * M:(2 * r + 1) * M], f[(2 * r + 1) * M:(2 * r + 2) * M]
+        for m in range(M):
+            ev = er[m]
+            t = one if xb[m] >= 0 else zero
+            s = (t if t > ev else ev) / (ev + one)
+            av = xa[m]
+            o[m] = av * s
+            fa[m] = s
+            fb[m] = av * (s * (one - s))
+
+
+@jit(fastmath=False)
 def clamp(x, out, d, lo, hi, closed, one, zero):  # pragma: no cover - compiled
     """np.clip(x, lo, hi) and the mask lo < x < hi (lo <= x <= hi when closed):
     relu6, hardtanh, clip."""
