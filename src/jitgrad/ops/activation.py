@@ -486,7 +486,7 @@ def _glu_interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
 
 glu_op = defop(
     "glu", forward=_glu_forward, forward_saves=True, vjp=_glu_vjp, lower=_glu_lower,
-    interp=_glu_interp, quiet=True, fused="the gated linear unit: one gather-multiply row "
+    interp=_glu_interp, quiet=True, min_ndim=1, fused="the gated linear unit: one gather-multiply row "
     "by the factor [sigmoid(b), a sigmoid'(b)] its forward saves",
     cases=({"shapes": ((2, 4),), "attrs": {"axis": 1}},
            {"shapes": ((4, 3),), "attrs": {"axis": 0}},
