@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
-from .core import apply, const
+from .core import apply, compiled_input, const
 from .registry import defop
 
 _EPS = 1e-12    # Paddle's bce_loss_grad: (p - y) / max(p (1 - p), eps), finite at p = 0, 1
@@ -52,6 +52,19 @@ bce_op = defop("bce",
 
 
 def _logits_forward(x, y):
+    found = compiled_input("forward_activation", x, y) if x.shape == y.shape else None
+    if found is not None:           # the passes below compiled around numpy's exp and
+        kernels, d, yd = found      # log1p (2048 float32: ~2x quicker)
+        flat = d.reshape(-1)
+        e = np.empty_like(flat)
+        kernels.neg_abs(flat, e)
+        np.exp(e, out=e)
+        lg = np.log1p(e)
+        out, dx, dy = np.empty_like(d), np.empty_like(d), np.empty_like(d)
+        t = d.dtype.type
+        kernels.bce_logits(flat, yd.reshape(-1), e, lg, out.reshape(-1), dx.reshape(-1),
+                           dy.reshape(-1), t(1), t(0))
+        return out, (dx, dy)
     e = np.exp(-np.abs(x))
     out = (1 - y) * x + (np.maximum(-x, 0) + np.log1p(e))
     sig = np.where(x >= 0, 1 / (1 + e), e / (1 + e))      # sigmoid(x), no overflow

@@ -111,6 +111,21 @@ def glu(x, e, R, M, out, f, one, zero):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
+def bce_logits(x, y, e, lg, out, dx, dy, one, zero):  # pragma: no cover - compiled
+    """(1 - y) x + (max(-x, 0) + log1p(e)), the factors sigmoid(x) - y and -x, from numpy's
+    e = exp(-|x|) and lg = log1p(e): ops/bce.py's numpy passes, operation for operation."""
+    for i in range(x.size):
+        v, yv, ev = x[i], y[i], e[i]
+        nv = -v
+        m = zero if zero > nv else nv          # np.maximum(-x, 0): NaN and -0.0 kept
+        out[i] = (one - yv) * v + (m + lg[i])
+        d = one + ev
+        s = one / d if v >= zero else ev / d
+        dx[i] = s - yv
+        dy[i] = nv
+
+
+@jit(fastmath=False)
 def clamp(x, out, d, lo, hi, closed, one, zero):  # pragma: no cover - compiled
     """np.clip(x, lo, hi) and the mask lo < x < hi (lo <= x <= hi when closed):
     relu6, hardtanh, clip."""
