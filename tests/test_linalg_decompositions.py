@@ -231,3 +231,46 @@ def test_qr_rejects_an_unknown_mode():
         L.qr(TT(np.eye(2)), mode="x")
     with pytest.raises(ValueError, match="matrices"):
         L.qr(TT(np.ones(3)))
+
+
+def _spd_batch(dtype, asym=0.0):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5, 6, 6))
+    a = x @ x.transpose(0, 2, 1) + 6 * np.eye(6)
+    a[:, 0, 1] += asym                  # (only the symmetric part is read)
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype, tol", [("float32", 2e-7), ("float64", 1e-15)])
+def test_small_cholesky_is_one_compiled_pass_as_accurate_as_lapack(dtype, tol):
+    """Small matrices take vm/forward_linalg.py's cholesky_inv (float64 inside): the factor
+    and the inverse its backward reads match float64 LAPACK's to the dtype's precision."""
+    from jitgrad.ops.matrix import _small_cholesky
+    paddle.warmup(quiet=True)
+    a = _spd_batch(dtype, asym=0.25)
+    x = paddle.to_tensor(a, stop_gradient=False)
+    L = paddle.linalg.cholesky(x)
+    assert _small_cholesky(a) is not None
+    sym = 0.5 * (a.astype(np.float64) + a.astype(np.float64).transpose(0, 2, 1))
+    want = np.linalg.cholesky(sym)
+    assert L.dtype == x.dtype and np.abs(L.numpy() - want).max() <= tol * np.abs(want).max()
+    (Linv,) = L._node.saved
+    inv = np.linalg.inv(want)
+    assert np.abs(Linv - inv).max() <= 2 * tol * np.abs(inv).max()
+    assert not np.triu(L.numpy(), 1).any() and not np.triu(Linv, 1).any()
+
+
+@pytest.mark.parametrize("bad", [-np.eye(3), np.full((3, 3), np.nan),
+                                 np.array([[1.0, 2.0], [2.0, 1.0]])])
+def test_small_cholesky_refuses_a_matrix_that_is_not_positive_definite(bad):
+    paddle.warmup(quiet=True)
+    x = paddle.to_tensor(bad.astype("float32"), stop_gradient=False)
+    with pytest.raises(ValueError, match="not positive definite"):
+        paddle.linalg.cholesky(x)
+
+
+def test_small_cholesky_gradient_matches_finite_differences():
+    paddle.warmup(quiet=True)
+    c = np.random.default_rng(4).standard_normal((5, 6, 6))
+    check_grads(lambda a: (paddle.linalg.cholesky(a) * paddle.to_tensor(c)).sum(),
+                _spd_batch("float64"))

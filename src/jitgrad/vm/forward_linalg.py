@@ -90,3 +90,38 @@ def lu_solve(a, b, out, inv, sign, logabs):  # pragma: no cover - compiled
                 for i in range(n):
                     inv[m, i, c - k] = x[i]
     return -1
+
+
+@jit(fastmath=False)
+def cholesky_inv(a, L, Linv):  # pragma: no cover - compiled
+    """L[m] the Cholesky factor of a[m]'s symmetric part (a [M, n, n]) and Linv[m] its
+    inverse, in float64 (rounded once to L's dtype): Cholesky-Banachiewicz, then forward
+    substitution on the identity's columns. Returns -1, or the first m whose matrix is not
+    positive definite (a pivot <= 0 or NaN: numpy and Paddle raise there)."""
+    M, n = a.shape[0], a.shape[1]
+    l = np.zeros((n, n))
+    y = np.empty(n)
+    for m in range(M):
+        for i in range(n):
+            for j in range(i + 1):
+                s = 0.5 * (np.float64(a[m, i, j]) + np.float64(a[m, j, i]))
+                for k in range(j):
+                    s -= l[i, k] * l[j, k]
+                if i == j:
+                    if not s > 0.0:
+                        return m
+                    l[i, i] = np.sqrt(s)
+                else:
+                    l[i, j] = s / l[j, j]
+        for i in range(n):
+            for j in range(n):
+                L[m, i, j] = l[i, j] if j <= i else 0.0
+        for c in range(n):                  # column c of L^-1: solve L y = e_c
+            for i in range(n):
+                s = 1.0 if i == c else 0.0
+                for k in range(c, i):
+                    s -= l[i, k] * y[k]
+                y[i] = s / l[i, i] if i >= c else 0.0
+            for i in range(n):
+                Linv[m, i, c] = y[i]
+    return -1
