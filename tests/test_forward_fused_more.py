@@ -271,3 +271,48 @@ def test_renorm_gradients_all_orders():
     for p, axis in ((2.0, 0), (2.0, 1), (1.0, 0), (3.0, 1)):
         check_grads(lambda t, p=p, axis=axis: paddle.renorm(t, p, axis, 1.0), x, order=2)
     check_grads(lambda t: paddle.renorm(t, 2.0, 0, 0.5), rng.standard_normal(6), order=2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(32, 64), (5, 3), (7, 1), (4, 200), (2, 3, 130), (9,)])
+@pytest.mark.parametrize("add, eps", [(False, 1e-8), (True, 1e-11), (False, 0.5)])
+def test_cosine_kernel_gives_the_numpy_values(shape, dtype, add, eps, monkeypatch):
+    """ops/cosine.py's one pass along the last axis (vm/forward.py cos_rows): the cosine
+    and both gradient weights of the numpy passes bit for bit, zero rows (clipped) and
+    NaN included."""
+    from jitgrad.ops import cosine
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
+    a.reshape(-1)[0] = np.nan
+    if a.ndim > 1:
+        b[..., 0, :] = 0.0
+    with np.errstate(all="ignore"):
+        got = cosine._cos_forward(a, b, a.ndim - 1, eps, add)
+        monkeypatch.setattr(cosine, "compiled_input", lambda *args: None)
+        want = cosine._cos_forward(a, b, a.ndim - 1, eps, add)
+    for g, w in zip((got[0],) + got[1], (want[0],) + want[1]):
+        _same_bits(g, w)
+
+
+def test_cosine_similarity_and_embedding_loss_are_one_cosine_node():
+    rng = np.random.default_rng(8)
+    x1 = paddle.to_tensor(rng.standard_normal((6, 5)), stop_gradient=False)
+    x2 = paddle.to_tensor(rng.standard_normal((6, 5)), stop_gradient=False)
+    y = F.cosine_similarity(x1, x2, axis=1)
+    assert y._node.op.name == "cosine"
+    a, b = x1.numpy(), x2.numpy()
+    want = (a * b).sum(1) / np.sqrt((a * a).sum(1) * (b * b).sum(1))
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-14)
+    lab = paddle.to_tensor(np.array([1, -1, 1, 1, -1, -1]))
+    loss = F.cosine_embedding_loss(x1, x2, lab)
+    ops = set()
+    stack = [loss._node]
+    while stack:
+        n = stack.pop()
+        if n is not None:
+            ops.add(n.op.name)
+            stack.extend(t._node for t in n.inputs)
+    assert "cosine" in ops and "sqrt" not in ops
+    check_grads(lambda u, v: F.cosine_similarity(u, v, axis=1).sum(), a, b)
+    check_grads(lambda u, v: F.cosine_embedding_loss(u, v, lab), a, b)
+    check_grads(lambda u, v: F.cosine_similarity(u, v, axis=1).sum(), a, b, order=2)

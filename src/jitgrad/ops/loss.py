@@ -13,6 +13,7 @@ from . import reduce as R
 from .activation import softplus
 from .bce import bce, bce_logits
 from .bce import fusable as bce_fusable
+from .cosine import cosine
 from .core import (apply, apply_xy, checks_own_tensor_args, const, require_float,
                    tensor_arg_error)
 from .derivative import binary
@@ -434,6 +435,11 @@ def kl_div(input: Tensor, label: Any, reduction: str = "mean", log_target: bool 
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) -> Tensor:
+    """w12 / sqrt(max(w1 w2, eps^2)) along axis: one node (ops/cosine.py) for two float
+    tensors of one shape, else the composite below (broadcasting)."""
+    found = cosine(x1, x2, axis, eps, False) if isinstance(x1, Tensor) else None
+    if found is not None:
+        return found
     w12 = R.sum(x1 * x2, axis=axis)
     w1 = R.sum(x1 * x1, axis=axis)
     w2 = R.sum(x2 * x2, axis=axis)

@@ -17,6 +17,7 @@ from .activation import log_sigmoid, softplus
 from .bce import bce_logits
 from .bce import fusable as bce_fusable
 from .core import apply_xy, compiled_input, const, require_float
+from .cosine import cosine
 from .loss import _as_float, _check_reduction, _labels, _reduce
 from .reduce import _kept_shape, _spread
 from .registry import defop
@@ -185,10 +186,12 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Any, margin: fl
     if list(input1.shape) != list(input2.shape) or input1.ndim > 2:
         raise ValueError(f"cosine_embedding_loss: inputs must have one shape [N, D] or [D], "
                          f"got {list(input1.shape)} and {list(input2.shape)}")
-    prod = R.sum(input1 * input2, axis=-1)
-    mag1 = R.sum(E.square(input1), axis=-1) + 1e-11
-    mag2 = R.sum(E.square(input2), axis=-1) + 1e-11
-    cos = prod / E.sqrt(mag1 * mag2)
+    cos = cosine(input1, input2, -1, 1e-11, True)      # one node (ops/cosine.py), or:
+    if cos is None:
+        prod = R.sum(input1 * input2, axis=-1)
+        mag1 = R.sum(E.square(input1), axis=-1) + 1e-11
+        mag2 = R.sum(E.square(input2), axis=-1) + 1e-11
+        cos = prod / E.sqrt(mag1 * mag2)
     out = _where_label(lab, 1, 1.0 - cos) + _where_label(lab, -1, E.clip(cos - margin, min=0.0))
     return _reduce(out, reduction)
 

@@ -902,6 +902,44 @@ def l2_rows(x, y, eps, mode, out, w, R, K):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
+def cos_rows(x1, x2, eps, add, out, f1, f2, R, K, one, zero):  # pragma: no cover - compiled
+    """ops/cosine.py's _cos_forward for x1, x2 viewed as [R, K] (the last axis): each row's
+    sums of products (numpy's pairwise sums of the rounded products), the cosine and both
+    inputs' gradient weights, in x1's dtype, operation for operation as the numpy passes.
+    eps: eps^2 (clip) or eps (add), in x1's dtype."""
+    m = R * K
+    a, b, o = x1.reshape(m), x2.reshape(m), out.reshape(R)
+    g1, g2 = f1.reshape(m), f2.reshape(m)
+    p12, p1, p2 = np.empty(m, x1.dtype), np.empty(m, x1.dtype), np.empty(m, x1.dtype)
+    for i in range(m):                  # (whole-array passes: each loop vectorises)
+        p12[i] = a[i] * b[i]
+        p1[i] = a[i] * a[i]
+        p2[i] = b[i] * b[i]
+    for r in range(R):
+        lo, hi = r * K, (r + 1) * K
+        w12 = _pairwise_sum(p12[lo:hi], K)
+        w1 = _pairwise_sum(p1[lo:hi], K)
+        w2 = _pairwise_sum(p2[lo:hi], K)
+        if add:
+            a1, a2 = w1 + eps, w2 + eps
+            root = np.sqrt(a1 * a2)
+            k1, k2 = one / a1, one / a2
+        else:
+            p = w1 * w2
+            on = p >= eps
+            root = np.sqrt(p if on or p != p else eps)   # np.clip(p, eps, inf)
+            k1 = one / (w1 if on else one) if on else zero
+            k2 = one / (w2 if on else one) if on else zero
+        c = w12 / root
+        o[r] = c
+        rr, c1, c2 = one / root, c * k1, c * k2
+        ar, br, u1, u2 = a[lo:hi], b[lo:hi], g1[lo:hi], g2[lo:hi]
+        for k in range(K):
+            u1[k] = br[k] * rr - c1 * ar[k]
+            u2[k] = ar[k] * rr - c2 * br[k]
+
+
+@jit(fastmath=False)
 def renorm_rows(x, n, w, f, y, fn, mx, eps, R, K):  # pragma: no cover - compiled
     """renorm over rows (slices along the first axis) of C-contiguous x viewed as [R, K]
     (K >= 1), as ops/numeric.py's numpy path: each row's norm n and weights w (l2_rows,
