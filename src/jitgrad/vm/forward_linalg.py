@@ -29,7 +29,7 @@ def lu_solve(a, b, out, inv, sign, logabs):  # pragma: no cover - compiled
     cols = k + (n if inv.shape[0] > 0 else 0)
     lu = np.empty((n, n))
     perm = np.empty(n, np.int64)
-    x = np.empty(n)
+    y = np.empty((n, cols))                 # the solutions, a row per unknown
     for m in range(M):
         for i in range(n):
             for j in range(n):
@@ -66,29 +66,39 @@ def lu_solve(a, b, out, inv, sign, logabs):  # pragma: no cover - compiled
                     lu[i, c] -= f * lu[j, c]
         sign[m] = sg
         logabs[m] = la
-        for c in range(cols):
-            for i in range(n):
-                r = perm[i]
-                if c < k:
-                    x[i] = b[m, r, c]
-                else:
-                    x[i] = 1.0 if r == c - k else 0.0
-            for i in range(n):              # L (unit diagonal)
-                s = x[i]
-                for t3 in range(i):
-                    s -= lu[i, t3] * x[t3]
-                x[i] = s
-            for i in range(n - 1, -1, -1):  # U
-                s = x[i]
-                for t3 in range(i + 1, n):
-                    s -= lu[i, t3] * x[t3]
-                x[i] = s / lu[i, i]
-            if c < k:
-                for i in range(n):
-                    out[m, i, c] = x[i]
-            else:
-                for i in range(n):
-                    inv[m, i, c - k] = x[i]
+        # all right-hand sides at once, a row of them at a time (each row's loop over the
+        # columns vectorises; per element the same subtractions in the same order as one
+        # column at a time: the same bits)
+        for i in range(n):
+            r = perm[i]
+            yr = y[i]
+            for c in range(k):
+                yr[c] = b[m, r, c]
+            for c in range(k, cols):
+                yr[c] = 1.0 if r == c - k else 0.0
+        for i in range(n):                  # L (unit diagonal)
+            yr = y[i]
+            for t3 in range(i):
+                f = lu[i, t3]
+                yt = y[t3]
+                for c in range(cols):
+                    yr[c] -= f * yt[c]
+        for i in range(n - 1, -1, -1):      # U
+            yr = y[i]
+            for t3 in range(i + 1, n):
+                f = lu[i, t3]
+                yt = y[t3]
+                for c in range(cols):
+                    yr[c] -= f * yt[c]
+            d = lu[i, i]
+            for c in range(cols):
+                yr[c] = yr[c] / d
+        for i in range(n):
+            yr = y[i]
+            for c in range(k):
+                out[m, i, c] = yr[c]
+            for c in range(k, cols):
+                inv[m, i, c - k] = yr[c]
     return -1
 
 
