@@ -81,3 +81,19 @@ def test_diag_embed_and_diagflat():
     assert d.numpy()[1].tolist() == [[0, 3, 0], [0, 0, 4], [0, 0, 0]]
     assert paddle.diag_embed(M, offset=-2, dim1=0, dim2=2).shape == [5, 2, 5]
     assert paddle.diagflat(TT([[1.0, 2.0]]), -1).tolist() == [[0, 0, 0], [1, 0, 0], [0, 2, 0]]
+
+
+def test_split_parts_are_the_getitem_nodes_slicing_records():
+    """split, chunk and _slice_along record getitem nodes directly: the same key and
+    saved index map as x[:, a:b] (so such graphs share Programs), the same gradient."""
+    x = paddle.to_tensor(np.arange(24.0).reshape(4, 6), stop_gradient=False)
+    parts = paddle.split(x, [2, -1, 1], axis=1)
+    for p, sl in zip(parts, [slice(0, 2), slice(2, 5), slice(5, 6)]):
+        q = x[:, sl]
+        assert p._node.op is q._node.op and p._node.attrs == q._node.attrs
+        np.testing.assert_array_equal(p._node.saved[0], q._node.saved[0])
+        np.testing.assert_array_equal(p.numpy(), q.numpy())
+    (parts[0].sum() * 2 + (parts[2] * 3).sum()).backward()
+    want = np.zeros((4, 6))
+    want[:, :2], want[:, 5] = 2, 3
+    np.testing.assert_array_equal(x.grad.numpy(), want)

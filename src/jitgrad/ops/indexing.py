@@ -18,7 +18,8 @@ from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, co
                    tensor_arg_error)
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .linear import IDENTITY, linear, step
-from .shape import (_along_axis_positions, _flat_positions, _take_flat, take_flat_op, squeeze,
+from .shape import (_along_axis_positions, _flat_positions, _getitem_map, _take_flat,
+                    take_flat_op, squeeze,
                     broadcast_to, getitem, reshape, getitem_op, unsqueeze)
 
 
@@ -116,9 +117,13 @@ def stack(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor
 
 
 def _slice_along(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
-    key = [slice(None)] * x.ndim
-    key[axis] = slice(start, stop)
-    return getitem(x, tuple(key))
+    """x[..., start:stop, ...] along axis: getitem's node, recorded directly (its map from
+    getitem's cache; the generic getitem path normalised the key first)."""
+    key = (slice(None),) * axis + (slice(start, stop),) + (slice(None),) * (x.ndim - axis - 1)
+    d = x._data
+    out = d[key]
+    return apply_xy(getitem_op, x, None, {"key": key}, out=out,
+                    saved=_getitem_map(out, d, key))
 
 
 def split(x: Tensor, num_or_sections: Any, axis: int = 0, name: str | None = None
@@ -139,11 +144,25 @@ def split(x: Tensor, num_or_sections: Any, axis: int = 0, name: str | None = Non
             sizes[sizes.index(-1)] = n - (builtins.sum(sizes) + 1)
         if builtins.sum(sizes) != n or builtins.any(s < 0 for s in sizes):
             raise ValueError(f"split: sections {list(num_or_sections)} do not add up to {n}")
-    out, start = [], 0
-    for s in sizes:
-        out.append(_slice_along(x, ax, start, start + s))
-        start += s
+    d = x._data
+    out = []
+    for key, table in _split_maps(d.shape, ax, tuple(sizes)):
+        out.append(apply_xy(getitem_op, x, None, {"key": key}, out=d[key], saved=(table,)))
     return siblings.note(out)
+
+
+@functools.lru_cache(maxsize=32)
+def _split_maps(shape: tuple, ax: int, sizes: tuple) -> tuple:
+    """Each part's getitem key and saved index map (getitem's own, read-only: a rebinding
+    does not recopy it), made once per shape: the generic getitem path per part cost ~1 us
+    more (key normalising and map lookup)."""
+    parts, start = [], 0
+    lead = (slice(None),) * ax
+    for s in sizes:
+        key = lead + (slice(start, start + s),) + (slice(None),) * (len(shape) - ax - 1)
+        parts.append((key, _getitem_map(None, np.broadcast_to(np.bool_(0), shape), key)[0]))
+        start += s
+    return tuple(parts)
 
 
 def chunk(x: Tensor, chunks: int, axis: int = 0, name: str | None = None) -> list[Tensor]:
