@@ -9,9 +9,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..compile.builder import broadcast_index
+from ..core import tape
 from ..core.tensor import Tensor
-from .core import (apply_internal, apply_xy, checks_own_tensor_args, const, norm_axis,
-                   tensor_arg_error)
+from .core import (apply_internal, apply_xy, checks_own_tensor_args, compiled_input, const,
+                   norm_axis, tensor_arg_error)
 from .linear import IDENTITY, Chain, Recorded, linear, shaped
 from .registry import OpDef, defop
 from .shape import _broadcast, broadcast_op, reshape_op
@@ -129,6 +130,74 @@ def _tie_mask(out: np.ndarray, x: np.ndarray, axes: tuple | None) -> np.ndarray:
     return (hit / hit.sum(axis=axes, keepdims=True)).astype(x.dtype)
 
 
+def _tie_nan(dt: np.dtype) -> Any:
+    """_tie_mask's weight in a group holding a NaN (nothing equals its NaN extreme): numpy's
+    0 / 0 in float64, cast to dt, as its own bits."""
+    with np.errstate(invalid="ignore"):
+        return (np.zeros(1, np.bool_) / np.zeros(1, np.intp)).astype(dt)[0]
+
+
+_TIE_NAN = {_F32: _tie_nan(_F32), _F64: _tie_nan(_F64)}
+
+# (P, n, Q, out shape) by (shape, axes, keepdim): see _groups
+_GROUPS: dict = {}
+
+
+def _groups(shape: tuple, axes: tuple | None, keepdim: bool) -> tuple | None:
+    """A reduction over `axes` (sorted, or None: all) of a non-empty array of `shape`
+    (ndim >= 1) viewed as [P, n, Q], the reduced axes a contiguous run of n elements,
+    with the output's shape; None for an empty or 0-d array or axes with a gap."""
+    key = (shape, axes, keepdim)
+    found = _GROUPS.get(key, False)
+    if found is False:
+        found = None
+        ndim = len(shape)
+        lo, hi = (0, ndim) if axes is None else (axes[0], axes[-1] + 1)
+        if ndim and math.prod(shape) and (axes is None or axes == tuple(range(lo, hi))):
+            out = _kept_shape(shape, axes) if keepdim else tuple(
+                [s for i, s in enumerate(shape) if axes is not None and i not in axes])
+            found = (math.prod(shape[:lo]), math.prod(shape[lo:hi]), math.prod(shape[hi:]),
+                     out)
+        if len(_GROUPS) >= 1024:
+            _GROUPS.clear()
+        _GROUPS[key] = found
+    return found
+
+
+def _extreme_forward(x: np.ndarray, axes: tuple | None, keepdim: bool, is_max: bool
+                     ) -> tuple | None:
+    """(out, (weights,)): max's (min's) output and _tie_mask's weights in one compiled pass
+    (vm/forward_reduce.py's extreme: ~2 us for 32 x 64 float32, where numpy's max and
+    _tie_mask took ~3 and ~10), bit for bit numpy's: for a C-contiguous float32 / float64
+    x reduced over a contiguous run of axes (or all), once Numba is loaded; else None.
+    Where numpy's output depends on its SIMD order (a NaN, a tie of +0 and -0) the
+    output is numpy's own."""
+    if not x.flags.c_contiguous:
+        return None
+    layout = _groups(x.shape, axes, keepdim)
+    if layout is None:
+        return None
+    found = compiled_input("forward_reduce", x)
+    if found is None:
+        return None
+    kernels, x = found
+    p, n, q, shape = layout
+    dt = x.dtype
+    out = np.empty(shape, dt)
+    w = np.empty(x.shape, dt)
+    if kernels.extreme(x, out.reshape(-1), w, p, n, q, is_max, _TIE_NAN[dt]):
+        out = np.asarray((np.max if is_max else np.min)(x, axis=axes, keepdims=keepdim))
+    return out, (w,)
+
+
+def _max_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> tuple | None:
+    return _extreme_forward(x, axes, keepdim, True)
+
+
+def _min_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> tuple | None:
+    return _extreme_forward(x, axes, keepdim, False)
+
+
 def _lower_extreme(b, node, g, gins):
     x = node.inputs[0]._data
     idx = broadcast_index(_kept_shape(x.shape, node.attrs["axes"]), x.shape)
@@ -176,23 +245,47 @@ min_op = weighted_reduction(
     lambda out, x, axes, keepdim: _tie_mask(out, x, axes), cases=EXTREME_CASES)
 
 
-def _reduce(op, x: Tensor, axis: Any, keepdim: bool) -> Tensor:
-    if type(keepdim) is bool:       # sum(x, -1), mean(x, [2, 3]): the checked attributes of
-        kind, plain = type(axis), None              # plain int axes, made once
-        if kind is int:
-            plain = axis
-        elif (kind is list or kind is tuple) and all([type(a) is int for a in axis]):
-            plain = tuple(axis)                     # (else norm_axis's checks below)
-        if plain is not None:
-            key = (plain, len(x._data.shape), keepdim)
-            attrs = _AXIS_ATTRS.get(key)
-            if attrs is None:
-                attrs = _axis_attrs(key, axis, keepdim)
-            return apply_xy(op, x, None, attrs)
+def _reduce(op, x: Tensor, axis: Any, keepdim: bool, fused: Callable | None = None
+            ) -> Tensor:
+    """Record `op` over `axis`. `fused(x, axes, keepdim)`: the output and saves in one pass
+    (or None: the op's forward and save), tried when the node will be recorded."""
+    attrs = reduce_attrs(x, axis, keepdim)
+    if attrs is not None:
+        if fused is not None and not x._stop_gradient and _MODE.grad_enabled:
+            found = fused(x._data, attrs["axes"], keepdim)
+            if found is not None:
+                return apply_xy(op, x, None, attrs, found[0], found[1])
+        return apply_xy(op, x, None, attrs)
     if not isinstance(keepdim, bool):
         raise TypeError(f"keepdim must be a bool, got {keepdim!r}")
     axes = norm_axis(axis, x.ndim)
     return apply_internal(op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim)
+
+
+def reduce_attrs(x: Tensor, axis: Any, keepdim: Any) -> dict | None:
+    """A reduction's node attributes {"axes": sorted axes or None, "keepdim"} for the common
+    arguments (axis None, an int or a list / tuple of ints; keepdim a bool), checked once
+    and shared (never written: core.NO_ATTRS); None for any other (the caller's norm_axis
+    checks them)."""
+    if type(keepdim) is not bool:
+        return None
+    kind = type(axis)
+    if kind is int:                 # sum(x, -1), mean(x, [2, 3]): made once
+        plain = axis
+    elif (kind is list or kind is tuple) and all([type(a) is int for a in axis]):
+        plain = tuple(axis)
+    elif axis is None:
+        return _ALL_KEPT if keepdim else _ALL_AXES
+    else:
+        return None
+    key = (plain, len(x._data.shape), keepdim)
+    attrs = _AXIS_ATTRS.get(key)
+    if attrs is None:
+        attrs = _axis_attrs(key, axis, keepdim)
+    return attrs
+
+
+_MODE = tape.MODE
 
 
 # The attributes of reductions over plain int axes, by (axis or tuple of axes, ndim,
@@ -213,6 +306,7 @@ def _axis_attrs(key: tuple, axis: Any, keepdim: bool) -> dict:
 
 # The attributes of every full reduction's node (one dict, never written: see core.NO_ATTRS).
 _ALL_AXES = {"axes": None, "keepdim": False}
+_ALL_KEPT = {"axes": None, "keepdim": True}
 
 
 @checks_own_tensor_args
@@ -246,13 +340,13 @@ def max(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
     """Largest value; tied maxima share the gradient equally."""
     if x.size == 0:
         _check_nonempty_groups(x, axis, "max")
-    return _reduce(max_op, x, axis, keepdim)
+    return _reduce(max_op, x, axis, keepdim, _max_forward)
 
 
 def min(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
     if x.size == 0:
         _check_nonempty_groups(x, axis, "min")
-    return _reduce(min_op, x, axis, keepdim)
+    return _reduce(min_op, x, axis, keepdim, _min_forward)
 
 
 def _check_nonempty_groups(x: Tensor, axis: Any, what: str) -> None:

@@ -1,0 +1,350 @@
+"""Compiled one-pass forwards of reductions and a scan: max / min with their tie-split
+weights (ops/reduce.py), the Euclidean norm with its weights (ops/stats.py's l2_norm),
+logsumexp with its softmax weights (ops/stats.py) and cumsum (ops/scan.py).
+
+numpy took several passes over the array for each (max's saved weights: a comparison, a
+count per group, a float64 division and a cast, ~10 us on a 32 x 64 float32 array where
+the max itself took 3); these loops compute the output and the saved arrays together, each
+bit for bit what the numpy path gives (tests/test_forward_reduce.py). The ops call them
+only once the backward interpreter has loaded Numba (ops/core.compiled_input), for
+C-contiguous float32 / float64 inputs viewed as [P, n, Q]: the reduced (or scanned) axes
+are the middle n elements, a contiguous run of axes (Q = 1, the trailing axes or all, for
+the sums: numpy's pairwise sum is per row there, vm/forward.py's _pairwise_sum).
+logsumexp keeps numpy's exp and log (SIMD implementations a compiled loop would not match
+bit for bit), called between its passes.
+
+No fastmath anywhere: each kernel's values are numpy's, NaN, infinities and signed zeros
+included (reassociation would change a sum's bits, nsz a zero's sign).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._numba import jit
+from .forward import _pairwise_sum
+
+# ---- max and min with their tie-split weights (ops/reduce.py's _tie_mask) -------------------
+# The weights of a group: 1 / count (rounded from float64 to x's dtype) where x == the
+# extreme, 0 elsewhere; a group holding a NaN has a NaN extreme, which nothing equals, so
+# numpy's 0 / 0 everywhere (`nanw`: numpy's own, passed in). The extreme itself is exact
+# (one of the group's elements) but for two cases where numpy's answer depends on its
+# SIMD order: a NaN (which NaN) and a tie of +0 and -0 (which zero); the kernel returns 1
+# for those and the caller takes numpy's output (the weights do not depend on it).
+
+@jit(fastmath=False)
+def _max_lanes(r, n):  # pragma: no cover - compiled
+    """The max of r[:n] (n >= 1) without NaN, in eight independent lanes (a single running
+    max waits on each comparison). A NaN or a +-0 tie gives some element: the caller
+    checks for both."""
+    if n < 16:
+        m = r[0]
+        for k in range(1, n):
+            v = r[k]
+            m = max(m, v)
+        return m
+    m0, m1, m2, m3, m4, m5, m6, m7 = r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+    k = 8
+    end = n - n % 8
+    while k < end:
+        v0, v1, v2, v3 = r[k], r[k + 1], r[k + 2], r[k + 3]
+        v4, v5, v6, v7 = r[k + 4], r[k + 5], r[k + 6], r[k + 7]
+        m0 = max(m0, v0)
+        m1 = max(m1, v1)
+        m2 = max(m2, v2)
+        m3 = max(m3, v3)
+        m4 = max(m4, v4)
+        m5 = max(m5, v5)
+        m6 = max(m6, v6)
+        m7 = max(m7, v7)
+        k += 8
+    for i in range(end, n):
+        v = r[i]
+        m0 = max(m0, v)
+    m0 = max(m0, m1)
+    m2 = max(m2, m3)
+    m4 = max(m4, m5)
+    m6 = max(m6, m7)
+    m0 = max(m0, m2)
+    m4 = max(m4, m6)
+    return max(m0, m4)
+
+
+@jit(fastmath=False)
+def _min_lanes(r, n):  # pragma: no cover - compiled
+    """_max_lanes for the min."""
+    if n < 16:
+        m = r[0]
+        for k in range(1, n):
+            v = r[k]
+            m = min(m, v)
+        return m
+    m0, m1, m2, m3, m4, m5, m6, m7 = r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+    k = 8
+    end = n - n % 8
+    while k < end:
+        v0, v1, v2, v3 = r[k], r[k + 1], r[k + 2], r[k + 3]
+        v4, v5, v6, v7 = r[k + 4], r[k + 5], r[k + 6], r[k + 7]
+        m0 = min(m0, v0)
+        m1 = min(m1, v1)
+        m2 = min(m2, v2)
+        m3 = min(m3, v3)
+        m4 = min(m4, v4)
+        m5 = min(m5, v5)
+        m6 = min(m6, v6)
+        m7 = min(m7, v7)
+        k += 8
+    for i in range(end, n):
+        v = r[i]
+        m0 = min(m0, v)
+    m0 = min(m0, m1)
+    m2 = min(m2, m3)
+    m4 = min(m4, m5)
+    m6 = min(m6, m7)
+    m0 = min(m0, m2)
+    m4 = min(m4, m6)
+    return min(m0, m4)
+
+
+@jit(fastmath=False)
+def _zeros_of_both_signs(r, n):  # pragma: no cover - compiled
+    """Whether r[:n] holds +0 and -0."""
+    pos = False
+    neg = False
+    for k in range(n):
+        v = r[k]
+        if v == 0:
+            if np.signbit(v):
+                neg = True
+            else:
+                pos = True
+    return pos and neg
+
+
+@jit(fastmath=False)
+def extreme(x, out, w, P, n, Q, is_max, nanw):  # pragma: no cover - compiled
+    """max (is_max) or min of C-contiguous x viewed as [P, n, Q] over its middle axis
+    (n >= 1) into out (P * Q elements, flat), and the tie-split weights into w (x's
+    shape): what ops/reduce.py's numpy path computes (np.max, then _tie_mask). Returns 1
+    when some group holds a NaN or ties +0 with -0 (the caller then takes numpy's output;
+    the weights are right either way), else 0. nanw: the weight of a group with a NaN."""
+    xf = x.reshape(P * n * Q)
+    wf = w.reshape(P * n * Q)
+    zero = np.zeros(1, w.dtype)[0]
+    flag = 0
+    if Q == 1:                          # trailing axes (or all): a row per group
+        for p in range(P):
+            r = xf[p * n:(p + 1) * n]
+            wr = wf[p * n:(p + 1) * n]
+            m = _max_lanes(r, n) if is_max else _min_lanes(r, n)
+            c = 0
+            ok = 0
+            for k in range(n):          # (integer sums: these vectorise without fastmath)
+                v = r[k]
+                c += v == m
+                ok += not np.isnan(v)
+            out[p] = m
+            if ok < n:                  # a NaN: numpy's extreme is NaN, equal to nothing
+                flag = 1
+                for k in range(n):
+                    wr[k] = nanw
+                continue
+            if m == 0 and _zeros_of_both_signs(r, n):
+                flag = 1
+            wr[0] = 1.0 / c             # (float64, rounded to w's dtype by the store)
+            inv = wr[0]
+            for k in range(n):
+                wr[k] = inv if r[k] == m else zero
+        return flag
+    x3 = xf.reshape(P, n, Q)
+    w3 = wf.reshape(P, n, Q)
+    o2 = out.reshape(P, Q)
+    cnt = np.empty(Q, np.int64)
+    ok = np.empty(Q, np.int64)
+    inv = np.empty(Q, w.dtype)
+    other = np.empty(Q, w.dtype)
+    col = np.empty(n, x.dtype)
+    for p in range(P):                  # a middle axis: the Q groups advance together
+        xp, op, wp = x3[p], o2[p], w3[p]
+        x0 = xp[0]
+        for q in range(Q):
+            op[q] = x0[q]
+        for k in range(1, n):
+            xk = xp[k]
+            if is_max:
+                for q in range(Q):
+                    v = xk[q]
+                    op[q] = max(op[q], v)
+            else:
+                for q in range(Q):
+                    v = xk[q]
+                    op[q] = min(op[q], v)
+        cnt[:] = 0
+        ok[:] = 0
+        for k in range(n):
+            xk = xp[k]
+            for q in range(Q):
+                v = xk[q]
+                cnt[q] += v == op[q]
+                ok[q] += not np.isnan(v)
+        for q in range(Q):
+            other[q] = zero
+            if ok[q] < n:
+                flag = 1
+                other[q] = nanw
+                op[q] = nanw            # (NaN: equal to nothing, so every weight nanw)
+            elif op[q] == 0:
+                for k in range(n):
+                    col[k] = xp[k, q]
+                if _zeros_of_both_signs(col, n):
+                    flag = 1
+            inv[q] = 1.0 / cnt[q] if cnt[q] > 0 else 0.0
+        for k in range(n):
+            xk, wk = xp[k], wp[k]
+            for q in range(Q):
+                wk[q] = inv[q] if xk[q] == op[q] else other[q]
+    return flag
+
+
+# ---- the Euclidean norm and its weights (ops/stats.py's _l2_forward) --------------------------
+
+@jit(fastmath=False)
+def l2_norm_rows(x, out, w, R, K):  # pragma: no cover - compiled
+    """sqrt(sum(x * x)) over each row of C-contiguous x viewed as [R, K] (K >= 1) into out
+    (R elements, flat), and the weights x / norm (0 where the norm is 0) into w: numpy's
+    values bit for bit, as ops/stats.py's _l2_forward computes them (the squares in x's
+    dtype, numpy's pairwise sum of each row: a C-contiguous array's sum over its trailing
+    axes is one inner loop per row; the sqrt and the quotients in x's dtype)."""
+    m = R * K
+    xf = x.reshape(m)
+    wf = w.reshape(m)
+    sq = np.empty(K, x.dtype)
+    zero = np.zeros(1, x.dtype)[0]
+    for r in range(R):
+        xr = xf[r * K:(r + 1) * K]
+        wr = wf[r * K:(r + 1) * K]
+        for k in range(K):
+            v = xr[k]
+            sq[k] = v * v
+        nrm = np.sqrt(_pairwise_sum(sq, K))
+        out[r] = nrm
+        if nrm == zero:
+            for k in range(K):
+                wr[k] = zero
+        else:
+            for k in range(K):
+                wr[k] = xr[k] / nrm
+
+
+# ---- cumsum (ops/scan.py) ----------------------------------------------------------------------
+
+@jit(fastmath=False)
+def cumsum_scan(x, out, P, n, Q, reverse):  # pragma: no cover - compiled
+    """np.cumsum of C-contiguous x along an axis of length n >= 1, x viewed as [P, n, Q],
+    into out (x's shape): out[k] = out[k - 1] + x[k] from out[first] = x[first] in x's
+    dtype, numpy's accumulate order (from the end when `reverse`, as the numpy path's
+    flip, cumsum, flip). Along the last axis (Q = 1) four rows advance together (a row's
+    sums are a chain of dependent additions), else a step's Q positions together."""
+    first = n - 1 if reverse else 0
+    step = -1 if reverse else 1
+    if Q == 1:
+        x2 = x.reshape(P, n)
+        o2 = out.reshape(P, n)
+        p = 0
+        while p + 4 <= P:
+            x0, x1, xa, xb = x2[p], x2[p + 1], x2[p + 2], x2[p + 3]
+            o0, o1, oa, ob = o2[p], o2[p + 1], o2[p + 2], o2[p + 3]
+            a0, a1, aa, ab = x0[first], x1[first], xa[first], xb[first]
+            o0[first], o1[first], oa[first], ob[first] = a0, a1, aa, ab
+            for t in range(1, n):
+                k = first + t * step
+                a0 = a0 + x0[k]
+                a1 = a1 + x1[k]
+                aa = aa + xa[k]
+                ab = ab + xb[k]
+                o0[k], o1[k], oa[k], ob[k] = a0, a1, aa, ab
+            p += 4
+        while p < P:
+            xr, orow = x2[p], o2[p]
+            a = xr[first]
+            orow[first] = a
+            for t in range(1, n):
+                k = first + t * step
+                a = a + xr[k]
+                orow[k] = a
+            p += 1
+        return
+    x3 = x.reshape(P, n, Q)
+    o3 = out.reshape(P, n, Q)
+    for p in range(P):
+        xp, op = x3[p], o3[p]
+        src, dst = xp[first], op[first]
+        for q in range(Q):
+            dst[q] = src[q]
+        k0 = first
+        for t in range(1, n):
+            k = first + t * step
+            a, b, c = op[k0], xp[k], op[k]
+            for q in range(Q):
+                c[q] = a[q] + b[q]
+            k0 = k
+
+
+# ---- logsumexp (ops/stats.py): numpy's exp and log between two compiled passes -----------------
+
+@jit(fastmath=False)
+def lse_shift(x, m, d, R, K):  # pragma: no cover - compiled
+    """The first pass of logsumexp over the rows of C-contiguous x viewed as [R, K] (K >= 1),
+    as ops/stats.py's numpy path: each row's max into m (R elements, x's dtype), 0 where
+    it is not finite (a NaN, which numpy's max propagates, or an infinity), and d = x - m
+    in x's dtype, stored in float64 (exactly: the float64 array numpy's exp then runs on,
+    as exp_op's float32 forward casts its input). The sign of a zero max does not matter:
+    exp(+-0) is 1, and log(sum) + m is log(sum) or +0 either way."""
+    xf = x.reshape(R * K)
+    df = d.reshape(R * K)
+    zero = np.zeros(1, x.dtype)[0]
+    for r in range(R):
+        xr = xf[r * K:(r + 1) * K]
+        dr = df[r * K:(r + 1) * K]
+        mr = _max_lanes(xr, K)
+        ok = 0
+        for k in range(K):
+            v = xr[k]
+            ok += not np.isnan(v)
+        if ok < K or not np.isfinite(mr):
+            mr = zero
+        m[r] = mr
+        for k in range(K):
+            dr[k] = xr[k] - mr
+
+
+@jit(fastmath=False)
+def lse_sums(e, w, s, t, R, K):  # pragma: no cover - compiled
+    """The second pass: e (float64, exp of lse_shift's d) rounded to w's dtype into w (the
+    same array for float64 is fine), numpy's pairwise sum of each row of w into s (w's
+    dtype), and s in float64 into t (the array numpy's log then runs on, as log_op's
+    float32 forward casts its input)."""
+    m = R * K
+    ef = e.reshape(m)
+    wf = w.reshape(m)
+    for i in range(m):
+        wf[i] = ef[i]
+    for r in range(R):
+        sr = _pairwise_sum(wf[r * K:(r + 1) * K], K)
+        s[r] = sr
+        t[r] = sr
+
+
+@jit(fastmath=False)
+def lse_finish(w, s, t, m, out, R, K):  # pragma: no cover - compiled
+    """The last pass, from t = log(s) in float64 (numpy's): out = t rounded to w's dtype,
+    plus m, per row, and the weights w / s (the softmax over the row) in place, in w's
+    dtype."""
+    wf = w.reshape(R * K)
+    for r in range(R):
+        out[r] = t[r]                   # (rounded to out's dtype by the store)
+        out[r] = out[r] + m[r]
+        sr = s[r]
+        wr = wf[r * K:(r + 1) * K]
+        for k in range(K):
+            wr[k] = wr[k] / sr
