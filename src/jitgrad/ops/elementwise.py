@@ -6,6 +6,7 @@ backward only multiplies: Numba's sin/cos/exp are scalar and 3-5x slower than nu
 
 from __future__ import annotations
 
+from math import isfinite as _isfinite
 from typing import Any, Callable
 
 import numpy as np
@@ -16,7 +17,8 @@ from .core import (NO_ATTRS, apply_internal, apply_xy, binary_operands, checks_o
 from .derivative import apply_unary, binary, numpy_function, unary
 from .linear import linear, step
 from .registry import OpDef
-from ..core import dtypes
+from ..core import dtypes, tape
+from ..core.quiet import quiet
 
 
 def _mask(t: Tensor, m: np.ndarray) -> Tensor:
@@ -187,6 +189,102 @@ def _pow_dy(m, x, y, out):
 
 pow_op = binary("pow", np.power, _pow_dx, _pow_dy, domain=(0.5, 2.0))
 
+_ONE = {np.dtype(t): t(1) for t in (np.float32, np.float64)}     # (made once: ~0.2 us each)
+# What a compiled kernel gets for an output it is told not to write (a factor no input
+# needs): an empty array of the dtype. (Not another argument: an array given twice, one of
+# them written, sends the loop to its scalar version, ~3x slower.)
+NO_ARRAY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
+_GRAD = tape.MODE
+
+
+def _integral(p: float) -> bool:
+    """_fpow's test: an integral float exponent takes |x|^p (with x's sign when odd)."""
+    return float(p).is_integer() and -2 ** 53 < p < 2 ** 53
+
+
+# (p, dtype) -> what _pow_scalar_compiled passes numpy and its kernel for that exponent, or
+# None (the numpy path): a training loop's x ** 3 asks for one plan every step
+_POW_PLANS: dict = {}
+
+
+def _pow_plan(p: float, dt: np.dtype) -> tuple | None:
+    """(p, p - 1 in dt, whether _fpow takes |x| for each and gives x's sign back to each);
+    None for p 0 or 1 (a constant factor) or p not finite in dt."""
+    tp, tq = dt.type(p), dt.type(p - 1)        # (quiet: _pow_scalar_compiled's caller)
+    if p == 0 or p == 1 or not _isfinite(tp):
+        return None
+    ip, iq = _integral(p), _integral(p - 1)
+    return tp, tq, ip, iq, ip and int(p) % 2 == 1, iq and int(p - 1) % 2 == 1
+
+
+@quiet
+def _pow_scalar_compiled(x: Tensor, p: float) -> tuple | None:
+    """(out, saved) of pow_scalar for a float32 or float64 x needing a gradient once Numba
+    is loaded: numpy's two powers (_fpow's np.power calls of p, and of p - 1 for the factor:
+    its fast paths and SVML included) and one compiled pass for the signs and the factor's
+    p * (vm/forward_binary.py): _fpow's and _pow_scalar_deriv's values bit for bit, without
+    their abs, copysign and multiply passes (2048 float32, x ** 3: ~15 -> ~9 us, ~5 of it
+    np.power and np.abs). None: the numpy path (p 0 or 1, whose factor is a constant; p
+    not finite in x's dtype)."""
+    if x._stop_gradient or not _GRAD.grad_enabled:
+        return None
+    found = compiled_input("forward_binary", x._data)
+    if found is None:
+        return None
+    k, d = found
+    key = (p, d.dtype)
+    plan = _POW_PLANS.get(key)
+    if plan is None:
+        if key in _POW_PLANS or not _isfinite(p):
+            return None
+        if len(_POW_PLANS) > 256:
+            _POW_PLANS.clear()
+        plan = _POW_PLANS[key] = _pow_plan(p, d.dtype)
+        if plan is None:
+            return None
+    tp, tq, ip, iq, odd, odd_q = plan
+    v = d.reshape(-1)
+    a = np.abs(v) if ip or iq else v
+    out = np.power(a if ip else v, tp)
+    f = np.power(a if iq else v, tq)
+    k.pow_scalar(v, out, f, odd, odd_q, tp)
+    return out.reshape(d.shape), (f.reshape(d.shape),)
+
+
+@quiet
+def _pow_compiled(x: Tensor, y: Tensor) -> tuple | None:
+    """(out, saved) of pow for two C-contiguous float32 or float64 tensors of one shape once
+    Numba is loaded: numpy's power for the output (the numpy path's np.power call, on the
+    same arrays), its x ** (y - 1) for _pow_dx and its log (in float64 for float32 x) for
+    _pow_dy, each only for an input needing a gradient, between two compiled loops
+    (vm/forward_binary.py) instead of ~12 numpy passes: _pow_dx's and _pow_dy's values bit
+    for bit. Other layouts take the numpy path: np.power takes fast paths (x * x for an
+    exponent 2 ...) for a zero-stride exponent, where a contiguous copy would not."""
+    on = tape.is_grad_enabled()
+    nx, ny = on and not x._stop_gradient, on and not y._stop_gradient
+    d, e = x._data, y._data
+    if not (nx or ny) or d.shape != e.shape or not (d.flags.c_contiguous and
+                                                   e.flags.c_contiguous):
+        return None
+    found = compiled_input("forward_binary", d, e)
+    if found is None:
+        return None
+    k = found[0]
+    dt = d.dtype
+    out = np.power(d, e)
+    v, u = d.reshape(-1), e.reshape(-1)
+    ym1 = np.empty(e.shape, dt)
+    w = np.empty(u.size, np.float64)
+    k.pow_parts(v, u, ym1.reshape(-1), w, _ONE[dt])
+    if nx:          # (a new array, as `x ** (y - 1.0)`: for one element, np.power given
+        #             out=ym1 takes its SVML loop where the numpy path takes x * x for 2)
+        ym1 = np.power(d, ym1)
+    if ny:
+        np.log(w, out=w)
+    dx, dy = np.empty(e.shape, dt), np.empty(e.shape, dt)
+    k.pow_slopes(v, u, out.reshape(-1), ym1.reshape(-1), w, dx.reshape(-1), dy.reshape(-1))
+    return out, (dx if nx else None, dy if ny else None)
+
 
 def _tie_weight(m: Any, x: Any, y: Any, bigger: bool) -> np.ndarray:
     """x's share of max(x, y)'s (min's) gradient, in m's dtype at the broadcast shape: 1
@@ -322,8 +420,41 @@ add = _public_binary(add_op, large_bias=_add_row)
 subtract = _public_binary(subtract_op)
 multiply = _public_binary(multiply_op)
 divide = _public_binary(divide_op, true_divide=True)
-maximum = _public_binary(maximum_op, zero_dim=False)    # (Paddle promotes these as usual)
-minimum = _public_binary(minimum_op, zero_dim=False)
+
+
+def _public_minmax(op: OpDef) -> Callable[[Any, Any], Tensor]:
+    """_public_binary(op, zero_dim=False) for maximum and minimum, whose output and both tie
+    weights (_tie_weight's, at the inputs' shape) come from one compiled pass for two
+    float32 or float64 tensors of one shape when a gradient is needed and Numba is loaded
+    (vm/forward_binary.py; 32 x 64 float32 with the recording: ~13 -> ~4 us)."""
+    name = op.name
+
+    def public(x: Any, y: Any) -> Tensor:
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype:
+            d, e = x._data, y._data
+            nx, ny = not x._stop_gradient, not y._stop_gradient
+            if (nx or ny) and d.shape == e.shape and _GRAD.grad_enabled:
+                found = compiled_input("forward_binary", d, e)
+                if found is not None:
+                    k, d, e = found
+                    dt = d.dtype
+                    out = np.empty(d.shape, dt)
+                    wx = np.empty(d.shape, dt) if nx else None
+                    wy = np.empty(d.shape, dt) if ny else None
+                    getattr(k, name)(d.reshape(-1), e.reshape(-1), out.reshape(-1),
+                                     wx.reshape(-1) if nx else NO_ARRAY[dt],
+                                     wy.reshape(-1) if ny else NO_ARRAY[dt], nx, ny)
+                    return apply_xy(op, x, y, NO_ATTRS, out, (wx, wy))
+            return apply_xy(op, x, y)
+        x, y = binary_operands(x, y, False, False)
+        return apply_xy(op, x, y)
+    public.__name__ = public.__qualname__ = name
+    public.__doc__ = f"Elementwise {name}, with broadcasting and Paddle's dtype promotion."
+    return public
+
+
+maximum = _public_minmax(maximum_op)        # (Paddle promotes these as usual)
+minimum = _public_minmax(minimum_op)
 
 
 def _reflected(op: OpDef, true_divide: bool = False) -> Callable[[Tensor, Any], Tensor]:
@@ -340,10 +471,20 @@ def pow(x: Any, y: Any) -> Tensor:
     """x ** y; a Python-number exponent records a cheaper single-input op."""
     if isinstance(x, Tensor) and isinstance(y, (int, float, np.integer, np.floating)) \
             and not isinstance(y, bool):
-        if x._data.dtype.kind != "f" and (isinstance(y, float) or y < 0):
+        if x._data.dtype.kind != "f":
+            if not (isinstance(y, float) or y < 0):
+                return apply_internal(pow_scalar_op, x, p=y)
             x = Tensor._make(x._data.astype(np.float32))
-        return apply_internal(pow_scalar_op, x, p=float(y) if x._data.dtype.kind == "f" else y)
-    return apply_internal(pow_op, *binary_operands(x, y, zero_dim=True))
+        p = float(y)
+        found = _pow_scalar_compiled(x, p)
+        if found is None:
+            return apply_internal(pow_scalar_op, x, p=p)
+        return apply_xy(pow_scalar_op, x, None, {"p": p}, *found)
+    x, y = binary_operands(x, y, zero_dim=True)
+    found = _pow_compiled(x, y)
+    if found is None:
+        return apply_internal(pow_op, x, y)
+    return apply_xy(pow_op, x, y, NO_ATTRS, *found)
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:

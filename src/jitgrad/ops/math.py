@@ -308,32 +308,57 @@ def compiled_pair(x: Tensor, y: Tensor) -> tuple | None:
             (on and not x._stop_gradient, on and not y._stop_gradient))
 
 
+_F64 = np.dtype(np.float64)
+# (0, 1, 0.5) in each float dtype, made once: three scalars made per call cost ~0.6 us
+_CONSTS = {np.dtype(t): (t(0), t(1), t(0.5)) for t in (np.float32, np.float64)}
+
+
 def _logaddexp_compiled(x: Tensor, y: Tensor) -> tuple | None:
-    """(out, saved) of logaddexp: a compiled loop makes -|x - y|, numpy's exp and log1p (in
-    float64 for float32, as _EXP and _LOG1P) and its exp in x's dtype (_sigmoid's), numpy's
-    maximum and sum for the output, a loop both slopes: _logaddexp_forward's and _logaddexp_slope's values
-    bit for bit, ~3x quicker than their ~25 numpy passes. None: the numpy path."""
-    found = compiled_pair(x, y)
+    """(out, saved) of logaddexp for two float32 or float64 tensors of one shape once Numba
+    is loaded (vm/forward_binary.py): a compiled loop makes -|x - y| (also in float64 for
+    float32, the argument of _EXP's exp); numpy's float64 exp, rounded to float32 and back
+    by a loop, its float64 log1p (_EXP and _LOG1P without their buffered casts) and, for
+    the slopes, its exp in x's dtype (_sigmoid's); one loop makes max(x, y), both slopes
+    and rounds the log1p to float32; numpy's sum makes the output: _logaddexp_forward's
+    and _logaddexp_slope's values bit for bit (2048 float32: ~18 -> ~14 us with the
+    recording, ~6 of it numpy's three transcendentals). None: the numpy path."""
+    d, e = x._data, y._data
+    found = compiled_input("forward_binary", d, e) if d.shape == e.shape else None
     if found is None:
         return None
-    k, a, b, shape, t, needs = found
-    e = np.empty_like(a)
-    k.logaddexp_parts(a, b, e, t(0))
-    if t is np.float32:
-        l = np.exp(e, out=np.empty_like(e), dtype=np.float64)
-        np.log1p(l, out=l, dtype=np.float64)
-        np.exp(e, out=e)
+    k, d, e = found
+    on = tape.is_grad_enabled()
+    nx, ny = on and not x._stop_gradient, on and not y._stop_gradient
+    dt = d.dtype
+    zero, one, half = _CONSTS[dt]
+    a, b = d.reshape(-1), e.reshape(-1)
+    n = a.size
+    m = np.empty(n, dt)                         # -|x - y| (then its exp, for the slopes)
+    w = np.empty(n, _F64)                       # (distinct arrays: see the kernels)
+    k.logaddexp_parts(a, b, m, w, zero)
+    narrow = dt.itemsize == 4
+    if narrow:
+        np.exp(w, out=w)
+        k.round_to_float32(w)
+        np.log1p(w, out=w)
     else:
-        np.exp(e, out=e)
-        l = np.log1p(e)
-    out = np.maximum(a, b)
+        np.exp(m, out=m)
+        np.log1p(m, out=w)
+    l = np.empty(n, dt)
+    if nx or ny:
+        if narrow:
+            np.exp(m, out=m)
+        out, dx, dy = np.empty(n, dt), np.empty(n, dt), np.empty(n, dt)   # (no flags)
+        k.logaddexp_slopes(a, b, m, out, dx, dy, w, l, zero, one, half)
+    else:
+        l[...] = w                              # (rounded to float32, as _LOG1P's astype)
+        out = np.maximum(a, b)
     np.add(out, l, out=out)
-    if not (needs[0] or needs[1]):
+    shape = d.shape
+    if not (nx or ny):
         return out.reshape(shape), None
-    dx, dy = np.empty_like(a), np.empty_like(a)
-    k.logaddexp(a, b, e, dx, dy, t(0), t(1), t(0.5))
-    return out.reshape(shape), (dx.reshape(shape) if needs[0] else None,
-                                dy.reshape(shape) if needs[1] else None)
+    return out.reshape(shape), (dx.reshape(shape) if nx else None,
+                                dy.reshape(shape) if ny else None)
 
 
 def logaddexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:

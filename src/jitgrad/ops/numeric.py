@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.quiet import quiet
 from ..core.series import SINC_SERIES
+from ..core.tape import MODE as _GRAD
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
@@ -34,18 +35,48 @@ def _pick_fmax(x: Tensor, y: Tensor, greater: Any) -> Tensor:
     """x where x wins (ties and a NaN y included), else y: the gradient follows the pick."""
     xd, yd = np.broadcast_arrays(x._data, y._data)
     take_x = greater(xd, yd) | (xd == yd) | np.isnan(yd)
-    return E.where(Tensor._make(np.ascontiguousarray(take_x)), x, y)
+    return E.where(Tensor._make(np.array(take_x, order="C")), x, y)   # (0-d stays 0-d)
+
+
+def _fmax_compiled(x: Tensor, y: Tensor, greater: bool) -> tuple | None:
+    """(attrs, out, saved) of _pick_fmax's where node from one compiled pass (its condition,
+    output and saved masks: vm/forward_binary.py's fmax) for two float32 or float64 tensors
+    of one shape once Numba is loaded; None otherwise (the numpy path)."""
+    d, e = x._data, y._data
+    if d.shape != e.shape:
+        return None
+    found = compiled_input("forward_binary", d, e)
+    if found is None:
+        return None
+    k, d, e = found
+    on = _GRAD.grad_enabled
+    nx, ny = on and not x._stop_gradient, on and not y._stop_gradient
+    dt = d.dtype
+    out = np.empty(d.shape, dt)
+    take = np.empty(d.shape, np.bool_)
+    mx = np.empty(d.shape, dt) if nx else None
+    my = np.empty(d.shape, dt) if ny else None
+    k.fmax(d.reshape(-1), e.reshape(-1), out.reshape(-1), take.reshape(-1),
+           E.NO_ARRAY[dt] if mx is None else mx.reshape(-1),
+           E.NO_ARRAY[dt] if my is None else my.reshape(-1), nx, ny, greater)
+    return {"cond": take}, out, (mx, my)
 
 
 def fmax(x: Any, y: Any, name: str | None = None) -> Tensor:
     """Elementwise maximum that ignores NaN (NaN only where both are); ties go to x."""
     x, y = binary_operands(x, y)
-    return _pick_fmax(x, y, np.greater)
+    found = _fmax_compiled(x, y, True)
+    if found is None:
+        return _pick_fmax(x, y, np.greater)
+    return apply_xy(E.where_op, x, y, *found)
 
 
 def fmin(x: Any, y: Any, name: str | None = None) -> Tensor:
     x, y = binary_operands(x, y)
-    return _pick_fmax(x, y, np.less)
+    found = _fmax_compiled(x, y, False)
+    if found is None:
+        return _pick_fmax(x, y, np.less)
+    return apply_xy(E.where_op, x, y, *found)
 
 
 def hypot(x: Any, y: Any, name: str | None = None) -> Tensor:

@@ -13,8 +13,9 @@ Like vm/forward.py, they run only once the backward interpreter has imported Num
 Transcendentals stay numpy's (its SIMD exp is not the C library's, and Numba has no vector
 math here): silu gets exp(-|x|) from numpy and does the rest, elu expm1(minimum(x, 0)). erf and
 the exact gelu use vm/forward_special.py's own vectorisable erf and exp (float64).
-softplus, the tanh gelu and logaddexp put numpy's transcendentals between two compiled loops
-(ops/activation.py, ops/math.py: one loop makes their arguments, one the output and factor);
+softplus and the tanh gelu put numpy's transcendentals between two compiled loops
+(ops/activation.py: one loop makes their arguments, one the output and factor; logaddexp's
+are vm/forward_binary.py's);
 huber (smooth_l1_loss) is one loop; i0, i1, i0e, i1e are forward_special.py's bessel_pair.
 """
 
@@ -310,7 +311,7 @@ def erf(x, out, d, c):  # pragma: no cover - compiled
         d[i] = d[i] * c
 
 
-# ---- softplus, the tanh gelu, logaddexp, huber: numpy's transcendentals between two loops ---
+# ---- softplus, the tanh gelu, huber: numpy's transcendentals between two loops -------------
 # (its SIMD exp, log1p, expm1 and tanh are not the C library's, which Numba would call)
 
 @jit(fastmath=False)
@@ -365,40 +366,6 @@ def gelu_tanh(x, out, d, t, half, one, c3, hk):  # pragma: no cover - compiled
         ti = t[i]
         out[i] = half * v * (one + ti)
         d[i] = (ti + one) * half + v * (one - ti * ti) * (v * v * c3 + one) * hk
-
-
-@jit(fastmath=False)
-def logaddexp_parts(x, y, a, zero):  # pragma: no cover - compiled
-    """a = -|x - y| in x's dtype, 0 for the difference of the same infinity: the argument of
-    ops/math.py's _logaddexp_forward's exp (and of its slopes' sigmoid's exp)."""
-    for i in range(x.size):
-        u = x[i]
-        v = y[i]
-        dd = u - v
-        if dd != dd and u == v:                     # (only the same infinity: 0)
-            dd = zero
-        a[i] = -abs(dd)
-
-
-@jit(fastmath=False)
-def logaddexp(x, y, e, dx, dy, zero, one, half):  # pragma: no cover - compiled
-    """logaddexp's slopes sigmoid(x - y), sigmoid(y - x) as elementwise.py's _sigmoid
-    computes them from e = exp(-|x - y|) (numpy's, in x's dtype): max(e, z >= 0) / (e + 1);
-    0.5 each where x and y are the same infinity. (The output max(x, y) + log1p(...) stays
-    numpy's two passes: which NaN a sum of two NaNs keeps is its loop's choice.)"""
-    for i in range(x.size):
-        u = x[i]
-        v = y[i]
-        ei = e[i]
-        z = u - v
-        w = ei + one
-        k = one if z >= zero else zero
-        sx = (ei if (ei > k or ei != ei) else k) / w
-        k = one if -z >= zero else zero
-        sy = (ei if (ei > k or ei != ei) else k) / w
-        same_inf = z != z and u == v
-        dx[i] = half if same_inf else sx
-        dy[i] = half if same_inf else sy
 
 
 @jit(fastmath=False)

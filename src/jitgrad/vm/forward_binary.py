@@ -1,0 +1,175 @@
+"""Compiled forwards of maximum, minimum, fmax, fmin, logaddexp, pow and pow_scalar: each
+op's output and the gradient factors its node saves, in one or two passes.
+
+numpy takes a pass per step over small arrays (~1 us each, mostly overhead): maximum's
+output and its two tie weights ((x > y) + (x >= y)) / 2 take 7 (~12 us for 32 x 64 float32
+inputs, torch's forward ~2 us); one loop writes all three. Every kernel gives the values of
+the op's numpy forward and of its saved factors bit for bit: the same float operations in
+the same order, in x's dtype (the caller passes every constant used in arithmetic as a
+scalar of that dtype; 0, 0.5 and 1 are only stored, which is exact), numpy's choices where
+it has one (np.maximum(x, y) is `x if x > y or x is NaN else y`: ties give y, so
+maximum(-0.0, 0.0) is 0.0; measured at every position of a SIMD vector and its tail),
+and no fastmath (it would fold signed zeros). Transcendentals stay numpy's calls between
+two loops (its SIMD exp, log, log1p and SVML pow are not the C library's, which Numba
+would call; np.power's fast paths for exponents 2, 0.5, -1 ... are its own too): the
+kernels make their arguments and finish from their results. A factor no input needs is
+skipped by a flag (its array an empty one) or computed into a scratch array; no array is
+given for two arguments when one is written (LLVM's overlap check then sends the whole
+loop to its scalar version, ~3x slower), and loops whose flags kept them from vectorising
+have none. Like vm/forward.py, they run only once the backward interpreter has imported Numba
+(ops/core.py's compiled_input); tests/test_forward_binary.py compares them with the numpy
+paths.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._numba import jit
+
+# ---- maximum, minimum: the output and both tie weights ----------------------------------
+
+@jit(fastmath=False)
+def maximum(x, y, out, wx, wy, nx, ny):  # pragma: no cover - compiled
+    """out = np.maximum(x, y); x's share of the gradient wx = 1 where x > y, 0.5 on a tie,
+    else 0 (NaN either side: 0), y's wy likewise (ops/elementwise.py's _tie_weight),
+    written when nx (ny)."""
+    for i in range(x.size):
+        u = x[i]
+        v = y[i]
+        out[i] = u if (u > v or math.isnan(u)) else v
+        if nx:
+            wx[i] = 1.0 if u > v else (0.5 if u == v else 0.0)
+        if ny:
+            wy[i] = 1.0 if v > u else (0.5 if u == v else 0.0)
+
+
+@jit(fastmath=False)
+def minimum(x, y, out, wx, wy, nx, ny):  # pragma: no cover - compiled
+    """out = np.minimum(x, y) (ties give y, a NaN the first NaN); the tie weights with <."""
+    for i in range(x.size):
+        u = x[i]
+        v = y[i]
+        out[i] = u if (u < v or math.isnan(u)) else v
+        if nx:
+            wx[i] = 1.0 if u < v else (0.5 if u == v else 0.0)
+        if ny:
+            wy[i] = 1.0 if v < u else (0.5 if u == v else 0.0)
+
+
+# ---- fmax, fmin: the where node's condition, output and masks ---------------------------
+
+@jit(fastmath=False)
+def fmax(x, y, out, take, mx, my, nx, ny, greater):  # pragma: no cover - compiled
+    """ops/numeric.py's fmax (fmin unless greater): take = x > y (x < y) or x == y or y is
+    NaN; out = where(take, x, y) (the values' bits, as np.where); the where node's saved
+    masks take (when nx) and not take (when ny) as 1 and 0."""
+    for i in range(x.size):
+        u = x[i]
+        v = y[i]
+        t = (u > v if greater else u < v) or u == v or math.isnan(v)
+        take[i] = t
+        out[i] = u if t else v
+        if nx:
+            mx[i] = 1.0 if t else 0.0
+        if ny:
+            my[i] = 0.0 if t else 1.0
+
+
+# ---- logaddexp: numpy's exp and log1p between the loops ----------------------------------
+
+@jit(fastmath=False)
+def logaddexp_parts(x, y, a, w, zero):  # pragma: no cover - compiled
+    """a = -|x - y| in x's dtype, 0 for the difference of the same infinity (ops/math.py's
+    _logaddexp_forward's argument of exp, and of its slopes' sigmoid's), and w = a again in
+    float64: for float32 inputs the argument of the output's exp in float64 (_EXP:
+    x.astype(float64), exact), for float64 ones a scratch copy. (No flags: branches in the
+    loop kept it from vectorising, ~1.3x slower; and no array given twice: the vectoriser's
+    overlap check then sends the whole loop to its scalar version, ~1.5x slower.)"""
+    for i in range(x.size):
+        u = x[i]
+        v = y[i]
+        d = u - v
+        d = zero if (math.isnan(d) and u == v) else d      # (only the same infinity: 0)
+        b = -abs(d)
+        a[i] = b
+        w[i] = b
+
+
+@jit(fastmath=False)
+def round_to_float32(w):  # pragma: no cover - compiled
+    """w = float64(float32(w)): the float64 exp rounded to float32 (_EXP's astype), then
+    the argument of _LOG1P's float64 log1p."""
+    for i in range(w.size):
+        w[i] = np.float64(np.float32(w[i]))
+
+
+@jit(fastmath=False)
+def logaddexp_slopes(x, y, e, m, dx, dy, w, l, zero, one, half
+                     ):  # pragma: no cover - compiled
+    """m = np.maximum(x, y) (the output's first term); logaddexp's slopes sigmoid(x - y),
+    sigmoid(y - x) as elementwise.py's _sigmoid computes them from e = exp(-|x - y|)
+    (numpy's, in x's dtype): max(e, z >= 0) / (e + 1); 0.5 each where x and y are the same
+    infinity. And l = w: numpy's float64 log1p, rounded to float32 (_LOG1P's astype) for
+    float32 inputs. (The output m + l stays numpy's sum: which NaN a sum of two NaNs keeps
+    is its loop's choice, and differs between its vector body and its tail.)"""
+    for i in range(x.size):
+        l[i] = w[i]
+        u = x[i]
+        v = y[i]
+        m[i] = u if (u > v or math.isnan(u)) else v
+        ei = e[i]
+        z = u - v
+        same_inf = math.isnan(z) and u == v
+        q = ei + one
+        k = one if z >= zero else zero
+        sx = (ei if (ei > k or math.isnan(ei)) else k) / q
+        k = one if -z >= zero else zero
+        sy = (ei if (ei > k or math.isnan(ei)) else k) / q
+        dx[i] = half if same_inf else sx
+        dy[i] = half if same_inf else sy
+
+
+# ---- pow_scalar: numpy's powers, then the signs and the factor's scale -------------------
+
+@jit(fastmath=False)
+def pow_scalar(x, out, f, odd, odd_f, p):  # pragma: no cover - compiled
+    """ops/elementwise.py's _fpow and _pow_scalar_deriv from numpy's powers: out = np.power
+    (|x| or x, p), given the sign of x when odd (np.copysign); f = np.power(|x| or x, p -
+    1), likewise when odd_f, then times p (p * f, p in x's dtype as numpy's scalar)."""
+    for i in range(x.size):
+        v = x[i]
+        if odd:
+            out[i] = math.copysign(out[i], v)
+        g = f[i]
+        if odd_f:
+            g = math.copysign(g, v)
+        f[i] = p * g
+
+
+# ---- pow: numpy's power and log between the loops ----------------------------------------
+
+@jit(fastmath=False)
+def pow_parts(x, y, ym1, w, one):  # pragma: no cover - compiled
+    """ym1 = y - 1 in y's dtype (the exponent of _pow_dx's x ** (y - 1.0)) and w = x in
+    float64 (the argument of _pow_dy's log: through float64 for float32 x, x's values for
+    float64 x)."""
+    for i in range(x.size):
+        ym1[i] = y[i] - one
+        w[i] = x[i]
+
+
+@jit(fastmath=False)
+def pow_slopes(x, y, out, p1, w, dx, dy):  # pragma: no cover - compiled
+    """_pow_dx = where(y == 0, 0, y * p1), p1 = numpy's x ** (y - 1); _pow_dy = where(x == 0
+    and y >= 0, 0, out * l), l = numpy's float64 log(x) (for float32 x rounded to float32
+    here, as _via_float64's astype). A factor no input needs is computed from whatever its
+    array holds, into a scratch array."""
+    for i in range(x.size):
+        u = x[i]
+        v = y[i]
+        dx[i] = 0.0 if v == 0 else v * p1[i]
+        dy[i] = w[i]                        # (rounded to x's dtype)
+        dy[i] = 0.0 if (u == 0 and v >= 0) else out[i] * dy[i]

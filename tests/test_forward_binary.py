@@ -1,0 +1,275 @@
+"""vm/forward_binary.py's compiled forwards of maximum, minimum, fmax, fmin, logaddexp, pow
+and pow_scalar give what their numpy paths give, bit for bit: outputs, the factors each node
+saves (None for an input needing no gradient) and the where node's condition (fmax, fmin),
+over shapes, both float dtypes, NaN, infinities, signed zeros and ties; the nodes recorded
+are the same, and so are the gradients."""
+
+import contextlib
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad import vm
+from jitgrad.ops import core
+from jitgrad.ops.numeric import _fmax_compiled
+from jitgrad.testing import check_grads
+
+SPECIAL = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5,
+           3.0, -3.0, 1e-30, -1e-30, 1e30, -1e30, 1e-40, 700.0, -700.0, 90.0, -90.0]
+DTYPES = (np.float32, np.float64)
+SHAPES = [(), (1,), (7,), (3, 5), (33, 65), (2, 1, 17), (0,), (2, 0, 3)]
+NEEDS = ((True, True), (True, False), (False, True), (False, False))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _numba_loaded():
+    paddle.warmup(quiet=True)           # the kernels run once the interpreter is loaded
+
+
+@contextlib.contextmanager
+def _numpy_path():
+    """The ops' numpy paths: compiled_input finds no forward_binary kernels inside."""
+    saved = core._KERNELS.pop("forward_binary", None)
+    real = vm.compiled_forwards
+    vm.compiled_forwards = lambda module: None if module == "forward_binary" else real(module)
+    try:
+        yield
+    finally:
+        vm.compiled_forwards = real
+        if saved is not None:
+            core._KERNELS["forward_binary"] = saved
+
+
+def _bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint8).tobytes()
+
+
+def _same_bits(a, b, nan_bits=True):
+    """The same bits (signed zeros, infinities); NaN where NaN, and with nan_bits its sign
+    and payload too (for the ops that only pick values: where two NaNs meet in an
+    arithmetic operation, IEEE leaves which one the result keeps to the implementation)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    if nan_bits or a.dtype.kind != "f":
+        assert _bits(a) == _bits(b)
+        return
+    nan = np.isnan(a)
+    np.testing.assert_array_equal(nan, np.isnan(b))
+    assert _bits(a[~nan]) == _bits(b[~nan])
+
+
+def _pairs(shape, dtype, seed=0):
+    """x, y of `shape`: every pair of SPECIAL values (cycled), ties and near-ties, random."""
+    n = int(np.prod(shape))
+    s = np.array(SPECIAL, np.float64)
+    k = s.size
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([np.repeat(s, k), rng.uniform(-3, 3, 300)])
+    y = np.concatenate([np.tile(s, k), rng.uniform(-3, 3, 300)])
+    y[k * k::3] = x[k * k::3]                       # ties among the random ones
+    x, y = x.astype(dtype), y.astype(dtype)
+    y[k * k + 1::5] = np.nextafter(x[k * k + 1::5], dtype(np.inf))
+    off = rng.integers(0, x.size)
+    return (np.resize(np.roll(x, off), n).reshape(shape),
+            np.resize(np.roll(y, off), n).reshape(shape))
+
+
+def _leaf(a, need):
+    return paddle.to_tensor(a, stop_gradient=not need)
+
+
+def _run(call, arrays, needs, numpy_path):
+    with np.errstate(all="ignore"):
+        tensors = [_leaf(a, n) for a, n in zip(arrays, needs)]
+        if numpy_path:
+            with _numpy_path():
+                return call(*tensors)
+        return call(*tensors)
+
+
+def _same_result(got, want, nan_bits):
+    _same_bits(got._data, want._data, nan_bits)
+    assert (got._node is None) == (want._node is None)
+    if want._node is None:
+        return
+    g, w = got._node, want._node
+    assert g.op is w.op and g.needs == w.needs and len(g.inputs) == len(w.inputs)
+    assert g.attrs.keys() == w.attrs.keys()
+    for key in w.attrs:
+        if isinstance(w.attrs[key], np.ndarray):
+            _same_bits(g.attrs[key], w.attrs[key])
+        else:
+            assert repr(g.attrs[key]) == repr(w.attrs[key])        # (nan too)
+    assert len(g.saved) == len(w.saved)
+    for a, b in zip(g.saved, w.saved):
+        assert (a is None) == (b is None)
+        if b is not None:
+            _same_bits(a, b, nan_bits)
+
+
+BINARY = {
+    "maximum": (paddle.maximum, True),
+    "minimum": (paddle.minimum, True),
+    "fmax": (paddle.fmax, True),
+    "fmin": (paddle.fmin, True),
+    "logaddexp": (paddle.logaddexp, False),
+    "pow": (paddle.pow, False),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_compiled_path_gives_the_numpy_paths_bits(name, shape, dtype):
+    call, nan_bits = BINARY[name]
+    for seed in (0, 1):
+        x, y = _pairs(shape, dtype, seed)
+        if name == "pow" and seed:
+            x = np.abs(x)                           # (positive bases: no nan from them)
+        for needs in NEEDS:
+            got = _run(call, (x, y), needs, False)
+            want = _run(call, (x, y), needs, True)
+            _same_result(got, want, nan_bits)
+            with paddle.no_grad():
+                _same_bits(_run(call, (x, y), needs, False)._data, want._data, nan_bits)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p", [3.0, 2.0, 0.5, -1.0, -2.0, 1.5, -0.5, 4.0, 7.0, 0.25, 1 / 3,
+                               -3.0, 2.5, 0.0, 1.0, 2.0 ** 60, 1e39, np.nan, np.inf])
+def test_pow_scalar_compiled_path_gives_the_numpy_paths_bits(p, dtype):
+    for shape in SHAPES:
+        for seed in (0, 1):
+            x, _ = _pairs(shape, dtype, seed)
+            for pp in (p, int(p)) if float(p).is_integer() and abs(p) < 100 else (p,):
+                def power(t, pp=pp):
+                    return t ** pp
+                got = _run(power, (x,), (True,), False)
+                want = _run(power, (x,), (True,), True)
+                _same_result(got, want, False)
+                with paddle.no_grad():
+                    _same_bits(_run(power, (x,), (True,), False)._data, want._data, False)
+
+
+def _svml_squares(dtype, count=64):
+    """Values whose np.power(x, 2) along a strided exponent (no fast path) is not x * x:
+    where np.power's fast path for a zero-stride exponent 2 changes the value."""
+    rng = np.random.default_rng(3)
+    x = (np.abs(rng.standard_normal(1 << 18)) * 3).astype(dtype)
+    with np.errstate(all="ignore"):
+        diff = x[np.power(x, np.full_like(x, 2)) != x * x]
+    return diff[:count] if diff.size else x[:count]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (64,), (8, 8)])
+def test_pow_exponents_of_numpys_fast_paths(shape, dtype):
+    """Exponents 2, 0.5, -1, 1 (and y - 1 of them) at sizes 1 and more: np.power's zero-
+    stride fast paths (a 0-d or one-element exponent) must be taken as the numpy path takes
+    them."""
+    values = _svml_squares(dtype)
+    n = int(np.prod(shape))
+    for e in (3.0, 2.0, 1.5, 0.5, -1.0, 1.0, 0.0, 2.5):
+        for i in range(0, values.size, max(n, 1)):
+            x = np.resize(values[i:i + max(n, 1)], n).reshape(shape).astype(dtype)
+            y = np.full(shape, e, dtype)
+            for needs in NEEDS[:3]:
+                _same_result(_run(paddle.pow, (x, y), needs, False),
+                             _run(paddle.pow, (x, y), needs, True), False)
+            def power(t, e=e):
+                return t ** e
+            _same_result(_run(power, (x,), (True,), False),
+                         _run(power, (x,), (True,), True), False)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_other_layouts_broadcasting_and_mixed_dtypes(name):
+    call, nan_bits = BINARY[name]
+    x, y = _pairs((6, 40), np.float32)
+    cases = [(np.asfortranarray(x), y), (x[:, ::2], y[:, 1::2]), (x[::-1], np.asfortranarray(y)),
+             (x, y[:1]), (x[:, :1], y), (x[0], y), (x, y[0, 0]),
+             (x.astype(np.float64), y), (x, y.astype(np.float64))]
+    for a, b in cases:
+        for needs in NEEDS[:3]:
+            got = _run(call, (a, b), needs, False)
+            want = _run(call, (a, b), needs, True)
+            _same_result(got, want, nan_bits)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_one_tensor_as_both_inputs(name):
+    call, nan_bits = BINARY[name]
+    x, _ = _pairs((5, 9), np.float32)
+    with np.errstate(all="ignore"):
+        t = _leaf(x, True)
+        got = call(t, t)
+        with _numpy_path():
+            want = call(t, t)
+    _same_result(got, want, nan_bits)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_gradients_agree_with_the_numpy_path_and_finite_differences(name):
+    call, _ = BINARY[name]
+    x, y = _pairs((5, 9), np.float64, 2)
+    x = np.where(np.isfinite(x), x, 0.25)
+    y = np.where(np.isfinite(y), y, -0.75)
+    if name == "pow":
+        x = np.abs(x) + 0.5
+    grads = []
+    for numpy_path in (False, True):
+        a, b = _leaf(x, True), _leaf(y, True)
+        ctx = _numpy_path() if numpy_path else contextlib.nullcontext()
+        with ctx, np.errstate(all="ignore"):
+            (call(a, b) * paddle.to_tensor(np.linspace(-1, 2, 45).reshape(5, 9))).sum() \
+                .backward()
+        grads.append((a.grad.numpy(), b.grad.numpy()))
+    for g, w in zip(*grads):
+        _same_bits(g, w, False)
+    rng = np.random.default_rng(0)
+    u, v = rng.uniform(0.5, 2.0, (2, 3, 4))
+    check_grads(call, u, v + 0.05)
+    check_grads(lambda t: t ** 3, u - 1.0)
+    check_grads(lambda t: t ** 2.5, u)
+
+
+def test_the_kernels_run_and_record_the_numpy_paths_nodes():
+    """The compiled paths are taken (not the numpy one) for same-shape float inputs."""
+    x, y = _pairs((4, 8), np.float32)
+    a, b = _leaf(x, True), _leaf(np.abs(y) + 1, True)
+    calls = []
+    real = core._KERNELS["forward_binary"]
+
+    class Spy:
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(real, name)
+    core._KERNELS["forward_binary"] = Spy()
+    try:
+        with np.errstate(all="ignore"):
+            names = [paddle.maximum(a, b)._node.op.name, paddle.minimum(a, b)._node.op.name,
+                     paddle.fmax(a, b)._node.op.name, paddle.fmin(a, b)._node.op.name,
+                     paddle.logaddexp(a, b)._node.op.name, paddle.pow(b, a)._node.op.name,
+                     (a ** 3)._node.op.name]
+    finally:
+        core._KERNELS["forward_binary"] = real
+    assert names == ["maximum", "minimum", "where", "where", "logaddexp", "pow", "pow_scalar"]
+    assert {"maximum", "minimum", "fmax", "logaddexp_slopes", "pow_slopes",
+            "pow_scalar"} <= set(calls)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_fmax_and_fmin_of_0d_tensors_are_0d(compiled, monkeypatch):
+    """Paddle 3.3.1: paddle.fmax(0-d, 0-d).shape == [] (the numpy path made [1] before)."""
+    from jitgrad.ops import numeric
+    if not compiled:
+        monkeypatch.setattr(numeric, "compiled_input", lambda *a: None)
+    a = paddle.to_tensor(1.0, stop_gradient=False)
+    b = paddle.to_tensor(float("nan"), stop_gradient=False)
+    for f in (paddle.fmax, paddle.fmin):
+        out = f(a, b)
+        assert out.shape == [] and out.item() == 1.0
+        out.backward()
+    assert a.grad.item() == 2.0 and b.grad.item() == 0.0
