@@ -58,6 +58,9 @@ sin_op = unary("sin", np.sin, lambda m, x, out: m.cos(x), quiet=False)
 cos_op = unary("cos", np.cos, lambda m, x, out: -m.sin(x), quiet=False)
 
 
+_ONE_ZERO = {np.dtype(t): (t(1), t(0)) for t in (np.float32, np.float64)}  # (~0.2 us each)
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # exp of a non-positive number only: no overflow warnings for large |x|.
     # (1 or e) / (1 + e): one division, the same values as choosing between two. The
@@ -71,8 +74,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
         e, out = np.empty_like(flat), np.empty_like(flat)
         kernels.neg_abs(flat, e)
         np.exp(e, out=e)
-        t = d.dtype.type
-        kernels.sigmoid(flat, e, out, t(1), t(0))
+        kernels.sigmoid(flat, e, out, *_ONE_ZERO[d.dtype])
         return out.reshape(d.shape)
     e = np.exp(-np.abs(x))
     one = x.dtype.type(1)
