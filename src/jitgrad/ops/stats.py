@@ -125,28 +125,24 @@ def _logsumexp_forward(x: np.ndarray, axes: tuple | None, keepdim: bool
     trailing axes (or all) once Numba is loaded, three compiled passes around numpy's own
     exp and log (vm/forward_reduce.py's lse_shift, lse_sums, lse_finish: the numpy path's
     operations, bit for bit, in two numpy calls instead of ~14)."""
-    if x.flags.c_contiguous:
-        layout = R._groups(x.shape, axes, keepdim)
-        if layout is not None and layout[2] == 1:
-            found = compiled_input("forward_reduce", x)
-            if found is not None:
-                kernels, x = found
-                rows, k, _, shape = layout
-                dt = x.dtype
-                m = np.empty(rows, dt)
-                s = np.empty(rows, dt)
-                w = np.empty(x.shape, dt)
-                d = w if dt is _F64 else np.empty(x.shape, _F64)
-                t = np.empty(rows, _F64)
-                kernels.lse_shift(x, m, d, rows, k)
-                # exp_op's and log_op's forwards: numpy's float64 exp and log, in place (a
-                # float32 input cast to float64 and the result rounded back, by the kernels)
-                _exp(d, out=d)
-                kernels.lse_sums(d, w, s, t, rows, k)
-                _log(t, out=t)
-                out = np.empty(shape, dt)
-                kernels.lse_finish(w, s, t, m, out.reshape(-1), rows, k)
-                return out, (w,)
+    found = _rows_layout(x, axes, keepdim, "forward_reduce")
+    if found is not None:
+        kernels, x, rows, k, shape = found
+        dt = x.dtype
+        m = np.empty(rows, dt)
+        s = np.empty(rows, dt)
+        w = np.empty(x.shape, dt)
+        d = w if dt is _F64 else np.empty(x.shape, _F64)
+        t = np.empty(rows, _F64)
+        kernels.lse_shift(x, m, d, rows, k)
+        # exp_op's and log_op's forwards: numpy's float64 exp and log, in place (a float32
+        # input cast to float64 and the result rounded back, by the kernels)
+        _exp(d, out=d)
+        kernels.lse_sums(d, w, s, t, rows, k)
+        _log(t, out=t)
+        out = np.empty(shape, dt)
+        kernels.lse_finish(w, s, t, m, out.reshape(-1), rows, k)
+        return out, (w,)
     return _logsumexp_np(x, axes, keepdim)
 
 
@@ -262,20 +258,32 @@ def _l2_norm_forward(x: np.ndarray, axes: tuple | None, keepdim: bool
                      ) -> tuple[np.ndarray, tuple]:
     """l2_norm's forward: _l2_forward's values and weights, in one compiled pass for a
     C-contiguous float32 / float64 x reduced over its trailing axes (or all) once Numba is
-    loaded (vm/forward_reduce.py's l2_norm_rows: numpy's operations and pairwise sums, bit
+    loaded (vm/forward.py's l2_rows, mode 0: numpy's operations and pairwise sums, bit
     for bit; ~1.5 us for 32 x 64 float32 where numpy's six calls took ~12 us)."""
-    if x.flags.c_contiguous:
-        layout = R._groups(x.shape, axes, keepdim)
-        if layout is not None and layout[2] == 1:
-            found = compiled_input("forward_reduce", x)
-            if found is not None:
-                kernels, x = found
-                rows, k, _, shape = layout
-                out = np.empty(shape, x.dtype)
-                w = np.empty(x.shape, x.dtype)
-                kernels.l2_norm_rows(x, out.reshape(-1), w, rows, k)
-                return out, (w,)
+    found = _rows_layout(x, axes, keepdim, "forward")
+    if found is not None:
+        kernels, x, rows, k, shape = found
+        out = np.empty(shape, x.dtype)
+        w = np.empty(x.shape, x.dtype)
+        kernels.l2_rows(x, x, x.dtype.type(0), 0, out, w, rows, k)
+        return out, (w,)
     return _l2_forward(x, axes, keepdim)
+
+
+def _rows_layout(x: np.ndarray, axes: tuple | None, keepdim: bool, module: str
+                 ) -> tuple | None:
+    """(vm.<module>, x, rows, row length, output shape) for a C-contiguous float32 /
+    float64 x reduced over its trailing axes (or all), once Numba is loaded; else None."""
+    if not x.flags.c_contiguous:
+        return None
+    layout = R._groups(x.shape, axes, keepdim)
+    if layout is None or layout[2] != 1:
+        return None
+    found = compiled_input(module, x)
+    if found is None:
+        return None
+    rows, k, _, shape = layout
+    return found[0], found[1], rows, k, shape
 
 
 def _l2_smooth(out: Tensor, x: Tensor, axes: tuple | None, keepdim: bool) -> Tensor:

@@ -32,78 +32,39 @@ from .forward import _pairwise_sum
 # SIMD order: a NaN (which NaN) and a tie of +0 and -0 (which zero); the kernel returns 1
 # for those and the caller takes numpy's output (the weights do not depend on it).
 
+@jit(fastmath=False, inline="always")
+def _pick(a, b, is_max):  # pragma: no cover - compiled
+    return max(a, b) if is_max else min(a, b)
+
+
 @jit(fastmath=False)
-def _max_lanes(r, n):  # pragma: no cover - compiled
-    """The max of r[:n] (n >= 1) without NaN, in eight independent lanes (a single running
-    max waits on each comparison). A NaN or a +-0 tie gives some element: the caller
-    checks for both."""
+def _extreme_lanes(r, n, is_max):  # pragma: no cover - compiled
+    """The max (is_max) or min of r[:n] (n >= 1) without NaN, in eight independent lanes (a
+    single running max waits on each comparison). A NaN or a +-0 tie gives some element:
+    the caller checks for both."""
     if n < 16:
         m = r[0]
         for k in range(1, n):
-            v = r[k]
-            m = max(m, v)
+            m = _pick(m, r[k], is_max)
         return m
     m0, m1, m2, m3, m4, m5, m6, m7 = r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
     k = 8
     end = n - n % 8
     while k < end:
-        v0, v1, v2, v3 = r[k], r[k + 1], r[k + 2], r[k + 3]
-        v4, v5, v6, v7 = r[k + 4], r[k + 5], r[k + 6], r[k + 7]
-        m0 = max(m0, v0)
-        m1 = max(m1, v1)
-        m2 = max(m2, v2)
-        m3 = max(m3, v3)
-        m4 = max(m4, v4)
-        m5 = max(m5, v5)
-        m6 = max(m6, v6)
-        m7 = max(m7, v7)
+        m0 = _pick(m0, r[k], is_max)
+        m1 = _pick(m1, r[k + 1], is_max)
+        m2 = _pick(m2, r[k + 2], is_max)
+        m3 = _pick(m3, r[k + 3], is_max)
+        m4 = _pick(m4, r[k + 4], is_max)
+        m5 = _pick(m5, r[k + 5], is_max)
+        m6 = _pick(m6, r[k + 6], is_max)
+        m7 = _pick(m7, r[k + 7], is_max)
         k += 8
     for i in range(end, n):
-        v = r[i]
-        m0 = max(m0, v)
-    m0 = max(m0, m1)
-    m2 = max(m2, m3)
-    m4 = max(m4, m5)
-    m6 = max(m6, m7)
-    m0 = max(m0, m2)
-    m4 = max(m4, m6)
-    return max(m0, m4)
-
-
-@jit(fastmath=False)
-def _min_lanes(r, n):  # pragma: no cover - compiled
-    """_max_lanes for the min."""
-    if n < 16:
-        m = r[0]
-        for k in range(1, n):
-            v = r[k]
-            m = min(m, v)
-        return m
-    m0, m1, m2, m3, m4, m5, m6, m7 = r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
-    k = 8
-    end = n - n % 8
-    while k < end:
-        v0, v1, v2, v3 = r[k], r[k + 1], r[k + 2], r[k + 3]
-        v4, v5, v6, v7 = r[k + 4], r[k + 5], r[k + 6], r[k + 7]
-        m0 = min(m0, v0)
-        m1 = min(m1, v1)
-        m2 = min(m2, v2)
-        m3 = min(m3, v3)
-        m4 = min(m4, v4)
-        m5 = min(m5, v5)
-        m6 = min(m6, v6)
-        m7 = min(m7, v7)
-        k += 8
-    for i in range(end, n):
-        v = r[i]
-        m0 = min(m0, v)
-    m0 = min(m0, m1)
-    m2 = min(m2, m3)
-    m4 = min(m4, m5)
-    m6 = min(m6, m7)
-    m0 = min(m0, m2)
-    m4 = min(m4, m6)
-    return min(m0, m4)
+        m0 = _pick(m0, r[i], is_max)
+    m0 = _pick(_pick(m0, m1, is_max), _pick(m2, m3, is_max), is_max)
+    m4 = _pick(_pick(m4, m5, is_max), _pick(m6, m7, is_max), is_max)
+    return _pick(m0, m4, is_max)
 
 
 @jit(fastmath=False)
@@ -136,7 +97,7 @@ def extreme(x, out, w, P, n, Q, is_max, nanw):  # pragma: no cover - compiled
         for p in range(P):
             r = xf[p * n:(p + 1) * n]
             wr = wf[p * n:(p + 1) * n]
-            m = _max_lanes(r, n) if is_max else _min_lanes(r, n)
+            m = _extreme_lanes(r, n, is_max)
             c = 0
             ok = 0
             for k in range(n):          # (integer sums: these vectorise without fastmath)
@@ -208,34 +169,6 @@ def extreme(x, out, w, P, n, Q, is_max, nanw):  # pragma: no cover - compiled
 
 # ---- the Euclidean norm and its weights (ops/stats.py's _l2_forward) --------------------------
 
-@jit(fastmath=False)
-def l2_norm_rows(x, out, w, R, K):  # pragma: no cover - compiled
-    """sqrt(sum(x * x)) over each row of C-contiguous x viewed as [R, K] (K >= 1) into out
-    (R elements, flat), and the weights x / norm (0 where the norm is 0) into w: numpy's
-    values bit for bit, as ops/stats.py's _l2_forward computes them (the squares in x's
-    dtype, numpy's pairwise sum of each row: a C-contiguous array's sum over its trailing
-    axes is one inner loop per row; the sqrt and the quotients in x's dtype)."""
-    m = R * K
-    xf = x.reshape(m)
-    wf = w.reshape(m)
-    sq = np.empty(K, x.dtype)
-    zero = np.zeros(1, x.dtype)[0]
-    for r in range(R):
-        xr = xf[r * K:(r + 1) * K]
-        wr = wf[r * K:(r + 1) * K]
-        for k in range(K):
-            v = xr[k]
-            sq[k] = v * v
-        nrm = np.sqrt(_pairwise_sum(sq, K))
-        out[r] = nrm
-        if nrm == zero:
-            for k in range(K):
-                wr[k] = zero
-        else:
-            for k in range(K):
-                wr[k] = xr[k] / nrm
-
-
 # ---- cumsum (ops/scan.py) ----------------------------------------------------------------------
 
 @jit(fastmath=False)
@@ -306,7 +239,7 @@ def lse_shift(x, m, d, R, K):  # pragma: no cover - compiled
     for r in range(R):
         xr = xf[r * K:(r + 1) * K]
         dr = df[r * K:(r + 1) * K]
-        mr = _max_lanes(xr, K)
+        mr = _extreme_lanes(xr, K, True)
         ok = 0
         for k in range(K):
             v = xr[k]
