@@ -273,3 +273,22 @@ def test_fmax_and_fmin_of_0d_tensors_are_0d(compiled, monkeypatch):
         assert out.shape == [] and out.item() == 1.0
         out.backward()
     assert a.grad.item() == 2.0 and b.grad.item() == 0.0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs, ws", [((8, 8, 16, 16), (8, 1, 1)), ((4, 3, 400), (3, 1)),
+                                    ((2, 5, 7, 9, 11), (5, 1, 1, 1))])
+def test_per_channel_scale_kernel_gives_numpys_product(xs, ws, dtype):
+    """x (N, C, ...) * w (C, 1, ...), the per-channel scale of a batch: vm/forward.py's
+    mul_channels (numpy's values bit for bit, specials included) once Numba is loaded."""
+    from jitgrad.ops import elementwise
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+    x.reshape(-1)[:5] = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    w.reshape(-1)[0] = -0.0
+    assert elementwise._mul_channels(x, w) is not None
+    with np.errstate(all="ignore"):
+        got = paddle.to_tensor(x, stop_gradient=False) * paddle.to_tensor(w)
+        want = x * w
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert np.array_equal(np.signbit(got.numpy()), np.signbit(want))

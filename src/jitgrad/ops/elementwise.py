@@ -103,6 +103,25 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0).astype(x.dtype, copy=False)
 
 
+def _mul_channels(x: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """x * w for a float x (N, C, ...) of at least 4096 elements and w (C, 1, ...) (a
+    per-channel scale) by the compiled kernel, the same values; None when it does not
+    apply."""
+    shape, ws = x.shape, w.shape
+    if x.size < 4096 or len(ws) < 2 or ws[0] != shape[1] or w.size != ws[0] or \
+            x.dtype.kind != "f" or w.dtype is not x.dtype or not x.flags.c_contiguous:
+        return None
+    kernels = _compiled_forward()
+    if kernels is None:
+        return None
+    C = ws[0]
+    K = x.size // (shape[0] * C)
+    out = np.empty(shape, x.dtype)
+    kernels.mul_channels(x.reshape(-1), np.ascontiguousarray(w).reshape(-1), shape[0], C, K,
+                         out.reshape(-1))
+    return out
+
+
 def _add_row(x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """x (m, n) + b (n,) by the compiled kernel for a large float matrix (a bias added to a
     matmul output); None when it does not apply."""
@@ -385,12 +404,13 @@ def clone(x: Tensor) -> Tensor:
 
 
 def _public_binary(op: OpDef, true_divide: bool = False,
-                   large_bias: Callable | None = None, zero_dim: bool = True
-                   ) -> Callable[[Any, Any], Tensor]:
+                   large_bias: Callable | None = None, zero_dim: bool = True,
+                   bias_min: int = BIG) -> Callable[[Any, Any], Tensor]:
     """The public function of a two-input op without attributes: Paddle's promotion
     (binary_operands), which leaves two Tensors of one dtype as they are (but for ints under
     true division), so that case, the common one, skips it. `large_bias(d, e)` may compute
-    a large matrix with a row vector (else None)."""
+    an array of at least `bias_min` elements with an operand of one dim less (a row vector,
+    per-channel factors), else None."""
     plain_ufunc = op.save is None and not op.forward_saves
 
     def public(x: Any, y: Any) -> Tensor:
@@ -401,7 +421,7 @@ def _public_binary(op: OpDef, true_divide: bool = False,
                 # a bias: numpy's ufuncs set up operands of unequal ndim slowly (~0.5 us
                 # for (1, 32) + (32,), ~0.3 with a leading 1 added to the view); the same
                 # values, and numpy's own message when the shapes do not fit
-                if large_bias is not None and d.size >= BIG:
+                if large_bias is not None and d.size >= bias_min:
                     out = large_bias(d, e)
                     if out is not None:
                         return apply_xy(op, x, y, NO_ATTRS, out)
@@ -420,7 +440,7 @@ def _public_binary(op: OpDef, true_divide: bool = False,
 
 add = _public_binary(add_op, large_bias=_add_row)
 subtract = _public_binary(subtract_op)
-multiply = _public_binary(multiply_op)
+multiply = _public_binary(multiply_op, large_bias=_mul_channels, bias_min=4096)
 divide = _public_binary(divide_op, true_divide=True)
 
 

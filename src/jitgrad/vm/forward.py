@@ -27,6 +27,20 @@ def add_row(x, b, out):  # pragma: no cover - compiled
 
 
 @jit
+def mul_channels(x, w, R, C, K, out):  # pragma: no cover - compiled
+    """out = x * w for x, out C-contiguous viewed as [R, C, K] and w one factor per channel
+    (a per-channel scale of an NCHW batch: numpy's broadcast loop is ~2x slower)."""
+    i = 0
+    for r in range(R):
+        for c in range(C):
+            a = w[c]
+            xs, os = x[i:i + K], out[i:i + K]     # (views from 0: they vectorise)
+            for k in range(K):
+                os[k] = xs[k] * a
+            i += K
+
+
+@jit
 def relu(x, out):  # pragma: no cover - compiled
     """out = np.maximum(x, 0) for 1-D contiguous x, out: x where x > 0 or x is NaN, else +0."""
     for i in range(x.size):
