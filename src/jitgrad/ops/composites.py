@@ -19,7 +19,8 @@ from . import reduce as R
 from .core import apply, apply_xy, compiled_input, const
 from .registry import defop
 from .indexing import _axis, _index_array, _take, concat, put_flat
-from .shape import _flat_positions, broadcast_to, reshape, transpose, unsqueeze
+from .shape import (_flat_positions, _select_compiled, broadcast_to, reshape, transpose,
+                    unsqueeze)
 from .linalg import matmul
 from .margin_losses import l2_distance
 from .math import sign
@@ -51,7 +52,10 @@ def scatter(x: Tensor, index: Any, updates: Tensor, overwrite: bool = True,
     """Paddle's scatter: rows of x at a 1-D index replaced by (or, overwrite=False, added to,
     after zeroing) the rows of updates."""
     idx = _index_array(index, "scatter").reshape(-1)
-    pos = _flat_positions(x._data.shape)[idx]
+    shape = x._data.shape
+    pos = _select_compiled(shape, idx, 0) if shape else None
+    if pos is None:                     # (numpy's indexing: its error for an index out of range)
+        pos = _flat_positions(shape)[idx]
     if overwrite:
         return put_flat(x, pos, updates, "assign")
     zeroed = put_flat(x, pos, 0.0, "assign")

@@ -18,7 +18,8 @@ from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, co
                    tensor_arg_error)
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .linear import IDENTITY, linear, step
-from .shape import (_along_axis_positions, _flat_positions, _getitem_map, _take_flat,
+from .shape import (_along_axis_positions, _flat_positions, _getitem_map, _select_positions,
+                    _take_flat,
                     take_flat_op, squeeze,
                     broadcast_to, getitem, reshape, getitem_op, unsqueeze)
 
@@ -235,7 +236,26 @@ def repeat_interleave(x: Tensor, repeats: Any, axis: int | None = None,
     if reps.ndim == 1 and reps.size != x.shape[ax]:
         raise ValueError(f"repeat_interleave: {reps.size} repeats for {x.shape[ax]} slices "
                          f"along axis {ax}")
+    if reps.ndim == 0:                  # one count: the table from shapes alone, kept
+        d = x._data
+        table, shape = _repeat_plan(d.shape, ax, int(reps))
+        return apply_xy(take_flat_op, x, None, {"idx": table, "shape": shape},
+                        out=np.repeat(d, int(reps), axis=ax))
     return index_select(x, np.repeat(np.arange(x.shape[ax]), reps), axis=ax)
+
+
+@functools.lru_cache(maxsize=64)
+def _repeat_plan(shape: tuple, ax: int, reps: int) -> tuple:
+    """repeat_interleave's take_flat table for one count (read-only, owning its data: not
+    recopied into a Program's tables on rebinding) and its output shape: index_select's
+    table for np.repeat(np.arange(n), reps)."""
+    picks = np.repeat(np.arange(shape[ax]), reps)
+    out = shape[:ax] + picks.shape + shape[ax + 1:]
+    along = picks.reshape((1,) * ax + picks.shape + (1,) * (len(shape) - ax - 1))
+    t = np.ascontiguousarray(_along_axis_positions(shape, along, ax, "repeat_interleave")
+                             .reshape(-1), dtype=np.int64)
+    t.setflags(write=False)
+    return t, out
 
 
 def flip(x: Tensor, axis: Any, name: str | None = None) -> Tensor:
@@ -327,9 +347,12 @@ def index_select(x: Tensor, index: Any, axis: int = 0, name: str | None = None) 
     idx = _index_array(index, "index_select")
     if idx.ndim != 1:
         raise ValueError(f"index_select: index must be 1-D, got shape {list(idx.shape)}")
-    shape = x._data.shape
-    along = idx.reshape((1,) * ax + idx.shape + (1,) * (x.ndim - ax - 1))
-    return _take(x, _along_axis_positions(shape, along, ax, "index_select"))
+    d = x._data
+    positions = _select_positions(d.shape, idx, ax, "index_select").reshape(-1)
+    shape = d.shape[:ax] + idx.shape + d.shape[ax + 1:]
+    # (take_flat's own forward, its values picked here)
+    return apply_xy(take_flat_op, x, None, {"idx": positions, "shape": shape},
+                    out=d.ravel()[positions].reshape(shape))
 
 
 def gather(x: Tensor, index: Any, axis: int | None = None, name: str | None = None) -> Tensor:
@@ -350,11 +373,12 @@ def take_along_axis(arr: Tensor, indices: Any, axis: int, broadcast: bool = True
     ax = _axis(axis, arr.ndim, "take_along_axis")
     if idx.ndim != arr.ndim:
         raise ValueError(f"take_along_axis: indices need {arr.ndim} dims, got {idx.ndim}")
-    if all(idx.shape[i] == arr._data.shape[i] for i in range(arr.ndim) if i != ax):
+    d = arr._data
+    if idx.shape[:ax] == d.shape[:ax] and idx.shape[ax + 1:] == d.shape[ax + 1:]:
         # nothing to broadcast: one take_flat node, its values picked here in one pass
-        positions = _along_axis_positions(arr._data.shape, idx, ax, "take_along_axis")
-        return apply_xy(take_flat_op, arr, None, {"idx": positions.ravel(), "shape": idx.shape},
-                        out=np.take(arr._data, positions))
+        positions = _along_axis_positions(d.shape, idx, ax, "take_along_axis").ravel()
+        return apply_xy(take_flat_op, arr, None, {"idx": positions, "shape": idx.shape},
+                        out=d.ravel()[positions].reshape(idx.shape))
     pos = _flat_positions(arr._data.shape)
     if broadcast:
         shape = [idx.shape[i] if i == ax else builtins.max(idx.shape[i], arr.shape[i])
@@ -551,7 +575,48 @@ def put_flat(x: Tensor, positions: np.ndarray, values: Any, reduce: str = "assig
     """A copy of x with x.ravel()[positions] = values (broadcast to positions' shape)."""
     positions = np.asarray(positions, dtype=np.int64)
     values = _values_for(x, values, positions.shape)
-    return apply_xy(put_flat_op, x, values, {"idx": positions.ravel(), "reduce": reduce})
+    attrs = {"idx": positions.ravel(), "reduce": reduce}
+    done = _put_compiled(x._data, values._data, attrs["idx"], reduce)
+    if done is not None:
+        return apply_xy(put_flat_op, x, values, attrs, out=done[0], saved=done[1])
+    return apply_xy(put_flat_op, x, values, attrs)
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _put_compiled(d: np.ndarray, v: np.ndarray, idx: np.ndarray, reduce: str
+                  ) -> tuple | None:
+    """(output, saved) of put_flat 'assign' or an extreme in one compiled call for float32 /
+    float64 x and values of x's dtype, once Numba is loaded: _put_forward's and _put_save's
+    values bit for bit, from the same loops (vm/forward_gather.py put_assign,
+    vm/forward_scatter.py put_extreme_weights). None otherwise, or for an index outside
+    [0, n): the op's own forward and save then (and their errors)."""
+    dt = d.dtype
+    if not idx.size or (dt != _F32 and dt != _F64) or v.dtype != dt:
+        return None
+    if reduce == "assign":
+        kernels = compiled_kernels("forward_gather")
+        if kernels is None:
+            return None
+        out, kept, written = np.empty(d.shape, dt), np.empty(d.shape, dt), np.empty(idx.size, dt)
+        if kernels.put_assign(np.ascontiguousarray(d).reshape(-1), idx,
+                              np.ascontiguousarray(v).reshape(-1), out.reshape(-1),
+                              kept.reshape(-1), written, np.empty(d.size, np.int64)):
+            return out, (kept, written)
+        return None
+    if reduce not in _EXTREMES:
+        return None
+    kernels = compiled_kernels("forward_scatter")
+    if kernels is None:
+        return None
+    out, w_self, w_v = np.empty(d.shape, dt), np.empty(d.shape, dt), np.empty(idx.size, dt)
+    if kernels.put_extreme_weights(np.ascontiguousarray(d).reshape(-1), idx,
+                                   np.ascontiguousarray(v).reshape(-1),
+                                   reduce.startswith("amax"), reduce.endswith("_src"),
+                                   out.reshape(-1), w_self.reshape(-1), w_v):
+        return out, (w_self, w_v)
+    return None
 
 
 def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: str = "assign",

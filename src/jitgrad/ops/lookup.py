@@ -13,7 +13,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from .indexing import _axis, _index_array, put_flat, take_along_axis
 from .search import _np, last_axis_rows, order_kernels, pick_rows
-from .shape import _flat_positions, _take_flat, reshape, squeeze
+from .shape import _flat_positions, _select_compiled, _take_flat, reshape, squeeze
 
 
 def _int_out(a: np.ndarray, out_int32: bool) -> Tensor:
@@ -151,7 +151,9 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
         rows = np.ascontiguousarray(a).reshape(-1, a.shape[-1])
         idx = np.empty(rows.shape, np.int64)
         kernels.running_best(rows, better is np.greater, idx)
-        return pick_rows(x, idx, a.shape), Tensor._make(idx.reshape(a.shape).astype(out_dtype))
+        # (idx is this call's own array: no copy when it is of the asked dtype already)
+        return pick_rows(x, idx, a.shape), Tensor._make(idx.reshape(a.shape).astype(
+            out_dtype, copy=False))
     a = np.moveaxis(a, ax, -1)
     if nan:
         idx = _cumulative_loop(a, better)
@@ -197,6 +199,9 @@ def take(x: Tensor, index: Any, mode: str = "raise", name: str | None = None) ->
     idx = _index_array(index, "take")
     n = int(x._data.size)
     if mode == "raise":
+        flat = _select_compiled((n,), idx.reshape(-1), 0)
+        if flat is not None:            # (checked and counted from the end in one pass)
+            return _take_flat(x, flat, tuple(idx.shape))
         if idx.size and (idx.min() < -n or idx.max() >= n):
             raise ValueError(f"take: an index is out of range for {n} elements (use "
                              "mode='wrap' or 'clip')")
@@ -216,7 +221,7 @@ def index_sample(x: Tensor, index: Any) -> Tensor:
     if x.ndim != 2 or idx.ndim != 2 or idx.shape[0] != x.shape[0]:
         raise ValueError(f"index_sample needs 2-D x and index with equal first dims, got "
                          f"{x.shape} and {list(idx.shape)}")
-    return take_along_axis(x, Tensor._make(idx), 1)
+    return take_along_axis(x, idx, 1)
 
 
 def index_fill(x: Tensor, index: Any, axis: int, value: Any, name: str | None = None

@@ -12,8 +12,10 @@ from ..core import dtypes
 from ..core.tensor import Tensor
 from .core import compiled_kernels, norm_axis
 from .indexing import _axis, take_along_axis
-from .shape import _take_flat
-from .core import binary_operands
+from .shape import _take_flat, take_flat_op
+from .core import apply_xy, binary_operands
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def order_kernels() -> Any:
@@ -37,7 +39,20 @@ def last_axis_rows(x: Tensor, ax: int) -> tuple[Any, np.ndarray, np.ndarray] | N
 def pick_rows(x: Tensor, idx: np.ndarray, shape: tuple) -> Tensor:
     """x's values at idx [m, j] within each of its last-axis rows, as one take_flat node
     of the given shape (j values per row)."""
-    n = x._data.shape[-1]
+    a = x._data
+    n = a.shape[-1]
+    dt = a.dtype
+    if (dt == _F32 or dt == _F64) and idx.dtype == np.int64 and idx.ndim == 2:
+        kernels = compiled_kernels("forward_gather")
+        m, k = idx.shape
+        if kernels is not None and m * n == a.size:
+            # (vm/forward_gather.py row_picks: the table and the values in one pass)
+            pos = np.empty(m * k, np.int64)
+            vals = np.empty((m, k), dt)
+            if kernels.row_picks(np.ascontiguousarray(a).reshape(m, n),
+                                 np.ascontiguousarray(idx), pos, vals):
+                return apply_xy(take_flat_op, x, None, {"idx": pos, "shape": tuple(shape)},
+                                out=vals.reshape(shape))
     positions = idx + np.arange(0, idx.shape[0] * n, n, dtype=np.int64)[:, None]
     return _take_flat(x, positions.reshape(-1), shape)
 
@@ -138,14 +153,17 @@ def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool =
     if not 0 < k <= x.shape[ax]:
         raise ValueError(f"topk: k={k} is out of range for axis {ax} of size {x.shape[ax]}")
     found = last_axis_rows(x, ax)
-    if found is not None and x._data.dtype.kind == "f" and np.isnan(x._data).any():
-        found = None                    # (NaN is the largest: the sort's order places it)
+    if found is not None and np.isnan(found[2][:, -1]).any():
+        found = None                    # (NaN is the largest: the sort's order places it;
+        #                                 np.sort puts a row's NaNs last, so its last column
+        #                                 shows whether x has any)
     if found is not None:
         kernels, rows, srt = found
         idx = np.empty((rows.shape[0], k), np.int64)
         if kernels.top_indices(rows, srt, k, bool(largest), idx):
             shape = x._data.shape[:-1] + (k,)
-            return TopKRetType(pick_rows(x, idx, shape), _t(idx.reshape(shape)))
+            # (idx is this call's own C-contiguous array: no copy)
+            return TopKRetType(pick_rows(x, idx, shape), Tensor._make(idx.reshape(shape)))
     idx = argsort(x, ax, descending=largest)._data
     idx = np.take(idx, np.arange(k), axis=ax)
     return TopKRetType(take_along_axis(x, idx, ax), _t(idx))

@@ -59,6 +59,36 @@ def _along_axis_positions(shape: tuple, idx: np.ndarray, ax: int, what: str) -> 
     return _axis_origins(shape, ax) + (idx if stride == 1 else idx * stride)
 
 
+def _select_compiled(shape: tuple, idx: np.ndarray, ax: int) -> np.ndarray | None:
+    """_select_positions by vm/forward_gather.py's select_positions (indices -n..n-1, as
+    numpy's); None before Numba is loaded, for another dtype than int64, or for an index
+    out of range (the caller's numpy path, which raises its own error)."""
+    if idx.dtype != np.int64:
+        return None
+    kernels = compiled_kernels("forward_gather")
+    if kernels is None:
+        return None
+    k = idx.shape[0]
+    pos = np.empty(shape[:ax] + (k,) + shape[ax + 1:], np.int64)
+    if kernels.select_positions(np.ascontiguousarray(idx), shape[ax],
+                                pos.reshape(math.prod(shape[:ax]), k,
+                                            math.prod(shape[ax + 1:]))):
+        return pos
+    return None
+
+
+def _select_positions(shape: tuple, idx: np.ndarray, ax: int, what: str) -> np.ndarray:
+    """_along_axis_positions for a 1-D int64 idx picking whole slices along ax (index_select's
+    table, of shape shape[:ax] + idx.shape + shape[ax + 1:]): the bounds check and the
+    positions in one compiled pass (vm/forward_gather.py select_positions) once Numba is
+    loaded; the broadcast arithmetic otherwise, or to raise for an index out of range."""
+    pos = _select_compiled(shape, idx, ax)
+    if pos is not None:
+        return pos
+    along = idx.reshape((1,) * ax + idx.shape + (1,) * (len(shape) - ax - 1))
+    return _along_axis_positions(shape, along, ax, what)
+
+
 @functools.lru_cache(maxsize=64)
 def _transpose_map(shape: tuple, perm: tuple) -> np.ndarray:
     """For each element of transpose(x, perm), x of shape `shape`, its flat position in x:

@@ -12,6 +12,8 @@ has loaded Numba (ops/core.py compiled_kernels).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._numba import jit
 
 
@@ -111,4 +113,68 @@ def put_add(flat, idx, v):  # pragma: no cover - compiled
         return False
     for i in range(idx.size):
         flat[idx[i]] += v[i]
+    return True
+
+
+@jit
+def select_positions(idx, n, pos):  # pragma: no cover - compiled
+    """pos[p, i, q] = (p * n + idx[i]) * Q + q for pos (P, K, Q) C-contiguous and a 1-D idx
+    of K (index_select's table: the same index for every p and q), an index in [-n, 0)
+    counted from the end; False for one outside [-n, n) (the caller raises)."""
+    P, K, Q = pos.shape
+    v = np.empty(K, np.int64)
+    for i in range(K):
+        j = idx[i]
+        if j < 0:
+            j += n
+            if j < 0:
+                return False
+        elif j >= n:
+            return False
+        v[i] = j
+    flat = pos.reshape(-1)
+    o = 0
+    for p in range(P):
+        for i in range(K):
+            base = (p * n + v[i]) * Q
+            row = flat[o:o + Q]
+            for q in range(Q):
+                row[q] = base + q
+            o += Q
+    return True
+
+
+@jit
+def row_picks(rows, idx, pos, vals):  # pragma: no cover - compiled
+    """vals[r, j] = rows[r, idx[r, j]] and pos[r * k + j] = r * n + idx[r, j] (the flat
+    position read) for rows (m, n), idx and vals (m, k) C-contiguous: a take_flat node's table
+    and values in one pass. False for an index outside [0, n) (the caller's numpy path)."""
+    m, n = rows.shape
+    k = idx.shape[1]
+    if not _all_in(idx.reshape(-1), n):
+        return False
+    for r in range(m):
+        row = rows[r]
+        ir = idx[r]
+        vr = vals[r]
+        pr = pos[r * k:r * k + k]
+        base = r * n
+        for j in range(k):
+            c = ir[j]
+            vr[j] = row[c]
+            pr[j] = base + c
+    return True
+
+
+@jit
+def put_assign(x, idx, v, out, kept, written, last):  # pragma: no cover - compiled
+    """put_flat 'assign' whole: out = x with out[idx[i]] = v[i] in order (the last write to a
+    position lands), and put_masks' kept and written (all flat, C-contiguous). False,
+    nothing meaningful written, for an index outside [0, n) (the caller's numpy path)."""
+    if not put_masks(idx, kept, written, last):
+        return False
+    for j in range(x.size):
+        out[j] = x[j]
+    for i in range(idx.size):
+        out[idx[i]] = v[i]
     return True

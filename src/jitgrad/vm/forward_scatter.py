@@ -69,3 +69,19 @@ def extreme_weights(best, x, v, idx, src, w_self, w_v):  # pragma: no cover - co
     for i in range(idx.size):
         j = idx[i]
         w_v[i] = 1.0 / k[j] if v[i] == best[j] else 0.0
+
+
+@jit(fastmath=False)
+def put_extreme_weights(x, idx, v, big, src, out, w_self, w_v):  # pragma: no cover
+    """put_flat's extremes whole: out = x reduced by put_extreme, then extreme_weights' two
+    weight arrays (all flat, C-contiguous). False, nothing written, for an index outside
+    [0, n) (the caller's numpy path)."""
+    n = x.size
+    for i in range(idx.size):
+        if idx[i] < 0 or idx[i] >= n:
+            return False
+    for j in range(n):
+        out[j] = x[j]
+    put_extreme(out, idx, v, big, src)
+    extreme_weights(out, x, v, idx, src, w_self, w_v)
+    return True
