@@ -1,9 +1,11 @@
 """paddle.nn.functional.pad: constant, reflect, replicate and circular padding.
 
 Each pad is one node: constant padding a scatter_flat (its gradient gathers the input's
-positions back), the other modes a take_flat (its gradient scatters). Their values come
-(but a constant pad's of up to 64K elements: np.zeros and one strided copy, quicker there)
-from vm/forward_gather.py's pad4 once Numba is loaded (one pass writing each output row;
+positions back), the other modes a take_flat (its gradient scatters). Their values come,
+once Numba is loaded, from vm/forward_window.py's pad_hw for a pad of the last two axes
+only (NCHW's H and W, NCL's L: ~2x quicker than the paths below), else from
+vm/forward_gather.py's pad4 (but a constant pad's of up to 64K elements: np.zeros and one
+strided copy, quicker there; pad4: one pass writing each output row;
 numpy's slice copies, the fallback, are five strided copies with 1- to 16-element inner
 runs: ~22 us of an 8 x 8 x 16 x 16 reflect pad), never from the index maps (np.add.at, a
 fancy gather and np.pad's Python overhead each cost a large share of a small pad's step).
@@ -64,7 +66,12 @@ def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.
     d = x._data
     plan = _cached_plan(d, pad, mode, data_format)
     attrs = plan.attrs
-    out = _pad_compiled(d, attrs["shape"], plan.kernel) if plan.kernel is not None else None
+    if plan.hw is not None:
+        out = _pad_hw(d, attrs["shape"], plan.hw)
+    elif plan.kernel is not None:
+        out = _pad_compiled(d, attrs["shape"], plan.kernel)
+    else:
+        out = None
     if plan.op is scatter_flat_op:
         if out is None:
             # the scatter_flat node, its value by a slice assignment (not np.add.at: ~5x
@@ -88,6 +95,7 @@ class _Plan(NamedTuple):
     kernel: tuple | None    # pad4's arguments but the arrays (_kernel_args), None: numpy's
     where: np.ndarray | None    # constant mode: the output positions holding the input
     interior: tuple | None      # constant mode: those positions as a tuple of slices
+    hw: tuple | None = None     # pad_hw's arguments but the arrays (_hw_args), None: not one
 
 
 # pad's plans: a training loop pads the same shape the same way every step. Keyed by the
@@ -132,7 +140,7 @@ def _plan(shape: tuple, dtype: np.dtype, pad: Sequence[int], mode: str,
             if where.size > _NUMPY_CONSTANT_MAX else None
         interior = tuple(slice(a, a + s) for s, (a, _) in zip(shape, widths))
         return _Plan(scatter_flat_op, {"idx": target, "shape": out_shape}, widths, kernel,
-                     where, interior)
+                     where, interior, _hw_args(shape, dtype, widths, None))
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be constant, reflect, replicate or circular, "
                          f"got {mode!r}")
@@ -142,7 +150,8 @@ def _plan(shape: tuple, dtype: np.dtype, pad: Sequence[int], mode: str,
     table = _pad_positions(tuple(shape), widths, mode)
     out_shape = tuple(s + a + c for s, (a, c) in zip(shape, widths))
     return _Plan(take_flat_op, {"idx": table, "shape": out_shape}, widths,
-                 _kernel_args(shape, dtype, widths, _MODES[mode]), None, None)
+                 _kernel_args(shape, dtype, widths, _MODES[mode]), None, None,
+                 _hw_args(shape, dtype, widths, _MODES[mode]))
 
 
 def _kernel_args(shape: tuple, dtype: np.dtype, widths: tuple, np_mode: str | None
@@ -164,17 +173,9 @@ def _kernel_maps(shape: tuple, widths: tuple, np_mode: str | None) -> tuple | No
     dims (runs of unpadded axes merged), the output's, the per-axis source maps (-1: the
     constant), and the last axis's unpadded run (a, n); None when the padded axes do not
     collapse to 4 dims or the tensor is empty."""
-    if not shape or 0 in shape:
+    dims = _collapsed(shape, widths)
+    if dims is None:
         return None
-    dims: list[list] = []                   # [size, left, right]
-    for s, (a, c) in zip(shape, widths):
-        if not (a or c) and dims and not (dims[-1][1] or dims[-1][2]):
-            dims[-1][0] *= s
-        else:
-            dims.append([s, a, c])
-    if len(dims) > 4:
-        return None
-    dims = [[1, 0, 0]] * (4 - len(dims)) + dims
     maps = []
     for s, a, c in dims:
         if np_mode is None:
@@ -185,6 +186,74 @@ def _kernel_maps(shape: tuple, widths: tuple, np_mode: str | None) -> tuple | No
         m.setflags(write=False)
         maps.append(m)
     return (tuple(s for s, _, _ in dims), tuple(maps), dims[3][1], dims[3][0])
+
+
+def _collapsed(shape: tuple, widths: tuple) -> list | None:
+    """The pad as 4 axes [size, left, right] (runs of unpadded axes merged, ones in front);
+    None when the padded axes do not collapse to 4 or the tensor is empty."""
+    if not shape or 0 in shape:
+        return None
+    dims: list[list] = []                   # [size, left, right]
+    for s, (a, c) in zip(shape, widths):
+        if not (a or c) and dims and not (dims[-1][1] or dims[-1][2]):
+            dims[-1][0] *= s
+        else:
+            dims.append([s, a, c])
+    if len(dims) > 4:
+        return None
+    return [[1, 0, 0]] * (4 - len(dims)) + dims
+
+
+# pad_hw's domain: rows of up to 48 input elements, outputs of up to 1M elements (longer
+# rows copy as quickly by numpy's strided copy or pad4; 8 x 64 x 64 x 64 or 2 x 3 x 512 x
+# 512 pads took ~1.3x as long by pad_hw: it writes a constant pad's interior twice)
+_HW_ROW_MAX = 48
+_HW_OUT_MAX = 1 << 20
+_HW_OUT_MIN = 1 << 13       # a smaller constant pad: np.zeros and a copy (64 x 45: 2.8 us, 3.4)
+
+
+def _hw_args(shape: tuple, dtype: np.dtype, widths: tuple, np_mode: str | None
+             ) -> tuple | None:
+    """vm/forward_window.py pad_hw's arguments but the two arrays, for a pad of (at most)
+    the last two collapsed axes, the others one run of planes (NCHW's H and W, NCL's L):
+    (its dims, the row map, the column map, the fill value in dtype), read-only; None for
+    any other pad, a large one (_HW_ROW_MAX, _HW_OUT_MAX) or a dtype the kernels are not
+    used for (bool, 8- and 16-bit). Plain loops with uint64 indices: numpy's np.zeros and strided copy (~7.7 us of an 8 x 8 x 16
+    x 16 constant pad) ~3.5 us, pad4's ~9 us of a reflect pad ~4.8."""
+    if dtype.kind not in "fiu" or dtype.itemsize < 4:
+        return None
+    dims = _collapsed(shape, widths)
+    if dims is None or dims[0][1] or dims[0][2] or dims[1][1] or dims[1][2]:
+        return None
+    (s0, _, _), (s1, _, _), (H, top, bottom), (W, a, c) = dims
+    size = s0 * s1 * (H + top + bottom) * (W + a + c)
+    if W > _HW_ROW_MAX or size > _HW_OUT_MAX or (np_mode is None and size < _HW_OUT_MIN):
+        return None
+    maps = []
+    for s, lo, hi in ((H, top, bottom), (W, a, c)):
+        if np_mode is None:
+            m = np.full(s + lo + hi, -1, np.int64)
+            m[lo:lo + s] = np.arange(s)
+        else:
+            m = np.pad(np.arange(s, dtype=np.int64), (lo, hi), mode=np_mode)
+        m.setflags(write=False)
+        maps.append(m)
+    spec = np.array([s0 * s1, H, W, H + top + bottom, W + a + c, a, top, np_mode is None],
+                    np.int64)
+    spec.setflags(write=False)
+    return spec, maps[0], maps[1], dtype.type(0)
+
+
+def _pad_hw(x: np.ndarray, out_shape: tuple, args: tuple) -> np.ndarray | None:
+    """The padded values by vm/forward_window.py's pad_hw once Numba is loaded (None
+    before)."""
+    kernels = compiled_kernels("forward_window")
+    if kernels is None:
+        return None
+    out = np.empty(out_shape, x.dtype)
+    kernels.pad_hw((x if x.flags.c_contiguous else np.ascontiguousarray(x)).reshape(-1),
+                   out.reshape(-1), *args)
+    return out
 
 
 def _pad_compiled(x: np.ndarray, out_shape: tuple, args: tuple) -> np.ndarray | None:

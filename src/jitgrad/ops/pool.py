@@ -14,11 +14,13 @@ from ..core.tensor import Tensor
 from . import reduce as R
 from .conv import (_back, _channels_first, _drop_h, _one, _pad1d, _padding, _pair,
                    _unit_h, _windows)
-from .core import apply_xy, const, require_float
+from .core import apply_xy, compiled_kernels, const, require_float
 from .im2col import im2col, out_size
 from .maxpool import (block_mean, max_pool, max_pool_op, pool_attrs, window_offsets,
                       winners)
 from .shape import _take_flat, reshape
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
@@ -115,6 +117,11 @@ def _block_mean(x: Tensor, kh: int, kw: int) -> Tensor:
 def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
                         name: str | None = None) -> Tensor:
     """Average over adaptive windows (start floor(i*H/Ho), end ceil((i+1)*H/Ho))."""
+    if (type(output_size) is int and output_size == 1 and data_format == "NCHW" and
+            type(x) is Tensor):
+        found = _global_mean(x)
+        if found is not None:
+            return found
     x, last = _channels_first(x, data_format)
     H, W = x.shape[2:]
     Ho, Wo = _pair(output_size, 2, "output_size")
@@ -131,6 +138,34 @@ def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
     from .indexing import stack
     y = stack([stack(r, axis=-1) for r in rows], axis=-2)
     return _back(y, last)
+
+
+_GLOBAL_ATTRS: list = []        # the global mean's node attributes (reduce.py's, shared)
+
+
+def _global_mean(x: Tensor) -> Tensor | None:
+    """adaptive_avg_pool2d(x, 1) of a float32 / float64 NCHW x: the node R.mean(x, [2, 3],
+    keepdim=True) records, recorded here directly (its checks and dispatch were ~40% of
+    the op's time), its value by reduce.py's _mean_forward, or for a C-contiguous x once
+    Numba is loaded by vm/forward_window.py's row_means (the same pairwise sums and
+    division, bit for bit); None for any other x (the general path then)."""
+    d = x._data
+    dt = d.dtype
+    if (dt is not _F32 and dt is not _F64) or d.ndim != 4:
+        return None
+    if not d.size:
+        return None
+    if not _GLOBAL_ATTRS:
+        _GLOBAL_ATTRS.append(R.reduce_attrs(x, [2, 3], True))
+    n = d.shape[2] * d.shape[3]
+    kernels = compiled_kernels("forward_window") \
+        if d.flags.c_contiguous and n <= R._EXACT_COUNT[dt] else None
+    if kernels is None:
+        out = R._mean_forward(d, (2, 3), True)
+    else:
+        out = np.empty(d.shape[:2] + (1, 1), dt)
+        kernels.row_means(d.reshape(-1), out.reshape(-1), n)
+    return apply_xy(R.mean_op, x, None, _GLOBAL_ATTRS[0], out)
 
 
 # ---- 1-D pooling: the 2-D pools over [N, C, 1, L], as Paddle -------------------------------

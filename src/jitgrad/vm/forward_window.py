@@ -9,6 +9,8 @@ Like vm/forward.py, the op calls it only once the backward interpreter has loade
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._numba import jit
 
 
@@ -70,3 +72,148 @@ def repeat2d(x, rh, rw, out):  # pragma: no cover - compiled
                     row = dst[h * rh + a]
                     for q in range(Wo):
                         row[q] = first[q]
+
+
+# ---- padding over the last two axes (ops/padding.py) ----------------------------------------
+# Indices as uint64: a signed index's wraparound check (and a view per row, whose reference
+# counting costs as much as a 16-element copy) kept an 8 x 8 x 16 x 16 pad at numpy's speed.
+
+_U = np.uint64
+
+
+@jit
+def pad_hw(x, out, dims, m2, m3, fill):  # pragma: no cover - compiled
+    """out[p, k, l] = x[p, m2[k], m3[l]] for x [P, H, W] and out [P, Ho, Wo], both flat and
+    C-contiguous, dims = (P, H, W, Ho, Wo, a, top, constant): the input's rows land at
+    out[p, top + h, a:a + W]. constant: every other element is `fill` (m2, m3 unread);
+    otherwise the columns l outside [a, a + W) read x[p, h, m3[l]] and the rows k outside
+    [top, top + H) copy out row top + m2[k] (maps valid: reflect, replicate, circular).
+    A copy: the values are numpy's bit for bit."""
+    P, H, W, Ho, Wo = _U(dims[0]), _U(dims[1]), _U(dims[2]), _U(dims[3]), _U(dims[4])
+    a, top = _U(dims[5]), _U(dims[6])
+    constant = dims[7] != 0
+    if constant:
+        for k in range(out.size):
+            out[k] = fill
+    for p in range(P):
+        for h in range(H):
+            oa = (p * Ho + top + h) * Wo + a
+            ib = (p * H + h) * W
+            for l in range(W):
+                out[oa + l] = x[ib + l]
+        if not constant:
+            # the side columns a column at a time (its source column looked up once: a
+            # row at a time, their one- or two-step loops cost ~2x)
+            for l in range(a):
+                s = _U(m3[l])
+                for h in range(H):
+                    out[(p * Ho + top + h) * Wo + l] = x[(p * H + h) * W + s]
+            for l in range(a + W, Wo):
+                s = _U(m3[l])
+                for h in range(H):
+                    out[(p * Ho + top + h) * Wo + l] = x[(p * H + h) * W + s]
+            for k in range(Ho):
+                if k >= top and k < top + H:
+                    continue
+                ob = (p * Ho + k) * Wo
+                sb = (p * Ho + top + _U(m2[k])) * Wo
+                for l in range(Wo):
+                    out[ob + l] = out[sb + l]
+
+
+# ---- the mean of each row (ops/pool.py: global average pooling) -----------------------------
+
+@jit(fastmath=False, inline="always")
+def _block_sums(x, y, n):  # pragma: no cover - compiled
+    """numpy's pairwise sums of x[:n] and y[:n], 1 <= n <= 128 (numpy/_core/src/umath/
+    loops_utils.h.src: 8 accumulators, the rest added in order). Two rows at once, each
+    8-element step a view indexed from 0: ~2x numpy's add.reduce (one row at a time through
+    offset indices ran at its speed)."""
+    if n < 8:
+        sx = x[0]
+        sy = y[0]
+        for i in range(1, n):
+            sx += x[i]
+            sy += y[i]
+        return sx, sy
+    r0, r1, r2, r3, r4, r5, r6, r7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+    q0, q1, q2, q3, q4, q5, q6, q7 = y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7]
+    end = n - n % 8
+    for i in range(8, end, 8):
+        xs = x[i:i + 8]
+        ys = y[i:i + 8]
+        r0 += xs[0]
+        r1 += xs[1]
+        r2 += xs[2]
+        r3 += xs[3]
+        r4 += xs[4]
+        r5 += xs[5]
+        r6 += xs[6]
+        r7 += xs[7]
+        q0 += ys[0]
+        q1 += ys[1]
+        q2 += ys[2]
+        q3 += ys[3]
+        q4 += ys[4]
+        q5 += ys[5]
+        q6 += ys[6]
+        q7 += ys[7]
+    sx = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    sy = ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7))
+    for i in range(end, n):
+        sx += x[i]
+        sy += y[i]
+    return sx, sy
+
+
+@jit(fastmath=False)
+def row_means(x, out, n):  # pragma: no cover - compiled
+    """out[r] = (0 + sum(x[r * n:(r + 1) * n])) / n for flat C-contiguous x of out.size * n
+    elements (n >= 1, exact in x's dtype): np.add.reduce over a C-contiguous array's
+    trailing axes (one inner loop per output: numpy's pairwise sum, its halves split at a
+    multiple of 8 above 128 elements, run here on an explicit stack, started from the
+    identity 0), then the division in x's dtype, as reduce.py's _mean_forward. Rows in
+    pairs (an odd last one with itself). No fastmath: the values bit for bit."""
+    consts = np.zeros(2, out.dtype)         # 0 and the count, in x's dtype
+    consts[1] = n
+    zero, count = consts[0], consts[1]
+    flo = np.empty(64, np.int64)            # frames: start, length, phase
+    fn = np.empty(64, np.int64)
+    fph = np.empty(64, np.int64)
+    lx = np.empty(64, out.dtype)            # the left halves' sums
+    ly = np.empty(64, out.dtype)
+    R = out.size
+    for r in range(0, R, 2):
+        s = r + 1 if r + 1 < R else r
+        xr = x[r * n:(r + 1) * n]
+        yr = x[s * n:(s + 1) * n]
+        if n <= 128:
+            sx, sy = _block_sums(xr, yr, n)
+        else:
+            sx, sy = xr[0], yr[0]
+            top = 0
+            flo[0], fn[0], fph[0] = 0, n, 0
+            while top >= 0:
+                lo, m, ph = flo[top], fn[top], fph[top]
+                if m <= 128:
+                    sx, sy = _block_sums(xr[lo:lo + m], yr[lo:lo + m], m)
+                    top -= 1
+                    continue
+                n2 = m // 2
+                n2 -= n2 % 8
+                if ph == 0:                 # the left half first
+                    fph[top] = 1
+                    top += 1
+                    flo[top], fn[top], fph[top] = lo, n2, 0
+                elif ph == 1:               # then the right
+                    lx[top] = sx
+                    ly[top] = sy
+                    fph[top] = 2
+                    top += 1
+                    flo[top], fn[top], fph[top] = lo + n2, m - n2, 0
+                else:
+                    sx = lx[top] + sx
+                    sy = ly[top] + sy
+                    top -= 1
+        out[r] = (zero + sx) / count
+        out[s] = (zero + sy) / count
