@@ -23,6 +23,8 @@ from .shape import (_flat_positions, _select_compiled, broadcast_to, reshape, tr
                     unsqueeze)
 from .linalg import matmul
 from .margin_losses import l2_distance
+from .pair_distance import euclid_cdist
+from .pair_distance import kron as kron_op_call
 from .math import sign
 from .stats import extreme_abs, l2_norm, norm_root
 
@@ -88,6 +90,9 @@ def masked_fill(x: Tensor, mask: Any, value: Any, name: str | None = None) -> Te
 
 
 def kron(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype \
+            and x._data.dtype.kind == "f":
+        return kron_op_call(x, y)       # the steps below as one node
     nd = max(x.ndim, y.ndim)
     xs = [1] * (nd - x.ndim) + x.shape
     ys = [1] * (nd - y.ndim) + y.shape
@@ -238,16 +243,28 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
     As Paddle: for p = 2 with more than 25 rows in x or y (or compute_mode
     'use_mm_for_euclid_dist'), sqrt(max(-2 x y^T + |y|^2 + |x|^2, 0)) by one matrix
     product (a few small nodes instead of the [.., m, n, d] differences; rounding as
-    Paddle's), else from the differences."""
+    Paddle's; one node for two float matrices: ops/pair_distance.py), else from the
+    differences."""
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"cdist: compute_mode must be one of {', '.join(_CDIST_MODES)}, "
                          f"got {compute_mode!r}")
     if p == 2.0 and (compute_mode == _CDIST_MODES[1] or (
             compute_mode == _CDIST_MODES[0] and (x.shape[-2] > 25 or y.shape[-2] > 25))):
+        xd, yd = x._data, y._data
+        if xd.ndim == 2 and yd.ndim == 2 and xd.dtype is yd.dtype and xd.dtype.kind == "f" \
+                and xd.size and yd.size and xd.shape[1] == yd.shape[1]:
+            return euclid_cdist(x, y)       # two matrices: the steps below as one node
         xn = R.sum(x * x, axis=-1, keepdim=True)
-        yn = R.sum(y * y, axis=-1, keepdim=True)
-        nd = yn.ndim
-        yt = transpose(yn, [*range(nd - 2), nd - 1, nd - 2])
+        if y._stop_gradient and yd.ndim >= 2 and yd.dtype is x._data.dtype and \
+                yd.dtype.kind == "f":
+            # no gradient to y: |y|^2 as a row [.., 1, n] in numpy (the same multiply and
+            # sum; moving a length-1 axis is a reshape), without three Tensor calls
+            yt = Tensor._make(np.add.reduce(np.multiply(yd, yd), -1).reshape(
+                yd.shape[:-2] + (1, yd.shape[-2])))
+        else:
+            yn = R.sum(y * y, axis=-1, keepdim=True)
+            nd = yn.ndim
+            yt = transpose(yn, [*range(nd - 2), nd - 1, nd - 2])
         res = matmul(x, y, transpose_y=True) * -2.0 + yt + xn
         return norm_root(E.clip(res, min=0.0), 2.0)
     d = unsqueeze(x, -2) - unsqueeze(y, -3)

@@ -19,7 +19,7 @@ from ..core import tape
 from .core import (NO_ATTRS, apply, apply_xy, binary_operands, compiled_kernels, const,
                    require_float)
 from .indexing import _take
-from .linalg import matmul
+from .linalg import _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
 from .registry import defop
 from .shape import (_flat_positions, _scatter_flat, broadcast_to, reshape, transpose,
                     unsqueeze)
@@ -454,6 +454,14 @@ def _pair(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tensor, str
     if b.shape[:len(batch)] != nbatch:
         b = broadcast_to(b, nbatch + b.shape[len(batch):])
     prod = lambda cs: math.prod([size[c] for c in cs])  # noqa: E731
+    if not batch and a._data.dtype is b._data.dtype:
+        # no batch letter: one 2-D product (np.matmul's one gemm, as for the batch of 1
+        # below; not matmul's ndarray.dot, nor its large-product BLAS, which may round
+        # otherwise), a reshape node fewer for an operand already of its matrix shape
+        a2 = reshape(a, [prod(fa), prod(contract)])
+        b2 = reshape(b, [prod(contract), prod(fb)])
+        y = apply_xy(matmul_op, a2, b2, _NO_TRANSPOSE, _np_matmul(a2._data, b2._data))
+        return reshape(y, [size[c] for c in fa + fb]), "".join(fa + fb)
     a3 = reshape(a, [prod(batch), prod(fa), prod(contract)])
     b3 = reshape(b, [prod(batch), prod(contract), prod(fb)])
     y = reshape(matmul(a3, b3), nbatch + [size[c] for c in fa + fb])
