@@ -45,9 +45,11 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-06 01:22-01:30 UTC, a fresh clone of main at 4f89b2f (perf/op_steps.json holds
-this run): 219 rows, every one a program-cache hit, geometric mean 2.23x, median 2.21x,
-none slower (closest pad 1.36x, group_norm 1.46x, erfinv 1.47x); miss line 1.13x.
+2026-12-06 02:02-02:10 UTC, a fresh clone of main at 2e0638e (perf/op_steps.json holds
+this run): 219 rows, every one a program-cache hit, geometric mean 2.26x, median 2.25x,
+none slower (closest pad 1.33x, quantile 1.37x, put_along_axis 1.55x); miss line 1.13x.
+01:22-01:30 UTC, 4f89b2f: 2.23x, median 2.21x, none slower (pad 1.36x, group_norm
+1.46x, erfinv 1.47x); miss line 1.13x.
 2026-12-05 23:13-23:21 UTC, 23b689f: geometric mean 2.12x, median 2.07x, none slower
 (closest pad 1.35x, chunk 1.35x, flatten 1.40x); miss line 1.06x.
 20:10-20:17 UTC: 219 rows, every one a
