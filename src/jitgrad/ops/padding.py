@@ -176,16 +176,20 @@ def _kernel_maps(shape: tuple, widths: tuple, np_mode: str | None) -> tuple | No
     dims = _collapsed(shape, widths)
     if dims is None:
         return None
-    maps = []
-    for s, a, c in dims:
-        if np_mode is None:
-            m = np.full(s + a + c, -1, np.int64)
-            m[a:a + s] = np.arange(s)
-        else:
-            m = np.pad(np.arange(s, dtype=np.int64), (a, c), mode=np_mode)
-        m.setflags(write=False)
-        maps.append(m)
-    return (tuple(s for s, _, _ in dims), tuple(maps), dims[3][1], dims[3][0])
+    maps = tuple(_axis_map(s, a, c, np_mode) for s, a, c in dims)
+    return (tuple(s for s, _, _ in dims), maps, dims[3][1], dims[3][0])
+
+
+def _axis_map(s: int, lo: int, hi: int, np_mode: str | None) -> np.ndarray:
+    """For each position along an axis of s elements padded by (lo, hi), the input index
+    it reads (np.pad's choice for np_mode; -1: the constant), read-only."""
+    if np_mode is None:
+        m = np.full(s + lo + hi, -1, np.int64)
+        m[lo:lo + s] = np.arange(s)
+    else:
+        m = np.pad(np.arange(s, dtype=np.int64), (lo, hi), mode=np_mode)
+    m.setflags(write=False)
+    return m
 
 
 def _collapsed(shape: tuple, widths: tuple) -> list | None:
@@ -229,15 +233,7 @@ def _hw_args(shape: tuple, dtype: np.dtype, widths: tuple, np_mode: str | None
     size = s0 * s1 * (H + top + bottom) * (W + a + c)
     if W > _HW_ROW_MAX or size > _HW_OUT_MAX or (np_mode is None and size < _HW_OUT_MIN):
         return None
-    maps = []
-    for s, lo, hi in ((H, top, bottom), (W, a, c)):
-        if np_mode is None:
-            m = np.full(s + lo + hi, -1, np.int64)
-            m[lo:lo + s] = np.arange(s)
-        else:
-            m = np.pad(np.arange(s, dtype=np.int64), (lo, hi), mode=np_mode)
-        m.setflags(write=False)
-        maps.append(m)
+    maps = (_axis_map(H, top, bottom, np_mode), _axis_map(W, a, c, np_mode))
     spec = np.array([s0 * s1, H, W, H + top + bottom, W + a + c, a, top, np_mode is None],
                     np.int64)
     spec.setflags(write=False)
