@@ -54,11 +54,11 @@ def test_training_steps_add_into_the_grads_a_live_retained_graph_wrote():
     assert (info.misses, info.hits) == (1, 3)
     rb = retained._node.programs[id(retained)][0]
     prog = rb.program                             # the cached Program, shared
-    owned = [rb.out_tensors[j] for j, _ in prog.leaf_rows]
-    assert len(owned) == 1 and owned[0] is w      # (b's gradient, a row sum, is added)
+    owned = {id(rb.out_tensors[j]): pos for j, pos in prog.leaf_rows}
+    assert owned.keys() == {id(w), id(b)}         # a GEMM row and a row sum (ROWSUM)
     retained.backward(retain_graph=True)          # the retained Binding still adds its own
-    (_, pos), = prog.leaf_rows
-    assert rb.ws.itab[pos] == _address(gw)        # w's GEMM row wrote through w.grad
+    assert rb.ws.itab[owned[id(w)]] == _address(gw)   # each row wrote through its .grad
+    assert rb.ws.itab[owned[id(b)]] == _address(gb)
     assert w._grad is gw
     np.testing.assert_allclose(w.grad.numpy(), 5 * want_w, rtol=1e-5)
     np.testing.assert_allclose(b.grad.numpy(), 5 * want_b, rtol=1e-5)
@@ -95,3 +95,14 @@ def test_after_grad_is_reset_the_row_writes_a_new_array_of_the_leafs_own():
     assert w._grad is fresh
     np.testing.assert_allclose(w.grad.numpy(), 2 * first, rtol=1e-6)
     assert paddle.cache_info().hits == 2
+
+
+def test_a_row_sum_is_added_to_the_grad_once_not_row_by_row():
+    """b's gradient sums the rows 1e8 and -1e8: added to .grad = 1 as one value (Paddle:
+    old + new = 1 + 0), not row by row ((1 + 1e8) - 1e8 = 0 in float32)."""
+    x = TT(np.array([[1e8, 1e8], [-1e8, -1e8]], np.float32))
+    b = TT(np.ones(2, np.float32), stop_gradient=False)
+    for step in range(3):                         # lowered, then cache hits
+        b.grad = TT(np.ones(2, np.float32))
+        (x * b).sum().backward()
+        assert b.grad.numpy().tolist() == [1.0, 1.0]

@@ -94,11 +94,8 @@ def check_flag(value: Any, name: str) -> bool:
 def plain_backward(t: Tensor) -> None:
     """`t.backward()` on a float root needing a gradient: what backward() does after its
     checks (Tensor.backward calls this directly)."""
-    executor.run_backward([t], _ONES, False)
+    executor.run_plain(t)
     siblings.fill([t])
-
-
-_ONES = [None]      # plain_backward's seeds: ones
 
 
 # ---- public API ------------------------------------------------------------------------------
@@ -217,7 +214,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         root = _single_root(outputs)
         if root is not None:            # the common call: what follows, without the checks
             ins = _distinct(inputs, "inputs")   # that cannot fail for it
-            found = executor.run_grad([root], _ONES, ins, None, False)
+            found = executor.run_grad([root], executor.ONES, ins, None, False)
             siblings.fill([root])
             return _results(ins, found, False, False)
     outs = _distinct(outputs, "outputs")

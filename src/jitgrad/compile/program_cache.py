@@ -98,25 +98,44 @@ class ProgramCache:
             self.bytes = 0
             self.hits = self.misses = self.uncacheable = self.interpreted = 0
 
+    def match_recent(self, roots: list, targets: list | None, take: bool = False
+                     ) -> tuple[Entry, Graph, Workspace | None] | None:
+        """The previous steps' graph again (a training loop's case): the entry of one of
+        the two most recently used Programs whose matcher accepts this graph, counted as a
+        hit, the graph, and (`take`, when the Program is fully optimised and runs without
+        callbacks: executor.run_plain's case) a spare Workspace as take() would give, in
+        the same locked step. None: the walk decides."""
+        ep = tape.epoch()
+        for entry in self._recent:
+            if entry is not None and entry.match:
+                try:
+                    found = entry.match(roots, ep, targets)
+                except Uncacheable:             # an attribute with no key: the walk says so
+                    found = None
+                if found is None:
+                    continue
+                ws = None
+                with self._lock:
+                    if not entry.cached:
+                        continue
+                    self._touch(entry)
+                    self.hits += 1
+                    entry.hits += 1
+                    if take and entry.spare and entry.optimized and \
+                            not entry.program.callbacks:
+                        ws = entry.spare.pop()
+                        entry.nbytes -= ws.nbytes
+                        self.bytes -= ws.nbytes
+                return entry, Graph.matched(roots, targets, found[0], found[1], entry.key), ws
+        return None
+
     def lookup(self, roots: list, targets: list | None, stop: set | None
                ) -> tuple[Entry | None, Graph]:
         """The entry for this graph's structure (None: not cached), and the graph."""
         if stop is None:
-            ep = tape.epoch()
-            for entry in self._recent:          # the previous step's graph again?
-                if entry is not None and entry.match:
-                    try:
-                        found = entry.match(roots, ep, targets)
-                    except Uncacheable:         # an attribute with no key: the walk says so
-                        found = None
-                    if found is not None:
-                        with self._lock:
-                            if entry.cached:
-                                self._touch(entry)
-                                self.hits += 1
-                                entry.hits += 1
-                                return entry, Graph.matched(roots, targets, found[0],
-                                                            found[1], entry.key)
+            hit = self.match_recent(roots, targets)
+            if hit is not None:
+                return hit[0], hit[1]
         graph = Graph(roots, targets, stop)
         while graph.reason == CHANGED and tape.rewire_stale(graph.nodes):
             # an in-place write since a node read the value: the walk followed the rebound
@@ -141,9 +160,6 @@ class ProgramCache:
         with self._lock:
             self.uncacheable += 1
 
-    def _cached(self, entry: Entry) -> bool:
-        return entry.cached
-
     def _touch(self, entry: Entry) -> None:
         if self._recent[0] is entry:    # already the last (a key's hash is not cached:
             return                      # moving it would hash it again)
@@ -154,7 +170,7 @@ class ProgramCache:
         """Replace a quickly lowered Program by the fully optimised one (its spare
         Workspaces fit the old layout: dropped)."""
         with self._lock:
-            cached = self._cached(entry)
+            cached = entry.cached
             if cached:
                 self.bytes -= entry.nbytes
             entry.program, entry.spare, entry.optimized = program, [], True
@@ -186,7 +202,7 @@ class ProgramCache:
             if entry.spare:
                 ws = entry.spare.pop()
                 entry.nbytes -= ws.nbytes
-                if self._cached(entry):
+                if entry.cached:
                     self.bytes -= ws.nbytes
                 return ws
         return None
@@ -197,7 +213,7 @@ class ProgramCache:
         if entry is None:
             return
         with self._lock:
-            if not self._cached(entry) or len(entry.spare) >= MAX_SPARE or \
+            if not entry.cached or len(entry.spare) >= MAX_SPARE or \
                     self.bytes + ws.nbytes > self.max_bytes:
                 return
             entry.spare.append(ws)

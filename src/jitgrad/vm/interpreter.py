@@ -184,14 +184,24 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             p = code[pc, 6]
             _rows_bwd(out, A, _view(arena, itab, b, n), itab[p], itab[p + 1], itab[p + 2],
                       acc, op == LOGSOFTMAX_BWD)
-        elif op == ROWSUM:
-            if not acc:
-                for j in range(n):
-                    out[j] = zero
-            for r in range(itab[code[pc, 6]]):
-                S = _view(arena, itab, a + r * n, n)
-                for j in range(n):
-                    out[j] += S[j]
+        elif op == ROWSUM:               # summed in the tile, added to out once: a leaf's
+            rows = itab[code[pc, 6]]     # writer row may add straight into its .grad
+            for j0 in range(0, n, TILE):
+                m = min(TILE, n - j0)
+                buf = _span(tile, 0, m)
+                for j in range(m):
+                    buf[j] = zero
+                for r in range(rows):
+                    S = _view(arena, itab, a + r * n + j0, m)
+                    for j in range(m):
+                        buf[j] += S[j]
+                O = _view(arena, itab, o + j0, m)
+                if acc:
+                    for j in range(m):
+                        O[j] += buf[j]
+                else:
+                    for j in range(m):
+                        O[j] = buf[j]
         elif op == CUMSUM:
             p = code[pc, 6]
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)

@@ -109,10 +109,10 @@ def _chain(r: Any) -> np.ndarray:
 
 def _rowsum(r: Any) -> None:
     n, a = r.n, r.a
-    val = r.out[:n] if r.acc else np.zeros(n, r.arena.dtype)
+    val = np.zeros(n, r.arena.dtype)
     for j in range(int(r.itab[r.p])):          # in order, as SCATTER would add them
         val = val + r.arena[a + j * n:a + j * n + n]
-    r.out[:n] = val
+    return val
 
 
 def _linscan(r: Any) -> np.ndarray:
@@ -234,8 +234,8 @@ TABLE: tuple[Opcode, ...] = (
            one_add=True, wide=True, itab_offsets=True,
            ref=_chain),
     Opcode("ROWSUM", "out[j] (+)= sum over r < itab[p] of a[r * n + j]   (rows summed in "
-           "order: a gradient reduced over leading broadcast axes, e.g. a bias)", (2,),
-           core=True,
+           "order, then added once: a gradient reduced over leading broadcast axes, e.g. a "
+           "bias)", (2,), core=True, one_add=True,
            ref=_rowsum),
     Opcode("LINSCAN", "rows and direction as CUMSUM: r = a at a row's first position (in "
            "scan order), then r = a[q] + b[q] * r; out[q] (+)= r   (a first-order linear "
