@@ -214,7 +214,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         root = _single_root(outputs)
         if root is not None:            # the common call: what follows, without the checks
             ins = _distinct(inputs, "inputs")   # that cannot fail for it
-            found = executor.run_grad([root], executor.ONES, ins, None, False)
+            found = executor.grad_plain(root, ins)
             siblings.fill([root])
             return _results(ins, found, False, False)
     outs = _distinct(outputs, "outputs")

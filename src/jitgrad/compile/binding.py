@@ -286,10 +286,11 @@ def out_tensors(p: Program, ws: Workspace, graph: Graph) -> list:
     return [tensor(ref) for _, ref, _, _ in p.outputs]
 
 
-def run_once(p: Program, ws: Workspace, graph: Graph) -> None:
-    """backward() with ones seeds of a graph that is not retained, on a Program without
-    callbacks: what Binding(p, graph, ws).run(None) does, without the Binding (a retained
-    graph keeps one for its replays; this graph will not run again)."""
+def run_once(p: Program, ws: Workspace, graph: Graph) -> list:
+    """backward() (or grad()) with ones seeds of a graph that is not retained, on a Program
+    without callbacks: what Binding(p, graph, ws).run(None) does, without the Binding (a
+    retained graph keeps one for its replays; this graph will not run again). Returns the
+    output tensors (target_results reads grad()'s answers with them)."""
     keep = [] if p.externals else _NO_KEEP      # arrays the itab addresses, for the run
     bind_values(p, ws, graph, keep)
     outs = out_tensors(p, ws, graph)
@@ -301,6 +302,22 @@ def run_once(p: Program, ws: Workspace, graph: Graph) -> None:
         if ws.seeds_dirty:
             seeds_written(ws)
         deliver(outs, ws.deliver_items, to_slot)
+    return outs
+
+
+def target_results(p: Program, ws: Workspace, outs: list, skip: Any = _NO_SKIP
+                   ) -> dict[int, Tensor]:
+    """grad()'s answers after a run: {id(target): a new gradient tensor}, copied out (but
+    those in `skip`: undefined by a callback)."""
+    found = {}
+    views = ws.out_views
+    for j, (kind, _, _, _) in enumerate(p.outputs):
+        if kind == "target":
+            t = outs[j]
+            if skip and id(t) in skip:
+                continue
+            found[id(t)] = Tensor._make(views[j].astype(t._data.dtype, copy=True))
+    return found
 
 
 class Binding:
@@ -373,16 +390,7 @@ class Binding:
 
     def results(self) -> dict[int, Tensor]:
         """grad()'s answers: {id(target): a new gradient tensor}, copied out."""
-        found = {}
-        skip = self.skip
-        for j, (kind, _, _, _) in enumerate(self.program.outputs):
-            if kind == "target":
-                t = self.out_tensors[j]
-                if skip and id(t) in skip:
-                    continue
-                found[id(t)] = Tensor._make(self.ws.out_views[j].astype(t._data.dtype,
-                                                                         copy=True))
-        return found
+        return target_results(self.program, self.ws, self.out_tensors, self.skip)
 
     def run_batched(self, seeds: list) -> dict[int, np.ndarray]:
         """grad()'s answers for K cotangents at once: `seeds` holds one array per root with

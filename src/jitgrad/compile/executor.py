@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from .. import vm
 from ..core import config, tape
-from .binding import Binding, Workspace, run_once
+from .binding import Binding, Workspace, run_once, target_results
 from .graph import Graph
 from .lower import lower
 from .program_cache import (CACHE, CacheInfo, cache_clear, cache_info,  # noqa: F401
@@ -197,21 +197,48 @@ def run_plain(t: Any) -> None:
     node = t._node
     if node is not None and node.programs is None and caching_enabled():
         roots = [t]
-        verify = config.SETTINGS.verify_cache
-        hit = CACHE.match_recent(roots, None, take=not verify)
+        hit = _recent_hit(roots, None)
         if hit is not None:
             entry, graph, ws = hit
-            prog = entry.program
-            if ws is None and (verify or not entry.optimized or prog.callbacks):
+            if ws is None:
                 run_backward(roots, ONES, False, (entry, graph))
                 return
-            if ws is None:
-                ws = Workspace(prog)
+            prog = entry.program
             run_once(prog, ws, graph)
             _give_back(entry, prog, ws)
             tape.free_nodes(graph.nodes)
             return
     run_backward([t], ONES, False)
+
+
+def grad_plain(root: Any, targets: list) -> dict:
+    """`grad(root, targets)` with default arguments: run_grad([root], ones, targets, None,
+    False), with the training loop's case run here as run_plain runs it (grad() never
+    frees the graph)."""
+    node = root._node
+    if node is not None and node.programs is None and caching_enabled():
+        roots = [root]
+        hit = _recent_hit(roots, targets)
+        if hit is not None:
+            entry, graph, ws = hit
+            if ws is None:
+                return run_grad(roots, ONES, targets, None, False, (entry, graph))
+            prog = entry.program
+            found = target_results(prog, ws, run_once(prog, ws, graph))
+            _give_back(entry, prog, ws)
+            return found
+    return run_grad([root], ONES, targets, None, False)
+
+
+def _recent_hit(roots: list, targets: list | None) -> tuple | None:
+    """CACHE.match_recent, with a Workspace to run at once (None: the Program needs the
+    general path: not yet fully lowered, callbacks, or every hit checked)."""
+    verify = config.SETTINGS.verify_cache
+    hit = CACHE.match_recent(roots, targets, take=not verify)
+    if hit is not None and hit[2] is None and not verify and hit[0].optimized and \
+            not hit[0].program.callbacks:
+        return hit[0], hit[1], Workspace(hit[0].program)    # (no spare left: a new one)
+    return hit
 
 
 ONES = [None]       # the seeds of one root: ones (a None seed is ones)
@@ -247,13 +274,14 @@ def run_backward(roots: list, seeds: list, retain_graph: bool,
 
 
 def run_grad(roots: list, seeds: list, targets: list, stop: set | None,
-             retain_graph: bool) -> dict:
+             retain_graph: bool, found: tuple | None = None) -> dict:
     """grad() on the compiled path: {id(target): gradient}; never frees the graph (Paddle
-    3.3.1); with retain_graph the Binding stays on the graph for the next call."""
-    b = _retained(roots, targets, stop)
+    3.3.1); with retain_graph the Binding stays on the graph for the next call. `found`:
+    CACHE.match_recent's answer (grad_plain)."""
+    b = None if found is not None else _retained(roots, targets, stop)
     kept = b is not None
     if b is None:
-        b = _state(roots, targets, stop, not retain_graph, True)
+        b = _state(roots, targets, stop, not retain_graph, True, found=found)
         if type(b) is Graph:
             return _interpret().grad(b, roots, seeds, targets, stop)
     b.run(seeds)
