@@ -64,16 +64,70 @@ def test_values_read_in_place_give_the_copied_layouts_gradients(graph, which, mo
         copied = grads(graph, data)
     for a, b in zip(in_place, copied):
         np.testing.assert_array_equal(a, b)
-    if graph != "fused_chain_sharing_a_value":        # every value there feeds the CHAIN
-        assert progs[0].externals, "no value was read in place"
-        assert (progs[0].code[:, 2:5] >= EXT).any()
+    assert progs[0].externals, "no value was read in place"
+    assert (progs[0].code[:, 2:5] >= EXT).any() or chain_step_operands(progs[0]).max() >= EXT
 
 
-def test_a_value_only_a_fused_chain_reads_stays_in_the_arena(every_value_in_place):
+def chain_step_operands(prog):
+    """The operands (fields b, c) of every CHAIN step, as the itab holds them."""
+    from jitgrad.vm.opcodes import OP, STEP_OPERANDS
+    found = []
+    for p in prog.code[(prog.code[:, 0] >> 1) == OP["CHAIN"], 6].tolist():
+        for st in range(int(prog.itab[p])):
+            q = p + 2 + 4 * st
+            found += prog.itab[q + 1:q + 1 + STEP_OPERANDS[int(prog.itab[q])]].tolist()
+    return np.array(found, np.int64)
+
+
+def test_a_value_a_fused_chains_step_reads_is_read_in_place(every_value_in_place):
     x, w = (TT(a, stop_gradient=False) for a in arrays())
     prog, _ = lower([paddle.sum(paddle.exp(paddle.tanh(x) * w))])
     assert "CHAIN" in prog.text()
-    assert not prog.externals
+    assert prog.externals
+    assert (chain_step_operands(prog) >= EXT).any()
+
+
+def test_a_chain_split_between_threads_reads_its_values_in_place_bitwise(
+        monkeypatch, every_value_in_place):
+    """A CHAIN row of 5000 elements shared by three threads, its step operands external:
+    the gradients of one thread, and of the copied layout, bit for bit."""
+    from jitgrad.vm import threads
+    vm.warmup(quiet=True)
+    rng = np.random.default_rng(3)
+    data = [rng.uniform(-1, 1, 5000).astype(np.float32) for _ in range(2)]
+
+    def run():
+        xs = [TT(a, stop_gradient=False) for a in data]
+        loss = GRAPHS["fused_chain_sharing_a_value"](*xs)
+        prog = executor.program_for([loss])
+        loss.backward()
+        return prog, [x.grad.numpy() for x in xs]
+
+    monkeypatch.setattr(threads, "PAR_MIN", 512)
+    monkeypatch.setattr(threads, "_par_min", None)
+    splits = {"n": 0}
+    real = threads.split
+
+    def counted(*a):
+        splits["n"] += 1
+        return real(*a)
+
+    monkeypatch.setattr(threads, "split", counted)
+    threads.set_num_threads(3)
+    try:
+        with vm.using("numba"):
+            prog, split = run()
+            assert splits["n"] >= 1 and (chain_step_operands(prog) >= EXT).any()
+            threads.set_num_threads(1)
+            _, one = run()
+            monkeypatch.setattr(config.SETTINGS, "copy_values", True)
+            paddle.cache_clear()
+            _, copied = run()
+    finally:
+        threads.set_num_threads(None)
+    for a, b, c in zip(split, one, copied):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
 
 
 def test_cache_hits_rebind_values_read_in_place(fresh_cache, monkeypatch):

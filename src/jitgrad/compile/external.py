@@ -90,6 +90,7 @@ def place(prog: Any, values: list) -> tuple[list, list]:
     base = prog.extend_itab(len(ext))
     items = sorted(ext.items())
     _make_external(code, items, base)
+    _make_external_steps(prog.itab, _step_positions(prog.itab, code, ops), items, base)
     positions = {off: base + j for j, (off, _) in enumerate(items)}
     externals = [(positions[off], shape, src, vshape) for off, shape, src, vshape in copied
                  if off in positions]
@@ -121,6 +122,33 @@ def _make_external(code: np.ndarray, items: list, base: int) -> None:
         field[hit] = tags[jj[hit]] + (field[hit] - offs[jj[hit]])
 
 
+def _step_positions(itab: np.ndarray, code: np.ndarray, ops: np.ndarray) -> np.ndarray:
+    """The itab positions holding CHAIN steps' operands (the fields b, c each step reads)."""
+    steps: list = []
+    for r in np.nonzero(ops == _CHAIN)[0].tolist():
+        p = int(code[r, 6])
+        for st in range(int(itab[p])):
+            q = p + 2 + 4 * st
+            steps.extend(range(q + 1, q + 1 + STEP_OPERANDS.get(int(itab[q]), 0)))
+    return np.array(steps, dtype=np.int64)
+
+
+def _make_external_steps(itab: np.ndarray, positions: np.ndarray, items: list,
+                         base: int) -> None:
+    """_make_external for CHAIN steps' operands, which live in the itab (at `positions`):
+    each inside the value at items[j] becomes external operand j + base."""
+    if positions.size == 0:
+        return
+    offs = np.array([off for off, _ in items], dtype=np.int64)
+    ends = offs + np.array([n for _, n in items], dtype=np.int64)
+    vals = itab[positions]
+    j = np.searchsorted(offs, vals, side="right") - 1
+    jj = np.maximum(j, 0)
+    hit = (j >= 0) & (vals < ends[jj])
+    tags = EXT + ((base + jj[hit]) << 32)
+    itab[positions[hit]] = tags + (vals[hit] - offs[jj[hit]])
+
+
 class _ReadIndex:
     """`_readable_in_place` for every value of a Program at once: the rows are read once,
     and each value's answer takes a few bisections (a pass over every row, and a Python
@@ -129,8 +157,9 @@ class _ReadIndex:
     The per-value scan fails on a row that (1) has a field in the value's range and an
     opcode `_READS` does not know, (2) is a wide row, or has a field in the range, and
     writes into the range, (3) reads the range through a field without external operands,
-    (4) is a CHAIN with a step the table does not know (whatever the value), or with a
-    step operand in the range. Each is a sorted-values or write-range lookup below.
+    (4) is a CHAIN with a step the table does not know (whatever the value). Each is a
+    sorted-values or write-range lookup below. A CHAIN step's operands (in the itab:
+    _step_positions) are read through views that resolve external operands.
     """
 
     def __init__(self, prog: Any, code: np.ndarray, ops: np.ndarray,
@@ -159,26 +188,17 @@ class _ReadIndex:
                 if op not in EXT_OPERANDS[col]:
                     bad.append(code[ops == op, col])
         self.bad_reads = np.sort(np.concatenate(bad)) if bad else np.zeros(0, np.int64)
-        # (4) CHAIN steps
-        self.chain_blocks = False
-        steps = []
+        # (4) CHAIN steps the table does not know
         it = prog.itab
-        for r in np.nonzero(ops == _CHAIN)[0].tolist():
-            p = int(code[r, 6])
-            for st in range(int(it[p])):
-                q = p + 2 + 4 * st
-                used = STEP_OPERANDS.get(int(it[q]))
-                if used is None:
-                    self.chain_blocks = True
-                    break
-                steps.extend(int(it[q + 1 + j]) for j in range(used))
-        self.chain_operands = np.array(sorted(steps), dtype=np.int64)
+        self.chain_blocks = any(int(it[p + 2 + 4 * st]) not in STEP_OPERANDS
+                                for p in code[ops == _CHAIN, 6].tolist()
+                                for st in range(int(it[p])))
 
     def readable(self, off: int, n: int) -> bool:
         hi = off + n
         if self.chain_blocks:
             return False
-        for values in (self.unknown, self.outs, self.bad_reads, self.chain_operands):
+        for values in (self.unknown, self.outs, self.bad_reads):
             i = int(np.searchsorted(values, off))
             if i < values.size and int(values[i]) < hi:
                 return False
@@ -217,13 +237,9 @@ def _readable_in_place(prog: Any, code: np.ndarray, ops: np.ndarray, outs: np.nd
             v = int(row[col])
             if off <= v < hi and op not in EXT_OPERANDS[col]:
                 return False
-        if op == _CHAIN:                      # its steps' operands live in the itab
-            it, p = prog.itab, int(row[6])
+        if op == _CHAIN:                      # its steps' operands live in the itab,
+            it, p = prog.itab, int(row[6])      # read through views (external or not)
             for s in range(int(it[p])):
-                q = p + 2 + 4 * s
-                used = STEP_OPERANDS.get(int(it[q]))
-                if used is None:
-                    return False
-                if any(off <= int(it[q + 1 + j]) < hi for j in range(used)):
+                if int(it[p + 2 + 4 * s]) not in STEP_OPERANDS:
                     return False
     return True

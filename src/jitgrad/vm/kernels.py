@@ -151,39 +151,38 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc, tile):  # pragma: no cover
             for i in range(m):
                 buf[i] = A[i]
         q = p + 2 + 4 * first
-        um = np.uint64(m)
-        # steps index the arena with unsigned offsets instead of slicing it: a slice view
-        # costs an NRT incref/decref pair (two atomic calls) per step, more than a 64-element
-        # step itself, and unsigned indexes skip the negative-index fix-up, so loops vectorise
+        # each step's operands through _view (an arena slot, or a value read in place:
+        # external.place), a view without a reference count indexed from 0, so loops
+        # vectorise (a slice costs an NRT incref/decref pair, more than a 64-element step)
         for _ in range(nsteps - first - last):
             op = itab[q]
-            b = np.uint64(itab[q + 1] + t0)
+            B = _view(arena, itab, itab[q + 1] + t0, m)
             K = consts[itab[q + 3]]
             if op == MUL:                    # no K == 1 special case: measured slower
-                for i in range(um):
-                    buf[i] = K * buf[i] * arena[b + i]
+                for i in range(m):
+                    buf[i] = K * buf[i] * B[i]
             elif op == TANH_BWD:
-                for i in range(um):
-                    buf[i] = buf[i] * (one - arena[b + i] * arena[b + i])
+                for i in range(m):
+                    buf[i] = buf[i] * (one - B[i] * B[i])
             elif op == AXPY:
-                for i in range(um):
+                for i in range(m):
                     buf[i] = K * buf[i]
             elif op == SIGMOID_BWD:
-                for i in range(um):
-                    buf[i] = buf[i] * arena[b + i] * (one - arena[b + i])
+                for i in range(m):
+                    buf[i] = buf[i] * B[i] * (one - B[i])
             elif op == RELU_BWD:
-                for i in range(um):
-                    buf[i] = buf[i] if arena[b + i] > zero else zero
+                for i in range(m):
+                    buf[i] = buf[i] if B[i] > zero else zero
             elif op == DIV:
-                for i in range(um):
-                    buf[i] = K * buf[i] / arena[b + i]
+                for i in range(m):
+                    buf[i] = K * buf[i] / B[i]
             elif op == DIVK:
-                for i in range(um):
+                for i in range(m):
                     buf[i] = buf[i] / K
             else:                        # MULDIV
-                c = np.uint64(itab[q + 2] + t0)
-                for i in range(um):
-                    buf[i] = K * buf[i] * arena[b + i] / arena[c + i]
+                C = _view(arena, itab, itab[q + 2] + t0, m)
+                for i in range(m):
+                    buf[i] = K * buf[i] * B[i] / C[i]
             q += 4
         out = _view(arena, itab, o + t0, m)
         if last:
