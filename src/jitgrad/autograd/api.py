@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..compile import executor
-from ..compile.executor import replay_retained
+from ..compile.executor import replay_retained, run_plain
 from ..core.errors import ArgumentTypeError, ArgumentValueError, NotSupportedError
 from ..core.grad_store import deliver_grad
 from ..core.tensor import Tensor
@@ -91,13 +91,6 @@ def check_flag(value: Any, name: str) -> bool:
 
 # ---- the compiled path: executor.py --------------------------------------------------------
 
-def plain_backward(t: Tensor) -> None:
-    """`t.backward()` on a float root needing a gradient: what backward() does after its
-    checks (Tensor.backward calls this directly)."""
-    executor.run_plain(t)
-    siblings.fill([t])
-
-
 # ---- public API ------------------------------------------------------------------------------
 
 def backward(tensors: Tensor | Sequence[Tensor],
@@ -159,7 +152,8 @@ def tensor_backward(self: Tensor, grad_tensor: Tensor | None = None,
     if grad_tensor is None and (retain_graph is None or retain_graph is False) and \
             create_graph is False and dump_backward_graph_path is None and \
             not self._stop_gradient and self._data.dtype.kind == "f":
-        plain_backward(self)           # what autograd.backward does after its checks
+        run_plain(self)                 # what autograd.backward does after its checks
+        siblings.fill([self])
         return
     if grad_tensor is not None:
         if not isinstance(grad_tensor, Tensor):

@@ -210,7 +210,8 @@ def point_leaves(p: Program, ws: Workspace, outs: list, pointed: list | None
             itab[pos] = prev[1]
             if pointed is not None:
                 pointed[i] = g
-            detach_graph_grad(t)        # a create_graph .grad keeps its values
+            if GRAPH_GRADS:
+                detach_graph_grad(t)    # a create_graph .grad keeps its values
             continue
         view = ws.out_views[j]
         fresh = None
@@ -293,7 +294,9 @@ def run_once(p: Program, ws: Workspace, graph: Graph) -> list:
     output tensors (target_results reads grad()'s answers with them)."""
     keep = [] if p.externals else _NO_KEEP      # arrays the itab addresses, for the run
     bind_values(p, ws, graph, keep)
-    outs = out_tensors(p, ws, graph)
+    index = ws.out_tensor_index                 # (out_tensors's common case, inline)
+    outs = list(map(graph.tensors.__getitem__, index)) if index is not None else \
+        out_tensors(p, ws, graph)
     with RUN_LOCK:
         if not ws.ones_ready:
             write_seeds(ws, None)

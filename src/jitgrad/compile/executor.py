@@ -126,7 +126,7 @@ def _state(roots: list, targets: list | None, stop: set | None, once: bool,
         if plain and not prog.callbacks:
             ws = CACHE.take(entry) or Workspace(prog)
             run_once(prog, ws, graph)
-            _give_back(entry, prog, ws)
+            CACHE.give_back(entry, ws, prog)
             return Ran(graph)
         return Binding(prog, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
@@ -179,14 +179,7 @@ def program_for(roots: list, targets: list | None = None, stop: set | None = Non
 
 
 def release(b: Binding) -> None:
-    _give_back(b.entry, b.program, b.release())
-
-
-def _give_back(entry: Any, prog: Program, ws: Workspace) -> None:
-    """A Workspace that served `prog` back to its cache entry for the next graph (not one
-    of a Program an upgrade replaced, nor one folded for its graph)."""
-    if entry is not None and entry.program is prog and not ws.folded:
-        CACHE.give_back(entry, ws)
+    CACHE.give_back(b.entry, b.release(), b.program)
 
 
 def run_plain(t: Any) -> None:
@@ -205,7 +198,7 @@ def run_plain(t: Any) -> None:
                 return
             prog = entry.program
             run_once(prog, ws, graph)
-            _give_back(entry, prog, ws)
+            CACHE.give_back(entry, ws, prog)
             tape.free_nodes(graph.nodes)
             return
     run_backward([t], ONES, False)
@@ -225,7 +218,7 @@ def grad_plain(root: Any, targets: list) -> dict:
                 return run_grad(roots, ONES, targets, None, False, (entry, graph))
             prog = entry.program
             found = target_results(prog, ws, run_once(prog, ws, graph))
-            _give_back(entry, prog, ws)
+            CACHE.give_back(entry, ws, prog)
             return found
     return run_grad([root], ONES, targets, None, False)
 

@@ -207,14 +207,15 @@ class ProgramCache:
                 return ws
         return None
 
-    def give_back(self, entry: Entry | None, ws: Workspace) -> None:
-        """Keep a Workspace for the entry's next graph, if the entry is still cached and
-        the bound allows."""
-        if entry is None:
+    def give_back(self, entry: Entry | None, ws: Workspace, program: Program) -> None:
+        """Keep a Workspace that served `program` for the entry's next graph, if the entry
+        is still cached with that Program (an upgrade replaces it: another layout), the
+        Workspace was not folded for its graph, and the bound allows."""
+        if entry is None or ws.folded:
             return
         with self._lock:
-            if not entry.cached or len(entry.spare) >= MAX_SPARE or \
-                    self.bytes + ws.nbytes > self.max_bytes:
+            if not entry.cached or entry.program is not program or \
+                    len(entry.spare) >= MAX_SPARE or self.bytes + ws.nbytes > self.max_bytes:
                 return
             entry.spare.append(ws)
             entry.nbytes += ws.nbytes

@@ -195,13 +195,13 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                     S = _view(arena, itab, a + r * n + j0, m)
                     for j in range(m):
                         buf[j] += S[j]
-                O = _view(arena, itab, o + j0, m)
+                dst = _view(arena, itab, o + j0, m)
                 if acc:
                     for j in range(m):
-                        O[j] += buf[j]
+                        dst[j] += buf[j]
                 else:
                     for j in range(m):
-                        O[j] = buf[j]
+                        dst[j] = buf[j]
         elif op == CUMSUM:
             p = code[pc, 6]
             _cumsum_rows(out, A, itab[p], itab[p + 1], itab[p + 2], acc, itab[p + 3] != 0)
