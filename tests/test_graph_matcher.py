@@ -9,13 +9,15 @@ walk does, and the gradients through the cache must equal a fresh lowering.
 """
 
 
+import copy
+
 import numpy as np
 import pytest
 
 import jitgrad as paddle
 from jitgrad.compile import executor
 from jitgrad.core import tape
-from jitgrad.compile.graph import Graph
+from jitgrad.compile.graph import Graph, _norm
 from jitgrad.core import config
 
 TT = paddle.to_tensor
@@ -312,6 +314,43 @@ def test_a_tuple_of_ints_matches_only_a_tuple_of_those_ints(other):
     inner.attrs = {**inner.attrs, "axes": other}
     assert entry.match([loss], tape._epoch) is None
     assert Graph([loss]).key != key
+
+
+def _sliced(key_value):
+    """(key, entry, a new graph of that key, its getitem node) for sum(x[key_value] * 2),
+    after a miss and a hit (which compiles the matcher)."""
+    x = TT(np.arange(12, dtype=np.float32).reshape(3, 4), stop_gradient=False)
+    for _ in range(2):
+        loss = paddle.sum(x[key_value] * 2)
+        key = Graph([loss]).key
+        loss.backward()
+    loss = paddle.sum(x[key_value] * 2)
+    node = loss._node.inputs[0]._node.inputs[0]._node
+    assert node.op.name == "getitem"
+    return key, _entry(key), loss, node
+
+
+@pytest.mark.parametrize("recorded", [(slice(None), slice(1, 3)), slice(0, 2),
+                                      (Ellipsis, slice(None, 3, 2)), (1, slice(1, None))])
+@pytest.mark.parametrize("other", [
+    "same", (slice(None), slice(True, 3)), (slice(None), slice(np.int64(1), 3)),
+    (slice(None), slice(1, 3, 1)), (slice(None), slice(1, 4)), (slice(None), 1),
+    (slice(None),), [slice(None), slice(1, 3)], (Ellipsis, slice(1, 3)), slice(0, 2),
+    slice(0, 2, None), (slice(None), slice(1.0, 3)), (1, slice(1, None)),
+    (np.int64(1), slice(1, None)), (True, slice(1, None)), (None, slice(1, 3))])
+def test_an_index_key_matches_exactly_when_the_walks_key_does(recorded, other):
+    """getitem's key is compared field by field in the matcher (_norm on slices was ~2 us a
+    node): as strict as the key, numpy ints, bools and floats normalising apart."""
+    key, entry, loss, node = _sliced(recorded)
+    assert entry.match([loss], tape._epoch) is not None
+    stored = node.attrs["key"]              # (as getitem recorded it)
+    node.attrs = {**node.attrs, "key": copy.deepcopy(stored) if other == "same" else other}
+    walked = Graph([loss])
+    same = walked.key is not None and walked.key == key
+    assert (entry.match([loss], tape._epoch) is not None) == same
+    assert same == (other == "same" or _norm(other, False) == _norm(stored, False))
+    if "np" in repr(other) or "True" in repr(other) or "1.0" in repr(other):
+        assert not same                     # equal under ==, another key
 
 
 def test_long_same_shape_chains_check_distinct_nodes_with_one_set():

@@ -185,11 +185,60 @@ def _emit_attrs(emit: Callable, c: Callable, N: str, attrs: tuple, bound: tuple)
             types = "".join(f" or type({v}[{j}]) is not int" for j in range(n))
             emit(f"    if type({v}) is not tuple or len({v}) != {n}{types} or "
                  f"{v} != {c(want[1:])}: return None")
+        elif _index_parts(want) is not None:     # getitem's key: slices, ints, None, ...
+            _emit_index(emit, v, want)
         elif type(want) is tuple and len(want) == 3 and want[0] == "nd" and name in bound:
             emit(f"    if type({v}) is not {c(np.ndarray)} or {v}.shape != {c(want[1])} or "
                  f"{v}.dtype.str != {c(want[2])}: return None")
         else:
             emit(f"    if {c(_norm)}({v}, {name in bound}) != {c(want)}: return None")
+
+
+def _index_item(want: Any) -> bool:
+    """A key part _norm made of a plain int, None, Ellipsis, or a slice of those."""
+    if want is None or type(want) is int:
+        return True
+    if type(want) is not tuple:
+        return False
+    if len(want) == 2 and want[0] == "ellipsis":
+        return want[1] is Ellipsis
+    return len(want) == 4 and want[0] == "slice" and \
+        all(w is None or type(w) is int for w in want[1:])
+
+
+def _index_parts(want: Any) -> list | None:
+    """The items of an index key part (a tuple of at most 8 _index_items: getitem's key,
+    or a slice on its own), else None."""
+    if type(want) is tuple and want and want[0] == "tuple":
+        items = list(want[1:])
+        return items if len(items) <= 8 and all(_index_item(w) for w in items) else None
+    if type(want) is tuple and want and want[0] == "slice" and _index_item(want):
+        return [want]
+    return None
+
+
+def _emit_index(emit: Callable, v: str, want: tuple) -> None:
+    """The matcher's check that the attribute `v` normalises to the index key part `want`,
+    field by field (_norm itself on a tuple of slices cost ~2 us a getitem node)."""
+    items = _index_parts(want)
+    emit(f"    k = {v}")
+    if want[0] == "tuple":
+        emit(f"    if type(k) is not tuple or len(k) != {len(items)}: return None")
+    for j, w in enumerate(items):
+        e = f"k[{j}]" if want[0] == "tuple" else "k"
+        if w is None:
+            emit(f"    if {e} is not None: return None")
+        elif type(w) is int:
+            emit(f"    if type({e}) is not int or {e} != {w!r}: return None")
+        elif w[0] == "ellipsis":
+            emit(f"    if {e} is not Ellipsis: return None")
+        else:
+            emit(f"    e = {e}")
+            tests = ["type(e) is not slice"]
+            for field, fw in zip(("start", "stop", "step"), w[1:]):
+                tests.append(f"e.{field} is not None" if fw is None else
+                             f"type(e.{field}) is not int or e.{field} != {fw!r}")
+            emit(f"    if {' or '.join(tests)}: return None")
 
 
 def _plain_int_tuple(want: Any) -> bool:
