@@ -353,6 +353,29 @@ def test_an_index_key_matches_exactly_when_the_walks_key_does(recorded, other):
         assert not same                     # equal under ==, another key
 
 
+@pytest.mark.parametrize("other", [
+    "same", ([1, 1], [1, 1]), ((np.int64(1), 1), (1, 1)), ((True, 1), (1, 1)),
+    ((1, 1), (1, 2)), ((1, 1),), ((1, 1), (1, 1), (0, 0)), ((1.0, 1), (1, 1)), (1, 1, 1, 1)])
+def test_nested_int_tuples_match_exactly_when_the_walks_key_does(other):
+    """im2col's pads ((top, bottom), (left, right)) are compared item by item in the
+    matcher: as strict as the key."""
+    x = TT(np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4), stop_gradient=False)
+    for _ in range(2):
+        loss = paddle.sum(paddle.nn.functional.unfold(x * 2, 3, paddings=1))
+        key = Graph([loss]).key
+        loss.backward()
+    loss = paddle.sum(paddle.nn.functional.unfold(x * 2, 3, paddings=1))
+    entry = _entry(key)
+    assert entry.match([loss], tape._epoch) is not None
+    node = next(n for n in Graph([loss]).nodes if n.op.name == "im2col")
+    assert node.attrs["pads"] == ((1, 1), (1, 1))
+    node.attrs = {**node.attrs, "pads": ((1, 1), (1, 1)) if other == "same" else other}
+    walked = Graph([loss])
+    same = walked.key is not None and walked.key == key
+    assert (entry.match([loss], tape._epoch) is not None) == same
+    assert same == (other == "same")
+
+
 def test_long_same_shape_chains_check_distinct_nodes_with_one_set():
     """Two 12-op tanh chains: many nodes of equal signature, so the matcher tests node
     distinctness with one set of ids; one chain used twice must not pass for two."""

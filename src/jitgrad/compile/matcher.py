@@ -29,8 +29,8 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     the current epoch, or else `stale`'s checks) only send a graph to the walk, which
     decides exactly. Pairs of sources the key names as one array (graph.aliases) must be
     one array here too; a graph sharing an array the key does not name still matches (its
-    Program reads each source on its own, and they hold equal values). None: too large, or a key with a stop set (grad()'s no_grad_vars
-    take the walk). For grad()'s keys the new graph's `targets` are checked as the walk
+    Program reads each source on its own, and they hold equal values). None: too large,
+    or a key with a stop set (grad()'s no_grad_vars take the walk). For grad()'s keys the new graph's `targets` are checked as the walk
     numbers them.
     """
     nodes = g.nodes
@@ -166,32 +166,58 @@ def _emit_node_ref(emit: Callable, ni: int, nnodes: int) -> int:
 def _emit_attrs(emit: Callable, c: Callable, N: str, attrs: tuple, bound: tuple) -> None:
     """The matcher's check that node N's attributes normalise to `attrs` (the key's part):
     the same names in the same order, a plain int, str or None compared with its type, a
-    bool or float likewise, anything else through _norm (what attrs_key does, ~0.5 us a
-    node less)."""
+    bool or float likewise, ints in (nested) tuples and index keys item by item, anything
+    else through _norm (what attrs_key does, ~0.5 us a node less). Each value is read from
+    the dict once."""
     names = tuple(name for name, _ in attrs)
     emit(f"    x = {N}.attrs")
     emit(f"    if tuple(x) != {c(names)}: return None")
     for name, want in attrs:
-        v = f"x[{name!r}]"
+        emit(f"    v = x[{name!r}]")
+        ints = _int_tree(want)
         if want is None:
-            emit(f"    if {v} is not None: return None")
+            emit("    if v is not None: return None")
         elif type(want) is int or type(want) is str:
-            emit(f"    if type({v}) is not {type(want).__name__} or {v} != {want!r}: "
-                 "return None")
-        elif type(want) is tuple and len(want) == 2 and want[0] in ("bool", "float"):
-            emit(f"    if type({v}) is not {want[0]} or {v} != {c(want[1])}: return None")
-        elif _plain_int_tuple(want):      # axes, shapes, perms: ints in a tuple
-            n = len(want) - 1
-            types = "".join(f" or type({v}[{j}]) is not int" for j in range(n))
-            emit(f"    if type({v}) is not tuple or len({v}) != {n}{types} or "
-                 f"{v} != {c(want[1:])}: return None")
+            emit(f"    if type(v) is not {type(want).__name__} or v != {want!r}: return None")
+        elif type(want) is tuple and len(want) == 2 and want[0] == "bool":
+            emit(f"    if v is not {bool(want[1])!r}: return None")     # (the two singletons)
+        elif type(want) is tuple and len(want) == 2 and want[0] == "float":
+            emit(f"    if type(v) is not float or v != {c(want[1])}: return None")
+        elif ints is not None:            # axes, shapes, perms, pads: ints in tuples
+            raw, paths = ints
+            types = "".join(f" or type(v{p}) is not {t}" for p, t in paths)
+            emit(f"    if type(v) is not tuple or v != {c(raw)}{types}: return None")
         elif _index_parts(want) is not None:     # getitem's key: slices, ints, None, ...
-            _emit_index(emit, v, want)
+            _emit_index(emit, "v", want)
         elif type(want) is tuple and len(want) == 3 and want[0] == "nd" and name in bound:
-            emit(f"    if type({v}) is not {c(np.ndarray)} or {v}.shape != {c(want[1])} or "
-                 f"{v}.dtype.str != {c(want[2])}: return None")
+            emit(f"    if type(v) is not {c(np.ndarray)} or v.shape != {c(want[1])} or "
+                 f"v.dtype.str != {c(want[2])}: return None")
         else:
-            emit(f"    if {c(_norm)}({v}, {name in bound}) != {c(want)}: return None")
+            emit(f"    if {c(_norm)}(v, {name in bound}) != {c(want)}: return None")
+
+
+def _int_tree(want: Any) -> tuple[tuple, list] | None:
+    """For a key part _norm made of a tuple of plain ints, or of such tuples (at most 16
+    ints in all): the raw tuple, and (index path, type name) for every item whose type
+    the matcher must check (after `v == raw`, which fixes the lengths); else None."""
+    if type(want) is not tuple or not want or want[0] != "tuple":
+        return None
+    raw: list = []
+    paths: list = []
+    for i, item in enumerate(want[1:]):
+        if type(item) is int:
+            raw.append(item)
+            paths.append((f"[{i}]", "int"))
+        elif type(item) is tuple and item and item[0] == "tuple" and \
+                all(type(x) is int for x in item[1:]):
+            raw.append(tuple(item[1:]))
+            paths.append((f"[{i}]", "tuple"))
+            paths.extend((f"[{i}][{j}]", "int") for j in range(len(item) - 1))
+        else:
+            return None
+    if sum(t == "int" for _, t in paths) > 16:
+        return None
+    return tuple(raw), paths
 
 
 def _index_item(want: Any) -> bool:
@@ -239,12 +265,6 @@ def _emit_index(emit: Callable, v: str, want: tuple) -> None:
                 tests.append(f"e.{field} is not None" if fw is None else
                              f"type(e.{field}) is not int or e.{field} != {fw!r}")
             emit(f"    if {' or '.join(tests)}: return None")
-
-
-def _plain_int_tuple(want: Any) -> bool:
-    """A key part that _norm made of a tuple of at most 6 plain ints (("tuple", 1, 2))."""
-    return (type(want) is tuple and 1 <= len(want) <= 7 and want[0] == "tuple" and
-            all(type(x) is int for x in want[1:]))
 
 
 def _emit_distinct(emit: Callable, x: str, listed: str, count: int, sigs: list) -> None:
