@@ -130,11 +130,13 @@ def bind_values(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
     scalars."""
     nodes, tensors = g.nodes, g.tensors
     for view, (_, _, src, vshape) in zip(ws.value_views, p.values):
-        kind = src[0]                   # g.source(src), its two common cases inline
+        kind = src[0]                   # g.source(src), its three common cases inline
         if kind == "s":
             v = nodes[src[1]].saved[src[2]]
         elif kind == "t":
             v = tensors[src[1]]._data
+        elif kind == "o":
+            v = nodes[src[1]].out_data
         else:
             v = g.source(src)
         view[...] = v if v.shape == vshape else v.reshape(vshape)

@@ -118,7 +118,8 @@ class ProgramCache:
                 with self._lock:
                     if not entry.cached:
                         continue
-                    self._touch(entry)
+                    if self._recent[0] is not entry:
+                        self._touch(entry)
                     self.hits += 1
                     entry.hits += 1
                     if take and entry.spare and entry.optimized and \
