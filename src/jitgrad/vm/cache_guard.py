@@ -165,6 +165,7 @@ class GuardedCache(FunctionCache):
 
     def __init__(self, py_func: Any, stamp_with: tuple[str, ...] = ()) -> None:
         super().__init__(py_func)        # raises RuntimeError when no locator fits
+        self.stamp_with = stamp_with     # (tests/test_kernel_stamps.py checks them)
         self.read_only = isinstance(self._impl.locator, _ReadOnlyCacheDir)
         self._cache_file = _Files(self._cache_path, self._impl.filename_base,
                                   _stamp(self._cache_file._source_stamp, stamp_with))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._numba import jit
+from . import forward
 from .forward import _pairwise_sum
 
 # ---- max and min with their tie-split weights (ops/reduce.py's _tie_mask) -------------------
@@ -251,7 +252,7 @@ def lse_shift(x, m, d, R, K):  # pragma: no cover - compiled
             dr[k] = xr[k] - mr
 
 
-@jit(fastmath=False)
+@jit(fastmath=False, stamp_with=(forward.__file__,))      # (embeds _pairwise_sum)
 def lse_sums(e, w, s, t, R, K):  # pragma: no cover - compiled
     """The second pass: e (float64, exp of lse_shift's d) rounded to w's dtype into w (the
     same array for float64 is fine), numpy's pairwise sum of each row of w into s (w's

@@ -16,7 +16,7 @@ import numpy as np
 
 from .program import OP
 from ._numba import jit
-from . import kernels, norm_kernels, threads
+from . import blas, kernels, norm_kernels, threads
 from .blas import gemm
 from .kernels import (TILE, _chain, _col2im, _cumsum_rows, _linscan_rows, _pool_bwd,
                       _round_into, _rows_bwd, _span, _view)
@@ -39,7 +39,7 @@ CHANSUM, NORM_BWD, MIDSUM = OP["CHANSUM"], OP["NORM_BWD"], OP["MIDSUM"]
 
 # the files whose code Numba compiles into this file's functions: their stamps join the
 # disk cache's key, so editing a kernel recompiles `run` as it did when they lived here
-STAMP_WITH = (kernels.__file__, norm_kernels.__file__)
+STAMP_WITH = (kernels.__file__, norm_kernels.__file__, blas.__file__)
 
 
 @jit(stamp_with=STAMP_WITH)
