@@ -815,9 +815,11 @@ def _shifted_pair(xr, orow, sr, er, n, reverse, one, zero):  # pragma: no cover 
 
 
 @jit(fastmath=False)
-def _cumprod_columns(x, out, sx, e, reverse, saves):  # pragma: no cover - compiled
-    """_cumprod_rows along the middle axis of x [P, n, Q] (n >= 1, Q > 1: a scan along any
-    axis but the last): the Q positions of a step advance together."""
+def scan_columns(x, out, reverse, product):  # pragma: no cover - compiled
+    """A running sum (or `product`) along the middle axis of x [P, n, Q] (n >= 1) into
+    out: out[k] = out[k - 1] + x[k] (or *) from out[first] = x[first], numpy's accumulate
+    order (from the end when `reverse`), a step's Q positions together. Shared by cumsum
+    (forward_reduce.cumsum_scan) and cumprod (_cumprod_columns)."""
     P, n, Q = x.shape
     first = n - 1 if reverse else 0
     step = -1 if reverse else 1
@@ -830,9 +832,23 @@ def _cumprod_columns(x, out, sx, e, reverse, saves):  # pragma: no cover - compi
         for t in range(1, n):
             k = first + t * step
             a, b, c = op[k0], xp[k], op[k]
-            for q in range(Q):
-                c[q] = a[q] * b[q]
+            if product:
+                for q in range(Q):
+                    c[q] = a[q] * b[q]
+            else:
+                for q in range(Q):
+                    c[q] = a[q] + b[q]
             k0 = k
+
+
+@jit(fastmath=False)
+def _cumprod_columns(x, out, sx, e, reverse, saves):  # pragma: no cover - compiled
+    """_cumprod_rows along the middle axis of x [P, n, Q] (n >= 1, Q > 1: a scan along any
+    axis but the last): the Q positions of a step advance together."""
+    P, n, Q = x.shape
+    first = n - 1 if reverse else 0
+    step = -1 if reverse else 1
+    scan_columns(x, out, reverse, True)
     if saves:
         one = np.ones(1, x.dtype)[0]
         zero = np.zeros(1, x.dtype)[0]

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._numba import jit
 from . import forward
-from .forward import _pairwise_sum
+from .forward import _pairwise_sum, scan_columns
 
 # ---- max and min with their tie-split weights (ops/reduce.py's _tie_mask) -------------------
 # The weights of a group: 1 / count (rounded from float64 to x's dtype) where x == the
@@ -172,7 +172,7 @@ def extreme(x, out, w, P, n, Q, is_max, nanw):  # pragma: no cover - compiled
 
 # ---- cumsum (ops/scan.py) ----------------------------------------------------------------------
 
-@jit(fastmath=False)
+@jit(fastmath=False, stamp_with=(forward.__file__,))      # (embeds scan_columns)
 def cumsum_scan(x, out, P, n, Q, reverse):  # pragma: no cover - compiled
     """np.cumsum of C-contiguous x along an axis of length n >= 1, x viewed as [P, n, Q],
     into out (x's shape): out[k] = out[k - 1] + x[k] from out[first] = x[first] in x's
@@ -208,20 +208,7 @@ def cumsum_scan(x, out, P, n, Q, reverse):  # pragma: no cover - compiled
                 orow[k] = a
             p += 1
         return
-    x3 = x.reshape(P, n, Q)
-    o3 = out.reshape(P, n, Q)
-    for p in range(P):
-        xp, op = x3[p], o3[p]
-        src, dst = xp[first], op[first]
-        for q in range(Q):
-            dst[q] = src[q]
-        k0 = first
-        for t in range(1, n):
-            k = first + t * step
-            a, b, c = op[k0], xp[k], op[k]
-            for q in range(Q):
-                c[q] = a[q] + b[q]
-            k0 = k
+    scan_columns(x.reshape(P, n, Q), out.reshape(P, n, Q), reverse, False)
 
 
 # ---- logsumexp (ops/stats.py): numpy's exp and log between two compiled passes -----------------
