@@ -39,3 +39,23 @@ def fresh_cache(monkeypatch):
     yield
     jitgrad.set_cache_limit(limit)
     jitgrad.cache_clear()
+
+
+@pytest.fixture
+def split_counter(monkeypatch):
+    """Three threads, and CHAIN rows of 5000 elements split between them; counts the splits."""
+    from jitgrad.vm import threads
+    from jitgrad.vm.kernels import TILE
+    monkeypatch.setattr(threads, "PAR_MIN", 2 * TILE)   # split a 5000-element row
+    monkeypatch.setattr(threads, "_par_min", None)
+    calls = {"n": 0}
+    real = threads.split
+
+    def counted(*a):
+        calls["n"] += 1
+        return real(*a)
+
+    monkeypatch.setattr(threads, "split", counted)
+    threads.set_num_threads(3)
+    yield calls
+    threads.set_num_threads(None)

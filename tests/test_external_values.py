@@ -88,7 +88,7 @@ def test_a_value_a_fused_chains_step_reads_is_read_in_place(every_value_in_place
 
 
 def test_a_chain_split_between_threads_reads_its_values_in_place_bitwise(
-        monkeypatch, every_value_in_place):
+        monkeypatch, every_value_in_place, split_counter):
     """A CHAIN row of 5000 elements shared by three threads, its step operands external:
     the gradients of one thread, and of the copied layout, bit for bit."""
     from jitgrad.vm import threads
@@ -103,28 +103,14 @@ def test_a_chain_split_between_threads_reads_its_values_in_place_bitwise(
         loss.backward()
         return prog, [x.grad.numpy() for x in xs]
 
-    monkeypatch.setattr(threads, "PAR_MIN", 512)
-    monkeypatch.setattr(threads, "_par_min", None)
-    splits = {"n": 0}
-    real = threads.split
-
-    def counted(*a):
-        splits["n"] += 1
-        return real(*a)
-
-    monkeypatch.setattr(threads, "split", counted)
-    threads.set_num_threads(3)
-    try:
-        with vm.using("numba"):
-            prog, split = run()
-            assert splits["n"] >= 1 and (chain_step_operands(prog) >= EXT).any()
-            threads.set_num_threads(1)
-            _, one = run()
-            monkeypatch.setattr(config.SETTINGS, "copy_values", True)
-            paddle.cache_clear()
-            _, copied = run()
-    finally:
-        threads.set_num_threads(None)
+    with vm.using("numba"):
+        prog, split = run()
+        assert split_counter["n"] >= 1 and (chain_step_operands(prog) >= EXT).any()
+        threads.set_num_threads(1)
+        _, one = run()
+        monkeypatch.setattr(config.SETTINGS, "copy_values", True)
+        paddle.cache_clear()
+        _, copied = run()
     for a, b, c in zip(split, one, copied):
         np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(a, c)

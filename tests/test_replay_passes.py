@@ -369,25 +369,6 @@ def test_random_graphs_agree_with_and_without_peephole(monkeypatch, seed):
             np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
 
 
-@pytest.fixture
-def split_counter(monkeypatch):
-    """Three threads, and CHAIN rows of 5000 elements split between them; counts the splits."""
-    from jitgrad.vm import threads
-    monkeypatch.setattr(threads, "PAR_MIN", 2 * peephole.TILE)   # split a 5000-element row
-    monkeypatch.setattr(threads, "_par_min", None)
-    calls = {"n": 0}
-    real = threads.split
-
-    def counted(*a):
-        calls["n"] += 1
-        return real(*a)
-
-    monkeypatch.setattr(threads, "split", counted)
-    threads.set_num_threads(3)
-    yield calls
-    threads.set_num_threads(None)
-
-
 def test_threaded_chain_is_bitwise_equal_to_one_thread(monkeypatch, split_counter):
     from jitgrad.vm import threads
     calls = split_counter

@@ -187,51 +187,53 @@ def run_plain(t: Any) -> None:
     step (the graph of one of the two most recently used Programs again, a Program
     without callbacks) matched, bound, run and freed here: the general path's call layers
     cost ~3 us of a ~11 us backward."""
-    node = t._node
-    if node is not None and node.programs is None and caching_enabled():
-        roots = [t]
-        hit = _recent_hit(roots, None)
-        if hit is not None:
-            entry, graph, ws = hit
-            if ws is None:
-                run_backward(roots, ONES, False, (entry, graph))
-                return
-            prog = entry.program
-            run_once(prog, ws, graph)
-            CACHE.give_back(entry, ws, prog)
-            tape.free_nodes(graph.nodes)
-            return
-    run_backward([t], ONES, False)
+    hit = _recent_hit(t, None)
+    if hit is None:
+        run_backward([t], ONES, False)
+        return
+    roots, entry, graph, ws = hit
+    if ws is None:
+        run_backward(roots, ONES, False, (entry, graph))
+        return
+    prog = entry.program
+    run_once(prog, ws, graph)
+    CACHE.give_back(entry, ws, prog)
+    tape.free_nodes(graph.nodes)
 
 
 def grad_plain(root: Any, targets: list) -> dict:
     """`grad(root, targets)` with default arguments: run_grad([root], ones, targets, None,
     False), with the training loop's case run here as run_plain runs it (grad() never
     frees the graph)."""
+    hit = _recent_hit(root, targets)
+    if hit is None:
+        return run_grad([root], ONES, targets, None, False)
+    roots, entry, graph, ws = hit
+    if ws is None:
+        return run_grad(roots, ONES, targets, None, False, (entry, graph))
+    prog = entry.program
+    found = target_results(prog, ws, run_once(prog, ws, graph))
+    CACHE.give_back(entry, ws, prog)
+    return found
+
+
+def _recent_hit(root: Any, targets: list | None) -> tuple | None:
+    """CACHE.match_recent for a single root without a Binding of its own (none retained
+    on its graph): ([root], entry, graph, a Workspace to run at once, or None when the
+    Program needs the general path: not yet fully lowered, callbacks, every hit checked);
+    None on no match."""
     node = root._node
-    if node is not None and node.programs is None and caching_enabled():
-        roots = [root]
-        hit = _recent_hit(roots, targets)
-        if hit is not None:
-            entry, graph, ws = hit
-            if ws is None:
-                return run_grad(roots, ONES, targets, None, False, (entry, graph))
-            prog = entry.program
-            found = target_results(prog, ws, run_once(prog, ws, graph))
-            CACHE.give_back(entry, ws, prog)
-            return found
-    return run_grad([root], ONES, targets, None, False)
-
-
-def _recent_hit(roots: list, targets: list | None) -> tuple | None:
-    """CACHE.match_recent, with a Workspace to run at once (None: the Program needs the
-    general path: not yet fully lowered, callbacks, or every hit checked)."""
+    if node is None or node.programs is not None or not caching_enabled():
+        return None
+    roots = [root]
     verify = config.SETTINGS.verify_cache
     hit = CACHE.match_recent(roots, targets, take=not verify)
-    if hit is not None and hit[2] is None and not verify and hit[0].optimized and \
-            not hit[0].program.callbacks:
-        return hit[0], hit[1], Workspace(hit[0].program)    # (no spare left: a new one)
-    return hit
+    if hit is None:
+        return None
+    entry, graph, ws = hit
+    if ws is None and not verify and entry.optimized and not entry.program.callbacks:
+        ws = Workspace(entry.program)       # (no spare left: a new one)
+    return roots, entry, graph, ws
 
 
 ONES = [None]       # the seeds of one root: ones (a None seed is ones)
