@@ -226,6 +226,29 @@ def test_concurrent_backwards_from_threads_are_each_right():
     assert tanh_backwards_in_threads(lambda seed, i: 8, 300) == []
 
 
+def test_concurrent_grad_calls_from_threads_are_each_right():
+    """paddle.grad's cache hits (executor.grad_plain) from 4 threads on same-shape graphs."""
+    import threading
+    vm.warmup(quiet=True)
+    wrong = []
+
+    def worker(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(300):
+            v = rng.standard_normal(8).astype(np.float32)
+            w = paddle.to_tensor(np.ones(8, np.float32), stop_gradient=False)
+            (g,) = paddle.grad((paddle.tanh(w) * paddle.to_tensor(v)).sum(), [w])
+            if not np.allclose(g.numpy(), v * (1 - np.tanh(np.float32(1)) ** 2), rtol=1e-6,
+                               atol=0) or w.grad is not None:
+                wrong.append(seed)
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+
+
 def test_shared_parameter_from_threads_accumulates_every_contribution():
     import threading
     vm.warmup(quiet=True)
