@@ -16,7 +16,8 @@ from . import siblings
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import apply, apply_xy, compiled_input, const
+from .addmm_fused import addmm_op, fits as addmm_fits
+from .core import apply, apply_internal, apply_xy, compiled_input, const
 from .registry import defop
 from .indexing import _axis, _index_array, _take, concat, put_flat
 from .shape import (_flat_positions, _select_compiled, broadcast_to, reshape, transpose,
@@ -278,7 +279,12 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
 def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,
           name: str | None = None) -> Tensor:
     """beta * input + alpha * (x @ y), for 2-D x and y and an input that broadcasts to
-    the product's shape (Paddle's checks and ValueErrors)."""
+    the product's shape (Paddle's checks and ValueErrors). beta = alpha = 1 with float
+    matrices: one node (ops/addmm_fused.py, the same values)."""
+    if type(beta) in _UNIT and beta == 1 and type(alpha) in _UNIT and alpha == 1 and \
+            isinstance(input, Tensor) and isinstance(x, Tensor) and isinstance(y, Tensor) and \
+            addmm_fits(input._data, x._data, y._data):
+        return apply_internal(addmm_op, input, x, y)
     try:
         m = matmul(x, y)
         if m._data.ndim != 2 or (isinstance(input, Tensor) and input._data.ndim > 2):
@@ -287,6 +293,9 @@ def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float =
     except ValueError:
         _check_addmm_tensors(input, x, y)           # Paddle's message for a shape error
         raise
+
+
+_UNIT = (float, int)
 
 
 def _check_addmm_tensors(input: Any, x: Any, y: Any) -> None:

@@ -619,6 +619,55 @@ def _put_compiled(d: np.ndarray, v: np.ndarray, idx: np.ndarray, reduce: str
     return None
 
 
+_I64 = np.dtype(np.int64)
+_NO_MASKS = (None, None)               # put_flat 'add' saves no masks (_put_save)
+
+
+def put_along_compiled(x: Tensor, idx: np.ndarray, values: Tensor, axis: int, reduce: str
+                       ) -> Tensor | None:
+    """put_along_axis's put_flat node for 'assign' or 'add' (scatter_reduce's 'sum' with
+    its own values: the same node) in one compiled call, when x is float32 or float64,
+    values a Tensor of its dtype and of idx's shape, idx int64 of x's dims matching x off
+    the axis, and Numba is loaded: the positions (_along_axis_positions'), the output and
+    the saved masks (_put_compiled's, or the plain forward's for 'add') bit for bit, from
+    the same loops (vm/forward_gather.py along_assign, along_add). None otherwise, or for
+    an index out of range: the general path then (and its errors)."""
+    d, v = x._data, values._data
+    dt = d.dtype
+    nd = d.ndim
+    if (dt is not _F32 and dt is not _F64) or v.dtype is not dt or idx.dtype is not _I64 \
+            or idx.ndim != nd or v.shape != idx.shape or not idx.size or not -nd <= axis < nd:
+        return None
+    ax = axis % nd
+    shape, ishape = d.shape, idx.shape
+    if ishape[:ax] != shape[:ax] or ishape[ax + 1:] != shape[ax + 1:]:
+        return None
+    kernels = compiled_kernels("forward_gather")
+    if kernels is None:
+        return None
+    post = math.prod(shape[ax + 1:])
+    k = ishape[ax]
+    pos = np.empty(ishape, np.int64)
+    out = np.empty(shape, dt)
+    xf = (d if d.flags.c_contiguous else np.ascontiguousarray(d)).reshape(-1)
+    vf = (v if v.flags.c_contiguous else np.ascontiguousarray(v)).reshape(-1)
+    i3 = (idx if idx.flags.c_contiguous else np.ascontiguousarray(idx)).reshape(-1, k, post)
+    if reduce == "add":
+        if not kernels.along_add(xf, i3, vf, out.reshape(-1), pos.reshape(-1, k, post),
+                                 shape[ax]):
+            return None
+        saved = _NO_MASKS
+    else:
+        kept, written = np.empty(shape, dt), np.empty(idx.size, dt)
+        if not kernels.along_assign(xf, i3, vf, out.reshape(-1), pos.reshape(-1, k, post),
+                                    kept.reshape(-1), written, np.empty(d.size, np.int64),
+                                    shape[ax]):
+            return None
+        saved = (kept, written)
+    return apply_xy(put_flat_op, x, values, {"idx": pos.reshape(-1), "reduce": reduce}, out,
+                    saved)
+
+
 def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: str = "assign",
                    include_self: bool = True, broadcast: bool = True) -> Tensor:
     """Write values at indices along axis; gradients reach arr (where not overwritten) and
@@ -626,6 +675,12 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
     scatter_reduce: each named element becomes the reduction of the values sent there and,
     when include_self, its own value ('assign' ignores include_self). With 'assign' and
     repeated indices the last value lands and only it gets a gradient."""
+    if (reduce == "assign" or reduce == "add" and include_self is True) and \
+            isinstance(indices, Tensor) and isinstance(values, Tensor) and \
+            isinstance(arr, Tensor) and type(axis) is int:
+        done = put_along_compiled(arr, indices._data, values, axis, reduce)
+        if done is not None:
+            return done
     reduce = {"mul": "multiply"}.get(reduce, reduce)
     if reduce not in ("assign", "add", "multiply", "mean", "amax", "amin"):
         raise ValueError(f"put_along_axis: reduce must be 'assign', 'add', 'multiply', "

@@ -11,9 +11,11 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
+from .core import apply_xy, compiled_kernels
 from .indexing import _axis, _index_array, put_flat, take_along_axis
 from .search import _np, last_axis_rows, order_kernels, pick_rows
 from .shape import _flat_positions, _select_compiled, _take_flat, reshape, squeeze
+from .shape import take_flat_op as _take_flat_op
 
 
 def _int_out(a: np.ndarray, out_int32: bool) -> Tensor:
@@ -136,14 +138,33 @@ def mode(x: Tensor, axis: int = -1, keepdim: bool = False, name: str | None = No
     return _pick(x, idx, ax, keepdim)
 
 
+_F32, _F64, _I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
+
+
 def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
                 ) -> tuple[Tensor, Tensor]:
     if axis is None:
         x, ax = reshape(x, [-1]), 0
     else:
         ax = _axis(axis, x.ndim, what)
-    out_dtype = np.dtype(dtype if isinstance(dtype, str) else getattr(dtype, "name", dtype))
+    out_dtype = _I64 if dtype == "int64" else \
+        np.dtype(dtype if isinstance(dtype, str) else getattr(dtype, "name", dtype))
     a = x._data
+    dt = a.dtype
+    if (dt is _F32 or dt is _F64) and a.size and ax == a.ndim - 1:
+        kernels = compiled_kernels("forward_gather")
+        if kernels is not None:
+            # (vm/forward_gather.py running_picks: running_best's indices and pick_rows'
+            # take_flat node in one pass, for rows without a NaN)
+            n = a.shape[-1]
+            rows = (a if a.flags.c_contiguous else np.ascontiguousarray(a)).reshape(-1, n)
+            idx = np.empty(rows.shape, np.int64)
+            pos = np.empty(a.size, np.int64)
+            vals = np.empty(a.shape, dt)
+            if kernels.running_picks(rows, better is np.greater, idx, pos,
+                                     vals.reshape(rows.shape)):
+                return (apply_xy(_take_flat_op, x, None, {"idx": pos, "shape": a.shape}, vals),
+                        Tensor._make(idx.reshape(a.shape).astype(out_dtype, copy=False)))
     nan = a.dtype.kind == "f" and bool(np.isnan(a).any())
     kernels = order_kernels() if a.size and a.dtype.kind == "f" and ax == a.ndim - 1 \
         and not nan else None

@@ -1,8 +1,8 @@
 """Linear algebra beyond matmul. inverse, solve and cholesky are registry entries: the
 forward saves the inverse it needs, the compiled backward is a few GEMMs, and the vjp is
-written with matmul/inverse so it can be differentiated again. dot, bmm, outer, einsum,
-trace and diag are composites. Determinants are in determinant.py; decompositions in
-decompositions.py, qr.py, pinv.py and least_squares.py."""
+written with matmul/inverse so it can be differentiated again. dot, bmm, einsum, trace and
+diag are composites; outer is one node (outer_product.py). Determinants are in
+determinant.py; decompositions in decompositions.py, qr.py, pinv.py and least_squares.py."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import reduce as R
 from ..core import tape
-from .core import (NO_ATTRS, apply, apply_xy, binary_operands, compiled_kernels, const,
-                   require_float)
+from .core import (NO_ATTRS, apply, apply_xy, binary_operands, checks_own_tensor_args,
+                   compiled_kernels, const, require_float, tensor_arg_error)
 from .indexing import _take
-from .linalg import _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
+from .linalg import _F32, _F64, _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
+from .outer_product import _forward as _outer_forward, outer_op
 from .registry import defop
 from .shape import (_flat_positions, _scatter_flat, broadcast_to, reshape, transpose,
                     unsqueeze)
@@ -314,6 +315,11 @@ def cholesky(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
 
 def dot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """Inner product of vectors, or row by row for [N, D] inputs."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        xd, yd = x._data, y._data
+        if xd.ndim == 1 and yd.dtype is xd.dtype and xd.dtype.kind == "f" and \
+                xd.shape == yd.shape:   # matmul's node for two float vectors, its call
+            return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, _np_matmul(xd, yd))
     x, y = binary_operands(x, y)
     if x.shape != y.shape or x.ndim not in (1, 2):
         raise ValueError(f"dot needs two 1-D or 2-D tensors of the same shape, got {x.shape} "
@@ -334,7 +340,19 @@ def mv(x: Tensor, vec: Tensor, name: str | None = None) -> Tensor:
     return matmul(x, vec)
 
 
+@checks_own_tensor_args
 def outer(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """Every product of an element of x (flattened) with one of y: [x.size, y.size]. Two
+    float32 or float64 tensors of one dtype: one node (ops/outer_product.py); otherwise
+    x as a column times y as a row (reshape, reshape, matmul: the same values)."""
+    if not isinstance(x, Tensor):
+        raise tensor_arg_error("outer", "x", x)
+    if not isinstance(y, Tensor):
+        raise tensor_arg_error("outer", "y", y)
+    xd, yd = x._data, y._data
+    dt = xd.dtype
+    if (dt is _F32 or dt is _F64) and yd.dtype is dt:
+        return apply_xy(outer_op, x, y, NO_ATTRS, _outer_forward(xd, yd))
     return matmul(reshape(x, [-1, 1]), reshape(y, [1, -1]))
 
 

@@ -15,7 +15,7 @@ from . import elementwise as E
 from .composites import scatter_nd_add
 from .core import apply_xy, const
 from .creation import zeros
-from .indexing import _axis, _index_array, _take, concat, put_flat, stack
+from .indexing import _axis, _index_array, _take, concat, put_along_compiled, put_flat, stack
 from .more_manipulation import diagonal_scatter
 from .search import nonzero
 from .shape import (_along_axis_positions, _flat_positions, getitem, reshape,
@@ -68,6 +68,11 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
     if reduce not in _REDUCTIONS:
         raise ValueError(f"scatter_reduce: reduce must be one of {', '.join(_REDUCTIONS)}, "
                          f"got {reduce!r}")
+    if reduce == "sum" and include_self is True and isinstance(index, Tensor) and \
+            isinstance(src, Tensor) and isinstance(input, Tensor) and type(dim) is int:
+        done = put_along_compiled(input, index._data, src, dim, "add")
+        if done is not None:            # (index and src of one shape matching input off dim)
+            return done
     pos, vals = _scatter_positions(input, dim, index, src, "scatter_reduce")
     if reduce == "sum" and include_self:    # one put_flat node (no reshape of the values)
         return put_flat(input, pos, vals, "add")

@@ -1,13 +1,16 @@
 """Compiled forwards of the moving ops whose numpy spelling is many small strided copies:
-padding (ops/padding.py: constant, reflect, replicate, circular) and the flat puts of
-put_along_axis, scatter_reduce's sum and __setitem__ (ops/indexing.py).
+padding (ops/padding.py: constant, reflect, replicate, circular), the flat puts of
+put_along_axis, scatter_reduce's sum and __setitem__ (ops/indexing.py; along_assign and
+along_add also find the positions along the axis), and cummax / cummin's running picks
+(ops/lookup.py).
 
 A 4-D pad of an 8 x 8 x 16 x 16 batch by numpy slices is five strided copies whose inner
 runs are 16 or 1 elements long (~22 us; torch's whole pad ~10 us); one loop writes each
 output row once. np.add.at costs ~1 us plus ~10 ns an element, the masks put_flat's
 backward reads two more passes each. They only move (or, for 'add', add in order) values:
-bit for bit numpy's results (tests/test_gather_forward_fast.py). Used once the backward
-has loaded Numba (ops/core.py compiled_kernels).
+bit for bit numpy's results (tests/test_gather_forward_fast.py,
+tests/test_forward_matrix_ops.py). Used once the backward has loaded Numba (ops/core.py
+compiled_kernels).
 """
 
 from __future__ import annotations
@@ -177,4 +180,62 @@ def put_assign(x, idx, v, out, kept, written, last):  # pragma: no cover - compi
         out[j] = x[j]
     for i in range(idx.size):
         out[idx[i]] = v[i]
+    return True
+
+
+@jit
+def along_assign(x, idx, v, out, pos, kept, written, last, n):  # pragma: no cover - compiled
+    """put_along_axis 'assign' whole for an idx matching x off the axis: pos (as
+    along_positions, idx and pos (pre, k, post) C-contiguous, x's axis of size n), then
+    put_assign at pos.ravel() (out, kept, written; x, v, out, kept flat). False, nothing
+    meaningful written, for an index outside [-n, n) (the caller's path then raises)."""
+    if not along_positions(idx, n, idx.shape[2], pos):
+        return False
+    return put_assign(x, pos.reshape(-1), v, out, kept, written, last)
+
+
+@jit(fastmath=False)
+def along_add(x, idx, v, out, pos, n):  # pragma: no cover - compiled
+    """put_along_axis 'add' (scatter_reduce 'sum' with its own values) likewise: pos, then
+    out = a copy of x with each value of v added at its position in order (np.add.at's
+    order, put_add's values). False for an index outside [-n, n)."""
+    if not along_positions(idx, n, idx.shape[2], pos):
+        return False
+    for j in range(x.size):
+        out[j] = x[j]
+    p = pos.reshape(-1)
+    for i in range(p.size):
+        out[p[i]] += v[i]
+    return True
+
+
+@jit
+def running_picks(rows, largest, idx, pos, vals):  # pragma: no cover - compiled
+    """cummax / cummin along rows (m, n) without a NaN, whole: idx as forward_order.py's
+    running_best (where each running maximum, or minimum, is: a later element equal to it
+    winning), and row_picks' table and values for it (pos[r * n + j] = r * n + idx[r, j],
+    vals[r, j] = rows[r, idx[r, j]]); all C-contiguous. False, nothing meaningful written,
+    when some element is NaN (the caller's NaN rules then)."""
+    m, n = rows.shape
+    for r in range(m):
+        row = rows[r]
+        for j in range(n):
+            if row[j] != row[j]:
+                return False
+    for r in range(m):
+        row = rows[r]
+        ir = idx[r]
+        vr = vals[r]
+        pr = pos[r * n:r * n + n]
+        base = r * n
+        best = row[0]
+        at = 0
+        for j in range(n):
+            v = row[j]
+            if ((v > best) if largest else (v < best)) or v == best:
+                best = v
+                at = j
+            ir[j] = at
+            vr[j] = row[at]
+            pr[j] = base + at
     return True
