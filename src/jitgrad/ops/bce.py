@@ -16,14 +16,36 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
-from .core import apply, compiled_input, const
+from .core import apply, compiled_input
 from .registry import defop
 
 _EPS = 1e-12    # Paddle's bce_loss_grad: (p - y) / max(p (1 - p), eps), finite at p = 0, 1
 _CASES = tuple({"shapes": (s, s)} for s in ((), (4,), (2, 3), (2, 1, 3)))
 
 
+_BCE_SCALARS = {np.dtype(np.float32): tuple(np.float32(v) for v in (-100.0, 1, _EPS)),
+                np.dtype(np.float64): tuple(np.float64(v) for v in (-100.0, 1, _EPS))}
+
+
 def _bce_forward(p, y):
+    """The numpy passes below, or once Numba is loaded numpy's log and log1p and one
+    compiled loop for the rest (vm/forward_loss.py's bce_finish: the same values bit for
+    bit, ~2x quicker for 32 x 64 float32)."""
+    found = compiled_input("forward_loss", p, y) if p.shape == y.shape else None
+    if found is None:
+        return _bce_numpy(p, y)
+    kernels, pd, yd = found
+    pf = pd.reshape(-1)
+    lp = np.log(pf)
+    lq = np.negative(pf)
+    np.log1p(lq, out=lq)
+    out, dp, dl = np.empty_like(pf), np.empty_like(pf), np.empty_like(pf)
+    kernels.bce_finish(pf, yd.reshape(-1), lp, lq, out, dp, dl, *_BCE_SCALARS[pd.dtype])
+    shape = pd.shape
+    return out.reshape(shape), (dp.reshape(shape), dl.reshape(shape))
+
+
+def _bce_numpy(p, y):
     lp_raw, lq_raw = np.log(p), np.log1p(-p)
     lp, lq = np.maximum(lp_raw, -100.0), np.maximum(lq_raw, -100.0)
     out = -(y * lp + (1 - y) * lq)

@@ -7,19 +7,20 @@ from typing import Any
 
 import numpy as np
 
+from ..core.quiet import quiet
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
 from .activation import softplus
 from .bce import bce, bce_logits
 from .bce import fusable as bce_fusable
+from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, const,
+                   require_float, tensor_arg_error)
 from .cosine import cosine
-from .core import (apply, apply_xy, checks_own_tensor_args, const, require_float,
-                   tensor_arg_error)
 from .derivative import binary
 from .elementwise import _compiled_forward
 from .math import compiled_pair
-from .nll import nll
+from .nll import _node_attrs, nll, nll_op
 from .nn import log_softmax
 from .shape import squeeze
 from .stats import norm
@@ -29,6 +30,25 @@ _INT64 = range(-2 ** 63, 2 ** 63)
 # (int64 arrays have this dtype object: `is` tests it at a third of `!= np.int64`'s cost;
 # another int64 dtype object, a byte-swapped one say, only takes the conversion)
 _INT64_DTYPE = np.dtype(np.int64)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+# the nll nodes' attributes of nll_loss's and cross_entropy's fused totals (shared dicts)
+_NLL_TOTAL = _node_attrs(1, True, False)
+_XENT_TOTAL = _node_attrs(1, True, True)
+
+
+@quiet
+def _quiet_asarray(t: float, dt: np.dtype) -> np.ndarray:
+    return np.asarray(t, dt)
+
+
+def _fused_kernels(d: np.ndarray) -> Any:
+    """vm.forward_loss for [N, C] float32 / float64 C-contiguous d of >= 64 elements
+    (ops/nll.py's compiled paths' condition: a smaller one takes numpy's path there, whose
+    cross entropy sums in x's dtype), once Numba is loaded; else None."""
+    dt = d.dtype
+    if (dt is not _F32 and dt is not _F64) or d.size < 64 or not d.flags.c_contiguous:
+        return None
+    return compiled_kernels("forward_loss")
 
 
 def _labels(label: Any) -> np.ndarray:
@@ -194,6 +214,25 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
                 d.dtype.kind == "f":
             kernels = _compiled_forward()
             found = None if kernels is None else _plain_labels(label, d.shape[:-1], True)
+            if found is not None and d.ndim == 2 and reduction != "none" and \
+                    not label_smoothing:
+                fused = _fused_kernels(d)
+                if fused is not None:
+                    # (vm/forward_loss.py: ops/nll.py's compiled softmax forward with the
+                    # coefficients' kernel folded into its first pass)
+                    dt = d.dtype
+                    coef, sh = np.empty(d.shape, dt), np.empty(d.shape, dt)
+                    mode = (2 if ignore_index < 0 else 1) if reduction == "mean" else 0
+                    if fused.xent_hard_prep(d, found[0], ignore_index, mode, coef, sh) >= 0:
+                        raise _label_range_error("cross_entropy", d.shape[1], ignore_index)
+                    e = np.exp(sh)
+                    dx, logp = np.empty(d.shape, dt), np.empty(d.shape, dt)
+                    t = 0.0 + kernels.xent_finish(sh, e, coef, dx, logp, np.empty(d.shape[0]))
+                    # (the cast of a float64 total beyond float32's range warns: quiet)
+                    out = np.asarray(t, dt) if dt is _F64 or -3e38 < t < 3e38 else \
+                        _quiet_asarray(t, dt)
+                    return apply_xy(nll_op, input, Tensor._make(coef),
+                                    _XENT_TOTAL, out, (dx, logp))
             coef = None if found is None else _hard_label_coefficients(
                 kernels, d, found[0], ignore_index, reduction, label_smoothing)
             if coef is not None:            # (nll called here: see _hard_label_coefficients)
@@ -352,6 +391,17 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
             kernels = _compiled_forward()
             found = None if kernels is None else _plain_labels(label, d.shape[:1], False)
             if found is not None:
+                fused = _fused_kernels(d)
+                if fused is not None:
+                    # one kernel (vm/forward_loss.py): the coefficients, the saved gradient
+                    # -coef and the total, as the path below computes them
+                    coef, neg, out = np.empty(d.shape, d.dtype), np.empty(d.shape, d.dtype), \
+                        np.empty((), d.dtype)
+                    if fused.nll_hard_total(d, found[0], ignore_index,
+                                            1 if reduction == "mean" else 0, coef, neg, out) >= 0:
+                        raise _label_range_error("nll_loss", d.shape[1], ignore_index)
+                    return apply_xy(nll_op, input, Tensor._make(coef), _NLL_TOTAL, out,
+                                    (neg, d))
                 coef = _kernel_coefficients(kernels, found[0], d.shape[:1], d.shape[1],
                                             ignore_index, 1 if reduction == "mean" else 0,
                                             d.dtype, "nll_loss")
@@ -419,12 +469,35 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Any, weight: Tensor |
     return _reduce(loss, reduction)
 
 
+# ---- kl_div: label * (log(label) - input) as one node ------------------------------------
+# What const(log(where(y > 0, y, 1))) - x, then y * it, computed as two nodes (subtract,
+# multiply), its values bit for bit (the same numpy operations). Its x slope -y is a kernel
+# factor (no saved array): g * y * -1, the composite's -(g * y). The label has no gradient
+# in kl_div (_target); the op's y slope, log(y) + 1 - x (y > 0) or -x, is for the registry.
+
+def _kl_forward(x, y):
+    logy = np.log(np.where(y > 0, y, 1)).astype(y.dtype, copy=False)
+    return np.multiply(y, np.subtract(logy, x))
+
+
+def _kl_dy(m, x, y, out):
+    pos = m.data(y) > 0
+    return m.where(pos, m.log(m.where(pos, y, 1.0)) + 1.0 - x, -x)
+
+
+kl_op = binary("kl_div", _kl_forward, lambda m, x, y, out: -y, _kl_dy, domain=(0.1, 2.0),
+               cases=tuple({"shapes": (s, s)} for s in ((4,), (2, 3), (), (2, 1, 3))))
+
+
 def kl_div(input: Tensor, label: Any, reduction: str = "mean", log_target: bool = False,
            name: str | None = None) -> Tensor:
     """label * (log(label) - input) with input log-probabilities; 0 where label is 0."""
     y = _target(label, input)
     if log_target:
         loss = E.exp(y) * (y - input)
+    elif y._data.shape == input._data.shape and y._data.dtype is input._data.dtype and \
+            input._data.dtype.kind == "f":
+        loss = apply_xy(kl_op, input, y)            # (one node: _kl_forward)
     else:
         pos = y._data > 0
         logy = const(np.log(np.where(pos, y._data, 1)), input._data.dtype)
