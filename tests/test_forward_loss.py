@@ -150,8 +150,9 @@ def test_no_grad_and_constant_input_record_nothing():
 def _special(rng, shape, dtype):
     x = (rng.standard_normal(shape) * 10 ** rng.uniform(-3, 3, shape)).astype(dtype)
     flat = x.reshape(-1)
-    for v in () if x.size == 0 else (np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-30, -1e-30, 89.0, -89.0,
-              710.0, -710.0):
+    specials = (np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-30, -1e-30, 89.0, -89.0,
+                710.0, -710.0)
+    for v in () if x.size == 0 else specials:
         flat[rng.integers(0, flat.size, max(1, flat.size // 20))] = v
     return x
 

@@ -212,14 +212,14 @@ def soft_margin_parts(x, y, negy, z, a):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
-def soft_margin_finish(z, l, out, b, zero, minus_one):  # pragma: no cover - compiled
-    """out = max(z, 0) + l (np.maximum: NaN kept, -0.0 gives +0), l = log1p(exp(-|z|)) from
-    numpy, and b = out * -1, the argument of the factor's expm1 (a product, as numpy's: a
-    NaN keeps its sign)."""
+def soft_margin_finish(z, lg, out, b, zero, minus_one):  # pragma: no cover - compiled
+    """out = max(z, 0) + lg (np.maximum: NaN kept, -0.0 gives +0), lg = log1p(exp(-|z|))
+    from numpy, and b = out * -1, the argument of the factor's expm1 (a product, as
+    numpy's: a NaN keeps its sign)."""
     for i in range(z.size):
         v = z[i]
         m = v if (v > zero or v != v) else zero  # noqa: PLR0124 - np.maximum's NaN
-        o = m + l[i]
+        o = m + lg[i]
         out[i] = o
         b[i] = o * minus_one
 
