@@ -32,6 +32,7 @@ ATTRS = {
     "relu6": [{"threshold": 6.0}, {"threshold": 0.1}],
     "silu": [{}],
     "sinc": [{}],
+    "softsign": [{}],
     "softshrink": [{"threshold": 0.5}, {"threshold": 0.0}],
     "thresholded_relu": [{"threshold": 1.0, "value": 0.0}, {"threshold": -0.5, "value": 2.0}],
 }

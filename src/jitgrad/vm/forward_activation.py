@@ -13,9 +13,10 @@ Like vm/forward.py, they run only once the backward interpreter has imported Num
 Transcendentals stay numpy's (its SIMD exp is not the C library's, and Numba has no vector
 math here): silu gets exp(-|x|) from numpy and does the rest, elu expm1(minimum(x, 0)). erf and
 the exact gelu use vm/forward_special.py's own vectorisable erf and exp (float64).
-softplus and the tanh gelu put numpy's transcendentals between two compiled loops
-(ops/activation.py: one loop makes their arguments, one the output and factor; logaddexp's
-are vm/forward_binary.py's);
+softplus, log_sigmoid, mish and the tanh gelu put numpy's transcendentals between compiled
+loops (ops/activation.py: one loop makes their arguments, one the output and factor;
+softplus's and log_sigmoid's factors are numpy's -expm1 of what the loop wrote; logaddexp's
+are vm/forward_binary.py's); softsign is one loop;
 huber (smooth_l1_loss) is one loop; i0, i1, i0e, i1e are forward_special.py's bessel_pair.
 """
 
@@ -324,28 +325,81 @@ def softplus_parts(x, a, beta, scaled):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
-def softplus(x, out, b, l, beta, threshold, scaled, zero, minus_one):  # pragma: no cover
-    """out = where(z > threshold, x, (max(z, 0) + l) [/ beta]), l = log1p(exp(-|z|)) from
-    numpy, and b = (out [* beta]) * -1, the argument of the factor's expm1
-    (softplus_factor; a product, as numpy's: a NaN keeps its sign)."""
-    for i in range(x.size):
-        v = x[i]
-        z = beta * v if scaled else v
-        m = z if (z > zero or z != z) else zero             # np.maximum(z, 0)
-        s = m + l[i]
-        if scaled:
-            s = s / beta
-        o = v if z > threshold else s
-        out[i] = o
-        b[i] = (o * beta if scaled else o) * minus_one
+def softplus(x, out, b, lg, beta, threshold, scaled, zero, minus_one, minus_inf
+             ):  # pragma: no cover - compiled
+    """out = where(z > threshold, x, (max(z, 0) + lg) [/ beta]), lg = log1p(exp(-|z|)) from
+    numpy, and b = (out [* beta]) * -1, the argument of the factor's expm1 (a product, as
+    numpy's: a NaN keeps its sign), or -inf where z > threshold: the factor is then
+    -expm1(b) everywhere (numpy's expm1(-inf) is -1: the factor's 1 there)."""
+    if scaled:
+        for i in range(x.size):
+            v = x[i]
+            z = beta * v
+            m = z if (z > zero or z != z) else zero         # np.maximum(z, 0)
+            above = z > threshold
+            o = v if above else (m + lg[i]) / beta
+            out[i] = o
+            b[i] = minus_inf if above else (o * beta) * minus_one
+    else:                   # (beta 1: a loop of its own, without the branches: it vectorises)
+        for i in range(x.size):
+            v = x[i]
+            m = v if (v > zero or v != v) else zero
+            above = v > threshold
+            o = v if above else m + lg[i]
+            out[i] = o
+            b[i] = minus_inf if above else o * minus_one
 
 
 @jit(fastmath=False)
-def softplus_factor(x, d, e, beta, threshold, scaled, one):  # pragma: no cover - compiled
-    """d = where(z > threshold, 1, -expm1(-(out [* beta]))), e the expm1 from numpy."""
+def log_sigmoid(x, out, lg, zero):  # pragma: no cover - compiled
+    """out = -(max(-x, 0) + lg), lg = log1p(exp(-|x|)) from numpy: ops/activation.py's
+    -_softplus_fwd(-x, 1, inf), negations as numpy's (the sign bit, a NaN's too)."""
     for i in range(x.size):
-        z = beta * x[i] if scaled else x[i]
-        d[i] = one if z > threshold else -e[i]
+        z = -x[i]
+        m = z if (z > zero or z != z) else zero             # np.maximum(-x, 0)
+        out[i] = -(m + lg[i])
+
+
+@jit(fastmath=False)
+def softsign(x, out, d, one):  # pragma: no cover - compiled
+    """x / (1 + |x|) and its factor 1 / (|x| + 1)^2, in x's dtype (ops/activation.py)."""
+    for i in range(x.size):
+        v = x[i]
+        a = abs(v)
+        q = a + one
+        out[i] = v / q
+        d[i] = one / (q * q)
+
+
+@jit(fastmath=False)
+def softplus_unit(x, lg, threshold, zero):  # pragma: no cover - compiled
+    """lg = where(x > threshold, x, max(x, 0) + lg) in place, lg = log1p(exp(-|x|)) from numpy:
+    the kernel above's output for beta 1 (mish's softplus)."""
+    for i in range(x.size):
+        v = x[i]
+        m = v if (v > zero or v != v) else zero             # np.maximum(x, 0)
+        s = m + lg[i]
+        lg[i] = v if v > threshold else s
+
+
+@jit(fastmath=False)
+def times(x, t):  # pragma: no cover - compiled
+    """t = x t in place (mish's output without its factor; no numpy warning for -inf 0)."""
+    for i in range(x.size):
+        t[i] = x[i] * t[i]
+
+
+@jit(fastmath=False)
+def mish(x, e, t, out, f, one, zero):  # pragma: no cover - compiled
+    """out = x t, t = tanh(softplus(x)) from numpy, and the factor t + x ((1 - t t) s),
+    s = sigmoid(x) from e = exp(-|x|) as the sigmoid kernel: ops/activation.py's
+    _mish_deriv on arrays."""
+    for i in range(x.size):
+        v, ev, ti = x[i], e[i], t[i]
+        out[i] = v * ti
+        m = one if v >= zero else zero
+        s = (m if m > ev else ev) / (ev + one)
+        f[i] = ti + v * ((one - ti * ti) * s)
 
 
 @jit(fastmath=False)
