@@ -5,7 +5,6 @@ jitgrad ops (piecewise-linear ones use a constant mask: their second derivative 
 from __future__ import annotations
 
 import math as _m
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -15,7 +14,7 @@ from ..core.tensor import Tensor
 from . import elementwise as E
 from .core import NO_ATTRS, apply_xy, compiled_input, compiled_kernels, const, require_float
 from .elementwise import _sigmoid
-from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
+from .derivative import NumpyMath, apply_unary, binary, kernel_scalars, numpy_function, unary
 from .math import _erf, special_kernel
 from .shape import getitem_op, reshape
 from .registry import UNARY_CASES, defop
@@ -309,37 +308,6 @@ thresholded_relu_op = unary(
               lambda t, threshold, value: (t(threshold), t(value), t(1), t(0))))
 
 
-def _keyable(v: Any) -> bool:
-    """Whether an attribute value can key a cache of scalars made from it: not a float zero
-    (-0.0 == 0.0 as keys, not as scalars) nor NaN (never equal to itself)."""
-    return type(v) is not float or (v == v and v != 0)
-
-
-def _memo(make: Any) -> Any:
-    """make(t, **attrs), the kernel's scalars for apply_unary, kept per (t, attribute
-    values): a numpy scalar costs ~0.2 us, these ops' forwards made two to six per call.
-    Values with a float zero or NaN attribute are not kept (_keyable)."""
-    cache: dict = {}
-
-    def scalars(t: type, **attrs: Any) -> Any:
-        key = (t, *attrs.values())
-        found = cache.get(key)
-        if found is None:
-            found = make(t, **attrs)
-            if found is not None and len(cache) < 64 and all(
-                    _keyable(v) for v in attrs.values()):
-                cache[key] = found
-        return found
-    return scalars
-
-
-for _op in (relu6_op, leaky_relu_op, elu_op, silu_op, softsign_op, hardtanh_op,
-            hardsigmoid_op, hardswish_op, hardshrink_op, softshrink_op, celu_op,
-            thresholded_relu_op):
-    _found = _op.extra["compiled"]
-    _op.extra["compiled"] = (_found[0], _memo(_found[1])) + _found[2:]
-
-
 log_sigmoid_op = unary(
     "log_sigmoid", lambda x: (-_softplus_fwd(-x, 1.0, np.inf)).astype(x.dtype),
     # sigmoid(-x) = 1 - exp(out), as -expm1(out): exact at both ends (expm1 keeps the tiny
@@ -380,19 +348,10 @@ def leaky_relu(x: Tensor, negative_slope: float = 0.01, name: str | None = None)
     return _f(x, leaky_relu_op, slope=float(negative_slope))
 
 
-_SCALARS: dict = {}
-
-
 def _scalars(op: Any, t: type, attrs: dict) -> tuple:
-    """op's kernel scalars (its compiled=(kernel, args, ...) args(t, **attrs)), kept per
-    (op, t, attribute values) as _memo does."""
-    key = (op.name, t, *attrs.values())
-    found = _SCALARS.get(key)
-    if found is None:
-        found = op.extra["compiled"][1](t, **attrs)
-        if len(_SCALARS) < 256 and all(_keyable(v) for v in attrs.values()):
-            _SCALARS[key] = found
-    return found
+    """op's kernel scalars (its compiled=(kernel, args, ...) args(t, **attrs)), kept as
+    apply_unary keeps them (derivative.kernel_scalars)."""
+    return kernel_scalars(op.name, op.extra["compiled"][1], t, attrs)
 
 
 def _elu(x: Tensor, alpha: float, scale: float) -> Tensor:
@@ -628,7 +587,7 @@ def celu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
         return apply_unary(celu_op, x, attrs)
     k, d = found          # apply_unary's compiled passes written out (as _elu)
     t = d.dtype.type
-    a, inv, zero = _scalars(_celu_parts_op, t, attrs)
+    a, inv, zero = kernel_scalars("celu_parts", _celu_parts_scalars, t, attrs)
     flat = d.reshape(-1)
     z, w = np.empty_like(flat), np.empty(flat.shape, np.float64)
     k.celu_parts(flat, a, inv, zero, z, w)
@@ -639,9 +598,9 @@ def celu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
     return apply_xy(celu_op, x, None, attrs, out.reshape(d.shape), (f.reshape(d.shape),))
 
 
-# _scalars' key and maker for the celu_parts kernel (as _celu_numpy_parts passes them)
-_celu_parts_op = SimpleNamespace(name="celu_parts", extra={
-    "compiled": (None, lambda t, alpha: (t(alpha), t(1.0 / alpha), t(0)))})
+def _celu_parts_scalars(t: type, alpha: float) -> tuple:
+    """The celu_parts kernel's scalars (as _celu_numpy_parts passes them)."""
+    return t(alpha), t(1.0 / alpha), t(0)
 
 
 def thresholded_relu(x: Tensor, threshold: float = 1.0, value: float = 0.0,
