@@ -76,6 +76,7 @@ _getframe = sys._getframe
 _counter = tape._counter
 _MODE = tape.MODE
 _last_site_code = tape._last_site_code
+_inside = tape._inside             # (filename -> inside jitgrad: walk_site's memo)
 _V1, _V2 = (0, 0), (0, 0, 0)      # versions of nodes whose inputs were never written in place
 
 # node.needs of one- and two-input nodes (by the inputs' stop_gradient flags): shared tuples
@@ -141,7 +142,12 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     if code is _last_site_code[0]:          # the same user function as last time: outside
         node.site = (code, f.f_lasti)
     else:
-        node.site = walk_site(f)
+        g = f.f_back                        # (an operator method between: `x * w`)
+        if g is not None and g.f_code is _last_site_code[0] and _MODE.site is None and \
+                _inside.get(code.co_filename) is True:
+            node.site = (g.f_code, g.f_lasti)
+        else:
+            node.site = walk_site(f)
     if y is None:
         node.inputs = (x,)
         v = x._version
