@@ -332,6 +332,12 @@ def mean(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
     if x._data.dtype.kind != "f":
         raise TypeError(f"mean expects a float tensor, got {x.dtype.name}")
     if axis is None and keepdim is False:
+        d = x._data
+        if (d.dtype is _F32 or d.dtype is _F64) and d.size:
+            # (_mean_forward's full reduction, called directly: the numpy sum, then the
+            # float64 division as a Python float, rounded once to x's dtype)
+            return apply_xy(mean_op, x, None, _ALL_AXES,
+                            np.array(float(_add_reduce(d, None)) / d.size, dtype=d.dtype))
         return apply_xy(mean_op, x, None, _ALL_AXES)
     return _reduce(mean_op, x, axis, keepdim)
 
