@@ -14,6 +14,11 @@ states:
   lower      otherwise lower the graph into a new Program (lower.py), cache it when its
              key allows, bind and run.
 
+A training loop's step (`loss.backward()`, or `grad(loss, params)` with default arguments,
+on the graph of one of the two most recently used Programs) takes run_plain / grad_plain:
+the cache's matchers first, then bind and run in one frame, the states' checks only when
+they do not match.
+
 The program cache (program_cache.py) is keyed by graph structure, bounded in bytes
 (Programs plus the spare Workspaces it keeps for reuse), thread-safe, and holds nothing of
 any graph: a Program is pure data and a spare Workspace keeps no reference to the graph it
