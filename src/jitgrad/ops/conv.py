@@ -14,12 +14,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import require_float
-from .im2col import _positions, im2col, out_size
+from .core import apply_xy, require_float
+from .im2col import _im2col_np, _positions, im2col, im2col_op, out_size
 from .indexing import concat
 from .indexing import pad as _pad
 from .linalg import matmul
-from .shape import _scatter_flat, reshape, transpose
+from .shape import _scatter_flat, reshape, reshape_to, transpose
 
 
 def _pair(v: Any, n: int, what: str) -> list[int]:
@@ -117,6 +117,87 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
     """2-D convolution (cross-correlation, as Paddle): x [N, C, H, W], weight
     [O, C / groups, kh, kw], bias [O]."""
     require_float(x, "conv2d")
+    if data_format == "NCHW" and type(groups) is int and \
+            (type(stride) is int or _ints(stride)) and \
+            (type(padding) in _PLAIN or _ints(padding)) and \
+            (type(dilation) is int or _ints(dilation)):
+        # the common call (int, str or flat int-sequence arguments): its geometry, node
+        # attributes and shapes cached, the same nodes recorded with fewer Python steps
+        key = (x._data.shape, weight._data.shape, None if bias is None else bias._data.shape,
+               _hashable(stride), _hashable(padding), _hashable(dilation), groups)
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = _conv2d_plan(x, weight, bias, stride, padding, dilation, groups)
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[key] = plan
+        if plan is not None:
+            cols_attrs, w_attrs, b_attrs, y_attrs = plan
+            a = cols_attrs
+            cols = apply_xy(im2col_op, x, None, a, _im2col_np(
+                x._data, a["ksize"], a["stride"], a["dil"], a["pads"], a["groups"],
+                a["ones_row"]))
+            w = reshape_to(weight, w_attrs)
+            if bias is not None:
+                w = concat([w, reshape_to(bias, b_attrs)], axis=2)
+            return reshape_to(matmul(w, cols), y_attrs)
+    return _conv2d(x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+_PLAIN = (int, str)
+
+
+def _ints(v: Any) -> bool:
+    """v a list or tuple of Python ints (conv1d's and the usual per-dim forms)."""
+    if type(v) is not list and type(v) is not tuple:
+        return False
+    for a in v:
+        if type(a) is not int:
+            return False
+    return True
+
+
+def _hashable(v: Any) -> Any:
+    return tuple(v) if type(v) is list else v
+
+
+_PLANS: dict = {}       # (shapes, stride, padding, dilation, groups) -> _conv2d_plan's
+_PLANS_MAX = 256
+
+
+def _conv2d_plan(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+                 dilation: Any, groups: int) -> tuple | None:
+    """conv2d's node attributes for an NCHW call (the checks _conv2d makes raise here), or
+    None when a bias of another shape than [O] leaves the call to _conv2d."""
+    if x.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"conv2d needs a 4-D input and weight, got {x.shape} and "
+                         f"{weight.shape}")
+    N, C, H, W = x.shape
+    O, Cg, kh, kw = weight.shape
+    if C % groups or O % groups or Cg != C // groups:
+        raise ValueError(f"conv2d: input channels {C}, weight {weight.shape} and groups "
+                         f"{groups} do not fit")
+    if bias is not None and tuple(bias._data.shape) != (O,):
+        return None
+    st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        dl = [1, 1]
+    widths = _padding(padding, 2, (kh, kw), dl, st, (H, W), False)
+    pads = tuple((int(p[0]), int(p[1])) for p in widths)
+    Ho, Wo = (out_size(*a) for a in zip((H, W), (kh, kw), st, dl, pads))
+    if Ho <= 0 or Wo <= 0:
+        raise ValueError(f"the kernel {[kh, kw]} (dilation {dl}) is larger than the "
+                         f"padded input {[H + sum(pads[0]), W + sum(pads[1])]}")
+    G = int(groups)
+    cols_attrs = {"ksize": (kh, kw), "stride": tuple(st), "dil": tuple(dl), "pads": pads,
+                  "groups": G, "ones_row": bias is not None}
+    return (cols_attrs, {"shape": (G, O // G, Cg * kh * kw)}, {"shape": (G, O // G, 1)},
+            {"shape": (N, O, Ho, Wo)})
+
+
+def _conv2d(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+            dilation: Any, groups: int, data_format: str) -> Tensor:
+    """conv2d's general path (any argument forms, NHWC)."""
     x, last = _channels_first(x, data_format)
     if x.ndim != 4 or weight.ndim != 4:
         raise ValueError(f"conv2d needs a 4-D input and weight, got {x.shape} and "

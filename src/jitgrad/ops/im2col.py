@@ -16,9 +16,11 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..core.tensor import Tensor
-from .core import apply, compiled_kernels
+from .core import apply_xy, compiled_kernels
 from .registry import defop
 from .shape import _scatter_flat, getitem, reshape
+
+_ascontiguousarray = np.ascontiguousarray
 
 
 def out_size(n: int, k: int, s: int, d: int, pad: tuple[int, int]) -> int:
@@ -33,8 +35,36 @@ def _geometry(shape, ksize, stride, dil, pads):
     return N, C, H, W, kh, kw, Ho, Wo
 
 
+@functools.lru_cache(maxsize=64)
+def _kernel_dims(shape: tuple, ksize: tuple, stride: tuple, dil: tuple, pads: tuple,
+                 groups: int, ones_row: bool) -> tuple[np.ndarray, tuple]:
+    """vm/forward_window.py im2col_pad's dims and the columns' shape (cached: a training
+    loop convolves the same shapes every step)."""
+    N, C, H, W, kh, kw, Ho, Wo = _geometry(shape, ksize, stride, dil, pads)
+    rows = C // groups * kh * kw + ones_row
+    dims = np.array([N, C, H, W, groups, kh, kw, *stride, *dil, pads[0][0], pads[1][0], Ho,
+                     Wo, rows, H + sum(pads[0]), W + sum(pads[1])], np.int64)
+    return dims, (N, groups, rows, Ho * Wo)
+
+
 def _im2col_np(x: np.ndarray, ksize: tuple, stride: tuple, dil: tuple, pads: tuple,
                groups: int, ones_row: bool) -> np.ndarray:
+    # float32 / float64 only (Numba has no float16 arrays: a half-precision convolution
+    # raised NotImplementedError here once Numba was loaded)
+    kernels = compiled_kernels("forward_window") if x.dtype.char in "fd" else None
+    if kernels is not None:                 # (once Numba is loaded: vm/forward_window.py)
+        # the padding, the columns and the ones row in one call (no Python-side padded copy)
+        dims, shape = _kernel_dims(x.shape, ksize, stride, dil, pads, groups, ones_row)
+        out = np.empty(shape, x.dtype)
+        kernels.im2col_pad(_ascontiguousarray(x).reshape(-1), out.reshape(-1), dims)
+        return out
+    return _im2col_view(x, ksize, stride, dil, pads, groups, ones_row)
+
+
+def _im2col_view(x: np.ndarray, ksize: tuple, stride: tuple, dil: tuple, pads: tuple,
+                 groups: int, ones_row: bool) -> np.ndarray:
+    """The numpy path (and the compiled kernel's reference in tests): one strided view of
+    the zero-padded image copied into the columns."""
     N, C, H, W, kh, kw, Ho, Wo = _geometry(x.shape, ksize, stride, dil, pads)
     xp = x
     if any(map(any, pads)):                 # zero padding by a slice copy (np.pad's Python
@@ -43,15 +73,6 @@ def _im2col_np(x: np.ndarray, ksize: tuple, stride: tuple, dil: tuple, pads: tup
         xp[:, :, pt:pt + H, pl:pl + W] = x
     G, Cg = groups, C // groups
     K = Cg * kh * kw
-    kernels = compiled_kernels("forward_window") if x.dtype.kind == "f" else None
-    if kernels is not None:                 # (once Numba is loaded: vm/forward_window.py)
-        xp = np.ascontiguousarray(xp)
-        out = np.empty((N, G, K + ones_row, Ho * Wo), x.dtype)
-        kernels.im2col(xp.reshape(-1), N, C, xp.shape[2], xp.shape[3], G, kh, kw, stride[0],
-                       stride[1], dil[0], dil[1], Ho, Wo, K + ones_row, out.reshape(-1))
-        if ones_row:
-            out[:, :, K] = 1
-        return out
     s = xp.strides
     view = as_strided(xp, (N, G, Cg, kh, kw, Ho, Wo),
                       (s[0], Cg * s[1], s[1], dil[0] * s[2], dil[1] * s[3], stride[0] * s[2],
@@ -119,13 +140,32 @@ def im2col(x: Tensor, ksize: Sequence[int], stride: Sequence[int], dil: Sequence
            pads: Sequence[tuple[int, int]], groups: int = 1, ones_row: bool = False
            ) -> Tensor:
     """Columns [N, G, C/G*kh*kw (+1 with ones_row), Ho*Wo] of x [N, C, H, W] zero-padded by
-    pads ((top, bottom), (left, right))."""
+    pads ((top, bottom), (left, right)). The node's attributes are cached per geometry (a
+    training loop unrolls the same windows every step)."""
+    key = (x._data.shape, tuple(ksize), tuple(stride), tuple(dil),
+           tuple([tuple(p) for p in pads]), groups, ones_row)
+    attrs = _ATTRS.get(key)
+    if attrs is None:
+        attrs = _im2col_attrs(x._data.shape, ksize, stride, dil, pads, groups, ones_row)
+        if len(_ATTRS) >= 256:
+            _ATTRS.clear()
+        _ATTRS[key] = attrs
+    a = attrs
+    return apply_xy(im2col_op, x, None, a, _im2col_np(x._data, a["ksize"], a["stride"],
+                                                       a["dil"], a["pads"], a["groups"],
+                                                       a["ones_row"]))
+
+
+_ATTRS: dict = {}       # (shape, ksize, stride, dil, pads, groups, ones_row) -> node attrs
+
+
+def _im2col_attrs(shape, ksize, stride, dil, pads, groups, ones_row) -> dict:
     pads = tuple((int(p[0]), int(p[1])) for p in pads)
-    N, C, H, W, kh, kw, Ho, Wo = _geometry(x._data.shape, tuple(ksize), tuple(stride),
-                                           tuple(dil), pads)
+    N, C, H, W, kh, kw, Ho, Wo = _geometry(shape, tuple(ksize), tuple(stride), tuple(dil),
+                                           pads)
     if Ho <= 0 or Wo <= 0:
         raise ValueError(f"the kernel {list(ksize)} (dilation {list(dil)}) is larger than the "
                          f"padded input {[H + sum(pads[0]), W + sum(pads[1])]}")
-    return apply(im2col_op, x, ksize=tuple(int(v) for v in ksize),
-                 stride=tuple(int(v) for v in stride), dil=tuple(int(v) for v in dil),
-                 pads=pads, groups=int(groups), ones_row=bool(ones_row))
+    return {"ksize": tuple(int(v) for v in ksize), "stride": tuple(int(v) for v in stride),
+            "dil": tuple(int(v) for v in dil), "pads": pads, "groups": int(groups),
+            "ones_row": bool(ones_row)}

@@ -22,8 +22,8 @@ from .indexing import _take
 from .linalg import _F32, _F64, _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
 from .outer_product import _forward as _outer_forward, outer_op
 from .registry import defop
-from .shape import (_flat_positions, _scatter_flat, broadcast_to, reshape, transpose,
-                    unsqueeze)
+from .shape import (_flat_positions, _scatter_flat, broadcast_to, reshape, reshape_to,
+                    transpose, transpose_op, unsqueeze)
 
 
 def _mT(x: Tensor) -> Tensor:
@@ -387,6 +387,29 @@ def diag(x: Tensor, offset: int = 0, padding_value: float = 0, name: str | None 
 # ---- einsum: transposes, reshapes and one batched matmul per pair of operands ---------------
 
 def _parse(equation: str, operands: list[Tensor]) -> tuple[list[str], str]:
+    """The operands' subscripts (ellipses spelled out) and the output's, cached per
+    (equation, operand ranks): a training loop parses the same equation every step."""
+    if type(equation) is str:
+        for t in operands:
+            if not isinstance(t, Tensor):
+                break
+        else:
+            key = (equation, tuple([t._data.ndim for t in operands]))
+            found = _PARSED.get(key)
+            if found is None:
+                found = _parse_uncached(equation, operands)
+                if len(_PARSED) >= _CACHE_MAX:
+                    _PARSED.clear()
+                _PARSED[key] = found
+            return found
+    return _parse_uncached(equation, operands)
+
+
+_PARSED: dict = {}      # (equation, ranks) -> _parse's (subscripts, output)
+_CACHE_MAX = 1024
+
+
+def _parse_uncached(equation: str, operands: list[Tensor]) -> tuple[list[str], str]:
     if not isinstance(equation, str):
         raise TypeError(f"einsum: the equation must be a str like 'ij,jk->ik', got "
                         f"{type(equation).__name__}")
@@ -430,11 +453,20 @@ def _parse(equation: str, operands: list[Tensor]) -> tuple[list[str], str]:
         letters = "".join(fixed)
         out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
                                    and c not in ell))
-    return fixed, out
+    return tuple(fixed), out
 
 
 def _single(x: Tensor, s: str, keep: str) -> tuple[Tensor, str]:
     """Take diagonals of repeated letters and sum letters not in `keep`."""
+    key = (s, keep)
+    noop = _NOOP.get(key)
+    if noop is None:                # (no repeated letter, every letter kept: cached)
+        noop = len(set(s)) == len(s) and builtins.all(c in keep for c in s)
+        if len(_NOOP) >= _CACHE_MAX:
+            _NOOP.clear()
+        _NOOP[key] = noop
+    if noop:
+        return x, s
     while len(set(s)) < len(s):
         c = next(c for c in s if s.count(c) > 1)
         i, j = s.index(c), s.index(c, s.index(c) + 1)
@@ -453,7 +485,90 @@ def _permute(x: Tensor, s: str, order: str) -> Tensor:
     return transpose(x, [s.index(c) for c in order])
 
 
+_NOOP: dict = {}        # (subscripts, kept letters) -> whether _single changes nothing
+
+
 def _pair(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tensor, str]:
+    """The contraction of two operands: the nodes _pair_nodes records, from a plan cached
+    per (subscripts, shapes) when no dim is 0 (reshape's 0 means "keep that dim")."""
+    ash, bsh = a._data.shape, b._data.shape
+    if 0 in ash or 0 in bsh:
+        return _pair_nodes(a, sa, b, sb, out)
+    key = (sa, sb, out, ash, bsh)
+    plan = _PAIRS.get(key)
+    if plan is None:
+        plan = _pair_plan(sa, sb, out, ash, bsh)
+        if len(_PAIRS) >= _CACHE_MAX:
+            _PAIRS.clear()
+        _PAIRS[key] = plan
+    if plan is False:               # (a letter broadcast outside the batch: as before)
+        return _pair_nodes(a, sa, b, sb, out)
+    perm_a, perm_b, bc_a, bc_b, two_d, batched, s_y = plan
+    if perm_a is not None:
+        a = apply_xy(transpose_op, a, None, perm_a, np.transpose(a._data, perm_a["perm"]))
+    if perm_b is not None:
+        b = apply_xy(transpose_op, b, None, perm_b, np.transpose(b._data, perm_b["perm"]))
+    if bc_a is not None:
+        a = broadcast_to(a, bc_a)
+    if bc_b is not None:
+        b = broadcast_to(b, bc_b)
+    if two_d is not None and a._data.dtype is b._data.dtype:
+        ra, rb, ry, s2 = two_d
+        a2 = reshape_to(a, ra)
+        b2 = reshape_to(b, rb)
+        y = apply_xy(matmul_op, a2, b2, _NO_TRANSPOSE, _np_matmul(a2._data, b2._data))
+        return reshape_to(y, ry), s2
+    ra, rb, ry = batched
+    return reshape_to(matmul(reshape_to(a, ra), reshape_to(b, rb)), ry), s_y
+
+
+_PAIRS: dict = {}       # (subscripts, output letters, shapes) -> _pair_plan's
+
+
+def _pair_plan(sa: str, sb: str, out: str, ash: tuple, bsh: tuple) -> tuple:
+    """_pair_nodes's steps for operands of these shapes (no dim 0): the transposes' attrs
+    (None: none), the broadcasts' shapes (None: none), the no-batch-letter 2-D product's
+    reshape attrs and subscripts (None: a batch letter), the batched product's; False for a
+    size-1 dim against a larger one outside the batch letters (left to _pair_nodes)."""
+    size = {}
+    for sh, s in ((ash, sa), (bsh, sb)):
+        for c, n in zip(s, sh):
+            if size.get(c, 1) != 1 and n != 1 and size[c] != n:
+                raise ValueError(f"einsum: dimension {c!r} has sizes {size[c]} and {n}")
+            size[c] = builtins.max(size.get(c, 1), n)
+    batch = [c for c in sa if c in sb and c in out]
+    contract = [c for c in sa if c in sb and c not in out]
+    fa = [c for c in sa if c not in sb]
+    fb = [c for c in sb if c not in sa]
+    oa, ob = "".join(batch + fa + contract), "".join(batch + contract + fb)
+    perm_a = None if sa == oa else {"perm": tuple(sa.index(c) for c in oa)}
+    perm_b = None if sb == ob else {"perm": tuple(sb.index(c) for c in ob)}
+    pa = tuple(ash[sa.index(c)] for c in oa)        # the shapes after the transposes
+    pb = tuple(bsh[sb.index(c)] for c in ob)
+    for p, o in ((pa, oa), (pb, ob)):
+        for n, c in zip(p, o):
+            if n != size[c] and c not in batch:
+                return False        # (_pair_nodes's reshape raises)
+    nb = len(batch)
+    nbatch = tuple(size[c] for c in batch)
+    bc_a = None if pa[:nb] == nbatch else nbatch + pa[nb:]
+    bc_b = None if pb[:nb] == nbatch else nbatch + pb[nb:]
+
+    def prod(cs: list[str]) -> int:
+        return math.prod([size[c] for c in cs])
+
+    two_d = None
+    if not batch:
+        two_d = ({"shape": (prod(fa), prod(contract))}, {"shape": (prod(contract), prod(fb))},
+                 {"shape": tuple(size[c] for c in fa + fb)}, "".join(fa + fb))
+    batched = ({"shape": (prod(batch), prod(fa), prod(contract))},
+               {"shape": (prod(batch), prod(contract), prod(fb))},
+               {"shape": nbatch + tuple(size[c] for c in fa + fb)})
+    return perm_a, perm_b, bc_a, bc_b, two_d, batched, "".join(batch + fa + fb)
+
+
+def _pair_nodes(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tensor, str]:
+    """Transposes, reshapes and one (batched) matmul contracting two operands."""
     size = {}
     for t, s in ((a, sa), (b, sb)):
         for c, n in zip(s, t.shape):

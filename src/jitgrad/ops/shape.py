@@ -317,10 +317,17 @@ def flatten(x: Tensor, start_axis: int = 0, stop_axis: int = -1) -> Tensor:
             _FLATTENED[key] = attrs
     else:
         attrs = {"shape": _flattened_shape(d.shape, start_axis, stop_axis)}
+    return reshape_to(x, attrs)
+
+
+def reshape_to(x: Tensor, attrs: dict) -> Tensor:
+    """x as attrs["shape"], a shape already resolved (no 0 or -1 requests), one reshape
+    node whose attributes are this very dict (callers keep one per shape: the nodes share
+    it, as nothing writes node.attrs); x itself when that is x's shape."""
+    d = x._data
     new = attrs["shape"]
     if new == d.shape:
         return x
-    # (the attrs dict shared by the nodes: nothing writes node.attrs)
     return apply_xy(reshape_op, x, None, attrs, d.reshape(new))
 
 

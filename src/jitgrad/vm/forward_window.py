@@ -3,7 +3,8 @@
 numpy copies the 7-D strided window view (ops/im2col.py) through its n-d iterator, one
 inner loop per output row of Wo elements: ~60 us of a 3x3 convolution of an 8x8x16x16
 batch whose whole forward in torch takes ~110 us. The loops below copy the same elements
-(a copy: the values are numpy's bit for bit), a unit-stride row as one vectorised loop.
+(a copy: the values are numpy's bit for bit), a unit-stride row as one vectorised loop,
+the zero padding and the bias's ones row written in the same pass (no padded copy).
 Like vm/forward.py, the op calls it only once the backward interpreter has loaded Numba.
 """
 
@@ -13,34 +14,73 @@ import numpy as np
 
 from ._numba import jit
 
+_U = np.uint64
+
 
 @jit
-def im2col(xp, N, C, Hp, Wp, G, kh, kw, sh, sw, dh, dw, Ho, Wo, rows, out):
+def _cols(xp, out, N, C, Hp, Wp, G, kh, kw, sh, sw, dh, dw, Ho, Wo, rows):
     # pragma: no cover - compiled
     """out[n, g, (c, i, j), (ho, wo)] = xp[n, g * Cg + c, ho * sh + i * dh, wo * sw + j * dw]
     for xp the padded image [N, C, Hp, Wp] and out [N, G, rows, Ho * Wo] (rows >= Cg*kh*kw;
-    the rows beyond are left alone), both flat and C-contiguous."""
+    the rows beyond are left alone), both flat and C-contiguous. Each output row a loop over
+    uint64 offsets (16 us for an 8x8x18x18 image's 3x3 windows; a view per row, indexed from
+    0, took 24 us, and zero-padding branches inside this loop 50-100 us)."""
     Cg = C // G
     S = Ho * Wo
+    uWo, usw = _U(Wo), _U(sw)
     for n in range(N):
         for g in range(G):
             for c in range(Cg):
                 plane = ((n * C + g * Cg + c) * Hp) * Wp
                 for i in range(kh):
                     for j in range(kw):
-                        r = (c * kh + i) * kw + j
-                        dst = out[((n * G + g) * rows + r) * S:((n * G + g) * rows + r + 1) * S]
+                        rb = ((n * G + g) * rows + (c * kh + i) * kw + j) * S
                         for ho in range(Ho):
-                            start = plane + (ho * sh + i * dh) * Wp + j * dw
-                            d = dst[ho * Wo:(ho + 1) * Wo]
+                            sb = _U(plane + (ho * sh + i * dh) * Wp + j * dw)
+                            db = _U(rb + ho * Wo)
                             if sw == 1:
-                                s = xp[start:start + Wo]
-                                for wo in range(Wo):
-                                    d[wo] = s[wo]
+                                for q in range(uWo):
+                                    out[db + q] = xp[sb + q]
                             else:
-                                s = xp[start:start + (Wo - 1) * sw + 1]
-                                for wo in range(Wo):
-                                    d[wo] = s[wo * sw]
+                                for q in range(uWo):
+                                    out[db + q] = xp[sb + q * usw]
+
+
+@jit
+def im2col_pad(x, out, dims):  # pragma: no cover - compiled
+    """A convolution's columns, zero padding and ones row included: out[n, g, (c, i, j),
+    (ho, wo)] = x[n, g * Cg + c, ho * sh + i * dh - pt, wo * sw + j * dw - pl], 0 where
+    that falls outside the image [N, C, H, W], and out[n, g, K] = 1 when rows = K + 1 (a
+    convolution's bias row), for dims = (N, C, H, W, G, kh, kw, sh, sw, dh, dw, pt, pl, Ho,
+    Wo, rows, Hp, Wp) (Hp, Wp: the padded image's size), x and out [N, G, rows, Ho * Wo]
+    flat and C-contiguous. The padded image is built here (np.zeros + a row copy, no Python
+    calls), and the ones row written here: ops/im2col.py's padded copy and strided ones
+    write cost ~15 us of an 8x8x16x16 3x3 convolution. Copies, zeros and ones: numpy's
+    values bit for bit."""
+    N, C, H, W, G = dims[0], dims[1], dims[2], dims[3], dims[4]
+    kh, kw, sh, sw, dh, dw = dims[5], dims[6], dims[7], dims[8], dims[9], dims[10]
+    pt, pl, Ho, Wo, rows = dims[11], dims[12], dims[13], dims[14], dims[15]
+    Hp, Wp = dims[16], dims[17]
+    if Hp == H and Wp == W:
+        _cols(x, out, N, C, H, W, G, kh, kw, sh, sw, dh, dw, Ho, Wo, rows)
+    else:
+        xp = np.zeros(N * C * Hp * Wp, out.dtype)
+        uW = _U(W)
+        for p in range(N * C):
+            for h in range(H):
+                db = _U((p * Hp + pt + h) * Wp + pl)
+                sb = _U((p * H + h) * W)
+                for w in range(uW):
+                    xp[db + w] = x[sb + w]
+        _cols(xp, out, N, C, Hp, Wp, G, kh, kw, sh, sw, dh, dw, Ho, Wo, rows)
+    K = C // G * kh * kw
+    S = Ho * Wo
+    uS = _U(S)
+    for ng in range(N * G):
+        for r in range(K, rows):
+            db = _U((ng * rows + r) * S)
+            for q in range(uS):
+                out[db + q] = 1
 
 
 @jit
@@ -77,8 +117,6 @@ def repeat2d(x, rh, rw, out):  # pragma: no cover - compiled
 # ---- padding over the last two axes (ops/padding.py) ----------------------------------------
 # Indices as uint64: a signed index's wraparound check (and a view per row, whose reference
 # counting costs as much as a 16-element copy) kept an 8 x 8 x 16 x 16 pad at numpy's speed.
-
-_U = np.uint64
 
 
 @jit
