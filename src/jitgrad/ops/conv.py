@@ -165,10 +165,8 @@ _PLANS: dict = {}       # (shapes, stride, padding, dilation, groups) -> _conv2d
 _PLANS_MAX = 256
 
 
-def _conv2d_plan(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
-                 dilation: Any, groups: int) -> tuple | None:
-    """conv2d's node attributes for an NCHW call (the checks _conv2d makes raise here), or
-    None when a bias of another shape than [O] leaves the call to _conv2d."""
+def _conv2d_dims(x: Tensor, weight: Tensor, groups: int) -> tuple:
+    """(N, C, H, W, O, Cg, kh, kw) of an NCHW x and its weight, checked."""
     if x.ndim != 4 or weight.ndim != 4:
         raise ValueError(f"conv2d needs a 4-D input and weight, got {x.shape} and "
                          f"{weight.shape}")
@@ -177,6 +175,14 @@ def _conv2d_plan(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pa
     if C % groups or O % groups or Cg != C // groups:
         raise ValueError(f"conv2d: input channels {C}, weight {weight.shape} and groups "
                          f"{groups} do not fit")
+    return N, C, H, W, O, Cg, kh, kw
+
+
+def _conv2d_plan(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+                 dilation: Any, groups: int) -> tuple | None:
+    """conv2d's node attributes for an NCHW call (the checks _conv2d makes raise here), or
+    None when a bias of another shape than [O] leaves the call to _conv2d."""
+    N, C, H, W, O, Cg, kh, kw = _conv2d_dims(x, weight, groups)
     if bias is not None and tuple(bias._data.shape) != (O,):
         return None
     st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
@@ -199,14 +205,7 @@ def _conv2d(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding
             dilation: Any, groups: int, data_format: str) -> Tensor:
     """conv2d's general path (any argument forms, NHWC)."""
     x, last = _channels_first(x, data_format)
-    if x.ndim != 4 or weight.ndim != 4:
-        raise ValueError(f"conv2d needs a 4-D input and weight, got {x.shape} and "
-                         f"{weight.shape}")
-    N, C, H, W = x.shape
-    O, Cg, kh, kw = weight.shape
-    if C % groups or O % groups or Cg != C // groups:
-        raise ValueError(f"conv2d: input channels {C}, weight {weight.shape} and groups "
-                         f"{groups} do not fit")
+    N, C, H, W, O, Cg, kh, kw = _conv2d_dims(x, weight, groups)
     st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
     if isinstance(padding, str) and padding.upper() == "SAME":
         dl = [1, 1]                     # Paddle 3.3.1's SAME padding drops the dilation

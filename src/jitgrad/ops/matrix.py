@@ -530,16 +530,7 @@ def _pair_plan(sa: str, sb: str, out: str, ash: tuple, bsh: tuple) -> tuple:
     (None: none), the broadcasts' shapes (None: none), the no-batch-letter 2-D product's
     reshape attrs and subscripts (None: a batch letter), the batched product's; False for a
     size-1 dim against a larger one outside the batch letters (left to _pair_nodes)."""
-    size = {}
-    for sh, s in ((ash, sa), (bsh, sb)):
-        for c, n in zip(s, sh):
-            if size.get(c, 1) != 1 and n != 1 and size[c] != n:
-                raise ValueError(f"einsum: dimension {c!r} has sizes {size[c]} and {n}")
-            size[c] = builtins.max(size.get(c, 1), n)
-    batch = [c for c in sa if c in sb and c in out]
-    contract = [c for c in sa if c in sb and c not in out]
-    fa = [c for c in sa if c not in sb]
-    fb = [c for c in sb if c not in sa]
+    size, batch, contract, fa, fb = _letters(sa, ash, sb, bsh, out)
     oa, ob = "".join(batch + fa + contract), "".join(batch + contract + fb)
     perm_a = None if sa == oa else {"perm": tuple(sa.index(c) for c in oa)}
     perm_b = None if sb == ob else {"perm": tuple(sb.index(c) for c in ob)}
@@ -567,18 +558,25 @@ def _pair_plan(sa: str, sb: str, out: str, ash: tuple, bsh: tuple) -> tuple:
     return perm_a, perm_b, bc_a, bc_b, two_d, batched, "".join(batch + fa + fb)
 
 
-def _pair_nodes(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tensor, str]:
-    """Transposes, reshapes and one (batched) matmul contracting two operands."""
-    size = {}
-    for t, s in ((a, sa), (b, sb)):
-        for c, n in zip(s, t.shape):
+def _letters(sa: str, ash: tuple, sb: str, bsh: tuple, out: str) -> tuple:
+    """A contraction's letters: their sizes (a size-1 dim broadcasts; other sizes must
+    agree), then the batch letters (in both and kept), the contracted ones (in both, not
+    kept) and those of a alone and of b alone, each in its operand's order."""
+    size: dict = {}
+    for sh, s in ((ash, sa), (bsh, sb)):
+        for c, n in zip(s, sh):
             if size.get(c, 1) != 1 and n != 1 and size[c] != n:
                 raise ValueError(f"einsum: dimension {c!r} has sizes {size[c]} and {n}")
             size[c] = builtins.max(size.get(c, 1), n)
     batch = [c for c in sa if c in sb and c in out]
     contract = [c for c in sa if c in sb and c not in out]
-    fa = [c for c in sa if c not in sb]
-    fb = [c for c in sb if c not in sa]
+    return (size, batch, contract, [c for c in sa if c not in sb],
+            [c for c in sb if c not in sa])
+
+
+def _pair_nodes(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tensor, str]:
+    """Transposes, reshapes and one (batched) matmul contracting two operands."""
+    size, batch, contract, fa, fb = _letters(sa, a._data.shape, sb, b._data.shape, out)
     a = _permute(a, sa, "".join(batch + fa + contract))
     b = _permute(b, sb, "".join(batch + contract + fb))
     nbatch = [size[c] for c in batch]
