@@ -197,10 +197,19 @@ def test_kept_grad_survives_set_to_none_and_another_backward():
     np.testing.assert_array_equal(x.grad.numpy(), [3, 3])
 
 
+def in_threads(worker, n: int) -> None:
+    """worker(0) ... worker(n - 1), each in its own thread, all started, then joined."""
+    import threading
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def tanh_backwards_in_threads(size, steps: int) -> list:
     """4 threads, each `steps` backwards of sum(tanh(w) * v), w ones of size(seed, step)
     elements on a fresh graph; the seeds of threads that saw a wrong w.grad."""
-    import threading
     wrong = []
 
     def worker(seed):
@@ -213,11 +222,7 @@ def tanh_backwards_in_threads(size, steps: int) -> list:
             want = v * (1 - np.tanh(np.float32(1)) ** 2)
             if not np.allclose(w.grad.numpy(), want, rtol=1e-6, atol=0):
                 wrong.append(seed)
-    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(worker, 4)
     return wrong
 
 
@@ -228,7 +233,6 @@ def test_concurrent_backwards_from_threads_are_each_right():
 
 def test_concurrent_grad_calls_from_threads_are_each_right():
     """paddle.grad's cache hits (executor.grad_plain) from 4 threads on same-shape graphs."""
-    import threading
     vm.warmup(quiet=True)
     wrong = []
 
@@ -241,27 +245,18 @@ def test_concurrent_grad_calls_from_threads_are_each_right():
             if not np.allclose(g.numpy(), v * (1 - np.tanh(np.float32(1)) ** 2), rtol=1e-6,
                                atol=0) or w.grad is not None:
                 wrong.append(seed)
-    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(worker, 4)
     assert wrong == []
 
 
 def test_shared_parameter_from_threads_accumulates_every_contribution():
-    import threading
     vm.warmup(quiet=True)
     w = paddle.to_tensor(np.zeros(16, np.float32), stop_gradient=False)
 
     def worker():
         for _ in range(200):
             (w * paddle.to_tensor(np.ones(16, np.float32))).sum().backward()
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(lambda seed: worker(), 4)
     np.testing.assert_array_equal(w.grad.numpy(), np.full(16, 800, np.float32))
 
 
