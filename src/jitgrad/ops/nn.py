@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
-from ..core.quiet import quiet
+from ..core import quiet as _quiet_module
 from ..core.tensor import Tensor
 from .core import apply_xy, checks_own_tensor_args, require_float, tensor_arg_error
 from .elementwise import _compiled_forward
 from .registry import defop
+
+# numpy's errstate context variable and its all-"ignore" value (None before numpy 2)
+_extobj_contextvar = _quiet_module._extobj_contextvar
+_QUIET = getattr(_quiet_module, "_QUIET", None)
 
 
 def _rows(x: np.ndarray, axis: int) -> bool:
@@ -45,7 +50,7 @@ def _log_softmax(x: np.ndarray, axis: int) -> tuple[np.ndarray, tuple]:
         return np.zeros_like(x), (np.ones_like(x),)
     if x.size == 0:
         return np.empty_like(x), (np.empty_like(x),)
-    if axis == x.ndim - 1 and x.size >= 256 and x.dtype.kind == "f" and x.flags.c_contiguous:
+    if axis == x.ndim - 1 and x.size >= 256 and x.dtype.char in "fd" and x.flags.c_contiguous:
         kernels = _compiled_forward()           # (once Numba is loaded)
         if kernels is not None:
             C = x.shape[-1]
@@ -107,33 +112,69 @@ def _axis(x: Tensor, axis: int) -> int:
     return axis % x.ndim
 
 
+# the node attributes of softmax / log_softmax along the rows of a matrix (shared: read only)
+_ROWS = {"axis": 1}
+
+
+def _softmax_matrix(x: np.ndarray) -> np.ndarray | None:
+    """_softmax's compiled branch for a float32 / float64 [N, C] array along its rows,
+    without its reshaped views and forward dispatch, numpy's warnings off around the exp
+    alone (the kernels raise none); None where that branch does not apply."""
+    if x.dtype.char not in "fd" or not x.flags.c_contiguous or x.size == 0 or \
+            _extobj_contextvar is None:
+        return None
+    kernels = _compiled_forward()
+    if kernels is None:
+        return None
+    e = np.empty(x.shape, x.dtype)
+    kernels.row_shift(x, e)
+    token = _extobj_contextvar.set(_QUIET)
+    try:
+        np.exp(e, out=e)                        # (numpy's vectorised exp)
+    finally:
+        _extobj_contextvar.reset(token)
+    kernels.softmax_finish(e)
+    return e
+
+
+@checks_own_tensor_args
 def softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | None = None
             ) -> Tensor:
-    """exp(x) / sum(exp(x)) along `axis`, computed without overflow."""
+    """exp(x) / sum(exp(x)) along `axis`, computed without overflow. The common call, a
+    float [N, C] along the classes, records its node here with the forward computed, as
+    log_softmax does (the values of _softmax's compiled branch)."""
+    if not isinstance(x, Tensor):
+        raise tensor_arg_error("softmax", "x", x)
     if dtype is not None:
         x = x.astype(dtype)
+    d = x._data
+    if type(axis) is int and d.ndim == 2 and (axis == -1 or axis == 1):
+        out = _softmax_matrix(d)
+        if out is not None:
+            return apply_xy(softmax_op, x, None, _ROWS, out)
     return apply_xy(softmax_op, x, None, {"axis": _axis(x, axis)})
 
 
-@quiet
 def _log_softmax_matrix(x: np.ndarray) -> tuple | None:
     """_log_softmax's compiled branch for an [N, C] array along its rows (no reshaped
-    views: ~0.1 us each), quiet as the op's forward is; None where that branch does not
-    apply."""
-    if x.size < 256 or x.dtype.kind != "f" or not x.flags.c_contiguous:
+    views: ~0.1 us each), numpy's warnings off around the exp (the kernels raise none);
+    None where that branch does not apply."""
+    if x.size < 256 or x.dtype.char not in "fd" or not x.flags.c_contiguous or \
+            _extobj_contextvar is None:
         return None
     kernels = _compiled_forward()           # (once Numba is loaded)
     if kernels is None:
         return None
     s = np.empty(x.shape, x.dtype)
     kernels.row_shift(x, s)
-    soft, out = np.exp(s), np.empty_like(s)      # (numpy's vectorised exp)
+    token = _extobj_contextvar.set(_QUIET)
+    try:
+        soft = np.exp(s)                        # (numpy's vectorised exp)
+    finally:
+        _extobj_contextvar.reset(token)
+    out = np.empty(x.shape, x.dtype)
     kernels.log_softmax_finish(s, soft, out)
     return out, (soft,)
-
-
-# the node attributes of log_softmax along the rows of a matrix (shared: read only)
-_ROWS = {"axis": 1}
 
 
 @checks_own_tensor_args
