@@ -94,7 +94,7 @@ def _compiled_forward() -> Any:
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
-    if x.size >= BIG and x.dtype.kind == "f" and x.flags.c_contiguous:
+    if x.size >= BIG and x.dtype.char in "fd" and x.flags.c_contiguous:
         kernels = _compiled_forward()
         if kernels is not None:
             out = np.empty(x.shape, x.dtype)
@@ -109,7 +109,7 @@ def _mul_channels(x: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     apply."""
     shape, ws = x.shape, w.shape
     if x.size < 4096 or len(ws) < 2 or ws[0] != shape[1] or w.size != ws[0] or \
-            x.dtype.kind != "f" or w.dtype is not x.dtype or not x.flags.c_contiguous:
+            x.dtype.char not in "fd" or w.dtype is not x.dtype or not x.flags.c_contiguous:
         return None
     kernels = _compiled_forward()
     if kernels is None:
@@ -125,7 +125,7 @@ def _mul_channels(x: np.ndarray, w: np.ndarray) -> np.ndarray | None:
 def _add_row(x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """x (m, n) + b (n,) by the compiled kernel for a large float matrix (a bias added to a
     matmul output); None when it does not apply."""
-    if x.size >= BIG and x.ndim == 2 and b.shape[0] == x.shape[1] and x.dtype.kind == "f" \
+    if x.size >= BIG and x.ndim == 2 and b.shape[0] == x.shape[1] and x.dtype.char in "fd" \
             and x.flags.c_contiguous and b.flags.c_contiguous:
         kernels = _compiled_forward()
         if kernels is not None:

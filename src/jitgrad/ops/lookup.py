@@ -166,7 +166,7 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
                 return (apply_xy(_take_flat_op, x, None, {"idx": pos, "shape": a.shape}, vals),
                         Tensor._make(idx.reshape(a.shape).astype(out_dtype, copy=False)))
     nan = a.dtype.kind == "f" and bool(np.isnan(a).any())
-    kernels = order_kernels() if a.size and a.dtype.kind == "f" and ax == a.ndim - 1 \
+    kernels = order_kernels() if a.size and a.dtype.char in "fd" and ax == a.ndim - 1 \
         and not nan else None
     if kernels is not None:             # one pass per row, the values picked as one node
         rows = np.ascontiguousarray(a).reshape(-1, a.shape[-1])

@@ -65,9 +65,10 @@ def _hard_coefficients(lab: np.ndarray, C: int, ignore_index: int, mean: bool,
                        ) -> np.ndarray | None:
     """[*lab.shape, C]: the one-hot coefficients of unweighted hard labels (1 / count of
     counted labels with mean, 1 / lab.size with every_row) by vm.forward's kernel in one
-    pass with the range check; None before Numba is loaded."""
+    pass with the range check; None before Numba is loaded, and for a dtype the kernel
+    does not take (float16)."""
     kernels = _compiled_forward()
-    if kernels is None:
+    if kernels is None or np.dtype(dtype).char not in "fd":
         return None
     if lab.dtype != np.int64 or not lab.flags.c_contiguous:
         lab = np.ascontiguousarray(lab, np.int64)
@@ -211,7 +212,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
             type(reduction) is str and reduction in _REDUCTIONS:
         d = input._data
         if type(axis) is int and d.ndim >= 2 and (axis == -1 or axis == d.ndim - 1) and \
-                d.dtype.kind == "f":
+                d.dtype.char in "fd":           # (the kernels: float32, float64)
             kernels = _compiled_forward()
             found = None if kernels is None else _plain_labels(label, d.shape[:-1], True)
             if found is not None and d.ndim == 2 and reduction != "none" and \
@@ -387,7 +388,7 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
         # the common call, [N, C] input, integer labels [N]: the general path's coefficients
         # and node, recorded here (the call-site walk then starts at the user's frame)
         d = input._data
-        if d.ndim == 2 and d.dtype.kind == "f":
+        if d.ndim == 2 and d.dtype.char in "fd":     # (the kernels: float32, float64)
             kernels = _compiled_forward()
             found = None if kernels is None else _plain_labels(label, d.shape[:1], False)
             if found is not None:

@@ -61,7 +61,7 @@ def _first_max_padded(x: np.ndarray, ksize, stride, pads, lowest: float = -np.in
     """first_max of x padded with -inf, maxima below `lowest` raised to it (NaN stays): by
     the compiled kernel once Numba is loaded (no padded copy, no NaN scan), else by
     numpy."""
-    kernels = _compiled_forward() if x.dtype.kind == "f" and x.size else None
+    kernels = _compiled_forward() if x.dtype.char in "fd" and x.size else None
     if kernels is None:
         best, arg = first_max(_padded(x, pads), ksize, stride)
         if lowest > -np.inf:

@@ -28,7 +28,7 @@ def _compiled(x, coef, axis, total):
     """The softmax forward by vm.forward's row kernels around numpy's exp once Numba is
     loaded (class axis last); None when it does not apply. (dx and logp get arrays of their
     own: written over e and x - max, xent_finish's loop failed its alias check, 2x slower.)"""
-    if axis != x.ndim - 1 or x.size < 64 or x.dtype.kind != "f" or not x.flags.c_contiguous:
+    if axis != x.ndim - 1 or x.size < 64 or x.dtype.char not in "fd" or not x.flags.c_contiguous:
         return None
     kernels = _compiled_forward()
     if kernels is None:
@@ -54,7 +54,7 @@ def _plain_total(x, coef):
     """The forward without softmax, summed over everything (nll_loss's mean or sum), by
     vm.forward's weighted_total: the numpy path's values bit for bit in one call instead of
     a product, a sum and a NaN test; None when it does not apply."""
-    if x.size < 64 or x.dtype.kind != "f" or coef.dtype != x.dtype or \
+    if x.size < 64 or x.dtype.char not in "fd" or coef.dtype != x.dtype or \
             not (x.flags.c_contiguous and coef.flags.c_contiguous):
         return None
     kernels = _compiled_forward()

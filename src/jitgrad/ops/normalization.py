@@ -53,7 +53,7 @@ def _flat(a: np.ndarray) -> np.ndarray:
 
 def _compiled(x, w, b, stats, affine, eps):
     """The forward by vm.forward.norm_affine once Numba is loaded (None before)."""
-    if x.size < COMPILED_MIN or not x.flags.c_contiguous:
+    if x.size < COMPILED_MIN or not x.flags.c_contiguous or x.dtype.char not in "fd":
         return None
     kernels = _compiled_forward()
     if kernels is None:

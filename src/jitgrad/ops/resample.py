@@ -192,7 +192,7 @@ def _repeat_each(x: Tensor, reps: list[int]) -> Tensor:
         merged.append(n * r)
     data = x._data
     kernels = compiled_kernels("forward_window") if len(reps) == 2 and \
-        data.dtype.kind == "f" and data.size else None
+        data.dtype.char in "fd" and data.size else None
     if kernels is not None:             # (once Numba is loaded: one pass, ~3x faster)
         out = np.empty(merged, data.dtype)
         kernels.repeat2d(np.ascontiguousarray(data), int(reps[0]), int(reps[1]), out)

@@ -27,7 +27,7 @@ def last_axis_rows(x: Tensor, ax: int) -> tuple[Any, np.ndarray, np.ndarray] | N
     """(the order kernels, x's float rows along its last axis [m, n], each row sorted) when
     ax is that axis and the compiled kernels are loaded; None otherwise (the numpy path)."""
     a = x._data
-    if ax != a.ndim - 1 or a.dtype.kind != "f" or a.size == 0:
+    if ax != a.ndim - 1 or a.dtype.char not in "fd" or a.size == 0:
         return None
     kernels = order_kernels()
     if kernels is None:
@@ -113,7 +113,7 @@ def argsort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = 
         order = np.lexsort((keys, ~np.isnan(a)), axis=-1)
         return _t(np.moveaxis(order, -1, axis).astype(np.int64))
     d = -x._data if descending else x._data
-    if d.dtype.kind == "f" and d.ndim and d.size and axis in (-1, d.ndim - 1):
+    if d.dtype.char in "fd" and d.ndim and d.size and axis in (-1, d.ndim - 1):
         kernels = order_kernels()
         if kernels is not None:         # an unstable sort, then its ties put in order
             order = np.argsort(d, axis=-1)

@@ -34,7 +34,7 @@ def _others_product(x: np.ndarray, axes: tuple | None) -> np.ndarray:
     if x.size == 0:                 # (no element: nothing to multiply, and -1 is ambiguous)
         return np.ones(x.shape, x.dtype)
     axes = tuple(range(x.ndim)) if axes is None else axes
-    kernels = _compiled_forward() if x.dtype.kind == "f" else None
+    kernels = _compiled_forward() if x.dtype.char in "fd" else None
     if kernels is not None and x.flags.c_contiguous and \
             axes == tuple(range(x.ndim - len(axes), x.ndim)):
         # trailing axes (the common prod(x, -1), and full products): rows of x in place
