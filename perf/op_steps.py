@@ -44,10 +44,14 @@ Adding an op is one OPS entry: name -> (jitgrad loss fn, torch loss fn, inputs[,
 The loss fns take a namespace of tensors built from `inputs` (name -> In spec: constants,
 parameters `p=True`, int64 indices, bool masks).
 
-Measured: `python perf/op_steps.py` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-06 02:02-02:10 UTC, a fresh clone of main at 2e0638e (perf/op_steps.json holds
-this run): 219 rows, every one a program-cache hit, geometric mean 2.26x, median 2.25x,
-none slower (closest pad 1.33x, quantile 1.37x, put_along_axis 1.55x); miss line 1.13x.
+Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
+2026-12-06 04:13-04:25 UTC, a fresh clone of main at 839da57 (perf/op_steps.json holds
+this run): 219 rows, every one a program-cache hit, geometric mean 2.59x, median 2.57x,
+none slower (closest pad and group_norm 1.60x, batch_norm2d 1.66x, quantile 1.69x); the
+forward alone 0.95x torch's, the rest of the step 4.22x; miss line 1.23x.
+02:02-02:10 UTC, a fresh clone of 2e0638e (no --split): 219 rows, every one a
+program-cache hit, geometric mean 2.26x, median 2.25x, none slower (closest pad 1.33x,
+quantile 1.37x, put_along_axis 1.55x); miss line 1.13x.
 01:22-01:30 UTC, 4f89b2f: 2.23x, median 2.21x, none slower (pad 1.36x, group_norm
 1.46x, erfinv 1.47x); miss line 1.13x.
 2026-12-05 23:13-23:21 UTC, 23b689f: geometric mean 2.12x, median 2.07x, none slower
