@@ -6,15 +6,11 @@ import math
 
 import numpy as np
 
-from ..core import quiet as _quiet_module
+from ..core.quiet import quiet
 from ..core.tensor import Tensor
 from .core import apply_xy, checks_own_tensor_args, require_float, tensor_arg_error
 from .elementwise import _compiled_forward
 from .registry import defop
-
-# numpy's errstate context variable and its all-"ignore" value (None before numpy 2)
-_extobj_contextvar = _quiet_module._extobj_contextvar
-_QUIET = getattr(_quiet_module, "_QUIET", None)
 
 
 def _rows(x: np.ndarray, axis: int) -> bool:
@@ -120,21 +116,21 @@ def _softmax_matrix(x: np.ndarray) -> np.ndarray | None:
     """_softmax's compiled branch for a float32 / float64 [N, C] array along its rows,
     without its reshaped views and forward dispatch, numpy's warnings off around the exp
     alone (the kernels raise none); None where that branch does not apply."""
-    if x.dtype.char not in "fd" or not x.flags.c_contiguous or x.size == 0 or \
-            _extobj_contextvar is None:
+    if x.dtype.char not in "fd" or not x.flags.c_contiguous or x.size == 0:
         return None
     kernels = _compiled_forward()
     if kernels is None:
         return None
     e = np.empty(x.shape, x.dtype)
     kernels.row_shift(x, e)
-    token = _extobj_contextvar.set(_QUIET)
-    try:
-        np.exp(e, out=e)                        # (numpy's vectorised exp)
-    finally:
-        _extobj_contextvar.reset(token)
+    _quiet_exp(e, out=e)
     kernels.softmax_finish(e)
     return e
+
+
+# numpy's vectorised exp with its warnings off: quiet around the exp alone (the kernels
+# before and after it raise none)
+_quiet_exp = quiet(np.exp)
 
 
 @checks_own_tensor_args
@@ -159,19 +155,14 @@ def _log_softmax_matrix(x: np.ndarray) -> tuple | None:
     """_log_softmax's compiled branch for an [N, C] array along its rows (no reshaped
     views: ~0.1 us each), numpy's warnings off around the exp (the kernels raise none);
     None where that branch does not apply."""
-    if x.size < 256 or x.dtype.char not in "fd" or not x.flags.c_contiguous or \
-            _extobj_contextvar is None:
+    if x.size < 256 or x.dtype.char not in "fd" or not x.flags.c_contiguous:
         return None
     kernels = _compiled_forward()           # (once Numba is loaded)
     if kernels is None:
         return None
     s = np.empty(x.shape, x.dtype)
     kernels.row_shift(x, s)
-    token = _extobj_contextvar.set(_QUIET)
-    try:
-        soft = np.exp(s)                        # (numpy's vectorised exp)
-    finally:
-        _extobj_contextvar.reset(token)
+    soft = _quiet_exp(s)
     out = np.empty(x.shape, x.dtype)
     kernels.log_softmax_finish(s, soft, out)
     return out, (soft,)
