@@ -30,8 +30,8 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     decides exactly. Pairs of sources the key names as one array (graph.aliases) must be
     one array here too; a graph sharing an array the key does not name still matches (its
     Program reads each source on its own, and they hold equal values). None: too large,
-    or a key with a stop set (grad()'s no_grad_vars take the walk). For grad()'s keys the new graph's `targets` are checked as the walk
-    numbers them.
+    or a key with a stop set (grad()'s no_grad_vars take the walk). For grad()'s keys the
+    new graph's `targets` are checked as the walk numbers them.
     """
     nodes = g.nodes
     if len(nodes) > MATCH_MAX_NODES or g.stop is not None:
