@@ -813,31 +813,7 @@ def _cumprod_rows(x, out, sx, e, reverse, saves):  # pragma: no cover - compiled
     chain of dependent multiplications, so a row at a time waits on each (~1 us for
     32 x 64 float32, the saves' shifted copies ~0.5 us more)."""
     P, n = x.shape
-    first = n - 1 if reverse else 0
-    step = -1 if reverse else 1
-    p = 0
-    while p + 4 <= P:
-        x0, x1, x2, x3 = x[p], x[p + 1], x[p + 2], x[p + 3]
-        o0, o1, o2, o3 = out[p], out[p + 1], out[p + 2], out[p + 3]
-        a0, a1, a2, a3 = x0[first], x1[first], x2[first], x3[first]
-        o0[first], o1[first], o2[first], o3[first] = a0, a1, a2, a3
-        for t in range(1, n):
-            k = first + t * step
-            a0 = a0 * x0[k]
-            a1 = a1 * x1[k]
-            a2 = a2 * x2[k]
-            a3 = a3 * x3[k]
-            o0[k], o1[k], o2[k], o3[k] = a0, a1, a2, a3
-        p += 4
-    while p < P:
-        xr, orow = x[p], out[p]
-        a = xr[first]
-        orow[first] = a
-        for t in range(1, n):
-            k = first + t * step
-            a = a * xr[k]
-            orow[k] = a
-        p += 1
+    scan_rows(x, out, reverse, True)
     if saves:
         one = np.ones(1, x.dtype)[0]
         zero = np.zeros(1, x.dtype)[0]
@@ -862,6 +838,47 @@ def _shifted_pair(xr, orow, sr, er, n, reverse, one, zero):  # pragma: no cover 
         for k in range(n - 1):
             sr[k] = xr[k + 1]
         sr[n - 1] = zero
+
+
+@jit(fastmath=False)
+def scan_rows(x, out, reverse, product):  # pragma: no cover - compiled
+    """A running sum (or `product`) along the rows of x [P, n] (n >= 1) into out: out[k] =
+    out[k - 1] + x[k] (or *) from out[first] = x[first], numpy's accumulate order (from the
+    end when `reverse`). Four rows advance together: one row's sums are a chain of
+    dependent operations, so a row at a time waits on each. Shared by cumsum
+    (forward_reduce.cumsum_scan) and cumprod (_cumprod_rows)."""
+    P, n = x.shape
+    first = n - 1 if reverse else 0
+    step = -1 if reverse else 1
+    p = 0
+    while p + 4 <= P:
+        x0, x1, x2, x3 = x[p], x[p + 1], x[p + 2], x[p + 3]
+        o0, o1, o2, o3 = out[p], out[p + 1], out[p + 2], out[p + 3]
+        a0, a1, a2, a3 = x0[first], x1[first], x2[first], x3[first]
+        o0[first], o1[first], o2[first], o3[first] = a0, a1, a2, a3
+        for t in range(1, n):
+            k = first + t * step
+            if product:
+                a0 = a0 * x0[k]
+                a1 = a1 * x1[k]
+                a2 = a2 * x2[k]
+                a3 = a3 * x3[k]
+            else:
+                a0 = a0 + x0[k]
+                a1 = a1 + x1[k]
+                a2 = a2 + x2[k]
+                a3 = a3 + x3[k]
+            o0[k], o1[k], o2[k], o3[k] = a0, a1, a2, a3
+        p += 4
+    while p < P:
+        xr, orow = x[p], out[p]
+        a = xr[first]
+        orow[first] = a
+        for t in range(1, n):
+            k = first + t * step
+            a = a * xr[k] if product else a + xr[k]
+            orow[k] = a
+        p += 1
 
 
 @jit(fastmath=False)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._numba import jit
 from . import forward
-from .forward import _pairwise_sum, scan_columns
+from .forward import _pairwise_sum, scan_columns, scan_rows
 
 # ---- max and min with their tie-split weights (ops/reduce.py's _tie_mask) -------------------
 # The weights of a group: 1 / count (rounded from float64 to x's dtype) where x == the
@@ -172,41 +172,15 @@ def extreme(x, out, w, P, n, Q, is_max, nanw):  # pragma: no cover - compiled
 
 # ---- cumsum (ops/scan.py) ----------------------------------------------------------------------
 
-@jit(fastmath=False, stamp_with=(forward.__file__,))      # (embeds scan_columns)
+@jit(fastmath=False, stamp_with=(forward.__file__,))      # (embeds the scans)
 def cumsum_scan(x, out, P, n, Q, reverse):  # pragma: no cover - compiled
     """np.cumsum of C-contiguous x along an axis of length n >= 1, x viewed as [P, n, Q],
     into out (x's shape): out[k] = out[k - 1] + x[k] from out[first] = x[first] in x's
     dtype, numpy's accumulate order (from the end when `reverse`, as the numpy path's
     flip, cumsum, flip). Along the last axis (Q = 1) four rows advance together (a row's
     sums are a chain of dependent additions), else a step's Q positions together."""
-    first = n - 1 if reverse else 0
-    step = -1 if reverse else 1
     if Q == 1:
-        x2 = x.reshape(P, n)
-        o2 = out.reshape(P, n)
-        p = 0
-        while p + 4 <= P:
-            x0, x1, xa, xb = x2[p], x2[p + 1], x2[p + 2], x2[p + 3]
-            o0, o1, oa, ob = o2[p], o2[p + 1], o2[p + 2], o2[p + 3]
-            a0, a1, aa, ab = x0[first], x1[first], xa[first], xb[first]
-            o0[first], o1[first], oa[first], ob[first] = a0, a1, aa, ab
-            for t in range(1, n):
-                k = first + t * step
-                a0 = a0 + x0[k]
-                a1 = a1 + x1[k]
-                aa = aa + xa[k]
-                ab = ab + xb[k]
-                o0[k], o1[k], oa[k], ob[k] = a0, a1, aa, ab
-            p += 4
-        while p < P:
-            xr, orow = x2[p], o2[p]
-            a = xr[first]
-            orow[first] = a
-            for t in range(1, n):
-                k = first + t * step
-                a = a + xr[k]
-                orow[k] = a
-            p += 1
+        scan_rows(x.reshape(P, n), out.reshape(P, n), reverse, False)
         return
     scan_columns(x.reshape(P, n, Q), out.reshape(P, n, Q), reverse, False)
 
