@@ -5,6 +5,7 @@ gradients of every order unchanged."""
 
 import numpy as np
 import pytest
+from bitwise import graph_nodes, same_bits
 
 import jitgrad as paddle
 import jitgrad.nn.functional as F
@@ -23,18 +24,6 @@ SPECIAL = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1e-30, -1e30, -1.0, 3.0,
 @pytest.fixture(scope="module", autouse=True)
 def _numba_loaded():
     paddle.warmup(quiet=True)           # the kernels run once the interpreter is loaded
-
-
-def _same_bits(a, b):
-    """The same bits, signed zeros and infinities included; NaN where NaN (its sign and
-    payload are not compared: where NaNs of both signs meet in an addition, say a +nan
-    input and the -nan of inf - inf, IEEE leaves the result's unspecified, and LLVM and
-    GCC may order the operands either way)."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape and a.dtype == b.dtype
-    nan = np.isnan(a)
-    np.testing.assert_array_equal(nan, np.isnan(b))
-    assert a[~nan].tobytes() == b[~nan].tobytes()
 
 
 def _values(shape, dtype, kind, lo=-2.0, hi=2.0, seed=0):
@@ -57,17 +46,6 @@ def _other_layout(x):
     if x.ndim >= 2:
         return np.asfortranarray(x)
     return np.repeat(x, 2)[::2] if x.ndim else x
-
-
-def _nodes(t):
-    seen, todo = set(), [t._node]
-    while todo:
-        n = todo.pop()
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        todo.extend(i._node for i in n.inputs)
-    return len(seen)
 
 
 def _leaf(a):
@@ -94,10 +72,10 @@ def test_cumprod_kernel_gives_numpys_output_and_saves(shape, dtype):
                     want_saves = _save_cumprod(want, x, axis, reverse)
                     for view in (x, _other_layout(x), np.repeat(x, 2, -1)[..., ::2]):
                         out, saves = _cumprod_forward(view, axis, reverse, True)
-                        _same_bits(out, want)
+                        same_bits(out, want)
                         for got, w in zip(saves, want_saves):
-                            _same_bits(got, w)
-                        _same_bits(_cumprod_forward(view, axis, reverse)[0], want)
+                            same_bits(got, w)
+                        same_bits(_cumprod_forward(view, axis, reverse)[0], want)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -108,17 +86,17 @@ def test_cumprod_records_the_kernels_saves(dtype):
             y = paddle.cumprod(_leaf(x), dim=dim)
             axis = dim % 2
             want = np.cumprod(x, axis=axis)
-            _same_bits(y._data, want)
+            same_bits(y._data, want)
             assert y._node.op is REGISTRY["cumprod"] and \
                 y._node.attrs == {"axis": axis, "reverse": False}
             for got, w in zip(y._node.saved, _save_cumprod(want, x, axis, False)):
-                _same_bits(got, w)
+                same_bits(got, w)
     for shape, dim in (((), 0), ((), -1), ((1,), 0), ((3, 4), None), ((1, 1), 1)):
         x = _values(shape, dtype, 0, 0.5, 1.5)
         y = paddle.cumprod(_leaf(x), dim=dim)
-        _same_bits(y._data, np.cumprod(x, axis=dim).reshape(y._data.shape) if shape else x)
+        same_bits(y._data, np.cumprod(x, axis=dim).reshape(y._data.shape) if shape else x)
         with paddle.no_grad():
-            _same_bits(paddle.cumprod(_leaf(x), dim=dim)._data, y._data)
+            same_bits(paddle.cumprod(_leaf(x), dim=dim)._data, y._data)
 
 
 def test_cumprod_gradients_at_zeros_all_orders():
@@ -139,11 +117,11 @@ def test_cross_kernel_gives_numpys_output_and_saves(dtype):
                 want, want_saves = _cross_np(x, y, axis)
                 for a, b in ((x, y), (_other_layout(x), _other_layout(y))):
                     out, saves = _cross_forward(a, b, axis)
-                    _same_bits(out, want)
+                    same_bits(out, want)
                     for got, w in zip(saves, want_saves):
-                        _same_bits(got, w)
+                        same_bits(got, w)
                 t = paddle.cross(_leaf(x), _leaf(y), axis=axis)
-                _same_bits(t._data, want)
+                same_bits(t._data, want)
 
 
 def test_cross_gradients_all_orders():
@@ -169,8 +147,8 @@ def test_l2_distance_kernel_gives_the_composites_values(dtype):
                         want, (ww,) = _l2_forward(_difference(x, y, eps), axes, keepdim)
                         for a in (x, _other_layout(x)):
                             out, (w,) = _l2_distance_forward(a, y, eps, axes, keepdim)
-                            _same_bits(out, want)
-                            _same_bits(w, ww)
+                            same_bits(out, want)
+                            same_bits(w, ww)
 
 
 def _composite_pairwise(x, y, eps, keepdim):
@@ -187,16 +165,16 @@ def test_distances_are_one_node_with_the_composites_values(dtype):
     tx, ty, tz = _leaf(x), _leaf(y), _leaf(z)
     for eps, keepdim in ((1e-6, False), (0.0, True), (0.5, False)):
         got = F.pairwise_distance(tx, ty, epsilon=eps, keepdim=keepdim)
-        assert _nodes(got) == 1
-        _same_bits(got._data, _composite_pairwise(tx, ty, eps, keepdim)._data)
+        assert graph_nodes(got) == 1
+        same_bits(got._data, _composite_pairwise(tx, ty, eps, keepdim)._data)
     got = paddle.dist(tx, ty)
-    assert _nodes(got) == 1
-    _same_bits(got._data, paddle.linalg.norm(tx - ty)._data)
+    assert graph_nodes(got) == 1
+    same_bits(got._data, paddle.linalg.norm(tx - ty)._data)
     loss = F.triplet_margin_loss(tx, ty, tz)
-    assert _nodes(loss) == 6                # 2 distances, subtract, add, clip, mean
+    assert graph_nodes(loss) == 6                # 2 distances, subtract, add, clip, mean
     dp = _composite_pairwise(tx, ty, 1e-6, False)
     dn = _composite_pairwise(tx, tz, 1e-6, False)
-    _same_bits(loss._data, paddle.clip(dp - dn + 1.0, min=0.0).mean()._data)
+    same_bits(loss._data, paddle.clip(dp - dn + 1.0, min=0.0).mean()._data)
 
 
 def test_distance_gradients_all_orders():
@@ -247,21 +225,21 @@ def test_renorm_gives_the_composites_values_and_the_ops_saves(dtype):
                 with np.errstate(all="ignore"):
                     t = _leaf(x)
                     got = paddle.renorm(t, p, axis, max_norm)
-                    _same_bits(got._data, _renorm_composite(t, p, axis, max_norm)._data)
+                    same_bits(got._data, _renorm_composite(t, p, axis, max_norm)._data)
                     node = got._node
                     assert node.op is renorm_scale_op
-                    assert _nodes(got) == 2 or p != 2 or x.ndim == 1   # (the norm, the scale)
+                    assert graph_nodes(got) == 2 or p != 2 or x.ndim == 1   # (the norm, the scale)
                     xd, n = (i._data for i in node.inputs)
                     attrs = {"max_norm": float(max_norm)}
-                    _same_bits(got._data, renorm_scale_op.forward(xd, n, **attrs))
+                    same_bits(got._data, renorm_scale_op.forward(xd, n, **attrs))
                     for s, w in zip(node.saved,
                                     renorm_scale_op.save((True, True), got._data, xd, n, **attrs)):
-                        _same_bits(s, w)
+                        same_bits(s, w)
                     norm_node = node.inputs[1]._node
                     if norm_node.op.name == "l2_norm":
                         want, (ww,) = _l2_forward(x, norm_node.attrs["axes"], True)
-                        _same_bits(n, want)
-                        _same_bits(norm_node.saved[0], ww)
+                        same_bits(n, want)
+                        same_bits(norm_node.saved[0], ww)
 
 
 def test_renorm_gradients_all_orders():
@@ -291,7 +269,7 @@ def test_cosine_kernel_gives_the_numpy_values(shape, dtype, add, eps, monkeypatc
         monkeypatch.setattr(cosine, "compiled_input", lambda *args: None)
         want = cosine._cos_forward(a, b, a.ndim - 1, eps, add)
     for g, w in zip((got[0],) + got[1], (want[0],) + want[1]):
-        _same_bits(g, w)
+        same_bits(g, w)
 
 
 def test_cosine_similarity_and_embedding_loss_are_one_cosine_node():

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from bitwise import graph_nodes, same_bits
 
 import jitgrad as paddle
 import jitgrad.nn.functional as F
@@ -23,19 +24,6 @@ DTYPES = (np.float32, np.float64)
 @pytest.fixture(scope="module", autouse=True)
 def _numba_loaded():
     paddle.warmup(quiet=True)           # the kernels run once the interpreter is loaded
-
-
-def _same_bits(a, b, nan_bits=False):
-    """The same bits, signed zeros and infinities included; NaN where NaN (its sign and
-    payload compared only with `nan_bits`: where numpy's own NaN is copied, not computed)."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape and a.dtype == b.dtype
-    if nan_bits:
-        assert a.tobytes() == b.tobytes()
-        return
-    nan = np.isnan(a)
-    np.testing.assert_array_equal(nan, np.isnan(b))
-    assert a[~nan].tobytes() == b[~nan].tobytes()
 
 
 def _values(shape, dtype, kind, seed=0):
@@ -79,17 +67,6 @@ def _leaf(a):
     return t
 
 
-def _nodes(t):
-    seen, todo = set(), [t._node]
-    while todo:
-        n = todo.pop()
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        todo.extend(i._node for i in n.inputs)
-    return len(seen)
-
-
 def _check_extreme(x, axes, keepdim):
     for is_max, fn in ((True, np.max), (False, np.min)):
         got = R._extreme_forward(x, axes, keepdim, is_max)
@@ -97,13 +74,13 @@ def _check_extreme(x, axes, keepdim):
             assert R._groups(x.shape, axes, keepdim) is None or not x.flags.c_contiguous
             continue
         want = np.asarray(fn(x, axis=axes, keepdims=keepdim))
-        _same_bits(got[0], want, nan_bits=True)
-        _same_bits(got[1][0], R._tie_mask(want, x, axes), nan_bits=True)
+        same_bits(got[0], want, nan_bits=True)
+        same_bits(got[1][0], R._tie_mask(want, x, axes), nan_bits=True)
 
 
 def _check_pair(got, want):
-    _same_bits(got[0], want[0])
-    _same_bits(got[1][0], want[1][0])
+    same_bits(got[0], want[0])
+    same_bits(got[1][0], want[1][0])
 
 
 # ---- bit for bit against the numpy path ------------------------------------------------------
@@ -131,7 +108,7 @@ def test_cumsum_gives_numpys_sequential_sums(shape, dtype):
         with np.errstate(all="ignore"):
             for axis in range(len(shape)):
                 for reverse in (False, True):
-                    _same_bits(C._cumsum_forward(x, axis, reverse),
+                    same_bits(C._cumsum_forward(x, axis, reverse),
                                C._cumsum_np(x, axis, reverse))
 
 
@@ -151,7 +128,7 @@ def test_long_rows_and_whole_arrays(dtype):
                 _check_pair(S._logsumexp_forward(x, axes, keepdim),
                             S._logsumexp_np(x, axes, keepdim))
             for axis in range(len(shape)):
-                _same_bits(C._cumsum_forward(x, axis, False), C._cumsum_np(x, axis, False))
+                same_bits(C._cumsum_forward(x, axis, False), C._cumsum_np(x, axis, False))
 
 
 def test_the_kernels_take_the_common_layouts_and_fall_back_otherwise():
@@ -169,7 +146,7 @@ def test_the_kernels_take_the_common_layouts_and_fall_back_otherwise():
     # the norm and logsumexp take trailing axes only (numpy's pairwise sums are per row)
     _check_pair(S._l2_norm_forward(x, (1,), False), S._l2_forward(x, (1,), False))
     _check_pair(S._logsumexp_forward(f, (2,), True), S._logsumexp_np(f, (2,), True))
-    _same_bits(C._cumsum_forward(f, 1, True), C._cumsum_np(f, 1, True))
+    same_bits(C._cumsum_forward(f, 1, True), C._cumsum_np(f, 1, True))
 
 
 def test_the_common_layouts_do_not_fall_back(monkeypatch):
@@ -207,12 +184,12 @@ def test_max_and_min_record_one_node_with_numpys_saves(dtype):
                 with np.errstate(all="ignore"):
                     want = np.asarray(fn(x, axis=axes, keepdims=keepdim))
                     ww = R._tie_mask(want, x, axes)
-                _same_bits(y._data, want, nan_bits=True)
-                assert _nodes(y) == 1 and y._node.op is REGISTRY[name]
+                same_bits(y._data, want, nan_bits=True)
+                assert graph_nodes(y) == 1 and y._node.op is REGISTRY[name]
                 assert y._node.attrs == {"axes": axes, "keepdim": keepdim}
-                _same_bits(y._node.saved[0], ww, nan_bits=True)
+                same_bits(y._node.saved[0], ww, nan_bits=True)
                 with paddle.no_grad():
-                    _same_bits(op(_leaf(x), axis=axis, keepdim=keepdim)._data, want,
+                    same_bits(op(_leaf(x), axis=axis, keepdim=keepdim)._data, want,
                                nan_bits=True)
 
 
@@ -228,17 +205,17 @@ def test_norms_logsumexp_and_cumsum_record_one_node(dtype):
                              S._l2_forward(x, axes, keepdim)),
                             (paddle.logsumexp(_leaf(x), axis=axis, keepdim=keepdim),
                              S._logsumexp_np(x, axes, keepdim))):
-                assert _nodes(y) == 1
+                assert graph_nodes(y) == 1
                 assert y._node.attrs == {"axes": axes, "keepdim": keepdim}
-                _same_bits(y._data, want[0])
-                _same_bits(y._node.saved[0], want[1][0])
+                same_bits(y._data, want[0])
+                same_bits(y._node.saved[0], want[1][0])
         for axis in (0, 1, -1):
             y = paddle.cumsum(_leaf(x), axis=axis)
-            assert _nodes(y) == 1 and y._node.op is REGISTRY["cumsum"]
+            assert graph_nodes(y) == 1 and y._node.op is REGISTRY["cumsum"]
             assert y._node.attrs == {"axis": axis % 2, "reverse": False}
-            _same_bits(y._data, np.cumsum(x, axis=axis))
+            same_bits(y._data, np.cumsum(x, axis=axis))
         n = F.normalize(_leaf(x), axis=1)
-        _same_bits(n._data, (paddle.to_tensor(x) / paddle.maximum(
+        same_bits(n._data, (paddle.to_tensor(x) / paddle.maximum(
             paddle.to_tensor(S._l2_forward(x, (1,), True)[0]), paddle.to_tensor(1e-12,
                                                                                    dtype)))._data)
 
@@ -249,8 +226,8 @@ def test_cumsum_of_other_dtypes_and_axes_keeps_its_rules():
     assert y.dtype == paddle.int64
     np.testing.assert_array_equal(y.numpy(), np.cumsum(x, axis=1))
     f = _values((2, 3), np.float32, 0)
-    _same_bits(paddle.cumsum(_leaf(f))._data, np.cumsum(f))
-    _same_bits(paddle.cumsum(_leaf(f), axis=1, dtype="float64")._data,
+    same_bits(paddle.cumsum(_leaf(f))._data, np.cumsum(f))
+    same_bits(paddle.cumsum(_leaf(f), axis=1, dtype="float64")._data,
                np.cumsum(f.astype(np.float64), axis=1))
     with pytest.raises(ValueError):
         paddle.cumsum(_leaf(f), axis=2)
