@@ -13,7 +13,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from .core import apply_xy, compiled_kernels
 from .indexing import _axis, _index_array, put_flat, take_along_axis
-from .search import _np, last_axis_rows, order_kernels, pick_rows
+from .search import _np, last_axis_rows, pick_rows
 from .shape import _flat_positions, _select_compiled, _take_flat, reshape, squeeze
 from .shape import take_flat_op as _take_flat_op
 
@@ -154,8 +154,8 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
     if (dt is _F32 or dt is _F64) and a.size and ax == a.ndim - 1:
         kernels = compiled_kernels("forward_gather")
         if kernels is not None:
-            # (vm/forward_gather.py running_picks: running_best's indices and pick_rows'
-            # take_flat node in one pass, for rows without a NaN)
+            # (vm/forward_gather.py running_picks: the indices and pick_rows' take_flat
+            # node in one pass, for rows without a NaN)
             n = a.shape[-1]
             rows = (a if a.flags.c_contiguous else np.ascontiguousarray(a)).reshape(-1, n)
             idx = np.empty(rows.shape, np.int64)
@@ -166,15 +166,6 @@ def _cumulative(x: Tensor, axis: Any, dtype: Any, better: Any, what: str
                 return (apply_xy(_take_flat_op, x, None, {"idx": pos, "shape": a.shape}, vals),
                         Tensor._make(idx.reshape(a.shape).astype(out_dtype, copy=False)))
     nan = a.dtype.kind == "f" and bool(np.isnan(a).any())
-    kernels = order_kernels() if a.size and a.dtype.char in "fd" and ax == a.ndim - 1 \
-        and not nan else None
-    if kernels is not None:             # one pass per row, the values picked as one node
-        rows = np.ascontiguousarray(a).reshape(-1, a.shape[-1])
-        idx = np.empty(rows.shape, np.int64)
-        kernels.running_best(rows, better is np.greater, idx)
-        # (idx is this call's own array: no copy when it is of the asked dtype already)
-        return pick_rows(x, idx, a.shape), Tensor._make(idx.reshape(a.shape).astype(
-            out_dtype, copy=False))
     a = np.moveaxis(a, ax, -1)
     if nan:
         idx = _cumulative_loop(a, better)

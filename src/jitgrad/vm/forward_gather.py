@@ -211,11 +211,12 @@ def along_add(x, idx, v, out, pos, n):  # pragma: no cover - compiled
 
 @jit
 def running_picks(rows, largest, idx, pos, vals):  # pragma: no cover - compiled
-    """cummax / cummin along rows (m, n) without a NaN, whole: idx as forward_order.py's
-    running_best (where each running maximum, or minimum, is: a later element equal to it
-    winning), and row_picks' table and values for it (pos[r * n + j] = r * n + idx[r, j],
-    vals[r, j] = rows[r, idx[r, j]]); all C-contiguous. False, nothing meaningful written,
-    when some element is NaN (the caller's NaN rules then)."""
+    """cummax / cummin along rows (m, n) without a NaN, whole: idx[r, j] where row r's
+    running maximum (largest) or minimum over 0..j is, a later element equal to it
+    winning (Paddle 3.3.1's cummax / cummin), and row_picks' table and values for it
+    (pos[r * n + j] = r * n + idx[r, j], vals[r, j] = rows[r, idx[r, j]]); all
+    C-contiguous. False, nothing meaningful written, when some element is NaN (the
+    caller's NaN rules then)."""
     m, n = rows.shape
     for r in range(m):
         row = rows[r]

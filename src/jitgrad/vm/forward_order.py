@@ -115,27 +115,6 @@ def median_rows(a, s, avg, one_hot, val, lo, w):  # pragma: no cover - compiled
 
 
 @jit
-def running_best(a, largest, idx):  # pragma: no cover - compiled
-    """idx[i, j] = where row i's running maximum (largest) or minimum over 0..j is, a later
-    element equal to it winning; a NaN never wins, unless it comes first, then nothing
-    beats it (Paddle 3.3.1's cummax / cummin)."""
-    m, n = a.shape
-    for i in range(m):
-        if n == 0:
-            continue
-        row = a[i]
-        best = row[0]
-        at = 0
-        idx[i, 0] = 0
-        for j in range(1, n):
-            v = row[j]
-            if ((v > best) if largest else (v < best)) or v == best:
-                best = v
-                at = j
-            idx[i, j] = at
-
-
-@jit
 def stabilize(a, order):  # pragma: no cover - compiled
     """Make order[i], an argsort of row i of a by an unstable sort, the stable one: each run
     of equal values (NaNs equal to each other) gets its indices in increasing order."""
