@@ -318,24 +318,8 @@ log_sigmoid_op = unary(
 # ---- public functions ----------------------------------------------------------------------
 
 def _f(x: Tensor, op, **attrs) -> Tensor:
-    """apply_unary(op, x, attrs); for an op whose compiled kernel takes no numpy arrays
-    (compiled=(kernel, args)), its pass written out: ~2 us less than the generic dispatch
-    for 32 x 64 float32, the same values."""
     require_float(x, op.name)
-    compiled = op.extra.get("compiled")
-    if compiled is None or len(compiled) > 2:
-        return apply_unary(op, x, attrs)
-    found = compiled_input("forward_activation", x._data)
-    if found is None:
-        return apply_unary(op, x, attrs)
-    k, d = found
-    scalars = _scalars(op, d.dtype.type, attrs)
-    if scalars is None:
-        return apply_unary(op, x, attrs)
-    flat = d.reshape(-1)
-    out, f = np.empty_like(flat), np.empty_like(flat)
-    getattr(k, compiled[0])(flat, out, f, *scalars)
-    return apply_xy(op, x, None, attrs, out.reshape(d.shape), (f.reshape(d.shape),))
+    return apply_unary(op, x, attrs)
 
 
 def relu6(x: Tensor, name: str | None = None) -> Tensor:

@@ -27,7 +27,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core import tape
 from ..core.tensor import Tensor
 from . import factor_kernels as FK
 from .core import apply_internal, apply_xy, compiled_input, const
@@ -157,23 +156,19 @@ def apply_unary(op: OpDef, x: Tensor, attrs: dict) -> Tensor:
     found = op.extra.get("compiled")
     if found is None:
         return apply_internal(op, x, **attrs)
-    kernel = found[0]
-    if kernel.endswith("_factor") and (x._stop_gradient or not tape.is_grad_enabled()):
-        return apply_internal(op, x, **attrs)   # (only the factor is compiled: not needed)
     ready = compiled_input("forward_activation", x._data)
     scalars = None if ready is None else kernel_scalars(op.name, found[1],
                                                         ready[1].dtype.type, attrs)
     if scalars is None:
         return apply_internal(op, x, **attrs)
-    kernels, d = ready
-    factor = np.empty(d.shape, d.dtype)
-    if kernel.endswith("_factor"):      # the factor alone, from the numpy forward's output
-        out = op.forward(d, **attrs)
+    d = ready[1]
+    out, factor = np.empty(d.shape, d.dtype), np.empty(d.shape, d.dtype)
+    kernel = getattr(ready[0], found[0])
+    if len(found) > 2:                  # numpy's transcendentals first
+        kernel(d.reshape(-1), out.reshape(-1), factor.reshape(-1),
+               *[a.reshape(-1) for a in found[2](d, **attrs)], *scalars)
     else:
-        out = np.empty(d.shape, d.dtype)
-    arrays = found[2](d, **attrs) if len(found) > 2 else ()
-    getattr(kernels, kernel)(d.reshape(-1), out.reshape(-1), factor.reshape(-1),
-                             *[a.reshape(-1) for a in arrays], *scalars)
+        kernel(d.reshape(-1), out.reshape(-1), factor.reshape(-1), *scalars)
     return apply_xy(op, x, None, attrs, out, (factor,))
 
 
