@@ -274,3 +274,57 @@ def test_per_channel_scale_kernel_gives_numpys_product(xs, ws, dtype):
         want = x * w
     np.testing.assert_array_equal(got.numpy(), want)
     assert np.array_equal(np.signbit(got.numpy()), np.signbit(want))
+
+
+ROW_PAIRS = [((32, 64), (64,)), ((32, 64), (1, 64)), ((8, 8, 16, 16), (16, 16)),
+             ((2, 3, 5), (1, 1, 5)), ((4, 7), (7,)), ((3, 1), (1,)), ((2, 0), (0,)),
+             ((5, 3), (5, 1)), ((3, 4), (2, 4))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name, fn", [("add", np.add), ("subtract", np.subtract),
+                                      ("multiply", np.multiply), ("divide", np.divide)])
+@pytest.mark.parametrize("big, small", ROW_PAIRS)
+def test_row_broadcast_gives_numpys_values_both_ways(big, small, name, fn, dtype):
+    """x op row and row op x (a bias, a per-feature scale): vm/forward.row_op where one
+    shape is a trailing part of the other, numpy where not ((5, 1), or shapes that do not
+    fit: numpy's own error), bit for bit with specials, and the gradients as numpy's."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(big).astype(dtype)
+    r = rng.uniform(0.5, 2.0, small).astype(dtype)
+    x.reshape(-1)[:len(SPECIAL[:x.size])] = SPECIAL[:x.size]
+    r.reshape(-1)[:3] = [-0.0, np.inf, np.nan][:r.size]
+    op = getattr(paddle, name)
+    for a, b in ((x, r), (r, x)):
+        with np.errstate(all="ignore"):
+            try:
+                want = fn(a, b)
+            except ValueError as e:
+                with pytest.raises(ValueError, match="broadcast"):
+                    op(paddle.to_tensor(a), paddle.to_tensor(b))
+                assert "broadcast" in str(e)
+                continue
+            ta = paddle.to_tensor(a, stop_gradient=False)
+            tb = paddle.to_tensor(b, stop_gradient=False)
+            got = op(ta, tb)
+        same_bits(got.numpy(), want)
+        if a.size and b.size:               # gradients on values away from the specials
+            check_grads(op, rng.uniform(0.5, 2.0, a.shape), rng.uniform(0.5, 2.0, b.shape))
+
+
+def test_row_broadcast_takes_the_kernel_only_where_it_applies(monkeypatch):
+    from jitgrad.vm import forward
+    calls = []
+    kernel = forward.row_op
+    monkeypatch.setattr(forward, "row_op", lambda *a: calls.append(a[3]) or kernel(*a))
+    f32 = np.ones((4, 6), np.float32)
+    row = np.full(6, 2.0, np.float32)
+    t, r = paddle.to_tensor(f32), paddle.to_tensor(row)
+    assert (t - r).numpy().tolist() == [[-1.0] * 6] * 4
+    assert (r / t).numpy().tolist() == [[2.0] * 6] * 4
+    assert calls == [1, 5]
+    paddle.to_tensor(f32.astype(np.float16)) * paddle.to_tensor(row.astype(np.float16))
+    paddle.to_tensor(f32.astype(np.int32)) + paddle.to_tensor(row.astype(np.int32))
+    t * paddle.to_tensor(np.float32(3.0))                    # a 0-d operand: numpy
+    t + t                                                    # one shape: numpy
+    assert calls == [1, 5]
