@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
-from .core import apply, compiled_input
+from .core import apply_xy, compiled_input
 from .registry import defop
 
 _EPS = 1e-12    # Paddle's bce_loss_grad: (p - y) / max(p (1 - p), eps), finite at p = 0, 1
@@ -111,8 +111,8 @@ def fusable(x: Tensor, y: Tensor) -> bool:
 
 
 def bce(p: Tensor, y: Tensor) -> Tensor:
-    return apply(bce_op, p, y)
+    return apply_xy(bce_op, p, y)
 
 
 def bce_logits(x: Tensor, y: Tensor) -> Tensor:
-    return apply(bce_logits_op, x, y)
+    return apply_xy(bce_logits_op, x, y)

@@ -9,7 +9,7 @@ import numpy as np
 from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from ..core import tape
-from .core import NO_ATTRS, apply, apply_xy, const
+from .core import NO_ATTRS, apply_xy, const
 from .linalg import matmul
 from .matrix import _inv_or_nan, _mT, _small_lu, _square, inverse, inverse_op
 from .registry import defop
@@ -124,7 +124,7 @@ def det(x: Tensor, name: str | None = None) -> Tensor:
     recording = _recording(x)
     lu = _small_lu(x._data, None, recording)
     if lu is None or lu.singular:       # (numpy's path: a singular matrix's cofactors)
-        return apply(det_op, x)
+        return apply_xy(det_op, x)
     d = np.asarray(lu.sign * np.exp(lu.logabs), x._data.dtype)
     saved = (np.swapaxes(lu.inverse, -1, -2) * d[..., None, None],) if recording else None
     return apply_xy(det_op, x, None, NO_ATTRS, d, saved)
@@ -137,7 +137,7 @@ def slogdet(x: Tensor, name: str | None = None) -> Tensor:
     recording = _recording(x)
     lu = _small_lu(x._data, None, recording)
     if lu is None or lu.singular:       # (numpy's path: sign 0, log|det| -inf)
-        return apply(slogdet_op, x)
+        return apply_xy(slogdet_op, x)
     out = np.stack([lu.sign, lu.logabs]).astype(x._data.dtype, copy=False)
     saved = (np.swapaxes(lu.inverse, -1, -2),) if recording else None
     return apply_xy(slogdet_op, x, None, NO_ATTRS, out, saved)

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from ..core import tape
 from ..core.quiet import quiet
-from .core import NO_ATTRS, apply, apply_xy, binary_operands, compiled_input, float_input, \
+from .core import NO_ATTRS, apply_xy, binary_operands, compiled_input, float_input, \
     require_float
 from .elementwise import _via_float64
 from . import elementwise as E
@@ -141,7 +141,7 @@ remainder_op = binary(
 
 def _u(op):
     def fn(x: Tensor, name: str | None = None) -> Tensor:
-        return apply(op, float_input(x, op.name))
+        return apply_xy(op, float_input(x, op.name))
     fn.__name__ = op.name
     fn.__doc__ = f"Elementwise {op.name} (Paddle's paddle.{op.name})."
     return fn
@@ -170,7 +170,7 @@ def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tenso
     d = x._data
     found = compiled_input("forward_activation", d)
     if found is None:
-        return apply(logit_op, x)
+        return apply_xy(logit_op, x)
     # one pass makes the log's argument and the factor (the numpy forward's and deriv's
     # values bit for bit), numpy's float64 log the output
     kernels, flat = found[0], found[1].reshape(-1)
@@ -186,21 +186,21 @@ _QUIET_LOG = quiet(_LOG)            # (log of a negative q: nan, silently, as Pa
 
 def floor(x: Tensor, name: str | None = None) -> Tensor:
     """Round down; the gradient is zero (Paddle's convention)."""
-    return apply(floor_op, x) if x._data.dtype.kind == "f" else x
+    return apply_xy(floor_op, x) if x._data.dtype.kind == "f" else x
 
 
 def ceil(x: Tensor, name: str | None = None) -> Tensor:
-    return apply(ceil_op, x) if x._data.dtype.kind == "f" else x
+    return apply_xy(ceil_op, x) if x._data.dtype.kind == "f" else x
 
 
 def round(x: Tensor, name: str | None = None) -> Tensor:  # noqa: A001
     """Round half to even (numpy's rule); zero gradient."""
-    return apply(round_op, x) if x._data.dtype.kind == "f" else x
+    return apply_xy(round_op, x) if x._data.dtype.kind == "f" else x
 
 
 def sign(x: Tensor, name: str | None = None) -> Tensor:
     """-1, 0 or 1; the gradient is zero (as Paddle's: x.grad becomes zeros, not None)."""
-    return apply(sign_op, x) if x._data.dtype.kind == "f" else Tensor._make(np.sign(x._data))
+    return apply_xy(sign_op, x) if x._data.dtype.kind == "f" else Tensor._make(np.sign(x._data))
 
 
 def heaviside(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -208,13 +208,13 @@ def heaviside(x: Any, y: Any, name: str | None = None) -> Tensor:
     x, y = binary_operands(x, y)
     if x._data.dtype.kind != "f" or y._data.dtype.kind != "f":
         return Tensor._make(np.heaviside(x._data, y._data))
-    return apply(heaviside_op, x, y)
+    return apply_xy(heaviside_op, x, y)
 
 
 def atan2(x: Any, y: Any, name: str | None = None) -> Tensor:
     """arctan(x / y) in the right quadrant (Paddle's argument order: x is the numerator)."""
     x, y = binary_operands(x, y, true_divide=True)
-    return apply(atan2_op, x, y)
+    return apply_xy(atan2_op, x, y)
 
 
 def lerp(x: Any, y: Any, weight: Any, name: str | None = None) -> Tensor:
@@ -229,7 +229,7 @@ def remainder(x: Any, y: Any, name: str | None = None) -> Tensor:
         if (np.asarray(y._data) == 0).any():
             raise ValueError("remainder: integer division by zero")
         return Tensor._make(np.remainder(x._data, y._data))
-    return apply(remainder_op, x, y)
+    return apply_xy(remainder_op, x, y)
 
 
 mod = floor_mod = remainder
@@ -238,7 +238,7 @@ mod = floor_mod = remainder
 def trunc(input: Tensor, name: str | None = None) -> Tensor:
     """Round toward zero; the gradient is zero (as floor's). Int tensors come back as they
     are (Paddle keeps their dtype)."""
-    return apply(trunc_op, input) if input._data.dtype.kind == "f" else input
+    return apply_xy(trunc_op, input) if input._data.dtype.kind == "f" else input
 
 
 def frac(x: Tensor, name: str | None = None) -> Tensor:
@@ -246,7 +246,7 @@ def frac(x: Tensor, name: str | None = None) -> Tensor:
     values but still gradient 1, as in Paddle). Int tensors give zeros of their dtype."""
     if x._data.dtype.kind != "f":
         return Tensor._make(np.zeros_like(x._data))
-    return apply(frac_op, x)
+    return apply_xy(frac_op, x)
 
 
 def _float_of(x: Tensor) -> Tensor:
@@ -370,7 +370,7 @@ def logaddexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     x, y = binary_operands(_float_of(x), _float_of(y))
     found = _logaddexp_compiled(x, y)
     if found is None:
-        return apply(logaddexp_op, x, y)
+        return apply_xy(logaddexp_op, x, y)
     return apply_xy(logaddexp_op, x, y, {}, *found)
 
 

@@ -147,7 +147,7 @@ def inverse(x: Tensor, name: str | None = None) -> Tensor:
     _square(x, "inverse")
     lu = _small_lu(x._data, None, True)
     if lu is None:
-        return apply(inverse_op, x)
+        return apply_xy(inverse_op, x)
     if lu.singular:
         raise _singular("inverse", "Singular matrix")
     return apply_xy(inverse_op, x, None, NO_ATTRS, lu.inverse)
@@ -226,7 +226,7 @@ def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None) -> T
     recording = tape.is_grad_enabled() and not (x._stop_gradient and y._stop_gradient)
     lu = _small_lu(x._data, y._data, recording)
     if lu is None:
-        out = apply(solve_op, x, y)
+        out = apply_xy(solve_op, x, y)
     elif lu.singular:
         raise _singular("solve", "Singular matrix")
     else:                           # (the inverse its backward reads, from the same LU)

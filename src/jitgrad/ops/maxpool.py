@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply
+from .core import apply_xy
 from .elementwise import _compiled_forward
 from .registry import defop
 from .shape import _scatter_flat, getitem
@@ -174,7 +174,7 @@ def max_pool(x: Tensor, ksize: Sequence[int], stride: Sequence[int],
              pads: Sequence[tuple[int, int]]) -> Tensor:
     """Max over each window of x [N, C, H, W] padded with -inf by pads ((top, bottom),
     (left, right)); the gradient goes to the first maximum of a window."""
-    return apply(max_pool_op, x, **pool_attrs(ksize, stride, pads))
+    return apply_xy(max_pool_op, x, None, pool_attrs(ksize, stride, pads))
 
 
 # ---- the mean of non-overlapping blocks (avg_pool2d with stride = kernel, no padding) ----
@@ -223,4 +223,4 @@ block_mean_op = defop(
 
 def block_mean(x: Tensor, kh: int, kw: int) -> Tensor:
     """The mean of each non-overlapping kh x kw block of x [N, C, H, W] (H, W multiples)."""
-    return apply(block_mean_op, x, kh=int(kh), kw=int(kw))
+    return apply_xy(block_mean_op, x, None, {"kh": int(kh), "kw": int(kw)})

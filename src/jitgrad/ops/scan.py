@@ -217,7 +217,7 @@ def _scan(op, x: Tensor, axis: Any, reverse: bool = False) -> Tensor:
         return reshape(apply(op, reshape(x, [1]), axis=0, reverse=bool(reverse)), [])
     if not -x.ndim <= int(axis) < x.ndim:
         raise ValueError(f"{op.name}: axis {axis} is out of range for shape {x.shape}")
-    return apply(op, x, axis=int(axis) % x.ndim, reverse=bool(reverse))
+    return apply_xy(op, x, None, {"axis": int(axis) % x.ndim, "reverse": bool(reverse)})
 
 
 def cumsum(x: Tensor, axis: int | None = None, dtype: Any = None, name: str | None = None

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.tensor import Tensor
-from .core import NO_ATTRS, apply, apply_internal, apply_xy, require_float
+from .core import NO_ATTRS, apply_internal, apply_xy, require_float
 from .derivative import numpy_function, unary
 from .math import special_kernels
 from .registry import UNARY_CASES
@@ -387,13 +387,13 @@ def gammainc(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """The regularized lower incomplete gamma function P(x, y) = gamma(x, y) / Gamma(x);
     only y is differentiated (as in Paddle)."""
     y, a = _gamma_args(x, y, "gammainc")
-    return apply(gammainc_op, y, a=a)
+    return apply_xy(gammainc_op, y, None, {"a": a})
 
 
 def gammaincc(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """Q(x, y) = 1 - P(x, y), the upper one, computed directly where it is small."""
     y, a = _gamma_args(x, y, "gammaincc")
-    return apply(gammaincc_op, y, a=a)
+    return apply_xy(gammaincc_op, y, None, {"a": a})
 
 
 def _float(x: Tensor, what: str) -> Tensor:
@@ -429,7 +429,7 @@ gammaln = lgamma
 def erfinv(x: Tensor, name: str | None = None) -> Tensor:
     """The inverse of erf on (-1, 1): +-inf at +-1, NaN outside (Paddle 3.3.1 gives inf
     above 1; numpy's and torch's convention is NaN)."""
-    return apply(erfinv_op, _float(x, "erfinv"))
+    return apply_xy(erfinv_op, _float(x, "erfinv"))
 
 
 NAMES = ["polygamma", "digamma", "lgamma", "gammaln", "erfinv", "gammainc", "gammaincc"]
