@@ -19,6 +19,7 @@ _function = type(lambda: None)
 # Filled in by jitgrad.ops at import time (with tensor_operators.OPS); Tensor's op methods
 # call through it, so the core never imports the ops.
 _ops: Any = None
+_REVERSED = [tuple(range(n))[::-1] for n in range(8)]   # x.T's perm by ndim
 
 
 class Tensor(TensorOperators):
@@ -291,7 +292,8 @@ class Tensor(TensorOperators):
     # ---- op methods (bound by jitgrad.ops; operators in tensor_operators.py) -------------
     @property
     def T(self) -> Tensor:
-        return _ops.transpose(self, list(range(self.ndim))[::-1])
+        return _ops.transpose(self, _REVERSED[self._data.ndim] if self._data.ndim < 8 else
+                              list(range(self._data.ndim))[::-1])
 
     @property
     def mT(self) -> Tensor:  # noqa: N802 (Paddle's name)

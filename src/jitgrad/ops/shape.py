@@ -374,11 +374,39 @@ def unsqueeze(x: Tensor, axis: Any) -> Tensor:
 
 
 def transpose(x: Tensor, perm: Sequence[int]) -> Tensor:
-    perm = tuple(int(p) % max(x.ndim, 1) for p in perm)
-    if sorted(perm) != list(range(x.ndim)):
-        raise ValueError(f"transpose: perm {list(perm)} is not a permutation of "
-                         f"{x.ndim} axes")
-    return apply_xy(transpose_op, x, None, {"perm": perm}, np.transpose(x._data, perm))
+    d = x._data
+    nd = d.ndim
+    key = (tuple(perm), nd) if type(perm) is list or type(perm) is tuple else None
+    found = _PERMS.get(key) if key is not None else None
+    if found is None:
+        found = _checked_perm(perm, nd)
+        if key is not None and len(_PERMS) < 256 and all(type(p) is int for p in key[0]):
+            _PERMS[key] = found
+    return apply_xy(transpose_op, x, None, {"perm": found}, d.transpose(found))
+
+
+def _broadcasts(src: tuple, dst: tuple) -> bool:
+    """Whether an array of shape src broadcasts to exactly dst (np.broadcast_shapes costs
+    ~1 us and accepts (5,) with (1,), whose broadcast is (5,))."""
+    off = len(dst) - len(src)
+    if off < 0 or (dst and min(dst) < 0):
+        return False
+    for i, n in enumerate(src):
+        if n != 1 and n != dst[off + i]:
+            return False
+    return True
+
+
+# (perm as given, ndim) -> the checked permutation: a model transposes with a few perms
+_PERMS: dict = {}
+
+
+def _checked_perm(perm: Sequence[int], nd: int) -> tuple:
+    """perm as non-negative ints, or the ValueError of a perm that is not one."""
+    perm = tuple(int(p) % max(nd, 1) for p in perm)
+    if sorted(perm) != list(range(nd)):
+        raise ValueError(f"transpose: perm {list(perm)} is not a permutation of {nd} axes")
+    return perm
 
 
 def t(x: Tensor) -> Tensor:
@@ -386,12 +414,10 @@ def t(x: Tensor) -> Tensor:
 
 
 def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
-    shape = tuple(int(s) for s in shape)
-    try:
-        np.broadcast_shapes(x._data.shape, shape)
-    except ValueError:
+    shape = tuple([int(s) for s in shape])
+    if not _broadcasts(x._data.shape, shape):
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to "
-                         f"{list(shape)}") from None
+                         f"{list(shape)}")
     if shape == x._data.shape:
         return x
     return apply_xy(broadcast_op, x, None, {"shape": shape})

@@ -1,0 +1,53 @@
+"""transpose's and broadcast_to's argument checks (transpose remembers the perms it has
+checked; broadcast_to checks the shapes itself): the same answers as the general checks."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+
+
+def test_transpose_accepts_negative_axes_and_gives_numpys_values_every_time():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    t = paddle.to_tensor(x, stop_gradient=False)
+    for _ in range(3):                      # (the second and third from the remembered perm)
+        for perm in ([2, 0, 1], (2, 0, 1), [-1, 0, -2]):
+            y = paddle.transpose(t, perm)
+            np.testing.assert_array_equal(y.numpy(), np.transpose(x, (2, 0, 1)))
+            assert y._node.attrs["perm"] == (2, 0, 1)
+    (paddle.transpose(t, [1, 2, 0]) * paddle.to_tensor(np.ones((3, 4, 2), np.float32))).sum(
+        ).backward()
+    np.testing.assert_array_equal(t.grad.numpy(), np.ones((2, 3, 4), np.float32))
+
+
+@pytest.mark.parametrize("perm", [[0, 0, 1], [0, 1], [0, 1, 3], [0, 1, 2, 3]])
+def test_transpose_rejects_what_is_not_a_permutation_even_after_good_perms(perm):
+    t = paddle.to_tensor(np.zeros((2, 3, 4), np.float32))
+    paddle.transpose(t, [0, 1, 2])
+    for _ in range(2):
+        with pytest.raises(ValueError, match="not a permutation of 3 axes"):
+            paddle.transpose(t, perm)
+
+
+def test_T_reverses_the_axes():
+    x = np.arange(120, dtype=np.float64).reshape(2, 3, 4, 5)
+    assert paddle.to_tensor(x).T.shape == [5, 4, 3, 2]
+    np.testing.assert_array_equal(paddle.to_tensor(x).T.numpy(), x.T)
+    np.testing.assert_array_equal(paddle.to_tensor(np.float32(3.0)).T.numpy(), np.float32(3.0))
+    big = np.zeros((1,) * 9, np.float32)
+    assert paddle.to_tensor(big).T.shape == [1] * 9
+
+
+@pytest.mark.parametrize("src, dst", [((3,), (2, 3)), ((1, 3), (4, 3)), ((2, 1, 1), (2, 5, 6)),
+                                      ((), (2, 2)), ((3,), (0, 3))])
+def test_broadcast_to_gives_numpys_values(src, dst):
+    x = np.arange(np.prod(src), dtype=np.float32).reshape(src)
+    np.testing.assert_array_equal(paddle.broadcast_to(paddle.to_tensor(x), dst).numpy(),
+                                  np.broadcast_to(x, dst))
+
+
+@pytest.mark.parametrize("src, dst", [((5,), (1,)), ((3,), (4,)), ((2, 3), (3,)),
+                                      ((1,), (-1,)), ((2, 3), (2, 1))])
+def test_broadcast_to_rejects_shapes_it_cannot_reach(src, dst):
+    with pytest.raises(ValueError, match="cannot broadcast shape"):
+        paddle.broadcast_to(paddle.to_tensor(np.zeros(src, np.float32)), dst)
