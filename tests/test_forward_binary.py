@@ -1,5 +1,5 @@
-"""vm/forward_binary.py's compiled forwards of maximum, minimum, fmax, fmin, logaddexp, pow
-and pow_scalar give what their numpy paths give, bit for bit: outputs, the factors each node
+"""vm/forward_binary.py's compiled forwards of where, maximum, minimum, fmax, fmin, logaddexp,
+pow and pow_scalar give what their numpy paths give, bit for bit: outputs, the factors each node
 saves (None for an input needing no gradient) and the where node's condition (fmax, fmin),
 over shapes, both float dtypes, NaN, infinities, signed zeros and ties; the nodes recorded
 are the same, and so are the gradients."""
@@ -91,7 +91,14 @@ def _same_result(got, want, nan_bits):
             same_bits(a, b, nan_bits)
 
 
+def _where(x, y):
+    """where with a condition of x's shape (every third element true)."""
+    cond = (np.arange(int(np.prod(x.shape))) % 3 == 0).reshape(x.shape)
+    return paddle.where(paddle.to_tensor(cond), x, y)
+
+
 BINARY = {
+    "where": (_where, True),
     "maximum": (paddle.maximum, True),
     "minimum": (paddle.minimum, True),
     "fmax": (paddle.fmax, True),
@@ -328,3 +335,17 @@ def test_row_broadcast_takes_the_kernel_only_where_it_applies(monkeypatch):
     t * paddle.to_tensor(np.float32(3.0))                    # a 0-d operand: numpy
     t + t                                                    # one shape: numpy
     assert calls == [1, 5]
+
+
+def test_where_with_a_strided_or_broadcast_condition_gives_numpys_values():
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal((2, 4, 6)), rng.standard_normal((2, 4, 6))
+    for cond in (rng.random((2, 6, 4)).transpose(0, 2, 1) > 0.5, rng.random(6) > 0.5):
+        tx = paddle.to_tensor(x, stop_gradient=False)
+        ty = paddle.to_tensor(y, stop_gradient=False)
+        out = paddle.where(paddle.to_tensor(cond), tx, ty)
+        np.testing.assert_array_equal(out.numpy(), np.where(cond, x, y))
+        out.sum().backward()
+        full = np.broadcast_to(cond, x.shape)
+        np.testing.assert_array_equal(tx.grad.numpy(), full.astype(np.float64))
+        np.testing.assert_array_equal(ty.grad.numpy(), (~full).astype(np.float64))

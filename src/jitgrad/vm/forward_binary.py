@@ -47,6 +47,19 @@ def maximum(x, y, out, wx, wy, nx, ny):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
+def where_pick(c, x, y, out, wx, wy, nx, ny):  # pragma: no cover - compiled
+    """out = np.where(c, x, y) (each value copied, NaN payloads kept); the masks the where
+    node saves: wx = 1 where c else 0, wy the other way round, written when nx (ny)."""
+    for i in range(x.size):
+        ci = c[i]
+        out[i] = x[i] if ci else y[i]
+        if nx:
+            wx[i] = 1.0 if ci else 0.0
+        if ny:
+            wy[i] = 0.0 if ci else 1.0
+
+
+@jit(fastmath=False)
 def minimum(x, y, out, wx, wy, nx, ny):  # pragma: no cover - compiled
     """out = np.minimum(x, y) (ties give y, a NaN the first NaN); the tie weights with <."""
     for i in range(x.size):
