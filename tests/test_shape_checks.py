@@ -51,3 +51,16 @@ def test_broadcast_to_gives_numpys_values(src, dst):
 def test_broadcast_to_rejects_shapes_it_cannot_reach(src, dst):
     with pytest.raises(ValueError, match="cannot broadcast shape"):
         paddle.broadcast_to(paddle.to_tensor(np.zeros(src, np.float32)), dst)
+
+
+def test_reshape_to_an_edited_shape_resolves_as_a_list_does():
+    x = paddle.to_tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    s = x.shape                              # a Size (a list subclass)
+    s.insert(1, 1)
+    assert paddle.reshape(x, s).shape == [2, 1, 3]
+    assert x.unsqueeze(1).shape == [2, 1, 3] and x.unsqueeze(-1).shape == [2, 3, 1]
+    s[0] = -1
+    assert paddle.reshape(x, s).shape == [2, 1, 3]
+    s[2] = 4
+    with pytest.raises(ValueError, match="cannot reshape"):
+        paddle.reshape(x, s)

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..core.size import Size
 from ..core.tensor import Tensor
 from .core import apply_xy, broadcast_axes, compiled_kernels
 from .linear import Chain, Recorded, linear, shaped, step
@@ -248,7 +249,8 @@ def _take_flat(x: Tensor, idx: np.ndarray, shape: Sequence[int]) -> Tensor:
 # ---- public functions ----------------------------------------------------------------------
 
 def _resolve_shape(x: Tensor, shape: Any) -> tuple[int, ...]:
-    if type(shape) is list or type(shape) is tuple:
+    kind = type(shape)
+    if kind is list or kind is tuple or kind is Size:      # (Size: x.shape, edited)
         for s in shape:                 # the common case first: plain ints
             if type(s) is not int:
                 break
