@@ -6,8 +6,9 @@ determinant.py; decompositions in decompositions.py, qr.py, pinv.py and least_sq
 
 from __future__ import annotations
 
-import math
 import builtins
+import functools
+import math
 import string
 from typing import NamedTuple
 
@@ -22,7 +23,7 @@ from .indexing import _take
 from .linalg import _F32, _F64, _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
 from .outer_product import _forward as _outer_forward, outer_op
 from .registry import defop
-from .shape import (_flat_positions, _scatter_flat, broadcast_to, reshape, reshape_to,
+from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, reshape, reshape_to,
                     transpose, transpose_op, unsqueeze)
 
 
@@ -358,7 +359,23 @@ def outer(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
 
 def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
              name: str | None = None) -> Tensor:
-    return _take(x, np.diagonal(_flat_positions(x._data.shape), offset, axis1, axis2))
+    try:
+        idx, shape = _diagonal_map(x._data.shape, offset, axis1, axis2)
+    except TypeError:                   # (an unhashable argument: numpy says what it is)
+        return _take(x, np.diagonal(_flat_positions(x._data.shape), offset, axis1, axis2))
+    return _take_flat(x, idx, shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _diagonal_map(shape: tuple, offset: int, axis1: int, axis2: int) -> tuple:
+    """The flat positions of a diagonal of an array of `shape`, read-only and shared (one
+    per shape and arguments: a training loop takes the same diagonal every step, and the
+    backward binds a table it saw last time without copying it), and the diagonal's
+    shape. numpy's errors for bad arguments."""
+    pos = np.diagonal(_flat_positions(shape), offset, axis1, axis2)
+    idx = pos.ravel().copy()
+    idx.setflags(write=False)
+    return idx, pos.shape
 
 
 def trace(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str | None = None
@@ -374,8 +391,7 @@ def diag(x: Tensor, offset: int = 0, padding_value: float = 0, name: str | None 
     if x.ndim != 1:
         raise ValueError(f"diag needs a 1-D or 2-D tensor, got shape {x.shape}")
     n = x.shape[0] + builtins.abs(offset)
-    pos = _flat_positions((n, n))
-    target = np.diagonal(pos, offset).copy()
+    target = _diagonal_map((n, n), int(offset), 0, 1)[0]
     out = _scatter_flat(x, target, (n, n))
     if padding_value:
         mask = np.full((n, n), padding_value, dtype=x._data.dtype)
