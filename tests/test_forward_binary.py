@@ -337,6 +337,34 @@ def test_row_broadcast_takes_the_kernel_only_where_it_applies(monkeypatch):
     assert calls == [1, 5]
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_where_with_a_0d_operand_gives_the_numpy_paths_bits(shape, dtype):
+    """masked_fill's case: a 0-d value on one side, the condition's shape on the other."""
+    x, y = _pairs(shape, dtype)
+    for scalar in (np.asarray(x.reshape(-1)[0] if x.size else 1.5, dtype),
+                   np.asarray(np.nan, dtype)):
+        for a, b in ((scalar, y), (x, scalar)):
+            for needs in NEEDS:
+                got = _run(_where_like(shape), (a, b), needs, False)
+                want = _run(_where_like(shape), (a, b), needs, True)
+                _same_result(got, want, True)
+
+
+def _where_like(shape):
+    cond = (np.arange(int(np.prod(shape))) % 3 == 0).reshape(shape)
+    return lambda a, b: paddle.where(paddle.to_tensor(cond), a, b)
+
+
+def test_masked_fill_takes_the_compiled_where():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = paddle.to_tensor(x, stop_gradient=False)
+    out = paddle.masked_fill(t, paddle.to_tensor(x > 2), -1.0)
+    np.testing.assert_array_equal(out.numpy(), np.where(x > 2, -1.0, x))
+    out.sum().backward()
+    np.testing.assert_array_equal(t.grad.numpy(), (x <= 2).astype(np.float32))
+
+
 def test_where_with_a_strided_or_broadcast_condition_gives_numpys_values():
     rng = np.random.default_rng(2)
     x, y = rng.standard_normal((2, 4, 6)), rng.standard_normal((2, 4, 6))

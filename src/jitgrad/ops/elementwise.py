@@ -577,16 +577,19 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     x, y = binary_operands(x, y)
     d, e = x._data, y._data
     nx, ny = not x._stop_gradient, not y._stop_gradient
-    if (nx or ny) and d.shape == e.shape == cond.shape and _GRAD.grad_enabled:
-        # output and the two masks (_where_mask's) from one compiled pass, once Numba is
-        # loaded (vm/forward_binary.py; 32 x 64 float32: ~11 -> ~5 us with the recording)
+    full = cond.shape
+    if (nx or ny) and (d.shape == full or not d.ndim) and (e.shape == full or not e.ndim) \
+            and _GRAD.grad_enabled:
+        # output and the two masks (_where_mask's, at the output's shape) from one compiled
+        # pass, once Numba is loaded, for x and y of the condition's shape or 0-d
+        # (masked_fill's value) (vm/forward_binary.py; 32 x 64 float32: ~11 -> ~5 us)
         found = compiled_input("forward_binary", d, e)
         if found is not None:
             k, d, e = found
             dt = d.dtype
-            out = np.empty(d.shape, dt)
-            wx = np.empty(d.shape, dt) if nx else None
-            wy = np.empty(d.shape, dt) if ny else None
+            out = np.empty(full, dt)
+            wx = np.empty(full, dt) if nx else None
+            wy = np.empty(full, dt) if ny else None
             k.where_pick(np.ascontiguousarray(cond).reshape(-1), d.reshape(-1), e.reshape(-1),
                          out.reshape(-1), wx.reshape(-1) if nx else NO_ARRAY[dt],
                          wy.reshape(-1) if ny else NO_ARRAY[dt], nx, ny)

@@ -48,11 +48,14 @@ def maximum(x, y, out, wx, wy, nx, ny):  # pragma: no cover - compiled
 
 @jit(fastmath=False)
 def where_pick(c, x, y, out, wx, wy, nx, ny):  # pragma: no cover - compiled
-    """out = np.where(c, x, y) (each value copied, NaN payloads kept); the masks the where
-    node saves: wx = 1 where c else 0, wy the other way round, written when nx (ny)."""
-    for i in range(x.size):
+    """out = np.where(c, x, y) (each value copied, NaN payloads kept), x and y each of c's
+    size or a single value; the masks the where node saves: wx = 1 where c else 0, wy the
+    other way round, written when nx (ny)."""
+    sx = 1 if x.size == c.size else 0
+    sy = 1 if y.size == c.size else 0
+    for i in range(c.size):
         ci = c[i]
-        out[i] = x[i] if ci else y[i]
+        out[i] = x[i * sx] if ci else y[i * sy]
         if nx:
             wx[i] = 1.0 if ci else 0.0
         if ny:
