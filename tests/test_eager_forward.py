@@ -201,6 +201,10 @@ def test_call_sites_stay_right_when_the_recording_function_changes():
         b = _helper_tanh(x)
         c = F.relu6(x)                                                           # SITE_F
         d = paddle.exp(_helper_tanh(x))                                          # SITE_G
+        e = paddle.stack([_helper_tanh(x), x])                                   # SITE_I
+        for node in tape.reachable_nodes([e]):      # stack's reshape and concat: two
+            if node.op.name != "tanh":              # jitgrad frames above apply_xy's caller
+                assert tape.site_line(node.site)[:2] == (__file__, _line_of("# SITE_I"))
         assert tape.site_line(a._node.site)[:2] == (__file__, _line_of("# SITE_E"))
         assert tape.site_line(b._node.site)[1:] == (_line_of("# SITE_H"), "_helper_tanh")
         assert tape.site_line(c._node.site)[:2] == (__file__, _line_of("# SITE_F"))
