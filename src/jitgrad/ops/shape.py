@@ -435,6 +435,10 @@ def _normalize_key(key: Any) -> Any:
         key = (key,)
     out = []
     for k in key:
+        t = type(k)
+        if t is slice or t is int or k is None or k is Ellipsis:   # (the common items)
+            out.append(k)
+            continue
         if isinstance(k, Tensor):
             k = k._data
         if isinstance(k, list):
