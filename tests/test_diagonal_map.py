@@ -41,3 +41,6 @@ def test_diagonal_rejects_bad_axes_as_numpy_does():
         paddle.diagonal(t, 0, 0, 5)
     with pytest.raises(TypeError):
         paddle.diagonal(t, [1])
+    paddle.diagonal(t, 1)                           # (a float offset is not the int's map)
+    with pytest.raises(TypeError):
+        paddle.diagonal(t, 1.0)

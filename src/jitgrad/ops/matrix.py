@@ -23,8 +23,8 @@ from .indexing import _take
 from .linalg import _F32, _F64, _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
 from .outer_product import _forward as _outer_forward, outer_op
 from .registry import defop
-from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, reshape, reshape_to,
-                    transpose, transpose_op, unsqueeze)
+from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, reshape,
+                    reshape_to, transpose, transpose_op, unsqueeze)
 
 
 def _mT(x: Tensor) -> Tensor:
@@ -359,11 +359,10 @@ def outer(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
 
 def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
              name: str | None = None) -> Tensor:
-    try:
+    if type(offset) is int and type(axis1) is int and type(axis2) is int:
         idx, shape = _diagonal_map(x._data.shape, offset, axis1, axis2)
-    except TypeError:                   # (an unhashable argument: numpy says what it is)
-        return _take(x, np.diagonal(_flat_positions(x._data.shape), offset, axis1, axis2))
-    return _take_flat(x, idx, shape)
+        return _take_flat(x, idx, shape)
+    return _take(x, np.diagonal(_flat_positions(x._data.shape), offset, axis1, axis2))
 
 
 @functools.lru_cache(maxsize=64)
@@ -391,7 +390,8 @@ def diag(x: Tensor, offset: int = 0, padding_value: float = 0, name: str | None 
     if x.ndim != 1:
         raise ValueError(f"diag needs a 1-D or 2-D tensor, got shape {x.shape}")
     n = x.shape[0] + builtins.abs(offset)
-    target = _diagonal_map((n, n), int(offset), 0, 1)[0]
+    target = _diagonal_map((n, n), offset, 0, 1)[0] if type(offset) is int else \
+        np.diagonal(_flat_positions((n, n)), offset).copy()
     out = _scatter_flat(x, target, (n, n))
     if padding_value:
         mask = np.full((n, n), padding_value, dtype=x._data.dtype)
