@@ -356,10 +356,15 @@ def _where_like(shape):
     return lambda a, b: paddle.where(paddle.to_tensor(cond), a, b)
 
 
-def test_masked_fill_takes_the_compiled_where():
+def test_masked_fill_takes_the_compiled_where(monkeypatch):
+    from jitgrad.vm import forward_binary
+    calls = []
+    kernel = forward_binary.where_pick
+    monkeypatch.setattr(forward_binary, "where_pick", lambda *a: calls.append(1) or kernel(*a))
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     t = paddle.to_tensor(x, stop_gradient=False)
     out = paddle.masked_fill(t, paddle.to_tensor(x > 2), -1.0)
+    assert calls == [1]
     np.testing.assert_array_equal(out.numpy(), np.where(x > 2, -1.0, x))
     out.sum().backward()
     np.testing.assert_array_equal(t.grad.numpy(), (x <= 2).astype(np.float32))
