@@ -131,10 +131,16 @@ def _compiled_input(x: Tensor, *attrs: float) -> tuple | None:
         return None
     kernels, d = found
     t = d.dtype.type
-    if t is np.float32 and attrs and not all(abs(a) <= _F32_MAX or a != a or
-                                             abs(a) == _m.inf for a in attrs):
+    if not _fits(t, attrs):
         return None
     return kernels, d, t, not x._stop_gradient and tape.is_grad_enabled()
+
+
+def _fits(t: type, attrs: tuple) -> bool:
+    """Whether float attributes convert to scalar type t without overflowing (float32's
+    max; NaN and infinities pass)."""
+    return t is not np.float32 or all(abs(a) <= _F32_MAX or a != a or abs(a) == _m.inf
+                                      for a in attrs)
 
 
 def _softplus_compiled(x: Tensor, beta: float, threshold: float) -> tuple | None:
@@ -147,34 +153,19 @@ def _softplus_compiled(x: Tensor, beta: float, threshold: float) -> tuple | None
     if found is None:
         return None
     k, d = found
-    scalars = _softplus_scalars(d.dtype, beta, threshold)
+    scalars = kernel_scalars("softplus_passes", _softplus_scalars, d.dtype.type,
+                             {"beta": beta, "threshold": threshold})
     if scalars is None:
         return None
     return _softplus_kernels(k, d, not x._stop_gradient and tape.is_grad_enabled(), scalars)
 
 
-_SOFTPLUS_SCALARS: dict = {}
-
-
-def _softplus_scalars(dtype: np.dtype, beta: float, threshold: float) -> tuple | None:
-    """The kernels' scalars for these attributes in dtype (made once: a numpy scalar costs
-    ~0.2 us), None where _compiled_input refuses them (float32 overflow)."""
-    key = (dtype, beta, threshold)
-    found = _SOFTPLUS_SCALARS.get(key, False)
-    if found is not False:
-        return found
-    t = dtype.type
-    if t is np.float32 and not all(abs(a) <= _F32_MAX or a != a or abs(a) == _m.inf
-                                   for a in (beta, threshold)):
-        found = None
-    else:
-        found = (t(beta), t(threshold), beta != 1, t(0), t(-1), t(-_m.inf))
-    if beta == beta and threshold == threshold and beta != 0:
-        # (a NaN key would never match; -0.0 == 0.0 as keys, but not as beta's scalar)
-        if len(_SOFTPLUS_SCALARS) > 64:
-            _SOFTPLUS_SCALARS.clear()
-        _SOFTPLUS_SCALARS[key] = found
-    return found
+def _softplus_scalars(t: type, beta: float, threshold: float) -> tuple | None:
+    """The kernels' scalars for these attributes in scalar type t (kept by kernel_scalars:
+    a numpy scalar costs ~0.2 us), None where they overflow float32."""
+    if not _fits(t, (beta, threshold)):
+        return None
+    return t(beta), t(threshold), beta != 1, t(0), t(-1), t(-_m.inf)
 
 
 def _softplus_kernels(k: Any, d: np.ndarray, need: bool, scalars: tuple) -> tuple:
