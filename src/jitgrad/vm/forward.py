@@ -551,7 +551,8 @@ def row_shift(x, s):  # pragma: no cover - compiled
     for r in range(R):
         xr, sr = x[r], s[r]
         m = xr[0]
-        if n >= 16 and m == m:  # noqa: PLR0124 - not NaN
+        plain = n < 16 or m != m  # noqa: PLR0124 - a NaN first element (kept by the scan)
+        if not plain:
             a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = m
             for b in range(0, n, 8):
                 blk = xr[b:b + 8]
@@ -580,14 +581,12 @@ def row_shift(x, s):  # pragma: no cover - compiled
             m = a6 if a6 > m else m  # noqa: FURB136
             m = a7 if a7 > m else m  # noqa: FURB136
             for c in range(n, C):
-                if xr[c] > m:  # noqa: PLR1730 - the plain scan
+                if xr[c] > m:  # noqa: PLR1730 - the plain scan's step
                     m = xr[c]
-            if m == 0:                          # -0.0 or +0.0: the first of them
+            if m == 0:                          # -0.0 or +0.0: the first of them, below
                 m = xr[0]
-                for c in range(1, C):
-                    if xr[c] > m:  # noqa: PLR1730 - the plain scan
-                        m = xr[c]
-        else:
+                plain = True
+        if plain:
             for c in range(1, C):
                 if xr[c] > m:  # noqa: PLR1730 - the plain scan
                     m = xr[c]
