@@ -237,7 +237,7 @@ def test_hinge_embedding_compiled_forward_is_the_numpy_one(dtype):
             found = M.compiled_input("forward_loss", x, y)
             out, slope = np.empty_like(x), np.empty_like(x)
             found[0].hinge_embedding(x.reshape(-1), y.reshape(-1),
-                                     *M._hinge_scalars(x.dtype, margin), out.reshape(-1),
+                                     *M._hinge_scalars(x.dtype.type, margin), out.reshape(-1),
                                      slope.reshape(-1))
             with np.errstate(all="ignore"):
                 want = M._hinge_forward(x, y, margin)

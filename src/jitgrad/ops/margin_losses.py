@@ -19,7 +19,7 @@ from .bce import bce_logits
 from .bce import fusable as bce_fusable
 from .core import apply_xy, compiled_input, const, require_float
 from .cosine import cosine
-from .derivative import binary
+from .derivative import binary, kernel_scalars
 from .loss import _as_float, _check_reduction, _labels, _reduce
 from .reduce import _kept_shape, _spread
 from .registry import defop
@@ -83,20 +83,10 @@ hinge_embedding_op = binary(
                 for s, mg in (((4,), 1.0), ((2, 3), 0.5), ((), 1.0), ((2, 1, 3), -0.5))))
 
 
-_HINGE_SCALARS: dict = {}
-
-
-def _hinge_scalars(dt: np.dtype, margin: float) -> tuple:
-    key = (dt, margin)
-    found = _HINGE_SCALARS.get(key)
-    if found is None:
-        t = dt.type
-        with np.errstate(all="ignore"):
-            found = (t(margin), t(0), t(1), t(-1))
-        if len(_HINGE_SCALARS) >= 64:
-            _HINGE_SCALARS.clear()
-        _HINGE_SCALARS[key] = found
-    return found
+def _hinge_scalars(t: type, margin: float) -> tuple:
+    """hinge_embedding's kernel scalars in scalar type t (kept by kernel_scalars)."""
+    with np.errstate(all="ignore"):
+        return t(margin), t(0), t(1), t(-1)
 
 
 def hinge_embedding_loss(input: Tensor, label: Any, margin: float = 1.0,
@@ -118,7 +108,9 @@ def hinge_embedding_loss(input: Tensor, label: Any, margin: float = 1.0,
         else:
             k, xd, yd = found
             out, slope = np.empty(d.shape, d.dtype), np.empty(d.shape, d.dtype)
-            k.hinge_embedding(xd.reshape(-1), yd.reshape(-1), *_hinge_scalars(d.dtype, mg),
+            k.hinge_embedding(xd.reshape(-1), yd.reshape(-1),
+                              *kernel_scalars("hinge_embedding", _hinge_scalars, d.dtype.type,
+                                              attrs),
                               out.reshape(-1), slope.reshape(-1))
             loss = apply_xy(hinge_embedding_op, input, Tensor._make(y), attrs, out, (slope,))
         return _reduce(loss, reduction)
