@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply_xy, require_float
+from .core import apply_xy, remember, require_float
 from .im2col import _im2col_np, _positions, im2col, im2col_op, out_size
 from .indexing import concat
 from .indexing import pad as _pad
@@ -128,9 +128,7 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
         plan = _PLANS.get(key)
         if plan is None:
             plan = _conv2d_plan(x, weight, bias, stride, padding, dilation, groups)
-            if len(_PLANS) >= _PLANS_MAX:
-                _PLANS.clear()
-            _PLANS[key] = plan
+            remember(_PLANS, key, plan, _PLANS_MAX)
         if plan is not None:
             cols_attrs, w_attrs, b_attrs, y_attrs = plan
             a = cols_attrs

@@ -339,6 +339,16 @@ def _as_float(t: Tensor, dt: np.dtype) -> Tensor:
     return t
 
 
+def remember(cache: dict, key: Any, value: Any, limit: int) -> Any:
+    """cache[key] = value, returned, the cache emptied first when it holds `limit` entries:
+    the ops' memos per shape, equation or geometry (a training loop asks for the same few
+    every step) stay bounded for a program that varies them without end."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 def _check_scalar(v: Any) -> None:
     if not isinstance(v, (int, float, bool, np.generic)):
         raise TypeError(f"unsupported operand of type {type(v).__name__}; expected a Tensor, "

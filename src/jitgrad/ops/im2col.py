@@ -16,7 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..core.tensor import Tensor
-from .core import apply_xy, compiled_kernels
+from .core import apply_xy, compiled_kernels, remember
 from .registry import defop
 from .shape import _scatter_flat, getitem, reshape
 
@@ -147,9 +147,7 @@ def im2col(x: Tensor, ksize: Sequence[int], stride: Sequence[int], dil: Sequence
     attrs = _ATTRS.get(key)
     if attrs is None:
         attrs = _im2col_attrs(x._data.shape, ksize, stride, dil, pads, groups, ones_row)
-        if len(_ATTRS) >= 256:
-            _ATTRS.clear()
-        _ATTRS[key] = attrs
+        remember(_ATTRS, key, attrs, 256)
     a = attrs
     return apply_xy(im2col_op, x, None, a, _im2col_np(x._data, a["ksize"], a["stride"],
                                                        a["dil"], a["pads"], a["groups"],

@@ -17,7 +17,7 @@ from . import reduce as R
 from .activation import log_sigmoid, softplus
 from .bce import bce_logits
 from .bce import fusable as bce_fusable
-from .core import apply_xy, compiled_input, const, require_float
+from .core import apply_xy, compiled_input, const, remember, require_float
 from .cosine import cosine
 from .derivative import binary, kernel_scalars
 from .loss import _as_float, _check_reduction, _labels, _reduce
@@ -368,9 +368,7 @@ def _rows(shape: tuple, axes: tuple | None, keepdim: bool) -> tuple | None:
             if rows and math.prod(shape):
                 found = (rows, math.prod(shape) // rows, kept if keepdim else tuple(
                     [s for i, s in enumerate(shape) if axes is not None and i not in axes]))
-        if len(_ROWS) >= 1024:
-            _ROWS.clear()
-        _ROWS[key] = found
+        remember(_ROWS, key, found, 1024)
     return found
 
 

@@ -18,7 +18,7 @@ from ..core.tensor import Tensor
 from . import reduce as R
 from ..core import tape
 from .core import (NO_ATTRS, apply, apply_xy, binary_operands, checks_own_tensor_args,
-                   compiled_kernels, const, require_float, tensor_arg_error)
+                   compiled_kernels, const, remember, require_float, tensor_arg_error)
 from .indexing import _take
 from .linalg import _F32, _F64, _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
 from .outer_product import _forward as _outer_forward, outer_op
@@ -414,9 +414,7 @@ def _parse(equation: str, operands: list[Tensor]) -> tuple[list[str], str]:
             found = _PARSED.get(key)
             if found is None:
                 found = _parse_uncached(equation, operands)
-                if len(_PARSED) >= _CACHE_MAX:
-                    _PARSED.clear()
-                _PARSED[key] = found
+                remember(_PARSED, key, found, _CACHE_MAX)
             return found
     return _parse_uncached(equation, operands)
 
@@ -478,9 +476,7 @@ def _single(x: Tensor, s: str, keep: str) -> tuple[Tensor, str]:
     noop = _NOOP.get(key)
     if noop is None:                # (no repeated letter, every letter kept: cached)
         noop = len(set(s)) == len(s) and builtins.all(c in keep for c in s)
-        if len(_NOOP) >= _CACHE_MAX:
-            _NOOP.clear()
-        _NOOP[key] = noop
+        remember(_NOOP, key, noop, _CACHE_MAX)
     if noop:
         return x, s
     while len(set(s)) < len(s):
@@ -514,9 +510,7 @@ def _pair(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tensor, str
     plan = _PAIRS.get(key)
     if plan is None:
         plan = _pair_plan(sa, sb, out, ash, bsh)
-        if len(_PAIRS) >= _CACHE_MAX:
-            _PAIRS.clear()
-        _PAIRS[key] = plan
+        remember(_PAIRS, key, plan, _CACHE_MAX)
     if plan is False:               # (a letter broadcast outside the batch: as before)
         return _pair_nodes(a, sa, b, sb, out)
     perm_a, perm_b, bc_a, bc_b, two_d, batched, s_y = plan

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply_xy, compiled_kernels, const
+from .core import apply_xy, compiled_kernels, const, remember
 from .shape import _flat_positions, scatter_flat_op, take_flat_op
 
 
@@ -120,9 +120,7 @@ def _cached_plan(d: np.ndarray, pad: Any, mode: str, data_format: str) -> _Plan:
                 return plan
     plan = _plan(d.shape, d.dtype, pad, mode, data_format)      # (raises: nothing kept)
     if key is not None:
-        if len(_PLANS) >= _PLANS_KEPT:
-            _PLANS.clear()
-        _PLANS[key] = plan
+        remember(_PLANS, key, plan, _PLANS_KEPT)
     return plan
 
 

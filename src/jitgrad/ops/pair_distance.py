@@ -17,7 +17,7 @@ from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import apply_xy, const
+from .core import apply_xy, const, remember
 from .elementwise import multiply_op
 from .linalg import matmul, matmul_op
 from .linear import shaped
@@ -120,9 +120,7 @@ def _kron_shapes(xs: tuple, ys: tuple) -> tuple:
         out4 = tuple(v for s, t in zip(xp, yp) for v in (s, t))
         found = (x4, y4, out4, tuple(s * t for s, t in zip(xp, yp)),
                  tuple(range(0, 2 * nd, 2)), tuple(range(1, 2 * nd, 2)))
-        if len(_KRON) >= 1024:
-            _KRON.clear()
-        _KRON[(xs, ys)] = found
+        remember(_KRON, (xs, ys), found, 1024)
     return found
 
 

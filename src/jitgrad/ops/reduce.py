@@ -12,7 +12,7 @@ from ..compile.builder import broadcast_index
 from ..core import tape
 from ..core.tensor import Tensor
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, compiled_input, const,
-                   norm_axis, tensor_arg_error)
+                   norm_axis, remember, tensor_arg_error)
 from .linear import IDENTITY, Chain, Recorded, linear, shaped
 from .registry import OpDef, defop
 from .shape import _broadcast, broadcast_op, reshape_op
@@ -158,9 +158,7 @@ def _groups(shape: tuple, axes: tuple | None, keepdim: bool) -> tuple | None:
                 [s for i, s in enumerate(shape) if axes is not None and i not in axes])
             found = (math.prod(shape[:lo]), math.prod(shape[lo:hi]), math.prod(shape[hi:]),
                      out)
-        if len(_GROUPS) >= 1024:
-            _GROUPS.clear()
-        _GROUPS[key] = found
+        remember(_GROUPS, key, found, 1024)
     return found
 
 
@@ -298,10 +296,8 @@ def _axis_attrs(key: tuple, axis: Any, keepdim: bool) -> dict:
     """A reduction's attributes for `key`, checked (norm_axis raises) and kept."""
     ndim = key[1]
     axes = norm_axis(axis, ndim)
-    if len(_AXIS_ATTRS) >= _AXIS_ATTRS_MAX:
-        _AXIS_ATTRS.clear()
-    attrs = _AXIS_ATTRS[key] = {"axes": None if ndim == 0 else axes, "keepdim": keepdim}
-    return attrs
+    return remember(_AXIS_ATTRS, key, {"axes": None if ndim == 0 else axes, "keepdim": keepdim},
+                    _AXIS_ATTRS_MAX)
 
 
 # The attributes of every full reduction's node (one dict, never written: see core.NO_ATTRS).

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from .conv import _channels_first, _back, _pair, _padding
 from .im2col import im2col
-from .core import apply_xy, const, require_float
+from .core import apply_xy, const, remember, require_float
 from .shape import _flat_positions, _take_flat, reshape, reshape_op, transpose, transpose_op
 
 
@@ -316,9 +316,7 @@ def _shuffle_plan(shape: tuple, r: int) -> _Shuffle | None:
         c = C // (r * r)
         plan = _Shuffle({"shape": (N, c, r, r, H, W)}, {"perm": _SHUFFLE_PERM},
                         {"shape": (N, c, H * r, W * r)})
-        if len(_SHUFFLES) >= _SHUFFLES_KEPT:
-            _SHUFFLES.clear()
-        _SHUFFLES[key] = plan
+        remember(_SHUFFLES, key, plan, _SHUFFLES_KEPT)
     return plan
 
 

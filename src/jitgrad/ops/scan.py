@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.tensor import Tensor
-from .core import apply, apply_xy, compiled_input, require_float
+from .core import apply, apply_xy, compiled_input, remember, require_float
 from .linear import linear, step
 from .registry import defop
 
@@ -44,9 +44,7 @@ def _cumsum_forward(x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
             key = (shape, axis)
             layout = _SCAN_LAYOUTS.get(key)
             if layout is None:
-                if len(_SCAN_LAYOUTS) >= 1024:
-                    _SCAN_LAYOUTS.clear()
-                layout = _SCAN_LAYOUTS[key] = _layout(shape, axis, False)[:3]
+                layout = remember(_SCAN_LAYOUTS, key, _layout(shape, axis, False)[:3], 1024)
             out = np.empty(shape, x.dtype)
             kernels.cumsum_scan(x, out, layout[0], layout[1], layout[2], reverse)
             return out

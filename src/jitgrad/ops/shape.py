@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.size import Size
 from ..core.tensor import Tensor
-from .core import apply_xy, broadcast_axes, compiled_kernels
+from .core import apply_xy, broadcast_axes, compiled_kernels, remember
 from .linear import Chain, Recorded, linear, shaped, step
 from .registry import REGISTRY
 
@@ -187,13 +187,11 @@ def _getitem_map(out: np.ndarray, x: np.ndarray, key: tuple) -> tuple:
     ck = (x.shape, basic)
     t = _BASIC_MAPS.get(ck)
     if t is None:
-        if len(_BASIC_MAPS) >= _BASIC_MAPS_KEPT:
-            _BASIC_MAPS.clear()
         # (a copy owning its data: an int key's map is a view, which a rebinding Workspace
         # would copy into its itab again every step: binding.bind_values)
         t = _flat_positions(x.shape)[key].ravel().copy()
         t.setflags(write=False)
-        _BASIC_MAPS[ck] = t
+        remember(_BASIC_MAPS, ck, t, _BASIC_MAPS_KEPT)
     return (t,)
 
 
@@ -259,9 +257,7 @@ def _resolve_shape(x: Tensor, shape: Any) -> tuple[int, ...]:
             new = _RESOLVED.get(key)
             if new is None:
                 new = _resolve_general(x, shape)    # (raises: nothing cached)
-                if len(_RESOLVED) >= _RESOLVED_MAX:
-                    _RESOLVED.clear()
-                _RESOLVED[key] = new
+                remember(_RESOLVED, key, new, _RESOLVED_MAX)
             return new
     return _resolve_general(x, shape)
 
@@ -314,9 +310,7 @@ def flatten(x: Tensor, start_axis: int = 0, stop_axis: int = -1) -> Tensor:
         attrs = _FLATTENED.get(key)
         if attrs is None:
             attrs = {"shape": _flattened_shape(d.shape, start_axis, stop_axis)}  # (raises)
-            if len(_FLATTENED) >= _FLATTENED_MAX:
-                _FLATTENED.clear()
-            _FLATTENED[key] = attrs
+            remember(_FLATTENED, key, attrs, _FLATTENED_MAX)
     else:
         attrs = {"shape": _flattened_shape(d.shape, start_axis, stop_axis)}
     return reshape_to(x, attrs)
@@ -382,8 +376,8 @@ def transpose(x: Tensor, perm: Sequence[int]) -> Tensor:
     found = _PERMS.get(key) if key is not None else None
     if found is None:
         found = _checked_perm(perm, nd)
-        if key is not None and len(_PERMS) < 256 and all(type(p) is int for p in key[0]):
-            _PERMS[key] = found
+        if key is not None and all(type(p) is int for p in key[0]):
+            remember(_PERMS, key, found, 256)
     return apply_xy(transpose_op, x, None, {"perm": found}, d.transpose(found))
 
 
