@@ -99,27 +99,31 @@ def place(prog: Any, values: list) -> tuple[list, list]:
 
 def _make_external(code: np.ndarray, items: list, base: int) -> None:
     """Rewrite every operand (fields a, b, c) inside the value at items[j] = (offset, n)
-    to external operand j + base. The values' ranges are disjoint slots, so each field
-    falls in at most one: one sorted lookup per column, where a pass over every row per
+    to external operand j + base (_externalized)."""
+    for col in (2, 3, 4):
+        code[:, col] = _externalized(code[:, col], items, base)
+
+
+def _externalized(field: np.ndarray, items: list, base: int) -> np.ndarray:
+    """The operands in `field` with each inside the value at items[j] = (offset, n)
+    rewritten to external operand j + base. The values' ranges are disjoint slots, so each
+    operand falls in at most one: one sorted lookup, where a pass over the operands per
     value was quadratic in a graph with many large values. Overlapping ranges (not made by
     the lowering) take the pass per value, in order, as before."""
+    field = field.copy()
     offs = np.array([off for off, _ in items], dtype=np.int64)
     ends = offs + np.array([n for _, n in items], dtype=np.int64)
     if np.any(offs[1:] < ends[:-1]):
         for j, (off, n) in enumerate(items):
-            pos = base + j
-            for col in (2, 3, 4):
-                field = code[:, col]
-                hit = (field >= off) & (field < off + n)
-                field[hit] = EXT + (pos << 32) + (field[hit] - off)
-        return
+            hit = (field >= off) & (field < off + n)
+            field[hit] = EXT + ((base + j) << 32) + (field[hit] - off)
+        return field
     tags = EXT + (np.arange(base, base + len(items), dtype=np.int64) << 32)
-    for col in (2, 3, 4):
-        field = code[:, col]
-        j = np.searchsorted(offs, field, side="right") - 1
-        jj = np.maximum(j, 0)
-        hit = (j >= 0) & (field < ends[jj])
-        field[hit] = tags[jj[hit]] + (field[hit] - offs[jj[hit]])
+    j = np.searchsorted(offs, field, side="right") - 1
+    jj = np.maximum(j, 0)
+    hit = (j >= 0) & (field < ends[jj])
+    field[hit] = tags[jj[hit]] + (field[hit] - offs[jj[hit]])
+    return field
 
 
 def _step_positions(itab: np.ndarray, code: np.ndarray, ops: np.ndarray) -> np.ndarray:
@@ -135,18 +139,9 @@ def _step_positions(itab: np.ndarray, code: np.ndarray, ops: np.ndarray) -> np.n
 
 def _make_external_steps(itab: np.ndarray, positions: np.ndarray, items: list,
                          base: int) -> None:
-    """_make_external for CHAIN steps' operands, which live in the itab (at `positions`):
-    each inside the value at items[j] becomes external operand j + base."""
-    if positions.size == 0:
-        return
-    offs = np.array([off for off, _ in items], dtype=np.int64)
-    ends = offs + np.array([n for _, n in items], dtype=np.int64)
-    vals = itab[positions]
-    j = np.searchsorted(offs, vals, side="right") - 1
-    jj = np.maximum(j, 0)
-    hit = (j >= 0) & (vals < ends[jj])
-    tags = EXT + ((base + jj[hit]) << 32)
-    itab[positions[hit]] = tags + (vals[hit] - offs[jj[hit]])
+    """_make_external for CHAIN steps' operands, which live in the itab (at `positions`)."""
+    if positions.size:
+        itab[positions] = _externalized(itab[positions], items, base)
 
 
 class _ReadIndex:
