@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core import config
 from .slot_index import _Spans
-from ..vm.opcodes import READS, STEP_OPERANDS, WIDE
+from ..vm.opcodes import READS, STEP_OPERANDS, WIDE, chain_steps
 from ..vm.program import EXT, EXT_OPERANDS, OP
 
 MIN_ELEMENTS = 16384          # 64 KB of float32: below this a copy is cheaper than an address
@@ -130,9 +130,7 @@ def _step_positions(itab: np.ndarray, code: np.ndarray, ops: np.ndarray) -> np.n
     """The itab positions holding CHAIN steps' operands (the fields b, c each step reads)."""
     steps: list = []
     for r in np.nonzero(ops == _CHAIN)[0].tolist():
-        p = int(code[r, 6])
-        for st in range(int(itab[p])):
-            q = p + 2 + 4 * st
+        for q in chain_steps(itab, int(code[r, 6])):
             steps.extend(range(q + 1, q + 1 + STEP_OPERANDS.get(int(itab[q]), 0)))
     return np.array(steps, dtype=np.int64)
 
@@ -185,9 +183,9 @@ class _ReadIndex:
         self.bad_reads = np.sort(np.concatenate(bad)) if bad else np.zeros(0, np.int64)
         # (4) CHAIN steps the table does not know
         it = prog.itab
-        self.chain_blocks = any(int(it[p + 2 + 4 * st]) not in STEP_OPERANDS
+        self.chain_blocks = any(int(it[q]) not in STEP_OPERANDS
                                 for p in code[ops == _CHAIN, 6].tolist()
-                                for st in range(int(it[p])))
+                                for q in chain_steps(it, p))
 
     def readable(self, off: int, n: int) -> bool:
         hi = off + n
@@ -234,7 +232,7 @@ def _readable_in_place(prog: Any, code: np.ndarray, ops: np.ndarray, outs: np.nd
                 return False
         if op == _CHAIN:                      # its steps' operands live in the itab,
             it, p = prog.itab, int(row[6])      # read through views (external or not)
-            for s in range(int(it[p])):
-                if int(it[p + 2 + 4 * s]) not in STEP_OPERANDS:
+            for q in chain_steps(it, p):
+                if int(it[q]) not in STEP_OPERANDS:
                     return False
     return True

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import vm
 from .external import address
-from ..vm.opcodes import STEP_OPERANDS
+from ..vm.opcodes import STEP_OPERANDS, chain_steps
 from ..vm.program import EXT, OP
 
 _CHAIN, _MUL = OP["CHAIN"], OP["MUL"]
@@ -47,8 +47,7 @@ def plan(prog) -> list[int]:
         if n * (int(itab[p]) - 1) < MIN_WORK:
             continue
         ok = True
-        for s in range(int(itab[p])):
-            q = p + 2 + 4 * s
+        for q in chain_steps(itab, p):
             reads = _STEP_READS.get(int(itab[q]))
             if reads is None or not all(is_fixed(int(itab[q + 1 + j]), n)
                                         for j in range(reads)):

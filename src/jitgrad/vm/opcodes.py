@@ -99,10 +99,10 @@ def _cumsum(r: Any) -> np.ndarray:
 
 def _chain(r: Any) -> np.ndarray:
     p, itab = r.p, r.itab
-    steps, scalar = int(itab[p]), bool(itab[p + 1])
+    scalar = bool(itab[p + 1])
     v = np.full(r.n, r.arena[r.a], r.arena.dtype) if scalar else r.A.copy()
-    for s in range(steps):
-        op, b, c, k = (int(x) for x in itab[p + 2 + 4 * s: p + 6 + 4 * s])
+    for q in chain_steps(itab, p):
+        op, b, c, k = (int(x) for x in itab[q:q + 4])
         v = BY_CODE[op].value(r.consts[k], v, r.view(b, r.n), r.view(c, r.n))
     return v
 
@@ -297,6 +297,13 @@ EXT_OPERANDS: dict[int, frozenset] = {f: _codes(lambda o, f=f: f in o.external)
 # CHAIN steps: opcode -> how many of the fields b, c it reads
 STEP_OPERANDS: dict[int, int] = {code: o.step for code, o in BY_CODE.items()
                                  if o.step is not None}
+
+
+def chain_steps(itab, p: int) -> range:
+    """The itab positions of a CHAIN's steps (each step's opcode; its b, c operands follow),
+    for the CHAIN whose parameters start at itab[p] (their count first)."""
+    return range(p + 2, p + 2 + 4 * int(itab[p]), 4)
+
 K_FIRST = _codes(lambda o: o.k_first)
 ELEMENTWISE = _codes(lambda o: o.elementwise)
 READERS = _codes(lambda o: o.core)
