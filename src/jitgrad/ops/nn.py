@@ -13,26 +13,15 @@ from .elementwise import _compiled_forward
 from .registry import defop
 
 
-def _rows(x: np.ndarray, axis: int) -> bool:
-    """Whether vm.forward's row kernels take x: a non-empty float32 / float64 C-contiguous
-    array reduced along its last axis."""
-    return axis == x.ndim - 1 and x.dtype.char in "fd" and x.flags.c_contiguous
-
-
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     if x.ndim == 0:
         return np.ones_like(x)
     if x.size == 0:                     # (numpy's max has no identity for an empty axis)
         return np.empty_like(x)
-    if _rows(x, axis):
-        kernels = _compiled_forward()           # (once Numba is loaded)
-        if kernels is not None:                 # numpy's values bit for bit, 3 calls
-            C = x.shape[-1]
-            e = np.empty(x.shape, x.dtype)
-            kernels.row_shift(x.reshape(-1, C), e.reshape(-1, C))
-            np.exp(e, out=e)                    # (numpy's vectorised exp)
-            kernels.softmax_finish(e.reshape(-1, C))
-            return e
+    if axis == x.ndim - 1:                  # the rows' compiled passes (numpy's values)
+        e = _softmax_matrix(x.reshape(-1, x.shape[-1]))
+        if e is not None:
+            return e.reshape(x.shape)
     # (ufuncs called directly: np.max / np.sum's Python wrappers cost ~1 us each)
     e = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
     np.exp(e, out=e)
@@ -46,16 +35,11 @@ def _log_softmax(x: np.ndarray, axis: int) -> tuple[np.ndarray, tuple]:
         return np.zeros_like(x), (np.ones_like(x),)
     if x.size == 0:
         return np.empty_like(x), (np.empty_like(x),)
-    if axis == x.ndim - 1 and x.size >= 256 and x.dtype.char in "fd" and x.flags.c_contiguous:
-        kernels = _compiled_forward()           # (once Numba is loaded)
-        if kernels is not None:
-            C = x.shape[-1]
-            s = np.empty(x.shape, x.dtype)
-            kernels.row_shift(x.reshape(-1, C), s.reshape(-1, C))
-            soft, out = np.exp(s), np.empty_like(s)      # (numpy's vectorised exp)
-            kernels.log_softmax_finish(s.reshape(-1, C), soft.reshape(-1, C),
-                                       out.reshape(-1, C))
-            return out, (soft,)
+    if axis == x.ndim - 1:                  # the rows' compiled passes (numpy's values)
+        found = _log_softmax_matrix(x.reshape(-1, x.shape[-1]))
+        if found is not None:
+            out, (soft,) = found
+            return out.reshape(x.shape), (soft.reshape(x.shape),)
     s = x - np.max(x, axis=axis, keepdims=True)
     e = np.exp(s)
     se = np.sum(e, axis=axis, keepdims=True)
