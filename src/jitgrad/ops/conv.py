@@ -14,8 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply_xy, remember, require_float
-from .im2col import _im2col_np, _positions, im2col, im2col_op, out_size
+from .core import remember, require_float
+from .im2col import _positions, im2col, im2col_node, out_size
 from .indexing import concat
 from .indexing import pad as _pad
 from .linalg import matmul
@@ -131,10 +131,7 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
             remember(_PLANS, key, plan, _PLANS_MAX)
         if plan is not None:
             cols_attrs, w_attrs, b_attrs, y_attrs = plan
-            a = cols_attrs
-            cols = apply_xy(im2col_op, x, None, a, _im2col_np(
-                x._data, a["ksize"], a["stride"], a["dil"], a["pads"], a["groups"],
-                a["ones_row"]))
+            cols = im2col_node(x, cols_attrs)
             w = reshape_to(weight, w_attrs)
             if bias is not None:
                 w = concat([w, reshape_to(bias, b_attrs)], axis=2)

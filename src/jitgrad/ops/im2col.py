@@ -148,7 +148,11 @@ def im2col(x: Tensor, ksize: Sequence[int], stride: Sequence[int], dil: Sequence
     if attrs is None:
         attrs = _im2col_attrs(x._data.shape, ksize, stride, dil, pads, groups, ones_row)
         remember(_ATTRS, key, attrs, 256)
-    a = attrs
+    return im2col_node(x, attrs)
+
+
+def im2col_node(x: Tensor, a: dict) -> Tensor:
+    """The im2col node of x with these (checked) attributes, its forward computed here."""
     return apply_xy(im2col_op, x, None, a, _im2col_np(x._data, a["ksize"], a["stride"],
                                                        a["dil"], a["pads"], a["groups"],
                                                        a["ones_row"]))
