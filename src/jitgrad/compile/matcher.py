@@ -247,11 +247,10 @@ def _emit_index(emit: Callable, v: str, want: tuple) -> None:
     """The matcher's check that the attribute `v` normalises to the index key part `want`,
     field by field (_norm itself on a tuple of slices cost ~2 us a getitem node)."""
     items = _index_parts(want)
-    emit(f"    k = {v}")
     if want[0] == "tuple":
-        emit(f"    if type(k) is not tuple or len(k) != {len(items)}: return None")
+        emit(f"    if type({v}) is not tuple or len({v}) != {len(items)}: return None")
     for j, w in enumerate(items):
-        e = f"k[{j}]" if want[0] == "tuple" else "k"
+        e = f"{v}[{j}]" if want[0] == "tuple" else v
         if w is None:
             emit(f"    if {e} is not None: return None")
         elif type(w) is int:
