@@ -149,7 +149,10 @@ def test_op_runs_the_production_path_fresh_cached_and_retained(name, i):
     for t, g in zip(first_leaves, first):
         if g is not None:
             assert type(t._grad) is np.ndarray, f"{name}: .grad is a {type(t._grad)}"
-            np.testing.assert_allclose(t.grad.numpy(), 2 * g, rtol=1e-6, atol=1e-6)
+            # (the first backward ran numpy's kernels, this one the compiled ones: float32
+            # rounding differs at the scale of the largest entry, not of each entry)
+            np.testing.assert_allclose(t.grad.numpy(), 2 * g, rtol=1e-6,
+                                       atol=2e-6 * max(1.0, float(np.abs(g).max())))
 
 
 def test_every_registry_op_is_cacheable_or_says_why():

@@ -49,7 +49,8 @@ class Workspace:
     __slots__ = ("arena", "itab", "consts", "value_views", "seed_views", "out_views",
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
                  "private", "call", "call_gen", "nbytes", "deliver_items", "leaf_js",
-                 "code", "folded", "tables_bound", "out_tensor_index", "__weakref__")
+                 "code", "folded", "tables_bound", "out_tensor_index", "copies", "binds_more",
+                 "__weakref__")
 
     def __init__(self, prog: Program) -> None:
         dtype = prog.dtype
@@ -62,6 +63,12 @@ class Workspace:
         prod = math.prod
         self.value_views = [arena[off:off + prod(shape)].reshape(shape)
                             for off, shape, _, _ in prog.values]
+        # bind_values' loop, per copied value: (arena view, the source's kind, its node or
+        # tensor number, its saved index, the source's shape, the source)
+        self.copies = [(view, src[0], src[1], src[2] if len(src) > 2 else 0, vshape, src)
+                       for view, (_, _, src, vshape) in zip(self.value_views, prog.values)]
+        # anything else to bind: externals' addresses, index tables, scalars
+        self.binds_more = bool(prog.externals or prog.tables or prog.scalars)
         self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
         self.seed_ones = [False] * len(prog.seeds)   # the slot holds ones from a run
         # a seed slot no row writes into keeps its ones between runs
@@ -129,17 +136,22 @@ def bind_values(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
     addresses (arrays listed in `keep` while the itab addresses them), index tables and
     scalars."""
     nodes, tensors = g.nodes, g.tensors
-    for view, (_, _, src, vshape) in zip(ws.value_views, p.values):
-        kind = src[0]                   # g.source(src), its three common cases inline
-        if kind == "s":
-            v = nodes[src[1]].saved[src[2]]
+    for view, kind, i, k, vshape, src in ws.copies:
+        if kind == "s":                 # g.source(src), its three common cases inline
+            v = nodes[i].saved[k]
         elif kind == "t":
-            v = tensors[src[1]]._data
+            v = tensors[i]._data
         elif kind == "o":
-            v = nodes[src[1]].out_data
+            v = nodes[i].out_data
         else:
             v = g.source(src)
         view[...] = v if v.shape == vshape else v.reshape(vshape)
+    if ws.binds_more:
+        _bind_addresses(p, ws, g, keep)
+
+
+def _bind_addresses(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
+    """bind_values' rest: externals' addresses, index tables and scalars."""
     if p.externals:
         itab, dtype = ws.itab, ws.arena.dtype
         for pos, shape, src, vshape in p.externals:
@@ -306,7 +318,8 @@ def run_once(p: Program, ws: Workspace, graph: Graph) -> list:
         execute(ws)
         if ws.seeds_dirty:
             seeds_written(ws)
-        deliver(outs, ws.deliver_items, to_slot)
+        if to_slot is not None or ws.deliver_items:
+            deliver(outs, ws.deliver_items, to_slot)
     return outs
 
 

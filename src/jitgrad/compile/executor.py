@@ -228,15 +228,16 @@ def _recent_hit(root: Any, targets: list | None) -> tuple | None:
     Program needs the general path: not yet fully lowered, callbacks, every hit checked);
     None on no match."""
     node = root._node
-    if node is None or node.programs is not None or not caching_enabled():
+    settings = config.SETTINGS
+    if node is None or node.programs is not None or not settings.program_cache:
         return None
     roots = [root]
-    verify = config.SETTINGS.verify_cache
-    hit = CACHE.match_recent(roots, targets, take=not verify)
+    verify = settings.verify_cache
+    hit = CACHE.match_recent(roots, targets, not verify)
     if hit is None:
         return None
     entry, graph, ws = hit
-    if ws is None and not verify and entry.optimized and not entry.program.callbacks:
+    if ws is None and not verify and entry.plain:
         ws = Workspace(entry.program)       # (no spare left: a new one)
     return roots, entry, graph, ws
 

@@ -42,15 +42,16 @@ class CacheInfo(NamedTuple):
 class Entry:
     """One cached Program, the Workspaces it lends, and its matcher."""
 
-    __slots__ = ("program", "key", "spare", "match", "hits", "nbytes", "optimized", "cached")
+    __slots__ = ("program", "key", "spare", "match", "nbytes", "optimized", "cached", "plain")
 
     def __init__(self, program: Program, key: tuple, optimized: bool) -> None:
         self.program, self.key, self.optimized = program, key, optimized
         self.cached = False             # in the cache's table now (no key hashing to ask)
         self.spare: list[Workspace] = []
         self.match: Any = None          # matcher.compile_matcher, made on the first hit
-        self.hits = 0
         self.nbytes = program.nbytes
+        # a hit runs at once (executor.run_plain): fully optimised, no callbacks
+        self.plain = optimized and not program.callbacks
 
 
 class ProgramCache:
@@ -107,27 +108,29 @@ class ProgramCache:
         the same locked step. None: the walk decides."""
         ep = tape.epoch()
         for entry in self._recent:
-            if entry is not None and entry.match:
-                try:
-                    found = entry.match(roots, ep, targets)
-                except Uncacheable:             # an attribute with no key: the walk says so
-                    found = None
-                if found is None:
+            if entry is None or not entry.match:
+                continue
+            try:
+                found = entry.match(roots, ep, targets)
+            except Uncacheable:                 # an attribute with no key: the walk says so
+                continue
+            if found is None:
+                continue
+            with self._lock:
+                if not entry.cached:
                     continue
-                ws = None
-                with self._lock:
-                    if not entry.cached:
-                        continue
-                    if self._recent[0] is not entry:
-                        self._touch(entry)
-                    self.hits += 1
-                    entry.hits += 1
-                    if take and entry.spare and entry.optimized and \
-                            not entry.program.callbacks:
-                        ws = entry.spare.pop()
-                        entry.nbytes -= ws.nbytes
-                        self.bytes -= ws.nbytes
-                return entry, Graph.matched(roots, targets, found[0], found[1], entry.key), ws
+                if self._recent[0] is not entry:
+                    self._touch(entry)
+                self.hits += 1
+                spare = entry.spare
+                if take and spare and entry.plain:
+                    ws = spare.pop()
+                    n = ws.nbytes
+                    entry.nbytes -= n
+                    self.bytes -= n
+                else:
+                    ws = None
+            return entry, Graph.matched(roots, targets, found[0], found[1], entry.key), ws
         return None
 
     def lookup(self, roots: list, targets: list | None, stop: set | None
@@ -150,7 +153,6 @@ class ProgramCache:
             if entry is not None:
                 self._touch(entry)
                 self.hits += 1
-                entry.hits += 1
                 if entry.match is None:         # the structure recurs: worth a matcher
                     entry.match = compile_matcher(entry.key, graph) or False
         return entry, graph
@@ -175,6 +177,7 @@ class ProgramCache:
             if cached:
                 self.bytes -= entry.nbytes
             entry.program, entry.spare, entry.optimized = program, [], True
+            entry.plain = not program.callbacks
             entry.nbytes = program.nbytes
             if cached:
                 self.bytes += entry.nbytes
@@ -214,13 +217,13 @@ class ProgramCache:
         Workspace was not folded for its graph, and the bound allows."""
         if entry is None or ws.folded:
             return
+        n = ws.nbytes
         with self._lock:
-            if not entry.cached or entry.program is not program or \
-                    len(entry.spare) >= MAX_SPARE or self.bytes + ws.nbytes > self.max_bytes:
-                return
-            entry.spare.append(ws)
-            entry.nbytes += ws.nbytes
-            self.bytes += ws.nbytes
+            if entry.cached and entry.program is program and len(entry.spare) < MAX_SPARE \
+                    and self.bytes + n <= self.max_bytes:
+                entry.spare.append(ws)
+                entry.nbytes += n
+                self.bytes += n
 
     def _evict(self) -> None:
         while self.bytes > self.max_bytes and self._entries:
