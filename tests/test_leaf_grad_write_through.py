@@ -106,3 +106,14 @@ def test_a_row_sum_is_added_to_the_grad_once_not_row_by_row():
         b.grad = TT(np.ones(2, np.float32))
         (x * b).sum().backward()
         assert b.grad.numpy().tolist() == [1.0, 1.0]
+
+
+def test_each_new_leaf_gets_its_own_gradient_after_the_last_steps_leaf_is_gone():
+    """The cached run adds straight into the .grad its rows pointed at last time only while
+    the leaf's .grad is that very array: a new leaf (no .grad yet), after the last step's
+    leaf and its .grad were dropped, gets a new array with its own values."""
+    for v in (1.0, 2.0, 3.0, 4.0):
+        w = paddle.to_tensor(np.ones(4, "float32"), stop_gradient=False)
+        (w * paddle.to_tensor(np.full(4, v, "float32"))).sum().backward()
+        assert w.grad.numpy().tolist() == [v] * 4
+        del w

@@ -217,7 +217,7 @@ def grad_plain(root: Any, targets: list) -> dict:
     if ws is None:
         return run_grad(roots, ONES, targets, None, False, (entry, graph))
     prog = entry.program
-    found = target_results(prog, ws, run_once(prog, ws, graph))
+    found = target_results(prog, ws, run_once(prog, ws, graph, True))
     CACHE.give_back(entry, ws, prog)
     return found
 
