@@ -146,15 +146,14 @@ def tensor_backward(self: Tensor, grad_tensor: Tensor | None = None,
     create_graph=True records the backward so that `.grad` can be differentiated again;
     retain_graph then defaults to True (it defaults to False otherwise).
     """
-    if grad_tensor is None and retain_graph is True and create_graph is False and \
-            dump_backward_graph_path is None and replay_retained(self):
-        return                          # a retained graph's replay (executor.py)
-    if grad_tensor is None and (retain_graph is None or retain_graph is False) and \
-            create_graph is False and dump_backward_graph_path is None and \
-            not self._stop_gradient and self._data.dtype.kind == "f":
-        run_plain(self)                 # what autograd.backward does after its checks
-        siblings.fill([self])
-        return
+    if grad_tensor is None and create_graph is False and dump_backward_graph_path is None:
+        if retain_graph is None or retain_graph is False:
+            if not self._stop_gradient and self._data.dtype.kind == "f":
+                run_plain(self)         # what autograd.backward does after its checks
+                siblings.fill([self])
+                return
+        elif retain_graph is True and replay_retained(self):
+            return                      # a retained graph's replay (executor.py)
     if grad_tensor is not None:
         if not isinstance(grad_tensor, Tensor):
             raise ArgumentTypeError(f"grad_tensor must be a Tensor or None, got "

@@ -191,15 +191,24 @@ def run_plain(t: Any) -> None:
     """`t.backward()`: run_backward([t], ones, retain_graph=False), with a training loop's
     step (the graph of one of the two most recently used Programs again, a Program
     without callbacks) matched, bound, run and freed here: the general path's call layers
-    cost ~3 us of a ~11 us backward."""
-    hit = _recent_hit(t, None)
-    if hit is None:
+    cost ~3 us of a ~11 us backward. (_recent_hit, written out: every step calls it.)"""
+    node = t._node
+    settings = config.SETTINGS
+    if node is None or node.programs is not None or not settings.program_cache or \
+            settings.verify_cache:
         run_backward([t], ONES, False)
         return
-    roots, entry, graph, ws = hit
-    if ws is None:
-        run_backward(roots, ONES, False, (entry, graph))
+    roots = [t]
+    hit = CACHE.match_recent(roots, None, True)
+    if hit is None:
+        run_backward(roots, ONES, False)
         return
+    entry, graph, ws = hit
+    if ws is None:
+        if not entry.plain:
+            run_backward(roots, ONES, False, (entry, graph))
+            return
+        ws = Workspace(entry.program)       # (no spare left: a new one)
     prog = entry.program
     run_once(prog, ws, graph)
     CACHE.give_back(entry, ws, prog)
