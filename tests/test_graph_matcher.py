@@ -457,3 +457,28 @@ def test_two_graphs_taking_turns_both_hit_through_their_matchers(monkeypatch):
         else:                            # each graph evicts the other: all misses
             assert (info.misses, info.hits, info.programs) == (8, 0, 1)
             assert info.bytes <= limit
+
+
+def test_shared_attribute_dicts_match_by_identity_and_others_field_by_field():
+    """mean's node keeps one shared attributes dict: the matcher recognises it by identity.
+    A dict of equal values but another type (keepdim 0 for False, which the key tells
+    apart) is not that dict and is refused; a new dict of the same typed values matches."""
+    from jitgrad.compile.matcher import compile_matcher
+
+    def graph():
+        x = TT(np.ones((2, 3), "float32"), stop_gradient=False)
+        return (x * 2.0).mean()
+
+    first = graph()
+    g = Graph([first])
+    match = compile_matcher(g.key, g)
+    assert match is not None
+    root = graph()
+    assert match([root], tape.epoch()) is not None
+    mean_node = root._node
+    mean_node.attrs = {"axes": None, "keepdim": 0}
+    assert match([root], tape.epoch()) is None
+    assert Graph([root]).key != g.key
+    mean_node.attrs = {"axes": None, "keepdim": False}
+    assert match([root], tape.epoch()) is not None
+    assert Graph([root]).key == g.key

@@ -20,18 +20,22 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     `roots` has exactly `key`, without building or hashing the key: the training-loop case
     of the previous step's graph again, ~10x cheaper than the walk.
 
-    The key is parsed back into its parts (the walk's layout) and each part becomes a line
-    of straight-line code comparing the new graph's attribute with the constant. Node and
-    tensor numbering is checked as the walk makes it: an input the key numbers as met
-    before must be that very object, one met for the first time is taken as the next
-    number, and at the end all nodes (and all tensors) must be distinct objects. Checks
-    stricter than the key's equality (the op object, dtype identity, every node recorded in
-    the current epoch, or else `stale`'s checks) only send a graph to the walk, which
-    decides exactly. Pairs of sources the key names as one array (graph.aliases) must be
-    one array here too; a graph sharing an array the key does not name still matches (its
-    Program reads each source on its own, and they hold equal values). None: too large,
-    or a key with a stop set (grad()'s no_grad_vars take the walk). For grad()'s keys the
-    new graph's `targets` are checked as the walk numbers them.
+    The key is parsed back into its parts (the walk's layout). The function first follows
+    the new graph as the walk would, naming each node and tensor as the key numbers them
+    (a structure that does not fit, a None where a node should be or another number of
+    inputs, ends it there), then compares every plain fact the key fixes (ops, shapes,
+    dtypes, needs, no hooks, which inputs are leaves) in one tuple comparison: ~half the
+    bytecode of a test per fact. Node and tensor numbering is checked as the walk makes
+    it: an input the key numbers as met before must be that very object, and at the end
+    all nodes (and all tensors) must be distinct objects. Checks stricter than the key's
+    equality (the op object, every node recorded in the current epoch, or else `stale`'s
+    checks) only send a graph to the walk, which decides exactly. A node's attributes are
+    the very dict the keyed graph's node had (a shared constant: sum's, mean's), or are
+    compared field by field. Pairs of sources the key names as one array (graph.aliases)
+    must be one array here too; a graph sharing an array the key does not name still
+    matches (its Program reads each source on its own, and they hold equal values). None:
+    too large, or a key with a stop set (grad()'s no_grad_vars take the walk). For grad()'s
+    keys the new graph's `targets` are checked as the walk numbers them.
     """
     nodes = g.nodes
     if len(nodes) > MATCH_MAX_NODES or g.stop is not None:
@@ -42,24 +46,23 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
         consts.append(value)
         return f"C{len(consts) - 1}"
 
-    lines = ["def match(roots, ep, targets=None):"]
-    emit = lines.append
+    walk: list = []                     # follow the graph, name its nodes and tensors
+    facts: list = []                    # (expression, wanted value): one tuple comparison
+    same: list = []                     # identity and other tests after the comparison
+    attrs_lines: list = []
     i = nroots = nnodes = 0
     while i < len(key) and not isinstance(key[i], str):      # roots: shape, dtype, node
         shape, dtype, ni = key[i:i + 3]
         r = nroots
-        emit(f"    T{r} = roots[{r}]")
-        emit(f"    d = T{r}._data")
-        emit(f"    if d.shape != {c(shape)} or d.dtype is not {c(dtype)}: return None")
-        emit(f"    n = T{r}._node")
+        facts += [(f"T{r}._data.shape", shape), (f"T{r}._data.dtype", dtype)]
         if ni < 0:
-            emit("    if n is not None: return None")
+            facts.append((f"T{r}._node", None))
         else:
-            emit(f"    if n is None or T{r}._hooks is not None or T{r}._retain: return None")
-            nnodes = _emit_node_ref(emit, ni, nnodes)
+            facts += [(f"T{r}._hooks", None), (f"T{r}._retain", None)]
+            nnodes = _name_node(walk, same, f"T{r}._node", ni, nnodes)
         nroots += 1
         i += 3
-    lines.insert(1, f"    if len(roots) != {nroots}: return None")
+    walk.insert(0, f"{', '.join(f'T{r}' for r in range(nroots))}, = roots")
     ntensors = nroots
     # what the checks fix about each object: two with different signatures cannot be the
     # same object, so only equal signatures need the distinctness check
@@ -71,46 +74,47 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
         if node.op.name != name:
             return None                   # (cannot happen: key and nodes come together)
         N = f"N{k}"
-        # a node from an earlier epoch (an in-place write since: batch_norm's running
-        # statistics) gets the walk's checks here rather than sending the graph to the walk
-        emit(f"    if {N}.op is not {c(node.op)}: return None")
-        emit(f"    if {N}.epoch != ep and {c(stale)}({N}, {c(_node_chains())}): return None")
-        emit(f"    if {N}.needs != {c(needs)}: return None")
+        facts += [(f"{N}.op", node.op), (f"{N}.needs", needs)]
         if nin:
-            emit(f"    {', '.join(f'a{p}' for p in range(nin))}, = {N}.inputs")
+            walk.append(f"{', '.join(f'a{k}_{p}' for p in range(nin))}, = {N}.inputs")
         else:
-            emit(f"    if {N}.inputs: return None")
+            walk.append(f"if {N}.inputs: return None")
         for p in range(nin):
             part = key[i]
             i += 1
-            t = f"a{p}"
-            # (no hook test for a node's output: hooks or retain_grads added after the node
-            # was recorded bumped the epoch, and every node's own epoch is checked)
-            hooked = f"{t}._hooks is not None or {t}._retain"
+            t = f"a{k}_{p}"
             if isinstance(part, tuple):   # a tensor met for the first time
                 ti, shape, dtype, leaf = part
                 if ti != ntensors:
                     return None
-                emit(f"    if {hooked} or {t}._node is {'not ' if leaf else ''}None: "
-                     "return None")
-                emit(f"    T{ti} = {t}")
+                walk.append(f"T{ti} = {t}")
+                facts += [(f"{t}._hooks", None), (f"{t}._retain", None),
+                          (f"{t}._data.shape", shape), (f"{t}._data.dtype", dtype)]
+                if leaf:
+                    facts.append((f"{t}._node", None))
+                else:
+                    same.append(f"if {t}._node is None: return None")
                 tensor_sigs.append((shape, dtype, leaf))
-                emit(f"    d = {t}._data")
-                emit(f"    if d.shape != {c(shape)} or d.dtype is not {c(dtype)}: return None")
                 ntensors += 1
-            elif part < 0:                # a tensor met before
-                emit(f"    if {t} is not T{-1 - part} or {hooked}: return None")
-            else:                         # a node
-                emit(f"    n = {t}._node")
-                emit(f"    if n is None or {hooked}: return None")
-                nnodes = _emit_node_ref(emit, part, nnodes)
+            elif part < 0:                # a tensor met before: that very object
+                same.append(f"if {t} is not T{-1 - part}: return None")
+            else:                         # a node (no hook test for a node's output beyond
+                # its tensor's: hooks or retain_grads added after the node was recorded
+                # bumped the epoch, and every node's own epoch is checked)
+                facts += [(f"{t}._hooks", None), (f"{t}._retain", None)]
+                nnodes = _name_node(walk, same, f"{t}._node", part, nnodes)
         attrs = key[i]
         if attrs:
-            _emit_attrs(emit, c, N, attrs, node.op.extra.get("bound_attrs", ()))
+            lines: list = []
+            _emit_attrs(lines.append, c, N, attrs, node.op.extra.get("bound_attrs", ()))
+            if _plain_attrs(node.attrs):  # (a shared constant dict: one identity test)
+                attrs_lines.append(f"    if {N}.attrs is not {c(node.attrs)}:")
+                attrs_lines += ["    " + ln for ln in lines]
+            else:
+                attrs_lines += lines
         else:
-            emit(f"    if {N}.attrs: return None")
-        emit(f"    d = {N}.out_data")
-        emit(f"    if d.shape != {c(key[i + 1])} or d.dtype is not {c(key[i + 2])}: return None")
+            attrs_lines.append(f"    if {N}.attrs: return None")
+        facts += [(f"{N}.out_data.shape", key[i + 1]), (f"{N}.out_data.dtype", key[i + 2])]
         node_sigs.append((id(node.op), key[i + 1], key[i + 2]))
         i += 3
     want_targets = None
@@ -125,6 +129,22 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
         i += 2
     if i != len(key) or nnodes != len(nodes):
         return None
+    lines = ["def match(roots, ep, targets=None):", "    try:"]
+    lines += ["        " + ln for ln in walk]
+    lines.append(f"        if ({''.join(f'{e}, ' for e, _ in facts)}) != "
+                 f"{c(tuple(w for _, w in facts))}: return None")
+    lines.append("    except (AttributeError, TypeError, ValueError):  # another structure")
+    lines.append("        return None")
+    lines += ["    " + ln for ln in same]
+    epochs = " == ".join(f"N{k}.epoch" for k in range(nnodes))
+    if nnodes:
+        # a node from an earlier epoch (an in-place write since: batch_norm's running
+        # statistics) gets the walk's checks here rather than sending the graph to the walk
+        lines.append(f"    if not ep == {epochs}:")
+        lines += [f"        if N{k}.epoch != ep and {c(stale)}(N{k}, {c(_node_chains())}): "
+                  "return None" for k in range(nnodes)]
+    lines += attrs_lines
+    emit = lines.append
     nodes_list = f"[{', '.join(f'N{k}' for k in range(nnodes))}]"
     tensors_list = f"[{', '.join(f'T{t}' for t in range(ntensors))}]"
     emit(f"    nodes = {nodes_list}")
@@ -153,14 +173,30 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     return scope["make"](*consts)
 
 
-def _emit_node_ref(emit: Callable, ni: int, nnodes: int) -> int:
-    """The matcher's check that `n` is node ni as the walk numbers nodes: the next number
-    (bound as N<ni>) or the node met before under it; the count numbered after it."""
+def _name_node(walk: list, same: list, expr: str, ni: int, nnodes: int) -> int:
+    """The matcher's naming of `expr` (a tensor's node) as node ni as the walk numbers
+    nodes: the next number (bound as N<ni>) or the node met before under it (an identity
+    test); the count numbered after it."""
     if ni == nnodes:
-        emit(f"    N{ni} = n")
+        walk.append(f"N{ni} = {expr}")
         return nnodes + 1
-    emit(f"    if n is not N{ni}: return None")
+    same.append(f"if {expr} is not N{ni}: return None")
     return nnodes
+
+
+_PLAIN = (type(None), bool, int, float, str)
+
+
+def _plain_attrs(attrs: dict) -> bool:
+    """Attributes a matcher may hold on to and recognise by identity: small plain values
+    only (no arrays a cached matcher would keep alive)."""
+    for v in attrs.values():
+        if type(v) is tuple:
+            if len(v) > 16 or not all(type(x) in _PLAIN for x in v):
+                return False
+        elif type(v) not in _PLAIN:
+            return False
+    return True
 
 
 def _emit_attrs(emit: Callable, c: Callable, N: str, attrs: tuple, bound: tuple) -> None:
