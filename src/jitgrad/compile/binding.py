@@ -312,40 +312,47 @@ def run_once(p: Program, ws: Workspace, graph: Graph, want_outs: bool = False
     """backward() (or grad()) with ones seeds of a graph that is not retained, on a Program
     without callbacks: what Binding(p, graph, ws).run(None) does, without the Binding (a
     retained graph keeps one for its replays; this graph will not run again). Returns the
-    output tensors when `want_outs` (target_results reads grad()'s answers with them).
+    output tensors when `want_outs` (target_results reads grad()'s answers with them)."""
+    with RUN_LOCK:
+        return run_once_held(p, ws, graph, want_outs)
+
+
+def run_once_held(p: Program, ws: Workspace, graph: Graph, want_outs: bool = False
+                  ) -> list | None:
+    """run_once, for a caller holding RUN_LOCK (executor.run_plain holds it for the step's
+    match, run and give-back: one lock instead of three).
 
     A training loop's step takes the short way: its leaves' .grad arrays are the ones the
     Workspace's rows added into last time (leaf_last), so the itab holds their addresses
     already and nothing is delivered after the run (~1.5 us of a ~9 us backward)."""
     keep = [] if p.externals else _NO_KEEP      # arrays the itab addresses, for the run
     bind_values(p, ws, graph, keep)
+    if not ws.ones_ready:
+        write_seeds(ws, None)
     checks = ws.leaf_checks
     outs = None
-    with RUN_LOCK:
-        if not ws.ones_ready:
-            write_seeds(ws, None)
-        same = False
-        if checks is not None and not ws.deliver_items and not GRAPH_GRADS:
-            tensors, last = graph.tensors, ws.leaf_last
-            for i, k in checks:
-                prev, g = last[i], tensors[k]._grad
-                if g is None or prev is None or prev[0]() is not g:
-                    break
-            else:                               # every leaf as last time
-                same = True
-        if same:
-            to_slot = None
-        else:
-            outs = out_tensors(p, ws, graph)
-            to_slot = point_leaves(p, ws, outs, None) if p.leaf_rows else None
-        if ws.call_gen == vm.generation() and ws.call is not None:
-            ws.call()                           # (execute's common case)
-        else:
-            execute(ws)
-        if ws.seeds_dirty:
-            seeds_written(ws)
-        if to_slot is not None or ws.deliver_items:
-            deliver(outs, ws.deliver_items, to_slot)
+    same = False
+    if checks is not None and not ws.deliver_items and not GRAPH_GRADS:
+        tensors, last = graph.tensors, ws.leaf_last
+        for i, k in checks:
+            prev, g = last[i], tensors[k]._grad
+            if g is None or prev is None or prev[0]() is not g:
+                break
+        else:                                   # every leaf as last time
+            same = True
+    if same:
+        to_slot = None
+    else:
+        outs = out_tensors(p, ws, graph)
+        to_slot = point_leaves(p, ws, outs, None) if p.leaf_rows else None
+    if ws.call_gen == vm.generation() and ws.call is not None:
+        ws.call()                               # (execute's common case)
+    else:
+        execute(ws)
+    if ws.seeds_dirty:
+        seeds_written(ws)
+    if to_slot is not None or ws.deliver_items:
+        deliver(outs, ws.deliver_items, to_slot)
     if want_outs and outs is None:
         outs = out_tensors(p, ws, graph)
     return outs

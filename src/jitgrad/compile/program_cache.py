@@ -9,12 +9,11 @@ one lock around every change.
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
 from ..core import config, tape
-from .binding import Workspace
+from .binding import RUN_LOCK, Workspace
 from .graph import CHANGED, Graph, Uncacheable
 from .matcher import compile_matcher
 from ..vm.program import Program
@@ -60,7 +59,9 @@ class ProgramCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple, Entry] = OrderedDict()
-        self._lock = threading.Lock()
+        # the runs' lock (binding.RUN_LOCK, reentrant): a training loop's step
+        # (executor.run_plain) takes it once for its match, run and give-back
+        self._lock = RUN_LOCK
         self._recent: tuple = (None, None)      # the two most recent entries (matchers)
         self.bytes = 0
         self.hits = self.misses = self.uncacheable = self.interpreted = 0
@@ -106,9 +107,15 @@ class ProgramCache:
         hit, the graph, and (`take`, when the Program is fully optimised and runs without
         callbacks: executor.run_plain's case) a spare Workspace as take() would give, in
         the same locked step. None: the walk decides."""
+        with self._lock:
+            return self.match_recent_held(roots, targets, take)
+
+    def match_recent_held(self, roots: list, targets: list | None, take: bool
+                          ) -> tuple[Entry, Graph, Workspace | None] | None:
+        """match_recent, for a caller holding the lock (RUN_LOCK)."""
         ep = tape.epoch()
         for entry in self._recent:
-            if entry is None or not entry.match:
+            if entry is None or not entry.match or not entry.cached:
                 continue
             try:
                 found = entry.match(roots, ep, targets)
@@ -116,20 +123,17 @@ class ProgramCache:
                 continue
             if found is None:
                 continue
-            with self._lock:
-                if not entry.cached:
-                    continue
-                if self._recent[0] is not entry:
-                    self._touch(entry)
-                self.hits += 1
-                spare = entry.spare
-                if take and spare and entry.plain:
-                    ws = spare.pop()
-                    n = ws.nbytes
-                    entry.nbytes -= n
-                    self.bytes -= n
-                else:
-                    ws = None
+            if self._recent[0] is not entry:
+                self._touch(entry)
+            self.hits += 1
+            spare = entry.spare
+            if take and spare and entry.plain:
+                ws = spare.pop()
+                n = ws.nbytes
+                entry.nbytes -= n
+                self.bytes -= n
+            else:
+                ws = None
             return entry, Graph.matched(roots, targets, found[0], found[1], entry.key), ws
         return None
 
@@ -217,13 +221,17 @@ class ProgramCache:
         Workspace was not folded for its graph, and the bound allows."""
         if entry is None or ws.folded:
             return
-        n = ws.nbytes
         with self._lock:
-            if entry.cached and entry.program is program and len(entry.spare) < MAX_SPARE \
-                    and self.bytes + n <= self.max_bytes:
-                entry.spare.append(ws)
-                entry.nbytes += n
-                self.bytes += n
+            self.give_back_held(entry, ws, program)
+
+    def give_back_held(self, entry: Entry, ws: Workspace, program: Program) -> None:
+        """give_back of an unfolded Workspace, for a caller holding the lock (RUN_LOCK)."""
+        n = ws.nbytes
+        if entry.cached and entry.program is program and len(entry.spare) < MAX_SPARE \
+                and self.bytes + n <= self.max_bytes:
+            entry.spare.append(ws)
+            entry.nbytes += n
+            self.bytes += n
 
     def _evict(self) -> None:
         while self.bytes > self.max_bytes and self._entries:
