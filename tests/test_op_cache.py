@@ -298,3 +298,42 @@ def test_program_is_pure_data_and_pickles():
     for field in prog.__dataclass_fields__:
         walk(getattr(prog, field))
     assert not any(isinstance(v, Tensor) for v in prog.__dict__.values())
+
+
+_FIRST_USE_IN_THREADS = """
+import sys, threading
+import numpy as np
+import jitgrad as paddle
+paddle.warmup(quiet=True)
+start, errors = threading.Barrier(4), []
+
+def work(v):
+    try:
+        start.wait()
+        for _ in range(50):
+            w = paddle.to_tensor(np.ones(8, "float32"), stop_gradient=False)
+            x = paddle.to_tensor(np.full((4, 8), v, "float32"))
+            (paddle.tanh(x * w) * v).sum().backward()
+            assert w.grad.shape == [8]
+    except BaseException as e:
+        errors.append(repr(e))
+
+threads = [threading.Thread(target=work, args=(float(v),)) for v in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(errors or "ok")
+"""
+
+
+@pytest.mark.slow
+def test_threads_first_using_the_compiled_forwards_at_once_all_get_them():
+    """A new process whose first ops with compiled forwards (x * w of a row: the row
+    kernel) run in four threads at once: each waits for the kernels' module that another
+    thread is importing (taken half made from sys.modules, they failed with
+    'partially initialized module jitgrad.vm.forward has no attribute row_op')."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", _FIRST_USE_IN_THREADS], capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok", out.stdout

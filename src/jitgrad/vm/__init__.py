@@ -88,8 +88,9 @@ def compiled_forwards(module: str) -> ModuleType | None:
     would add Numba's ~0.2 s import to the op's first call."""
     if _compiled is None:
         return None
-    name = f"{__name__}.{module}"
-    return sys.modules.get(name) or importlib.import_module(name)
+    # (import_module, not sys.modules: while another thread imports the module, it is in
+    # sys.modules half made, and import_module waits for it)
+    return importlib.import_module(f"{__name__}.{module}")
 
 
 # ---- loading the compiled interpreter -------------------------------------------------------
