@@ -319,7 +319,7 @@ def run_once(p: Program, ws: Workspace, graph: Graph, want_outs: bool = False
 
 def run_once_held(p: Program, ws: Workspace, graph: Graph, want_outs: bool = False
                   ) -> list | None:
-    """run_once, for a caller holding RUN_LOCK (executor.run_plain holds it for the step's
+    """run_once, for a caller holding RUN_LOCK (executor._step holds it for the step's
     match, run and give-back: one lock instead of three).
 
     A training loop's step takes the short way: its leaves' .grad arrays are the ones the

@@ -190,70 +190,60 @@ def release(b: Binding) -> None:
 def run_plain(t: Any) -> None:
     """`t.backward()`: run_backward([t], ones, retain_graph=False), with a training loop's
     step (the graph of one of the two most recently used Programs again, a Program
-    without callbacks) matched, bound, run and freed here: the general path's call layers
-    cost ~3 us of a ~11 us backward. (_recent_hit, written out: every step calls it.) The
-    match, the run and the Workspace's return take RUN_LOCK once (it is the cache's lock
-    too): the three acquisitions they made on their own cost ~0.5-1 us a step."""
+    without callbacks) matched, bound, run and freed here (_step): the general path's call
+    layers cost ~3 us of a ~11 us backward."""
     node = t._node
     settings = config.SETTINGS
     if node is None or node.programs is not None or not settings.program_cache or \
             settings.verify_cache:
         run_backward([t], ONES, False)
         return
-    roots = [t]
-    ws = None
-    with RUN_LOCK:                          # (the cache's lock too: one for the step)
-        hit = CACHE.match_recent_held(roots, None, True)
-        if hit is not None:
-            entry, graph, ws = hit
-            if ws is None and entry.plain:
-                ws = Workspace(entry.program)   # (no spare left: a new one)
-            if ws is not None:
-                prog = entry.program
-                run_once_held(prog, ws, graph)
-                CACHE.give_back_held(entry, ws, prog)
-    if hit is None:
-        run_backward(roots, ONES, False)
-    elif ws is None:
-        run_backward(roots, ONES, False, (entry, graph))
-    else:
+    entry, graph, ran, _ = _step([t], None)
+    if ran:
         tape.free_nodes(graph.nodes)
+    elif entry is None:
+        run_backward([t], ONES, False)
+    else:
+        run_backward([t], ONES, False, (entry, graph))
 
 
 def grad_plain(root: Any, targets: list) -> dict:
     """`grad(root, targets)` with default arguments: run_grad([root], ones, targets, None,
     False), with the training loop's case run here as run_plain runs it (grad() never
     frees the graph)."""
-    hit = _recent_hit(root, targets)
-    if hit is None:
-        return run_grad([root], ONES, targets, None, False)
-    roots, entry, graph, ws = hit
-    if ws is None:
-        return run_grad(roots, ONES, targets, None, False, (entry, graph))
-    prog = entry.program
-    found = target_results(prog, ws, run_once(prog, ws, graph, True))
-    CACHE.give_back(entry, ws, prog)
-    return found
-
-
-def _recent_hit(root: Any, targets: list | None) -> tuple | None:
-    """CACHE.match_recent for a single root without a Binding of its own (none retained
-    on its graph): ([root], entry, graph, a Workspace to run at once, or None when the
-    Program needs the general path: not yet fully lowered, callbacks, every hit checked);
-    None on no match."""
     node = root._node
     settings = config.SETTINGS
-    if node is None or node.programs is not None or not settings.program_cache:
-        return None
-    roots = [root]
-    verify = settings.verify_cache
-    hit = CACHE.match_recent(roots, targets, not verify)
-    if hit is None:
-        return None
-    entry, graph, ws = hit
-    if ws is None and not verify and entry.plain:
-        ws = Workspace(entry.program)       # (no spare left: a new one)
-    return roots, entry, graph, ws
+    if node is None or node.programs is not None or not settings.program_cache or \
+            settings.verify_cache:
+        return run_grad([root], ONES, targets, None, False)
+    entry, graph, ran, found = _step([root], targets)
+    if ran:
+        return found
+    if entry is None:
+        return run_grad([root], ONES, targets, None, False)
+    return run_grad([root], ONES, targets, None, False, (entry, graph))
+
+
+def _step(roots: list, targets: list | None) -> tuple:
+    """A training loop's step on the graph of one of the two most recently used Programs,
+    with ones seeds, under one acquisition of RUN_LOCK (the cache's lock too: the match,
+    the run and the Workspace's return took one each, ~0.5-1 us a step): (entry, graph,
+    ran, grad()'s answers when `targets`). entry None: no recent Program matched; ran
+    False: the matched one needs the general path (not yet fully lowered, callbacks)."""
+    with RUN_LOCK:
+        hit = CACHE.match_recent_held(roots, targets, True)
+        if hit is None:
+            return None, None, False, None
+        entry, graph, ws = hit
+        if ws is None:
+            if not entry.plain:
+                return entry, graph, False, None
+            ws = Workspace(entry.program)   # (no spare left: a new one)
+        prog = entry.program
+        outs = run_once_held(prog, ws, graph, targets is not None)
+        found = None if targets is None else target_results(prog, ws, outs)
+        CACHE.give_back_held(entry, ws, prog)
+    return entry, graph, True, found
 
 
 ONES = [None]       # the seeds of one root: ones (a None seed is ones)

@@ -4,7 +4,8 @@ Programs are keyed by graph.py's structural key, least recently used first, with
 `max_bytes` (Programs plus the spare Workspaces each keeps for the next graphs of its
 structure). It also remembers, by hash, the keys of structures interpreted once, so the
 executor (executor.py) can tell a structure's first backward from a recurrence. Thread-safe:
-one lock around every change.
+one lock around every change, binding.RUN_LOCK (reentrant), which the runs hold too, so a
+training loop's step matches, runs and returns its Workspace under one acquisition.
 """
 
 from __future__ import annotations
