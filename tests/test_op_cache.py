@@ -252,6 +252,41 @@ def test_concurrent_grad_calls_from_threads_are_each_right():
     assert wrong == []
 
 
+def test_backwards_from_threads_stay_right_while_the_cache_is_emptied_and_rebounded():
+    """The cache's lock is the runs' lock (a step takes it once): backwards from 4 threads
+    stay right while a fifth empties the cache and changes its bound, and afterwards the
+    byte count is what the cached Programs and their spare Workspaces hold."""
+    vm.warmup(quiet=True)
+    limit = executor.cache_info().max_bytes
+    wrong = []
+
+    def worker(seed):
+        if seed == 4:
+            for i in range(200):
+                if i % 3 == 0:
+                    executor.cache_clear()
+                else:
+                    executor.set_cache_limit(1 << 12 if i % 2 else limit)
+            return
+        rng = np.random.default_rng(seed)
+        for _ in range(300):
+            v = rng.standard_normal(8).astype(np.float32)
+            w = paddle.to_tensor(np.ones(8, np.float32), stop_gradient=False)
+            (paddle.tanh(w) * paddle.to_tensor(v)).sum().backward()
+            if not np.allclose(w.grad.numpy(), v * (1 - np.tanh(np.float32(1)) ** 2),
+                               rtol=1e-6, atol=0):
+                wrong.append(seed)
+    try:
+        in_threads(worker, 5)
+    finally:
+        executor.set_cache_limit(limit)
+    assert wrong == []
+    entries = list(executor.CACHE._entries.values())
+    assert executor.cache_info().bytes == sum(e.nbytes for e in entries)
+    assert all(e.nbytes == e.program.nbytes + sum(ws.nbytes for ws in e.spare)
+               for e in entries)
+
+
 def test_shared_parameter_from_threads_accumulates_every_contribution():
     vm.warmup(quiet=True)
     w = paddle.to_tensor(np.zeros(16, np.float32), stop_gradient=False)
