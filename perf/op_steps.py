@@ -45,12 +45,19 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-06 06:14-06:26 UTC, a fresh clone of main at d9cb4a1 (perf/op_steps.json holds
-this run): 219 rows, every one a program-cache hit, geometric mean 2.55x, median 2.53x,
-none slower (closest group_norm 1.47x, pad 1.53x, adaptive_max_pool2d 1.60x,
-max_pool2d_k3s2 1.64x); the forward alone 0.95x torch's (133 rows slower), the rest of
-the step 4.19x; miss line 1.17x. The run before it, 06:00-06:12 on the same clone: 2.58x,
-median 2.52x, forward 0.97x (130 slower), rest 4.22x, miss line 1.29x.
+2026-12-06 08:55-09:08 UTC on an AVX2 machine (the runs before it ran on an AVX-512 one),
+a fresh clone of main at d9029a0 (perf/op_steps.json holds this run): 219 rows, every one
+a program-cache hit, geometric mean 2.33x, median 2.28x, none slower (closest cosh 1.11x,
+erfinv 1.20x, quantile, soft_margin_loss and sinh 1.35x: numpy's scalar float32
+sinh / cosh / expm1 / log1p ... cost 15-25 ns an element there); the forward alone 0.83x
+torch's (150 rows slower), the rest of the step 3.89x; miss line 1.10x. 08:36-08:49 on
+92f671d: 2.34x, median 2.26x, forward 0.83x, rest 4.06x, miss line 1.14x.
+On the AVX-512 machine, 2026-12-06 06:14-06:26 UTC, a fresh clone of d9cb4a1: 219 rows,
+every one a program-cache hit, geometric mean 2.55x, median 2.53x, none slower (closest
+group_norm 1.47x, pad 1.53x, adaptive_max_pool2d 1.60x, max_pool2d_k3s2 1.64x); the
+forward alone 0.95x torch's (133 rows slower), the rest of the step 4.19x; miss line 1.17x.
+The run before it, 06:00-06:12 on the same clone: 2.58x, median 2.52x, forward 0.97x
+(130 slower), rest 4.22x, miss line 1.29x.
 04:13-04:25 UTC, a fresh clone of 839da57: 2.59x, median 2.57x, none slower (closest pad
 and group_norm 1.60x, batch_norm2d 1.66x, quantile 1.69x); the forward alone 0.95x
 torch's, the rest of the step 4.22x; miss line 1.23x.
