@@ -28,11 +28,16 @@ def require(module: str):
 
 
 def comparable(cell) -> list[tuple[str, str]]:
-    """The outputs of a cell that must not change between runs: streams and plain text."""
+    """The outputs of a cell that must not change between runs: streams and plain text.
+    Consecutive pieces of one stream are joined: the kernel may send one print as two
+    messages (its text, then the newline) when its flush timer fires between them."""
     out = []
     for o in cell.get("outputs", []):
         if o["output_type"] == "stream":
-            out.append((o["name"], o["text"]))
+            if out and out[-1][0] == o["name"]:
+                out[-1] = (o["name"], out[-1][1] + o["text"])
+            else:
+                out.append((o["name"], o["text"]))
         elif o["output_type"] == "execute_result":
             out.append(("result", o["data"].get("text/plain", "")))
         elif o["output_type"] == "error":
