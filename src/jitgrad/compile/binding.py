@@ -46,7 +46,7 @@ _np_add = np.add
 class Workspace:
     """A Program's private memory for one graph at a time."""
 
-    __slots__ = ("arena", "itab", "consts", "value_views", "seed_views", "out_views",
+    __slots__ = ("arena", "itab", "consts", "seed_views", "out_views",
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
                  "private", "call", "call_gen", "nbytes", "deliver_items", "leaf_js",
                  "code", "folded", "tables_bound", "out_tensor_index", "copies", "binds_more",
@@ -61,12 +61,11 @@ class Workspace:
         self.folded: list | None = None              # fold.py's D arrays ([]: none fold)
         self.tables_bound: dict = {}                 # itab position -> (itab, table array)
         prod = math.prod
-        self.value_views = [arena[off:off + prod(shape)].reshape(shape)
-                            for off, shape, _, _ in prog.values]
-        # bind_values' loop, per copied value: (arena view, the source's kind, its node or
-        # tensor number, its saved index, the source's shape, the source)
-        self.copies = [(view, src[0], src[1], src[2] if len(src) > 2 else 0, vshape, src)
-                       for view, (_, _, src, vshape) in zip(self.value_views, prog.values)]
+        # bind_values' loop, per copied value: (its arena view, the source's kind, its node
+        # or tensor number, its saved index, the source's shape, the source)
+        self.copies = [(arena[off:off + prod(shape)].reshape(shape), src[0], src[1],
+                        src[2] if len(src) > 2 else 0, vshape, src)
+                       for off, shape, src, vshape in prog.values]
         # anything else to bind: externals' addresses, index tables, scalars
         self.binds_more = bool(prog.externals or prog.tables or prog.scalars)
         self.seed_views = [arena[off:off + n] for off, n in prog.seeds]
@@ -345,10 +344,7 @@ def run_once_held(p: Program, ws: Workspace, graph: Graph, want_outs: bool = Fal
     else:
         outs = out_tensors(p, ws, graph)
         to_slot = point_leaves(p, ws, outs, None) if p.leaf_rows else None
-    if ws.call_gen == vm.generation() and ws.call is not None:
-        ws.call()                               # (execute's common case)
-    else:
-        execute(ws)
+    execute(ws)
     if ws.seeds_dirty:
         seeds_written(ws)
     if to_slot is not None or ws.deliver_items:
