@@ -192,13 +192,7 @@ def run_plain(t: Any) -> None:
     step (the graph of one of the two most recently used Programs again, a Program
     without callbacks) matched, bound, run and freed here (_step): the general path's call
     layers cost ~3 us of a ~11 us backward."""
-    node = t._node
-    settings = config.SETTINGS
-    if node is None or node.programs is not None or not settings.program_cache or \
-            settings.verify_cache:
-        run_backward([t], ONES, False)
-        return
-    entry, graph, ran, _ = _step([t], None)
+    entry, graph, ran, _ = _step(t, None)
     if ran:
         tape.free_nodes(graph.nodes)
     elif entry is None:
@@ -211,12 +205,7 @@ def grad_plain(root: Any, targets: list) -> dict:
     """`grad(root, targets)` with default arguments: run_grad([root], ones, targets, None,
     False), with the training loop's case run here as run_plain runs it (grad() never
     frees the graph)."""
-    node = root._node
-    settings = config.SETTINGS
-    if node is None or node.programs is not None or not settings.program_cache or \
-            settings.verify_cache:
-        return run_grad([root], ONES, targets, None, False)
-    entry, graph, ran, found = _step([root], targets)
+    entry, graph, ran, found = _step(root, targets)
     if ran:
         return found
     if entry is None:
@@ -224,12 +213,19 @@ def grad_plain(root: Any, targets: list) -> dict:
     return run_grad([root], ONES, targets, None, False, (entry, graph))
 
 
-def _step(roots: list, targets: list | None) -> tuple:
+def _step(root: Any, targets: list | None) -> tuple:
     """A training loop's step on the graph of one of the two most recently used Programs,
     with ones seeds, under one acquisition of RUN_LOCK (the cache's lock too: the match,
     the run and the Workspace's return took one each, ~0.5-1 us a step): (entry, graph,
-    ran, grad()'s answers when `targets`). entry None: no recent Program matched; ran
-    False: the matched one needs the general path (not yet fully lowered, callbacks)."""
+    ran, grad()'s answers when `targets`). entry None: no recent Program matched, or the
+    graph is not for this path (retained, caching off, every hit checked); ran False: the
+    matched one needs the general path (not yet fully lowered, callbacks)."""
+    node = root._node
+    settings = config.SETTINGS
+    if node is None or node.programs is not None or not settings.program_cache or \
+            settings.verify_cache:
+        return None, None, False, None
+    roots = [root]
     with RUN_LOCK:
         hit = CACHE.match_recent_held(roots, targets, True)
         if hit is None:
