@@ -210,12 +210,16 @@ def in_threads(worker, n: int) -> None:
         t.join()
 
 
-def tanh_backwards_in_threads(size, steps: int) -> list:
+def tanh_backwards_in_threads(size, steps: int, beside=None) -> list:
     """4 threads, each `steps` backwards of sum(tanh(w) * v), w ones of size(seed, step)
-    elements on a fresh graph; the seeds of threads that saw a wrong w.grad."""
+    elements on a fresh graph (and `beside()`, if given, in a fifth); the seeds of threads
+    that saw a wrong w.grad."""
     wrong = []
 
     def worker(seed):
+        if seed == 4:
+            beside()
+            return
         rng = np.random.default_rng(seed)
         for i in range(steps):
             n = size(seed, i)
@@ -225,7 +229,7 @@ def tanh_backwards_in_threads(size, steps: int) -> list:
             want = v * (1 - np.tanh(np.float32(1)) ** 2)
             if not np.allclose(w.grad.numpy(), want, rtol=1e-6, atol=0):
                 wrong.append(seed)
-    in_threads(worker, 4)
+    in_threads(worker, 4 if beside is None else 5)
     return wrong
 
 
@@ -258,29 +262,17 @@ def test_backwards_from_threads_stay_right_while_the_cache_is_emptied_and_reboun
     byte count is what the cached Programs and their spare Workspaces hold."""
     vm.warmup(quiet=True)
     limit = executor.cache_info().max_bytes
-    wrong = []
 
-    def worker(seed):
-        if seed == 4:
-            for i in range(200):
-                if i % 3 == 0:
-                    executor.cache_clear()
-                else:
-                    executor.set_cache_limit(1 << 12 if i % 2 else limit)
-            return
-        rng = np.random.default_rng(seed)
-        for _ in range(300):
-            v = rng.standard_normal(8).astype(np.float32)
-            w = paddle.to_tensor(np.ones(8, np.float32), stop_gradient=False)
-            (paddle.tanh(w) * paddle.to_tensor(v)).sum().backward()
-            if not np.allclose(w.grad.numpy(), v * (1 - np.tanh(np.float32(1)) ** 2),
-                               rtol=1e-6, atol=0):
-                wrong.append(seed)
+    def churn():
+        for i in range(200):
+            if i % 3 == 0:
+                executor.cache_clear()
+            else:
+                executor.set_cache_limit(1 << 12 if i % 2 else limit)
     try:
-        in_threads(worker, 5)
+        assert tanh_backwards_in_threads(lambda seed, i: 8, 300, beside=churn) == []
     finally:
         executor.set_cache_limit(limit)
-    assert wrong == []
     entries = list(executor.CACHE._entries.values())
     assert executor.cache_info().bytes == sum(e.nbytes for e in entries)
     assert all(e.nbytes == e.program.nbytes + sum(ws.nbytes for ws in e.spare)
