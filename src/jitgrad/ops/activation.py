@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.tensor import Tensor
+from . import rounded
 from . import elementwise as E
 from .core import NO_ATTRS, apply_xy, compiled_input, compiled_kernels, const, require_float
 from .elementwise import _sigmoid
@@ -44,7 +45,7 @@ leaky_relu_op = unary(
 
 
 def _elu_fwd(x, alpha, scale):
-    return (scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))).astype(x.dtype)
+    return (scale * np.where(x > 0, x, alpha * rounded.expm1(np.minimum(x, 0)))).astype(x.dtype)
 
 
 elu_op = unary(
@@ -54,7 +55,7 @@ elu_op = unary(
         {"shapes": ((2, 3),), "attrs": {"alpha": 1.6732632423543772,
                                         "scale": 1.0507009873554805}},),
     compiled=("elu", lambda t, alpha, scale: (t(alpha), t(scale), t(scale * alpha)),
-              lambda x, alpha, scale: (np.expm1(np.minimum(x, 0)),)))
+              lambda x, alpha, scale: (rounded.expm1(np.minimum(x, 0)),)))
 
 _K = _m.sqrt(2.0 / _m.pi)
 _C = 0.044715
@@ -98,7 +99,7 @@ silu_op = unary("silu", lambda x: (x * _sigmoid(x)).astype(x.dtype), _silu_deriv
 
 def _softplus_fwd(x, beta, threshold):
     z = x if beta == 1 else beta * x            # (beta 1: the same values, two passes fewer)
-    soft = np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))
+    soft = np.maximum(z, 0) + rounded.log1p(np.exp(-np.abs(z)))
     if beta != 1:
         soft /= beta
     return np.where(z > threshold, x, soft).astype(x.dtype, copy=False)
@@ -145,8 +146,8 @@ def _fits(t: type, attrs: tuple) -> bool:
 
 def _softplus_compiled(x: Tensor, beta: float, threshold: float) -> tuple | None:
     """(out, (factor,)) of softplus: one compiled loop makes exp's argument, numpy's exp and
-    log1p (its own SIMD ones, as _softplus_fwd), a loop writes the output and the factor's
-    expm1 argument (-inf above the threshold), numpy's expm1 and negative: _softplus_fwd's
+    ops/rounded.py's log1p (as _softplus_fwd), a loop writes the output and the factor's
+    expm1 argument (-inf above the threshold), rounded.expm1 and negative: _softplus_fwd's
     and _softplus_deriv's values bit for bit, ~3x quicker than their ~14 numpy passes.
     None: the numpy path (factor None when no gradient is needed)."""
     found = compiled_input("forward_activation", x._data)
@@ -175,12 +176,12 @@ def _softplus_kernels(k: Any, d: np.ndarray, need: bool, scalars: tuple) -> tupl
     a = np.empty_like(flat)
     k.softplus_parts(flat, a, b, scaled)
     np.exp(a, out=a)
-    np.log1p(a, out=a)
+    a = rounded.log1p(a)
     out, e = np.empty_like(flat), np.empty_like(flat)
     k.softplus(flat, out, e, a, b, th, scaled, zero, minus_one, minus_inf)
     if not need:
         return out.reshape(d.shape), None
-    np.expm1(e, out=e)      # (-inf above the threshold: -1 there, the factor's 1)
+    e = rounded.expm1(e)      # (-inf above the threshold: -1 there, the factor's 1)
     return out.reshape(d.shape), (np.negative(e, out=e).reshape(d.shape),)
 
 softsign_op = unary(
@@ -255,7 +256,7 @@ softshrink_op = unary(
 
 
 def _celu_fwd(x, alpha):
-    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0) / alpha)).astype(x.dtype)
+    return np.where(x > 0, x, alpha * rounded.expm1(np.minimum(x, 0) / alpha)).astype(x.dtype)
 
 
 def _celu_deriv(m, x, out, alpha):
@@ -274,7 +275,7 @@ def _celu_numpy_parts(x: np.ndarray, alpha: float) -> tuple:
     z, w = np.empty_like(x), np.empty(x.shape, np.float64)
     compiled_kernels("forward_activation").celu_parts(x.reshape(-1), t(alpha), t(1.0 / alpha),
                                                       t(0), z.reshape(-1), w.reshape(-1))
-    return np.expm1(z), np.exp(w, out=w)
+    return rounded.expm1(z), np.exp(w, out=w)
 
 
 celu_op = unary(
@@ -340,7 +341,7 @@ def _elu(x: Tensor, alpha: float, scale: float) -> Tensor:
     k, d = found
     flat = d.reshape(-1)
     z = np.minimum(flat, 0)
-    np.expm1(z, out=z)
+    z = rounded.expm1(z)
     out, f = np.empty_like(flat), np.empty_like(flat)
     k.elu(flat, out, f, z, *_scalars(elu_op, d.dtype.type, attrs))
     return apply_xy(elu_op, x, None, attrs, out.reshape(d.shape), (f.reshape(d.shape),))
@@ -448,11 +449,11 @@ def log_sigmoid(x: Tensor, name: str | None = None) -> Tensor:
     a, out = np.empty_like(flat), np.empty_like(flat)
     k.neg_abs(flat, a)
     np.exp(a, out=a)
-    np.log1p(a, out=a)
+    a = rounded.log1p(a)
     k.log_sigmoid(flat, out, a, _ONE_ZERO[t][1])
     if not need:
         return apply_xy(log_sigmoid_op, x, None, NO_ATTRS, out.reshape(d.shape))
-    np.expm1(out, out=a)
+    a = rounded.expm1(out)
     return apply_xy(log_sigmoid_op, x, None, NO_ATTRS, out.reshape(d.shape),
                     (np.negative(a, out=a).reshape(d.shape),))
 
@@ -480,14 +481,14 @@ _MISH_SCALARS = {t: (t(20), t(1), t(0)) for t in (np.float32, np.float64)}
 
 def _mish_compiled(k: Any, d: np.ndarray, t: type, need: bool) -> tuple:
     """(out, (factor,) or None) of mish on a C-contiguous float32/float64 d: a loop makes
-    exp's argument, numpy's exp and log1p, a loop softplus (softplus_unit), numpy's tanh, a
-    loop the output and the factor: mish_op's forward and _mish_deriv's values bit for
-    bit."""
+    exp's argument, numpy's exp and rounded.log1p, a loop softplus (softplus_unit), numpy's
+    tanh, a loop the output and the factor: mish_op's forward and _mish_deriv's values bit
+    for bit."""
     flat = d.reshape(-1)
     e = np.empty_like(flat)
     k.neg_abs(flat, e)
     np.exp(e, out=e)
-    sp = np.log1p(e)
+    sp = rounded.log1p(e)
     twenty, one, zero = _MISH_SCALARS[t]
     k.softplus_unit(flat, sp, twenty, zero)
     np.tanh(sp, out=sp)
@@ -566,7 +567,7 @@ def celu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
     flat = d.reshape(-1)
     z, w = np.empty_like(flat), np.empty(flat.shape, np.float64)
     k.celu_parts(flat, a, inv, zero, z, w)
-    np.expm1(z, out=z)
+    z = rounded.expm1(z)
     np.exp(w, out=w)
     out, f = np.empty_like(flat), np.empty_like(flat)
     k.celu(flat, out, f, z, w, *_scalars(celu_op, t, attrs))

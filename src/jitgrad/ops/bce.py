@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.tensor import Tensor
+from . import rounded
 from . import elementwise as E
 from .core import apply_xy, compiled_input
 from .registry import defop
@@ -38,7 +39,7 @@ def _bce_forward(p, y):
     pf = pd.reshape(-1)
     lp = np.log(pf)
     lq = np.negative(pf)
-    np.log1p(lq, out=lq)
+    lq = rounded.log1p(lq)
     out, dp, dl = np.empty_like(pf), np.empty_like(pf), np.empty_like(pf)
     kernels.bce_finish(pf, yd.reshape(-1), lp, lq, out, dp, dl, *_BCE_SCALARS[pd.dtype])
     shape = pd.shape
@@ -46,7 +47,7 @@ def _bce_forward(p, y):
 
 
 def _bce_numpy(p, y):
-    lp_raw, lq_raw = np.log(p), np.log1p(-p)
+    lp_raw, lq_raw = np.log(p), rounded.log1p(-p)
     lp, lq = np.maximum(lp_raw, -100.0), np.maximum(lq_raw, -100.0)
     out = -(y * lp + (1 - y) * lq)
     dp = (p - y) / np.maximum(p * (1 - p), _EPS)
@@ -81,14 +82,14 @@ def _logits_forward(x, y):
         e = np.empty_like(flat)
         kernels.neg_abs(flat, e)
         np.exp(e, out=e)
-        lg = np.log1p(e)
+        lg = rounded.log1p(e)
         out, dx, dy = np.empty_like(d), np.empty_like(d), np.empty_like(d)
         t = d.dtype.type
         kernels.bce_logits(flat, yd.reshape(-1), e, lg, out.reshape(-1), dx.reshape(-1),
                            dy.reshape(-1), t(1), t(0))
         return out, (dx, dy)
     e = np.exp(-np.abs(x))
-    out = (1 - y) * x + (np.maximum(-x, 0) + np.log1p(e))
+    out = (1 - y) * x + (np.maximum(-x, 0) + rounded.log1p(e))
     sig = np.where(x >= 0, 1 / (1 + e), e / (1 + e))      # sigmoid(x), no overflow
     return out.astype(x.dtype, copy=False), ((sig - y).astype(x.dtype, copy=False),
                                             np.negative(x))

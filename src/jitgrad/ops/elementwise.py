@@ -16,6 +16,7 @@ from .core import (_KERNELS, NO_ATTRS, apply_internal, apply_xy, binary_operands
                    checks_own_tensor_args, compiled_input, compiled_kernels, const, float_input,
                    tensor_arg_error)
 from .derivative import apply_unary, binary, numpy_function, unary
+from . import rounded
 from .linear import linear, step
 from .registry import OpDef
 from ..core import dtypes, tape
@@ -34,18 +35,9 @@ square_op = unary("square", np.square, lambda m, x, out: 2.0 * x, quiet=False)
 sqrt_op = unary("sqrt", np.sqrt, lambda m, x, out: 0.5 / out, domain=(0.3, 3.0))
 
 
-def _via_float64(fn):
-    """float32 exp/log through float64: numpy's SIMD float32 exp is 1 ulp off (exp(1) gives
-    2.71828198, Paddle and the correctly rounded value 2.71828175)."""
-    def forward(x: np.ndarray) -> np.ndarray:
-        if x.dtype == np.float32:
-            return fn(x.astype(np.float64)).astype(np.float32)
-        return fn(x)
-    return forward
-
-
-exp_op = unary("exp", _via_float64(np.exp), lambda m, x, out: out)
-log_op = unary("log", _via_float64(np.log), lambda m, x, out: 1.0 / x, domain=(0.3, 3.0))
+exp_op = unary("exp", rounded.exp, lambda m, x, out: out)
+log_op = unary("log", rounded.log, lambda m, x, out: 1.0 / x,
+               domain=(0.3, 3.0))
 # m.exp / m.log in a derivative's saved factor: the ops' own forwards, correctly rounded as
 # on the eager path (create_graph) and in Paddle
 numpy_function("exp", exp_op.forward)

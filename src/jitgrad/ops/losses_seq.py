@@ -47,6 +47,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.tensor import Tensor
+from . import rounded
 from . import reduce as R
 from .core import const, require_float
 
@@ -101,7 +102,7 @@ def _log_plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """warpctc's log_plus / warprnnt's log_sum_exp: log(exp(a) + exp(b)) as
     log1p(exp(-|a - b|)) + max(a, b), either side -inf giving the other exactly."""
     with np.errstate(invalid="ignore", over="ignore"):
-        r = np.log1p(np.exp(-np.abs(a - b))) + np.maximum(a, b)
+        r = rounded.log1p(np.exp(-np.abs(a - b))) + np.maximum(a, b)
     return np.where(a == _NEG, b, np.where(b == _NEG, a, r))
 
 

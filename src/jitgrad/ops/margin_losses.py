@@ -11,6 +11,7 @@ import numpy as np
 
 from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
+from . import rounded
 from . import elementwise as E
 from . import math as math_ops
 from . import reduce as R
@@ -122,16 +123,16 @@ def hinge_embedding_loss(input: Tensor, label: Any, margin: float = 1.0,
 # What softplus(-y * x, threshold=inf) computed as three nodes (neg, mul, softplus), its
 # values bit for bit: the same numpy operations (ops/activation.py's _softplus_fwd and
 # _softplus_deriv for beta 1, no threshold), or once Numba is loaded vm/forward_loss.py's
-# two loops around numpy's exp, log1p and expm1 (~10% quicker: the node count is the gain,
-# ~22 -> ~17 us for the 32 x 64 float32 loss). The forward saves softplus's
+# two loops around numpy's exp and ops/rounded.py's log1p and expm1 (~10% quicker: the
+# node count is the gain, ~22 -> ~17 us for the 32 x 64 float32 loss). The forward saves softplus's
 # factor f = sigmoid(z) = -expm1(-out), -y and x; the backward is the composite's:
 # gz = g * f, then dx = gz * -y and dy = -(gz * x).
 
 def _soft_margin_numpy(x, y):
     negy = np.negative(y)
     z = np.multiply(negy, x)
-    out = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))).astype(x.dtype, copy=False)
-    f = np.negative(np.expm1(out * -1.0)).astype(x.dtype, copy=False)
+    out = (np.maximum(z, 0) + rounded.log1p(np.exp(-np.abs(z)))).astype(x.dtype, copy=False)
+    f = np.negative(rounded.expm1(out * -1.0)).astype(x.dtype, copy=False)
     return out, (f, negy, x)
 
 
@@ -149,10 +150,10 @@ def _soft_margin_forward(x, y):
     negy, z, a = np.empty_like(xf), np.empty_like(xf), np.empty_like(xf)
     k.soft_margin_parts(xf, yd.reshape(-1), negy, z, a)
     np.exp(a, out=a)
-    np.log1p(a, out=a)
+    a = rounded.log1p(a)
     out, b = np.empty_like(xf), np.empty_like(xf)
     k.soft_margin_finish(z, a, out, b, *_SM_SCALARS[xd.dtype])
-    np.expm1(b, out=b)
+    b = rounded.expm1(b)
     np.negative(b, out=b)
     return out.reshape(shape), (b.reshape(shape), negy.reshape(shape), x)
 

@@ -17,13 +17,13 @@ from ..core import tape
 from ..core.quiet import quiet
 from .core import NO_ATTRS, apply_xy, binary_operands, compiled_input, float_input, \
     require_float
-from .elementwise import _via_float64
+from . import rounded
 from . import elementwise as E
 from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
 
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
-_EXP, _LOG1P = _via_float64(np.exp), _via_float64(np.log1p)
+_EXP, _LOG1P = rounded.exp, rounded.log1p
 
 
 def special_kernels(x: np.ndarray) -> tuple[Any, np.ndarray] | None:
@@ -57,19 +57,20 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.frompyfunc(_m.erf, 1, 1)(x.astype(np.float64)), dtype=x.dtype)
 
 
-expm1_op = unary("expm1", _via_float64(np.expm1), lambda m, x, out: out + 1.0)
-log1p_op = unary("log1p", _via_float64(np.log1p), lambda m, x, out: 1.0 / (x + 1.0),
-                 domain=(-0.5, 2.0))
-log2_op = unary("log2", _via_float64(np.log2), lambda m, x, out: 1.0 / (x * _m.log(2.0)),
-                domain=(0.3, 3.0))
-log10_op = unary("log10", _via_float64(np.log10), lambda m, x, out: 1.0 / (x * _m.log(10.0)),
-                 domain=(0.3, 3.0))
+expm1_op = unary("expm1", rounded.expm1, lambda m, x, out: out + 1.0)
+log1p_op = unary("log1p", _LOG1P, lambda m, x, out: 1.0 / (x + 1.0), domain=(-0.5, 2.0))
+log2_op = unary("log2", rounded.log2,
+                lambda m, x, out: 1.0 / (x * _m.log(2.0)), domain=(0.3, 3.0))
+log10_op = unary("log10", rounded.log10,
+                 lambda m, x, out: 1.0 / (x * _m.log(10.0)), domain=(0.3, 3.0))
 rsqrt_op = unary("rsqrt", lambda x: (1 / np.sqrt(x)).astype(x.dtype),
                  lambda m, x, out: out * out * out * -0.5, domain=(0.3, 3.0))
 reciprocal_op = unary("reciprocal", lambda x: (1 / x).astype(x.dtype),
                       lambda m, x, out: -(out * out), domain=(0.5, 2.0))
-sinh_op = unary("sinh", np.sinh, lambda m, x, out: m.cosh(x))
-cosh_op = unary("cosh", np.cosh, lambda m, x, out: m.sinh(x))
+sinh_op = unary("sinh", rounded.sinh, lambda m, x, out: m.cosh(x))
+cosh_op = unary("cosh", rounded.cosh, lambda m, x, out: m.sinh(x))
+for _op in (sinh_op, cosh_op, expm1_op, log1p_op):   # (m.sinh ... on arrays: these, not numpy's)
+    numpy_function(_op.name, _op.forward)
 tan_op = unary("tan", np.tan, lambda m, x, out: out * out + 1.0, domain=(-1.2, 1.2))
 asin_op = unary("asin", np.arcsin, lambda m, x, out: m.rsqrt(1.0 - x * x), domain=(-0.8, 0.8))
 acos_op = unary("acos", np.arccos, lambda m, x, out: -m.rsqrt(1.0 - x * x),
@@ -78,7 +79,7 @@ atan_op = unary("atan", np.arctan, lambda m, x, out: 1.0 / (x * x + 1.0))
 asinh_op = unary("asinh", np.arcsinh, lambda m, x, out: m.rsqrt(x * x + 1.0))
 acosh_op = unary("acosh", np.arccosh, lambda m, x, out: m.rsqrt(x * x - 1.0), domain=(1.3, 3.0))
 atanh_op = unary("atanh", np.arctanh, lambda m, x, out: 1.0 / (1.0 - x * x), domain=(-0.8, 0.8))
-_LOG = _via_float64(np.log)
+_LOG = rounded.log
 
 
 def _logit_deriv(m, x, out):
@@ -315,13 +316,11 @@ _CONSTS = {np.dtype(t): (t(0), t(1), t(0.5)) for t in (np.float32, np.float64)}
 
 def _logaddexp_compiled(x: Tensor, y: Tensor) -> tuple | None:
     """(out, saved) of logaddexp for two float32 or float64 tensors of one shape once Numba
-    is loaded (vm/forward_binary.py): a compiled loop makes -|x - y| (also in float64 for
-    float32, the argument of _EXP's exp); numpy's float64 exp, rounded to float32 and back
-    by a loop, its float64 log1p (_EXP and _LOG1P without their buffered casts) and, for
-    the slopes, its exp in x's dtype (_sigmoid's); one loop makes max(x, y), both slopes
-    and rounds the log1p to float32; numpy's sum makes the output: _logaddexp_forward's
-    and _logaddexp_slope's values bit for bit (2048 float32: ~18 -> ~14 us with the
-    recording, ~6 of it numpy's three transcendentals). None: the numpy path."""
+    is loaded (vm/forward_binary.py): a compiled loop makes -|x - y| (also in float64, a
+    scratch array for float32); _LOG1P(_EXP(...)) of it (for float64 numpy's, in place)
+    and, for the slopes, numpy's exp in x's dtype (_sigmoid's); one loop makes max(x, y),
+    both slopes and the log1p in x's dtype; numpy's sum makes the output:
+    _logaddexp_forward's and _logaddexp_slope's values bit for bit. None: the numpy path."""
     d, e = x._data, y._data
     found = compiled_input("forward_binary", d, e) if d.shape == e.shape else None
     if found is None:
@@ -337,10 +336,8 @@ def _logaddexp_compiled(x: Tensor, y: Tensor) -> tuple | None:
     w = np.empty(n, _F64)                       # (distinct arrays: see the kernels)
     k.logaddexp_parts(a, b, m, w, zero)
     narrow = dt.itemsize == 4
-    if narrow:
-        np.exp(w, out=w)
-        k.round_to_float32(w)
-        np.log1p(w, out=w)
+    if narrow:                                  # (_LOG1P(_EXP(a)), float32 values)
+        w[...] = rounded.log1p(rounded.exp(m))
     else:
         np.exp(m, out=m)
         np.log1p(m, out=w)

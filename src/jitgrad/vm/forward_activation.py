@@ -10,8 +10,9 @@ zeros and the boundaries): the same float operations in the same order, in x's d
 caller passes every constant as a scalar of that dtype), with numpy's clip semantics
 (max(a, b) is `a if a > b else b`, NaN kept). No fastmath (it would fold signed zeros).
 Like vm/forward.py, they run only once the backward interpreter has imported Numba.
-Transcendentals stay numpy's (its SIMD exp is not the C library's, and Numba has no vector
-math here): silu gets exp(-|x|) from numpy and does the rest, elu expm1(minimum(x, 0)). erf and
+Transcendentals come from the caller (numpy's SIMD exp is not the C library's, and Numba
+has no vector math here; ops/rounded.py's expm1 and log1p are vm/float32_math.py's): silu
+gets exp(-|x|) from numpy and does the rest, elu expm1(minimum(x, 0)). erf and
 the exact gelu use vm/forward_special.py's own vectorisable erf and exp (float64).
 softplus, log_sigmoid, mish and the tanh gelu put numpy's transcendentals between compiled
 loops (ops/activation.py: one loop makes their arguments, one the output and factor;
@@ -312,8 +313,9 @@ def erf(x, out, d, c):  # pragma: no cover - compiled
         d[i] = d[i] * c
 
 
-# ---- softplus, the tanh gelu, huber: numpy's transcendentals between two loops -------------
-# (its SIMD exp, log1p, expm1 and tanh are not the C library's, which Numba would call)
+# ---- softplus, the tanh gelu, huber: the caller's transcendentals between two loops --------
+# (numpy's SIMD exp and tanh are not the C library's, which Numba would call; log1p and
+# expm1 are ops/rounded.py's)
 
 @jit(fastmath=False)
 def softplus_parts(x, a, beta, scaled):  # pragma: no cover - compiled

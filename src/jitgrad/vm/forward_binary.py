@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from ._numba import jit
 
@@ -94,14 +93,13 @@ def fmax(x, y, out, take, mx, my, nx, ny, greater):  # pragma: no cover - compil
             my[i] = 0.0 if t else 1.0
 
 
-# ---- logaddexp: numpy's exp and log1p between the loops ----------------------------------
+# ---- logaddexp: ops/rounded.py's exp and log1p between the loops -------------------------
 
 @jit(fastmath=False)
 def logaddexp_parts(x, y, a, w, zero):  # pragma: no cover - compiled
     """a = -|x - y| in x's dtype, 0 for the difference of the same infinity (ops/math.py's
     _logaddexp_forward's argument of exp, and of its slopes' sigmoid's), and w = a again in
-    float64: for float32 inputs the argument of the output's exp in float64 (_EXP:
-    x.astype(float64), exact), for float64 ones a scratch copy. (No flags: branches in the
+    float64: a scratch copy (the caller writes the log1p there). (No flags: branches in the
     loop kept it from vectorising, ~1.3x slower; and no array given twice: the vectoriser's
     overlap check then sends the whole loop to its scalar version, ~1.5x slower.)"""
     for i in range(x.size):
@@ -115,22 +113,14 @@ def logaddexp_parts(x, y, a, w, zero):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
-def round_to_float32(w):  # pragma: no cover - compiled
-    """w = float64(float32(w)): the float64 exp rounded to float32 (_EXP's astype), then
-    the argument of _LOG1P's float64 log1p."""
-    for i in range(w.size):
-        w[i] = np.float64(np.float32(w[i]))
-
-
-@jit(fastmath=False)
 def logaddexp_slopes(x, y, e, m, dx, dy, w, l, zero, one, half
                      ):  # pragma: no cover - compiled
     """m = np.maximum(x, y) (the output's first term); logaddexp's slopes sigmoid(x - y),
     sigmoid(y - x) as elementwise.py's _sigmoid computes them from e = exp(-|x - y|)
     (numpy's, in x's dtype): max(e, z >= 0) / (e + 1); 0.5 each where x and y are the same
-    infinity. And l = w: numpy's float64 log1p, rounded to float32 (_LOG1P's astype) for
-    float32 inputs. (The output m + l stays numpy's sum: which NaN a sum of two NaNs keeps
-    is its loop's choice, and differs between its vector body and its tail.)"""
+    infinity. And l = w: the log1p, in x's dtype. (The output m + l stays numpy's sum:
+    which NaN a sum of two NaNs keeps is its loop's choice, and differs between its vector
+    body and its tail.)"""
     for i in range(x.size):
         l[i] = w[i]
         u = x[i]

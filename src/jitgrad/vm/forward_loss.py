@@ -10,7 +10,8 @@ takes ~2.5 us. Here one kernel checks the labels and writes the coefficients, th
 negation (nll_loss's saved gradient) and the total (~5 us), or the coefficients and the
 shifted logits (cross_entropy; numpy's exp and forward.py's xent_finish follow).
 soft_margin_loss, hinge_embedding_loss and binary_cross_entropy: their fused nodes'
-elementwise loops (between numpy's exp, log1p, log and expm1 where they take any).
+elementwise loops (between numpy's exp and log and ops/rounded.py's log1p and expm1 where
+they take any).
 
 The values are those of the kernels and numpy operations they replace, bit for bit (the
 same operations in the same order, in x's dtype; forward.py's own pairwise sum is called,

@@ -77,10 +77,8 @@ def _fma(typingctx, a, b, c):  # pragma: no cover - compiled
 
 
 @jit(inline="always", fastmath=False)
-def _exp_neg(y):  # pragma: no cover - compiled
-    """exp(y) for y <= 0 (-inf and nan included), within an ulp."""
-    ya = y
-    y = y if y > -746.0 else -746.0                     # (exp(-746) rounds to 0; nan: below)
+def _exp_reduced(y):  # pragma: no cover - compiled
+    """(nf, exp(r)) with y = nf ln2 + r, nf an integer, |r| <= ln2/2, for a finite y."""
     nf = (y * _LOG2E + _ROUND) - _ROUND
     r = (y - nf * _LN2_HI) - nf * _LN2_LO
     p = 2.0914717341716378e-09
@@ -94,7 +92,15 @@ def _exp_neg(y):  # pragma: no cover - compiled
     p = _fma(p, r, 0.04166666666666667)
     p = _fma(p, r, 0.1666666666666667)
     p = _fma(p, r, 0.5)
-    p = 1.0 + _fma(r * r, p, r)
+    return nf, 1.0 + _fma(r * r, p, r)
+
+
+@jit(inline="always", fastmath=False)
+def _exp_neg(y):  # pragma: no cover - compiled
+    """exp(y) for y <= 0 (-inf and nan included), within an ulp."""
+    ya = y
+    y = y if y > -746.0 else -746.0                     # (exp(-746) rounds to 0; nan: below)
+    nf, p = _exp_reduced(y)
     n = np.int64(nf)
     n1 = n >> 1
     s1 = _bits_to_float64((n1 + 1023) << 52)

@@ -1,0 +1,58 @@
+"""Exhaustive check of vm/float32_math.py (not a test: ~2 minutes a function here).
+
+    /work/venv/bin/python perf/check_float32_exhaustive.py              # all eight
+    /work/venv/bin/python perf/check_float32_exhaustive.py cosh sinh    # some
+
+For every one of the 2^32 float32 bit patterns, each kernel's output has the same bits as
+the numpy path it replaces (ops/elementwise.py's _via_float64): numpy's float64 function
+of float64(x), rounded to float32. NaN signs and payloads included. numpy's float64
+functions call the C library here, which the kernels' rounding test falls back to; on a
+machine where numpy has its own float64 versions (AVX-512 builds), the two could differ in
+the last float64 bit, and so near a float32 rounding boundary: this script says so.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, __file__.rsplit("/perf/", 1)[0] + "/src")
+
+from jitgrad.vm import float32_math  # noqa: E402
+
+NAMES = ("exp", "log", "expm1", "log1p", "log2", "log10", "cosh", "sinh")
+CHUNK = 1 << 24
+
+
+def check(name: str) -> int:
+    kernel, ref = getattr(float32_math, name), getattr(np, name)
+    bad = 0
+    t0 = time.perf_counter()
+    out = np.empty(CHUNK, np.float32)
+    for start in range(0, 1 << 32, CHUNK):
+        x = np.arange(start, start + CHUNK, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        kernel(x, out)
+        with np.errstate(all="ignore"):
+            want = ref(x.astype(np.float64)).astype(np.float32)
+        differ = out.view(np.uint32) != want.view(np.uint32)
+        if differ.any():
+            idx = np.flatnonzero(differ)
+            bad += idx.size
+            for i in idx[:3]:
+                print(f"  {name}({x[i]!r}): kernel {out[i]!r}, numpy {want[i]!r}", flush=True)
+    print(f"{name}: {bad} of 2^32 differ ({time.perf_counter() - t0:.0f} s)", flush=True)
+    return bad
+
+
+def main() -> int:
+    names = sys.argv[1:] or NAMES
+    unknown = [n for n in names if n not in NAMES]
+    if unknown:
+        raise SystemExit(f"unknown function(s) {unknown}; choose from {NAMES}")
+    return 1 if sum(check(n) for n in names) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,308 @@
+"""float32 exp, log, expm1, log1p, log2, log10, cosh and sinh in one vectorised pass, each
+giving float32(f(float64(x))) with the C library's f: the values of the numpy path
+(ops/elementwise.py's float32_through_float64), bit for bit.
+
+Why: without AVX-512, numpy's float32 sinh, cosh, expm1 and log1p are scalar C library
+loops (15-25 ns an element; torch's are vectorised, 1-2 ns), and the float64 detour that
+makes exp and log correctly rounded costs ~10 ns an element. Here each f is arithmetic and
+selects on float64 (vm/forward_special.py's exp; a log of our own below), which LLVM
+vectorises, with a relative error below 2^-50. Where that float64 value lies within 2^-46
+of a float32 rounding boundary (Ziv's rounding test; about one input in 2^21), a second,
+scalar pass asks the C library for those elements, so the float32 result is the C
+library's value rounded for every input (perf/check_float32_exhaustive.py checks all 2^32
+of them for each function).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir as llvm_ir
+from numba import types
+from numba.extending import intrinsic
+
+from . import forward_special
+from ._numba import jit
+from .forward_special import _ROUND, _bits_to_float64, _exp_reduced
+
+_SPECIAL = (forward_special.__file__,)
+
+_ZIV = 2.0 ** -46                   # the rounding test's width, relative (~64x our error)
+_EXP_CLAMP = 200.0                  # |y| beyond: exp(y) is 0 or inf as a float32 anyway
+_ROUND_BITS = 0x4338000000000000    # the bits of forward_special's _ROUND (1.5 * 2^52)
+_TWO52_BITS = 0x4330000000000000    # the bits of 2^52
+_LN2_HI = 0.6931471805601177        # ln 2 to 41 bits (forward_special's): k * _LN2_HI exact
+_LN2_LO = -1.7239444525614835e-13
+_INV_LN2 = 1.4426950408889634
+_LOG10_2 = 0.30102999566398120      # log10(2)
+_LOG10_E = 0.43429448190325182      # log10(e)
+_SQRT2 = 1.4142135623730951
+_MINUS_NAN_BITS = -0x8000000000000  # 0xFFF8000000000000: -nan (a -nan constant loses its sign)
+_SINH_SMALL = 1.0                   # |x| below: sinh's odd series (no cancellation)
+_EXPM1_SMALL = 0.5                  # |x| below: expm1's series
+
+
+@intrinsic
+def _float64_bits(typingctx, v):  # pragma: no cover - compiled
+    """The int64 whose bits are the float64 v (an LLVM bitcast: vectorises)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm_ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+# AVX2 has no float64 <-> int64 conversion and no arithmetic int64 shift: the integers
+# below travel in float64 bits (x + 1.5 * 2^52 holds round(x) in its low bits) instead.
+
+@jit(inline="always", fastmath=False, stamp_with=_SPECIAL)
+def _exp(y):  # pragma: no cover - compiled
+    """exp(y) for any float64 y, within an ulp where float32 can hold it (|y| < 200)."""
+    c = y if y < _EXP_CLAMP else _EXP_CLAMP
+    c = c if c > -_EXP_CLAMP else -_EXP_CLAMP           # (nan: -200, then y below)
+    nf, p = _exp_reduced(c)
+    n = _float64_bits(nf + _ROUND) - _ROUND_BITS          # nf as an int64
+    r = p * _bits_to_float64((n + 1023) << 52)
+    return r if y == y else y
+
+
+@jit(inline="always", fastmath=False)
+def _log_parts(y):  # pragma: no cover - compiled
+    """(k, log(m)) with y = 2^k m, m in [sqrt(1/2), sqrt(2)), for a finite y > 0 (float32
+    values: normal as float64). log(m) = 2 atanh(s), s = (m - 1)/(m + 1), |s| < 0.172:
+    its odd series to s^23 (error < 2^-60)."""
+    b = _float64_bits(y)
+    e = (b & 0x7FF0000000000000) >> 52                   # (not negative: a logical shift)
+    k = _bits_to_float64(e | _TWO52_BITS) - 4503599627370496.0 - 1023.0
+    m = _bits_to_float64((b & 0xFFFFFFFFFFFFF) | 0x3FF0000000000000)   # [1, 2)
+    up = m >= _SQRT2
+    m = m * 0.5 if up else m
+    k = k + 1.0 if up else k
+    s = (m - 1.0) / (m + 1.0)
+    z = s * s
+    p = 1.0 / 23.0
+    p = p * z + 1.0 / 21.0
+    p = p * z + 1.0 / 19.0
+    p = p * z + 1.0 / 17.0
+    p = p * z + 1.0 / 15.0
+    p = p * z + 1.0 / 13.0
+    p = p * z + 1.0 / 11.0
+    p = p * z + 1.0 / 9.0
+    p = p * z + 1.0 / 7.0
+    p = p * z + 1.0 / 5.0
+    p = p * z + 1.0 / 3.0
+    return k, 2.0 * s + (2.0 * s) * (z * p)
+
+
+@jit(inline="always", fastmath=False)
+def _log_edges(y, r, invalid):  # pragma: no cover - compiled
+    """r, or what the C library gives at y's edges: -inf at 0, inf at inf, a NaN y itself,
+    `invalid` below 0 (numpy's float64 log, log2, log10: nan; log1p: -nan)."""
+    r = r if y < np.inf else y
+    r = r if y != 0.0 else -np.inf
+    r = r if y >= 0.0 else invalid
+    return r if y == y else y
+
+
+@jit(inline="always", fastmath=False)
+def _log(y):  # pragma: no cover - compiled
+    k, lm = _log_parts(y if y > 0.0 else 1.0)
+    return _log_edges(y, (k * _LN2_HI + lm) + k * _LN2_LO, np.nan)
+
+
+@jit(inline="always", fastmath=False)
+def _log2(y):  # pragma: no cover - compiled
+    k, lm = _log_parts(y if y > 0.0 else 1.0)
+    return _log_edges(y, k + lm * _INV_LN2, np.nan)
+
+
+@jit(inline="always", fastmath=False)
+def _log10(y):  # pragma: no cover - compiled
+    k, lm = _log_parts(y if y > 0.0 else 1.0)
+    return _log_edges(y, k * _LOG10_2 + lm * _LOG10_E, np.nan)
+
+
+@jit(inline="always", fastmath=False)
+def _log1p(x):  # pragma: no cover - compiled
+    """log(u) + (x - (u - 1)) / u, u = 1 + x: the correction restores what u rounded off."""
+    u = 1.0 + x
+    k, lm = _log_parts(u if u > 0.0 else 1.0)
+    c = (x - (u - 1.0)) / u
+    r = _log_edges(u, (k * _LN2_HI + (lm + c)) + k * _LN2_LO,
+                   _bits_to_float64(_MINUS_NAN_BITS))
+    return r if x != 0.0 else x                         # (-0.0 kept)
+
+
+@jit(inline="always", fastmath=False, stamp_with=_SPECIAL)
+def _expm1(x):  # pragma: no cover - compiled
+    """The series to x^15 / 15! below |x| = 1/2 (error < 2^-60), else exp(x) - 1."""
+    p = 1.0 / 1307674368000.0
+    p = p * x + 1.0 / 87178291200.0
+    p = p * x + 1.0 / 6227020800.0
+    p = p * x + 1.0 / 479001600.0
+    p = p * x + 1.0 / 39916800.0
+    p = p * x + 1.0 / 3628800.0
+    p = p * x + 1.0 / 362880.0
+    p = p * x + 1.0 / 40320.0
+    p = p * x + 1.0 / 5040.0
+    p = p * x + 1.0 / 720.0
+    p = p * x + 1.0 / 120.0
+    p = p * x + 1.0 / 24.0
+    p = p * x + 1.0 / 6.0
+    p = p * x + 0.5
+    small = x + (x * x) * p
+    r = small if abs(x) < _EXPM1_SMALL else _exp(x) - 1.0
+    return r if x != 0.0 else x                         # (-0.0 kept)
+
+
+@jit(inline="always", fastmath=False, stamp_with=_SPECIAL)
+def _sinh(x):  # pragma: no cover - compiled
+    """The odd series to x^21 / 21! below |x| = 1, else (e - 1/e) / 2 with e = exp(|x|)."""
+    z = x * x
+    p = 1.0 / 51090942171709440000.0
+    p = p * z + 1.0 / 121645100408832000.0
+    p = p * z + 1.0 / 355687428096000.0
+    p = p * z + 1.0 / 1307674368000.0
+    p = p * z + 1.0 / 6227020800.0
+    p = p * z + 1.0 / 39916800.0
+    p = p * z + 1.0 / 362880.0
+    p = p * z + 1.0 / 5040.0
+    p = p * z + 1.0 / 120.0
+    p = p * z + 1.0 / 6.0
+    small = x + x * (z * p)
+    a = abs(x)
+    e = _exp(a)
+    big = 0.5 * e - 0.5 / e
+    big = big if x > 0.0 else -big
+    r = small if a < _SINH_SMALL else big
+    return r if x == x else x
+
+
+@jit(inline="always", fastmath=False, stamp_with=_SPECIAL)
+def _cosh(x):  # pragma: no cover - compiled
+    e = _exp(abs(x))
+    r = 0.5 * e + 0.5 / e
+    return r if x == x else x
+
+
+@jit(inline="always", fastmath=False)
+def _near_boundary(r):  # pragma: no cover - compiled
+    """Whether float32(r) might differ from float32 of the C library's value: r finite and
+    within 2^-46 |r| of a float32 rounding boundary."""
+    e = abs(r) * _ZIV
+    return (np.float32(r - e) != np.float32(r + e)) & (abs(r) < np.inf)
+
+
+# Each kernel: out = float32(f(float64(x))) in one vectorised pass, then the C library's f
+# for the elements the rounding test doubts (none, mostly). (One function for all eight,
+# with f a constant, took Numba 13-22 s to compile each; a closure over f is not inlined.)
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def exp(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _exp(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_exp(v)):
+                out[i] = np.float32(math.exp(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def log(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _log(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_log(v)):
+                out[i] = np.float32(math.log(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def log2(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _log2(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_log2(v)):
+                out[i] = np.float32(math.log2(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def log10(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _log10(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_log10(v)):
+                out[i] = np.float32(math.log10(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def log1p(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _log1p(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_log1p(v)):
+                out[i] = np.float32(math.log1p(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def expm1(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _expm1(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_expm1(v)):
+                out[i] = np.float32(math.expm1(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def cosh(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _cosh(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_cosh(v)):
+                out[i] = np.float32(math.cosh(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def sinh(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _sinh(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_sinh(v)):
+                out[i] = np.float32(math.sinh(v))
