@@ -1,10 +1,10 @@
 """Exhaustive check of vm/float32_math.py (not a test: ~2 minutes a function here).
 
-    /work/venv/bin/python perf/check_float32_exhaustive.py              # all eight
+    /work/venv/bin/python perf/check_float32_exhaustive.py              # all thirteen
     /work/venv/bin/python perf/check_float32_exhaustive.py cosh sinh    # some
 
 For every one of the 2^32 float32 bit patterns, each kernel's output has the same bits as
-the numpy path it replaces (ops/elementwise.py's _via_float64): numpy's float64 function
+the numpy path it replaces (ops/rounded.py's): numpy's float64 function
 of float64(x), rounded to float32. NaN signs and payloads included. numpy's float64
 functions call the C library here, which the kernels' rounding test falls back to; on a
 machine where numpy has its own float64 versions (AVX-512 builds), the two could differ in
@@ -22,12 +22,14 @@ sys.path.insert(0, __file__.rsplit("/perf/", 1)[0] + "/src")
 
 from jitgrad.vm import float32_math  # noqa: E402
 
-NAMES = ("exp", "log", "expm1", "log1p", "log2", "log10", "cosh", "sinh")
+NAMES = ("exp", "log", "expm1", "log1p", "log2", "log10", "cosh", "sinh", "atanh", "asinh",
+         "acosh", "atan", "tan")
+NUMPY = {"atanh": "arctanh", "asinh": "arcsinh", "acosh": "arccosh", "atan": "arctan"}
 CHUNK = 1 << 24
 
 
 def check(name: str) -> int:
-    kernel, ref = getattr(float32_math, name), getattr(np, name)
+    kernel, ref = getattr(float32_math, name), getattr(np, NUMPY.get(name, name))
     bad = 0
     t0 = time.perf_counter()
     out = np.empty(CHUNK, np.float32)

@@ -71,14 +71,16 @@ sinh_op = unary("sinh", rounded.sinh, lambda m, x, out: m.cosh(x))
 cosh_op = unary("cosh", rounded.cosh, lambda m, x, out: m.sinh(x))
 for _op in (sinh_op, cosh_op, expm1_op, log1p_op):   # (m.sinh ... on arrays: these, not numpy's)
     numpy_function(_op.name, _op.forward)
-tan_op = unary("tan", np.tan, lambda m, x, out: out * out + 1.0, domain=(-1.2, 1.2))
+tan_op = unary("tan", rounded.tan, lambda m, x, out: out * out + 1.0, domain=(-1.2, 1.2))
 asin_op = unary("asin", np.arcsin, lambda m, x, out: m.rsqrt(1.0 - x * x), domain=(-0.8, 0.8))
 acos_op = unary("acos", np.arccos, lambda m, x, out: -m.rsqrt(1.0 - x * x),
                 domain=(-0.8, 0.8))
-atan_op = unary("atan", np.arctan, lambda m, x, out: 1.0 / (x * x + 1.0))
-asinh_op = unary("asinh", np.arcsinh, lambda m, x, out: m.rsqrt(x * x + 1.0))
-acosh_op = unary("acosh", np.arccosh, lambda m, x, out: m.rsqrt(x * x - 1.0), domain=(1.3, 3.0))
-atanh_op = unary("atanh", np.arctanh, lambda m, x, out: 1.0 / (1.0 - x * x), domain=(-0.8, 0.8))
+atan_op = unary("atan", rounded.atan, lambda m, x, out: 1.0 / (x * x + 1.0))
+asinh_op = unary("asinh", rounded.asinh, lambda m, x, out: m.rsqrt(x * x + 1.0))
+acosh_op = unary("acosh", rounded.acosh, lambda m, x, out: m.rsqrt(x * x - 1.0),
+                 domain=(1.3, 3.0))
+atanh_op = unary("atanh", rounded.atanh, lambda m, x, out: 1.0 / (1.0 - x * x),
+                 domain=(-0.8, 0.8))
 _LOG = rounded.log
 
 

@@ -1,13 +1,13 @@
-"""exp, log, expm1, log1p, log2, log10, cosh and sinh on arrays: for float32, the C
-library's float64 value rounded once; for float64, numpy's own.
+"""exp, log, expm1, log1p, log2, log10, cosh, sinh, atanh, asinh, acosh, atan and tan on
+arrays: for float32, the C library's float64 value rounded once; for float64, numpy's own.
 
 Why float64 for float32: numpy's SIMD float32 exp is 1 ulp off (exp(1) gives 2.71828198,
 Paddle and the correctly rounded value 2.71828175), and without AVX-512 its float32 sinh,
-cosh, expm1 and log1p are scalar C library loops (15-25 ns an element; torch's take 1-2).
-Once Numba is loaded (the first backward loads it), vm/float32_math.py gives the same
-values in one vectorised pass (~3 ns an element, against the detour's 6-13); before, numpy
-computes them in float64. Every op whose forward or saved factor uses one of these calls
-it here, on both of its paths, so the two agree bit for bit.
+cosh, expm1, log1p, tan, arctan ... are scalar C library loops (15-25 ns an element; torch's
+take 1-2). Once Numba is loaded (the first backward loads it), vm/float32_math.py gives the
+same values in one vectorised pass (~3 ns an element, against the detour's 6-13); before,
+numpy computes them in float64. Every op whose forward or saved factor uses one of these
+calls it here, on both of its paths, so the two agree bit for bit.
 """
 
 from __future__ import annotations
@@ -28,11 +28,13 @@ def _rounded(fn: Callable, kernel: str) -> Callable:
         kernels = compiled_kernels("float32_math")
         if kernels is None:
             return fn(x.astype(np.float64)).astype(np.float32)
+        if not (x.flags.c_contiguous and x.flags.writeable):
+            x = np.array(x, order="C")          # (read-only: another compiled variant)
         out = np.empty(x.shape, np.float32)     # (never x: the kernel reads x twice)
-        getattr(kernels, kernel)(np.ascontiguousarray(x).reshape(-1), out.reshape(-1))
+        getattr(kernels, kernel)(x.reshape(-1), out.reshape(-1))
         return out
     forward.__name__ = forward.__qualname__ = kernel
-    forward.__doc__ = f"numpy.{kernel}(x), for float32 of float64(x) rounded, in a new array."
+    forward.__doc__ = f"numpy's {kernel}(x); for float32 of float64(x), rounded; a new array."
     return forward
 
 
@@ -44,3 +46,8 @@ log2 = _rounded(np.log2, "log2")
 log10 = _rounded(np.log10, "log10")
 cosh = _rounded(np.cosh, "cosh")
 sinh = _rounded(np.sinh, "sinh")
+atanh = _rounded(np.arctanh, "atanh")
+asinh = _rounded(np.arcsinh, "asinh")
+acosh = _rounded(np.arccosh, "acosh")
+atan = _rounded(np.arctan, "atan")
+tan = _rounded(np.tan, "tan")

@@ -1,16 +1,16 @@
-"""float32 exp, log, expm1, log1p, log2, log10, cosh and sinh in one vectorised pass, each
-giving float32(f(float64(x))) with the C library's f: the values of the numpy path
-(ops/elementwise.py's float32_through_float64), bit for bit.
+"""float32 exp, log, expm1, log1p, log2, log10, cosh, sinh, atanh, asinh, acosh, atan and
+tan in one vectorised pass, each giving float32(f(float64(x))) with the C library's f: the
+values of the numpy path (ops/rounded.py's), bit for bit.
 
-Why: without AVX-512, numpy's float32 sinh, cosh, expm1 and log1p are scalar C library
-loops (15-25 ns an element; torch's are vectorised, 1-2 ns), and the float64 detour that
-makes exp and log correctly rounded costs ~10 ns an element. Here each f is arithmetic and
-selects on float64 (vm/forward_special.py's exp; a log of our own below), which LLVM
-vectorises, with a relative error below 2^-50. Where that float64 value lies within 2^-46
-of a float32 rounding boundary (Ziv's rounding test; about one input in 2^21), a second,
-scalar pass asks the C library for those elements, so the float32 result is the C
-library's value rounded for every input (perf/check_float32_exhaustive.py checks all 2^32
-of them for each function).
+Why: without AVX-512, numpy's float32 sinh, cosh, expm1, log1p, arctanh ... are scalar C
+library loops (15-25 ns an element; torch's are vectorised, 1-2 ns), and the float64 detour
+that makes exp and log correctly rounded costs ~10 ns an element. Here each f is arithmetic
+and selects on float64 (vm/forward_special.py's exp reduction; a log of our own), which LLVM
+vectorises, with a relative error below 2^-50. Where that float64 value lies within 2^-46 of
+a float32 rounding boundary (Ziv's rounding test; about one input in 2^21), a second, scalar
+pass asks the C library for those elements, so the float32 result is the C library's value
+rounded for every input (perf/check_float32_exhaustive.py checks all 2^32 of them for each
+function).
 """
 
 from __future__ import annotations
@@ -38,6 +38,16 @@ _INV_LN2 = 1.4426950408889634
 _LOG10_2 = 0.30102999566398120      # log10(2)
 _LOG10_E = 0.43429448190325182      # log10(e)
 _SQRT2 = 1.4142135623730951
+_ATAN_QUARTER = 0.24497866312686414     # atan(0.25), atan(0.5), atan(0.75), atan(1)
+_ATAN_HALF = 0.4636476090008061
+_ATAN_3_QUARTERS = 0.6435011087932844
+_PI_4 = 0.7853981633974483
+_PI_2 = 1.5707963267948966
+_2_PI = 0.6366197723675814          # 2 / pi
+_PIO2_1 = 1.5707963267341256        # pi/2 in three parts of 33 bits (from pi by Machin's
+_PIO2_2 = 6.077100506303966e-11     # formula in integers): k * _PIO2_1, k * _PIO2_2 exact
+_PIO2_3 = 2.0222662487959506e-21    # for |k| < 2^20
+_TAN_TOP = 524288.0                 # |x| from 2^19: tan's reduction is the C library's
 _MINUS_NAN_BITS = -0x8000000000000  # 0xFFF8000000000000: -nan (a -nan constant loses its sign)
 _SINH_SMALL = 1.0                   # |x| below: sinh's odd series (no cancellation)
 _EXPM1_SMALL = 0.5                  # |x| below: expm1's series
@@ -54,14 +64,19 @@ def _float64_bits(typingctx, v):  # pragma: no cover - compiled
 # AVX2 has no float64 <-> int64 conversion and no arithmetic int64 shift: the integers
 # below travel in float64 bits (x + 1.5 * 2^52 holds round(x) in its low bits) instead.
 
+@jit(inline="always", fastmath=False)
+def _as_int(nf):  # pragma: no cover - compiled
+    """The integer-valued float64 nf (|nf| < 2^51) as an int64."""
+    return _float64_bits(nf + _ROUND) - _ROUND_BITS
+
+
 @jit(inline="always", fastmath=False, stamp_with=_SPECIAL)
 def _exp(y):  # pragma: no cover - compiled
     """exp(y) for any float64 y, within an ulp where float32 can hold it (|y| < 200)."""
     c = y if y < _EXP_CLAMP else _EXP_CLAMP
     c = c if c > -_EXP_CLAMP else -_EXP_CLAMP           # (nan: -200, then y below)
     nf, p = _exp_reduced(c)
-    n = _float64_bits(nf + _ROUND) - _ROUND_BITS          # nf as an int64
-    r = p * _bits_to_float64((n + 1023) << 52)
+    r = p * _bits_to_float64((_as_int(nf) + 1023) << 52)
     return r if y == y else y
 
 
@@ -182,6 +197,95 @@ def _cosh(x):  # pragma: no cover - compiled
     e = _exp(abs(x))
     r = 0.5 * e + 0.5 / e
     return r if x == x else x
+
+
+@jit(inline="always", fastmath=False)
+def _atanh(x):  # pragma: no cover - compiled
+    """(log1p(|x|) - log1p(-|x|)) / 2 with x's sign: no cancellation near 0 or 1."""
+    a = abs(x)
+    r = math.copysign(0.5 * (_log1p(a) - _log1p(-a)), x)
+    r = r if a <= 1.0 else _bits_to_float64(_MINUS_NAN_BITS)   # (the C library's NaN)
+    return r if x == x else x
+
+
+@jit(inline="always", fastmath=False)
+def _asinh(x):  # pragma: no cover - compiled
+    """log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign (x^2 exact for float32 x)."""
+    a = abs(x)
+    r = _log1p(a + a * a / (1.0 + math.sqrt(1.0 + a * a)))
+    r = math.copysign(r if a < np.inf else a, x)
+    return r if x == x else x
+
+
+@jit(inline="always", fastmath=False)
+def _acosh(x):  # pragma: no cover - compiled
+    """log1p(t + sqrt(t (x + 1))), t = x - 1 (exact near 1, where the log would cancel)."""
+    t = x - 1.0
+    r = _log1p(t + math.sqrt(t * (x + 1.0)))
+    r = r if x >= 1.0 else _bits_to_float64(_MINUS_NAN_BITS)
+    return r if x == x else x
+
+
+@jit(inline="always", fastmath=False)
+def _atan(x):  # pragma: no cover - compiled
+    """atan(|x|) = pi/2 - atan(1/|x|) above 1; then atan(t) = atan(c) + atan(u), c the
+    nearest of 0, 1/4 ... 1 and u = (t - c)/(1 + t c) (|u| <= 1/8: its odd series to u^17,
+    error < 2^-56); x's sign."""
+    a = abs(x)
+    big = a > 1.0
+    t = 1.0 / a if big else a
+    c = 0.0 if t < 0.125 else (0.25 if t < 0.375 else (0.5 if t < 0.625 else (
+        0.75 if t < 0.875 else 1.0)))
+    ac = 0.0 if t < 0.125 else (_ATAN_QUARTER if t < 0.375 else (
+        _ATAN_HALF if t < 0.625 else (_ATAN_3_QUARTERS if t < 0.875 else _PI_4)))
+    u = (t - c) / (1.0 + t * c)
+    z = u * u
+    p = -1.0 / 17.0
+    p = p * z + 1.0 / 15.0
+    p = p * z - 1.0 / 13.0
+    p = p * z + 1.0 / 11.0
+    p = p * z - 1.0 / 9.0
+    p = p * z + 1.0 / 7.0
+    p = p * z - 1.0 / 5.0
+    p = p * z + 1.0 / 3.0
+    r = ac + (u - u * (z * p))
+    r = _PI_2 - r if big else r
+    r = math.copysign(r, x)
+    return r if x == x else x
+
+
+@jit(inline="always", fastmath=False)
+def _tan(x):  # pragma: no cover - compiled
+    """x = k pi/2 + r, |r| <= pi/4 (Cody-Waite, three parts of pi/2); tan = sin r / cos r
+    for even k, -cos r / sin r for odd (both series to r^19 / r^20, error < 2^-60). nan
+    from |x| = 2^19 on (inf, nan too): the kernel asks the C library there."""
+    kf = (x * _2_PI + _ROUND) - _ROUND
+    r = ((x - kf * _PIO2_1) - kf * _PIO2_2) - kf * _PIO2_3
+    z = r * r
+    p = 1.0 / 121645100408832000.0
+    p = p * z - 1.0 / 355687428096000.0
+    p = p * z + 1.0 / 1307674368000.0
+    p = p * z - 1.0 / 6227020800.0
+    p = p * z + 1.0 / 39916800.0
+    p = p * z - 1.0 / 362880.0
+    p = p * z + 1.0 / 5040.0
+    p = p * z - 1.0 / 120.0
+    p = p * z + 1.0 / 6.0
+    sin = r - r * (z * p)
+    q = 1.0 / 2432902008176640000.0
+    q = q * z - 1.0 / 6402373705728000.0
+    q = q * z + 1.0 / 20922789888000.0
+    q = q * z - 1.0 / 87178291200.0
+    q = q * z + 1.0 / 479001600.0
+    q = q * z - 1.0 / 3628800.0
+    q = q * z + 1.0 / 40320.0
+    q = q * z - 1.0 / 720.0
+    q = q * z + 1.0 / 24.0
+    cos = 1.0 - z * (0.5 - z * q)
+    odd = _as_int(kf) & 1
+    t = -cos / sin if odd else sin / cos
+    t = t if x != 0.0 else x                            # (-0.0 kept)
+    return t if abs(x) < _TAN_TOP else np.nan
 
 
 @jit(inline="always", fastmath=False)
@@ -306,3 +410,75 @@ def sinh(x, out):  # pragma: no cover - compiled
             v = np.float64(x[i])
             if _near_boundary(_sinh(v)):
                 out[i] = np.float32(math.sinh(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def atanh(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _atanh(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_atanh(v)):
+                out[i] = np.float32(math.atanh(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def asinh(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _asinh(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_asinh(v)):
+                out[i] = np.float32(math.asinh(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def acosh(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _acosh(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_acosh(v)):
+                out[i] = np.float32(math.acosh(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def atan(x, out):  # pragma: no cover - compiled
+    doubt = False
+    for i in range(x.size):
+        r = _atan(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_atan(v)):
+                out[i] = np.float32(math.atan(v))
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def tan(x, out):  # pragma: no cover - compiled
+    """(as the others, with every nan of _tan doubted: large |x|, inf, nan)"""
+    doubt = False
+    for i in range(x.size):
+        r = _tan(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r) | (r != r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            r = _tan(v)
+            if _near_boundary(r) | (r != r):
+                out[i] = np.float32(math.tan(v))
