@@ -36,8 +36,7 @@ sqrt_op = unary("sqrt", np.sqrt, lambda m, x, out: 0.5 / out, domain=(0.3, 3.0))
 
 
 exp_op = unary("exp", rounded.exp, lambda m, x, out: out)
-log_op = unary("log", rounded.log, lambda m, x, out: 1.0 / x,
-               domain=(0.3, 3.0))
+log_op = unary("log", rounded.log, lambda m, x, out: 1.0 / x, domain=(0.3, 3.0))
 # m.exp / m.log in a derivative's saved factor: the ops' own forwards, correctly rounded as
 # on the eager path (create_graph) and in Paddle
 numpy_function("exp", exp_op.forward)

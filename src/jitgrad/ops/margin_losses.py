@@ -124,9 +124,9 @@ def hinge_embedding_loss(input: Tensor, label: Any, margin: float = 1.0,
 # values bit for bit: the same numpy operations (ops/activation.py's _softplus_fwd and
 # _softplus_deriv for beta 1, no threshold), or once Numba is loaded vm/forward_loss.py's
 # two loops around numpy's exp and ops/rounded.py's log1p and expm1 (~10% quicker: the
-# node count is the gain, ~22 -> ~17 us for the 32 x 64 float32 loss). The forward saves softplus's
-# factor f = sigmoid(z) = -expm1(-out), -y and x; the backward is the composite's:
-# gz = g * f, then dx = gz * -y and dy = -(gz * x).
+# node count is the gain, ~22 -> ~17 us for the 32 x 64 float32 loss). The forward saves
+# softplus's factor f = sigmoid(z) = -expm1(-out), -y and x; the backward is the
+# composite's: gz = g * f, then dx = gz * -y and dy = -(gz * x).
 
 def _soft_margin_numpy(x, y):
     negy = np.negative(y)

@@ -28,7 +28,7 @@ from .forward_special import _ROUND, _bits_to_float64, _exp_reduced
 
 _SPECIAL = (forward_special.__file__,)
 
-_ZIV = 2.0 ** -46                   # the rounding test's width, relative (~64x our error)
+_ZIV = 2.0 ** -46                   # the rounding test's width, relative (16x our error bound)
 _EXP_CLAMP = 200.0                  # |y| beyond: exp(y) is 0 or inf as a float32 anyway
 _ROUND_BITS = 0x4338000000000000    # the bits of forward_special's _ROUND (1.5 * 2^52)
 _TWO52_BITS = 0x4330000000000000    # the bits of 2^52
@@ -297,7 +297,7 @@ def _near_boundary(r):  # pragma: no cover - compiled
 
 
 # Each kernel: out = float32(f(float64(x))) in one vectorised pass, then the C library's f
-# for the elements the rounding test doubts (none, mostly). (One function for all eight,
+# for the elements the rounding test doubts (none, mostly). (One function for all of them,
 # with f a constant, took Numba 13-22 s to compile each; a closure over f is not inlined.)
 
 @jit(fastmath=False, stamp_with=_SPECIAL)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 
-
 from ._numba import jit
 
 # ---- maximum, minimum: the output and both tie weights ----------------------------------
