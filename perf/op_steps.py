@@ -45,9 +45,15 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-06 08:55-09:08 UTC on an AVX2 machine (the runs before it ran on an AVX-512 one),
-a fresh clone of main at d9029a0 (perf/op_steps.json holds this run): 219 rows, every one
-a program-cache hit, geometric mean 2.33x, median 2.28x, none slower (closest cosh 1.11x,
+2026-12-06 11:41-11:58 UTC on an AVX2 machine, a fresh clone of main at e3d574c
+(perf/op_steps.json holds this run): 219 rows, every one a program-cache hit, geometric
+mean 2.32x, median 2.24x, none slower (closest erfinv 1.37x, batch_norm2d 1.44x,
+soft_margin_loss, pad and topk 1.46x; the float32 transcendentals vectorised since the
+run below: cosh 2.12x, sinh 2.13x); the forward alone 0.86x torch's (143 rows slower),
+the rest 3.86x; miss line 1.05x.
+2026-12-06 08:55-09:08 UTC on the AVX2 machine (the runs before it ran on an AVX-512
+one), a fresh clone of main at d9029a0: 219 rows, every one a program-cache hit,
+geometric mean 2.33x, median 2.28x, none slower (closest cosh 1.11x,
 erfinv 1.20x, quantile, soft_margin_loss and sinh 1.35x: numpy's scalar float32
 sinh / cosh / expm1 / log1p ... cost 15-25 ns an element there); the forward alone 0.83x
 torch's (150 rows slower), the rest of the step 3.89x; miss line 1.10x. 08:36-08:49 on
