@@ -1,7 +1,10 @@
-"""vm/float32_math.py's kernels give the float32 values of the numpy path they replace
-(float32 of numpy's float64 function), bit for bit: edges, NaN signs, subnormals, overflow
-and inputs whose float64 value sits next to a float32 rounding boundary included
-(perf/check_float32_exhaustive.py checks all 2^32 inputs)."""
+"""vm/float32_math.py's kernels give float32 of the C library's float64 function, bit for
+bit, as the numpy path they replace does where numpy's float64 functions are the C
+library's: edges, NaN signs, subnormals, overflow and inputs whose float64 value sits next
+to a float32 rounding boundary included (perf/check_float32_exhaustive.py checks all 2^32
+inputs against numpy)."""
+
+import math
 
 import numpy as np
 import pytest
@@ -32,6 +35,22 @@ def _numpy_path(name, x):
         return _numpy(name)(x.astype(np.float64)).astype(np.float32)
 
 
+def _c_library(name, x):
+    """float32 of the C library's float64 f (Python's math module calls it): numpy's float64
+    value where both must round alike, math's near a float32 rounding boundary (an AVX-512
+    numpy has its own float64 functions, which may differ there in the last bit)."""
+    want = _numpy_path(name, x)
+    with np.errstate(all="ignore"):
+        r = _numpy(name)(x.astype(np.float64))
+        e = np.abs(r) * 2.0 ** -40
+        near = np.isfinite(r) & ((r - e).astype(np.float32) != (r + e).astype(np.float32))
+    f = getattr(math, name)
+    flat, xs = want.reshape(-1), x.reshape(-1)
+    for i in np.flatnonzero(near.reshape(-1)):
+        flat[i] = np.float32(f(float(xs[i])))
+    return want
+
+
 def _inputs():
     edges = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 10.0, 1e-45, -1e-45, 1.2e-38,
                       88.72, 88.73, 89.4, 89.5, -87.3, -103.9, -104.0, -0.999999, 3.4e38,
@@ -54,7 +73,7 @@ def test_kernel_gives_float32_of_the_float64_function(name):
     x = _inputs()
     out = np.empty_like(x)
     getattr(float32_math, name)(x, out)
-    _same_bits(out, _numpy_path(name, x))
+    _same_bits(out, _c_library(name, x))
 
 
 # inputs whose float64 value lies within 2^-47 of a float32 rounding boundary (found by a
@@ -84,7 +103,7 @@ def test_inputs_next_to_a_rounding_boundary_are_the_c_librarys(name):
     assert np.all((r - e).astype(np.float32) != (r + e).astype(np.float32))
     out = np.empty_like(x)
     getattr(float32_math, name)(x, out)
-    _same_bits(out, _numpy_path(name, x))
+    _same_bits(out, np.array([math.__dict__[name](float(v)) for v in x], np.float32))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -95,7 +114,7 @@ def test_the_op_forward_and_gradient_use_it(name):
     data = rng.uniform(low, high, (4, 6)).astype(np.float32)
     x = paddle.to_tensor(data, stop_gradient=False)
     y = PUBLIC[name](x)
-    _same_bits(y.numpy(), _numpy_path(name, data))
+    _same_bits(y.numpy(), _c_library(name, data))
     y.sum().backward()
     slope = {"exp": np.exp, "log": lambda d: 1 / d, "expm1": np.exp,
              "log1p": lambda d: 1 / (1 + d), "log2": lambda d: 1 / (d * np.log(2)),
@@ -111,25 +130,25 @@ def test_cosh_and_sinh_save_each_other_as_the_derivative():
     for fn, other in ((paddle.cosh, "sinh"), (paddle.sinh, "cosh")):
         x = paddle.to_tensor(data, stop_gradient=False)
         fn(x).sum().backward()
-        _same_bits(x.grad.numpy(), _numpy_path(other, data))
+        _same_bits(x.grad.numpy(), _c_library(other, data))
 
 
 def test_read_only_and_empty_inputs():
     data = np.linspace(-2, 2, 12, dtype=np.float32)
     data.flags.writeable = False
     got = paddle.sinh(paddle.to_tensor(data)).numpy()
-    _same_bits(got, _numpy_path("sinh", data))
+    _same_bits(got, _c_library("sinh", data))
     assert paddle.exp(paddle.to_tensor(np.zeros((0, 3), np.float32))).shape == [0, 3]
 
 
 def test_strided_and_zero_d_inputs():
     data = np.random.default_rng(5).uniform(-3, 3, (6, 8)).astype(np.float32)
     view = paddle.to_tensor(data)[:, ::3]
-    _same_bits(paddle.cosh(view).numpy(), _numpy_path("cosh", data[:, ::3]))
+    _same_bits(paddle.cosh(view).numpy(), _c_library("cosh", data[:, ::3]))
     scalar = paddle.to_tensor(np.float32(0.75))
     got = paddle.log1p(scalar).numpy()
     assert got.shape == ()
-    _same_bits(got, _numpy_path("log1p", np.asarray(np.float32(0.75))))
+    _same_bits(got, _c_library("log1p", np.asarray(np.float32(0.75))))
 
 
 def test_float64_inputs_keep_numpys_float64_functions():

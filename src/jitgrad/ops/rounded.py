@@ -7,7 +7,9 @@ cosh, expm1, log1p, tan, arctan ... are scalar C library loops (15-25 ns an elem
 take 1-2). Once Numba is loaded (the first backward loads it), vm/float32_math.py gives the
 same values in one vectorised pass (~3 ns an element, against the detour's 6-13); before,
 numpy computes them in float64. Every op whose forward or saved factor uses one of these
-calls it here, on both of its paths, so the two agree bit for bit.
+calls it here, on both of its paths, so the two agree bit for bit (where numpy's float64
+functions are the C library's, as on AVX2; an AVX-512 numpy has its own, which can differ
+in the last bit, and so in the float32 rounding of rare inputs next to a boundary).
 """
 
 from __future__ import annotations
