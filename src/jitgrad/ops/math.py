@@ -23,7 +23,6 @@ from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
 
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
-_EXP, _LOG1P = rounded.exp, rounded.log1p
 
 
 def special_kernels(x: np.ndarray) -> tuple[Any, np.ndarray] | None:
@@ -58,7 +57,7 @@ def _erf(x: np.ndarray) -> np.ndarray:
 
 
 expm1_op = unary("expm1", rounded.expm1, lambda m, x, out: out + 1.0)
-log1p_op = unary("log1p", _LOG1P, lambda m, x, out: 1.0 / (x + 1.0), domain=(-0.5, 2.0))
+log1p_op = unary("log1p", rounded.log1p, lambda m, x, out: 1.0 / (x + 1.0), domain=(-0.5, 2.0))
 log2_op = unary("log2", rounded.log2,
                 lambda m, x, out: 1.0 / (x * _m.log(2.0)), domain=(0.3, 3.0))
 log10_op = unary("log10", rounded.log10,
@@ -81,7 +80,6 @@ acosh_op = unary("acosh", rounded.acosh, lambda m, x, out: m.rsqrt(x * x - 1.0),
                  domain=(1.3, 3.0))
 atanh_op = unary("atanh", rounded.atanh, lambda m, x, out: 1.0 / (1.0 - x * x),
                  domain=(-0.8, 0.8))
-_LOG = rounded.log
 
 
 def _logit_deriv(m, x, out):
@@ -90,7 +88,7 @@ def _logit_deriv(m, x, out):
     return m.where((d < 0) | (d > 1), np.nan, 1.0 / (x * (1.0 - x)))
 
 
-logit_op = unary("logit", lambda x: _LOG(x / (1 - x)), _logit_deriv, domain=(0.2, 0.8))
+logit_op = unary("logit", lambda x: rounded.log(x / (1 - x)), _logit_deriv, domain=(0.2, 0.8))
 # once Numba is loaded, output and factor from one pass (vm/forward_activation.py's erf:
 # vectorised erf and exp, the factor's roundings as this one's)
 def _erf_deriv(m, x, out):
@@ -184,7 +182,7 @@ def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tenso
                     (factor.reshape(d.shape),))
 
 
-_QUIET_LOG = quiet(_LOG)            # (log of a negative q: nan, silently, as Paddle)
+_QUIET_LOG = quiet(rounded.log)            # (log of a negative q: nan, silently, as Paddle)
 
 
 def floor(x: Tensor, name: str | None = None) -> Tensor:
@@ -278,7 +276,7 @@ def _logaddexp_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if np.isnan(d).any():               # (the same infinity's difference is nan: look there)
         same_inf = np.isinf(x) & (x == y)
         d = np.where(same_inf, 0, d).astype(d.dtype)
-    return (m + _LOG1P(_EXP(-np.abs(d)))).astype(m.dtype)
+    return (m + rounded.log1p(rounded.exp(-np.abs(d)))).astype(m.dtype)
 
 
 def _logaddexp_slope(m, a, b):
@@ -311,18 +309,16 @@ def compiled_pair(x: Tensor, y: Tensor) -> tuple | None:
             (on and not x._stop_gradient, on and not y._stop_gradient))
 
 
-_F64 = np.dtype(np.float64)
 # (0, 1, 0.5) in each float dtype, made once: three scalars made per call cost ~0.6 us
 _CONSTS = {np.dtype(t): (t(0), t(1), t(0.5)) for t in (np.float32, np.float64)}
 
 
 def _logaddexp_compiled(x: Tensor, y: Tensor) -> tuple | None:
     """(out, saved) of logaddexp for two float32 or float64 tensors of one shape once Numba
-    is loaded (vm/forward_binary.py): a compiled loop makes -|x - y| (also in float64, a
-    scratch array for float32); _LOG1P(_EXP(...)) of it (for float64 numpy's, in place)
-    and, for the slopes, numpy's exp in x's dtype (_sigmoid's); one loop makes max(x, y),
-    both slopes and the log1p in x's dtype; numpy's sum makes the output:
-    _logaddexp_forward's and _logaddexp_slope's values bit for bit. None: the numpy path."""
+    is loaded (vm/forward_binary.py): a compiled loop makes -|x - y|; rounded.log1p of
+    rounded.exp of it and, for the slopes, numpy's exp in x's dtype (_sigmoid's); one loop
+    makes max(x, y) and both slopes; numpy's sum makes the output: _logaddexp_forward's and
+    _logaddexp_slope's values bit for bit. None: the numpy path."""
     d, e = x._data, y._data
     found = compiled_input("forward_binary", d, e) if d.shape == e.shape else None
     if found is None:
@@ -335,24 +331,20 @@ def _logaddexp_compiled(x: Tensor, y: Tensor) -> tuple | None:
     a, b = d.reshape(-1), e.reshape(-1)
     n = a.size
     m = np.empty(n, dt)                         # -|x - y| (then its exp, for the slopes)
-    w = np.empty(n, _F64)                       # (distinct arrays: see the kernels)
-    k.logaddexp_parts(a, b, m, w, zero)
-    narrow = dt.itemsize == 4
-    if narrow:                                  # (_LOG1P(_EXP(a)), float32 values)
-        w[...] = rounded.log1p(rounded.exp(m))
-    else:
-        np.exp(m, out=m)
-        np.log1p(m, out=w)
-    l = np.empty(n, dt)
-    if nx or ny:
-        if narrow:
+    k.logaddexp_parts(a, b, m, zero)
+    if dt.itemsize == 4:                        # (the slopes take numpy's float32 exp)
+        lg = rounded.log1p(rounded.exp(m))
+        if nx or ny:
             np.exp(m, out=m)
+    else:                                       # (one exp for both)
+        np.exp(m, out=m)
+        lg = np.log1p(m)
+    if nx or ny:
         out, dx, dy = np.empty(n, dt), np.empty(n, dt), np.empty(n, dt)   # (no flags)
-        k.logaddexp_slopes(a, b, m, out, dx, dy, w, l, zero, one, half)
+        k.logaddexp_slopes(a, b, m, out, dx, dy, zero, one, half)
     else:
-        l[...] = w                              # (rounded to float32, as _LOG1P's astype)
         out = np.maximum(a, b)
-    np.add(out, l, out=out)
+    np.add(out, lg, out=out)
     shape = d.shape
     if not (nx or ny):
         return out.reshape(shape), None

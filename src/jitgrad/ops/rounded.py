@@ -18,9 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from .core import compiled_kernels
-
-_F32 = np.dtype(np.float32)
+from .core import _F32, compiled_kernels
 
 
 def _rounded(fn: Callable, kernel: str) -> Callable:

@@ -24,7 +24,7 @@ from numba.extending import intrinsic
 
 from . import forward_special
 from ._numba import jit
-from .forward_special import _ROUND, _bits_to_float64, _exp_reduced
+from .forward_special import _LN2_HI, _LN2_LO, _LOG2E, _ROUND, _bits_to_float64, _exp_reduced
 
 _SPECIAL = (forward_special.__file__,)
 
@@ -32,9 +32,6 @@ _ZIV = 2.0 ** -46                   # the rounding test's width, relative (16x o
 _EXP_CLAMP = 200.0                  # |y| beyond: exp(y) is 0 or inf as a float32 anyway
 _ROUND_BITS = 0x4338000000000000    # the bits of forward_special's _ROUND (1.5 * 2^52)
 _TWO52_BITS = 0x4330000000000000    # the bits of 2^52
-_LN2_HI = 0.6931471805601177        # ln 2 to 41 bits (forward_special's): k * _LN2_HI exact
-_LN2_LO = -1.7239444525614835e-13
-_INV_LN2 = 1.4426950408889634
 _LOG10_2 = 0.30102999566398120      # log10(2)
 _LOG10_E = 0.43429448190325182      # log10(e)
 _SQRT2 = 1.4142135623730951
@@ -127,7 +124,7 @@ def _log(y):  # pragma: no cover - compiled
 @jit(inline="always", fastmath=False)
 def _log2(y):  # pragma: no cover - compiled
     k, lm = _log_parts(y if y > 0.0 else 1.0)
-    return _log_edges(y, k + lm * _INV_LN2, np.nan)
+    return _log_edges(y, k + lm * _LOG2E, np.nan)
 
 
 @jit(inline="always", fastmath=False)

@@ -95,33 +95,26 @@ def fmax(x, y, out, take, mx, my, nx, ny, greater):  # pragma: no cover - compil
 # ---- logaddexp: ops/rounded.py's exp and log1p between the loops -------------------------
 
 @jit(fastmath=False)
-def logaddexp_parts(x, y, a, w, zero):  # pragma: no cover - compiled
+def logaddexp_parts(x, y, a, zero):  # pragma: no cover - compiled
     """a = -|x - y| in x's dtype, 0 for the difference of the same infinity (ops/math.py's
-    _logaddexp_forward's argument of exp, and of its slopes' sigmoid's), and w = a again in
-    float64: a scratch copy (the caller writes the log1p there). (No flags: branches in the
-    loop kept it from vectorising, ~1.3x slower; and no array given twice: the vectoriser's
-    overlap check then sends the whole loop to its scalar version, ~1.5x slower.)"""
+    _logaddexp_forward's argument of exp, and of its slopes' sigmoid's). (No flags:
+    branches in the loop kept it from vectorising, ~1.3x slower.)"""
     for i in range(x.size):
         u = x[i]
         v = y[i]
         d = u - v
         d = zero if (math.isnan(d) and u == v) else d      # (only the same infinity: 0)
-        b = -abs(d)
-        a[i] = b
-        w[i] = b
+        a[i] = -abs(d)
 
 
 @jit(fastmath=False)
-def logaddexp_slopes(x, y, e, m, dx, dy, w, l, zero, one, half
-                     ):  # pragma: no cover - compiled
+def logaddexp_slopes(x, y, e, m, dx, dy, zero, one, half):  # pragma: no cover - compiled
     """m = np.maximum(x, y) (the output's first term); logaddexp's slopes sigmoid(x - y),
     sigmoid(y - x) as elementwise.py's _sigmoid computes them from e = exp(-|x - y|)
     (numpy's, in x's dtype): max(e, z >= 0) / (e + 1); 0.5 each where x and y are the same
-    infinity. And l = w: the log1p, in x's dtype. (The output m + l stays numpy's sum:
-    which NaN a sum of two NaNs keeps is its loop's choice, and differs between its vector
-    body and its tail.)"""
+    infinity. (The output m + log1p stays numpy's sum: which NaN a sum of two NaNs keeps
+    is its loop's choice, and differs between its vector body and its tail.)"""
     for i in range(x.size):
-        l[i] = w[i]
         u = x[i]
         v = y[i]
         m[i] = u if (u > v or math.isnan(u)) else v
