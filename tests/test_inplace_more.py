@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
+from backward_paths import PATHS, backward
 
 F = paddle.nn.functional
 TT = paddle.to_tensor
@@ -74,6 +75,61 @@ def test_detach_in_place_stops_later_ops_but_not_earlier_ones():
     assert (y * 5).stop_gradient                # recorded after: no edge to y
     z.sum().backward()
     assert x.grad.tolist() == [6.0, 6.0] and y.grad is None
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_detach_in_place_makes_a_leaf_of_its_own(path):
+    # Paddle 3.3.1: is_leaf, inplace_version unchanged; turned back on, y is a new leaf and
+    # x gets nothing through ops recorded after detach_
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 2
+    y.detach_()
+    assert y.is_leaf and y.stop_gradient and y.inplace_version == 0
+    y.stop_gradient = False
+    backward((y * y).sum(), path)
+    assert x.grad is None and y.grad.tolist() == [4.0, 8.0]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_ops_recorded_before_detach_in_place_still_read_its_values(path):
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 2
+    z = y * y                                   # d(z)/dx = 8x: reads y's values
+    d = y.detach()                              # shares y's version counter
+    y.detach_()
+    w = d * x                                   # d's version unchanged: allowed
+    backward(z.sum() + w.sum(), path)
+    assert x.grad.tolist() == [10.0, 20.0] and d.inplace_version == 0
+
+
+def test_grad_treats_a_detached_in_place_tensor_as_a_constant():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 2
+    y.detach_()
+    y.stop_gradient = False
+    gx, gy = paddle.grad((y * y * x).sum(), [x, y])
+    assert gx.tolist() == [4.0, 16.0] and gy.tolist() == [4.0, 16.0]    # Paddle 3.3.1
+
+
+def test_a_value_change_after_detach_in_place_still_blocks_earlier_readers():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 2
+    z = y * y
+    y.detach_()
+    y.scale_(2.0)                               # a value change: Paddle refuses too
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        z.sum().backward()
+    assert y.inplace_version == 1
+
+
+def test_detach_in_place_between_same_structure_steps_keeps_each_steps_gradient():
+    for v in (1.0, 3.0):                       # the second step hits the program cache
+        x = paddle.to_tensor([v, 2.0], stop_gradient=False)
+        y = x * x
+        z = y * 3.0
+        y.detach_()
+        ((y * x) + z).sum().backward()          # 6x + x^2 (y a constant after detach_)
+        assert x.grad.tolist() == [6 * v + v * v, 16.0]
 
 
 def test_copy_writes_values_and_records_nothing():

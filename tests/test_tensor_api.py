@@ -1,5 +1,7 @@
 """Tensors: dtypes and promotion, printing, conversions, operators (PADDLE_SEMANTICS.md A)."""
 
+import operator
+
 import numpy as np
 import pytest
 
@@ -207,6 +209,34 @@ def test_two_0d_tensors_promote_as_usual_within_a_kind(a, b, want):
     want = getattr(paddle, want)
     assert (_t(2, a) + _t(3, b)).dtype == want
     assert (_t(3, b) * _t(2, a)).dtype == want
+
+
+@pytest.mark.parametrize("a, b", [("int32", "int64"), ("int16", "int32"), ("uint8", "int64"),
+                                  ("bool", "int64"), ("float32", "int64")])
+@pytest.mark.parametrize("op", [operator.add, operator.sub, operator.mul, operator.truediv,
+                                operator.floordiv, operator.mod, operator.pow, operator.eq,
+                                operator.lt, paddle.maximum, paddle.minimum,
+                                paddle.logical_and, paddle.equal])
+def test_two_tensors_of_different_non_float_dtypes_are_refused(a, b, op):
+    # Paddle 3.3.1 promotes between floats only: "Type promotion only support calculations
+    # between floating-point numbers ..." (TypeError)
+    x = _t([1, 2] if a != "bool" else [True, False], a)
+    y = _t([1, 2] if b != "bool" else [True, False], b)
+    with pytest.raises(TypeError, match="cannot combine tensors of dtype"):
+        op(x, y)
+    with pytest.raises(TypeError, match="cannot combine tensors of dtype"):
+        op(y, x)
+
+
+def test_bitwise_operators_refuse_two_int_dtypes_and_where_refuses_them_too():
+    i32, i64 = _t([1, 2], "int32"), _t([1, 3], "int64")
+    with pytest.raises(TypeError, match="int32 and int64"):
+        i32 | i64
+    with pytest.raises(TypeError, match="int32 and int64"):
+        paddle.where(_t([True, False], "bool"), i32, i64)
+    assert (i32 | _t([4, 4], "int32")).tolist() == [5, 6]
+    assert (_t([1.0, 2.0], "float32") < _t([1.5, 1.5], "float64")).tolist() == [True, False]
+    assert (i64 == _t(1, "int32")).tolist() == [True, False]     # a 0-d side: a number
 
 
 def test_true_division_by_a_0d_tensor():

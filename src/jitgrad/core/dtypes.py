@@ -91,7 +91,9 @@ def result_dtype(a: np.dtype, b: np.dtype, true_divide: bool = False) -> np.dtyp
     """Promotion between two tensors, as Paddle does it.
 
     float32 with float64 gives float64; an int tensor with a float tensor is refused (Paddle
-    does not promote int and float between tensors); int / int gives the default float.
+    does not promote int and float between tensors), and so are two different int or bool
+    dtypes (int32 with int64: Paddle 3.3.1 promotes between floats only); int / int gives
+    the default float.
     """
     fa, fb = a.kind == "f", b.kind == "f"
     if fa != fb:
@@ -99,6 +101,10 @@ def result_dtype(a: np.dtype, b: np.dtype, true_divide: bool = False) -> np.dtyp
             f"cannot combine tensors of dtype {a} and {b}: cast one with .astype() first "
             "(jitgrad, like Paddle, does not promote between int and float tensors)"
         )
+    if not fa and a != b:
+        raise TypeError(
+            f"cannot combine tensors of dtype {a} and {b}: cast one with .astype('{b}') "
+            "first (jitgrad, like Paddle, promotes between float dtypes only)")
     if true_divide and not fa:
         return _default_dtype.np
     return np.promote_types(a, b)

@@ -324,8 +324,10 @@ def check_versions(node: Node) -> bool:
     Only values the gradient reads count (the op's `grad_reads`, default all, or
     `grad_reads_for(needs)`, what the edges that carry gradient read): a slice's gradient
     needs its input's shape, not its values, so `y[1:] = y[1:] * 3` is allowed, as in
-    Paddle, and so is changing y after `z = y * 2.0` (z's gradient reads the constant). Such an input, rebound since (ops/inplace.py), is replaced by the stand-in of
-    its recorded version so that gradient reaches the old node. True when one was replaced.
+    Paddle, and so is changing y after `z = y * 2.0` (z's gradient reads the constant), or
+    moving y out of its graph with detach_ (its values stay: count_move). Such an input,
+    rebound since (ops/inplace.py), is replaced by the stand-in of its recorded version so
+    that gradient reaches the old node. True when one was replaced.
     """
     vs = getattr(node, "versions", None)
     if vs is None:
@@ -340,7 +342,8 @@ def check_versions(node: Node) -> bool:
             extra = getattr(node.op, "extra", {})
             reads_for = extra.get("grad_reads_for")     # (what the needed edges read)
             reads = reads_for(node.needs) if reads_for is not None else extra.get("grad_reads")
-            if reads is not None and (i if i < n_in else "out") not in reads:
+            if reads is not None and (i if i < n_in else "out") not in reads or \
+                    i < n_in and _same_values(t, v):
                 if i < n_in:
                     rewired |= _rewire_to_version(node, i, t, v)
                 continue
@@ -352,6 +355,37 @@ def check_versions(node: Node) -> bool:
                 f"[Paddle's words: received tensor_version:{now} != "
                 f"wrapper_version_snapshot:{v}]")
     return rewired
+
+
+# Tensors whose version went up without a value changing (detach_ moved them out of their
+# graph): id -> (weakref, the versions moved from), so that inplace_version counts value
+# changes only and readers of the version before a move still get the values they read
+_MOVES: dict = {}
+
+
+def count_move(t: Any) -> None:
+    """t's version goes up for a new graph position, its values the same (detach_)."""
+    key = id(t)
+    found = _MOVES.get(key)
+    if found is None or found[0]() is not t:
+        found = _MOVES[key] = (weakref.ref(t, lambda _, key=key: _MOVES.pop(key, None)), [])
+    found[1].append(t._version)
+    t._version += 1
+
+
+def moves(t: Any) -> int:
+    """How many of t's version steps were count_move's (not value changes)."""
+    found = _MOVES.get(id(t))
+    return len(found[1]) if found is not None and found[0]() is t else 0
+
+
+def _same_values(t: Any, v: int) -> bool:
+    """Whether t's values are those of its version v: every step since was a move."""
+    found = _MOVES.get(id(t))
+    if found is None or found[0]() is not t:
+        return False
+    moved = found[1]
+    return all(u in moved for u in range(v, t._version))
 
 
 def rewire_stale(nodes: list) -> bool:

@@ -104,8 +104,8 @@ class Tensor(TensorOperators):
 
     @property
     def inplace_version(self) -> int:
-        """How many in-place changes this tensor has seen (Paddle's name)."""
-        return self._version
+        """How many in-place changes this tensor has seen (Paddle's name; detach_ is none)."""
+        return self._version - tape.moves(self)
 
     @property
     def is_leaf(self) -> bool:

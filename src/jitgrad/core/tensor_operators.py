@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import dtypes
+
 OPS: Any = None      # the jitgrad.ops module, set by it at import
 
 
@@ -92,6 +94,7 @@ class TensorOperators:
             if a.dtype.kind not in "biu":
                 raise TypeError(f"`{sym}` needs bool or integer tensors, got {a.dtype.name} "
                                 "(compare first, or cast with .astype('bool'))")
+        _same_kind(self, o)
         return _tensor(np.asarray(fn(self._data, other)))
 
     def __and__(self, o: Any) -> Any:
@@ -115,6 +118,7 @@ class TensorOperators:
         return _tensor(np.invert(self._data))
 
     def _compare(self, o: Any, fn: Callable) -> Any:
+        _same_kind(self, o)
         other = o._data if isinstance(o, TensorOperators) else o
         return _tensor(np.asarray(fn(self._data, other)))
 
@@ -135,3 +139,12 @@ class TensorOperators:
 
     def __ge__(self, o: Any) -> Any:
         return self._compare(o, np.greater_equal)
+
+
+def _same_kind(x: Any, o: Any) -> None:
+    """Paddle 3.3.1 compares and combines two tensors of different dtypes only when both
+    are floats (a 0-d tensor counts as a number): dtypes.result_dtype raises otherwise."""
+    if isinstance(o, TensorOperators):
+        a, b = x._data, o._data
+        if a.dtype != b.dtype and a.ndim and b.ndim:
+            dtypes.result_dtype(a.dtype, b.dtype)

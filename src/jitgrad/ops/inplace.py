@@ -502,10 +502,28 @@ def set_data(x: Tensor, value: Any) -> None:
 
 
 def detach_(x: Tensor) -> Tensor:
-    """In place: x stops gradient from now on (ops that use it later record no edge to it),
-    as Paddle's detach_; ops recorded before still reach x's graph. Returns x."""
+    """In place: x becomes a leaf that stops gradient (ops that use it later record no edge
+    to it; `x.stop_gradient = False` afterwards makes it a leaf of its own that gets .grad),
+    as Paddle's detach_; ops recorded before still reach x's graph, through a stand-in of
+    x's graph position (as rebind leaves one; its values are x's, so readers that need
+    them are not refused: tape.check_versions). Returns x."""
     if not isinstance(x, Tensor):
         raise TypeError(f"detach_ needs a jitgrad Tensor, got {type(x).__name__}")
+    if x._node is not None:
+        shadow = stand_in(x)
+        x._node.out_ref = weakref.ref(shadow)
+        try:
+            shadows = _shadows_of(x)
+        except AttributeError:
+            shadows = None
+        if shadows is None:
+            x._shadows = shadows = {}
+        shadows[x._version] = shadow
+        x._node = None
+        # a new graph position, the same values: x's version goes up (its readers are
+        # rewired to the stand-in), not its detach()es' (their values did not change)
+        tape.count_move(x)
+        tape.bump_epoch()
     x._stop_gradient = True
     return x
 
