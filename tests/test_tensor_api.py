@@ -250,6 +250,8 @@ def test_maximum_and_floor_divide_keep_the_usual_promotion_within_a_kind():
     assert paddle.maximum(f32, z64).dtype == paddle.float64
     assert (f32 // z64).dtype == paddle.float64
     assert (f32 // _t(2, "int64")).dtype == paddle.float32
+    i = _t([1, 2, 3], "int32") // _t(3, "int64")        # a 0-d int of another width
+    assert i.dtype == paddle.int64 and i.tolist() == [0, 0, 1]
 
 
 def test_the_0d_operand_gets_its_gradient_in_its_own_dtype():

@@ -236,6 +236,20 @@ def detach_version(P, x):
 
 
 cmp("detach shares the version counter", detach_version, [A((3,))], grad=False)
+
+
+def detach_inplace(P, x):
+    x.stop_gradient = False
+    y = x * 2
+    z = y * y                           # recorded before detach_: reaches x
+    y.detach_()
+    leaf, version = float(y.is_leaf), float(y.inplace_version)
+    y.stop_gradient = False
+    (z.sum() + (y * x).sum()).backward()
+    return P.to_tensor([leaf, version]), x.grad, y.grad
+
+
+cmp("detach_ makes a leaf of its own", detach_inplace, [A((3,))], grad=False)
 cmp("reshape same shape is itself",
     lambda P, x: P.to_tensor(float(P.reshape(x, [2, 3]) is x)), [A((2, 3))], grad=False)
 cmp("float 0d", lambda P, x: P.to_tensor(float(x)), [A(())], grad=False)

@@ -222,6 +222,8 @@ cmp("assign", lambda P, x: P.assign(x) * 2, [x23])
 # a 0-d tensor in arithmetic counts like a Python number (the other operand's dtype within a kind)
 cmp("zero_dim_f32_f64", lambda P, x, s: (x * s, x + s, x - s, x / s, s / x, x ** s, x % s), [x23, np.array(1.5)])
 cmp("zero_dim_int", lambda P, x, s: (x + s, x * s, s - x, x % s, x // s), [A((3,), 1, 9, "int32"), np.array(3, "int64")], grad=False)
+cmp("int_widths_refused", lambda P, x, y: x + y, [A((3,), 1, 9, "int32"), A((3,), 1, 9, "int64")], grad=False)
+cmp("int_widths_compare_refused", lambda P, x, y: x < y, [A((3,), 1, 9, "int16"), A((3,), 1, 9, "int32")], grad=False)
 cmp("zero_dim_mixed", lambda P, x, s: (x + s, s * x, x / s, x // s), [A((3,), 1, 9, "int64"), np.array(1.5, "float32")], grad=False)
 cmp("zero_dim_max", lambda P, x, s: (P.maximum(x, s), x // s), [x23, np.array(0.5)])
 # var, std and logsumexp are single ops (stats.py): their edges and float64

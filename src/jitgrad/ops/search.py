@@ -198,8 +198,12 @@ def floor_divide(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x // y with Paddle's dtype rules (float32 // 2 stays float32); no gradient. A 0-d
     tensor of another kind (int against float) takes the higher kind's dtype, as in the
     arithmetic ops; of the same kind the usual promotion applies (Paddle 3.3.1)."""
-    mixed = isinstance(x, Tensor) and isinstance(y, Tensor) and \
-        (x._data.dtype.kind == "f") != (y._data.dtype.kind == "f")
+    both = isinstance(x, Tensor) and isinstance(y, Tensor)
+    mixed = both and (x._data.dtype.kind == "f") != (y._data.dtype.kind == "f")
+    if both and not mixed and x._data.dtype != y._data.dtype and \
+            (x._data.ndim == 0 or y._data.ndim == 0):
+        dt = np.promote_types(x._data.dtype, y._data.dtype)     # (int32 // a 0-d int64:
+        x, y = x.astype(dt), y.astype(dt)                      # int64, Paddle 3.3.1)
     x, y = binary_operands(x, y, zero_dim=mixed)
     if (x._data.dtype.kind != "f" or y._data.dtype.kind != "f") and \
             (np.asarray(y._data) == 0).any():
