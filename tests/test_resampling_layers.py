@@ -60,6 +60,26 @@ def test_group_norm_layer_parameters_and_gradients():
         paddle.nn.GroupNorm(3, 4)
 
 
+@pytest.mark.parametrize("fmt, perm", [("NHWC", (0, 3, 1, 2)), ("NLC", (0, 2, 1))])
+def test_group_norm_channels_last_normalises_the_last_axis(fmt, perm):
+    # Paddle 3.3.1: NHWC is NCHW's result transposed (dim 1, here 3, need not split)
+    x = np.random.default_rng(1).standard_normal((2, 3, 2, 4)[:len(perm)] if fmt == "NHWC"
+                                                 else (2, 3, 4))
+    w, b = np.linspace(0.5, 1.5, 4), np.linspace(-1, 1, 4)
+    back = tuple(np.argsort(perm))
+    out = F.group_norm(TT(x), 2, 1e-5, TT(w), TT(b), data_format=fmt).numpy()
+    want = F.group_norm(TT(x.transpose(perm)), 2, 1e-5, TT(w), TT(b)).numpy().transpose(back)
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+    c = TT(np.linspace(0.5, 1.5, x.size).reshape(x.shape))
+    check_grads(lambda t, tw: F.group_norm(t, 2, 1e-5, tw, data_format=fmt) * c, x, w)
+    layer = paddle.nn.GroupNorm(2, 4, data_format=fmt)
+    np.testing.assert_allclose(layer(TT(x.astype("float32"))).numpy(),
+                               F.group_norm(TT(x.astype("float32")), 2, data_format=fmt).numpy(),
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="data_format"):
+        F.group_norm(TT(x), 2, data_format="NWHC")
+
+
 def test_shape_layers():
     assert paddle.nn.PixelShuffle(2)(TT(np.ones((1, 8, 2, 2), "float32"))).shape == [1, 2, 4, 4]
     assert paddle.nn.Unfold([2, 2])(TT(X)).shape == [2, 8, 6]

@@ -254,7 +254,8 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
             rows = input._data.size // max(C, 1)
             coef = lab._data / float(rows or 1) if reduction == "mean" else lab._data
             return nll(input, coef, ax, reduction != "none", True)
-        logp = log_softmax(input, axis=ax) if use_softmax else E.log(input)
+        logp = log_softmax(input, axis=ax) if use_softmax else \
+            _log_weighted(input, lab._data != 0)
         return _reduce(-R.sum(lab * logp, axis=ax, keepdim=True), reduction)
     lab = _labels(label)
     if lab.dtype.kind not in "iu":
@@ -300,11 +301,21 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         coef = np.moveaxis(coef, -1, ax)
     if use_softmax:
         return _class_loss(input, coef, ax, keep_dim, reduction, True)
-    logp = E.log(input)
+    logp = _log_weighted(input, coef != 0)
     loss = R.sum(logp * const(0.0 - coef, dt), axis=ax, keepdim=keep_dim)   # +0 where ignored
     if reduction == "mean":
         return R.sum(loss) / (total or 1.0)
     return _reduce(loss, reduction)
+
+
+def _log_weighted(p: Tensor, weighted: np.ndarray) -> Tensor:
+    """log(p) for cross_entropy without softmax, where only the `weighted` classes count: a
+    zero probability in a class of weight 0 is read as 1, so its 0 * log(0) term and its
+    gradient are 0, not NaN (Paddle 3.3.1 reads the labelled class only)."""
+    unread = (p._data == 0) & ~weighted
+    if unread.any():
+        p = E.where(Tensor._make(~unread), p, Tensor._make(np.ones((), p._data.dtype)))
+    return E.log(p)
 
 
 def _hard_label_coefficients(kernels: Any, d: np.ndarray, lab: np.ndarray, ignore_index: int,

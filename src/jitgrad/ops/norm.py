@@ -174,6 +174,15 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,
                weight: Tensor | None = None, bias: Tensor | None = None,
                data_format: str = "NCHW", name: str | None = None) -> Tensor:
     require_float(x, "group_norm")
+    if data_format not in _GROUP_FORMATS:
+        raise ValueError(f"group_norm: data_format must be one of {_GROUP_FORMATS}, got "
+                         f"{data_format!r}")
+    if data_format[1] != "C" and x.ndim > 2:   # channels last: normalise channels first
+        from .shape import transpose
+        last = list(range(x.ndim))
+        first = [0, x.ndim - 1] + last[1:-1]
+        y = group_norm(transpose(x, first), num_groups, epsilon, weight, bias, "NCHW")
+        return transpose(y, [0] + last[2:] + [1])
     N, C = x.shape[:2]
     if C % num_groups:
         raise ValueError(f"group_norm: {C} channels do not split into {num_groups} groups")
@@ -194,6 +203,7 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,
 
 
 _INSTANCE_FORMATS = ("NC", "NCL", "NCHW", "NCDHW")
+_GROUP_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
 
 
 def instance_norm(x: Tensor, running_mean: Tensor | None = None,

@@ -1,0 +1,33 @@
+"""cross_entropy with use_softmax=False reads probabilities: a zero probability in a class
+that carries no weight adds nothing (Paddle 3.3.1 reads the labelled class only)."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from backward_paths import PATHS, backward, leaf
+
+F = paddle.nn.functional
+P = np.array([[0.5, 0.5, 0.0], [0.2, 0.8, 0.0]], "float32")
+LAB = np.array([1, 0], "int64")
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_zero_probability_outside_the_label_gives_minus_log_of_the_labelled_one(path):
+    p = leaf(P)
+    loss = F.cross_entropy(p, paddle.to_tensor(LAB), use_softmax=False, reduction="none")
+    np.testing.assert_allclose(loss.numpy().ravel(), -np.log([0.5, 0.2]), rtol=1e-7)
+    backward(loss.sum(), path)
+    assert p.grad.tolist() == [[0.0, -2.0, 0.0], [-5.0, 0.0, 0.0]]          # Paddle 3.3.1
+
+
+def test_mean_soft_labels_and_smoothing_with_zero_probabilities():
+    p, lab = paddle.to_tensor(P), paddle.to_tensor(LAB)
+    mean = F.cross_entropy(p, lab, use_softmax=False)
+    np.testing.assert_allclose(float(mean), -np.log([0.5, 0.2]).mean(), rtol=1e-6)
+    soft = paddle.to_tensor(np.eye(3, dtype="float32")[LAB])
+    out = F.cross_entropy(p, soft, soft_label=True, use_softmax=False, reduction="none")
+    np.testing.assert_allclose(out.numpy().ravel(), -np.log([0.5, 0.2]), rtol=1e-7)
+    # smoothing weighs every class: log(0) counts, the loss is infinite (not NaN)
+    smooth = F.cross_entropy(p, lab, use_softmax=False, label_smoothing=0.1, reduction="none")
+    assert np.isinf(smooth.numpy()).all()
