@@ -1,5 +1,6 @@
 """transpose's and broadcast_to's argument checks (transpose remembers the perms it has
-checked; broadcast_to checks the shapes itself): the same answers as the general checks."""
+checked; broadcast_to checks the shapes itself): the same answers as the general checks; and
+zero-size dims through the shape ops' own reshapes."""
 
 import numpy as np
 import pytest
@@ -64,3 +65,24 @@ def test_reshape_to_an_edited_shape_resolves_as_a_list_does():
     s[2] = 4
     with pytest.raises(ValueError, match="cannot reshape"):
         paddle.reshape(x, s)
+
+
+# ---- zero-size dims in the ops' own reshapes (Paddle 3.3.1, measured) ------------------------
+
+def test_squeeze_unsqueeze_and_tile_keep_zero_size_dims():
+    z = paddle.zeros
+    assert paddle.unsqueeze(z([0, 3]), 0).shape == [1, 0, 3]
+    assert paddle.unsqueeze(z([0, 5]), [0, 3]).shape == [1, 0, 5, 1]
+    assert paddle.squeeze(z([1, 0, 3])).shape == [0, 3]
+    assert paddle.tile(z([0, 3]), [2, 2]).shape == [0, 6]
+    assert paddle.tile(z([2, 0, 3]), [2, 1, 2]).shape == [4, 0, 6]
+
+
+@pytest.mark.parametrize("axis", [0, [0, 2]])
+def test_a_reductions_gradient_over_a_zero_size_input_has_its_shape(axis):
+    x = paddle.zeros([2, 0, 3])
+    x.stop_gradient = False
+    for f in (paddle.prod, paddle.sum):
+        f(x, axis=axis).sum().backward()
+        assert x.grad.shape == [2, 0, 3]
+        x.clear_grad()

@@ -18,6 +18,7 @@ from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, co
                    tensor_arg_error)
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .linear import IDENTITY, linear, step
+from .shape import reshape_exact
 from .shape import (_along_axis_positions, _flat_positions, _getitem_map, _select_positions,
                     _take_flat,
                     take_flat_op, squeeze,
@@ -214,8 +215,8 @@ def tile(x: Tensor, repeat_times: Sequence[int], name: str | None = None) -> Ten
     reps = [1] * (len(shape) - len(reps)) + reps
     inter = [v for s in shape for v in (1, s)]
     big = [v for r, s in zip(reps, shape) for v in (r, s)]
-    y = broadcast_to(reshape(x, inter), big)
-    return reshape(y, [r * s for r, s in zip(reps, shape)])
+    y = broadcast_to(reshape_exact(x, inter), big)
+    return reshape_exact(y, [r * s for r, s in zip(reps, shape)])
 
 
 def repeat_interleave(x: Tensor, repeats: Any, axis: int | None = None,

@@ -289,11 +289,16 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     safe = np.where(valid, lab, 0)
     if safe.size and (safe.max() >= C or safe.min() < 0):     # (ignored positions hold 0)
         raise _label_range_error("cross_entropy", C, ignore_index)
-    roww = _row_weights(weight, C, safe, valid)
+    if label_smoothing:
+        target = np.eye(C)[safe] * (1 - label_smoothing) + label_smoothing / C
+        # a row's weight: the class weights averaged by its smoothed target (Paddle 3.3.1)
+        roww = valid.astype(np.float64) if weight is None else \
+            (target @ _row_weights(weight, C, np.arange(C), np.ones(C, bool))) * valid
+    else:
+        roww = _row_weights(weight, C, safe, valid)
     total = float(lab.size) if every_row else float(roww.sum())
     scale = _scaled(roww, reduction, total) if use_softmax else roww
     if label_smoothing:
-        target = np.eye(C)[safe] * (1 - label_smoothing) + label_smoothing / C
         coef = target * scale[..., None]
     else:
         coef = _one_hot(safe, scale, C, dt if use_softmax else np.float64)

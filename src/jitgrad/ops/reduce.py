@@ -32,8 +32,8 @@ def _count(shape: tuple, axes: tuple | None) -> int:
 
 def _spread(g: Tensor, x: Tensor, axes: tuple | None) -> Tensor:
     """g (reduced) broadcast back to x's shape, in jitgrad ops."""
-    from .shape import broadcast_to, reshape
-    return broadcast_to(reshape(g, list(_kept_shape(x._data.shape, axes))), x.shape)
+    from .shape import broadcast_to, reshape_exact
+    return broadcast_to(reshape_exact(g, _kept_shape(x._data.shape, axes)), x.shape)
 
 
 def _spread_chain(n: Recorded, axes: tuple | None, k: float | None = None) -> Chain:

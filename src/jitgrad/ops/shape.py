@@ -327,6 +327,12 @@ def reshape_to(x: Tensor, attrs: dict) -> Tensor:
     return apply_xy(reshape_op, x, None, attrs, d.reshape(new))
 
 
+def reshape_exact(x: Tensor, shape: Sequence[int]) -> Tensor:
+    """x as `shape`, taken as it is: the ops' own reshapes to a shape they computed, where a
+    0 is a zero-size dim (reshape's requests read a 0 as "keep x's dim")."""
+    return reshape_to(x, {"shape": tuple(int(s) for s in shape)})
+
+
 _FLATTENED: dict = {}           # (x's shape, start_axis, stop_axis) -> {"shape": new shape}
 _FLATTENED_MAX = 1024
 
@@ -355,7 +361,7 @@ def squeeze(x: Tensor, axis: Any = None) -> Tensor:
             if not -nd <= a < nd:
                 raise ValueError(f"squeeze: axis {a} is out of range for shape {list(shape)}")
             axes.add(int(a) % nd)
-    return reshape(x, [s for i, s in enumerate(shape) if not (i in axes and s == 1)])
+    return reshape_exact(x, [s for i, s in enumerate(shape) if not (i in axes and s == 1)])
 
 
 def unsqueeze(x: Tensor, axis: Any) -> Tensor:
@@ -366,7 +372,7 @@ def unsqueeze(x: Tensor, axis: Any) -> Tensor:
         if not 0 <= a <= len(shape):
             raise ValueError(f"unsqueeze: axis {axis} out of range for shape {x.shape}")
         shape.insert(a, 1)
-    return reshape(x, shape)
+    return reshape_exact(x, shape)
 
 
 def transpose(x: Tensor, perm: Sequence[int]) -> Tensor:
@@ -448,4 +454,5 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     try:
         return apply_xy(getitem_op, x, None, {"key": key})
     except IndexError as e:
-        raise IndexError(f"index {key!r} does not fit a tensor of shape {list(x.shape)}: {e}") from None
+        raise IndexError(f"index {key!r} does not fit a tensor of shape {list(x.shape)}: "
+                         f"{e}") from None

@@ -1,5 +1,7 @@
-"""cross_entropy with use_softmax=False reads probabilities: a zero probability in a class
-that carries no weight adds nothing (Paddle 3.3.1 reads the labelled class only)."""
+"""cross_entropy's edges, measured on Paddle 3.3.1: with use_softmax=False it reads
+probabilities, and a zero probability in a class that carries no weight adds nothing (Paddle
+reads the labelled class only); with label_smoothing and a weight, a row weighs the class
+weights averaged by its smoothed target."""
 
 import numpy as np
 import pytest
@@ -31,3 +33,21 @@ def test_mean_soft_labels_and_smoothing_with_zero_probabilities():
     # smoothing weighs every class: log(0) counts, the loss is infinite (not NaN)
     smooth = F.cross_entropy(p, lab, use_softmax=False, label_smoothing=0.1, reduction="none")
     assert np.isinf(smooth.numpy()).all()
+
+
+def test_smoothing_with_class_weights_weighs_a_row_by_its_smoothed_target():
+    x = np.array([[0.2, -1.0, 0.5], [1.5, 0.3, -0.7]])
+    lab, w, eps = np.array([0, 2]), np.array([1.0, 2.0, 4.0]), 0.3
+    lp = x - np.log(np.exp(x).sum(1, keepdims=True))
+    q = np.eye(3)[lab] * (1 - eps) + eps / 3
+    roww = (q * w).sum(1)                                   # [1.4, 3.5]
+    want = -(q * lp).sum(1) * roww
+    args = (paddle.to_tensor(lab), paddle.to_tensor(w))
+    t = leaf(x, "float64")
+    none = F.cross_entropy(t, *args, label_smoothing=eps, reduction="none")
+    np.testing.assert_allclose(none.numpy().ravel(), want, rtol=1e-12)   # Paddle: [1.4909 7.7875]
+    mean = F.cross_entropy(t, *args, label_smoothing=eps)
+    np.testing.assert_allclose(float(mean), want.sum() / roww.sum(), rtol=1e-12)   # 1.89356
+    mean.backward()
+    sm = np.exp(lp)
+    np.testing.assert_allclose(t.grad.numpy(), roww[:, None] * (sm - q) / roww.sum(), rtol=1e-10)
