@@ -75,6 +75,19 @@ def test_avg_pool1d_matches_paddle(kw, want, grad):
     np.testing.assert_allclose(g.ravel(), grad, rtol=1e-7)
 
 
+def test_avg_pool2d_inclusive_counts_past_the_end_only_as_far_as_the_padding_before():
+    # Paddle 3.3.1 (a window ends at min(start + k, H + pad_before) for the count): 'SAME'
+    # pads 5 rows by (0, 1), so the bottom windows average 6 values, not 9
+    x = np.arange(30, dtype="float64").reshape(1, 1, 5, 6)
+    y = paddle.nn.functional.avg_pool2d(_t(x), 3, 3, "SAME", exclusive=False)
+    assert y.numpy()[0, 0].tolist() == [[7.0, 10.0], [22.0, 25.0]]
+    y2 = paddle.nn.functional.avg_pool2d(_t(x), 3, 2, [0, 1, 1, 0], ceil_mode=True,
+                                         exclusive=False)
+    np.testing.assert_allclose(y2.numpy()[0, 0, 2], [49 / 3, 26.0, 28.0], rtol=1e-12)
+    check_grads(lambda t: paddle.nn.functional.avg_pool2d(
+        t, 3, 2, [0, 1, 1, 0], ceil_mode=True, exclusive=False), x / 7.0)
+
+
 def test_avg_pool1d_positional_order_is_exclusive_then_ceil_mode():
     y = avg_pool1d(_t(X7), 3, 2, 1, False, True)       # exclusive=False, ceil_mode=True
     np.testing.assert_allclose(y.numpy().ravel(), [-0.3, 2 / 3, 2.2 / 3, 2 / 3], rtol=1e-12)

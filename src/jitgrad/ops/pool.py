@@ -91,13 +91,16 @@ def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     total = reshape(R.sum(cols, axis=2), [N, C, Ho, Wo])
     if divisor_override:
         return _back(total / float(divisor_override), last)
-    # which padded positions count: the input (exclusive), or the input and the padding
-    # asked for (not exclusive); never the overhang ceil_mode adds
-    asked = _padding(padding, 2, k, [1, 1], st, x.shape[2:])
+    # which padded positions count: the input (exclusive), or (not exclusive) the input
+    # with the padding before it, and after it as far as the padding before it reaches,
+    # within the padded area: Paddle 3.3.1's count (a window ends at min(start + k,
+    # H + pad_before)), which is torch's for symmetric padding and leaves out the overhang
+    # ceil_mode adds; 'SAME' and asymmetric paddings count as Paddle's
     region = np.ones(x.shape[2:])
     if not exclusive:
-        region = np.pad(region, asked, constant_values=1)
-        widths = [(0, b - b0 + a - a0) for (a, b), (a0, b0) in zip(widths, asked)]
+        counted = [(a, min(a, b)) for a, b in widths]
+        region = np.pad(region, counted, constant_values=1)
+        widths = [(0, b - c) for (_, b), (_, c) in zip(widths, counted)]
     region = np.pad(region, widths)
     plane = _windows((1, 1) + region.shape, k, st, [1, 1])[0]
     count = region.ravel()[plane].sum(axis=(2, 3))[0, 0]
