@@ -279,3 +279,12 @@ def test_transposed_conv_gradients():
                 rng.uniform(-1, 1, 2), order=2)
     check_grads(lambda x, w: conv1d_transpose(x, w, stride=3, padding=1, data_format="NLC"),
                 rng.uniform(-1, 1, (2, 4, 3)), rng.uniform(-1, 1, (3, 2, 3)))
+
+
+def test_adaptive_avg_pool2d_keeps_an_input_size_given_as_none():
+    # Paddle 3.3.1: output_size [None, 2] keeps H, as adaptive_max_pool2d does
+    x = np.arange(40, dtype="float64").reshape(1, 2, 5, 4)
+    f = paddle.nn.functional.adaptive_avg_pool2d
+    y = f(_t(x), [None, 2])
+    assert y.shape == [1, 2, 5, 2] and f(_t(x), [3, None]).shape == [1, 2, 3, 4]
+    np.testing.assert_array_equal(y.numpy(), x.reshape(1, 2, 5, 2, 2).mean(-1))

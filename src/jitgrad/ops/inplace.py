@@ -94,16 +94,7 @@ def rebind(x: Tensor, shadow: Tensor, new: Tensor, keep_dtype: bool = True) -> T
     values and graph position (cast to x's dtype, unless not `keep_dtype`: cast_). Readers
     of x's old version reach its old node through the stand-in, and x's version goes up.
     Returns x."""
-    if x._node is not None:
-        x._node.out_ref = weakref.ref(shadow)
-    # consumers of this version reach its node through the stand-in (tape.check_versions)
-    try:
-        shadows = _shadows_of(x)
-    except AttributeError:
-        shadows = None
-    if shadows is None:
-        x._shadows = shadows = {}
-    shadows[x._version] = shadow
+    leave_stand_in(x, shadow)
     if keep_dtype and new._data.dtype != x._data.dtype:
         new = E.astype(new, x._data.dtype)
     x._data, x._node, x._stop_gradient = new._data, new._node, new._stop_gradient
@@ -112,6 +103,20 @@ def rebind(x: Tensor, shadow: Tensor, new: Tensor, keep_dtype: bool = True) -> T
     node = x._node
     node.versions = node.versions[:-1] + (x._version,)
     return x
+
+
+def leave_stand_in(x: Tensor, shadow: Tensor) -> None:
+    """x's current version is `shadow` from now on: x's node (if any) outputs the stand-in,
+    and consumers of this version reach that node through it (tape.check_versions)."""
+    if x._node is not None:
+        x._node.out_ref = weakref.ref(shadow)
+    try:
+        shadows = _shadows_of(x)
+    except AttributeError:
+        shadows = None
+    if shadows is None:
+        x._shadows = shadows = {}
+    shadows[x._version] = shadow
 
 
 def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
@@ -510,15 +515,7 @@ def detach_(x: Tensor) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"detach_ needs a jitgrad Tensor, got {type(x).__name__}")
     if x._node is not None:
-        shadow = stand_in(x)
-        x._node.out_ref = weakref.ref(shadow)
-        try:
-            shadows = _shadows_of(x)
-        except AttributeError:
-            shadows = None
-        if shadows is None:
-            x._shadows = shadows = {}
-        shadows[x._version] = shadow
+        leave_stand_in(x, stand_in(x))
         x._node = None
         # a new graph position, the same values: x's version goes up (its readers are
         # rewired to the stand-in), not its detach()es' (their values did not change)

@@ -127,7 +127,7 @@ def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
             return found
     x, last = _channels_first(x, data_format)
     H, W = x.shape[2:]
-    Ho, Wo = _pair(output_size, 2, "output_size")
+    Ho, Wo = _adaptive_sizes(x, output_size)    # (None keeps that size, as Paddle)
     if H % Ho == 0 and W % Wo == 0:         # equal windows: a reshape and a mean
         return _back(_block_mean(x, H // Ho, W // Wo), last)
     rows = []
