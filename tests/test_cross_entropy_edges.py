@@ -51,3 +51,19 @@ def test_smoothing_with_class_weights_weighs_a_row_by_its_smoothed_target():
     mean.backward()
     sm = np.exp(lp)
     np.testing.assert_allclose(t.grad.numpy(), roww[:, None] * (sm - q) / roww.sum(), rtol=1e-10)
+
+
+def test_soft_labels_with_class_weights_weigh_a_row_by_its_labels():
+    from jitgrad.testing import check_grads
+    r = np.random.RandomState(0)
+    x, y, w = r.randn(4, 3), r.dirichlet([1, 1, 1], 4), np.array([1.0, 2.0, 3.0])
+    lp = x - np.log(np.exp(x).sum(1, keepdims=True))
+    roww = y @ w
+    want = -(y * lp).sum(1) * roww               # Paddle 3.3.1: [2.7854 10.3587 3.1771 2.2693]
+    args = dict(soft_label=True, weight=paddle.to_tensor(w))
+    none = F.cross_entropy(paddle.to_tensor(x), paddle.to_tensor(y), reduction="none", **args)
+    np.testing.assert_allclose(none.numpy().ravel(), want, rtol=1e-12)
+    mean = F.cross_entropy(paddle.to_tensor(x), paddle.to_tensor(y), **args)
+    np.testing.assert_allclose(float(mean), want.sum() / roww.sum(), rtol=1e-12)   # 2.07300
+    labels = paddle.to_tensor(y)                 # (targets get no gradient, as in Paddle)
+    check_grads(lambda t: F.cross_entropy(t, labels, **args), x)

@@ -245,11 +245,11 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     ax = _class_axis(input, axis)
     C, dt = input.shape[ax], input._data.dtype
     if soft_label:
-        if weight is not None:
-            raise NotImplementedError("cross_entropy: weight with soft_label=True")
         lab = _target(label, input)
         if label_smoothing:
             lab = lab * (1.0 - label_smoothing) + label_smoothing / C
+        if weight is not None:
+            return _soft_weighted(input, lab, weight, ax, reduction, use_softmax)
         if use_softmax and lab.shape == input.shape:
             rows = input._data.size // max(C, 1)
             coef = lab._data / float(rows or 1) if reduction == "mean" else lab._data
@@ -310,6 +310,24 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     loss = R.sum(logp * const(0.0 - coef, dt), axis=ax, keepdim=keep_dim)   # +0 where ignored
     if reduction == "mean":
         return R.sum(loss) / (total or 1.0)
+    return _reduce(loss, reduction)
+
+
+def _soft_weighted(input: Tensor, lab: Tensor, weight: Any, ax: int, reduction: str,
+                   use_softmax: bool) -> Tensor:
+    """cross_entropy with soft labels and class weights, as Paddle 3.3.1: a row's loss
+    times its weight sum_c lab_c w_c; 'mean' divides by the sum of those weights."""
+    w = weight if isinstance(weight, Tensor) else Tensor._make(np.asarray(weight))
+    if w._data.ndim != 1 or w._data.shape[0] != input.shape[ax]:
+        raise ValueError(f"cross_entropy: weight must have one value per class "
+                         f"({input.shape[ax]}), got shape {w.shape}")
+    shape = [1] * input.ndim
+    shape[ax] = input.shape[ax]
+    roww = R.sum(lab * w.astype(input._data.dtype).reshape(shape), axis=ax, keepdim=True)
+    logp = log_softmax(input, axis=ax) if use_softmax else _log_weighted(input, lab._data != 0)
+    loss = -R.sum(lab * logp, axis=ax, keepdim=True) * roww
+    if reduction == "mean":
+        return R.sum(loss) / R.sum(roww)
     return _reduce(loss, reduction)
 
 
