@@ -86,3 +86,31 @@ def test_a_reductions_gradient_over_a_zero_size_input_has_its_shape(axis):
         f(x, axis=axis).sum().backward()
         assert x.grad.shape == [2, 0, 3]
         x.clear_grad()
+
+
+# each op on a [2, 0, 3] input: its output shape (Paddle 3.3.1) and a gradient of x's shape
+ZERO_SIZE = {
+    "einsum": (lambda x: paddle.einsum("abc,cd->abd", x, paddle.ones([3, 2], "float64")),
+               [2, 0, 2]),
+    "einsum_batched": (lambda x: paddle.einsum("abc,adc->abd", x, x), [2, 0, 0]),
+    "unsqueeze_squeeze": (lambda x: paddle.squeeze(paddle.unsqueeze(x, 1), 1), [2, 0, 3]),
+    "tile": (lambda x: paddle.tile(x, [1, 2, 2]), [2, 0, 6]),
+    "flatten": (lambda x: paddle.flatten(x, 1), [2, 0]),
+    "concat": (lambda x: paddle.concat([x, x], axis=1), [2, 0, 3]),
+    "mean_axis": (lambda x: paddle.mean(x, axis=2), [2, 0]),
+    "prod_axis": (lambda x: paddle.prod(x, axis=0), [0, 3]),
+    "softmax": (lambda x: paddle.nn.functional.softmax(x, axis=2), [2, 0, 3]),
+    "layer_norm": (lambda x: paddle.nn.functional.layer_norm(x, [3]), [2, 0, 3]),
+    "matmul": (lambda x: paddle.matmul(x, paddle.ones([3, 4], "float64")), [2, 0, 4]),
+}
+
+
+@pytest.mark.parametrize("name", list(ZERO_SIZE))
+def test_ops_on_a_zero_size_input_give_paddles_shape_and_a_gradient_of_its_shape(name):
+    f, want = ZERO_SIZE[name]
+    x = paddle.zeros([2, 0, 3], "float64")
+    x.stop_gradient = False
+    y = f(x)
+    assert y.shape == want
+    y.sum().backward()
+    assert x.grad.shape == [2, 0, 3]

@@ -23,6 +23,7 @@ from .indexing import _take
 from .linalg import _F32, _F64, _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
 from .outer_product import _forward as _outer_forward, outer_op
 from .registry import defop
+from .shape import reshape_exact
 from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, reshape,
                     reshape_to, transpose, transpose_op, unsqueeze)
 
@@ -577,7 +578,7 @@ def _letters(sa: str, ash: tuple, sb: str, bsh: tuple, out: str) -> tuple:
         for c, n in zip(s, sh):
             if size.get(c, 1) != 1 and n != 1 and size[c] != n:
                 raise ValueError(f"einsum: dimension {c!r} has sizes {size[c]} and {n}")
-            size[c] = builtins.max(size.get(c, 1), n)
+            size[c] = n if size.get(c, 1) == 1 else size[c]     # (a 0 too: not max)
     batch = [c for c in sa if c in sb and c in out]
     contract = [c for c in sa if c in sb and c not in out]
     return (size, batch, contract, [c for c in sa if c not in sb],
@@ -599,13 +600,13 @@ def _pair_nodes(a: Tensor, sa: str, b: Tensor, sb: str, out: str) -> tuple[Tenso
         # no batch letter: one 2-D product (np.matmul's one gemm, as for the batch of 1
         # below; not matmul's ndarray.dot, nor its large-product BLAS, which may round
         # otherwise), a reshape node fewer for an operand already of its matrix shape
-        a2 = reshape(a, [prod(fa), prod(contract)])
-        b2 = reshape(b, [prod(contract), prod(fb)])
+        a2 = reshape_exact(a, [prod(fa), prod(contract)])
+        b2 = reshape_exact(b, [prod(contract), prod(fb)])
         y = apply_xy(matmul_op, a2, b2, _NO_TRANSPOSE, _np_matmul(a2._data, b2._data))
-        return reshape(y, [size[c] for c in fa + fb]), "".join(fa + fb)
-    a3 = reshape(a, [prod(batch), prod(fa), prod(contract)])
-    b3 = reshape(b, [prod(batch), prod(contract), prod(fb)])
-    y = reshape(matmul(a3, b3), nbatch + [size[c] for c in fa + fb])
+        return reshape_exact(y, [size[c] for c in fa + fb]), "".join(fa + fb)
+    a3 = reshape_exact(a, [prod(batch), prod(fa), prod(contract)])
+    b3 = reshape_exact(b, [prod(batch), prod(contract), prod(fb)])
+    y = reshape_exact(matmul(a3, b3), nbatch + [size[c] for c in fa + fb])
     return y, "".join(batch + fa + fb)
 
 
