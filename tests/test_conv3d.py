@@ -51,6 +51,21 @@ def test_pools_3d_gradients(fn, kw):
     check_grads(lambda t: fn(t, 3, stride=2, padding=1, **kw), x)
 
 
+@pytest.mark.parametrize("kw, want", [
+    # Paddle 3.3.1: past the end a window counts only as much padding as before the start
+    (dict(kernel_size=[1, 3, 3], stride=[1, 3, 3], padding="SAME"),
+     [7.0, 10.0, 22.0, 25.0, 37.0, 40.0, 52.0, 55.0]),
+    (dict(kernel_size=[1, 3, 3], stride=[1, 2, 2], padding=[0, 0, 0, 1, 1, 0], ceil_mode=True),
+     [13 / 3, 8, 10, 37 / 3, 20, 22, 49 / 3, 26, 28, 73 / 3, 38, 40, 97 / 3, 50, 52, 109 / 3,
+      56, 58]),
+])
+def test_avg_pool3d_inclusive_counts_padding_as_paddle(kw, want):
+    x = np.arange(60, dtype="float64").reshape(1, 1, 2, 5, 6)
+    got = F.avg_pool3d(TT(x), exclusive=False, **kw).numpy().ravel()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    check_grads(lambda t: F.avg_pool3d(t, exclusive=False, **kw), x / 30.0)
+
+
 def test_max_pool3d_is_the_window_maximum():
     x = np.random.default_rng(3).standard_normal((1, 1, 4, 4, 4))
     got = F.max_pool3d(TT(x), 2).numpy()

@@ -138,7 +138,8 @@ def avg_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
                ceil_mode: bool = False, exclusive: bool = True, divisor_override: Any = None,
                data_format: str = "NCDHW", name: str | None = None) -> Tensor:
     """The mean of each window: over its elements inside the input (exclusive, Paddle's
-    default) or over the whole kernel volume, or the sum over divisor_override."""
+    default) or also over the padding it covers (as avg_pool2d counts it), or the sum over
+    divisor_override."""
     def sum2d(t: Tensor, k: Any, s: Any, p: Any, c: bool) -> Tensor:
         return avg_pool2d(t, k, s, p, ceil_mode=c, exclusive=False, divisor_override=1)
     total, last, Do, (k, st, widths) = _pool3d(
@@ -147,7 +148,13 @@ def avg_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     if divisor_override:
         return _from_ncdhw(total / float(divisor_override), last)
     if not exclusive:
-        return _from_ncdhw(total / float(k[0] * k[1] * k[2]), last)
+        # Paddle 3.3.1's count (avg_pool2d's): a window counts padding, and past the input's
+        # end only as far as the padding before it (min(start + k, n + pad_before) - start)
+        spatial = x.shape[1:4] if last else x.shape[2:]
+        count = np.ones(())
+        for kk, n, (a, _), s, o in zip(k, spatial, widths, st, total.shape[2:]):
+            count = np.multiply.outer(count, np.minimum(kk, n + 2 * a - s * np.arange(o)))
+        return _from_ncdhw(total * Tensor._make((1.0 / count).astype(x._data.dtype)), last)
     shape = [1, 1] + [int(n) for n in (x.shape[1:4] if last else x.shape[2:])]
     ones = Tensor._make(np.ones(shape, x._data.dtype))
     count, _, _, _ = _pool3d(ones, k, st, [w for ab in widths for w in ab], ceil_mode,
