@@ -223,3 +223,17 @@ def test_numpy_warnings_of_the_update_kept():
         warnings.simplefilter("error")              # finite: no warning
         F.batch_norm(paddle.to_tensor(np.ones((32, 8), "float32"), stop_gradient=False),
                      rm, rv, training=True, momentum=0.5)
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (1, 3, 1), (1, 3, 1, 1)])
+def test_training_on_one_value_per_channel_passes_the_input_through(shape):
+    # Paddle 3.3.1 skips the normalisation there: y = x, the gradient passes through, the
+    # running statistics stay (the formula would give zeros; torch raises)
+    rm = paddle.to_tensor(np.array([0.5, 1.0, 1.5], "float32"))
+    rv = paddle.to_tensor(np.array([2.0, 2.0, 2.0], "float32"))
+    x = paddle.to_tensor(np.arange(1, 4, dtype="float32").reshape(shape), stop_gradient=False)
+    y = paddle.nn.functional.batch_norm(x, rm, rv, training=True)
+    assert y.numpy().ravel().tolist() == [1.0, 2.0, 3.0]
+    (y * paddle.to_tensor(np.array([1.0, 2.0, 3.0], "float32").reshape(shape))).sum().backward()
+    assert x.grad.numpy().ravel().tolist() == [1.0, 2.0, 3.0]
+    assert rm.tolist() == [0.5, 1.0, 1.5] and rv.tolist() == [2.0, 2.0, 2.0]
