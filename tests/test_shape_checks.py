@@ -102,6 +102,8 @@ ZERO_SIZE = {
     "softmax": (lambda x: paddle.nn.functional.softmax(x, axis=2), [2, 0, 3]),
     "layer_norm": (lambda x: paddle.nn.functional.layer_norm(x, [3]), [2, 0, 3]),
     "matmul": (lambda x: paddle.matmul(x, paddle.ones([3, 4], "float64")), [2, 0, 4]),
+    "group_norm": (lambda x: paddle.nn.functional.group_norm(x.transpose([1, 0, 2]), 2),
+                   [0, 2, 3]),
 }
 
 

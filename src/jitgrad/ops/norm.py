@@ -17,7 +17,7 @@ from .core import apply_internal, require_float
 from .elementwise import _compiled_forward
 from .math import rsqrt
 from .normalization import batch_stats, fusable, norm_op, normalize_affine
-from .shape import reshape
+from .shape import reshape, reshape_exact
 
 
 def layer_norm(x: Tensor, normalized_shape: Any, weight: Tensor | None = None,
@@ -195,10 +195,10 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,
         HW = math.prod(x.shape[2:])
         return normalize_affine(x, weight, bias, (1, N * num_groups, C // num_groups * HW),
                                 (C, HW), epsilon)
-    g = reshape(x, [N, num_groups, -1])
+    g = reshape_exact(x, [N, num_groups, C // num_groups * math.prod(x.shape[2:])])
     mu = R.mean(g, axis=2, keepdim=True)
     d = g - mu
-    y = reshape(d * rsqrt(R.mean(d * d, axis=2, keepdim=True) + epsilon), x.shape)
+    y = reshape_exact(d * rsqrt(R.mean(d * d, axis=2, keepdim=True) + epsilon), x.shape)
     bshape: Sequence[int] = [1, C] + [1] * (x.ndim - 2)
     if weight is not None:
         y = y * reshape(weight, bshape)
