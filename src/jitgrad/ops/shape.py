@@ -329,8 +329,17 @@ def reshape_to(x: Tensor, attrs: dict) -> Tensor:
 
 def reshape_exact(x: Tensor, shape: Sequence[int]) -> Tensor:
     """x as `shape`, taken as it is: the ops' own reshapes to a shape they computed, where a
-    0 is a zero-size dim (reshape's requests read a 0 as "keep x's dim")."""
-    return reshape_to(x, {"shape": tuple(int(s) for s in shape)})
+    0 is a zero-size dim (reshape's requests read a 0 as "keep x's dim"). The attributes
+    are one dict per shape (the matcher recognises a shared dict by identity)."""
+    key = tuple(shape)
+    attrs = _EXACT.get(key)
+    if attrs is None:
+        attrs = remember(_EXACT, key, {"shape": tuple(int(s) for s in key)}, _EXACT_MAX)
+    return reshape_to(x, attrs)
+
+
+_EXACT: dict = {}               # shape -> {"shape": shape}: reshape_exact's node attributes
+_EXACT_MAX = 1024
 
 
 _FLATTENED: dict = {}           # (x's shape, start_axis, stop_axis) -> {"shape": new shape}
