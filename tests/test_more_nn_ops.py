@@ -88,6 +88,16 @@ def test_avg_pool2d_inclusive_counts_past_the_end_only_as_far_as_the_padding_bef
         t, 3, 2, [0, 1, 1, 0], ceil_mode=True, exclusive=False), x / 7.0)
 
 
+def test_avg_pool2d_inclusive_windows_wholly_in_the_padding_after_as_paddle():
+    # Paddle 3.3.1's count min(start + k, n + pad_before) - start is 0 or negative there
+    ones = _t(np.ones((1, 1, 1, 3)))
+    with np.errstate(all="ignore"):
+        y = paddle.nn.functional.avg_pool2d(ones, 1, 1, [0, 0, 0, 2], exclusive=False)
+    got = y.numpy().ravel()
+    assert got[:3].tolist() == [1.0, 1.0, 1.0] and np.isnan(got[3])
+    assert got[4] == 0.0 and np.signbit(got[4])                     # -0.0, as 3.3.1
+
+
 def test_avg_pool1d_positional_order_is_exclusive_then_ceil_mode():
     y = avg_pool1d(_t(X7), 3, 2, 1, False, True)       # exclusive=False, ceil_mode=True
     np.testing.assert_allclose(y.numpy().ravel(), [-0.3, 2 / 3, 2.2 / 3, 2 / 3], rtol=1e-12)

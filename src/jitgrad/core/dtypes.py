@@ -110,6 +110,13 @@ def result_dtype(a: np.dtype, b: np.dtype, true_divide: bool = False) -> np.dtyp
     return np.promote_types(a, b)
 
 
+def check_combinable(a: np.ndarray, b: np.ndarray) -> None:
+    """Refuse two tensors' values that Paddle 3.3.1 will not compare or combine: different
+    dtypes, not both floats (result_dtype's errors); a 0-d side counts as a number."""
+    if a.dtype != b.dtype and a.ndim and b.ndim:
+        result_dtype(a.dtype, b.dtype)
+
+
 def scalar_result_dtype(t: np.dtype, scalar: object, true_divide: bool = False) -> np.dtype:
     """Promotion of a tensor with a Python scalar: the tensor's dtype wins, except that an
     int tensor with a float scalar (or under true division) becomes the default float."""

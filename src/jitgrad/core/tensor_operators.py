@@ -142,9 +142,6 @@ class TensorOperators:
 
 
 def _same_kind(x: Any, o: Any) -> None:
-    """Paddle 3.3.1 compares and combines two tensors of different dtypes only when both
-    are floats (a 0-d tensor counts as a number): dtypes.result_dtype raises otherwise."""
+    """Comparisons and &, |, ^ between two tensors: dtypes.check_combinable."""
     if isinstance(o, TensorOperators):
-        a, b = x._data, o._data
-        if a.dtype != b.dtype and a.ndim and b.ndim:
-            dtypes.result_dtype(a.dtype, b.dtype)
+        dtypes.check_combinable(x._data, o._data)

@@ -15,7 +15,7 @@ from . import elementwise as E
 from .conv import _pair, _padding, conv2d
 from .core import require_float
 from .indexing import concat
-from .pool import avg_pool2d, max_pool2d
+from .pool import avg_pool2d, max_pool2d, window_counts
 from .shape import getitem, reshape, transpose
 
 NAMES = ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
@@ -147,19 +147,11 @@ def avg_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
         lambda a, b: a + b, 0.0)
     if divisor_override:
         return _from_ncdhw(total / float(divisor_override), last)
+    count = window_counts(k, x.shape[1:4] if last else x.shape[2:], [a for a, _ in widths],
+                          st, total.shape[2:], not exclusive)
     if not exclusive:
-        # Paddle 3.3.1's count (avg_pool2d's): a window counts padding, and past the input's
-        # end only as far as the padding before it (min(start + k, n + pad_before) - start)
-        spatial = x.shape[1:4] if last else x.shape[2:]
-        count = np.ones(())
-        for kk, n, (a, _), s, o in zip(k, spatial, widths, st, total.shape[2:]):
-            count = np.multiply.outer(count, np.minimum(kk, n + 2 * a - s * np.arange(o)))
         return _from_ncdhw(total * Tensor._make((1.0 / count).astype(x._data.dtype)), last)
-    shape = [1, 1] + [int(n) for n in (x.shape[1:4] if last else x.shape[2:])]
-    ones = Tensor._make(np.ones(shape, x._data.dtype))
-    count, _, _, _ = _pool3d(ones, k, st, [w for ab in widths for w in ab], ceil_mode,
-                             "NCDHW", "avg_pool3d", sum2d, lambda a, b: a + b, 0.0)
-    return _from_ncdhw(total / Tensor._make(count._data), last)
+    return _from_ncdhw(total / Tensor._make(count.astype(x._data.dtype)), last)
 
 
 def _adaptive_depth(x: Tensor, output_size: Any, what: str, pool2d: Callable,

@@ -293,7 +293,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         target = np.eye(C)[safe] * (1 - label_smoothing) + label_smoothing / C
         # a row's weight: the class weights averaged by its smoothed target (Paddle 3.3.1)
         roww = valid.astype(np.float64) if weight is None else \
-            (target @ _row_weights(weight, C, np.arange(C), np.ones(C, bool))) * valid
+            (target @ _class_weights(weight)) * valid
     else:
         roww = _row_weights(weight, C, safe, valid)
     total = float(lab.size) if every_row else float(roww.sum())
@@ -383,8 +383,12 @@ def _row_weights(weight: Any, C: int, safe: np.ndarray, valid: np.ndarray) -> np
     """Each position's class weight (1 without weights), 0 where the label is ignored."""
     if weight is None:
         return valid.astype(np.float64)
-    w = np.asarray(weight._data if isinstance(weight, Tensor) else weight, dtype=np.float64)
-    return w[safe] * valid
+    return _class_weights(weight)[safe] * valid
+
+
+def _class_weights(weight: Any) -> np.ndarray:
+    """The class weights as a float64 array."""
+    return np.asarray(weight._data if isinstance(weight, Tensor) else weight, dtype=np.float64)
 
 
 def _one_hot(safe: np.ndarray, roww: np.ndarray, C: int, dtype: Any = np.float64

@@ -14,10 +14,10 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import reduce as R
 from .core import apply_internal, require_float
-from .elementwise import _compiled_forward
+from .elementwise import _compiled_forward, clone
 from .math import rsqrt
 from .normalization import batch_stats, fusable, norm_op, normalize_affine
-from .shape import reshape, reshape_exact
+from .shape import reshape, reshape_exact, transpose
 
 
 def layer_norm(x: Tensor, normalized_shape: Any, weight: Tensor | None = None,
@@ -91,7 +91,6 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
     if use_batch and xd.size == C:
         # one value per channel: Paddle 3.3.1 skips the normalisation (y = x, its gradient
         # passes through; the running statistics stay) where the formula would give zeros
-        from .elementwise import clone
         return clone(x)
     if use_batch and xd.size:
         dt = xd.dtype
@@ -183,7 +182,6 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05,
         raise ValueError(f"group_norm: data_format must be one of {_GROUP_FORMATS}, got "
                          f"{data_format!r}")
     if data_format[1] != "C" and x.ndim > 2:   # channels last: normalise channels first
-        from .shape import transpose
         last = list(range(x.ndim))
         first = [0, x.ndim - 1] + last[1:-1]
         y = group_norm(transpose(x, first), num_groups, epsilon, weight, bias, "NCHW")

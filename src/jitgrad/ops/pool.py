@@ -6,14 +6,14 @@ the 2-D ones over [N, C, 1, L], as Paddle's are."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..core.tensor import Tensor
 from . import reduce as R
 from .conv import (_back, _channels_first, _drop_h, _one, _pad1d, _padding, _pair,
-                   _unit_h, _windows)
+                   _unit_h)
 from .core import apply_xy, compiled_kernels, const, require_float
 from .im2col import im2col, out_size
 from .maxpool import (block_mean, max_pool, max_pool_op, pool_attrs, window_offsets,
@@ -91,20 +91,29 @@ def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     total = reshape(R.sum(cols, axis=2), [N, C, Ho, Wo])
     if divisor_override:
         return _back(total / float(divisor_override), last)
-    # which padded positions count: the input (exclusive), or (not exclusive) the input
-    # with the padding before it, and after it as far as the padding before it reaches,
-    # within the padded area: Paddle 3.3.1's count (a window ends at min(start + k,
-    # H + pad_before)), which is torch's for symmetric padding and leaves out the overhang
-    # ceil_mode adds; 'SAME' and asymmetric paddings count as Paddle's
-    region = np.ones(x.shape[2:])
-    if not exclusive:
-        counted = [(a, min(a, b)) for a, b in widths]
-        region = np.pad(region, counted, constant_values=1)
-        widths = [(0, b - c) for (_, b), (_, c) in zip(widths, counted)]
-    region = np.pad(region, widths)
-    plane = _windows((1, 1) + region.shape, k, st, [1, 1])[0]
-    count = region.ravel()[plane].sum(axis=(2, 3))[0, 0]
+    count = window_counts(k, (H, W), [a for a, _ in widths], st, (Ho, Wo), not exclusive)
     return _back(total * const(1.0 / count, x._data.dtype), last)
+
+
+def window_counts(k: Sequence[int], sizes: Sequence[int], before: Sequence[int],
+                  st: Sequence[int], outs: Sequence[int], inclusive: bool) -> np.ndarray:
+    """The divisors of an average pool, [*outs] (float64): per dim, how many positions of
+    the window [start, start + k), start = o * s - pad_before, count; the product over the
+    dims. Exclusive: those inside the input. Inclusive: also the padding, but past the
+    input's end only as far as the padding before it reaches: Paddle 3.3.1's count (a
+    window ends at min(start + k, n + pad_before)), torch's for symmetric padding; the
+    overhang ceil_mode adds is left out. A window wholly in the padding after the input
+    counts 0 (exclusive), or as Paddle's formula gives, 0 or less (inclusive: 3.3.1's
+    outputs there are nan and -0.0)."""
+    count = np.ones(())
+    for kk, n, a, s, o in zip(k, sizes, before, st, outs):
+        start = s * np.arange(o) - a
+        if inclusive:
+            per = np.minimum(start + kk, n + a) - start
+        else:
+            per = np.maximum(np.minimum(start + kk, n) - np.maximum(start, 0), 0)
+        count = np.multiply.outer(count, per)
+    return count
 
 
 def _block_mean(x: Tensor, kh: int, kw: int) -> Tensor:

@@ -178,10 +178,8 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
 
 def _cmp(fn):
     def op(x: Any, y: Any, name: str | None = None) -> Tensor:
-        if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.ndim and \
-                y._data.ndim and x._data.dtype != y._data.dtype:
-            # Paddle 3.3.1 promotes between floats only (a 0-d side counts as a number)
-            dtypes.result_dtype(x._data.dtype, y._data.dtype)
+        if isinstance(x, Tensor) and isinstance(y, Tensor):
+            dtypes.check_combinable(x._data, y._data)
         return _t(fn(_np(x), _np(y)))
     op.__name__ = fn.__name__
     return op
