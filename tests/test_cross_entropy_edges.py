@@ -67,3 +67,31 @@ def test_soft_labels_with_class_weights_weigh_a_row_by_its_labels():
     np.testing.assert_allclose(float(mean), want.sum() / roww.sum(), rtol=1e-12)   # 2.07300
     labels = paddle.to_tensor(y)                 # (targets get no gradient, as in Paddle)
     check_grads(lambda t: F.cross_entropy(t, labels, **args), x)
+
+
+@pytest.mark.parametrize("kw", [{}, {"ignore_index": 1}, {"label_smoothing": 0.1},
+                                {"use_softmax": False},
+                                {"weight": np.ones(5, "float32")}])
+def test_a_batch_without_rows_has_mean_nan_and_sum_zero(kw):
+    # Paddle 3.3.1: 'mean' over no rows is nan (0 / 0), 'sum' +0.0; nll_loss 0.0 for both
+    if "weight" in kw:
+        kw = {**kw, "weight": paddle.to_tensor(kw["weight"])}
+    x = paddle.to_tensor(np.zeros((0, 5), "float32"), stop_gradient=False)
+    lab = paddle.to_tensor(np.zeros((0,), "int64"))
+    mean = F.cross_entropy(x, lab, **kw)
+    assert np.isnan(float(mean))
+    total = F.cross_entropy(x, lab, reduction="sum", **kw)
+    assert float(total) == 0.0 and not np.signbit(float(total))
+    total.backward()
+    assert x.grad.shape == [0, 5]
+    for reduction in ("mean", "sum"):
+        nll = float(F.nll_loss(x, lab, reduction=reduction))
+        assert nll == 0.0 and not np.signbit(nll)
+
+
+def test_soft_labels_of_another_shape_are_refused():
+    x = paddle.to_tensor(np.zeros((2, 5), "float32"))
+    for shape in [(2, 1), (1, 5), (5,)]:            # Paddle 3.3.1 raises for each
+        with pytest.raises(ValueError, match="soft labels must have the input's shape"):
+            F.cross_entropy(x, paddle.to_tensor(np.full(shape, 0.2, "float32")),
+                            soft_label=True)

@@ -77,6 +77,17 @@ def test_l2_norm_gradient_is_x_over_norm_and_zero_at_the_zero_vector():
     np.testing.assert_allclose(x.grad.numpy(), [[0.6, 0.8], [0.0, 0.0]], rtol=1e-15)
 
 
+def test_zero_norm_counts_nonzeros_and_is_differentiable_with_gradient_zero():
+    # Paddle 3.3.1: norm(x, p=0) keeps stop_gradient False; backward gives zeros
+    x = paddle.to_tensor(np.array([[0.0, 1.5, -2.0], [0.0, 0.0, 3.0]], "float32"),
+                         stop_gradient=False)
+    y = paddle.linalg.norm(x, p=0, axis=1)
+    assert y.stop_gradient is False
+    np.testing.assert_array_equal(y.numpy(), [2.0, 1.0])
+    (y * 2.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 3), "float32"))
+
+
 def test_l2_norm_second_derivative_is_the_projection_over_norm():
     # d2 |x| / dx2 = (I - x x^T / |x|^2) / |x|
     n = np.linalg.norm(A)

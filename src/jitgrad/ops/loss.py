@@ -212,7 +212,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
             type(reduction) is str and reduction in _REDUCTIONS:
         d = input._data
         if type(axis) is int and d.ndim >= 2 and (axis == -1 or axis == d.ndim - 1) and \
-                d.dtype.char in "fd":           # (the kernels: float32, float64)
+                d.dtype.char in "fd" and d.size:    # (the kernels: float32, float64)
             kernels = _compiled_forward()
             found = None if kernels is None else _plain_labels(label, d.shape[:-1], True)
             if found is not None and d.ndim == 2 and reduction != "none" and \
@@ -244,18 +244,23 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     _check_reduction(reduction)
     ax = _class_axis(input, axis)
     C, dt = input.shape[ax], input._data.dtype
+    no_rows = input._data.size == 0 and C and reduction != "none"
     if soft_label:
         lab = _target(label, input)
+        if lab._data.shape != input._data.shape:
+            raise ValueError(f"cross_entropy: soft labels must have the input's shape "
+                             f"{input.shape}, got {lab.shape}")
+        if no_rows:
+            return _no_rows(input, reduction == "mean")
         if label_smoothing:
             lab = lab * (1.0 - label_smoothing) + label_smoothing / C
         if weight is not None:
             return _soft_weighted(input, lab, weight, ax, reduction, use_softmax)
-        if use_softmax and lab.shape == input.shape:
+        if use_softmax:
             rows = input._data.size // max(C, 1)
             coef = lab._data / float(rows or 1) if reduction == "mean" else lab._data
             return nll(input, coef, ax, reduction != "none", True)
-        logp = log_softmax(input, axis=ax) if use_softmax else \
-            _log_weighted(input, lab._data != 0)
+        logp = _log_weighted(input, lab._data != 0)
         return _reduce(-R.sum(lab * logp, axis=ax, keepdim=True), reduction)
     lab = _labels(label)
     if lab.dtype.kind not in "iu":
@@ -271,6 +276,8 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     if lab.shape != expect:
         raise ValueError(f"cross_entropy: label shape {list(lab.shape)} does not fit input "
                          f"shape {input.shape} (expected {list(expect)} or with a 1 at axis)")
+    if no_rows:
+        return _no_rows(input, reduction == "mean")
     # Paddle's divisor for 'mean': every row when unweighted with ignore_index < 0
     every_row = reduction == "mean" and weight is None and ignore_index < 0
     if weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1:
@@ -311,6 +318,13 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     if reduction == "mean":
         return R.sum(loss) / (total or 1.0)
     return _reduce(loss, reduction)
+
+
+def _no_rows(input: Tensor, mean: bool) -> Tensor:
+    """A class loss of a batch without rows, as Paddle 3.3.1: 'sum' 0.0, 'mean' nan (0 / 0;
+    nll_loss gives 0.0 for both), differentiable (an empty gradient)."""
+    total = R.sum(input)
+    return total + float("nan") if mean else total
 
 
 def _soft_weighted(input: Tensor, lab: Tensor, weight: Any, ax: int, reduction: str,
@@ -426,7 +440,7 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
         # the common call, [N, C] input, integer labels [N]: the general path's coefficients
         # and node, recorded here (the call-site walk then starts at the user's frame)
         d = input._data
-        if d.ndim == 2 and d.dtype.char in "fd":     # (the kernels: float32, float64)
+        if d.ndim == 2 and d.dtype.char in "fd" and d.size:   # (kernels: float32, float64)
             kernels = _compiled_forward()
             found = None if kernels is None else _plain_labels(label, d.shape[:1], False)
             if found is not None:
@@ -454,6 +468,8 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
         raise ValueError(f"nll_loss: label shape {list(lab.shape)} does not fit input shape "
                          f"{input.shape}")
     _check_reduction(reduction)
+    if input._data.size == 0 and C and reduction != "none":
+        return _no_rows(input, False)
     if weight is None and input.ndim == 2:
         coef = _hard_coefficients(lab, C, ignore_index, reduction == "mean",
                                   input._data.dtype, "nll_loss")

@@ -330,8 +330,10 @@ def vector_norm(x: Tensor, p: Any = 2.0, axis: Any = None, keepdim: bool = False
         return extreme_abs(E.abs(x), R.max, axes, keepdim)
     if p == -np.inf:
         return extreme_abs(E.abs(x), R.min, axes, keepdim)
-    if p == 0:
-        return R.sum(const(x._data != 0, x._data.dtype), axes, keepdim=keepdim)
+    if p == 0:      # the count of nonzeros; differentiable (gradient 0), as Paddle's
+        every = Tensor._make(np.ones(x._data.shape, np.bool_))
+        nonzero = E.where(every, const(x._data != 0, x._data.dtype), x)
+        return R.sum(nonzero, axes, keepdim=keepdim)
     if p == 1:
         return R.sum(E.abs(x), axis=axes, keepdim=keepdim)
     return norm_root(R.sum(E.abs(x) ** p, axis=axes, keepdim=keepdim), p)
