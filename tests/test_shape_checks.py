@@ -116,3 +116,14 @@ def test_ops_on_a_zero_size_input_give_paddles_shape_and_a_gradient_of_its_shape
     assert y.shape == want
     y.sum().backward()
     assert x.grad.shape == [2, 0, 3]
+
+
+def test_rows_picked_by_an_index_array_save_the_positions_of_those_rows():
+    from jitgrad.ops.shape import _flat_positions, _getitem_map
+    x = paddle.to_tensor(np.ones((5, 3), "float32"), stop_gradient=False)
+    (x * 2.0).sum().backward()                      # (Numba loaded: the compiled positions)
+    a = np.zeros((5, 2, 3))
+    for idx in ([0, 4, -1, 2, 2], [], [-5]):
+        key = (np.array(idx, np.int64),)
+        np.testing.assert_array_equal(_getitem_map(None, a, key)[0],
+                                      _flat_positions(a.shape)[key].ravel())

@@ -183,6 +183,13 @@ def _getitem_map(out: np.ndarray, x: np.ndarray, key: tuple) -> tuple:
     each step neither recomputes it nor recopies it into a Program's tables on rebinding."""
     basic = _basic_key(key)
     if basic is None:
+        k = key[0] if len(key) == 1 else None
+        if type(k) is np.ndarray and k.ndim == 1 and k.dtype == np.int64 and x.ndim:
+            # rows picked by an int64 array (x[i]): the positions in one compiled pass,
+            # without a table of all of x's positions (None before Numba is loaded)
+            pos = _select_compiled(x.shape, k, 0)
+            if pos is not None:
+                return (pos.reshape(-1),)
         return (_flat_positions(x.shape)[key].ravel(),)
     ck = (x.shape, basic)
     t = _BASIC_MAPS.get(ck)
