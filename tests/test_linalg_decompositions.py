@@ -251,8 +251,7 @@ def test_small_cholesky_is_one_compiled_pass_as_accurate_as_lapack(dtype, tol):
     x = paddle.to_tensor(a, stop_gradient=False)
     L = paddle.linalg.cholesky(x)
     assert _small_cholesky(a) is not None
-    sym = 0.5 * (a.astype(np.float64) + a.astype(np.float64).transpose(0, 2, 1))
-    want = np.linalg.cholesky(sym)
+    want = np.linalg.cholesky(a.astype(np.float64))     # (the lower triangle, as LAPACK)
     assert L.dtype == x.dtype and np.abs(L.numpy() - want).max() <= tol * np.abs(want).max()
     (Linv,) = L._node.saved
     inv = np.linalg.inv(want)
@@ -272,5 +271,27 @@ def test_small_cholesky_refuses_a_matrix_that_is_not_positive_definite(bad):
 def test_small_cholesky_gradient_matches_finite_differences():
     paddle.warmup(quiet=True)
     c = np.random.default_rng(4).standard_normal((5, 6, 6))
-    check_grads(lambda a: (paddle.linalg.cholesky(a) * paddle.to_tensor(c)).sum(),
-                _spd_batch("float64"))
+    # the gradient is the symmetric one: the true derivative of cholesky of (a + a^T) / 2
+    check_grads(lambda a: (paddle.linalg.cholesky((a + a.mT) * 0.5) *
+                           paddle.to_tensor(c)).sum(), _spd_batch("float64"))
+
+
+def test_cholesky_reads_one_triangle_as_paddle():
+    # Paddle 3.3.1 (LAPACK): the lower triangle, the upper one when upper=True
+    a = paddle.to_tensor([[4.0, 1.5], [0.5, 3.0]], dtype="float64")
+    np.testing.assert_allclose(paddle.linalg.cholesky(a).numpy(),
+                               [[2.0, 0.0], [0.25, np.sqrt(3 - 0.0625)]], rtol=1e-15)
+    np.testing.assert_allclose(paddle.linalg.cholesky(a, upper=True).numpy(),
+                               [[2.0, 0.75], [0.0, np.sqrt(3 - 0.5625)]], rtol=1e-15)
+    b = np.array([[4.0, 100.0], [1.0, 3.0]])            # its upper triangle is not read
+    np.testing.assert_allclose(paddle.linalg.cholesky(paddle.to_tensor(b)).numpy(),
+                               np.linalg.cholesky(b), rtol=1e-15)
+
+
+def test_cholesky_gradient_is_symmetric_on_a_matrix_that_is_not():
+    # Paddle 3.3.1's gradient for [[4, 1.5], [0.5, 3]] and weights [[1, 2], [3, 4]]
+    a = paddle.to_tensor([[4.0, 1.5], [0.5, 3.0]], dtype="float64", stop_gradient=False)
+    w = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]], dtype="float64")
+    (paddle.linalg.cholesky(a) * w).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [[0.17448312, 0.60413501],
+                                                [0.60413501, 1.16691993]], rtol=1e-7)

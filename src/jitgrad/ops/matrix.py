@@ -244,11 +244,15 @@ def _phi_mask(n: int) -> np.ndarray:
     return np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
 
 
-def _chol_forward(x: np.ndarray) -> np.ndarray:
-    # Reads the symmetric part, so the gradient (symmetric) is the true derivative.
-    sym = 0.5 * (x + np.swapaxes(x, -1, -2))
+def _chol_forward(x: np.ndarray, uplo: str = "L") -> np.ndarray:
+    # uplo "L" reads the lower triangle (LAPACK's, Paddle's), "sym" the symmetric part
+    # (x + x^T) / 2. The gradient is symmetric in both: the derivative along symmetric
+    # changes of x (Paddle's, torch's); the true derivative of the "sym" forward, which the
+    # generated tests use (eigh's convention, ops/decompositions.py)
+    if uplo == "sym":
+        x = 0.5 * (x + np.swapaxes(x, -1, -2))
     try:
-        return np.linalg.cholesky(sym).astype(x.dtype)
+        return np.linalg.cholesky(x).astype(x.dtype, copy=False)
     except np.linalg.LinAlgError:
         raise ValueError("cholesky: the matrix is not positive definite") from None
 
@@ -272,7 +276,7 @@ def _small_cholesky(x: np.ndarray) -> tuple | None:
     return L, (Linv,)
 
 
-def _chol_vjp(g, out, x):
+def _chol_vjp(g, out, x, uplo="L"):
     n = x.shape[-1]
     linv = inverse(out)
     p = matmul(out, g, transpose_x=True) * const(_phi_mask(n), x._data.dtype)
@@ -297,20 +301,26 @@ cholesky_op = defop(
     "cholesky",
     fused="linear algebra: the gradient through the factor's inverse, saved",
     min_ndim=2, forward=_chol_forward, lower=_lower_chol,
-    save=lambda out, x: (np.linalg.inv(out).astype(out.dtype, copy=False),), vjp=_chol_vjp,
-    cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)]},
-           {"shapes": ((2, 2, 2),), "smooth": True, "values": [_spd_values(2, (2,))]}))
+    save=lambda out, x, uplo="L": (np.linalg.inv(out).astype(out.dtype, copy=False),),
+    vjp=_chol_vjp,
+    cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)],
+            "attrs": {"uplo": "sym"}},
+           {"shapes": ((2, 2, 2),), "smooth": True, "values": [_spd_values(2, (2,))],
+            "attrs": {"uplo": "sym"}}))
 
 
 def cholesky(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
-    """The Cholesky factor of a symmetric positive definite matrix (of its symmetric part):
-    L with x = L L^T, or U = L^T when upper."""
+    """The Cholesky factor of a symmetric positive definite matrix: L with x = L L^T, read
+    from x's lower triangle, or U with x = U^T U, read from its upper one, when upper (as
+    Paddle: the other triangle is not read). The gradient is the symmetric one."""
     _square(x, "cholesky")
+    if upper:
+        return _mT(cholesky(_mT(x)))
     found = _small_cholesky(x._data) if not x._stop_gradient and tape.is_grad_enabled() \
         else None
     L = apply(cholesky_op, x) if found is None else apply_xy(cholesky_op, x, None, NO_ATTRS,
                                                              *found)
-    return _mT(L) if upper else L
+    return L
 
 
 # ---- composites ------------------------------------------------------------------------------

@@ -104,7 +104,8 @@ def lu_solve(a, b, out, inv, sign, logabs):  # pragma: no cover - compiled
 
 @jit(fastmath=False)
 def cholesky_inv(a, L, Linv):  # pragma: no cover - compiled
-    """L[m] the Cholesky factor of a[m]'s symmetric part (a [M, n, n]) and Linv[m] its
+    """L[m] the Cholesky factor of a[m] read from its lower triangle (a [M, n, n]; as
+    LAPACK and Paddle read it) and Linv[m] its
     inverse, in float64 (rounded once to L's dtype): Cholesky-Banachiewicz, then forward
     substitution on the identity's columns. Returns -1, or the first m whose matrix is not
     positive definite (a pivot <= 0 or NaN: numpy and Paddle raise there)."""
@@ -114,7 +115,7 @@ def cholesky_inv(a, L, Linv):  # pragma: no cover - compiled
     for m in range(M):
         for i in range(n):
             for j in range(i + 1):
-                s = 0.5 * (np.float64(a[m, i, j]) + np.float64(a[m, j, i]))
+                s = np.float64(a[m, i, j])
                 for k in range(j):
                     s -= l[i, k] * l[j, k]
                 if i == j:
