@@ -719,11 +719,18 @@ def _triangle(shape: tuple, diagonal: int, upper: bool, dtype: np.dtype) -> np.n
     return m
 
 
+def _matrices(x: Tensor, what: str) -> None:
+    if x.ndim < 2:      # (numpy would read a vector as a matrix's row: Paddle refuses it)
+        raise ValueError(f"{what} needs a tensor of at least 2 dims, got shape {x.shape}")
+
+
 def tril(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
+    _matrices(x, "tril")
     return x * Tensor._make(_triangle(tuple(x.shape[-2:]), int(diagonal), False,
                                       x._data.dtype))
 
 
 def triu(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
+    _matrices(x, "triu")
     return x * Tensor._make(_triangle(tuple(x.shape[-2:]), int(diagonal), True,
                                       x._data.dtype))

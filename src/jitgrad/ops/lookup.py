@@ -123,7 +123,8 @@ def _zero_d_pick(x: Tensor) -> tuple[Tensor, Tensor]:
 def mode(x: Tensor, axis: int = -1, keepdim: bool = False, name: str | None = None
          ) -> tuple[Tensor, Tensor]:
     """The most frequent value along axis (the smallest of equally frequent ones) and the
-    index of its last occurrence, as Paddle 3.3.1."""
+    index of its last occurrence, as Paddle 3.3.1; each NaN counts once, as a value larger
+    than every number (a row of NaNs gives NaN at the first one's index, as Paddle)."""
     ax = _axis(axis, x.ndim, "mode")
     if x.ndim == 0:
         return _zero_d_pick(x)
@@ -131,9 +132,10 @@ def mode(x: Tensor, axis: int = -1, keepdim: bool = False, name: str | None = No
     flat = a.reshape(-1, a.shape[-1])
     picks = np.empty(flat.shape[0], dtype=np.int64)
     for r, row in enumerate(flat):
-        vals, counts = np.unique(row, return_counts=True)        # sorted: smallest first
+        vals, counts = np.unique(row, return_counts=True, equal_nan=False)  # smallest first
         best = vals[np.argmax(counts)]
-        picks[r] = np.flatnonzero(row == best)[-1]
+        picks[r] = np.flatnonzero(row == best)[-1] if best == best else \
+            np.flatnonzero(np.isnan(row))[0]
     idx = np.expand_dims(picks.reshape(a.shape[:-1]), ax)
     return _pick(x, idx, ax, keepdim)
 

@@ -395,7 +395,10 @@ def trace(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str 
 
 def diag(x: Tensor, offset: int = 0, padding_value: float = 0, name: str | None = None
          ) -> Tensor:
-    """A vector's diagonal matrix, or a matrix's diagonal."""
+    """A vector's diagonal matrix, or a matrix's diagonal; a 0-d x is read as a vector of
+    one (Paddle 3.3.1)."""
+    if x.ndim == 0:
+        x = reshape(x, [1])
     if x.ndim == 2:
         return diagonal(x, offset)
     if x.ndim != 1:

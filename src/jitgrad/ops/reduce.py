@@ -323,6 +323,8 @@ def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -
         raise tensor_arg_error("sum", "x", x)
     if dtype is not None:
         x = x.astype(dtype)
+        if x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
+            return _int_sum(x, axis, keepdim)       # (the dtype asked for, as Paddle)
     elif x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
         x = Tensor._make(x._data.astype(np.int64))      # (uint8 too: Paddle's wraps)
     if axis is None and keepdim is False:       # the common case: _reduce's checks hold
@@ -330,6 +332,13 @@ def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -
             return apply_xy(sum_op, x, None, _ALL_AXES, _add_reduce(x._data, None, out=...))
         return apply_xy(sum_op, x, None, _ALL_AXES)     # pragma: no cover - older numpy
     return _reduce(sum_op, x, axis, keepdim)
+
+
+def _int_sum(x: Tensor, axis: Any, keepdim: bool) -> Tensor:
+    """sum(x, dtype=...) for an int dtype narrower than int64: in that dtype, wrapping as
+    Paddle's (no gradient); summed in int64, then cast (the same bits modulo the width)."""
+    wide = sum(Tensor._make(x._data.astype(np.int64)), axis, None, keepdim)
+    return Tensor._make(wide._data.astype(x._data.dtype))
 
 
 @checks_own_tensor_args

@@ -83,6 +83,8 @@ def _arg_extreme(x: Tensor, axis: Any, keepdim: bool, dtype: Any, pick: Any, fil
             idx = idx.reshape((1,) * a.ndim)
     else:
         idx = pick(a, axis=_axis(axis, x.ndim, what), keepdims=keepdim)
+        if keepdim and a.ndim == 0:         # (Paddle 3.3.1: shape [1])
+            idx = np.reshape(idx, (1,))
     return _t(np.asarray(idx).astype(out_dtype))
 
 
@@ -268,7 +270,12 @@ def unique(x: Tensor, return_index: bool = False, return_inverse: bool = False,
     if not isinstance(res, tuple):
         return _t(res)
     it = dtypes.to_dtype(dtype).np     # the index, inverse and counts' dtype, as Paddle's
-    return tuple(_t(r if i == 0 else r.astype(it)) for i, r in enumerate(res))
+    res = [r if i == 0 else r.astype(it) for i, r in enumerate(res)]
+    if return_inverse and axis is None:
+        # one index per element of the flattened x, as Paddle (numpy 2 keeps x's shape)
+        k = 1 + return_index
+        res[k] = res[k].reshape(-1)
+    return tuple(map(_t, res))
 
 
 def is_tensor(x: Any) -> bool:
