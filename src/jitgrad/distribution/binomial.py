@@ -48,7 +48,7 @@ class Binomial(Distribution):
         out = check_shape(shape) + self._batch_shape
         n = np.broadcast_to(self.total_count._data, out).astype(np.int64)
         p = np.broadcast_to(self.probs._data, out).astype(np.float64)
-        return P.to_tensor(generator().binomial(n, p).astype(self.dtype))
+        return P.to_tensor(np.asarray(generator().binomial(n, p)).astype(self.dtype))
 
     def _enumerate_support(self) -> Tensor:
         top = int(np.max(self.total_count._data))

@@ -16,7 +16,7 @@ from .base import ExponentialFamily, as_value
 def gamma_draws(alpha: Tensor) -> np.ndarray:
     """Standard gamma draws with shape parameter alpha (no gradient), alpha's dtype."""
     a = alpha._data
-    return generator().standard_gamma(a.astype(np.float64)).astype(a.dtype)
+    return np.asarray(generator().standard_gamma(a.astype(np.float64))).astype(a.dtype)
 
 
 class Dirichlet(ExponentialFamily):

@@ -40,7 +40,7 @@ class Poisson(Distribution):
         """Counts (float, rate's dtype) of shape `shape + batch_shape`, no gradient."""
         out = check_shape(shape) + self._batch_shape
         lam = np.broadcast_to(self.rate._data, out).astype(np.float64)
-        return P.to_tensor(generator().poisson(lam).astype(self.dtype))
+        return P.to_tensor(np.asarray(generator().poisson(lam)).astype(self.dtype))
 
     def _support(self, rate: Tensor) -> Tensor:
         r = rate._data

@@ -163,23 +163,31 @@ class Layer:
             self._non_persistable_buffer_names_set.add(name)
 
     # ---- traversal -----------------------------------------------------------------------
-    def named_sublayers(self, prefix: str = "", include_self: bool = False
-                        ) -> Iterator[tuple[str, Layer]]:
-        if include_self:
+    def named_sublayers(self, prefix: str = "", include_self: bool = False,
+                        layers_set: set | None = None) -> Iterator[tuple[str, Layer]]:
+        """Every sublayer once, under its first name (a layer registered twice, as in
+        weight tying, is listed once: Paddle's layers_set)."""
+        seen = set() if layers_set is None else layers_set
+        if include_self and id(self) not in seen:
+            seen.add(id(self))
             yield prefix, self
         for name, layer in self._sub_layers.items():
-            full = f"{prefix}.{name}" if prefix else name
-            yield full, layer
-            yield from layer.named_sublayers(full)
+            if layer is not None and id(layer) not in seen:
+                yield from layer.named_sublayers(f"{prefix}.{name}" if prefix else name,
+                                                 True, seen)
 
     def sublayers(self, include_self: bool = False) -> list[Layer]:
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]
 
     def children(self) -> Iterator[Layer]:
-        return iter(self._sub_layers.values())
+        return (layer for _, layer in self.named_children())
 
     def named_children(self) -> Iterator[tuple[str, Layer]]:
-        return iter(self._sub_layers.items())
+        seen: set[int] = set()
+        for name, layer in self._sub_layers.items():
+            if layer is not None and id(layer) not in seen:
+                seen.add(id(layer))
+                yield name, layer
 
     def named_parameters(self, prefix: str = "", include_sublayers: bool = True
                          ) -> Iterator[tuple[str, Parameter]]:

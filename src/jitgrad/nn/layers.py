@@ -9,7 +9,7 @@ from ..core.dtypes import get_default_dtype
 from ..ops.shape import flatten
 from ..core.tensor import Tensor
 from . import functional as F
-from .initializer import Constant, Normal, ParamAttr
+from .initializer import Constant, Normal, ParamAttr, XavierUniform
 from .layer import Layer
 from .layer_repr import conv_repr, name_suffix, pool_repr
 
@@ -64,7 +64,7 @@ class _ConvNd(Layer):
             self._pad = [v for v in reversed(pads) for _ in range(2)]
             padding = 0
         k = [kernel_size] * nd if isinstance(kernel_size, int) else list(kernel_size)
-        fan_in = in_channels // groups * math.prod(k)
+        fan_in = in_channels * math.prod(k)     # (all of in_channels, groups or not: Paddle's)
         self.weight = self.create_parameter([out_channels, in_channels // groups] + k,
                                             weight_attr,
                                             default_initializer=Normal(0, (2 / fan_in) ** 0.5))
@@ -201,6 +201,12 @@ class Embedding(Layer):
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
         self._sparse, self._name = sparse, name
         self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
+        if padding_idx is not None and -num_embeddings <= padding_idx < num_embeddings:
+            # the padding row starts at zero (Paddle 3.3.1), so padding embeds to 0; its
+            # gradient is masked, so it stays 0
+            w = self.weight.numpy().copy()
+            w[padding_idx] = 0
+            self.weight.set_value(w)
         if _weight is not None:
             self.weight.set_value(_weight)
         if _freeze:
@@ -430,10 +436,8 @@ class _ConvTransposeNd(Layer):
             raise ValueError(f"in_channels {in_channels} and out_channels {out_channels} must "
                              f"both divide by groups {groups}")
         k = [kernel_size] * nd if isinstance(kernel_size, int) else list(kernel_size)
-        fan_in = out_channels // groups * math.prod(k)
         self.weight = self.create_parameter([in_channels, out_channels // groups] + k,
-                                            weight_attr,
-                                            default_initializer=Normal(0, (2 / fan_in) ** 0.5))
+                                            weight_attr, default_initializer=XavierUniform())
         self.bias = None if bias_attr is False else \
             self.create_parameter([out_channels], bias_attr, is_bias=True)
         self._args = args

@@ -85,7 +85,8 @@ class Upsample(Layer):
                  recompute_scale_factor: bool | None = None, name: str | None = None) -> None:
         super().__init__()
         self._kw = dict(size=size, scale_factor=scale_factor, mode=mode,
-                        align_corners=align_corners, align_mode=align_mode)
+                        align_corners=align_corners, align_mode=align_mode,
+                        recompute_scale_factor=recompute_scale_factor)
         self._data_format, self._name = data_format, name
 
     def forward(self, x: Tensor) -> Tensor:

@@ -260,14 +260,15 @@ def fold(x: Tensor, output_sizes: Any, kernel_sizes: Any, strides: Any = 1, padd
          dilations: Any = 1, name: str | None = None) -> Tensor:
     """col2im, unfold's adjoint: [N, C * kh * kw, L] blocks summed back into an [N, C, H, W]
     image (overlaps add up), H, W = output_sizes."""
-    from .conv import _pair, _padding
+    from .conv import _pair
+    from .resample import block_padding
     from .im2col import _positions, out_size
     from .shape import _scatter_flat, getitem
     require_float(x, "fold")
     H, W = _pair(output_sizes, 2, "output_sizes")
     k = _pair(kernel_sizes, 2, "kernel_sizes")
     st, dl = _pair(strides, 2, "strides"), _pair(dilations, 2, "dilations")
-    widths = _padding(paddings, 2, k, dl, st, (H, W))
+    widths = block_padding(paddings, k, dl, st, (H, W))
     if x.ndim != 3 or x.shape[1] % (k[0] * k[1]):
         raise ValueError(f"fold: x must be [N, C * {k[0]} * {k[1]}, L], got {list(x.shape)}")
     N, C = x.shape[0], x.shape[1] // (k[0] * k[1])

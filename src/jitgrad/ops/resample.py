@@ -92,12 +92,26 @@ _MODE_RANKS = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "bicubic"
 
 
 def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-                align_corners: bool = False, align_mode: int = 0, data_format: str = "NCHW",
+                align_corners: bool = False, align_mode: int = 0, data_format: str | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False,
                 name: str | None = None) -> Tensor:
     """Resize the spatial dims of [N, C, W], [N, C, H, W] or [N, C, D, H, W] input: nearest,
     linear (3-D), bilinear and bicubic (4-D), trilinear (5-D) or area (adaptive average
-    pooling to `size`)."""
+    pooling to `size`). data_format None: channels first. recompute_scale_factor: the
+    sizes floor(in * scale_factor), then resampled as if `size` had been given (the
+    coordinates map by in / out, not by 1 / scale_factor), as Paddle and torch."""
     require_float(x, "interpolate")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if data_format is None:
+        data_format = {3: "NCW", 5: "NCDHW"}.get(x.ndim, "NCHW")
+    if isinstance(scale_factor, Tensor):
+        scale_factor = scale_factor.tolist()
+    if recompute_scale_factor and size is None and scale_factor is not None:
+        fmt = data_format.upper()
+        spatial = x.shape[1:-1] if fmt in ("NWC", "NLC", "NHWC", "NDHWC") else x.shape[2:]
+        size = _out_size(spatial, None, scale_factor)[0]
+        scale_factor = None
     mode = mode.lower()
     if mode not in _MODE_RANKS:
         raise ValueError(f"interpolate: mode must be one of {', '.join(_MODE_RANKS)}, got "
@@ -243,9 +257,22 @@ def _separable(x: Tensor, maps: list, out: list) -> Tensor:
 
 
 def upsample(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-             align_corners: bool = False, align_mode: int = 0, data_format: str = "NCHW",
+             align_corners: bool = False, align_mode: int = 0, data_format: str | None = None,
              name: str | None = None) -> Tensor:
     return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
+
+
+def block_padding(paddings: Any, k: Any, dl: Any, st: Any, hw: Any) -> Any:
+    """unfold's and fold's paddings as conv's _padding reads them: their four numbers are
+    [top, left, bottom, right] (Paddle's order for these two), conv's [top, bottom, left,
+    right]."""
+    if isinstance(paddings, Tensor):
+        paddings = paddings.tolist()
+    if isinstance(paddings, (list, tuple)) and len(paddings) == 4 and \
+            all(isinstance(p, (int, np.integer)) for p in paddings):
+        t, left, b, r = paddings
+        paddings = [t, b, left, r]
+    return _padding(paddings, 2, k, dl, st, hw)
 
 
 def unfold(x: Tensor, kernel_sizes: Any, strides: Any = 1, paddings: Any = 0,
@@ -254,7 +281,7 @@ def unfold(x: Tensor, kernel_sizes: Any, strides: Any = 1, paddings: Any = 0,
     require_float(x, "unfold")
     k = _pair(kernel_sizes, 2, "kernel_sizes")
     st, dl = _pair(strides, 2, "strides"), _pair(dilations, 2, "dilations")
-    widths = _padding(paddings, 2, k, dl, st, x.shape[2:])
+    widths = block_padding(paddings, k, dl, st, x.shape[2:])
     N, C = x.shape[:2]
     cols = im2col(x, k, st, dl, widths)
     return reshape(cols, [N, C * k[0] * k[1], cols.shape[3]])
