@@ -84,3 +84,44 @@ def test_a_layer_registered_twice_is_listed_once():
     assert [n for n, _ in m.named_children()] == ["a"]
     assert len(m.parameters()) == 2
     assert list(m.state_dict()) == ["a.weight", "a.bias", "b.weight", "b.bias"]   # Paddle's
+
+
+def test_paddle_3_keywords_of_conv_and_layer_norm():
+    assert paddle.nn.Conv2D(4, 3, 3, bias=False).bias is None
+    assert paddle.nn.Conv1D(4, 3, 3, bias=False).bias is None
+    assert paddle.nn.LayerNorm(6, elementwise_affine=False).parameters() == []
+    ln = paddle.nn.LayerNorm(6, bias=False)
+    assert ln.bias is None and ln.weight.shape == [6]
+
+
+def test_one_hot_infers_the_number_of_classes():
+    y = F.one_hot(paddle.to_tensor([0, 3, 1]))
+    assert y.shape == [3, 4] and y.numpy().argmax(1).tolist() == [0, 3, 1]
+
+
+def test_legacy_batch_norm_takes_paddles_argument_order_and_activation():
+    x = paddle.to_tensor(np.random.RandomState(0).randn(3, 4, 2, 2).astype("float32"))
+    m = paddle.nn.BatchNorm(4, "relu", False, 0.8)         # num_channels, act, is_test, momentum
+    y = m(x)
+    ref = paddle.nn.BatchNorm2D(4, momentum=0.8)
+    np.testing.assert_array_equal(y.numpy(), F.relu(ref(x)).numpy())
+    np.testing.assert_array_equal(m._mean.numpy(), ref._mean.numpy())
+    nhwc = paddle.nn.BatchNorm(4, data_layout="NHWC")(paddle.transpose(x, [0, 2, 3, 1]))
+    np.testing.assert_allclose(nhwc.numpy(), paddle.transpose(ref(x), [0, 2, 3, 1]).numpy(),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_1d_convolutions_take_channels_last_padding_pairs():
+    r = np.random.RandomState(0)
+    x = paddle.to_tensor(r.randn(2, 7, 4).astype("float32"))            # N, L, C
+    w = paddle.to_tensor(r.randn(3, 4, 3).astype("float32"))
+    y = F.conv1d(x, w, padding=[[0, 0], [2, 1], [0, 0]], data_format="NLC")
+    assert y.shape == [2, 8, 3]                                         # Paddle 3.3.1
+    np.testing.assert_allclose(y.numpy(), F.conv1d(x, w, padding=[2, 1],
+                                                   data_format="NLC").numpy(), rtol=1e-6)
+    wt = paddle.to_tensor(r.randn(4, 3, 3).astype("float32"))
+    t = F.conv1d_transpose(x, wt, padding=[[0, 0], [1, 1], [0, 0]], data_format="NLC")
+    np.testing.assert_allclose(t.numpy(), F.conv1d_transpose(
+        x, wt, padding=1, data_format="NLC").numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="cannot be padded"):
+        F.conv1d(x, w, padding=[[0, 0], [0, 0], [2, 1]], data_format="NLC")

@@ -81,7 +81,9 @@ class Conv2D(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1,
                  padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
-                 data_format: str = "NCHW") -> None:
+                 data_format: str = "NCHW", *, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, weight_attr, bias_attr, data_format, padding_mode)
 
@@ -96,7 +98,9 @@ class Conv1D(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1,
                  padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
-                 data_format: str = "NCL") -> None:
+                 data_format: str = "NCL", *, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, weight_attr, bias_attr, data_format, padding_mode)
 
@@ -153,8 +157,29 @@ class BatchNorm2D(_BatchNorm):
 
 
 class BatchNorm(BatchNorm2D):
-    """Paddle's older nn.BatchNorm, here batch norm over NCHW input as BatchNorm2D; it prints
-    as `BatchNorm()`, as Paddle's does."""
+    """Paddle's older nn.BatchNorm, with its arguments and their order (num_channels, act,
+    is_test, momentum, ...): batch norm as BatchNorm2D, then the activation `act` ('relu',
+    'sigmoid', ... by name). As in Paddle's dygraph, is_test is not read (train() / eval()
+    decide) and use_global_stats=False follows the mode. It prints as `BatchNorm()`."""
+
+    def __init__(self, num_channels: int, act: str | None = None, is_test: bool = False,
+                 momentum: float = 0.9, epsilon: float = 1e-05, param_attr: Any = None,
+                 bias_attr: Any = None, dtype: Any = "float32", data_layout: str = "NCHW",
+                 in_place: bool = False, moving_mean_name: str | None = None,
+                 moving_variance_name: str | None = None,
+                 do_model_average_for_mean_and_var: bool = True,
+                 use_global_stats: bool = False, trainable_statistics: bool = False) -> None:
+        if trainable_statistics:
+            raise NotImplementedError("BatchNorm: trainable_statistics=True is not supported")
+        if act is not None and not callable(getattr(F, act, None)):
+            raise ValueError(f"BatchNorm: unknown activation act={act!r}")
+        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
+                         True if use_global_stats else None)
+        self._act = act
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = super().forward(x)
+        return y if self._act is None else getattr(F, self._act)(y)
 
     def extra_repr(self) -> str:
         return ""
@@ -162,8 +187,14 @@ class BatchNorm(BatchNorm2D):
 
 class LayerNorm(Layer):
     def __init__(self, normalized_shape: Any, epsilon: float = 1e-05, weight_attr: Any = None,
-                 bias_attr: Any = None, name: str | None = None) -> None:
+                 bias_attr: Any = None, name: str | None = None, *,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__(dtype=get_default_dtype())
+        if not elementwise_affine:          # (Paddle 3.3.1's keywords: no weight, no bias)
+            weight_attr = bias_attr = False
+        elif bias is False:
+            bias_attr = False
         shape = [normalized_shape] if isinstance(normalized_shape, int) else \
             list(normalized_shape)
         self._shape, self._epsilon = shape, epsilon

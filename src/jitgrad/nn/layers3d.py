@@ -20,7 +20,9 @@ class Conv3D(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1,
                  padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
-                 data_format: str = "NCDHW") -> None:
+                 data_format: str = "NCDHW", *, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         if padding_mode != "zeros":
             raise NotImplementedError(f"Conv3D: padding_mode={padding_mode!r} is not "
                                       f"supported; pad with F.pad first")

@@ -226,7 +226,7 @@ def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
     if isinstance(padding, str):
         pads = padding
     else:
-        (a, b), = _padding(padding, 1, (weight.shape[-1],), [1], [1], [x.shape[-1]])
+        (a, b), = _padding(padding, 1, (weight.shape[-1],), [1], [1], [x.shape[-1]], last)
         pads = [0, 0, a, b]
     y = conv2d(reshape(x, [x.shape[0], x.shape[1], 1, x.shape[2]]),
                reshape(weight, [weight.shape[0], weight.shape[1], 1, weight.shape[2]]), bias,
@@ -238,18 +238,20 @@ def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
 
 # ---- 1-D as 2-D: [N, C, L] <-> [N, C, 1, L] (the 1-D pools and conv1d_transpose) -------
 
-def _pad1d(padding: Any) -> Any:
-    """Paddle's 1-D padding forms (str, p, [p], [before, after], [[0, 0], [0, 0], [b, a]])
-    as the 2-D pools' [top, bottom, left, right] (or the string)."""
+def _pad1d(padding: Any, channels_last: bool = False) -> Any:
+    """Paddle's 1-D padding forms (str, p, [p], [before, after], [[0, 0], [0, 0], [b, a]],
+    or [[0, 0], [b, a], [0, 0]] for channels-last input) as the 2-D pools' [top, bottom,
+    left, right] (or the string)."""
     if isinstance(padding, str):
         return padding
     if isinstance(padding, (int, np.integer)):
         return [0, 0, int(padding), int(padding)]
     p = list(padding)
     if len(p) == 3 and all(isinstance(a, (list, tuple)) for a in p):
-        if list(p[0]) != [0, 0] or list(p[1]) != [0, 0]:
+        at = 1 if channels_last else 2
+        if any(list(p[i]) != [0, 0] for i in range(3) if i != at):
             raise ValueError(f"padding {padding!r}: the batch and channel dims cannot be padded")
-        p = list(p[2])
+        p = list(p[at])
     if len(p) == 1:
         p = [p[0], p[0]]
     if len(p) != 2 or not all(isinstance(a, (int, np.integer)) for a in p):
@@ -349,7 +351,7 @@ def conv1d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stri
     size = None if output_size is None else [1, _one(output_size, "output_size")]
     y = conv2d_transpose(_unit_h(x, "conv1d_transpose"),
                          reshape(weight, [weight.shape[0], weight.shape[1], 1, weight.shape[2]]),
-                         bias, [1, _one(stride, "stride")], _pad1d(padding),
+                         bias, [1, _one(stride, "stride")], _pad1d(padding, last),
                          [0, _one(output_padding, "output_padding")],
                          [1, _one(dilation, "dilation")], groups, size)
     return _back(_drop_h(y), last)

@@ -147,6 +147,10 @@ def _renorm_rows(weight: Tensor, rows: np.ndarray, max_norm: float, p: float) ->
         set_value(weight, new)
 
 
-def one_hot(x: Any, num_classes: int, name: str | None = None) -> Tensor:
+def one_hot(x: Any, num_classes: int = -1, name: str | None = None) -> Tensor:
+    """float32 rows of the identity picked by x; num_classes -1: x's largest id + 1
+    (Paddle 3.3.1's default)."""
     ids = _index_array(x, "one_hot")
+    if int(num_classes) == -1:
+        num_classes = int(ids.max()) + 1 if ids.size else 0
     return Tensor._make(np.eye(int(num_classes), dtype=np.float32)[ids])
