@@ -217,7 +217,8 @@ def test_rnn_wrapper_with_lengths_keeps_the_cells_padded_outputs():
     x = paddle.randn([2, 4, 2])
     out, h = paddle.nn.RNN(cell)(x, sequence_length=TT([4, 2]))
     full, _ = paddle.nn.RNN(cell)(x[1:, :2])
-    np.testing.assert_allclose(h.numpy()[1], full.numpy()[0, 1], rtol=1e-6)
+    # (a batch of 2 against one of 1: BLAS may round differently)
+    np.testing.assert_allclose(h.numpy()[1], full.numpy()[0, 1], rtol=1e-6, atol=1e-7)
     assert np.abs(out.numpy()[1, 2:]).min() > 0
 
 

@@ -87,6 +87,10 @@ def masked_fill(x: Tensor, mask: Any, value: Any, name: str | None = None) -> Te
         except ValueError:
             raise ValueError(f"masked_fill: mask of shape {list(m.shape)} does not broadcast "
                              f"with x of shape {list(x.shape)}") from None
+    if x._data.dtype.kind in "biu" and not isinstance(value, Tensor):
+        # a number in x's dtype (2.7 -> 2 in an int x, 0.0 -> False in a bool one): x
+        # keeps its dtype, as Paddle 3.3.1
+        value = Tensor._make(np.asarray(value).astype(x._data.dtype))
     return E.where(Tensor._make(np.array(m, order="C")), value, x)
 
 

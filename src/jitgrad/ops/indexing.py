@@ -369,12 +369,41 @@ def gather(x: Tensor, index: Any, axis: int | None = None, name: str | None = No
     return index_select(x, idx.reshape(-1), ax)
 
 
+def _unbroadcast_positions(ashape: tuple, idx: np.ndarray, ax: int, what: str
+                           ) -> np.ndarray:
+    """The flat positions in an array of `ashape` named by idx along ax with broadcast=False
+    (torch's gather / scatter rule, Paddle's): element p of idx names ashape's element p
+    with its ax coordinate replaced by idx[p]; idx may be smaller than the array off ax."""
+    if idx.ndim != len(ashape):
+        raise ValueError(f"{what}: indices need {len(ashape)} dims, got {idx.ndim}")
+    if any(i != ax and k > n for i, (k, n) in enumerate(zip(idx.shape, ashape))):
+        raise ValueError(f"{what}: with broadcast=False, indices {list(idx.shape)} must not be "
+                         f"larger than the tensor {list(ashape)} off axis {ax}")
+    crop = tuple(slice(None) if i == ax else slice(0, k) for i, k in enumerate(idx.shape))
+    part = _flat_positions(ashape)[crop]
+    return np.take_along_axis(part, _in_range(idx, ashape[ax], ax, what), axis=ax)
+
+
+def _in_range(idx: np.ndarray, n: int, ax: int, what: str) -> np.ndarray:
+    """idx with negative indices counted from the end (-n..n-1, as numpy); others raise."""
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < -n or hi >= n:
+            raise IndexError(f"{what}: index {hi if hi >= n else lo} is out of bounds for "
+                             f"axis {ax} with size {n}")
+        if lo < 0:
+            idx = np.where(idx < 0, idx + n, idx)
+    return idx
+
+
 def take_along_axis(arr: Tensor, indices: Any, axis: int, broadcast: bool = True) -> Tensor:
     idx = _index_array(indices, "take_along_axis")
     ax = _axis(axis, arr.ndim, "take_along_axis")
     if idx.ndim != arr.ndim:
         raise ValueError(f"take_along_axis: indices need {arr.ndim} dims, got {idx.ndim}")
     d = arr._data
+    if not broadcast:
+        return _take(arr, _unbroadcast_positions(d.shape, idx, ax, "take_along_axis"))
     if idx.shape[:ax] == d.shape[:ax] and idx.shape[ax + 1:] == d.shape[ax + 1:]:
         # nothing to broadcast: one take_flat node, its values picked here in one pass
         positions = _along_axis_positions(d.shape, idx, ax, "take_along_axis").ravel()
@@ -678,7 +707,7 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
     repeated indices the last value lands and only it gets a gradient."""
     if (reduce == "assign" or reduce == "add" and include_self is True) and \
             isinstance(indices, Tensor) and isinstance(values, Tensor) and \
-            isinstance(arr, Tensor) and type(axis) is int:
+            isinstance(arr, Tensor) and type(axis) is int and broadcast is True:
         done = put_along_compiled(arr, indices._data, values, axis, reduce)
         if done is not None:
             return done
@@ -689,7 +718,13 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
     idx = _index_array(indices, "put_along_axis")
     ax = _axis(axis, arr.ndim, "put_along_axis")
     ashape = arr._data.shape
-    if broadcast:
+    if not broadcast:
+        pos = _unbroadcast_positions(ashape, idx, ax, "put_along_axis")
+        if isinstance(values, Tensor) and values.ndim == idx.ndim and \
+                values.shape != list(idx.shape):
+            # the first idx.shape values, as torch's scatter reads its src
+            values = values[tuple(slice(0, k) for k in idx.shape)]
+    else:
         vshape = np.shape(values._data if isinstance(values, Tensor) else values)
         k = idx.shape[ax]
         if len(vshape) == len(ashape):
@@ -697,10 +732,10 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
         shape = ashape[:ax] + (k,) + ashape[ax + 1:]
         if idx.shape != shape:
             idx = np.broadcast_to(idx, shape)
-    if idx.shape[:ax] == ashape[:ax] and idx.shape[ax + 1:] == ashape[ax + 1:]:
-        pos = _along_axis_positions(ashape, idx, ax, "put_along_axis")
-    else:
-        pos = np.take_along_axis(_flat_positions(ashape), idx, axis=ax)
+        if idx.shape[:ax] == ashape[:ax] and idx.shape[ax + 1:] == ashape[ax + 1:]:
+            pos = _along_axis_positions(ashape, idx, ax, "put_along_axis")
+        else:
+            pos = np.take_along_axis(_flat_positions(ashape), idx, axis=ax)
     if reduce == "assign" or (reduce == "add" and include_self):
         return put_flat(arr, pos, values, reduce)
     from .more_indexing import reduce_at        # (it imports this module)

@@ -150,7 +150,7 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
 
 def _positions(x: Tensor, key: Any) -> np.ndarray:
     from .shape import _flat_positions, _normalize_key
-    return _flat_positions(x._data.shape)[_normalize_key(key)]
+    return _flat_positions(x._data.shape)[_normalize_key(key, x._data.shape)]
 
 
 # ---- x[key] = value recorded, for a key of ints and slices: its tables kept per shape -------
@@ -256,7 +256,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         from .shape import _normalize_key
         v = value._data if isinstance(value, Tensor) else np.asarray(value)
         try:
-            _write(x, v, _normalize_key(key))
+            _write(x, v, _normalize_key(key, x._data.shape))
         except (IndexError, ValueError) as e:
             raise type(e)(f"cannot assign to index {key!r} of a tensor of shape {list(x.shape)}: "
                           f"{e}") from None

@@ -446,10 +446,15 @@ def expand(x: Tensor, shape: Sequence[int]) -> Tensor:
     return broadcast_to(x, shape)
 
 
-def _normalize_key(key: Any) -> Any:
+def _normalize_key(key: Any, shape: tuple | None = None) -> Any:
+    """The key as a tuple of ints, slices, None, Ellipsis and arrays. With x's shape, a key
+    mixing ints and index arrays is rewritten to Paddle's (and torch's) order, where an int
+    is basic indexing (numpy counts it as an index array: x[1, :, [0, 2]] would be [2, 3]
+    there, [3, 2] in Paddle)."""
     if not isinstance(key, tuple):
         key = (key,)
     out = []
+    arrays = False
     for k in key:
         t = type(k)
         if t is slice or t is int or k is None or k is Ellipsis:   # (the common items)
@@ -461,12 +466,44 @@ def _normalize_key(key: Any) -> Any:
             k = np.asarray(k)
         if isinstance(k, float) or (isinstance(k, np.ndarray) and k.dtype.kind == "f"):
             raise TypeError("tensor indices must be integers, slices or bool masks, not floats")
+        arrays = arrays or (isinstance(k, np.ndarray) and k.ndim > 0)
         out.append(k)
+    if arrays and shape is not None:
+        return _ints_first(shape, tuple(out))
     return tuple(out)
 
 
+def _is_int(k: Any) -> bool:
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) or \
+        isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"
+
+
+def _ints_first(shape: tuple, key: tuple) -> tuple:
+    """A key with ints and index arrays as one numpy key (an index array per dim) that
+    picks Paddle's elements in Paddle's order: the ints applied first as basic indexing,
+    then the rest (numpy's rules among the arrays); unchanged without an int."""
+    if not any(_is_int(k) for k in key):
+        return key
+    first, rest = [], []
+    for k in key:
+        if _is_int(k):
+            first.append(k)
+        elif isinstance(k, np.ndarray) and k.ndim > 0:
+            first.extend([slice(None)] * (k.ndim if k.dtype == np.bool_ else 1))
+            rest.append(k)
+        elif k is None or type(k) is slice or isinstance(k, (bool, np.bool_)) or \
+                isinstance(k, np.ndarray) and k.ndim == 0:      # (a 0-d bool: a new dim)
+            first.append(k)
+            rest.append(slice(None))
+        else:                               # Ellipsis, and what numpy will refuse
+            first.append(k)
+            rest.append(k)
+    pos = _flat_positions(shape)[tuple(first)][tuple(rest)]
+    return np.unravel_index(pos, shape) if shape else (pos,)
+
+
 def getitem(x: Tensor, key: Any) -> Tensor:
-    key = _normalize_key(key)
+    key = _normalize_key(key, x._data.shape)
     try:
         return apply_xy(getitem_op, x, None, {"key": key})
     except IndexError as e:
