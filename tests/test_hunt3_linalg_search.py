@@ -53,3 +53,56 @@ def test_sum_in_an_int_dtype_asked_for_keeps_it_and_wraps(dtype):
     s = paddle.sum(x, axis=0, dtype=dtype)
     assert s.dtype == getattr(paddle, dtype)
     assert s.tolist() == np.array([200, 124]).astype(dtype).tolist()
+
+
+@pytest.mark.parametrize("args, want", [
+    ((-5, 5, 4, "int32"), [-5, -1, 1, 5]), ((0, -1, 3, "int64"), [0, 0, -1]),
+    ((2.5, -3.5, 5, "int32"), [2, 0, 0, -1, -3])])
+def test_integer_linspace_truncates_as_paddle(args, want):
+    assert paddle.linspace(*args).tolist() == want
+
+
+def test_float32_linspace_counts_the_second_half_down_from_stop():
+    # Paddle 3.3.1's kernel, in float32: [0, 3.3333333, 6.666667, 10]
+    got = paddle.linspace(0, 10, 4, "float32").numpy()
+    step = np.float32(10) / np.float32(3)
+    np.testing.assert_array_equal(got, np.array([0, step, np.float32(10) - step, 10],
+                                                "float32"))
+
+
+def test_nuclear_norm_of_a_matrix_without_axis():
+    m = np.arange(12.0).reshape(3, 4) % 5
+    x = paddle.to_tensor(m, stop_gradient=False)
+    n = paddle.linalg.norm(x, p="nuc")
+    np.testing.assert_allclose(float(n), np.linalg.norm(m, "nuc"), rtol=1e-14)
+    n.backward()
+    u, _, vt = np.linalg.svd(m, full_matrices=False)
+    np.testing.assert_allclose(x.grad.numpy(), u @ vt, atol=1e-12)      # d nuc / dX = U V^T
+
+
+@pytest.mark.parametrize("p", [np.inf, -np.inf])
+def test_inf_norms_over_nothing_are_zero(p):
+    x = paddle.zeros([0, 3])
+    assert float(paddle.linalg.vector_norm(x, p=p)) == 0.0
+    assert paddle.linalg.vector_norm(x, p=p, axis=0).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_logcumsumexp_of_ints_is_float32():
+    y = paddle.logcumsumexp(paddle.to_tensor([3, 1, 2]))
+    assert y.dtype == paddle.float32
+    np.testing.assert_allclose(y.numpy(), np.logaddexp.accumulate([3.0, 1.0, 2.0]), rtol=1e-6)
+
+
+def test_round_to_decimals_and_index_add_alpha():
+    x = paddle.to_tensor([1.2345, 2.5555])
+    assert paddle.round(x, decimals=2).tolist() == np.array([1.23, 2.56], "float32").tolist()
+    y = paddle.index_add(paddle.zeros([3]), paddle.to_tensor([0, 0]), 0, paddle.ones([2]),
+                         alpha=2.0)
+    assert y.tolist() == [4.0, 0.0, 0.0]
+
+
+def test_an_int_to_a_negative_int_power_truncates():
+    assert (paddle.to_tensor([2, -1, 1]) ** paddle.to_tensor([-1, -1, -2])).tolist() == \
+        [0, -1, 1]
+    assert (2 ** paddle.to_tensor([3, -4, 5])).tolist() == [8, 0, 32]
+    assert paddle.eye(paddle.to_tensor(2)).tolist() == [[1.0, 0.0], [0.0, 1.0]]

@@ -70,10 +70,13 @@ def scatter_nd_add(x: Tensor, index: Any, updates: Tensor, name: str | None = No
     return put_flat(x, _nd_positions(x._data.shape, idx), updates, "add")
 
 
-def index_add(x: Tensor, index: Any, axis: int, value: Tensor, name: str | None = None
-              ) -> Tensor:
+def index_add(x: Tensor, index: Any, axis: int, value: Tensor, alpha: Any = 1,
+              name: str | None = None) -> Tensor:
+    """x with alpha * value added at index along axis (repeated indices add up)."""
     ax = _axis(axis, x.ndim, "index_add")
     idx = _index_array(index, "index_add")
+    if not (type(alpha) is int and alpha == 1):
+        value = value * alpha
     return put_flat(x, np.take(_flat_positions(x._data.shape), idx, axis=ax), value, "add")
 
 

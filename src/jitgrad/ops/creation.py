@@ -145,11 +145,30 @@ def linspace(start: float, stop: float, num: int, dtype: Any = None, name: str |
     num = num.item() if isinstance(num, Tensor) else num
     if isinstance(num, bool) or not isinstance(num, (int, np.integer)) or num < 0:
         raise ValueError(f"linspace: num must be a non-negative int, got {num!r}")
-    return _t(np.linspace(start, stop, int(num), dtype=_dt(dtype)))
+    return _t(_linspace(start, stop, int(num), _dt(dtype)))
+
+
+def _linspace(start: Any, stop: Any, num: int, dt: np.dtype) -> np.ndarray:
+    """Paddle 3.3.1's linspace kernel: start and stop cast to dt, the first half counted up
+    from start, the second down from stop (so stop is exact); floats in dt's own precision,
+    ints through float64 steps truncated toward zero (numpy's int linspace floors)."""
+    a, b = (np.asarray(v.item() if isinstance(v, Tensor) else v).astype(dt) for v in
+            (start, stop))
+    if num <= 1:
+        return np.full(num, a, dt)
+    i = np.arange(num)
+    calc = dt if dt.kind == "f" else np.dtype(np.float64)
+    a, b = a.astype(calc), b.astype(calc)
+    step = (b - a) / calc.type(num - 1)
+    up = a + step * i.astype(calc)
+    down = b - step * (num - 1 - i).astype(calc)
+    return np.where(i < num // 2, up, down).astype(dt)
 
 
 def eye(num_rows: int, num_columns: int | None = None, dtype: Any = None,
         name: str | None = None) -> Tensor:
+    num_rows, num_columns = (n.item() if isinstance(n, Tensor) else n
+                             for n in (num_rows, num_columns))
     for what, n in (("num_rows", num_rows), ("num_columns", num_columns)):
         if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer))
                               or n < 0):

@@ -539,6 +539,13 @@ def pow(x: Any, y: Any) -> Tensor:
             return apply_internal(pow_scalar_op, x, p=p)
         return apply_xy(pow_scalar_op, x, None, {"p": p}, *found)
     x, y = binary_operands(x, y, zero_dim=True)
+    xd, yd = x._data, y._data
+    if xd.dtype.kind in "iu" and yd.dtype.kind in "iu" and yd.size and yd.min() < 0:
+        # an int to a negative int power: through float64, truncated toward zero, as
+        # Paddle 3.3.1 (2 ** -1 is 0, (-1) ** -1 is -1; numpy refuses); no gradient
+        with np.errstate(all="ignore"):
+            r = np.trunc(np.power(xd.astype(np.float64), yd))
+        return Tensor._make(np.nan_to_num(r).astype(np.result_type(xd, yd)))
     found = _pow_compiled(x, y)
     if found is None:
         return apply_internal(pow_op, x, y)

@@ -194,9 +194,15 @@ def ceil(x: Tensor, name: str | None = None) -> Tensor:
     return apply_xy(ceil_op, x) if x._data.dtype.kind == "f" else x
 
 
-def round(x: Tensor, name: str | None = None) -> Tensor:  # noqa: A001
-    """Round half to even (numpy's rule); zero gradient."""
-    return apply_xy(round_op, x) if x._data.dtype.kind == "f" else x
+def round(x: Tensor, decimals: int = 0, name: str | None = None) -> Tensor:  # noqa: A001
+    """Round half to even (numpy's rule) to `decimals` places (x * 10^decimals rounded, then
+    divided back, in x's dtype, as Paddle 3.3.1); zero gradient."""
+    if x._data.dtype.kind != "f":
+        return x
+    if decimals:
+        scale = 10.0 ** int(decimals)
+        return apply_xy(round_op, x * scale) / scale
+    return apply_xy(round_op, x)
 
 
 def sign(x: Tensor, name: str | None = None) -> Tensor:

@@ -142,7 +142,10 @@ def stanh(x: Tensor, scale_a: float = 0.67, scale_b: float = 1.7159,
 
 def logcumsumexp(x: Tensor, axis: int | None = None, dtype: Any = None,
                  name: str | None = None) -> Tensor:
-    """log(cumsum(exp(x))) along axis (flattened when None), shifted by the max for range."""
+    """log(cumsum(exp(x))) along axis (flattened when None), shifted by the max for range;
+    an int x is read as float32 (Paddle 3.3.1)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind in "iu" and dtype is None:
+        x = E.astype(x, "float32")
     require_float(x, "logcumsumexp")
     if dtype is not None:
         x = E.astype(x, dtype)

@@ -326,6 +326,8 @@ def vector_norm(x: Tensor, p: Any = 2.0, axis: Any = None, keepdim: bool = False
     p = float(p)
     if p == 2:
         return l2_norm(x, axes, keepdim)
+    if abs(p) == np.inf and x._data.size == 0:
+        return R.sum(E.abs(x), axis=axes, keepdim=keepdim)  # 0 over nothing (Paddle 3.3.1)
     if p == np.inf:
         return extreme_abs(E.abs(x), R.max, axes, keepdim)
     if p == -np.inf:
@@ -417,6 +419,11 @@ def norm(x: Tensor, p: Any = None, axis: Any = None, keepdim: bool = False,
             raise ValueError(f"norm: axis must be None, an int or two ints, got {axis!r}")
     if isinstance(axis, (list, tuple)):
         return matrix_norm(x, "fro" if p is None else p, axis, keepdim)
+    if axis is None and isinstance(p, str) and p == "nuc":
+        if x.ndim != 2:
+            raise ValueError(f"norm: p='nuc' without axis needs a 2-D tensor, got shape "
+                             f"{x.shape} (pass the two axes)")
+        return matrix_norm(x, "nuc", (0, 1), keepdim)
     return vector_norm(x, 2.0 if p is None or p == "fro" else p, axis, keepdim)
 
 
