@@ -106,3 +106,29 @@ def test_an_int_to_a_negative_int_power_truncates():
         [0, -1, 1]
     assert (2 ** paddle.to_tensor([3, -4, 5])).tolist() == [8, 0, 32]
     assert paddle.eye(paddle.to_tensor(2)).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_a_0d_numpy_array_counts_like_a_number():
+    x, i = paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([1, 2])
+    assert (x + np.array(2.5)).dtype == paddle.float32                     # Paddle 3.3.1
+    assert (x * np.array(2, "int64")).tolist() == [2.0, 4.0]
+    y = i * np.array(2.5, "float32")
+    assert y.dtype == paddle.float32 and y.tolist() == [2.5, 5.0]
+
+
+def test_int_to_float_promotion_is_float32_under_a_float64_default():
+    paddle.set_default_dtype("float64")
+    try:
+        i32 = paddle.to_tensor([1, 2], "int32")
+        assert (i32 * 1.5).dtype == paddle.float32
+        assert (i32 / i32).dtype == paddle.float32 and (i32 / 2).dtype == paddle.float32
+    finally:
+        paddle.set_default_dtype("float32")
+
+
+def test_bool_tensor_with_python_bools_stays_bool():
+    b = paddle.to_tensor([True, False])
+    assert (b + True).dtype == paddle.bool and (b + True).tolist() == [True, True]
+    assert (b * True).tolist() == [True, False]
+    assert (b * 2).dtype == paddle.int64
+    assert (b ** 2).dtype == paddle.int64 and (b ** 2).tolist() == [1, 0]

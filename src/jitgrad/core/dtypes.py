@@ -87,6 +87,9 @@ def from_numpy(np_dtype: np.dtype) -> DType:
     return to_dtype(np_dtype)
 
 
+_F32 = np.dtype(np.float32)
+
+
 def result_dtype(a: np.dtype, b: np.dtype, true_divide: bool = False) -> np.dtype:
     """Promotion between two tensors, as Paddle does it.
 
@@ -106,7 +109,7 @@ def result_dtype(a: np.dtype, b: np.dtype, true_divide: bool = False) -> np.dtyp
             f"cannot combine tensors of dtype {a} and {b}: cast one with .astype('{b}') "
             "first (jitgrad, like Paddle, promotes between float dtypes only)")
     if true_divide and not fa:
-        return _default_dtype.np
+        return _F32             # (Paddle 3.3.1: float32 whatever the default dtype)
     return np.promote_types(a, b)
 
 
@@ -119,10 +122,12 @@ def check_combinable(a: np.ndarray, b: np.ndarray) -> None:
 
 def scalar_result_dtype(t: np.dtype, scalar: object, true_divide: bool = False) -> np.dtype:
     """Promotion of a tensor with a Python scalar: the tensor's dtype wins, except that an
-    int tensor with a float scalar (or under true division) becomes the default float."""
+    int tensor with a float scalar (or under true division) becomes float32 (Paddle 3.3.1,
+    whatever the default dtype), and a bool one with an int int64; a bool tensor with a
+    bool stays bool (b + True is a logical or, b * True an and, as Paddle)."""
     if t.kind in "iub":
         if isinstance(scalar, float) or true_divide:
-            return _default_dtype.np
-        if t.kind == "b":
+            return _F32
+        if t.kind == "b" and not isinstance(scalar, (bool, np.bool_)):
             return np.dtype(np.int64)
     return t

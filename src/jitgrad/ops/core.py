@@ -289,7 +289,13 @@ def _cast_to(t: Tensor, dt: np.dtype) -> Tensor:
 def binary_operands(x: Any, y: Any, true_divide: bool = False, zero_dim: bool = False
                     ) -> tuple[Tensor, Tensor]:
     """Tensors for both sides, with Paddle's promotion between tensors and scalars, and with
-    `zero_dim` (the arithmetic ops) its promotion of 0-d tensors (zero_dim_dtype)."""
+    `zero_dim` (the arithmetic ops) its promotion of 0-d tensors (zero_dim_dtype), which
+    a 0-d numpy array follows too (Paddle 3.3.1 reads numpy arrays as tensors)."""
+    if zero_dim and (type(x) is np.ndarray or type(y) is np.ndarray):
+        if type(x) is np.ndarray:
+            x = Tensor._make(_array(x, order="C"))
+        if type(y) is np.ndarray:
+            y = Tensor._make(_array(y, order="C"))
     if zero_dim and isinstance(x, Tensor) and isinstance(y, Tensor):
         dt = zero_dim_dtype(x, y, true_divide)
         if dt is not None:

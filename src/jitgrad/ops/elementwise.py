@@ -531,6 +531,8 @@ def pow(x: Any, y: Any) -> Tensor:
             and not isinstance(y, bool):
         if x._data.dtype.kind != "f":
             if not (isinstance(y, float) or y < 0):
+                if x._data.dtype.kind == "b":       # (numpy's bool power is int8)
+                    x = Tensor._make(x._data.astype(np.int64))
                 return apply_internal(pow_scalar_op, x, p=y)
             x = Tensor._make(x._data.astype(np.float32))
         p = float(y)
