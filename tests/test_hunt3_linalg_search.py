@@ -132,3 +132,12 @@ def test_bool_tensor_with_python_bools_stays_bool():
     assert (b * True).tolist() == [True, False]
     assert (b * 2).dtype == paddle.int64
     assert (b ** 2).dtype == paddle.int64 and (b ** 2).tolist() == [1, 0]
+
+
+def test_astype_to_the_same_dtype_is_the_tensor_itself():
+    a = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    b = a.astype("float32")
+    assert b is a and b.is_leaf                                            # Paddle 3.3.1
+    (b * 2).sum().backward()
+    assert a.grad.tolist() == [2.0, 2.0]
+    assert paddle.cast(a, "float32") is not a

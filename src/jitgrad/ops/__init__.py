@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import sys
 import types
+from typing import Any
 
+from ..core import dtypes as _dtypes
 from ..core import tensor as _tensor
 from ..core import tensor_operators as _tensor_operators
 from .elementwise import (abs, add, astype, cast, clip, clone, cos, divide, exp, log, maximum,
@@ -140,7 +142,15 @@ def _reshape_method(x, *shape, name=None, **kwargs):
     return reshape(x, shape[0] if len(shape) == 1 else list(shape))
 
 
-METHODS.update(reshape=_reshape_method)
+def _astype_method(x: Any, dtype: Any) -> Any:
+    """x.astype(dtype): x itself when it has that dtype already (Paddle 3.3.1: a leaf stays
+    the leaf whose .grad fills); paddle.cast always makes a new tensor."""
+    if _dtypes.to_dtype(dtype).np == x._data.dtype:
+        return x
+    return astype(x, dtype)
+
+
+METHODS.update(reshape=_reshape_method, astype=_astype_method)
 METHODS.update(_aliases.METHODS)
 from . import bitwise as _bitwise, more_indexing as _more_indexing  # noqa: E402
 from . import sampling as _sampling  # noqa: E402
