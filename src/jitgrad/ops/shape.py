@@ -454,11 +454,15 @@ def _normalize_key(key: Any, shape: tuple | None = None) -> Any:
     if not isinstance(key, tuple):
         key = (key,)
     out = []
-    arrays = False
+    arrays = ints = False
     for k in key:
         t = type(k)
-        if t is slice or t is int or k is None or k is Ellipsis:   # (the common items)
+        if t is slice or k is None or k is Ellipsis:   # (the common items)
             out.append(k)
+            continue
+        if t is int:
+            out.append(k)
+            ints = True
             continue
         if isinstance(k, Tensor):
             k = k._data
@@ -466,9 +470,12 @@ def _normalize_key(key: Any, shape: tuple | None = None) -> Any:
             k = np.asarray(k)
         if isinstance(k, float) or (isinstance(k, np.ndarray) and k.dtype.kind == "f"):
             raise TypeError("tensor indices must be integers, slices or bool masks, not floats")
-        arrays = arrays or (isinstance(k, np.ndarray) and k.ndim > 0)
+        if _is_int(k):
+            ints = True
+        elif isinstance(k, np.ndarray) and k.ndim > 0:
+            arrays = True
         out.append(k)
-    if arrays and shape is not None:
+    if arrays and ints and shape is not None:
         return _ints_first(shape, tuple(out))
     return tuple(out)
 
@@ -481,9 +488,7 @@ def _is_int(k: Any) -> bool:
 def _ints_first(shape: tuple, key: tuple) -> tuple:
     """A key with ints and index arrays as one numpy key (an index array per dim) that
     picks Paddle's elements in Paddle's order: the ints applied first as basic indexing,
-    then the rest (numpy's rules among the arrays); unchanged without an int."""
-    if not any(_is_int(k) for k in key):
-        return key
+    then the rest (numpy's rules among the arrays)."""
     first, rest = [], []
     for k in key:
         if _is_int(k):
