@@ -141,3 +141,13 @@ def test_astype_to_the_same_dtype_is_the_tensor_itself():
     (b * 2).sum().backward()
     assert a.grad.tolist() == [2.0, 2.0]
     assert paddle.cast(a, "float32") is not a
+
+
+@pytest.mark.parametrize("dtype, tiny", [("float64", 1e-310), ("float32", 1e-40)])
+def test_i1e_gradient_at_a_subnormal_is_one_half(dtype, tiny):
+    # i1e'(x) = i0e(x) - i1e(x) sign(x) - i1e(x) / x: 1 / x overflowed at a subnormal x
+    x = paddle.to_tensor(np.array([tiny, -tiny, 0.5], dtype), stop_gradient=False)
+    paddle.i1e(x).sum().backward()
+    g = x.grad.numpy()
+    np.testing.assert_allclose(g[:2], [0.5, 0.5], rtol=1e-6)
+    np.testing.assert_allclose(g[2], 0.17577286, rtol=1e-6)                  # Paddle, torch

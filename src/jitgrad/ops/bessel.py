@@ -97,7 +97,7 @@ i1_op = unary("i1", _i1, lambda m, x, out: m.where(
 i0e_op = unary("i0e", _i0e, lambda m, x, out: m.i1e(x) - m.sign(x) * out, domain=(-3.0, 3.0),
                compiled=_pair(0, True))
 i1e_op = unary("i1e", _i1e, lambda m, x, out: m.where(
-    m.data(x) == 0, 0.5, m.i0e(x) - out * (m.sign(x) + 1.0 / _nonzero(m, x))),
+    m.data(x) == 0, 0.5, m.i0e(x) - out * m.sign(x) - out / _nonzero(m, x)),
     domain=(-3.0, 3.0), compiled=_pair(1, True))
 
 

@@ -1031,7 +1031,7 @@ def bessel_pair(x, out, d, nu, scaled, one, zero, half):  # pragma: no cover - c
     `bessel` computes it (each stops when its own terms no longer count), each rounded to
     x's dtype, then the factor in x's dtype (one, zero, half of that type):
     i0: i1; i1: 1/2 at 0, else i0 - out / x; i0e: i1e - sign(x) out;
-    i1e: 1/2 at 0, else i0e - out (sign(x) + 1 / x)."""
+    i1e: 1/2 at 0, else i0e - out sign(x) - out / x."""
     n = x.size
     a = np.empty(n)
     term0 = np.empty(n)
@@ -1104,7 +1104,7 @@ def bessel_pair(x, out, d, nu, scaled, one, zero, half):  # pragma: no cover - c
             d[i] = other - s * o if scaled else other
         elif xi == zero:
             d[i] = half
-        elif scaled:
-            d[i] = other - o * (s + one / xi)
+        elif scaled:                    # (o / xi, not o * (1 / xi): 1 / a subnormal is inf)
+            d[i] = other - o * s - o / xi
         else:
             d[i] = other - o / xi
