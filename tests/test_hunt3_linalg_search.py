@@ -151,3 +151,10 @@ def test_i1e_gradient_at_a_subnormal_is_one_half(dtype, tiny):
     g = x.grad.numpy()
     np.testing.assert_allclose(g[:2], [0.5, 0.5], rtol=1e-6)
     np.testing.assert_allclose(g[2], 0.17577286, rtol=1e-6)                  # Paddle, torch
+
+
+@pytest.mark.parametrize("x", [-1e-30, -1e-15, -1e-10, -1e-5])
+def test_polygamma_of_even_order_just_below_zero_is_its_pole_term(x):
+    # psi_2(x) = -2 / x^3 + psi_2(1 + x) - ...: the pole term dominates (mpmath, Paddle, torch)
+    y = paddle.polygamma(paddle.to_tensor(np.array([x])), 2)
+    np.testing.assert_allclose(y.numpy(), [-2.0 / x ** 3 - 2.404113806319188], rtol=1e-12)

@@ -46,8 +46,7 @@ def _cot_poly(n: int) -> list:
 def _reflect64(n: int, x: np.ndarray, r: np.ndarray) -> np.ndarray:
     """psi_n(x) for non-integers x from r = psi_n(1 - x): (-1)^n r - pi^(n+1) P_n(cot(pi x)),
     cot(pi x) from x's exact fractional part (vm/forward_special.py's _psi_reflect)."""
-    f = x - np.floor(x)
-    f = np.where(f > 0.5, f - 1.0, f)
+    f = x - np.round(x)         # (exact; x - floor(x) is not for a tiny negative x)
     a = np.abs(f)
     c = np.copysign(np.where(a > 0.25, np.tan(np.pi * (0.5 - a)), 1.0 / np.tan(np.pi * a)), f)
     p = np.zeros_like(c)

@@ -357,12 +357,11 @@ def _reflects(v, n):  # pragma: no cover - compiled
 
 @jit(inline="always", fastmath=False)
 def _cot_pi(v):  # pragma: no cover - compiled
-    """cot(pi v) for a finite non-integer v, to a few ulp: f = v - floor(v) is exact, then
-    f - 1 if f > 1/2 (exact), and cot(pi a) = tan(pi (1/2 - a)) for |f| = a > 1/4 (exact
-    1/2 - a: 0 exactly at half-integers), 1 / tan(pi a) below."""
-    f = v - np.floor(v)
-    if f > 0.5:
-        f = f - 1.0
+    """cot(pi v) for a finite non-integer v, to a few ulp: f = v - round(v) in [-1/2, 1/2]
+    is exact (v - floor(v) is not for a tiny negative v: -1e-30 gave 1, a pole), and
+    cot(pi a) = tan(pi (1/2 - a)) for |f| = a > 1/4 (exact 1/2 - a: 0 exactly at
+    half-integers), 1 / tan(pi a) below."""
+    f = v - np.round(v)
     a = abs(f)
     c = math.tan(math.pi * (0.5 - a)) if a > 0.25 else 1.0 / math.tan(math.pi * a)
     return math.copysign(c, f)
