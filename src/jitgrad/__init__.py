@@ -5,6 +5,7 @@ pass is lowered to a flat instruction list and replayed by a Numba-compiled inte
 """
 
 import math as _math
+import sys as _sys
 
 from . import autograd, ops
 from .core.printing import set_printoptions
@@ -57,3 +58,10 @@ __getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "distributed": "
                                                   "callbacks": ".callbacks",
                                                   "save": ".serialization",
                                                   "load": ".serialization"})
+
+# Paddle 3.x's torch-style keyword aliases (dim=, input=, other=, size=, ord=) on the public
+# functions of these namespaces (core/param_aliases.py)
+from .core import param_aliases as _param_aliases  # noqa: E402
+_param_aliases.install(_sys.modules[__name__])
+_param_aliases.install(linalg)
+_param_aliases.install(nn.functional)

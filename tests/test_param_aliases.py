@@ -1,0 +1,47 @@
+"""Paddle 3.3.1's torch-style keyword aliases on the public functions (core/param_aliases.py)."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+
+F = paddle.nn.functional
+X = np.arange(12, dtype="float32").reshape(3, 4)
+
+
+def test_dim_names_axis():
+    x = paddle.to_tensor(X)
+    assert paddle.sum(x, dim=0).tolist() == X.sum(0).tolist()
+    assert paddle.cumsum(x, dim=1).tolist() == X.cumsum(1).tolist()
+    assert paddle.argmax(x, dim=1, keepdim=True).shape == [3, 1]
+    np.testing.assert_allclose(F.softmax(x, dim=0).numpy(), F.softmax(x, axis=0).numpy())
+    assert paddle.concat([x, x], dim=1).shape == [3, 8]
+
+
+def test_input_and_other_name_x_and_y():
+    x = paddle.to_tensor(X)
+    assert paddle.add(input=x, other=x).tolist() == (2 * X).tolist()
+    assert paddle.matmul(input=x, other=x.T).shape == [3, 3]
+    assert paddle.where(x > 5, input=x, other=-x).tolist() == np.where(X > 5, X, -X).tolist()
+    assert paddle.dot(input=x[0], tensor=x[1]).item() == float(X[0] @ X[1])
+    assert paddle.outer(input=x[0], vec2=x[1]).shape == [4, 4]
+
+
+def test_size_ord_and_dim1_dim2():
+    assert paddle.zeros(size=[2, 3]).shape == [2, 3]
+    x = paddle.to_tensor(X)
+    np.testing.assert_allclose(paddle.linalg.norm(x, ord=1, axis=1).numpy(),
+                               np.abs(X).sum(1))
+    assert paddle.diagonal(x, dim1=0, dim2=1).tolist() == np.diagonal(X).tolist()
+
+
+def test_an_alias_with_its_own_name_is_refused():
+    with pytest.raises(TypeError, match="got both 'dim' and 'axis'"):
+        paddle.sum(paddle.to_tensor(X), dim=0, axis=1)
+
+
+def test_one_wrapper_per_function_and_the_signature_is_kept():
+    import inspect
+    assert paddle.linalg.cross is paddle.cross
+    assert "axis" in inspect.signature(paddle.sum).parameters
+    assert paddle.sum.param_aliases["dim"] == "axis"
