@@ -140,7 +140,7 @@ def test_tensor_dataset_indexes_every_tensor():
     with pytest.raises(ValueError, match="share their first dimension"):
         TensorDataset([paddle.ones([3]), paddle.ones([4])])
     with pytest.raises(TypeError, match="list of Tensors"):
-        TensorDataset([np.ones(3)])
+        TensorDataset([[1.0, 2.0, 3.0]])
 
 
 def test_random_split_sizes_and_fractions():

@@ -183,7 +183,7 @@ def test_linear_warmup_saves_the_scheduler_it_wraps():
     w2.set_state_dict(state)
     w.step()
     w2.step()
-    assert w2() == w() and w2.inner.last_epoch == 3
+    assert w2() == w() and w2.learning_rate.last_epoch == 3
 
 
 def test_cosine_warm_restarts_resume_inside_their_cycle():

@@ -30,9 +30,9 @@ def accuracy(input: Tensor, label: Tensor, k: int = 1, correct: Tensor | None = 
     correct / total, when given, receive the two counts."""
     hit = _top_correct(_array(input), _array(label), k).sum(-1) > 0
     if correct is not None:
-        correct._data = np.full(correct._data.shape, hit.sum(), correct._data.dtype)
+        correct._data = np.asarray(hit.sum(), correct._data.dtype)    # 0-d, as Paddle's
     if total is not None:
-        total._data = np.full(total._data.shape, hit.size, total._data.dtype)
+        total._data = np.asarray(hit.size, total._data.dtype)
     return Tensor._make(np.array(hit.mean() if hit.size else 0.0, np.float32))
 
 
@@ -65,8 +65,12 @@ class Accuracy(Metric):
         self.reset()
 
     def compute(self, pred: Tensor, label: Tensor, *args: Any) -> Tensor:
-        """[N, maxk] float32: 1 where the i-th best class is the label."""
-        return Tensor._make(_top_correct(_array(pred), _array(label), self.maxk))
+        """[N, maxk] float32: 1 where the i-th best class is the label (a one-hot label row
+        is read as its argmax, as Paddle 3.3.1)."""
+        p, lab = _array(pred), _array(label)
+        if lab.ndim == p.ndim and lab.shape[-1] == p.shape[-1] and lab.shape[-1] != 1:
+            lab = lab.argmax(-1)
+        return Tensor._make(_top_correct(p, lab, self.maxk))
 
     def update(self, correct: Any, *args: Any) -> Any:
         c = _array(correct)

@@ -44,12 +44,14 @@ class IterableDataset(Dataset):
 
 
 class TensorDataset(Dataset):
-    """Sample i is (t[i] for t in tensors); every tensor has the same first dimension."""
+    """Sample i is (t[i] for t in tensors); every tensor (or numpy array, as Paddle takes)
+    has the same first dimension."""
 
     def __init__(self, tensors: Sequence[Tensor]) -> None:
         tensors = list(tensors)
-        if not tensors or not all(isinstance(t, Tensor) for t in tensors):
-            raise TypeError("TensorDataset: tensors must be a non-empty list of Tensors")
+        if not tensors or not all(isinstance(t, (Tensor, np.ndarray)) for t in tensors):
+            raise TypeError("TensorDataset: tensors must be a non-empty list of Tensors or "
+                            "numpy arrays")
         if any(t.ndim == 0 or t.shape[0] != tensors[0].shape[0] for t in tensors):
             raise ValueError(f"TensorDataset: tensors must share their first dimension, got "
                              f"shapes {[list(t.shape) for t in tensors]}")

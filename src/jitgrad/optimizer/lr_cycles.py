@@ -190,7 +190,8 @@ class ReduceOnPlateau(LRScheduler):
             if size != 1:
                 raise ValueError(f"ReduceOnPlateau.step: metrics must have one element, got "
                                  f"shape {list(metrics.shape)} (take paddle.mean first)")
-            metrics = float(metrics.numpy() if isinstance(metrics, Tensor) else metrics)
+            arr = metrics.numpy() if isinstance(metrics, Tensor) else metrics
+            metrics = float(arr.reshape(-1)[0])     # (numpy 2 refuses float() of shape [1])
         elif isinstance(metrics, bool) or not isinstance(metrics, (int, float, np.floating)):
             raise TypeError(f"ReduceOnPlateau.step: metrics must be a number, a numpy array "
                             f"or a Tensor, got {type(metrics).__name__}")

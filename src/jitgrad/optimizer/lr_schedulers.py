@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+import numpy as np
+
 
 class LRScheduler:
     """Paddle's scheduler protocol: last_lr / __call__ is the current rate, step() moves to the
@@ -67,10 +69,19 @@ def _positive_int(owner: str, key: str, value: Any) -> None:
         raise ValueError(f"{owner}: {key} must be a positive integer, got {value}")
 
 
+def _decay_gamma(gamma: float, what: str) -> float:
+    if not gamma < 1.0:         # (Paddle 3.3.1's check: a rate that would grow)
+        raise ValueError(f"{what}: gamma should be < 1.0, got {gamma!r}")
+    return gamma
+
+
 class StepDecay(LRScheduler):
     def __init__(self, learning_rate: float, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1, verbose: bool = False) -> None:
-        self.step_size, self.gamma = step_size, gamma
+        if isinstance(step_size, bool) or not isinstance(step_size, (int, np.integer)) or \
+                step_size <= 0:
+            raise ValueError(f"StepDecay: step_size must be a positive int, got {step_size!r}")
+        self.step_size, self.gamma = step_size, _decay_gamma(gamma, "StepDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self) -> float:
@@ -80,7 +91,7 @@ class StepDecay(LRScheduler):
 class MultiStepDecay(LRScheduler):
     def __init__(self, learning_rate: float, milestones: list[int], gamma: float = 0.1,
                  last_epoch: int = -1, verbose: bool = False) -> None:
-        self.milestones, self.gamma = sorted(milestones), gamma
+        self.milestones, self.gamma = sorted(milestones), _decay_gamma(gamma, "MultiStepDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self) -> float:
@@ -134,11 +145,12 @@ class PiecewiseDecay(LRScheduler):
 
 class LinearWarmup(LRScheduler):
     """Linear ramp from start_lr to end_lr over warmup_steps, then learning_rate (a float or
-    another scheduler, stepped along)."""
+    another scheduler, kept as `learning_rate` and set to epoch - warmup_steps at each step,
+    as Paddle's: step(epoch) and last_epoch resume it where it was)."""
 
     def __init__(self, learning_rate: float | LRScheduler, warmup_steps: int, start_lr: float,
                  end_lr: float, last_epoch: int = -1, verbose: bool = False) -> None:
-        self.inner = learning_rate
+        self.learning_rate = learning_rate
         self.warmup_steps, self.start_lr, self.end_lr = warmup_steps, start_lr, end_lr
         super().__init__(start_lr, last_epoch, verbose)
 
@@ -146,29 +158,25 @@ class LinearWarmup(LRScheduler):
         if self.last_epoch < self.warmup_steps:
             return self.start_lr + (self.end_lr - self.start_lr) * \
                 self.last_epoch / self.warmup_steps
-        if isinstance(self.inner, LRScheduler):
-            return self.inner()
-        return float(self.inner)
-
-    def step(self, epoch: int | None = None) -> None:
-        if isinstance(self.inner, LRScheduler) and self.last_epoch >= self.warmup_steps:
-            self.inner.step()
-        super().step(epoch)
+        if isinstance(self.learning_rate, LRScheduler):
+            self.learning_rate.step(self.last_epoch - self.warmup_steps)
+            return self.learning_rate()
+        return float(self.learning_rate)
 
     def state_dict(self) -> dict:
         """Paddle's: the wrapped scheduler's state under 'LinearWarmup_LR'."""
         out = super().state_dict()
-        if isinstance(self.inner, LRScheduler):
-            out["LinearWarmup_LR"] = self.inner.state_dict()
+        if isinstance(self.learning_rate, LRScheduler):
+            out["LinearWarmup_LR"] = self.learning_rate.state_dict()
         return out
 
     def set_state_dict(self, state_dict: dict) -> None:
         super().set_state_dict(state_dict)
-        if isinstance(self.inner, LRScheduler):
+        if isinstance(self.learning_rate, LRScheduler):
             if "LinearWarmup_LR" not in state_dict:
                 raise RuntimeError("LinearWarmup.set_state_dict: no 'LinearWarmup_LR' (the "
                                    "wrapped scheduler's state) in the state dict")
-            self.inner.set_state_dict(state_dict["LinearWarmup_LR"])
+            self.learning_rate.set_state_dict(state_dict["LinearWarmup_LR"])
 
     set_dict = set_state_dict
 
