@@ -508,8 +508,8 @@ def _ints_first(shape: tuple, key: tuple) -> tuple:
 
 
 def getitem(x: Tensor, key: Any) -> Tensor:
-    key = _normalize_key(key, x._data.shape)
     try:
+        key = _normalize_key(key, x._data.shape)
         return apply_xy(getitem_op, x, None, {"key": key})
     except IndexError as e:
         raise IndexError(f"index {key!r} does not fit a tensor of shape {list(x.shape)}: "
