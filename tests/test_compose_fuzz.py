@@ -237,8 +237,8 @@ def run_step(op, args, at, base):
         w = args[1] if at["w"] else None
         b = args[1 + at["w"]] if at["b"] else None
         return (F.layer_norm(x, at["nshape"], weight=w, bias=b),)
-    if op == "astype":
-        return (x.astype(_other(base) if at["to"] == "o" else base),)
+    if op == "astype":      # (cast: a new value even to x's own dtype, where x.astype is x)
+        return (paddle.cast(x, _other(base) if at["to"] == "o" else base),)
     if op == "inplace":
         t = _pre(x, at)
         name = at["name"]
