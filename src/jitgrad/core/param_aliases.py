@@ -6,8 +6,11 @@ runs them (its param-alias decorators).
 The aliases are derived from each function's own signature, once, at import: `dim` names
 `axis` (`dim1`/`dim2`: `axis1`/`axis2`), `ord` names `p`, `size` names a first parameter
 `shape`, `input` a parameter `x`, and `other` (`tensor`, `vec2`, `mat2`) a parameter `y`.
-A function with none of those keeps no wrapper. The Tensor methods and the
-functions jitgrad calls internally are not wrapped (one call frame less on the hot paths).
+They are read only after the call failed: a keyword the function does not have raises a
+TypeError before its body runs, and the call is made again with the names it has. The
+public op functions do this in the wrapper that already checks their Tensor arguments
+(ops/core.check_tensor_args); the others get a wrapper of their own when an alias applies.
+The Tensor methods and the functions jitgrad calls internally are not wrapped.
 """
 
 from __future__ import annotations
@@ -23,10 +26,13 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 
 def aliases_of(fn: Callable) -> dict[str, str]:
-    """{alias: parameter} for fn's signature (empty when none applies)."""
+    """{alias: parameter} for fn's signature (empty when none applies, or fn takes
+    **kwargs: an alias could be one of them)."""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
+        return {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return {}
     names = set(params)
     found = {a: t for a, t in _RENAMES.items() if a not in names and t in names}
@@ -40,12 +46,29 @@ def aliases_of(fn: Callable) -> dict[str, str]:
     return found
 
 
+def renamed(fn: Callable, mapping: dict[str, str], kwargs: dict) -> dict | None:
+    """kwargs with its aliases under fn's own names; None when it has none."""
+    if mapping.keys().isdisjoint(kwargs):
+        return None
+    out = dict(kwargs)
+    for alias in mapping.keys() & kwargs.keys():
+        target = mapping[alias]
+        if target in out:
+            raise TypeError(f"{fn.__name__}() got both {alias!r} and {target!r} (the same "
+                            f"argument)")
+        out[target] = out.pop(alias)
+    return out
+
+
 _WRAPPERS: dict[Callable, Callable] = {}     # one wrapper per function (paddle.cross is
 #                                              paddle.linalg.cross)
 
 
 def with_aliases(fn: Callable) -> Callable:
-    """fn taking its aliases as keywords too (fn itself when it has none)."""
+    """fn taking its aliases as keywords too (fn itself when it has none, or when its
+    wrapper already reads them: param_aliases)."""
+    if hasattr(fn, "param_aliases"):
+        return fn
     found = _WRAPPERS.get(fn)
     if found is not None:
         return found
@@ -55,14 +78,13 @@ def with_aliases(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            for alias in mapping.keys() & kwargs.keys():
-                target = mapping[alias]
-                if target in kwargs:
-                    raise TypeError(f"{fn.__name__}() got both {alias!r} and {target!r} "
-                                    f"(the same argument)")
-                kwargs[target] = kwargs.pop(alias)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            again = renamed(fn, mapping, kwargs) if kwargs else None
+            if again is None:
+                raise
+        return fn(*args, **again)
 
     call.param_aliases = mapping        # type: ignore[attr-defined]
     _WRAPPERS[fn] = call
@@ -75,7 +97,7 @@ def install(module: types.ModuleType, names: Any = None) -> None:
         if name.startswith("_"):
             continue
         fn = getattr(module, name, None)
-        if isinstance(fn, types.FunctionType) and not hasattr(fn, "param_aliases"):
+        if isinstance(fn, types.FunctionType):
             wrapped = with_aliases(fn)
             if wrapped is not fn:
                 setattr(module, name, wrapped)

@@ -457,6 +457,8 @@ def check_tensor_args(fn: Any) -> Any:
             if p.kind in kinds and p.annotation in ("Tensor", "Sequence[Tensor]")]
     if not want or hasattr(fn, "__wrapped__") or getattr(fn, "checks_own_tensor_args", False):
         return fn
+    from ..core.param_aliases import aliases_of, renamed
+    mapping = aliases_of(fn)            # Paddle 3.x's keyword aliases (dim=, input=, ...)
 
     def bad(v: Any, seq: bool) -> bool:
         if not seq:
@@ -474,11 +476,17 @@ def check_tensor_args(fn: Any) -> Any:
     def checked(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (AttributeError, TypeError, ValueError, IndexError):
-            err = diagnose(args, kwargs)
-            if err is None:
-                raise
-            raise err from None
+        except (AttributeError, TypeError, ValueError, IndexError) as e:
+            again = renamed(fn, mapping, kwargs) if kwargs and mapping and \
+                type(e) is TypeError else None
+            if again is None:
+                err = diagnose(args, kwargs)
+                if err is None:
+                    raise
+                raise err from None
+        return checked(*args, **again)
+
+    checked.param_aliases = mapping     # type: ignore[attr-defined]  (param_aliases.install)
     return checked
 
 
