@@ -19,7 +19,8 @@ from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, co
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .linear import IDENTITY, linear, step
 from .shape import reshape_exact
-from .shape import (_along_axis_positions, _flat_positions, _getitem_map, _select_positions,
+from .shape import (_along_axis_positions, _flat_positions, _getitem_map, _in_range,
+                    _select_positions,
                     _take_flat,
                     take_flat_op, squeeze,
                     broadcast_to, getitem, reshape, getitem_op, unsqueeze)
@@ -382,18 +383,6 @@ def _unbroadcast_positions(ashape: tuple, idx: np.ndarray, ax: int, what: str
     crop = tuple(slice(None) if i == ax else slice(0, k) for i, k in enumerate(idx.shape))
     part = _flat_positions(ashape)[crop]
     return np.take_along_axis(part, _in_range(idx, ashape[ax], ax, what), axis=ax)
-
-
-def _in_range(idx: np.ndarray, n: int, ax: int, what: str) -> np.ndarray:
-    """idx with negative indices counted from the end (-n..n-1, as numpy); others raise."""
-    if idx.size:
-        lo, hi = idx.min(), idx.max()
-        if lo < -n or hi >= n:
-            raise IndexError(f"{what}: index {hi if hi >= n else lo} is out of bounds for "
-                             f"axis {ax} with size {n}")
-        if lo < 0:
-            idx = np.where(idx < 0, idx + n, idx)
-    return idx
 
 
 def take_along_axis(arr: Tensor, indices: Any, axis: int, broadcast: bool = True) -> Tensor:

@@ -48,16 +48,21 @@ def _along_axis_positions(shape: tuple, idx: np.ndarray, ax: int, what: str) -> 
             if kernels.along_positions(np.ascontiguousarray(idx).reshape(-1, k, post), n,
                                        post, pos.reshape(-1, k, post)):
                 return pos
+    idx = _in_range(idx, n, ax, what)
+    stride = math.prod(shape[ax + 1:])
+    return _axis_origins(shape, ax) + (idx if stride == 1 else idx * stride)
+
+
+def _in_range(idx: np.ndarray, n: int, ax: int, what: str) -> np.ndarray:
+    """idx with negative indices counted from the end (-n..n-1, as numpy); others raise."""
     if idx.size:
         lo, hi = idx.min(), idx.max()
         if lo < -n or hi >= n:
-            bad = hi if hi >= n else lo
-            raise IndexError(f"{what}: index {bad} is out of bounds for axis {ax} with size "
-                             f"{n}")
+            raise IndexError(f"{what}: index {hi if hi >= n else lo} is out of bounds for "
+                             f"axis {ax} with size {n}")
         if lo < 0:
             idx = np.where(idx < 0, idx + n, idx)
-    stride = math.prod(shape[ax + 1:])
-    return _axis_origins(shape, ax) + (idx if stride == 1 else idx * stride)
+    return idx
 
 
 def _select_compiled(shape: tuple, idx: np.ndarray, ax: int) -> np.ndarray | None:
