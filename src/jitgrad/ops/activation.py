@@ -15,7 +15,8 @@ from . import rounded
 from . import elementwise as E
 from .core import NO_ATTRS, apply_xy, compiled_input, compiled_kernels, const, require_float
 from .elementwise import _sigmoid
-from .derivative import NumpyMath, apply_unary, binary, kernel_scalars, numpy_function, unary
+from .derivative import (NumpyMath, Select, apply_unary, binary, kernel_scalars,
+                         numpy_function, unary)
 from .math import _erf, special_kernel
 from .shape import getitem_op, reshape
 from .registry import UNARY_CASES, defop
@@ -34,7 +35,7 @@ def _mask(x: Tensor, m: np.ndarray) -> Tensor:
 
 relu6_op = unary(
     "relu6", lambda x, threshold: np.clip(x, 0, threshold).astype(x.dtype, copy=False),
-    lambda m, x, out, threshold: m.mask((m.data(x) > 0) & (m.data(x) < threshold)),
+    Select(lambda m, x, out, threshold: (m.data(x) > 0) & (m.data(x) < threshold)),
     domain=(-3.0, 8.0), cases=_cases(threshold=6.0),
     compiled=("clamp", lambda t, threshold: (t(0), t(threshold), False, t(1), t(0))))
 
@@ -191,7 +192,7 @@ softsign_op = unary(
 
 hardtanh_op = unary(
     "hardtanh", lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
-    lambda m, x, out, lo, hi: m.mask((m.data(x) > lo) & (m.data(x) < hi)),
+    Select(lambda m, x, out, lo, hi: (m.data(x) > lo) & (m.data(x) < hi)),
     cases=_cases(lo=-1.0, hi=1.0),
     compiled=("clamp", lambda t, lo, hi: (t(lo), t(hi), False, t(1), t(0))))
 
@@ -232,7 +233,7 @@ def _hshrink_keep(x, threshold):
 
 hardshrink_op = unary(
     "hardshrink", lambda x, threshold: x * _hshrink_keep(x, threshold).astype(x.dtype),
-    lambda m, x, out, threshold: m.mask(_hshrink_keep(m.data(x), threshold)),
+    Select(lambda m, x, out, threshold: _hshrink_keep(m.data(x), threshold)),
     cases=_cases(threshold=0.5),
     compiled=("hardshrink", lambda t, threshold: (t(threshold), t(1), t(0))))
 
@@ -250,7 +251,7 @@ def _sshrink_pass(x, threshold):
 
 softshrink_op = unary(
     "softshrink", _sshrink_fwd,
-    lambda m, x, out, threshold: m.mask(_sshrink_pass(m.data(x), threshold)),
+    Select(lambda m, x, out, threshold: _sshrink_pass(m.data(x), threshold)),
     cases=_cases(threshold=0.5),
     compiled=("softshrink", lambda t, threshold: (t(threshold), t(1), t(0))))
 
@@ -293,7 +294,7 @@ thresholded_relu_op = unary(
     "thresholded_relu",
     lambda x, threshold, value: np.where(_trelu_pass(x, threshold) | np.isnan(x), x,
                                          _like(x, value)),
-    lambda m, x, out, threshold, value: m.mask(_trelu_pass(m.data(x), threshold)),
+    Select(lambda m, x, out, threshold, value: _trelu_pass(m.data(x), threshold)),
     domain=(-1.0, 3.0), cases=_cases(threshold=1.0, value=0.0) + (
         {"shapes": ((2, 3),), "attrs": {"threshold": -0.5, "value": 2.0}},),
     compiled=("thresholded_relu",

@@ -15,6 +15,10 @@ Python operators and the functions of a math namespace `m`.
 
 Conditions are computed on plain values (`m.data(x)`) and are not differentiated:
 `m.mask(cond)` is a 0/1 constant, `m.where(cond, a, b)` picks between two expressions.
+A derivative that is a condition alone is written `Select(cond)` (clip's, where's): the
+gradient passes where the condition holds and is 0 elsewhere whatever the upstream value,
+so an inf or nan arriving where the op is flat gives 0 (a multiply by 0 would give nan),
+as Paddle's clip and where kernels and torch's select kernels give.
 A binary op (`binary`) states its two partial derivatives the same way.
 A function the namespaces do not know by numpy's name (an op's own special function) is
 registered once with `numpy_function`: `m.name(...)` then calls it in numpy and the jitgrad
@@ -107,6 +111,21 @@ class OpsMath:
         return fn
 
 
+class Select:
+    """A derivative that is the condition `cond(m, *values, **attrs)` (a bool array): the
+    gradient is the upstream one where it holds and 0 elsewhere, an inf or nan upstream
+    included. Called like any derivative, it gives the 0/1 mask the forward saves; the
+    backward selects with it (the VM's RELU_BWD: a where b > 0, else 0)."""
+
+    __slots__ = ("cond",)
+
+    def __init__(self, cond: Callable) -> None:
+        self.cond = cond
+
+    def __call__(self, m: Any, *args: Any, **attrs: Any) -> Any:
+        return m.mask(self.cond(m, *args, **attrs))
+
+
 def _reads(*plans: FK.Plan) -> tuple:
     """grad_reads: the values the kernels read (an in-place change of another one is no
     obstacle to the backward)."""
@@ -191,6 +210,7 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     nin = len(derivs)
     plans = [FK.trace(d, tuple(range(nin)) + ("out",)) for d in derivs]   # None: saved
     saved = [(i, d) for i, (d, plan) in enumerate(zip(derivs, plans)) if plan is None]
+    selects = [isinstance(d, Select) for d in derivs]
 
     def save(needs: tuple, out: np.ndarray, *inputs: np.ndarray, **attrs: Any) -> tuple:
         # (None: that input needs no gradient; the node's edge to it is fixed now, so the
@@ -210,11 +230,14 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
 
     def lower(b: Any, node: Any, g: Any, gins: list) -> None:
         j = -1
-        for gi, plan in zip(gins, plans):
+        for gi, plan, select in zip(gins, plans, selects):
             j += plan is None
             if gi is None:
                 continue
-            if plan is None:        # (a one-element factor becomes a constant)
+            if select:
+                shape = node.out_data.shape
+                b.contribute(gi, shape, "RELU_BWD", g, b.value(node.saved[j], shape))
+            elif plan is None:      # (a one-element factor becomes a constant)
                 b.mul(gi, node.out_data.shape, g, node.saved[j])
             else:
                 FK.emit(b, node, g, gi, plan)
@@ -222,10 +245,12 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     # the interpreter's rule per input: g times its saved factor, or its kernel's expression
     array_rules = []
     j = -1
-    for plan in plans:
+    for plan, select in zip(plans, selects):
         j += plan is None
-        array_rules.append((lambda g, node, j=j: g * node.saved[j]) if plan is None else
-                           FK.on_arrays(plan))
+        array_rules.append(
+            (lambda g, node, j=j: np.where(node.saved[j] > 0, g, g.dtype.type(0))) if select
+            else (lambda g, node, j=j: g * node.saved[j]) if plan is None else
+            FK.on_arrays(plan))
 
     def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
         return tuple([rule(g, node) if w else None for rule, w in zip(array_rules, want)])
@@ -233,8 +258,9 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     def vjp(g: Tensor, out: Tensor, *inputs: Tensor, **attrs: Any) -> tuple:
         values = {**dict(enumerate(inputs)), "out": out}
         m = OpsMath(out._data.dtype)
-        return tuple(g * d(m, *inputs, out, **attrs) if plan is None else
-                     FK.eager(g, values, plan) for d, plan in zip(derivs, plans))
+        return tuple(m.where(d.cond(m, *inputs, out, **attrs), g, 0.0) if select else
+                     g * d(m, *inputs, out, **attrs) if plan is None else
+                     FK.eager(g, values, plan) for d, plan, select in zip(derivs, plans, selects))
 
     if not saved:                           # kernels' factors only: what they read is all
         extra.setdefault("grad_reads", _reads(*plans))

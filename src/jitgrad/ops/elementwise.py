@@ -15,7 +15,7 @@ from ..core.tensor import Tensor, bind_operators
 from .core import (_KERNELS, NO_ATTRS, apply_internal, apply_xy, binary_operands,
                    checks_own_tensor_args, compiled_input, compiled_kernels, const, float_input,
                    tensor_arg_error)
-from .derivative import apply_unary, binary, numpy_function, unary
+from .derivative import Select, apply_unary, binary, numpy_function, unary
 from . import rounded
 from .linear import linear, step
 from .registry import OpDef
@@ -196,7 +196,7 @@ pow_scalar_op = unary(
 
 clip_op = unary(
     "clip", lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
-    lambda m, x, out, lo, hi: m.mask((m.data(x) >= lo) & (m.data(x) <= hi)), quiet=False,
+    Select(lambda m, x, out, lo, hi: (m.data(x) >= lo) & (m.data(x) <= hi)), quiet=False,
     cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
            {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}),
     compiled=("clamp", lambda t, lo, hi: (t(lo), t(hi), True, t(1), t(0))))
@@ -367,8 +367,8 @@ def _where_mask(m, out, cond):
 
 where_op = binary(
     "where", lambda x, y, cond: np.where(cond, x, y),
-    lambda m, x, y, out, cond: m.mask(_where_mask(m, out, cond)),
-    lambda m, x, y, out, cond: m.mask(~_where_mask(m, out, cond)), bound_attrs=("cond",),
+    Select(lambda m, x, y, out, cond: _where_mask(m, out, cond)),
+    Select(lambda m, x, y, out, cond: ~_where_mask(m, out, cond)), bound_attrs=("cond",),
     quiet=False, cases=tuple({"shapes": s, "attrs": {"cond": np.array([True, False, True])}}
                 for s in (((3,), (3,)), ((2, 3), (1, 3)))) +
     ({"shapes": ((), ()), "attrs": {"cond": np.array(False)}},))

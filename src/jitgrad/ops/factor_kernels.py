@@ -206,8 +206,7 @@ def eager(g: Any, node_values: dict, plan: Plan) -> Any:
     if k == 1.0 and op in ("MUL", "DIV", "MULDIV"):      # K * g is g exactly: no node
         out = g * values[0] if op == "MUL" or op == "MULDIV" else g / values[0]
         return out / values[1] if op == "MULDIV" else out
-    if op == "RELU_BWD":
-        from .core import const
-        v = values[0]
-        return g * const(np.asarray(v._data > 0, v._data.dtype), v._data.dtype)
+    if op == "RELU_BWD":                # a select: an inf or nan upstream where v <= 0 gives 0
+        from .elementwise import where
+        return where(values[0]._data > 0, g, 0.0)
     return BY_CODE[OP[op]].value(k, g, *values, *([None] * (2 - len(values))))

@@ -19,7 +19,7 @@ from .core import NO_ATTRS, apply_xy, binary_operands, compiled_input, float_inp
     require_float
 from . import rounded
 from . import elementwise as E
-from .derivative import NumpyMath, apply_unary, binary, numpy_function, unary
+from .derivative import NumpyMath, Select, apply_unary, binary, numpy_function, unary
 
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
@@ -117,7 +117,7 @@ frac_op = unary("frac", lambda x: x - np.trunc(x), lambda m, x, out: 1.0,
 
 heaviside_op = binary(
     "heaviside", np.heaviside, lambda m, x, y, out: 0.0,
-    lambda m, x, y, out: m.mask(m.data(x) == 0), quiet=False,
+    Select(lambda m, x, y, out: m.data(x) == 0), quiet=False,
     doc="0 where x < 0, y where x == 0, 1 where x > 0; Paddle's gradients: 0 for x, and "
         "for y the upstream gradient where x == 0")
 

@@ -1,0 +1,73 @@
+"""Where an op is flat (clip outside its bounds, where's unpicked side, the relu family's
+zero region), the gradient is 0 whatever arrives from upstream: an inf or nan there gives 0,
+not the nan a multiply by 0 would give. Paddle 3.3.1's clip, where and masked_fill kernels
+select this way (measured); torch selects for all of these. On every backward path."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from backward_paths import PATHS, backward, leaf
+
+F = paddle.nn.functional
+INF, NAN = np.inf, np.nan
+
+X = [-3.0, -1.0, 0.0, 0.5, 1.0, 2.0, 7.0]
+G = [INF, NAN, -INF, INF, NAN, INF, NAN]
+
+
+def _zeros7():
+    return paddle.to_tensor(np.zeros(7, "float32"))
+
+
+CASES = {
+    # op: (function, x's gradient for upstream G at X)
+    "clip": (lambda x: paddle.clip(x, -1.0, 1.0), [0, NAN, -INF, INF, NAN, 0, 0]),
+    "where": (lambda x: paddle.where(x > 0, x, _zeros7()), [0, 0, 0, INF, NAN, INF, NAN]),
+    "masked_fill": (lambda x: paddle.masked_fill(x, x > 1, 0.0),
+                    [INF, NAN, -INF, INF, NAN, 0, 0]),
+    "relu": (F.relu, [0, 0, 0, INF, NAN, INF, NAN]),
+    "relu6": (F.relu6, [0, 0, 0, INF, NAN, INF, 0]),
+    "hardtanh": (F.hardtanh, [0, 0, -INF, INF, 0, 0, 0]),
+    "hardshrink": (F.hardshrink, [INF, NAN, 0, INF, NAN, INF, NAN]),
+    "softshrink": (F.softshrink, [INF, NAN, 0, 0, NAN, INF, NAN]),
+    "thresholded_relu": (F.thresholded_relu, [0, 0, 0, 0, 0, INF, NAN]),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_inf_or_nan_upstream_where_the_op_is_flat_gives_zero(op, path):
+    fn, want = CASES[op]
+    x = leaf(X)
+    y = fn(x)
+    backward(y, path, grad_tensor=paddle.to_tensor(np.array(G, "float32")))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(want, "float32"))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_where_selects_for_both_sides_with_broadcasting(path):
+    x = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    y = leaf([10.0, 20.0, 30.0])
+    cond = paddle.to_tensor(np.array([[True, False, True], [False, False, True]]))
+    out = paddle.where(cond, x, y)
+    g = np.array([[NAN, 1.0, INF], [2.0, INF, 3.0]], "float32")
+    backward(out, path, grad_tensor=paddle.to_tensor(g))
+    np.testing.assert_array_equal(x.grad.numpy(), [[NAN, 0, INF], [0, 0, 3.0]])
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0, INF, 0])
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_clip_gradient_with_finite_upstream_is_unchanged(path):
+    x = leaf([-2.0, -1.0, 0.25, 1.0, 3.0], dtype="float64")
+    y = paddle.clip(x, -1.0, 1.0)
+    backward(y, path, grad_tensor=paddle.to_tensor(np.array([5.0, -4.0, 3.0, 2.0, 1.0])))
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, -4.0, 3.0, 2.0, 0.0])
+
+
+def test_clip_second_derivative_through_the_select_is_zero():
+    x = leaf([-2.0, 0.5, 3.0])
+    (g,) = paddle.grad((paddle.clip(x, -1.0, 1.0) * x).sum(), [x], create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), [-1.0, 1.0, 1.0])   # clip(x) + x * [in range]
+    g.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 2.0, 0.0])
