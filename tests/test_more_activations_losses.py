@@ -9,6 +9,9 @@ from jitgrad.ops.activation import (celu, glu, hardshrink, prelu, softshrink,
                                     thresholded_relu)
 import jitgrad.ops.margin_losses as LS
 from jitgrad.testing import check_grads
+from backward_paths import PATHS, backward, leaf
+
+F = paddle.nn.functional
 
 XS = [-1.5, -0.5, -0.2, 0.3, 0.5, 2.0]
 
@@ -541,3 +544,21 @@ LOSS_GRAD_CASES = {
 def test_loss_gradients_match_finite_differences(name):
     fn, arrays = LOSS_GRAD_CASES[name]
     check_grads(fn, *arrays, order=2)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_elu_with_negative_alpha_keeps_its_slope_in_the_far_tail(path, dtype):
+    # alpha * exp(x) from x, as Paddle 3.3.1 computes it for alpha < 0 (out + alpha cancels)
+    x = leaf([-40.0, -20.0, -1.0, 0.5], dtype=dtype)
+    backward(F.elu(x, alpha=-0.5).sum(), path)
+    want = np.array([-0.5 * np.exp(-40.0), -0.5 * np.exp(-20.0), -0.5 * np.exp(-1.0), 1.0])
+    np.testing.assert_allclose(x.grad.numpy(), want.astype(dtype), rtol=1e-6, atol=0)
+
+
+def test_elu_with_negative_alpha_second_derivative_is_alpha_exp_x():
+    x = leaf([-2.0, -0.5, 1.5], dtype="float64")
+    (g,) = paddle.grad(F.elu(x, alpha=-0.5).sum(), [x], create_graph=True)
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [-0.5 * np.exp(-2.0), -0.5 * np.exp(-0.5), 0.0],
+                               rtol=1e-12)

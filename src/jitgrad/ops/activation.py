@@ -49,13 +49,22 @@ def _elu_fwd(x, alpha, scale):
     return (scale * np.where(x > 0, x, alpha * rounded.expm1(np.minimum(x, 0)))).astype(x.dtype)
 
 
+def _elu_deriv(m: Any, x: Any, out: Any, alpha: float, scale: float) -> Any:
+    """scale where x > 0, else scale * alpha * exp(x), as Paddle's kernel computes it: from
+    the output (out + scale * alpha) for alpha >= 0, where the slope cancels to 0 once
+    exp(x) is below alpha's ulp, and from x itself for alpha < 0 (exact in the tail)."""
+    if alpha < 0:
+        return m.where(m.data(x) > 0, scale, scale * alpha * m.exp(m.minimum(x, 0.0)))
+    return m.where(m.data(x) > 0, scale, out + scale * alpha)
+
+
 elu_op = unary(
-    "elu", _elu_fwd,
-    lambda m, x, out, alpha, scale: m.where(m.data(x) > 0, scale, out + scale * alpha),
+    "elu", _elu_fwd, _elu_deriv,
     cases=_cases(alpha=1.0, scale=1.0) + (
         {"shapes": ((2, 3),), "attrs": {"alpha": 1.6732632423543772,
                                         "scale": 1.0507009873554805}},),
-    compiled=("elu", lambda t, alpha, scale: (t(alpha), t(scale), t(scale * alpha)),
+    compiled=("elu", lambda t, alpha, scale: (t(alpha), t(scale), t(scale * alpha))
+              if alpha >= 0 else None,      # (the kernel's slope is out + scale * alpha)
               lambda x, alpha, scale: (rounded.expm1(np.minimum(x, 0)),)))
 
 _K = _m.sqrt(2.0 / _m.pi)
@@ -337,7 +346,7 @@ def _elu(x: Tensor, alpha: float, scale: float) -> Tensor:
     require_float(x, "elu")
     attrs = {"alpha": alpha, "scale": scale}
     found = compiled_input("forward_activation", x._data)
-    if found is None:
+    if found is None or alpha < 0:
         return apply_unary(elu_op, x, attrs)
     k, d = found
     flat = d.reshape(-1)
