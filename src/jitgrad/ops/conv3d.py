@@ -15,7 +15,7 @@ from . import elementwise as E
 from .conv import _pair, _padding, conv2d
 from .core import require_float
 from .indexing import concat
-from .pool import avg_pool2d, max_pool2d, window_counts
+from .pool import _fit_one_window, avg_pool2d, max_pool2d, window_counts
 from .shape import getitem, reshape, transpose
 
 NAMES = ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
@@ -109,7 +109,9 @@ def _pool3d(x: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: b
     x, last = _to_ncdhw(x, data_format, what)
     k = _pair(kernel_size, 3, "kernel_size")
     st = k if stride is None else _pair(stride, 3, "stride")
-    widths = _padding(padding, 3, k, [1, 1, 1], st, x.shape[2:], last)
+    widths = [_fit_one_window(w, n, kk, s, ceil_mode) for w, n, kk, s
+              in zip(_padding(padding, 3, k, [1, 1, 1], st, x.shape[2:], last), x.shape[2:],
+                     k, st)]
     N, C, D = x.shape[:3]
     Do = _out_len(D, k[0], st[0], 1, widths[0], ceil_mode)
     xp = _pad_depth(x, widths[0][0], widths[0][1] + st[0] * k[0], fill)   # (room for ceil)

@@ -31,11 +31,28 @@ def _pool_setup(x, kernel_size, stride, padding, ceil_mode, data_format):
     st = k if stride is None else _pair(stride, 2, "stride")
     if ceil_mode and isinstance(padding, str) and padding.upper() == "VALID":
         raise ValueError("padding 'VALID' cannot be used with ceil_mode=True (as Paddle)")
-    widths = _padding(padding, 2, k, [1, 1], st, x.shape[2:])
+    widths = [_fit_one_window(w, n, kk, s, ceil_mode) for w, n, kk, s
+              in zip(_padding(padding, 2, k, [1, 1], st, x.shape[2:]), x.shape[2:], k, st)]
     if ceil_mode:           # extra room at the end so that partial windows are kept
         widths = [(a, b + (-(n + a + b - kk)) % s) for (a, b), n, kk, s
                   in zip(widths, x.shape[2:], k, st)]
     return x, last, k, st, widths
+
+
+def _fit_one_window(width: tuple, n: int, k: int, s: int, ceil_mode: bool) -> tuple:
+    """The padding of one dim, widened at the end to the kernel when the kernel is larger
+    than the padded input by less than a stride: Paddle 3.3.1's output size there is one
+    window (its C division truncates (n + pads - k [+ s - 1]) / s to 0), over the whole
+    input. Beyond that its size is 0 or less, and this raises."""
+    a, b = width
+    short = k - (n + a + b)
+    if short <= 0:
+        return width
+    if short - (s - 1 if ceil_mode else 0) < s:
+        return (a, b + short)
+    raise ValueError(f"the pooling kernel ({k}) is larger than the padded input ({n + a + b}) "
+                     f"by a stride ({s}) or more: no window fits (Paddle 3.3.1 returns an "
+                     "empty or invalid shape there)")
 
 
 # the attributes of max_pool2d(x, k, s, p) for int k, s (or None), p: the fast path's node
@@ -53,7 +70,10 @@ def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
             not ceil_mode and data_format == "NCHW" and (stride is None or type(stride) is int)):
         attrs = _POOL_ATTRS.get((kernel_size, stride, padding))
         if attrs is not None and x._data.ndim == 4 and x._data.dtype.kind == "f":
-            return apply_xy(max_pool_op, x, attrs=attrs)   # the common call, one frame
+            try:
+                return apply_xy(max_pool_op, x, attrs=attrs)   # the common call, one frame
+            except ValueError:  # a kernel larger than the padded input: the path below
+                pass
         if attrs is None and kernel_size > 0 and padding >= 0 and \
                 (stride is None or stride > 0) and len(_POOL_ATTRS) < 64:
             s = kernel_size if stride is None else stride
