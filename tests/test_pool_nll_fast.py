@@ -124,7 +124,7 @@ def test_max_pool2d_fast_path_reuses_the_program_and_keeps_the_errors():
         with pytest.raises(TypeError, match="float"):
             F.max_pool2d(paddle.to_tensor(x0.astype(np.int64)), 3, 2, 1)
         with pytest.raises(ValueError, match="larger"):
-            F.max_pool2d(paddle.to_tensor(x0), 11, 2, 1)
+            F.max_pool2d(paddle.to_tensor(x0), 12, 2, 1)   # 8 + 2 < 12 by a stride
 
 
 def test_adaptive_max_pool2d_equal_windows_are_max_pooling():
