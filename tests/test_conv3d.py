@@ -113,3 +113,32 @@ def test_conv3d_transpose_is_the_gradient_of_conv3d():
     layer = paddle.nn.Conv3DTranspose(2, 3, 2, stride=2)
     assert layer.weight.shape == [2, 3, 2, 2, 2]
     assert layer(TT(np.ones((1, 2, 2, 2, 2), "float32"))).shape == [1, 3, 4, 4, 4]
+
+
+@pytest.mark.parametrize("data_format", ["NCDHW", "NDHWC"])
+def test_conv3d_layer_circular_padding_wraps_around(data_format):
+    # a 3x3x3 kernel of ones over a circularly padded input: each output is the sum of the
+    # 27 wrapped neighbours, and each input reaches 27 outputs
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal((1, 1, 3, 4, 5))
+    conv = paddle.nn.Conv3D(1, 1, 3, padding=1, padding_mode="circular", bias_attr=False,
+                            data_format=data_format)
+    conv.weight.set_value(np.ones((1, 1, 3, 3, 3), "float32"))
+    x = paddle.to_tensor((v if data_format == "NCDHW" else v.transpose(0, 2, 3, 4, 1))
+                         .astype("float32"), stop_gradient=False)
+    y = conv(x)
+    y.sum().backward()
+    want = sum(np.roll(v, (a, b, c), axis=(2, 3, 4))
+               for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1))
+    got = y.numpy() if data_format == "NCDHW" else y.numpy().transpose(0, 4, 1, 2, 3)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(x.grad.numpy(), np.full(x.shape, 27.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_conv3d_layer_padding_mode_is_pad_then_convolve(mode):
+    rng = np.random.default_rng(4)
+    conv = paddle.nn.Conv3D(2, 3, 3, padding=1, padding_mode=mode)
+    x = paddle.to_tensor(rng.standard_normal((1, 2, 3, 4, 3)).astype("float32"))
+    want = F.conv3d(F.pad(x, [1] * 6, mode=mode), conv.weight, conv.bias)
+    np.testing.assert_array_equal(conv(x).numpy(), want.numpy())

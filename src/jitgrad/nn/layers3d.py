@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.tensor import Tensor
+from ..ops.padding import pad
 from ..ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d,
                           conv3d_transpose, max_pool3d)
 from .layer import Layer
@@ -23,13 +24,12 @@ class Conv3D(_ConvNd):
                  data_format: str = "NCDHW", *, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
         bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv3D: padding_mode={padding_mode!r} is not "
-                                      f"supported; pad with F.pad first")
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, weight_attr, bias_attr, data_format)
+                         groups, weight_attr, bias_attr, data_format, padding_mode)
 
     def forward(self, x: Tensor) -> Tensor:
+        if self._pad is not None:
+            x = pad(x, self._pad, mode=self._padding_mode, data_format=self._args["data_format"])
         return conv3d(x, self.weight, self.bias, **self._args)
 
 
