@@ -1,7 +1,8 @@
-"""Spatial transformer sampling (2-D): affine_grid builds normalised sampling coordinates
-from [N, 2, 3] affine matrices, grid_sample reads x at them (bilinear or nearest, zeros /
-border / reflection padding). Composites: the corner values are gathers of x, the
-bilinear weights are differentiable in the grid, so gradients reach both x and the grid."""
+"""Spatial transformer sampling (2-D and 3-D): affine_grid builds normalised sampling
+coordinates from [N, 2, 3] (or [N, 3, 4]) affine matrices, grid_sample reads x at them
+(bilinear, trilinear in 3-D, or nearest; zeros / border / reflection padding). Composites:
+the corner values are gathers of x, the interpolation weights are differentiable in the
+grid, so gradients reach both x and the grid."""
 
 from __future__ import annotations
 
@@ -27,20 +28,24 @@ def _base(n: int, align_corners: bool) -> np.ndarray:
 
 def affine_grid(theta: Tensor, out_shape: Any, align_corners: bool = True,
                 name: str | None = None) -> Tensor:
-    """[N, H, W, 2] (x, y) coordinates: theta applied to the output pixels' normalised
-    positions in [-1, 1] (pixel corners with align_corners, else pixel centres)."""
+    """[N, H, W, 2] (x, y) coordinates: theta [N, 2, 3] applied to the output pixels'
+    normalised positions in [-1, 1] (pixel corners with align_corners, else pixel centres);
+    or, for out_shape [N, C, D, H, W] and theta [N, 3, 4], [N, D, H, W, 3] (x, y, z)."""
     require_float(theta, "affine_grid")
     shape = [int(v) for v in (out_shape._data.tolist() if isinstance(out_shape, Tensor)
                               else out_shape)]
-    if theta.ndim != 3 or list(theta.shape[1:]) != [2, 3] or len(shape) != 4 or \
+    nd = len(shape) - 2
+    if nd not in (2, 3) or theta.ndim != 3 or list(theta.shape[1:]) != [nd, nd + 1] or \
             shape[0] != theta.shape[0]:
-        raise ValueError(f"affine_grid: theta must be [N, 2, 3] and out_shape [N, C, H, W], got "
-                         f"{list(theta.shape)} and {shape}")
-    N, _, H, W = shape
-    xs, ys = np.meshgrid(_base(W, align_corners), _base(H, align_corners))
-    base = np.stack([xs, ys, np.ones_like(xs)], axis=-1).reshape(1, H * W, 3)
-    base = const(np.broadcast_to(base, (N, H * W, 3)), theta._data.dtype)
-    return reshape(matmul(base, theta, transpose_y=True), [N, H, W, 2])
+        raise ValueError(f"affine_grid: theta must be [N, 2, 3] with out_shape [N, C, H, W], "
+                         f"or [N, 3, 4] with [N, C, D, H, W]; got {list(theta.shape)} and "
+                         f"{shape}")
+    N, sizes = shape[0], shape[2:]
+    # (x, y[, z]) vary along the last, second-last[, third-last] output dims
+    axes = np.meshgrid(*[_base(n, align_corners) for n in sizes], indexing="ij")[::-1]
+    base = np.stack([*axes, np.ones_like(axes[0])], axis=-1).reshape(1, -1, nd + 1)
+    base = const(np.broadcast_to(base, (N, base.shape[1], nd + 1)), theta._data.dtype)
+    return reshape(matmul(base, theta, transpose_y=True), [N, *sizes, nd])
 
 
 def _unnormalise(coord: Tensor, size: int, align_corners: bool) -> Tensor:
@@ -65,50 +70,54 @@ def _reflect(c: Tensor, size: int, align_corners: bool) -> Tensor:
 
 def grid_sample(x: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool = True, name: str | None = None) -> Tensor:
-    """out[n, c, h, w] = x[n, c] read at grid[n, h, w] = (x, y) in [-1, 1]."""
+    """out[n, c, h, w] = x[n, c] read at grid[n, h, w] = (x, y) in [-1, 1]; for a 5-D x
+    [N, C, D, H, W], out[n, c, d, h, w] read at grid[n, d, h, w] = (x, y, z) (trilinear
+    for 'bilinear', as Paddle)."""
     require_float(x, "grid_sample")
     if mode not in ("bilinear", "nearest"):
         raise ValueError(f"grid_sample: mode must be 'bilinear' or 'nearest', got {mode!r}")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"grid_sample: padding_mode must be 'zeros', 'border' or "
                          f"'reflection', got {padding_mode!r}")
-    if x.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != x.shape[0]:
-        raise ValueError(f"grid_sample: x must be [N, C, H, W] and grid [N, Ho, Wo, 2], got "
-                         f"{list(x.shape)} and {list(grid.shape)}")
-    N, C, H, W = x.shape
-    Ho, Wo = grid.shape[1:3]
-    ix = _unnormalise(getitem(grid, (Ellipsis, 0)), W, align_corners)
-    iy = _unnormalise(getitem(grid, (Ellipsis, 1)), H, align_corners)
+    nd = x.ndim - 2
+    if nd not in (2, 3) or grid.ndim != x.ndim or grid.shape[-1] != nd or \
+            grid.shape[0] != x.shape[0]:
+        raise ValueError(f"grid_sample: x must be [N, C, H, W] with grid [N, Ho, Wo, 2], or "
+                         f"[N, C, D, H, W] with grid [N, Do, Ho, Wo, 3]; got {list(x.shape)} "
+                         f"and {list(grid.shape)}")
+    N, C, sizes = x.shape[0], x.shape[1], x.shape[2:]
+    outs = grid.shape[1:-1]
+    # coords[d]: the position along spatial dim d (grid's last entry holds x: the last dim)
+    coords = [_unnormalise(getitem(grid, (Ellipsis, nd - 1 - d)), sizes[d], align_corners)
+              for d in range(nd)]
     if padding_mode == "border":
-        ix, iy = E.clip(ix, 0.0, W - 1.0), E.clip(iy, 0.0, H - 1.0)
+        coords = [E.clip(c, 0.0, n - 1.0) for c, n in zip(coords, sizes)]
     elif padding_mode == "reflection":
-        ix, iy = _reflect(ix, W, align_corners), _reflect(iy, H, align_corners)
-    flat = reshape(transpose(x, [0, 2, 3, 1]), [N * H * W, C])        # a row per pixel
-    batch = (np.arange(N) * H * W).reshape(N, 1, 1)
+        coords = [_reflect(c, n, align_corners) for c, n in zip(coords, sizes)]
+    flat = reshape(transpose(x, [0, *range(2, nd + 2), 1]), [-1])     # C values per pixel
+    strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+    batch = (np.arange(N) * int(np.prod(sizes))).reshape((N,) + (1,) * nd)
+    zero = const(np.zeros((), x._data.dtype), x._data.dtype)
 
-    def corner(cx: np.ndarray, cy: np.ndarray) -> tuple[Tensor, np.ndarray]:
-        """[N, Ho, Wo, C] values at integer corners (0 outside), and the inside mask."""
-        inside = (cx >= 0) & (cx < W) & (cy >= 0) & (cy < H)
-        rows = batch + np.clip(cy, 0, H - 1) * W + np.clip(cx, 0, W - 1)
-        pos = rows[..., None] * C + np.arange(C)
-        vals = _take(reshape(flat, [-1]), pos)
+    def corner(cs: list) -> Tensor:
+        """[N, *outs, C] values at the integer corners cs (0 outside)."""
+        inside = np.logical_and.reduce([(c >= 0) & (c < n) for c, n in zip(cs, sizes)])
+        rows = batch + sum(np.clip(c, 0, n - 1) * st for c, n, st in zip(cs, sizes, strides))
+        vals = _take(flat, rows[..., None] * C + np.arange(C))
         # (a where, not a product with the mask: 0 outside, not -0.0 as Paddle gives)
-        return E.where(np.broadcast_to(inside[..., None], vals._data.shape), vals,
-                       const(np.zeros((), x._data.dtype), x._data.dtype)), inside
+        return E.where(np.broadcast_to(inside[..., None], vals._data.shape), vals, zero)
 
-    if mode == "nearest":
-        cx = np.rint(ix._data).astype(np.int64)     # (halves to even, as Paddle's nearbyint)
-        cy = np.rint(iy._data).astype(np.int64)
-        out = corner(cx, cy)[0]
+    if mode == "nearest":       # (halves to even, as Paddle's nearbyint)
+        out = corner([np.rint(c._data).astype(np.int64) for c in coords])
     else:
-        x0 = np.floor(ix._data).astype(np.int64)
-        y0 = np.floor(iy._data).astype(np.int64)
-        wx1 = ix - const(x0, x._data.dtype)
-        wy1 = iy - const(y0, x._data.dtype)
-        wx0, wy0 = 1.0 - wx1, 1.0 - wy1
+        lows = [np.floor(c._data).astype(np.int64) for c in coords]
+        highs = [c - const(lo, x._data.dtype) for c, lo in zip(coords, lows)]
+        weights = [(1.0 - h, h) for h in highs]             # (below, above) per dim
         out = None
-        for cx, cy, w in ((x0, y0, wx0 * wy0), (x0 + 1, y0, wx1 * wy0),
-                          (x0, y0 + 1, wx0 * wy1), (x0 + 1, y0 + 1, wx1 * wy1)):
-            term = corner(cx, cy)[0] * reshape(w, [N, Ho, Wo, 1])
+        for bits in np.ndindex(*(2,) * nd):     # the 2^nd corners, the first dim slowest
+            w = weights[0][bits[0]]
+            for d in range(1, nd):
+                w = w * weights[d][bits[d]]
+            term = corner([lo + b for lo, b in zip(lows, bits)]) * reshape(w, [N, *outs, 1])
             out = term if out is None else out + term
-    return transpose(out, [0, 3, 1, 2])
+    return transpose(out, [0, nd + 1, *range(1, nd + 1)])
