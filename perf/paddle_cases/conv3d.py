@@ -34,3 +34,13 @@ cmp("conv3d_transpose_output_size", lambda P, x, w: P.nn.functional.conv3d_trans
 cmp("conv3d_transpose_same", lambda P, x, w: P.nn.functional.conv3d_transpose(x, w, padding="SAME"), [A((1, 2, 3, 4, 3)), A((2, 2, 3, 3, 3))], rtol=1e-4, atol=1e-5)
 cmp("conv3d_transpose_ndhwc", lambda P, x, w: P.nn.functional.conv3d_transpose(x, w, padding=1, data_format="NDHWC"), [A((1, 3, 4, 3, 2)), A((2, 2, 2, 2, 2))], rtol=1e-4, atol=1e-5)
 cmp("Conv3DTranspose", lambda P, x: (lambda m: (m.weight.set_value(np.linspace(-0.5, 0.5, 2 * 3 * 8).reshape(2, 3, 2, 2, 2).astype("float32")), m(x))[1])(P.nn.Conv3DTranspose(2, 3, 2, stride=2, padding=1)), [A((1, 2, 3, 3, 3))], rtol=1e-4, atol=1e-5)
+# padding modes of Conv3D (pad, then convolve), and pools whose kernel overhangs the input
+for _mode in ("circular", "reflect", "replicate"):
+    cmp(f"Conv3D_{_mode}", lambda P, x, m=_mode: (lambda c: (c.weight.set_value(np.linspace(-0.5, 0.5, 3 * 4 * 27).reshape(3, 4, 3, 3, 3).astype("float32")), c(x))[1])(P.nn.Conv3D(4, 3, 3, padding=1, padding_mode=m)), [_x], rtol=1e-4, atol=1e-5)
+_small = A((1, 2, 3, 3, 3))
+cmp("max_pool3d_kernel_over_input", lambda P, x: P.nn.functional.max_pool3d(x, 4), [_small])
+cmp("avg_pool3d_kernel_over_input", lambda P, x: P.nn.functional.avg_pool3d(x, 4, padding=1, exclusive=False), [_small])
+cmp("avg_pool2d_kernel_over_input", lambda P, x: P.nn.functional.avg_pool2d(x, [4, 5], stride=[2, 3]), [A((2, 3, 3, 4))])
+cmp("max_pool2d_kernel_over_input_ceil", lambda P, x: P.nn.functional.max_pool2d(x, 5, stride=2, ceil_mode=True), [A((2, 3, 3, 4))])
+cmp("lp_pool2d_kernel_over_input", lambda P, x: P.nn.functional.lp_pool2d(x, 2.0, 4), [A((1, 2, 3, 3), 0.5, 2.0)])
+cmp("max_pool1d_kernel_over_input", lambda P, x: P.nn.functional.max_pool1d(x, 4, padding=0), [A((2, 3, 3))])
