@@ -154,3 +154,18 @@ def test_spectral_norm_divides_by_the_largest_singular_value():
     assert lin.weight_u.numpy().tolist() == u.tolist()         # no power iteration in eval
     with pytest.raises(ValueError, match="no parameter 'weight'"):
         U.spectral_norm(lin)                    # (it is weight_orig now)
+
+
+def test_an_initializer_or_a_name_given_as_the_attr_itself():
+    # Paddle's ParamAttr._to_attr: weight_attr=Constant(1.0) means
+    # ParamAttr(initializer=Constant(1.0)); a str names the parameter (Paddle 3.3.1, measured)
+    C = paddle.nn.initializer.Constant
+    lin = paddle.nn.Linear(2, 3, weight_attr=C(1.0), bias_attr=C(0.5))
+    np.testing.assert_array_equal(lin.weight.numpy(), np.ones((2, 3), "float32"))
+    np.testing.assert_array_equal(lin.bias.numpy(), np.full(3, 0.5, "float32"))
+    conv = paddle.nn.Conv2D(1, 2, 2, weight_attr=C(2.0), bias_attr=C(-1.0))
+    assert (conv.weight.numpy() == 2.0).all() and (conv.bias.numpy() == -1.0).all()
+    assert (paddle.nn.Embedding(3, 2, weight_attr=C(3.0)).weight.numpy() == 3.0).all()
+    assert paddle.create_parameter([2], "float32", attr=C(4.0)).tolist() == [4.0, 4.0]
+    assert paddle.nn.Linear(2, 2, weight_attr="my_w").weight.name == "my_w"
+    assert paddle.nn.Linear(2, 2, bias_attr=False).bias is None

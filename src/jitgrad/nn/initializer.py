@@ -226,3 +226,17 @@ class ParamAttr:
         self.name, self.initializer, self.trainable = name, initializer, trainable
         self.learning_rate, self.regularizer = learning_rate, regularizer
         self.do_model_average, self.need_clip = do_model_average, need_clip
+
+
+def as_param_attr(attr: Any) -> Any:
+    """A weight_attr / bias_attr / attr argument as a ParamAttr, as Paddle's ParamAttr._to_attr
+    reads it: a name (str) or an initializer on its own stands for a ParamAttr with just
+    that; None and True for the defaults (None); False (no parameter) and a ParamAttr are
+    returned as they are."""
+    if isinstance(attr, str):
+        return ParamAttr(name=attr)
+    if isinstance(attr, Initializer):
+        return ParamAttr(initializer=attr)
+    if attr is True:
+        return None
+    return attr

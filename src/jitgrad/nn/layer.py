@@ -17,7 +17,8 @@ from ..core import dtypes
 from ..core.tensor import Tensor
 from ..utils import unique_name
 from . import layer_cast, layer_hooks, layer_state
-from .initializer import Constant, Initializer, ParamAttr, XavierUniform, global_initializer
+from .initializer import (Constant, Initializer, ParamAttr, XavierUniform, as_param_attr,
+                          global_initializer)
 
 _FIRST_CAP, _ALL_CAP = re.compile("(.)([A-Z][a-z]+)"), re.compile("([a-z])([A-Z])")
 
@@ -57,6 +58,7 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None =
     """A new Parameter: attr's initializer, else default_initializer, else Xavier (weights)
     or zeros (biases). Named attr.name, else name, else `create_parameter_<n>.w_0` (Paddle's
     name for a parameter made outside a Layer)."""
+    attr = as_param_attr(attr)
     dt = dtypes.default_float().np if dtype is None else dtypes.to_dtype(dtype).np
     init = attr.initializer if isinstance(attr, ParamAttr) and attr.initializer else \
         global_initializer(is_bias) or default_initializer or \
@@ -125,6 +127,7 @@ class Layer:
     def create_parameter(self, shape: Sequence[int], attr: Any = None, dtype: Any = None,
                          is_bias: bool = False,
                          default_initializer: Initializer | None = None) -> Parameter:
+        attr = as_param_attr(attr)
         name = None if isinstance(attr, ParamAttr) and attr.name else \
             unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
         return create_parameter(shape, dtype or self._dtype, name, attr, is_bias,
