@@ -201,3 +201,33 @@ def test_changed_values_a_gradient_reads_still_block_backward():
         y[0] = 0.0
     with pytest.raises(RuntimeError, match="ExpGradNode"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("value", [[5.0], [[5.0]]])
+def test_setitem_one_element_value_with_leading_ones_into_one_element(value):
+    # Paddle 3.3.1 drops the leading ones (numpy refuses them for a single element)
+    c = paddle.zeros([2, 2])
+    c[1, 1] = paddle.to_tensor(value)
+    assert c.tolist() == [[0.0, 0.0], [0.0, 5.0]]
+    d = paddle.zeros([3])
+    d[0] = np.array(value, "float32")
+    assert d.tolist() == [5.0, 0.0, 0.0]
+
+
+def test_setitem_one_element_value_into_one_element_is_differentiable():
+    x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    v = paddle.to_tensor([7.0], stop_gradient=False)
+    y = x * 1.0
+    y[1] = v
+    (y * y).sum().backward()
+    assert y.tolist() == [1.0, 7.0, 3.0]
+    assert v.grad.tolist() == [14.0]
+    assert x.grad.tolist() == [2.0, 0.0, 6.0]
+
+
+def test_setitem_value_of_another_shape_still_raises():
+    c = paddle.zeros([3])
+    with pytest.raises(ValueError):
+        c[0:2] = paddle.to_tensor([[5.0], [6.0]])      # [2, 1] into [2] (Paddle refuses too)
+    with pytest.raises(ValueError):
+        c[0] = paddle.to_tensor([5.0, 6.0])

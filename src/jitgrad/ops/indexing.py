@@ -586,6 +586,10 @@ def _values_for(x: Tensor, values: Any, shape: tuple) -> Tensor:
     elif values._data.dtype != x._data.dtype:
         values = values.astype(x._data.dtype)
     if tuple(values.shape) != shape:
+        vs = values._data.shape
+        extra = len(vs) - len(shape)
+        if extra > 0 and all(n == 1 for n in vs[:extra]):     # leading ones: dropped, as
+            values = reshape(values, list(vs[extra:]))          # numpy and Paddle drop them
         values = broadcast_to(values, list(shape))
     return values
 

@@ -255,8 +255,19 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
     if not tape.is_grad_enabled() or (x._stop_gradient and not value_needs):
         from .shape import _normalize_key
         v = value._data if isinstance(value, Tensor) else np.asarray(value)
+        k = _normalize_key(key, x._data.shape)
         try:
-            _write(x, v, _normalize_key(key, x._data.shape))
+            try:
+                _write(x, v, k)
+            except ValueError:
+                if not (v.ndim and v.shape[0] == 1):
+                    raise
+                # a value with leading ones into fewer dims, one element included
+                # (c[0] = [5.]): dropped, as Paddle 3.3.1 drops them (numpy keeps them
+                # for a single element)
+                while v.ndim and v.shape[0] == 1:
+                    v = v[0]
+                _write(x, v, k)
         except (IndexError, ValueError) as e:
             raise type(e)(f"cannot assign to index {key!r} of a tensor of shape {list(x.shape)}: "
                           f"{e}") from None
