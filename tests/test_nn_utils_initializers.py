@@ -169,3 +169,17 @@ def test_an_initializer_or_a_name_given_as_the_attr_itself():
     assert paddle.create_parameter([2], "float32", attr=C(4.0)).tolist() == [4.0, 4.0]
     assert paddle.nn.Linear(2, 2, weight_attr="my_w").weight.name == "my_w"
     assert paddle.nn.Linear(2, 2, bias_attr=False).bias is None
+
+
+def test_parameter_and_tensor_flags_paddle_code_reads():
+    lin = paddle.nn.Linear(2, 2)
+    w = lin.weight
+    assert w.persistable is True and w.is_distributed is False and w.do_model_average is True
+    p = paddle.create_parameter([2], "float32",
+                                attr=paddle.ParamAttr(do_model_average=False))
+    assert p.do_model_average is False
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    assert x.persistable is False
+    (x * x).sum().backward()
+    assert x._grad_ivar().tolist() == [2.0, 4.0]
+    assert x._inplace_version() == 0

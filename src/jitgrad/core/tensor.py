@@ -107,9 +107,19 @@ class Tensor(TensorOperators):
         """How many in-place changes this tensor has seen (Paddle's name; detach_ is none)."""
         return self._version - tape.moves(self)
 
+    def _inplace_version(self) -> int:
+        """inplace_version, under the name Paddle's own code calls."""
+        return self.inplace_version
+
     @property
     def is_leaf(self) -> bool:
         return self._node is None
+
+    @property
+    def persistable(self) -> bool:
+        """False: Paddle's flag for variables a static program saves (a Parameter's is
+        True); nothing in eager mode reads it."""
+        return False
 
     @property
     def stop_gradient(self) -> bool:
@@ -165,6 +175,10 @@ class Tensor(TensorOperators):
             raise ValueError(f"grad shape {list(value.shape)} does not match tensor shape "
                              f"{list(self.shape)}")
         self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
+
+    def _grad_ivar(self) -> Tensor | None:
+        """.grad, under the name Paddle's own code calls."""
+        return self.grad
 
     def clear_grad(self) -> None:
         """Zero the accumulated gradient in place (it stays None if there is none)."""

@@ -32,7 +32,18 @@ class Parameter(Tensor):
     """A leaf tensor that needs a gradient and belongs to a Layer."""
 
     # optimize_attr, regularizer, need_clip: from ParamAttr, read by the optimizers
-    __slots__ = ("need_clip", "optimize_attr", "regularizer")
+    __slots__ = ("need_clip", "optimize_attr", "regularizer", "_model_average")
+    persistable = True          # (Paddle's: saved by a static program)
+    is_distributed = False      # (Paddle's: split across devices; never here)
+
+    @property
+    def do_model_average(self) -> bool:
+        """ParamAttr's flag (True unless it said otherwise), kept for code reading it."""
+        return getattr(self, "_model_average", True)
+
+    @do_model_average.setter
+    def do_model_average(self, value: bool) -> None:
+        self._model_average = bool(value)
 
     @property
     def trainable(self) -> bool:
@@ -68,6 +79,7 @@ def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None =
     own = attr if isinstance(attr, ParamAttr) else ParamAttr()
     p.optimize_attr = {"learning_rate": own.learning_rate}
     p.regularizer, p.need_clip = own.regularizer, own.need_clip
+    p.do_model_average = own.do_model_average
     if isinstance(attr, ParamAttr) and attr.name:
         p.name = attr.name
     elif name:
