@@ -181,3 +181,33 @@ def test_assigning_data_replaces_values_shape_and_keeps_the_graph():
     assert y.tolist() == [0.0, 0.0]
     y.sum().backward()                          # the gradient reads no value: it runs
     assert w.grad.tolist() == [2.0, 2.0]
+
+
+def test_assign_a_constant_into_a_leaf_that_needs_a_gradient_keeps_it_a_leaf():
+    # a parameter's initial values or a weight copy (Paddle 3.3.1, measured)
+    w = paddle.create_parameter([2], "float32",
+                                default_initializer=paddle.nn.initializer.Constant(1.0))
+    assert paddle.assign(paddle.to_tensor([4.0, 5.0]), output=w) is w
+    assert w.tolist() == [4.0, 5.0] and w.is_leaf and not w.stop_gradient
+    (w * w).sum().backward()
+    assert w.grad.tolist() == [8.0, 10.0]
+    y = paddle.to_tensor([0.0, 0.0], stop_gradient=False)
+    paddle.assign(np.array([7.0, 8.0, 9.0], "float32"), output=y)     # it takes x's shape
+    assert y.tolist() == [7.0, 8.0, 9.0] and y.is_leaf and not y.stop_gradient
+
+
+def test_assign_a_tensor_that_needs_a_gradient_into_a_leaf_continues_its_graph():
+    w = paddle.to_tensor([1.0, 1.0], stop_gradient=False)
+    s = paddle.to_tensor([4.0, 5.0], stop_gradient=False)
+    paddle.assign(s * 2, output=w)
+    assert not w.is_leaf and not w.stop_gradient
+    (w * w).sum().backward()
+    assert s.grad.tolist() == [32.0, 40.0]        # d/ds (2 s)^2 = 8 s
+
+
+def test_assign_into_a_leaf_a_recorded_op_saved_still_refuses_the_stale_backward():
+    w = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    v = w * w
+    paddle.assign(paddle.to_tensor([4.0, 5.0]), output=w)
+    with pytest.raises(RuntimeError, match="in-place"):
+        v.sum().backward()

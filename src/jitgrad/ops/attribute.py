@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core import tape
+from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor, to_tensor
 from .elementwise import clone
 from .linalg import matmul
@@ -61,6 +63,22 @@ def assign(x: Any, output: Tensor | None = None) -> Tensor:
         return src
     if not isinstance(output, Tensor):
         raise TypeError(f"assign: output must be a Tensor, got {type(output).__name__}")
+    if output._node is None and not output._stop_gradient and tape.is_grad_enabled():
+        # a leaf that needs a gradient (a parameter's initial values, a weight copy), which
+        # Paddle 3.3.1 lets assign write: a constant x leaves it a leaf with x's values; an x
+        # that needs a gradient makes it x's copy in the graph (no longer a leaf)
+        if src._stop_gradient:
+            with no_grad():
+                return _assign_into(src, output)
+        output._stop_gradient = True
+        try:
+            return _assign_into(src, output)
+        finally:
+            output._stop_gradient = src._stop_gradient
+    return _assign_into(src, output)
+
+
+def _assign_into(src: Tensor, output: Tensor) -> Tensor:
     if src._data.shape == output._data.shape and src._data.dtype == output._data.dtype:
         from .inplace import inplace
         return inplace(output, lambda _: src, "assign")
