@@ -117,3 +117,14 @@ def test_each_new_leaf_gets_its_own_gradient_after_the_last_steps_leaf_is_gone()
         (w * paddle.to_tensor(np.full(4, v, "float32"))).sum().backward()
         assert w.grad.numpy().tolist() == [v] * 4
         del w
+
+
+def test_grad_setter_copies_into_the_accumulator_a_kept_grad_sees():
+    # Paddle 3.3.1: `x.grad = t` writes t into the existing storage
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    (x * x).sum().backward()
+    kept = x.grad
+    x.grad = paddle.to_tensor([1.0, 1.0])
+    assert kept.tolist() == [1.0, 1.0] and x.grad.tolist() == [1.0, 1.0]
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [4.0, 4.0]

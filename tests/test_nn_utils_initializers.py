@@ -183,3 +183,4 @@ def test_parameter_and_tensor_flags_paddle_code_reads():
     (x * x).sum().backward()
     assert x._grad_ivar().tolist() == [2.0, 4.0]
     assert x._inplace_version() == 0
+

@@ -174,6 +174,10 @@ class Tensor(TensorOperators):
         if value._data.shape != self._data.shape:
             raise ValueError(f"grad shape {list(value.shape)} does not match tensor shape "
                              f"{list(self.shape)}")
+        g = self._grad
+        if g is not None and g.shape == value._data.shape and g.flags.writeable:
+            np.copyto(g, value._data, casting="unsafe")     # into the accumulator, as Paddle:
+            return                                          # a kept `.grad` sees the values
         self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
 
     def _grad_ivar(self) -> Tensor | None:
