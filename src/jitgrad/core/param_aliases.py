@@ -10,7 +10,14 @@ They are read only after the call failed: a keyword the function does not have r
 TypeError before its body runs, and the call is made again with the names it has. The
 public op functions do this in the wrapper that already checks their Tensor arguments
 (ops/core.check_tensor_args); the others get a wrapper of their own when an alias applies.
-The Tensor methods and the functions jitgrad calls internally are not wrapped.
+
+Tensor methods take fewer: Paddle 3.3.1's methods accept an alias only where its method
+does (METHOD_ALIASES, measured: `x.sum(dim=0)`, `x.add(other=y)`, `x.norm(ord=1)`, but not
+`x.max(dim=0)` or `x.add(tensor=y)`), with the same derivation and the same retry
+(install_methods). The aliased methods get the one try-first wrapper (a frame on every
+call, success or not: a TypeError raised at the call site cannot be caught without one);
+the others, the operators (`x * y`) and the functions jitgrad calls internally are not
+wrapped.
 """
 
 from __future__ import annotations
@@ -60,19 +67,25 @@ def renamed(fn: Callable, mapping: dict[str, str], kwargs: dict) -> dict | None:
     return out
 
 
-_WRAPPERS: dict[Callable, Callable] = {}     # one wrapper per function (paddle.cross is
-#                                              paddle.linalg.cross)
+_WRAPPERS: dict[Any, Callable] = {}     # one wrapper per function and alias set
+#                                          (paddle.cross is paddle.linalg.cross)
 
 
-def with_aliases(fn: Callable) -> Callable:
+def with_aliases(fn: Callable, mapping: dict[str, str] | None = None) -> Callable:
     """fn taking its aliases as keywords too (fn itself when it has none, or when its
-    wrapper already reads them: param_aliases)."""
-    if hasattr(fn, "param_aliases"):
-        return fn
-    found = _WRAPPERS.get(fn)
+    wrapper already reads them: param_aliases). `mapping`: only these aliases (a subset of
+    aliases_of(fn): a Tensor method's, METHOD_ALIASES); all of them by default."""
+    if mapping is None:
+        if hasattr(fn, "param_aliases"):
+            return fn
+        key: Any = fn
+    else:
+        key = (fn, tuple(sorted(mapping.items())))
+    found = _WRAPPERS.get(key)
     if found is not None:
         return found
-    mapping = aliases_of(fn)
+    if mapping is None:
+        mapping = aliases_of(fn)
     if not mapping:
         return fn
 
@@ -87,7 +100,7 @@ def with_aliases(fn: Callable) -> Callable:
         return fn(*args, **again)
 
     call.param_aliases = mapping        # type: ignore[attr-defined]
-    _WRAPPERS[fn] = call
+    _WRAPPERS[key] = call
     return call
 
 
@@ -101,3 +114,59 @@ def install(module: types.ModuleType, names: Any = None) -> None:
             wrapped = with_aliases(fn)
             if wrapped is not fn:
                 setattr(module, name, wrapped)
+
+
+# The aliases Paddle 3.3.1's Tensor methods accept, by method (measured on paddle 3.3.1:
+# each alias aliases_of derives for a jitgrad method, tried on Paddle's method; refused
+# there means a TypeError here too). Paddle's methods are narrower than its functions:
+# x.max(dim=0), x.sort(dim=0), x.split(2, dim=0), x.std(dim=0), x.flip(dim=0),
+# x.add(tensor=y), x.matmul(mat2=y), x.pow(other=2), x.atan2(other=y) are refused;
+# x.median(dim=0) and x.gather(index, dim=0) are accepted but switch to torch's meaning
+# (a (values, indices) pair; torch.gather), which jitgrad's methods do not have, so they
+# stay refused here. tests/test_param_aliases_methods.py pins this table's calls.
+_DIM = ("dim",)
+_OTHER = ("other",)
+METHOD_ALIASES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        ("all", "amax", "amin", "any", "argmax", "argmin", "argsort", "chunk", "cross",
+         "cumsum", "diff", "index_add", "index_select", "logsumexp", "mean", "prod",
+         "quantile", "repeat_interleave", "softmax", "squeeze", "sum", "take_along_axis",
+         "take_along_dim", "tensor_split", "topk", "unbind", "unflatten",
+         "unique_consecutive", "unsqueeze", "var"), _DIM),
+    **dict.fromkeys(
+        ("add", "bitwise_or", "div", "divide", "eq", "equal", "expand_as", "floor_divide",
+         "floor_mod", "gcd", "gcd_", "ge", "greater", "greater_equal", "greater_than", "gt",
+         "isclose", "lcm", "le", "less", "less_equal", "less_than", "logical_and",
+         "logical_or", "logical_xor", "lt", "matmul", "maximum", "minimum", "mod", "mul",
+         "multiply", "ne", "not_equal", "remainder", "sub", "subtract"), _OTHER),
+    "norm": ("dim", "ord"), "diagonal": ("dim1", "dim2"), "dot": ("tensor",),
+    "outer": ("vec2",), "bmm": ("mat2",), "mm": ("mat2",), "where": ("input", "other"),
+}
+
+
+def method_aliases(name: str, fn: Callable) -> dict[str, str]:
+    """{alias: parameter} the method `name` (the function fn, its receiver first) takes:
+    aliases_of(fn) as far as Paddle's method accepts them, never one for the receiver."""
+    accepted = METHOD_ALIASES.get(name, ())
+    if not accepted:
+        return {}
+    try:
+        receiver = next(iter(inspect.signature(fn).parameters))
+    except (TypeError, ValueError, StopIteration):
+        return {}
+    return {a: t for a, t in aliases_of(fn).items() if a in accepted and t != receiver}
+
+
+def install_methods(methods: dict[str, Callable], cls: type | None = None) -> None:
+    """Replace the Tensor methods in `methods` (name -> function) that take aliases by
+    their aliased forms; a form `cls` already bound (Tensor binds a method on first use)
+    is unbound, to be bound again."""
+    for name in METHOD_ALIASES:
+        fn = methods.get(name)
+        if not isinstance(fn, types.FunctionType):
+            continue
+        mapping = method_aliases(name, fn)
+        if mapping:
+            methods[name] = with_aliases(fn, mapping)
+            if cls is not None and vars(cls).get(name) is fn:
+                delattr(cls, name)

@@ -191,3 +191,8 @@ METHODS.update({_n: getattr(_more_linalg, _n) for _n in _more_linalg.METHOD_NAME
 from ..core.namespace import from_simple as _from_simple  # noqa: E402
 linalg = _from_simple("jitgrad.linalg", "linalg", linalg,
                       "Paddle's paddle.linalg: the linear algebra jitgrad implements.")
+
+# Paddle 3.3.1's torch-style keyword aliases on the Tensor methods that take them there
+# (x.sum(dim=0), x.add(other=y): core/param_aliases.METHOD_ALIASES); the others stay bare.
+from ..core import param_aliases as _param_aliases  # noqa: E402
+_param_aliases.install_methods(METHODS, _tensor.Tensor)
