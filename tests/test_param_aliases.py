@@ -45,3 +45,15 @@ def test_one_wrapper_per_function_and_the_signature_is_kept():
     assert paddle.linalg.cross is paddle.cross
     assert "axis" in inspect.signature(paddle.sum).parameters
     assert paddle.sum.param_aliases["dim"] == "axis"
+
+
+def test_a_parameter_only_given_by_position_has_no_alias():
+    from jitgrad.core.param_aliases import aliases_of
+
+    def f(x, /, perm, *axis1, y=None):
+        return x
+
+    assert aliases_of(f) == {}          # not input -> x (positional-only), dim1 -> *axis1
+    x = paddle.to_tensor(X)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dim1'"):
+        paddle.swapaxes(x, [1, 0], dim1=0)
