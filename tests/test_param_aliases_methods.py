@@ -171,3 +171,24 @@ def test_operators_and_methods_without_aliases_stay_the_bare_functions():
     x.sum()
     assert Tensor.__dict__["sum"] is paddle.ops.METHODS["sum"]
     assert Tensor.__dict__["sum"].param_aliases == {"dim": "axis"}
+
+
+def test_install_methods_wraps_the_function_not_a_public_wrapper_and_unbinds_a_bound_one():
+    def sum(x, axis=None, keepdim=False):                    # noqa: A001 (Paddle's name)
+        return ("sum", x, axis, keepdim)
+
+    public = param_aliases.with_aliases(sum)                 # takes dim= and input=
+    assert public.param_aliases == {"dim": "axis", "input": "x"}
+
+    class Fake:
+        pass
+
+    Fake.sum = public                                        # bound before the install
+    methods = {"sum": public, "exp": lambda x: x}
+    param_aliases.install_methods(methods, Fake)
+    assert methods["sum"].__wrapped__ is sum
+    assert methods["sum"].param_aliases == {"dim": "axis"}   # the method's, not input=
+    assert "sum" not in vars(Fake)
+    assert methods["sum"](1, dim=0) == ("sum", 1, 0, False)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'input'"):
+        methods["sum"](input=1)

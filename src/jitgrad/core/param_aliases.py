@@ -165,11 +165,13 @@ def install_methods(methods: dict[str, Callable], cls: type | None = None) -> No
     their aliased forms; a form `cls` already bound (Tensor binds a method on first use)
     is unbound, to be bound again."""
     for name in METHOD_ALIASES:
-        fn = methods.get(name)
+        bound = fn = methods.get(name)
+        if hasattr(fn, "param_aliases"):        # a public wrapper: its function (a method
+            fn = fn.__wrapped__                 # takes only the aliases Paddle's does)
         if not isinstance(fn, types.FunctionType):
             continue
         mapping = method_aliases(name, fn)
         if mapping:
             methods[name] = with_aliases(fn, mapping)
-            if cls is not None and vars(cls).get(name) is fn:
+            if cls is not None and vars(cls).get(name) is bound:
                 delattr(cls, name)

@@ -177,7 +177,8 @@ __all__ += sorted(_FUNCTIONS)
 _tensor._ops = _tensor_operators.OPS = sys.modules[__name__]
 
 # Public names check their Tensor arguments (a list or numpy array gets a TypeError naming
-# the argument); METHODS above stay unwrapped, their receiver is always a Tensor.
+# the argument); METHODS above do not, their receiver is always a Tensor (those taking
+# Paddle's keyword aliases get param_aliases' wrapper instead, at the end).
 from .core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:
     if callable(globals().get(_name)) and not isinstance(globals()[_name], type):
