@@ -291,3 +291,11 @@ def test_conj_and_angle_of_real_tensors_as_paddle():
 def test_multinomial_is_a_tensor_method_too():
     p = paddle.to_tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     assert p.multinomial(2, replacement=True).tolist() == [[1, 1], [2, 2]]
+
+
+def test_methods_are_on_the_class_from_import():
+    # Paddle 3.3.1: paddle.Tensor.sum(x) and hasattr(paddle.Tensor, "astype")
+    x = paddle.to_tensor([1.0, 2.0, 3.0])
+    assert paddle.Tensor.sum(x).item() == 6.0
+    for name in ("astype", "exp", "mean", "clone", "add_", "uniform_", "set_value", "cast"):
+        assert hasattr(paddle.Tensor, name), name

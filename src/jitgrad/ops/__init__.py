@@ -197,3 +197,10 @@ linalg = _from_simple("jitgrad.linalg", "linalg", linalg,
 # (x.sum(dim=0), x.add(other=y): core/param_aliases.METHOD_ALIASES); the others stay bare.
 from ..core import param_aliases as _param_aliases  # noqa: E402
 _param_aliases.install_methods(METHODS, _tensor.Tensor)
+
+# ... and every plain-function method on the class now (Tensor.__getattr__ would bind each
+# at its first use): `paddle.Tensor.sum(x)` and `hasattr(paddle.Tensor, "astype")` work, as
+# in Paddle
+for _name, _fn in METHODS.items():
+    if isinstance(_fn, types.FunctionType) and not hasattr(_tensor.Tensor, _name):
+        setattr(_tensor.Tensor, _name, _fn)
