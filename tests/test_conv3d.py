@@ -142,3 +142,24 @@ def test_conv3d_layer_padding_mode_is_pad_then_convolve(mode):
     x = paddle.to_tensor(rng.standard_normal((1, 2, 3, 4, 3)).astype("float32"))
     want = F.conv3d(F.pad(x, [1] * 6, mode=mode), conv.weight, conv.bias)
     np.testing.assert_array_equal(conv(x).numpy(), want.numpy())
+
+
+def test_max_pool3d_gives_a_tie_to_the_first_maximum():
+    # all-zero windows (after a ReLU): the first element of each window gets the whole
+    # gradient, as Paddle 3.3.1 and torch give it (it was split across depth slices)
+    x = paddle.zeros([1, 1, 2, 2, 4])
+    x.stop_gradient = False
+    y = F.max_pool3d(x, 2, 2)
+    (y * TT([1.0, 2.0]).reshape(y.shape)).sum().backward()
+    want = np.zeros(16, "float32")
+    want[[0, 2]] = [1.0, 2.0]
+    np.testing.assert_array_equal(x.grad.numpy().ravel(), want)
+    v = TT(np.array([[[1.0, 5.0], [2.0, 0.0]], [[5.0, 0.0], [1.0, 1.0]]], "float32")
+           .reshape(1, 1, 2, 2, 2), stop_gradient=False)
+    F.max_pool3d(v, 2, 2).sum().backward()                 # 5 at (0, 0, 1) and (1, 0, 0)
+    assert v.grad.numpy().ravel().tolist() == [0, 1, 0, 0, 0, 0, 0, 0]
+    z = paddle.zeros([1, 1, 2, 2, 4])
+    z.stop_gradient = False
+    a = F.adaptive_max_pool3d(z, [1, 1, 3])
+    (a * TT([1.0, 2.0, 3.0]).reshape(a.shape)).sum().backward()
+    assert z.grad.numpy().ravel()[:4].tolist() == [1, 2, 3, 0] and z.grad.sum().item() == 6

@@ -123,6 +123,15 @@ def _pool3d(x: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: b
     return _volumes(total, N, Do), last, Do, [k, st, widths]
 
 
+def _first_max(a: Tensor, b: Tensor) -> Tensor:
+    """The larger of two depth slices' maxima, a (the earlier slice) on a tie and b where it
+    is NaN and a is not: the first maximum in the window's row-major order gets the whole
+    gradient, as Paddle's and torch's max pooling give it (E.maximum would split a tie)."""
+    u, v = a._data, b._data
+    later = (v > u) | (np.isnan(v) & ~np.isnan(u))
+    return E.where(later, b, a)
+
+
 def max_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCDHW",
                name: str | None = None) -> Tensor:
@@ -132,7 +141,7 @@ def max_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
                                   "return_mask=False")
     out, last, _, _ = _pool3d(
         x, kernel_size, stride, padding, ceil_mode, data_format, "max_pool3d",
-        lambda t, k, s, p, c: max_pool2d(t, k, s, p, ceil_mode=c), E.maximum, -np.inf)
+        lambda t, k, s, p, c: max_pool2d(t, k, s, p, ceil_mode=c), _first_max, -np.inf)
     return _from_ncdhw(out, last)
 
 
@@ -202,7 +211,7 @@ def adaptive_max_pool3d(x: Tensor, output_size: Any, return_mask: bool = False,
     require_float(x, "adaptive_max_pool3d")
     x, _ = _to_ncdhw(x, "NCDHW", "adaptive_max_pool3d")
     return _adaptive_depth(x, output_size, "adaptive_max_pool3d", adaptive_max_pool2d,
-                           E.maximum, lambda t, n: t)
+                           _first_max, lambda t, n: t)
 
 
 def conv3d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
