@@ -562,3 +562,41 @@ def test_elu_with_negative_alpha_second_derivative_is_alpha_exp_x():
     g.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [-0.5 * np.exp(-2.0), -0.5 * np.exp(-0.5), 0.0],
                                rtol=1e-12)
+
+
+def test_maxout_gives_a_tie_to_the_first_maximum():
+    # Paddle 3.3.1: x = [1, 1, 3, 2], groups 2 -> gradient [1, 0, 1, 0] (it was split)
+    x = paddle.to_tensor(np.array([1.0, 1.0, 3.0, 2.0], "float32").reshape(1, 4, 1, 1),
+                         stop_gradient=False)
+    y = F.maxout(x, 2)
+    y.sum().backward()
+    assert y.numpy().ravel().tolist() == [1.0, 3.0]
+    assert x.grad.numpy().ravel().tolist() == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_lp_pool_with_infinite_norm_is_max_pooling():
+    x = paddle.to_tensor(np.array([[[[-3.0, 1.0], [2.0, -5.0]], [[1.0, 1.0], [0.0, 0.0]]]],
+                                  "float32"), stop_gradient=False)
+    y = F.lp_pool2d(x, float("inf"), 2)           # Paddle 3.3.1: [2, 1], the first maxima
+    y.sum().backward()
+    assert y.numpy().ravel().tolist() == [2.0, 1.0]
+    assert x.grad.numpy().ravel().tolist() == [0, 0, 1, 0, 1, 0, 0, 0]
+    assert F.lp_pool1d(x.reshape([1, 2, 4]), float("inf"), 2).numpy().ravel().tolist() == \
+        [1.0, 2.0, 1.0, 0.0]
+    with pytest.raises(ValueError, match="norm_type"):
+        F.lp_pool2d(x, float("-inf"), 2)
+
+
+@pytest.mark.parametrize("p, want, grad", [
+    (float("inf"), [[3.0, 2.0], [5.0, 4.0]], [[0.0, 0.0, 2.0], [0.0, 2.0, 0.0]]),
+    (0.0, [[3.0, 2.0], [2.0, 2.0]], [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+])
+def test_cdist_with_infinite_or_zero_p(p, want, grad):
+    # Paddle 3.3.1 and torch: the largest |difference| (its gradient the sign there), and
+    # the count of differing coordinates (no gradient)
+    x = paddle.to_tensor([[1.0, 2.0, 3.0], [0.0, 5.0, 1.0]], stop_gradient=False)
+    y = paddle.to_tensor([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
+    d = paddle.cdist(x, y, p=p)
+    d.sum().backward()
+    assert d.tolist() == want
+    assert x.grad.tolist() == grad

@@ -20,7 +20,7 @@ from .derivative import (NumpyMath, Select, apply_unary, binary, kernel_scalars,
 from .math import _erf, special_kernel
 from .shape import getitem_op, reshape
 from .registry import UNARY_CASES, defop
-from .reduce import max as reduce_max
+from .indexing import take_along_axis
 
 numpy_function("sigmoid", _sigmoid)
 
@@ -745,7 +745,8 @@ def _prelu_compiled(x: Tensor, w: Tensor, ax: int) -> tuple | None:
 
 def maxout(x: Tensor, groups: int, axis: int = 1, name: str | None = None) -> Tensor:
     """The channels along axis (1, or -1 / 3 for channel-last 4-D input, as Paddle) taken in
-    runs of `groups`, each run replaced by its maximum (ties share the gradient)."""
+    runs of `groups`, each run replaced by its maximum; the first maximum of a run gets the
+    gradient (Paddle 3.3.1's rule for a tie; a NaN is the maximum)."""
     require_float(x, "maxout")
     if x.ndim != 4:
         raise ValueError(f"maxout needs a 4-D input, got shape {x.shape}")
@@ -757,4 +758,7 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name: str | None = None) -> Te
         raise ValueError(f"maxout: groups must be a positive divisor of the {c} channels, "
                          f"got {groups!r}")
     shape = x.shape[:ax] + [c // groups, groups] + x.shape[ax + 1:]
-    return reduce_max(reshape(x, shape), axis=ax + 1)
+    runs = reshape(x, shape)
+    first = np.expand_dims(np.argmax(runs._data, axis=ax + 1), ax + 1)     # (NaN: the first)
+    return reshape(take_along_axis(runs, Tensor._make(first), ax + 1),
+                   shape[:ax + 1] + shape[ax + 2:])

@@ -280,6 +280,9 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
         return l2_norm(d, (d.ndim - 1,), False)
     if p == 1.0:
         return R.sum(E.abs(d), axis=-1)
+    if p == 0 or math.isinf(p):         # a count, the largest or smallest |difference|
+        from .stats import norm
+        return norm(d, p=float(p), axis=-1)
     return norm_root(R.sum(E.abs(d) ** p, axis=-1), p)
 
 

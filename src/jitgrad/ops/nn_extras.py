@@ -226,11 +226,20 @@ def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, trainin
 def lp_pool2d(x: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
               padding: Any = 0, ceil_mode: bool = False, data_format: str = "NCHW",
               name: str | None = None) -> Tensor:
-    """(sum over each window of x^p)^(1 / p), p = norm_type (padding adds zeros)."""
-    from .pool import avg_pool2d
+    """(sum over each window of x^p)^(1 / p), p = norm_type (padding adds zeros); for
+    p = inf the window's maximum (max pooling, as Paddle 3.3.1)."""
+    from .pool import avg_pool2d, max_pool2d
     if norm_type == 0:
         raise ValueError("`norm_type` cannot be 0.")
     p = float(norm_type)
+    if p in (np.inf, -np.inf):
+        unpadded = padding == 0 or padding == "VALID" or (
+            isinstance(padding, (list, tuple)) and not any(np.ravel(padding)))
+        if p < 0 or not unpadded:
+            raise ValueError(f"lp_pool: norm_type={p} is only supported as inf without "
+                             f"padding (the window's maximum), got padding={padding!r}")
+        return max_pool2d(x, kernel_size, stride, 0, ceil_mode=ceil_mode,
+                          data_format=data_format)
     sums = avg_pool2d(x ** p, kernel_size, stride, padding, ceil_mode=ceil_mode,
                       exclusive=False, divisor_override=1, data_format=data_format)
     return sums ** (1.0 / p)
