@@ -71,3 +71,54 @@ def test_clip_second_derivative_through_the_select_is_zero():
     np.testing.assert_array_equal(g.numpy(), [-1.0, 1.0, 1.0])   # clip(x) + x * [in range]
     g.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 2.0, 0.0])
+
+
+G4 = np.array([[INF, NAN, -INF, 1.5], [NAN, INF, 0.0, 2.0]], "float32")
+
+
+def _x4():
+    return leaf(np.arange(8, dtype="float32").reshape(2, 4))
+
+
+def _setitem(x):
+    y = x * 1.0
+    y[:, 1:3] = 0.0
+    return y
+
+
+OVERWRITES = {
+    # op: (function of x [2, 4], x's gradient for upstream G4; Paddle 3.3.1 and torch)
+    "setitem": (_setitem, [[INF, 0, 0, 1.5], [NAN, 0, 0, 2.0]]),
+    "put_along_axis": (lambda x: paddle.put_along_axis(
+        x, paddle.to_tensor([[1], [2]]), 9.0, axis=1), [[INF, 0, -INF, 1.5], [NAN, INF, 0, 2]]),
+    "scatter": (lambda x: paddle.scatter(x, paddle.to_tensor([0]),
+                                         paddle.to_tensor(np.ones((1, 4), "float32"))),
+                [[0, 0, 0, 0], [NAN, INF, 0, 2.0]]),
+    "tril": (paddle.tril, [[INF, 0, 0, 0], [NAN, INF, 0, 0]]),
+    "triu": (lambda x: paddle.triu(x, 1), [[0, NAN, -INF, 1.5], [0, 0, 0, 2.0]]),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("op", sorted(OVERWRITES))
+def test_inf_or_nan_upstream_on_overwritten_positions_gives_zero(op, path):
+    fn, want = OVERWRITES[op]
+    x = _x4()
+    backward(fn(x), path, grad_tensor=paddle.to_tensor(G4))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(want, "float32"))
+
+
+def test_tril_of_an_infinite_entry_outside_the_triangle_is_zero():
+    x = paddle.to_tensor(np.array([[1.0, INF], [2.0, 3.0]], "float32"))
+    assert paddle.tril(x).tolist() == [[1.0, 0.0], [2.0, 3.0]]     # (inf * 0 was NaN)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_embedding_padding_row_gets_zero_whatever_arrives(path):
+    w = leaf(np.arange(8, dtype="float32").reshape(4, 2))
+    ids = paddle.to_tensor(np.array([0, 1, 1, 2]))
+    out = F.embedding(ids, w, padding_idx=1)
+    g = np.array([[INF, 1.0], [NAN, INF], [1.0, 1.0], [2.0, NAN]], "float32")
+    backward(out, path, grad_tensor=paddle.to_tensor(g))
+    np.testing.assert_array_equal(w.grad.numpy(), [[INF, 1], [0, 0], [2, NAN], [0, 0]])
+    assert out.numpy()[1:3].tolist() == [[0.0, 0.0], [0.0, 0.0]]

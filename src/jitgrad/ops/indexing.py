@@ -559,7 +559,9 @@ def _put_transpose(n, idx, reduce):
     gv = step(take_flat_op, idx=idx, shape=n.ins[1])
     if reduce == "add":                 # every value lands, nothing of x is overwritten
         return IDENTITY, gv
-    return IDENTITY.times(kept), gv.times(written)
+    if reduce == "assign":              # 0/1: what was overwritten gets 0, inf and NaN too
+        return IDENTITY.where(kept), gv.times(written)
+    return IDENTITY.times(kept), gv.times(written)      # the extremes' weights (0.5 a tie)
 
 
 put_flat_op = linear(
@@ -740,11 +742,20 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
 # ---- triangles (masks as constants) ---------------------------------------------------------
 
 @functools.lru_cache(maxsize=32)
-def _triangle(shape: tuple, diagonal: int, upper: bool, dtype: np.dtype) -> np.ndarray:
-    """The 0/1 mask, read-only and shared: a constant no one writes (built once per shape)."""
-    m = (np.triu if upper else np.tril)(np.ones(shape, dtype), diagonal)
+def _triangle(shape: tuple, diagonal: int, upper: bool) -> np.ndarray:
+    """The bool mask, read-only and shared: a constant no one writes (built once per
+    shape)."""
+    m = (np.triu if upper else np.tril)(np.ones(shape, bool), diagonal)
     m.setflags(write=False)
     return m
+
+
+def _keep_triangle(x: Tensor, diagonal: int, upper: bool) -> Tensor:
+    """x where the triangle holds, else 0: a select, not a product with a 0/1 mask (an inf
+    outside gives 0, not NaN, in the values and in the gradient, as Paddle 3.3.1)."""
+    keep = _triangle(tuple(x.shape[-2:]), int(diagonal), upper)
+    from .elementwise import where
+    return where(keep, x, Tensor._make(np.zeros((), x._data.dtype)))
 
 
 def _matrices(x: Tensor, what: str) -> None:
@@ -754,11 +765,9 @@ def _matrices(x: Tensor, what: str) -> None:
 
 def tril(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
     _matrices(x, "tril")
-    return x * Tensor._make(_triangle(tuple(x.shape[-2:]), int(diagonal), False,
-                                      x._data.dtype))
+    return _keep_triangle(x, diagonal, False)
 
 
 def triu(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
     _matrices(x, "triu")
-    return x * Tensor._make(_triangle(tuple(x.shape[-2:]), int(diagonal), True,
-                                      x._data.dtype))
+    return _keep_triangle(x, diagonal, True)

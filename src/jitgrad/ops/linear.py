@@ -70,15 +70,22 @@ class Chain(NamedTuple):
     """g -> k * opN(... op1(g)): `steps` are (op, attrs) pairs; `k` None (no factor), a
     number or an array of the result's size (elementwise). A factor of 1 is still a
     multiplication in the eager rule (mean's 1 / count on one element: its gradient stays
-    a node recorded from g, as mean's hand-written rule gave), not in the lowering."""
+    a node recorded from g, as mean's hand-written rule gave), not in the lowering.
+    `select`: k is a 0/1 mask that selects, g where it is 1 and 0 elsewhere whatever g is
+    there (an inf or NaN where put_flat overwrote x gives 0, not NaN: Paddle's kernels)."""
     steps: tuple = ()
     k: Any = None
+    select: bool = False
 
     def then(self, op: OpDef, **attrs: Any) -> "Chain":
-        return _new(Chain, (self.steps + ((op, attrs),), self.k))
+        return _new(Chain, (self.steps + ((op, attrs),), self.k, self.select))
 
     def times(self, k: Any) -> "Chain":
-        return _new(Chain, (self.steps, k))
+        return _new(Chain, (self.steps, k, False))
+
+    def where(self, mask: np.ndarray) -> "Chain":
+        """This chain's result kept where the 0/1 mask is 1, 0 elsewhere (a select)."""
+        return _new(Chain, (self.steps, mask, True))
 
 
 IDENTITY = Chain()
@@ -86,7 +93,7 @@ IDENTITY = Chain()
 
 def step(op: OpDef, **attrs: Any) -> Chain:
     """The chain of one op."""
-    return _new(Chain, (((op, attrs),), None))
+    return _new(Chain, (((op, attrs),), None, False))
 
 
 class Rule(NamedTuple):
@@ -154,6 +161,10 @@ def run(chain: Chain, g: Tensor) -> Tensor:
     k = chain.k
     if k is None:
         return g
+    if chain.select:
+        from .elementwise import where
+        return where(k.reshape(g._data.shape) > 0, g, const(np.zeros((), g._data.dtype),
+                                                             g._data.dtype))
     if isinstance(k, np.ndarray):
         return g * const(k.reshape(g._data.shape), g._data.dtype)
     return g * k
@@ -171,6 +182,8 @@ def run_arrays(chain: Chain, g: np.ndarray) -> np.ndarray:
     k = chain.k
     if k is None:
         return g
+    if chain.select:
+        return np.where(k.reshape(g.shape) > 0, g, g.dtype.type(0))
     if isinstance(k, np.ndarray):
         return g * k.reshape(g.shape).astype(g.dtype, copy=False)
     return g * k
@@ -179,7 +192,7 @@ def run_arrays(chain: Chain, g: np.ndarray) -> np.ndarray:
 def lower_chain(b: Any, chain: Chain, dest: Any, src: Any) -> None:
     """dest += chain(src) in VM rows: the one op of the chain that needs rows lowers by its
     `into`; views before it re-label `src`, views after it cost nothing (a slot is flat)."""
-    steps, k = chain
+    steps, k, select = chain
     if len(steps) == 1 and k is None:       # (the common case, once per node: kept short)
         op, attrs = steps[0]
         into = op.extra["linear"].into
@@ -200,12 +213,16 @@ def lower_chain(b: Any, chain: Chain, dest: Any, src: Any) -> None:
             raise NotImplementedError(f"a transpose chain with two ops that need rows "
                                       f"({main[0].name}, {op.name}): lower it by hand")
     if main is None:                        # the identity (or views): dest += k * src
-        if isinstance(k, np.ndarray):
+        if select:                          # (the VM's select: src where k > 0, else 0)
+            b.contribute(dest, dest.shape, "RELU_BWD", src, b.value(k, dest.shape))
+        elif isinstance(k, np.ndarray):
             b.mul(dest, dest.shape, src, k)
         else:
             b.emit("AXPY", dest, src, k=1.0 if k is None else k)
         return
     op, rule, attrs = main
+    if select:
+        raise NotImplementedError(f"a select after {op.name}: lower it by hand")
     if rule.into is None:
         raise NotImplementedError(f"{op.name} has no `into` lowering")
     if k is not None and (isinstance(k, np.ndarray) or k != 1.0):

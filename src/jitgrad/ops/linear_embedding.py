@@ -88,6 +88,14 @@ def _table_rows(x: Any, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return positions, w.take(ids, axis=0)
 
 
+def _zero_padding(out: Tensor, keep: np.ndarray) -> Tensor:
+    """out where `keep` (the looked-up id is not the padding one), else 0: a select, so the
+    padding row gets 0 and no gradient whatever its values or the upstream gradient (an
+    inf or NaN there gives 0, not NaN, as in Paddle 3.3.1)."""
+    from .elementwise import where
+    return where(keep, out, const(np.zeros((), out._data.dtype), out._data.dtype))
+
+
 def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0, sparse: bool = False,
               scale_grad_by_freq: bool = False, name: str | None = None) -> Tensor:
@@ -108,7 +116,7 @@ def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
         n, d = w.shape
         # a row's first position is its wrapped id * d: the general path's ids != padding
         keep = positions[..., :1] != (padding_idx % n) * d
-        return out * const(keep, w.dtype)
+        return _zero_padding(out, keep)
     ids = _index_array(x, "embedding")
     n, d = weight.shape
     if ids.size:
@@ -125,7 +133,7 @@ def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
                    {"idx": positions.reshape(-1), "shape": positions.shape},
                    out=weight._data[ids])
     if padding_idx is not None:
-        out = out * const((ids != padding_idx % n)[..., None], weight._data.dtype)
+        out = _zero_padding(out, (ids != padding_idx % n)[..., None])
     if scale_grad_by_freq and not out._stop_gradient:
         counts = np.bincount(ids.ravel(), minlength=n)[ids][..., None]
         # value exactly out's (out - out is 0), gradient divided by each id's count
