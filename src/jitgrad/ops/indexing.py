@@ -743,19 +743,43 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
 
 @functools.lru_cache(maxsize=32)
 def _triangle(shape: tuple, diagonal: int, upper: bool) -> np.ndarray:
-    """The bool mask, read-only and shared: a constant no one writes (built once per
-    shape)."""
+    """The bool mask of a matrix shape, read-only and shared: a constant no one writes
+    (built once per shape)."""
     m = (np.triu if upper else np.tril)(np.ones(shape, bool), diagonal)
     m.setflags(write=False)
     return m
 
 
-def _keep_triangle(x: Tensor, diagonal: int, upper: bool) -> Tensor:
-    """x where the triangle holds, else 0: a select, not a product with a 0/1 mask (an inf
-    outside gives 0, not NaN, in the values and in the gradient, as Paddle 3.3.1)."""
-    keep = _triangle(tuple(x.shape[-2:]), int(diagonal), upper)
-    from .elementwise import where
-    return where(keep, x, Tensor._make(np.zeros((), x._data.dtype)))
+@functools.lru_cache(maxsize=32)
+def _triangle_values(shape: tuple, diagonal: int, upper: bool, dtype: np.dtype) -> np.ndarray:
+    """The mask as 0/1 values over a whole tensor shape (the VM's select reads it)."""
+    m = np.ascontiguousarray(np.broadcast_to(_triangle(shape[-2:], diagonal, upper), shape),
+                             dtype)
+    m.setflags(write=False)
+    return m
+
+
+def _triangle_forward(x: np.ndarray, diagonal: int, upper: bool) -> np.ndarray:
+    """x times the 0/1 mask (a third of np.where's time), and 0 where that made an inf or
+    NaN outside the triangle NaN."""
+    out = np.multiply(x, _triangle_values(x.shape[-2:], diagonal, upper, x.dtype))
+    if x.dtype.kind == "f" and not np.isfinite(out).all():
+        np.copyto(out, 0, where=~_triangle(x.shape[-2:], diagonal, upper))
+    return out
+
+
+# x kept in a triangle of its last two dims, 0 elsewhere: a select (an inf outside gives 0,
+# in the values and in the gradient, as Paddle 3.3.1), linear and its own transpose; the
+# backward's mask is structure (from the shape and the attributes)
+triangle_op = linear(
+    "triangle", grad_reads=(), forward=_triangle_forward, quiet=True,
+    transpose=lambda n, diagonal, upper: step(triangle_op, diagonal=diagonal, upper=upper),
+    into=lambda b, dest, src, diagonal, upper: b.contribute(
+        dest, src.shape, "RELU_BWD", src, b.static_value(
+            _triangle_values(tuple(src.shape), diagonal, upper, b.dtype))),
+    cases=tuple({"shapes": (s,), "attrs": {"diagonal": d, "upper": u}}
+                for s, d, u in (((3, 4), 0, False), ((3, 4), 1, True), ((2, 3, 3), -1, False),
+                                ((2, 3, 3), 0, True))))
 
 
 def _matrices(x: Tensor, what: str) -> None:
@@ -765,9 +789,9 @@ def _matrices(x: Tensor, what: str) -> None:
 
 def tril(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
     _matrices(x, "tril")
-    return _keep_triangle(x, diagonal, False)
+    return apply_xy(triangle_op, x, None, {"diagonal": int(diagonal), "upper": False})
 
 
 def triu(x: Tensor, diagonal: int = 0, name: str | None = None) -> Tensor:
     _matrices(x, "triu")
-    return _keep_triangle(x, diagonal, True)
+    return apply_xy(triangle_op, x, None, {"diagonal": int(diagonal), "upper": True})
