@@ -772,7 +772,7 @@ def _triangle_forward(x: np.ndarray, diagonal: int, upper: bool) -> np.ndarray:
 # in the values and in the gradient, as Paddle 3.3.1), linear and its own transpose; the
 # backward's mask is structure (from the shape and the attributes)
 triangle_op = linear(
-    "triangle", grad_reads=(), forward=_triangle_forward, quiet=True,
+    "triangle", grad_reads=(), forward=_triangle_forward, quiet=True, min_ndim=2,
     transpose=lambda n, diagonal, upper: step(triangle_op, diagonal=diagonal, upper=upper),
     into=lambda b, dest, src, diagonal, upper: b.contribute(
         dest, src.shape, "RELU_BWD", src, b.static_value(
