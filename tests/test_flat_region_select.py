@@ -122,3 +122,13 @@ def test_embedding_padding_row_gets_zero_whatever_arrives(path):
     backward(out, path, grad_tensor=paddle.to_tensor(g))
     np.testing.assert_array_equal(w.grad.numpy(), [[INF, 1], [0, 0], [2, NAN], [0, 0]])
     assert out.numpy()[1:3].tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_nearest_downsampling_sends_inf_or_nan_only_to_the_sources(path):
+    # Paddle 3.3.1 and torch: pixels never sampled get 0 (a resize matrix spread NaN to all)
+    x = leaf([[3.0, -1.0, 3.0, 0.5], [2.0, 7.0, -4.0, 7.0]])
+    y = F.interpolate(x.reshape([1, 1, 2, 4]), scale_factor=0.5, mode="nearest")
+    backward(y, path, grad_tensor=paddle.to_tensor(np.array([INF, NAN], "float32")
+                                                   .reshape(1, 1, 1, 2)))
+    np.testing.assert_array_equal(x.grad.numpy(), [[INF, 0, NAN, 0], [0, 0, 0, 0]])

@@ -143,12 +143,30 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
     reps = [_repeat_factor(i, o, m) for i, o, m in zip(sp, out, maps)]
     if all(reps):
         return _back(_repeat_each(x, reps), last)
+    if mode == "nearest":   # one tap: a gather, whose gradient goes to each source and
+        #                     nowhere else (a matrix product would spread an inf as NaN)
+        sel = _nearest_positions(tuple(x.shape), tuple(out), tuple(ratios),
+                                 bool(align_corners))
+        return _back(_take_flat(x, sel, (*x.shape[:2], *out)), last)
     if bool(np.isfinite(x._data).all()):
         return _back(_separable(x, maps, out), last)
     # a gather per combination of taps, each weighted: as Paddle's kernels, a zero weight
     # times inf or NaN spreads it to the neighbours the taps reach, no further
     with np.errstate(all="ignore"):     # (inf - inf: NaN, silently, as Paddle's)
         return _back(_tap_sum(x, maps, out, mode), last)
+
+
+@functools.lru_cache(maxsize=32)
+def _nearest_positions(shape: tuple, out: tuple, ratios: tuple, align_corners: bool
+                       ) -> np.ndarray:
+    """The flat input position each output element of a nearest resize reads (read-only,
+    kept per shapes: a training step resizes the same shapes again)."""
+    maps = [_source(i, o, r, "nearest", align_corners, 0, np.dtype(np.float64))[0][0]
+            for i, o, r in zip(shape[2:], out, ratios)]
+    sel = _flat_positions(shape)[(slice(None), slice(None)) + np.ix_(*maps)].ravel()
+    sel = np.array(sel, np.int64)
+    sel.setflags(write=False)
+    return sel
 
 
 def _tap_sum(x: Tensor, maps: list, out: list, mode: str) -> Tensor:
