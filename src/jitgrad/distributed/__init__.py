@@ -12,7 +12,8 @@ Importing this module does not import Dask; the first DataParallel or sweep does
 how to install it when it is missing). See README "Distributed training on Dask".
 """
 
+from . import fleet
 from .data_parallel import DataParallel
 from .sweep import SweepResult, sweep
 
-__all__ = ["DataParallel", "SweepResult", "sweep"]
+__all__ = ["DataParallel", "SweepResult", "fleet", "sweep"]
