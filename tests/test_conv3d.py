@@ -163,3 +163,24 @@ def test_max_pool3d_gives_a_tie_to_the_first_maximum():
     a = F.adaptive_max_pool3d(z, [1, 1, 3])
     (a * TT([1.0, 2.0, 3.0]).reshape(a.shape)).sum().backward()
     assert z.grad.numpy().ravel()[:4].tolist() == [1, 2, 3, 0] and z.grad.sum().item() == 6
+
+
+@pytest.mark.parametrize("kw, want", [
+    # measured on Paddle 3.3.1 for the input below (the first 20 mask entries)
+    ({"kernel_size": 2}, [6, 7, 35, 38, 6, 2, 31, 12]),
+    ({"kernel_size": 2, "stride": 1, "padding": 1},
+     [0, 0, 2, 2, 3, 4, 5, 6, 6, 7, 3, 4, 5, 6, 6, 7, 13, 14, 10, 11]),
+    ({"kernel_size": [2, 3, 2], "stride": [1, 2, 2], "ceil_mode": True},
+     [6, 7, 24, 35, 38, 39, 21, 47, 49, 35, 38, 39, 6, 2, 14, 31, 12, 14, 31, 27]),
+    ({"kernel_size": 3, "padding": 1, "stride": 2},
+     [6, 6, 24, 6, 6, 39, 21, 47, 48, 46, 47, 48, 6, 2, 29, 6, 6, 14, 41, 27]),
+])
+def test_max_pool3d_return_mask_is_the_first_maximum_index_in_the_volume(kw, want):
+    rng = np.random.default_rng(0)
+    xv = np.round(rng.standard_normal((1, 2, 3, 4, 5)) * 2).astype("float32")
+    y, mask = F.max_pool3d(TT(xv), return_mask=True, **kw)
+    assert mask.dtype == paddle.int32 and mask.shape == y.shape
+    assert mask.numpy().ravel().tolist()[:20] == want
+    flat = xv.reshape(1, 2, -1)
+    picked = np.take_along_axis(flat, mask.numpy().reshape(1, 2, -1), axis=2)
+    np.testing.assert_array_equal(picked.reshape(y.shape), y.numpy())

@@ -135,14 +135,32 @@ def _first_max(a: Tensor, b: Tensor) -> Tensor:
 def max_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCDHW",
                name: str | None = None) -> Tensor:
-    """The largest value of each window (padding never wins: it is -inf)."""
-    if return_mask:
-        raise NotImplementedError("max_pool3d: return_mask=True is not supported; use "
-                                  "return_mask=False")
-    out, last, _, _ = _pool3d(
+    """The largest value of each window (padding never wins: it is -inf). return_mask: also
+    each window's first maximum as its index d * H * W + h * W + w in the input volume
+    (int32, as Paddle)."""
+    out, last, _, (k, st, widths) = _pool3d(
         x, kernel_size, stride, padding, ceil_mode, data_format, "max_pool3d",
         lambda t, k, s, p, c: max_pool2d(t, k, s, p, ceil_mode=c), _first_max, -np.inf)
-    return _from_ncdhw(out, last)
+    if not return_mask:
+        return _from_ncdhw(out, last)
+    data = x._data.transpose(0, 4, 1, 2, 3) if last else x._data
+    mask = Tensor._make(_window_argmax(data, k, st, [a for a, _ in widths], out.shape[2:]))
+    return _from_ncdhw(out, last), _from_ncdhw(mask, last)
+
+
+def _window_argmax(x: np.ndarray, k: list, st: list, before: list, outs: list) -> np.ndarray:
+    """Per output of a 3-D max pool, the input index (d * H + h) * W + w of its window's
+    first maximum in row-major order (a NaN wins), the padding being -inf (int32)."""
+    sizes = x.shape[2:]
+    after = [max(0, (o - 1) * s + kk - (n + a)) for o, s, kk, n, a
+             in zip(outs, st, k, sizes, before)]
+    xp = np.pad(x, [(0, 0), (0, 0)] + list(zip(before, after)), constant_values=-np.inf)
+    win = np.lib.stride_tricks.sliding_window_view(xp, tuple(k), axis=(2, 3, 4))
+    win = win[:, :, ::st[0], ::st[1], ::st[2]][:, :, :outs[0], :outs[1], :outs[2]]
+    offs = np.unravel_index(np.argmax(win.reshape(win.shape[:5] + (-1,)), axis=-1), tuple(k))
+    pos = [np.arange(o).reshape([-1 if i == d else 1 for i in range(3)]) * s - a + off
+           for d, (o, s, a, off) in enumerate(zip(outs, st, before, offs))]
+    return ((pos[0] * sizes[1] + pos[1]) * sizes[2] + pos[2]).astype(np.int32)
 
 
 def avg_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
