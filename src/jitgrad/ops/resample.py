@@ -133,27 +133,27 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
         return _back(pool[x.ndim](x, size), last)
     sp = x.shape[2:]
     out, ratios = _out_size(sp, size, scale_factor)
-    if mode == "nearest":               # an integer upsampling: a repeat (maps cached)
+    if mode == "nearest":
         reps = [_nearest_factor(i, o, r, bool(align_corners)) for i, o, r in
                 zip(sp, out, ratios)]
-        if all(reps):
+        if all(reps):                   # an integer upsampling: a repeat (maps cached)
             return _back(_repeat_each(x, reps), last)
+        # else one gather, whose gradient goes to each source and nowhere else (a matrix
+        # product would spread an inf upstream as NaN)
+        sel = _nearest_positions(tuple(x.shape), tuple(out), tuple(ratios),
+                                 bool(align_corners))
+        return _back(_take_flat(x, sel, (*x.shape[:2], *out)), last)
     maps = [_source(i, o, r, mode, align_corners, align_mode, x._data.dtype)
             for i, o, r in zip(sp, out, ratios)]
     reps = [_repeat_factor(i, o, m) for i, o, m in zip(sp, out, maps)]
     if all(reps):
         return _back(_repeat_each(x, reps), last)
-    if mode == "nearest":   # one tap: a gather, whose gradient goes to each source and
-        #                     nowhere else (a matrix product would spread an inf as NaN)
-        sel = _nearest_positions(tuple(x.shape), tuple(out), tuple(ratios),
-                                 bool(align_corners))
-        return _back(_take_flat(x, sel, (*x.shape[:2], *out)), last)
     if bool(np.isfinite(x._data).all()):
         return _back(_separable(x, maps, out), last)
     # a gather per combination of taps, each weighted: as Paddle's kernels, a zero weight
     # times inf or NaN spreads it to the neighbours the taps reach, no further
     with np.errstate(all="ignore"):     # (inf - inf: NaN, silently, as Paddle's)
-        return _back(_tap_sum(x, maps, out, mode), last)
+        return _back(_tap_sum(x, maps, out), last)
 
 
 @functools.lru_cache(maxsize=32)
@@ -169,7 +169,7 @@ def _nearest_positions(shape: tuple, out: tuple, ratios: tuple, align_corners: b
     return sel
 
 
-def _tap_sum(x: Tensor, maps: list, out: list, mode: str) -> Tensor:
+def _tap_sum(x: Tensor, maps: list, out: list) -> Tensor:
     N, C = x.shape[:2]
     pos = _flat_positions(tuple(x.shape))
     y = None
@@ -180,12 +180,10 @@ def _tap_sum(x: Tensor, maps: list, out: list, mode: str) -> Tensor:
             shape = [1] * len(out)
             shape[d] = out[d]
             w = w * wd.reshape(shape)
-        if mode != "nearest" and not w.any():
+        if not w.any():
             continue
         sel = pos[(slice(None), slice(None)) + np.ix_(*[i for i, _ in taps])]
-        term = _take_flat(x, sel.ravel(), (N, C, *out))
-        if mode != "nearest":
-            term = term * const(w, x._data.dtype)
+        term = _take_flat(x, sel.ravel(), (N, C, *out)) * const(w, x._data.dtype)
         y = term if y is None else y + term
     return y
 
