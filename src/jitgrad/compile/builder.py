@@ -321,6 +321,11 @@ class Builder:
         else:
             self.contribute(dest, out_shape, "MUL", g, self.value(factor, out_shape), k=k)
 
+    def select(self, dest: Slot, out_shape: tuple, g: Slot, mask: np.ndarray) -> None:
+        """dest += sum_to(g where the 0/1 mask is 1, else 0): a select, not a product, so an
+        inf or NaN in g where the mask is 0 adds 0 (RELU_BWD reads the mask)."""
+        self.contribute(dest, out_shape, "RELU_BWD", g, self.value(mask, out_shape))
+
     def reduce_into(self, dest: Slot, src: Slot) -> None:
         """dest += src summed over the axes along which dest was broadcast to src.shape."""
         if dest.n == src.n:

@@ -235,8 +235,7 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
             if gi is None:
                 continue
             if select:
-                shape = node.out_data.shape
-                b.contribute(gi, shape, "RELU_BWD", g, b.value(node.saved[j], shape))
+                b.select(gi, node.out_data.shape, g, node.saved[j])
             elif plan is None:      # (a one-element factor becomes a constant)
                 b.mul(gi, node.out_data.shape, g, node.saved[j])
             else:

@@ -213,8 +213,8 @@ def lower_chain(b: Any, chain: Chain, dest: Any, src: Any) -> None:
             raise NotImplementedError(f"a transpose chain with two ops that need rows "
                                       f"({main[0].name}, {op.name}): lower it by hand")
     if main is None:                        # the identity (or views): dest += k * src
-        if select:                          # (the VM's select: src where k > 0, else 0)
-            b.contribute(dest, dest.shape, "RELU_BWD", src, b.value(k, dest.shape))
+        if select:
+            b.select(dest, dest.shape, src, k)
         elif isinstance(k, np.ndarray):
             b.mul(dest, dest.shape, src, k)
         else:
