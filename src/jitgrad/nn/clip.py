@@ -1,40 +1,97 @@
-"""Gradient clipping for optimizers (grad_clip=...), acting on the numpy gradients."""
+"""Gradient clipping for optimizers (grad_clip=...).
+
+An optimizer hands a group's gradients to `_clip_arrays` (numpy arrays, no Tensor wrapping:
+a small model's step is mostly this loop). Called directly, a clip takes Paddle's
+`[(param, grad), ...]` and returns new pairs, skipping a grad that is None and a parameter
+made with ParamAttr(need_clip=False). A user's clip subclasses ClipGradBase and implements
+_dygraph_clip on those pairs, as in Paddle.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ..core.tensor import Tensor
 
-class ClipGradByValue:
+
+class ClipGradBase:
+    """Paddle's base class: __call__(params_grads) runs _dygraph_clip(params_grads)."""
+
+    def __call__(self, params_grads: list[tuple[Tensor, Any]]) -> list[tuple[Tensor, Any]]:
+        return self._dygraph_clip(params_grads)
+
+    def _dygraph_clip(self, params_grads: list[tuple[Tensor, Any]]
+                      ) -> list[tuple[Tensor, Any]]:
+        raise NotImplementedError(f"{type(self).__name__} must implement "
+                                  "_dygraph_clip(params_grads)")
+
+
+class _ArrayClip(ClipGradBase):
+    """A built-in clip: the rule is written once, on arrays (_clip_arrays)."""
+
+    def _clip_arrays(self, grads: list[np.ndarray]) -> list[np.ndarray]:
+        raise NotImplementedError
+
+    def _dygraph_clip(self, params_grads: list[tuple[Tensor, Any]]
+                      ) -> list[tuple[Tensor, Any]]:
+        picked = [i for i, (p, g) in enumerate(params_grads)
+                  if g is not None and getattr(p, "need_clip", True)]
+        out = list(params_grads)
+        grads = [params_grads[i][1] for i in picked]
+        arrays = [g._data if isinstance(g, Tensor) else np.asarray(g) for g in grads]
+        for i, g in zip(picked, self._clip_arrays(arrays)):
+            out[i] = (params_grads[i][0], Tensor._make(np.asarray(g)))
+        return out
+
+
+class ClipGradByValue(_ArrayClip):
     def __init__(self, max: float, min: float | None = None) -> None:
         self.max, self.min = float(max), -float(max) if min is None else float(min)
 
-    def __call__(self, grads: list[np.ndarray]) -> list[np.ndarray]:
+    def _clip_arrays(self, grads: list[np.ndarray]) -> list[np.ndarray]:
         return [np.clip(g, self.min, self.max) for g in grads]
 
+    def __str__(self) -> str:
+        return f"Clip Gradient By Value, min = {self.min:f}, max={self.max:f}"
 
-class ClipGradByNorm:
+
+class ClipGradByNorm(_ArrayClip):
     """Each gradient rescaled to an L2 norm of at most clip_norm."""
 
     def __init__(self, clip_norm: float) -> None:
         self.clip_norm = float(clip_norm)
 
-    def __call__(self, grads: list[np.ndarray]) -> list[np.ndarray]:
+    def _clip_arrays(self, grads: list[np.ndarray]) -> list[np.ndarray]:
         out = []
         for g in grads:
             n = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
             out.append(g * (self.clip_norm / n) if n > self.clip_norm else g)
         return out
 
+    def __str__(self) -> str:
+        return f"Gradient Clip By Norm, clip_norm={self.clip_norm:f}"
 
-class ClipGradByGlobalNorm:
-    """All gradients rescaled together so that their joint L2 norm is at most clip_norm."""
 
-    def __init__(self, clip_norm: float) -> None:
+class ClipGradByGlobalNorm(_ArrayClip):
+    """All gradients rescaled together so that their joint L2 norm is at most clip_norm.
+    group_name and auto_skip_clip are Paddle's (a label, and a static-graph switch: eager
+    clipping never scales a norm already within clip_norm)."""
+
+    def __init__(self, clip_norm: float, group_name: str = "default_group",
+                 auto_skip_clip: bool = False) -> None:
+        if not isinstance(group_name, str):
+            raise TypeError(f"ClipGradByGlobalNorm: group_name must be a str, got "
+                            f"{group_name!r}")
         self.clip_norm = float(clip_norm)
+        self.group_name, self.auto_skip_clip = group_name, bool(auto_skip_clip)
 
-    def __call__(self, grads: list[np.ndarray]) -> list[np.ndarray]:
+    def _clip_arrays(self, grads: list[np.ndarray]) -> list[np.ndarray]:
         n = float(np.sqrt(sum(np.sum(np.square(g, dtype=np.float64)) for g in grads)))
         if n <= self.clip_norm:
             return grads
         return [(g * (self.clip_norm / n)).astype(g.dtype) for g in grads]
+
+    def __str__(self) -> str:
+        return f"Gradient Clip By GlobalNorm, global_norm={self.clip_norm:f}"

@@ -168,19 +168,11 @@ class ReduceOnPlateau(LRScheduler):
         self.base_lr = self.last_lr = float(learning_rate)
         self.last_epoch, self.verbose = 0, bool(verbose)
 
-    def state_dict(self) -> dict:
-        return {"cooldown_counter": self.cooldown_counter, "best": self.best,
-                "num_bad_epochs": self.num_bad_epochs, "last_epoch": self.last_epoch,
-                "last_lr": self.last_lr}
+    def get_lr(self) -> float:
+        return self.last_lr
 
-    def set_state_dict(self, state_dict: dict) -> None:
-        for key in ("cooldown_counter", "best", "num_bad_epochs", "last_epoch", "last_lr"):
-            if key not in state_dict:
-                raise RuntimeError(f"ReduceOnPlateau.set_state_dict: no {key!r} in the "
-                                   "state dict")
-            setattr(self, key, state_dict[key])
-
-    set_dict = set_state_dict
+    def state_keys(self) -> None:
+        self.keys = ["cooldown_counter", "best", "num_bad_epochs", "last_epoch", "last_lr"]
 
     def step(self, metrics: Any, epoch: int | None = None) -> None:
         """One epoch with this metric value (a number, or a one-element array or Tensor)."""

@@ -34,7 +34,9 @@ class LRScheduler:
         return self.last_lr
 
     def get_lr(self) -> float:
-        return self.base_lr
+        """The rate at self.last_epoch: a subclass's rule (Paddle's base class raises)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement get_lr(), the "
+                                  "rate at self.last_epoch")
 
     def step(self, epoch: int | None = None) -> None:
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
@@ -43,17 +45,31 @@ class LRScheduler:
             print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to "
                   f"{self.last_lr}.")
 
+    def state_keys(self) -> None:
+        """Set self.keys, the attributes state_dict saves (Paddle's hook: a subclass with
+        more state overrides it)."""
+        self.keys = ["last_epoch", "last_lr"]
+
     def state_dict(self) -> dict:
-        return {"last_epoch": self.last_epoch, "last_lr": self.last_lr}
+        """The attributes named by state_keys() (a one-element Tensor as a float)."""
+        self.state_keys()
+        out = {}
+        for key in self.keys:
+            if key in self.__dict__:
+                value = self.__dict__[key]
+                out[key] = float(value) if hasattr(value, "numpy") else value
+        return out
 
     def set_state_dict(self, state_dict: dict) -> None:
-        """Restore last_epoch and last_lr (and warn, as Paddle does, about other keys)."""
-        for key in ("last_epoch", "last_lr"):
+        """Restore the attributes named by state_keys() (and warn, as Paddle does, about
+        other keys)."""
+        self.state_keys()
+        for key in self.keys:
             if key not in state_dict:
                 raise RuntimeError(f"{type(self).__name__}.set_state_dict: no {key!r} in "
                                    "the state dict")
-            setattr(self, key, state_dict[key])
-        if len(state_dict) > 2 + ("LinearWarmup_LR" in state_dict):
+            self.__dict__[key] = state_dict[key]
+        if len(state_dict) > len(self.keys) + ("LinearWarmup_LR" in state_dict):
             import warnings
             warnings.warn("There are some unused values in state_dict. Maybe the optimizer "
                           "have different 'LearningRateDecay' when invoking state_dict and "
@@ -132,15 +148,24 @@ class LambdaDecay(LRScheduler):
 
 
 class PiecewiseDecay(LRScheduler):
+    """values[i] before boundaries[i], the last value after the last boundary (values may
+    be longer than boundaries + 1: Paddle uses the last)."""
+
     def __init__(self, boundaries: list[int], values: list[float], last_epoch: int = -1,
                  verbose: bool = False) -> None:
-        if len(values) != len(boundaries) + 1:
-            raise ValueError("PiecewiseDecay needs one more value than boundaries")
+        if len(boundaries) == 0:
+            raise ValueError("PiecewiseDecay: boundaries cannot be empty")
+        if len(values) <= len(boundaries):
+            raise ValueError(f"PiecewiseDecay needs one more value than boundaries, got "
+                             f"{len(values)} values for {len(boundaries)} boundaries")
         self.boundaries, self.values = boundaries, values
-        super().__init__(values[0], last_epoch, verbose)
+        super().__init__(last_epoch=last_epoch, verbose=verbose)    # base_lr 0.1, as Paddle
 
     def get_lr(self) -> float:
-        return self.values[sum(self.last_epoch >= b for b in self.boundaries)]
+        for b, v in zip(self.boundaries, self.values):
+            if self.last_epoch < b:
+                return v
+        return self.values[-1]
 
 
 class LinearWarmup(LRScheduler):

@@ -20,6 +20,24 @@ from ..core.tensor import Tensor
 from ..regularizer import L1Decay, L2Decay
 
 
+def _clip(clip: Callable, params: list[Tensor], grads: list[np.ndarray]) -> list:
+    """grad_clip on one group's gradients: jitgrad's clips take the arrays; another callable
+    (a ClipGradBase subclass) gets Paddle's [(param, grad Tensor)] and gives them back."""
+    fast = getattr(clip, "_clip_arrays", None)
+    if fast is not None:
+        return fast(grads)
+    pairs = clip([(p, Tensor._make(g)) for p, g in zip(params, grads)])
+    out = {id(p): g for p, g in pairs}
+    return [g if id(p) not in out else
+            (out[id(p)]._data if isinstance(out[id(p)], Tensor) else np.asarray(out[id(p)]))
+            for p, g in zip(params, grads)]
+
+
+def _number(value: float | Tensor) -> float:
+    """A hyperparameter given as a float or a one-element Tensor, its value now."""
+    return value if type(value) is float else float(value)
+
+
 def _regularizer(owner: str, value: Any) -> tuple[str, float] | None:
     """weight_decay as Paddle reads it: a float (or int) is L2Decay(value); L1Decay and
     L2Decay as themselves; None or 0 is none."""
@@ -35,21 +53,46 @@ def _regularizer(owner: str, value: Any) -> tuple[str, float] | None:
     return ("l2", float(value)) if value else None
 
 
+class _Group:
+    """One parameter group as a step reads it: its grad_clip, the hyperparameters it
+    replaces (beta1, momentum...), AdamW's decoupled decay, and the rate scale and
+    regularizer of its parameters that are plain Tensors (a Parameter carries its own, in
+    optimize_attr and regularizer, read at every step as Paddle reads them)."""
+
+    __slots__ = ("clip", "hyper", "decay", "lr", "regularizer")
+
+    def __init__(self, clip: Callable | None, hyper: dict | None, decay: float, lr: float,
+                 regularizer: Any) -> None:
+        self.clip, self.hyper, self.decay = clip, hyper, decay
+        self.lr, self.regularizer = lr, regularizer
+
+
+_NO_ATTR = object()
+
+
 class Optimizer:
     """The shared machinery: parameter groups, grad_clip, the update loop, the state dict.
     A subclass implements _update and names its accumulators as Paddle does.
 
-    Weight decay as Paddle applies it: a parameter's own regularizer (ParamAttr(regularizer=))
-    replaces the optimizer's (or its group's) weight_decay; an L2 coefficient reaches _update
-    as `wd` (the update rules add wd * p where Paddle's kernels do), anything else (L1Decay)
-    is added to the gradient before _update. AdamW and Lamb (_decoupled) take their own
-    decay in _update and get a parameter's regularizer added to the gradient.
-    A parameter's ParamAttr(learning_rate=) scales the rate, and a group's keys listed in
-    _group_keys (beta1, epsilon, momentum...) replace the optimizer's for its parameters."""
+    Weight decay as Paddle applies it: a parameter's own regularizer (ParamAttr(regularizer=),
+    read at every step) replaces the optimizer's weight_decay; an L2 coefficient reaches
+    _update as `wd` (the update rules add wd * p where Paddle's kernels do), anything else
+    (L1Decay) is added to the gradient before _update. AdamW and Lamb (_decoupled) take their
+    own decay in _update and get a parameter's regularizer added to the gradient.
+    A parameter's optimize_attr['learning_rate'] (ParamAttr(learning_rate=), read at every
+    step) scales the rate.
+
+    Parameter groups (a list of dicts) as Paddle's _add_param_group: a group's learning_rate
+    (1.0 when absent) becomes each of its parameters' optimize_attr['learning_rate'] and its
+    weight_decay (the optimizer's when absent) their regularizer, replacing a ParamAttr's
+    (AdamW: its decoupled decay instead); a group's grad_clip (the optimizer's when absent)
+    clips that group alone; and its keys listed in _group_keys (beta1, epsilon, momentum...)
+    replace the optimizer's for its parameters."""
 
     _accumulators: tuple[str, ...] = ()     # Paddle's accumulator names, in its order
     _group_keys: ClassVar[dict[str, str]] = {}    # a group's key -> the attribute it sets
     _decoupled = False                      # AdamW, Lamb: weight_decay is not a regularizer
+    _group_decay_is_decoupled = False       # AdamW: a group's weight_decay is its decay
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
@@ -58,51 +101,101 @@ class Optimizer:
         if parameters is None:
             raise ValueError(f"{owner} needs parameters=model.parameters() "
                              "(jitgrad has no static graph to collect them from)")
-        if self._decoupled:
-            self._wd = 0.0 if weight_decay is None else float(weight_decay)
-        else:
-            reg = _regularizer(owner, weight_decay)
-            self._wd = reg[1] if reg else 0.0
-        # parameter groups: [{'params': [...], 'learning_rate': scale, 'weight_decay': c, ...}]
-        self._params, lr_scale, wd_of = [], {}, {}   # by id: a repeated parameter's last group
-        extra_of: dict[int, Any] = {}
-        for i, item in enumerate(parameters):
-            group = item if isinstance(item, dict) else {"params": [item]}
-            hyper = {k: v for k, v in group.items() if k in self._group_keys} or None
-            group_wd = group.get("weight_decay", weight_decay)
-            if self._decoupled:
-                reg, wd = None, 0.0 if group_wd is None else float(group_wd)
-            else:
-                reg = _regularizer(owner, group_wd)
-                wd = 0.0
-            for p in group["params"]:
-                if not isinstance(p, Tensor):
-                    raise TypeError(f"parameters[{i}] holds a {type(p).__name__}, not a Tensor")
-                self._params.append(p)
-                attr = getattr(p, "optimize_attr", None) or {}
-                lr_scale[id(p)] = float(group.get("learning_rate", 1.0)) * \
-                    float(attr.get("learning_rate", 1.0))
-                own = getattr(p, "regularizer", None)
-                p_reg = _regularizer(f"{owner}: parameter {p.name}'s regularizer", own) \
-                    if own is not None else None if self._decoupled else reg
-                p_wd = wd
-                if not self._decoupled and p_reg is not None and p_reg[0] == "l2":
-                    p_wd, p_reg = p_reg[1], None      # fused into the update, as in Paddle
-                wd_of[id(p)] = p_wd
-                extra_of[id(p)] = (p_reg, hyper) if p_reg or hyper else None
+        if isinstance(parameters, (Tensor, dict, str)) or not hasattr(parameters, "__iter__"):
+            raise TypeError(f"{owner}: parameters must be a list of Tensors (or of parameter "
+                            f"group dicts), got {type(parameters).__name__}; wrap a single "
+                            "parameter in a list")
+        if grad_clip is not None and not callable(grad_clip):
+            raise TypeError(f"{owner}: grad_clip must be a ClipGradByValue, ClipGradByNorm or "
+                            f"ClipGradByGlobalNorm, got {grad_clip!r}")
         if not isinstance(learning_rate, (int, float, LRScheduler)):
             raise TypeError(f"learning_rate must be a float or an LRScheduler, got "
                             f"{learning_rate!r}")
+        if self._decoupled:
+            self._wd, self._reg = 0.0 if weight_decay is None else float(weight_decay), None
+        else:
+            self._reg = _regularizer(owner, weight_decay)
+            self._wd = self._reg[1] if self._reg else 0.0
+        self._reg_parsed: dict[int, tuple[Any, tuple | None]] = {}
+        items = list(parameters)
+        grouped = bool(items) and isinstance(items[0], dict)
+        self._params, groups, seen = [], [], set()
+        plain = None if grouped else _Group(grad_clip, None, self._wd, 1.0, None)
+        for i, item in enumerate(items):
+            if grouped != isinstance(item, dict):
+                raise TypeError(f"{owner}: parameters mixes parameter group dicts and "
+                                f"Tensors (item {i}); give a list of one kind")
+            if grouped:
+                params = item["params"]
+                params = [params] if isinstance(params, Tensor) else list(params)
+                grp = self._group(owner, item, weight_decay, grad_clip)
+            else:
+                params, grp = [item], plain     # one group: one global norm over all
+            for p in params:
+                if not isinstance(p, Tensor):
+                    raise TypeError(f"parameters[{i}] holds a {type(p).__name__}, not a Tensor")
+                if grouped:
+                    if id(p) in seen:
+                        raise ValueError(f"{owner}: parameter {p.name or ''} appears in more "
+                                         "than one parameter group")
+                    self._adopt(p, grp)
+                seen.add(id(p))
+                self._params.append(p)
+                groups.append(grp)
         self._lr = learning_rate
         self._grad_clip = grad_clip
         self._state: dict[int, dict[str, Any]] = {}
-        # per parameter, once: (tensor, lr scale, weight decay, state, extra), so a step looks
-        # nothing up by id (a small model's step is mostly this loop); extra is None or
-        # (regularizer added to the gradient, group hyperparameters)
-        self._rows = [(p, lr_scale[id(p)], wd_of[id(p)], self._state.setdefault(id(p), {}),
-                       extra_of[id(p)]) for p in self._params]
+        # per parameter, once: (tensor, state, group), so a step looks nothing up by id
+        self._rows = [(p, self._state.setdefault(id(p), {}), grp)
+                      for p, grp in zip(self._params, groups)]
+        self._clipped = any(grp.clip is not None for grp in groups)
         self._name = name
         optimizer_state.name_accumulators(self)
+
+    def _group(self, owner: str, group: dict, weight_decay: Any, grad_clip: Any) -> _Group:
+        hyper = {k: v for k, v in group.items() if k in self._group_keys} or None
+        clip = group.get("grad_clip", grad_clip)
+        if clip is not None and not callable(clip):
+            raise TypeError(f"{owner}: a group's grad_clip must be a ClipGrad object, got "
+                            f"{clip!r}")
+        wd = group.get("weight_decay", weight_decay)
+        if self._group_decay_is_decoupled:
+            return _Group(clip, hyper, 0.0 if wd is None else float(wd),
+                          float(group.get("learning_rate", 1.0)), None)
+        _regularizer(owner, wd)                 # (checked here, read at each step)
+        return _Group(clip, hyper, self._wd, float(group.get("learning_rate", 1.0)),
+                      L2Decay(float(wd)) if isinstance(wd, (int, float)) and wd else wd or None)
+
+    def _adopt(self, p: Tensor, grp: _Group) -> None:
+        """Paddle's _add_param_group on a Parameter: the group's rate and (but AdamW) its
+        weight decay become the parameter's, replacing its ParamAttr's, for good."""
+        if getattr(p, "optimize_attr", _NO_ATTR) is _NO_ATTR:
+            return                              # a plain Tensor: the group keeps them
+        p.optimize_attr = dict(p.optimize_attr or {}, learning_rate=grp.lr)
+        if not self._group_decay_is_decoupled:
+            p.regularizer = grp.regularizer
+
+    def _decay_of(self, p: Tensor, grp: _Group) -> tuple[float, float, tuple | None]:
+        """(rate scale, fused L2 coefficient, regularizer added to the gradient) for p now."""
+        attr = getattr(p, "optimize_attr", _NO_ATTR)
+        if attr is _NO_ATTR:
+            scale, own = grp.lr, grp.regularizer
+        else:
+            scale = float(attr.get("learning_rate", 1.0)) if attr else 1.0
+            own = getattr(p, "regularizer", None)
+        if own is None:
+            reg = self._reg
+        else:
+            hit = self._reg_parsed.get(id(own))
+            if hit is None or hit[0] is not own:
+                hit = self._reg_parsed[id(own)] = (own, _regularizer(
+                    f"{type(self).__name__}: parameter {p.name}'s regularizer", own))
+            reg = hit[1]
+        if self._decoupled:
+            return scale, grp.decay, reg
+        if reg is not None and reg[0] == "l2":
+            return scale, reg[1], None          # fused into the update, as in Paddle
+        return scale, 0.0, reg
 
     def get_lr(self) -> float:
         return float(self._lr()) if isinstance(self._lr, LRScheduler) else float(self._lr)
@@ -133,19 +226,22 @@ class Optimizer:
         self._lr = scheduler
 
     def _live(self, rows: list[tuple]) -> list[tuple[tuple, np.ndarray]]:
-        """(row, gradient) of each parameter with a gradient, after grad_clip."""
+        """(row, gradient) of each parameter with a gradient, after each group's grad_clip."""
         live = [(row, row[0]._grad) for row in rows
                 if row[0]._grad is not None and not row[0]._stop_gradient]
-        if self._grad_clip is not None and live:
-            # a parameter made with ParamAttr(need_clip=False) is neither clipped nor counted
-            # in a global norm (Paddle)
-            clip = [i for i, (row, _) in enumerate(live)
-                    if getattr(row[0], "need_clip", True)]
-            if clip:
-                grads = self._grad_clip([live[i][1] for i in clip])
-                live = list(live)
-                for i, g in zip(clip, grads):
-                    live[i] = (live[i][0], g)
+        if not self._clipped or not live:
+            return live
+        by_group: dict[int, list[int]] = {}
+        for i, (row, _) in enumerate(live):
+            if row[2].clip is not None and getattr(row[0], "need_clip", True):
+                by_group.setdefault(id(row[2]), []).append(i)
+        # a parameter made with ParamAttr(need_clip=False) is neither clipped nor counted in
+        # a global norm (Paddle); each group is clipped on its own
+        for members in by_group.values():
+            clip = live[members[0]][0][2].clip
+            grads = _clip(clip, [live[i][0][0] for i in members], [live[i][1] for i in members])
+            for i, g in zip(members, grads):
+                live[i] = (live[i][0], g)
         return live
 
     def step(self) -> None:
@@ -155,13 +251,14 @@ class Optimizer:
     def _step_rows(self, rows: list[tuple]) -> None:
         lr = self.get_lr()
         with grad_mode.no_grad():
-            for (p, scale, wd, state, extra), g in self._live(rows):
+            for (p, state, grp), g in self._live(rows):
                 if type(g) is not np.ndarray or g.dtype != p._data.dtype:
                     g = np.asarray(g, dtype=p._data.dtype)
-                if extra is None:
+                scale, wd, reg = self._decay_of(p, grp)
+                if reg is None and grp.hyper is None:
                     self._update(p, g, lr * scale, wd, state)
                 else:
-                    self._update_extra(p, g, lr * scale, wd, state, *extra)
+                    self._update_extra(p, g, lr * scale, wd, state, reg, grp.hyper)
                 p._version += 1
         tape.bump_epoch()
 
@@ -281,7 +378,9 @@ class Adam(Optimizer):
             self._accumulators = ("moment1", "moment2", "moment2_max", "beta1_pow_acc",
                                   "beta2_pow_acc")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
+        # a Tensor beta is read at every step, as Paddle reads it (a schedule may set it)
+        self._b1, self._b2 = (b if isinstance(b, Tensor) else float(b) for b in (beta1, beta2))
+        self._eps = float(epsilon)
 
     def _decay(self, p, g, lr, wd):
         return g + wd * p._data if wd else g
@@ -290,7 +389,7 @@ class Adam(Optimizer):
         g = self._decay(p, g, lr, wd)
         # beta^t as Paddle keeps it: a running product in the parameter's precision
         dt = p._data.dtype.type
-        b1, b2 = dt(self._b1), dt(self._b2)
+        b1, b2 = dt(_number(self._b1)), dt(_number(self._b2))
         b1p, b2p = state.get("beta1_pow_acc", b1), state.get("beta2_pow_acc", b2)
         # 1 - beta in the parameter's precision too, as Paddle's kernel: with 0.999 in
         # float32, 1 - b2 is 9.9998713e-4, and the bias correction sqrt(1 - b2^t) must see
@@ -313,6 +412,7 @@ class AdamW(Adam):
     (decay and step), as Paddle's GPU kernel does (Paddle 3.3.1's CPU kernel refuses it)."""
 
     _decoupled = True
+    _group_decay_is_decoupled = True
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
                  beta2: float = 0.999, epsilon: float = 1e-08,
