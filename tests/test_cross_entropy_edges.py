@@ -95,3 +95,18 @@ def test_soft_labels_of_another_shape_are_refused():
         with pytest.raises(ValueError, match="soft labels must have the input's shape"):
             F.cross_entropy(x, paddle.to_tensor(np.full(shape, 0.2, "float32")),
                             soft_label=True)
+
+
+@pytest.mark.parametrize("weight", [None, [1.0, 2.0, 3.0]])
+def test_smoothing_with_reduction_none_keeps_a_1_at_the_class_axis(weight):
+    # Paddle 3.3.1: smoothed labels are soft labels, whose unreduced loss is [..., 1]
+    x = paddle.to_tensor(np.random.RandomState(1).randn(4, 3).astype("float32"))
+    lab = paddle.to_tensor(np.array([0, 1, 2, 2], "int64"))
+    w = None if weight is None else paddle.to_tensor(weight)
+    assert F.cross_entropy(x, lab, weight=w, label_smoothing=0.1,
+                           reduction="none").shape == [4, 1]
+    x3 = paddle.to_tensor(np.zeros((2, 3, 5), "float32"))
+    lab3 = paddle.to_tensor(np.zeros((2, 3), "int64"))
+    loss = paddle.nn.CrossEntropyLoss(label_smoothing=0.1, reduction="none")(x3, lab3)
+    assert loss.shape == [2, 3, 1]
+    np.testing.assert_allclose(loss.numpy(), np.full((2, 3, 1), np.log(5.0)), rtol=1e-6)

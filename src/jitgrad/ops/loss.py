@@ -237,8 +237,9 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
             coef = None if found is None else _hard_label_coefficients(
                 kernels, d, found[0], ignore_index, reduction, label_smoothing)
             if coef is not None:            # (nll called here: see _hard_label_coefficients)
-                if reduction == "none":
-                    return _class_loss(input, coef, d.ndim - 1, found[1], reduction, True)
+                if reduction == "none":     # (smoothed: soft labels, a 1 at the class axis)
+                    return _class_loss(input, coef, d.ndim - 1,
+                                       found[1] or bool(label_smoothing), reduction, True)
                 return nll(input, coef, d.ndim - 1, True, True)
     require_float(input, "cross_entropy")
     _check_reduction(reduction)
@@ -297,6 +298,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     if safe.size and (safe.max() >= C or safe.min() < 0):     # (ignored positions hold 0)
         raise _label_range_error("cross_entropy", C, ignore_index)
     if label_smoothing:
+        keep_dim = True                 # soft labels: a 1 at the class axis, as Paddle
         target = np.eye(C)[safe] * (1 - label_smoothing) + label_smoothing / C
         # a row's weight: the class weights averaged by its smoothed target (Paddle 3.3.1)
         roww = valid.astype(np.float64) if weight is None else \
