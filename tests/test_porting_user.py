@@ -246,13 +246,17 @@ def test_linear_parameters_follow_the_default_dtype():
     try:
         layer = paddle.nn.Linear(3, 2)
         others = [paddle.nn.Conv2D(1, 2, 3), paddle.nn.Conv1D(1, 2, 3),
-                  paddle.nn.BatchNorm2D(2), paddle.nn.LayerNorm(4), paddle.nn.Embedding(5, 3)]
+                  paddle.nn.BatchNorm2D(2), paddle.nn.LayerNorm(4), paddle.nn.Embedding(5, 3),
+                  # (these five stayed float32; Paddle 3.3.1 makes them float64)
+                  paddle.nn.PReLU(), paddle.nn.Bilinear(3, 4, 5), paddle.nn.GroupNorm(2, 4),
+                  paddle.nn.HSigmoidLoss(4, 5), paddle.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4])]
     finally:
         paddle.set_default_dtype("float32")
     assert layer.weight.dtype == paddle.float64 and layer.bias.dtype == paddle.float64
     assert {p.dtype for m in others for p in m.parameters()} == {paddle.float64}
     x = TT(np.arange(6.0).reshape(2, 3), dtype="float64")
     assert layer(x).dtype == paddle.float64
+    assert others[5](x).dtype == paddle.float64                         # PReLU
     assert paddle.nn.Linear(3, 2).weight.dtype == paddle.float32      # after the reset
 
 

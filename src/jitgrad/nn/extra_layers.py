@@ -95,7 +95,7 @@ class Bilinear(Layer):
     def __init__(self, in1_features: int, in2_features: int, out_features: int,
                  weight_attr: Any = None, bias_attr: Any = None, name: str | None = None
                  ) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())     # the default dtype, as Paddle
         self._sizes, self._name = (in1_features, in2_features, out_features), name
         self._repr_dtype = get_default_dtype()      # what Paddle prints as its dtype
         self.weight = self.create_parameter([out_features, in1_features, in2_features],

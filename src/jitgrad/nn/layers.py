@@ -396,7 +396,7 @@ class PReLU(Layer):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, weight_attr: Any = None,
                  data_format: str = "NCHW", name: str | None = None) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())     # the default dtype, as Paddle
         if isinstance(num_parameters, bool) or not isinstance(num_parameters, int) or \
                 num_parameters < 1:
             raise ValueError(f"PReLU: num_parameters must be a positive int, got "

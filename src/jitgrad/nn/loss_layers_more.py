@@ -3,6 +3,7 @@ ops/pool_fractional.py, as name -> class in NAMES."""
 
 from __future__ import annotations
 
+from ..core.dtypes import get_default_dtype
 from ..ops import losses_sampled as _smp
 from ..ops import losses_seq as _seq
 from ..ops import pool_fractional as _frac
@@ -107,7 +108,7 @@ class HSigmoidLoss(Layer):
     def __init__(self, feature_size: int, num_classes: int, weight_attr=None, bias_attr=None,
                  is_custom: bool = False, is_sparse: bool = False,
                  name: str | None = None) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())     # the default dtype, as Paddle
         if num_classes < 2 and not is_custom:
             raise ValueError("num_classes must not be less than 2 with default tree")
         self._feature_size, self._num_classes = feature_size, num_classes
@@ -134,7 +135,7 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
     def __init__(self, in_features: int, n_classes: int, cutoffs, weight_attr=None,
                  bias_attr=None, div_value: float = 4.0, head_bias: bool = False,
                  name: str | None = None) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())     # the default dtype, as Paddle
         cutoffs = list(cutoffs)
         if cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1 \
                 or len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs):
@@ -165,7 +166,6 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
 
     def log_prob(self, input):
         """[N, n_classes] log-probabilities of every class."""
-        from ..core.dtypes import get_default_dtype
         from ..ops.elementwise import astype
         out = _smp.full_log_prob(input, self.head_weight, self.head_bias, self.tail_weights,
                                  self.cutoffs)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.dtypes import get_default_dtype
 from ..core.tensor import Tensor
 from . import functional as F
 from .initializer import Constant
@@ -204,17 +205,16 @@ class GroupNorm(Layer):
                  affine: bool = True, device: Any = None, dtype: Any = None,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
                  name: str | None = None) -> None:
-        super().__init__()
+        super().__init__(dtype=get_default_dtype() if dtype is None else dtype)
         if num_groups <= 0 or num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be a positive "
                              f"multiple of num_groups ({num_groups})")
         self._num_groups, self._epsilon, self._data_format = num_groups, epsilon, data_format
         self._num_channels = num_channels
         self.weight = None if weight_attr is False or not affine else self.create_parameter(
-            [num_channels], attr=weight_attr, dtype=dtype,
-            default_initializer=Constant(1.0))
+            [num_channels], attr=weight_attr, default_initializer=Constant(1.0))
         self.bias = None if bias_attr is False or not affine else self.create_parameter(
-            [num_channels], attr=bias_attr, dtype=dtype, is_bias=True)
+            [num_channels], attr=bias_attr, is_bias=True)
 
     def forward(self, x: Tensor) -> Tensor:
         return F.group_norm(x, self._num_groups, self._epsilon, self.weight, self.bias,
