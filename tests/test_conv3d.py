@@ -184,3 +184,15 @@ def test_max_pool3d_return_mask_is_the_first_maximum_index_in_the_volume(kw, wan
     flat = xv.reshape(1, 2, -1)
     picked = np.take_along_axis(flat, mask.numpy().reshape(1, 2, -1), axis=2)
     np.testing.assert_array_equal(picked.reshape(y.shape), y.numpy())
+
+
+def test_adaptive_max_pool3d_return_mask_is_the_first_maximum_index_in_the_volume():
+    xv = np.round(np.random.RandomState(3).randn(1, 2, 4, 4, 4)).astype("float32")   # ties
+    y, mask = F.adaptive_max_pool3d(TT(xv), (2, 3, 1), return_mask=True)
+    assert mask.dtype == paddle.int32 and mask.shape == y.shape == [1, 2, 2, 3, 1]
+    # measured on Paddle 3.3.1
+    assert mask.numpy().ravel().tolist() == [0, 11, 13, 38, 38, 63, 5, 5, 9, 35, 36, 40]
+    picked = np.take_along_axis(xv.reshape(1, 2, -1), mask.numpy().reshape(1, 2, -1), axis=2)
+    np.testing.assert_array_equal(picked.reshape(y.shape), y.numpy())
+    y2, mask2 = paddle.nn.AdaptiveMaxPool3D((2, 3, 1), return_mask=True)(TT(xv))
+    assert mask2.numpy().tolist() == mask.numpy().tolist()

@@ -224,12 +224,30 @@ def adaptive_max_pool3d(x: Tensor, output_size: Any, return_mask: bool = False,
                         name: str | None = None) -> Tensor:
     """The largest value of each adaptive window (NCDHW, as Paddle)."""
     from .pool import adaptive_max_pool2d
-    if return_mask:
-        raise NotImplementedError("adaptive_max_pool3d: return_mask=True is not supported")
     require_float(x, "adaptive_max_pool3d")
     x, _ = _to_ncdhw(x, "NCDHW", "adaptive_max_pool3d")
-    return _adaptive_depth(x, output_size, "adaptive_max_pool3d", adaptive_max_pool2d,
-                           _first_max, lambda t, n: t)
+    out = _adaptive_depth(x, output_size, "adaptive_max_pool3d", adaptive_max_pool2d,
+                          _first_max, lambda t, n: t)
+    if not return_mask:
+        return out
+    return out, Tensor._make(_adaptive_argmax(x._data, out.shape[2:]))
+
+
+def _adaptive_argmax(x: np.ndarray, outs: list) -> np.ndarray:
+    """Per output of an adaptive 3-D max pool, the input index (d * H + h) * W + w of its
+    window's first maximum in row-major order (a NaN wins), int32 as Paddle's mask."""
+    N, C, D, H, W = x.shape
+    spans = [[((i * n) // o, -(-((i + 1) * n) // o)) for i in range(o)]
+             for n, o in zip((D, H, W), outs)]
+    mask = np.empty((N, C, *outs), np.int32)
+    for i, (d0, d1) in enumerate(spans[0]):
+        for j, (h0, h1) in enumerate(spans[1]):
+            for k, (w0, w1) in enumerate(spans[2]):
+                win = x[:, :, d0:d1, h0:h1, w0:w1]
+                d, h, w = np.unravel_index(np.argmax(win.reshape(N, C, -1), axis=-1),
+                                           win.shape[2:])
+                mask[:, :, i, j, k] = ((d + d0) * H + h + h0) * W + w + w0
+    return mask
 
 
 def conv3d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
