@@ -2,7 +2,7 @@
 
 optimizers.py and optimizers_more.py (NAdam, RAdam, ASGD, Rprop) hold the update rules,
 state.py their state_dict layout (Paddle's names), lr_schedulers.py and lr_cycles.py the
-schedulers.
+schedulers, lbfgs.py LBFGS (driven by a closure).
 """
 
 import sys
@@ -11,6 +11,7 @@ from ..core.namespace import Namespace
 from . import lr_cycles, lr_schedulers
 from .optimizers import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Lamb, Momentum, Optimizer,
                          RMSProp)
+from .lbfgs import LBFGS
 from .optimizers_more import ASGD, NAdam, RAdam, Rprop
 
 _SCHEDULERS = ("LRScheduler", "StepDecay", "MultiStepDecay", "ExponentialDecay",
@@ -26,7 +27,7 @@ lr = Namespace("jitgrad.optimizer.lr", "optimizer.lr",
 sys.modules.setdefault(lr.__name__, lr)     # `from paddle.optimizer.lr import StepDecay`
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Adamax",
-           "Adadelta", "Lamb", "NAdam", "RAdam", "ASGD", "Rprop", "lr"]
+           "Adadelta", "Lamb", "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "lr"]
 
 
 def __dir__() -> list[str]:
