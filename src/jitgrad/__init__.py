@@ -35,6 +35,7 @@ from .ops.creation import range  # noqa: E402,A004  (Paddle's, end included; not
 from .compile.program_cache import cache_clear, cache_info, set_cache_limit  # noqa: E402
 from . import incubate, tensor  # noqa: E402  (paddle.incubate.autograd, paddle.tensor.*)
 from . import distribution  # noqa: E402  (paddle.distribution)
+from . import geometric  # noqa: E402  (paddle.geometric)
 from . import amp, device, jit, metric, static  # noqa: E402  (CPU-only forms of these)
 from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: E402
                   get_autocast_gpu_dtype, is_autocast_enabled)
