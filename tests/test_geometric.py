@@ -103,3 +103,5 @@ def test_bad_arguments_raise_with_the_reason():
         G.send_u_recv(x, TT(SRC), TT(DST), out_size=2)
     with pytest.raises(TypeError, match="integers"):
         G.send_u_recv(x, TT(SRC.astype("float32")), TT(DST))
+    with pytest.raises(TypeError, match="same dtype"):
+        G.send_u_recv(x, TT(SRC.astype("int32")), TT(DST))

@@ -149,7 +149,12 @@ def send_uv(x: Tensor, y: Tensor, src_index: Any, dst_index: Any, message_op: st
 
 
 def _edges(src_index: Any, dst_index: Any, owner: str) -> tuple[np.ndarray, np.ndarray]:
+    kinds = [(i._data if isinstance(i, Tensor) else np.asarray(i)).dtype
+             for i in (src_index, dst_index)]
     src, dst = _index(src_index, "src_index", owner), _index(dst_index, "dst_index", owner)
+    if kinds[0] != kinds[1]:
+        raise TypeError(f"{owner}: src_index and dst_index must have the same dtype (both "
+                        f"int32 or both int64), got {kinds[0]} and {kinds[1]}")
     if src.size != dst.size:
         raise ValueError(f"{owner}: src_index and dst_index must have the same length, got "
                          f"{src.size} and {dst.size}")
