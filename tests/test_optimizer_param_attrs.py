@@ -172,3 +172,11 @@ def test_a_plain_parameter_list_is_clipped_by_one_global_norm():
     norm = np.sqrt(100 + 2 * 0.75 ** 2)
     np.testing.assert_allclose(a.numpy(), [3 - 6 / norm, 4 - 8 / norm], rtol=1e-6)
     np.testing.assert_allclose(b.numpy(), [-0.75 / norm, -0.75 / norm], rtol=1e-6)
+
+
+@pytest.mark.parametrize("step_size, error", [(1.5, TypeError), (np.int64(2), TypeError),
+                                              (0, ValueError), (-1, ValueError)])
+def test_step_decay_wants_a_positive_python_int_step(step_size, error):
+    # Paddle 3.3.1: TypeError for anything but an int, then a positive check
+    with pytest.raises(error, match="step_size"):
+        paddle.optimizer.lr.StepDecay(0.1, step_size=step_size)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-import numpy as np
 
 
 class LRScheduler:
@@ -94,9 +93,7 @@ def _decay_gamma(gamma: float, what: str) -> float:
 class StepDecay(LRScheduler):
     def __init__(self, learning_rate: float, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1, verbose: bool = False) -> None:
-        if isinstance(step_size, bool) or not isinstance(step_size, (int, np.integer)) or \
-                step_size <= 0:
-            raise ValueError(f"StepDecay: step_size must be a positive int, got {step_size!r}")
+        _positive_int("StepDecay", "step_size", step_size)     # (Paddle: TypeError, then >0)
         self.step_size, self.gamma = step_size, _decay_gamma(gamma, "StepDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
