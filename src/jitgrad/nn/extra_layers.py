@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 from ..core.tensor import Tensor
@@ -57,10 +58,10 @@ class _Dropout(Layer):
         self.p, self._format = p, data_format or self.default_format
         self._name = name
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
         if self._format is None:
-            return self.fn(x, self.p, training=self.training)
-        return self.fn(x, self.p, training=self.training, data_format=self._format)
+            return self.fn(input, self.p, training=self.training)
+        return self.fn(input, self.p, training=self.training, data_format=self._format)
 
     def extra_repr(self) -> str:
         fmt = "" if self._format is None else f", data_format={self._format}"
@@ -179,8 +180,8 @@ class Fold(Layer):
                         dilations=dilations, paddings=paddings, strides=strides)
         self._name = name
 
-    def forward(self, x: Tensor) -> Tensor:
-        return X.fold(x, **self._kw)
+    def forward(self, input: Tensor) -> Tensor:
+        return X.fold(input, **self._kw)
 
     def extra_repr(self) -> str:
         k = self._kw
@@ -196,8 +197,13 @@ def _unpool_layer(name: str, fn: Callable, fmt: str) -> type:
         self._kw = dict(kernel_size=kernel_size, stride=stride, padding=padding,
                         data_format=data_format, output_size=output_size)
 
-    def forward(self, x: Tensor, indices: Tensor) -> Tensor:
-        return fn(x, indices, **self._kw)
+    def forward(self, x: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        """output_size, when given, replaces the constructor's (Paddle warns then)."""
+        if not output_size:
+            return fn(x, indices, **self._kw)
+        warnings.warn("output_size in forward overrides output_size in __init__. "
+                      "The output_size parameter in forward has higher priority.", stacklevel=2)
+        return fn(x, indices, **dict(self._kw, output_size=output_size))
 
     def extra_repr(self) -> str:
         return f"output_size={self._kw['output_size']}"
@@ -217,8 +223,8 @@ class LocalResponseNorm(Layer):
         self._args = (size, alpha, beta, k, data_format)
         self._name = name
 
-    def forward(self, x: Tensor) -> Tensor:
-        return X.local_response_norm(x, *self._args)
+    def forward(self, input: Tensor) -> Tensor:
+        return X.local_response_norm(input, *self._args)
 
     def extra_repr(self) -> str:
         size, alpha, beta, k, data_format = self._args

@@ -7,6 +7,7 @@ parameters, so the layer and the function cannot disagree.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Sequence, Union
 
 from ..core.tensor import Tensor
@@ -20,12 +21,36 @@ from .layer_repr import name_suffix, pool_repr
 _Repr = Union[str, Callable[[dict], str], None]
 
 
+def _forward(name: str, fn: Any, inputs: Sequence[str]) -> Callable:
+    """forward(self, <inputs>) -> fn(<inputs>, **self._kw): the tensors by position or by
+    Paddle's names (`inputs`), which inspect.signature reports."""
+    sig = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                             for n in ("self", *inputs)])
+    call = f"{name}.forward({', '.join(inputs)})"
+
+    def forward(self, *args: Any, **kwargs: Any) -> Tensor:
+        if kwargs or len(args) != len(inputs):
+            unknown = [k for k in kwargs if k not in inputs]
+            if unknown:
+                raise TypeError(f"{call} got an unexpected keyword argument {unknown[0]!r}")
+            try:
+                args = sig.bind(self, *args, **kwargs).args[1:]
+            except TypeError as e:
+                raise TypeError(f"{call}: {e}") from None
+        return fn(*args, **self._kw)
+
+    forward.__signature__ = sig
+    return forward
+
+
 def _functional(name: str, fn: Any, params: Sequence[str] = (), strict: bool = True,
-                repr_fmt: _Repr = None, defaults: dict | None = None) -> type:
-    """A layer holding fn's keyword arguments (`params` may come by position), called on any
-    number of tensors. strict: more positional arguments than params raise TypeError (the
-    older activation and loss layers, made with strict=False, ignore them). repr_fmt and
-    defaults give its extra_repr, as Paddle prints the layer."""
+                repr_fmt: _Repr = None, defaults: dict | None = None,
+                inputs: Sequence[str] = ("x",)) -> type:
+    """A layer holding fn's keyword arguments (`params` may come by position), called on the
+    tensors named `inputs` (Paddle's forward parameters). strict: more positional arguments
+    than params raise TypeError (the older activation and loss layers, made with
+    strict=False, ignore them). repr_fmt and defaults give its extra_repr, as Paddle prints
+    the layer."""
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         Layer.__init__(self)
         self._name = kwargs.pop("name", None)
@@ -33,9 +58,6 @@ def _functional(name: str, fn: Any, params: Sequence[str] = (), strict: bool = T
             raise TypeError(f"{name} takes at most {len(params)} positional arguments "
                             f"({', '.join(params)}), got {len(args)}")
         self._kw = dict(zip(params, args), **kwargs)
-
-    def forward(self, *inputs: Any) -> Tensor:
-        return fn(*inputs, **self._kw)
 
     def extra_repr(self) -> str:
         args = {**(defaults or {}), **self._kw}
@@ -46,16 +68,16 @@ def _functional(name: str, fn: Any, params: Sequence[str] = (), strict: bool = T
         s = repr_fmt.format(**args)
         return s + name_suffix(self._name, first=not s)
 
-    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+    return type(name, (Layer,), {"__init__": __init__, "forward": _forward(name, fn, inputs),
                                  "extra_repr": extra_repr,
                                  "__doc__": f"Layer form of nn.functional.{fn.__name__}."})
 
 
 def _lenient(name: str, fn: Any, params: Sequence[str] = (), repr_fmt: _Repr = None,
-             defaults: dict | None = None) -> type:
+             defaults: dict | None = None, inputs: Sequence[str] = ("x",)) -> type:
     """The activation and loss layers that predate strict: unchanged, they ignore surplus
     positional arguments."""
-    return _functional(name, fn, params, False, repr_fmt, defaults)
+    return _functional(name, fn, params, False, repr_fmt, defaults, inputs)
 
 
 def _activation(name: str, fn: Any, **defaults: Any) -> type:
@@ -101,17 +123,19 @@ Softmax = _activation("Softmax", F.softmax, axis=-1)
 LogSoftmax = _activation("LogSoftmax", F.log_softmax, axis=-1)
 
 
-MSELoss = _lenient("MSELoss", F.mse_loss, ["reduction"])
-L1Loss = _lenient("L1Loss", F.l1_loss, ["reduction"])
-SmoothL1Loss = _lenient("SmoothL1Loss", F.smooth_l1_loss, ["reduction", "delta"])
+_IL = ("input", "label")  # most loss layers: forward(input, label)
+MSELoss = _lenient("MSELoss", F.mse_loss, ["reduction"], inputs=_IL)
+L1Loss = _lenient("L1Loss", F.l1_loss, ["reduction"], inputs=_IL)
+SmoothL1Loss = _lenient("SmoothL1Loss", F.smooth_l1_loss, ["reduction", "delta"], inputs=_IL)
 CrossEntropyLoss = _lenient("CrossEntropyLoss", F.cross_entropy,
                          ["weight", "ignore_index", "reduction", "soft_label", "axis",
-                          "use_softmax", "label_smoothing"])
-NLLLoss = _lenient("NLLLoss", F.nll_loss, ["weight", "ignore_index", "reduction"])
-BCELoss = _lenient("BCELoss", F.binary_cross_entropy, ["weight", "reduction"])
+                          "use_softmax", "label_smoothing"], inputs=_IL)
+NLLLoss = _lenient("NLLLoss", F.nll_loss, ["weight", "ignore_index", "reduction"],
+                   inputs=_IL)
+BCELoss = _lenient("BCELoss", F.binary_cross_entropy, ["weight", "reduction"], inputs=_IL)
 BCEWithLogitsLoss = _lenient("BCEWithLogitsLoss", F.binary_cross_entropy_with_logits,
-                          ["weight", "reduction", "pos_weight"])
-KLDivLoss = _lenient("KLDivLoss", F.kl_div, ["reduction", "log_target"])
+                          ["weight", "reduction", "pos_weight"], inputs=("logit", "label"))
+KLDivLoss = _lenient("KLDivLoss", F.kl_div, ["reduction", "log_target"], inputs=_IL)
 
 
 def _strict_activation(name: str, fn: Any, **defaults: Any) -> type:
@@ -129,20 +153,24 @@ GLU = _strict_activation("GLU", F.glu, axis=-1)
 LogSigmoid = _strict_activation("LogSigmoid", F.log_sigmoid)
 Tanhshrink = _strict_activation("Tanhshrink", F.tanhshrink)
 MarginRankingLoss = _functional("MarginRankingLoss", F.margin_ranking_loss,
-                                ["margin", "reduction"])
+                                ["margin", "reduction"], inputs=("input", "other", "label"))
 HingeEmbeddingLoss = _functional("HingeEmbeddingLoss", F.hinge_embedding_loss,
-                                 ["margin", "reduction"])
-SoftMarginLoss = _functional("SoftMarginLoss", F.soft_margin_loss, ["reduction"])
+                                 ["margin", "reduction"], inputs=_IL)
+SoftMarginLoss = _functional("SoftMarginLoss", F.soft_margin_loss, ["reduction"],
+                             inputs=_IL)
 PoissonNLLLoss = _functional("PoissonNLLLoss", F.poisson_nll_loss,
-                             ["log_input", "full", "epsilon", "reduction"])
+                             ["log_input", "full", "epsilon", "reduction"], inputs=_IL)
 GaussianNLLLoss = _functional("GaussianNLLLoss", F.gaussian_nll_loss,
-                              ["full", "epsilon", "reduction"])
+                              ["full", "epsilon", "reduction"],
+                              inputs=("input", "label", "variance"))
 CosineEmbeddingLoss = _functional("CosineEmbeddingLoss", F.cosine_embedding_loss,
-                                  ["margin", "reduction"])
+                                  ["margin", "reduction"], inputs=("input1", "input2", "label"))
 TripletMarginLoss = _functional("TripletMarginLoss", F.triplet_margin_loss,
-                                ["margin", "p", "epsilon", "swap", "reduction"])
+                                ["margin", "p", "epsilon", "swap", "reduction"],
+                                inputs=("input", "positive", "negative"))
 MultiLabelSoftMarginLoss = _functional("MultiLabelSoftMarginLoss",
-                                       F.multi_label_soft_margin_loss, ["weight", "reduction"])
+                                       F.multi_label_soft_margin_loss, ["weight", "reduction"],
+                                       inputs=_IL)
 
 
 def _pairwise_repr(a: dict) -> str:
@@ -161,14 +189,14 @@ def _pool_repr(a: dict) -> str:
 
 PairwiseDistance = _functional("PairwiseDistance", F.pairwise_distance,
                                ["p", "epsilon", "keepdim"], repr_fmt=_pairwise_repr,
-                               defaults=dict(p=2.0, epsilon=1e-6, keepdim=False))
+                               defaults=dict(p=2.0, epsilon=1e-6, keepdim=False), inputs=("x", "y"))
 CosineSimilarity = _functional("CosineSimilarity", F.cosine_similarity, ["axis", "eps"],
                                repr_fmt=lambda a: f"axis={a['axis']}, eps={a['eps']}",
-                               defaults=dict(axis=1, eps=1e-8))
+                               defaults=dict(axis=1, eps=1e-8), inputs=("x1", "x2"))
 
 MaxPool1D = _functional("MaxPool1D", F.max_pool1d,
                         ["kernel_size", "stride", "padding", "return_mask", "ceil_mode"],
-                        repr_fmt=_pool_repr)
+                        repr_fmt=_pool_repr, inputs=("input",))
 AvgPool1D = _functional("AvgPool1D", F.avg_pool1d,
                         ["kernel_size", "stride", "padding", "exclusive", "ceil_mode"],
                         repr_fmt=_pool_repr)
@@ -180,6 +208,7 @@ AdaptiveMaxPool2D = _functional("AdaptiveMaxPool2D", F.adaptive_max_pool2d,
 AdaptiveMaxPool1D = _functional("AdaptiveMaxPool1D", F.adaptive_max_pool1d,
                                 ["output_size", "return_mask"],
                                 repr_fmt=lambda a: _ADAPTIVE_MAX.format(**a),
-                                defaults=dict(return_mask=False))
+                                defaults=dict(return_mask=False), inputs=("input",))
 AdaptiveAvgPool1D = _functional("AdaptiveAvgPool1D", F.adaptive_avg_pool1d, ["output_size"],
-                                repr_fmt=lambda a: f"output_size={a['output_size']}")
+                                repr_fmt=lambda a: f"output_size={a['output_size']}",
+                                inputs=("input",))

@@ -248,7 +248,7 @@ class Layer:
             object.__setattr__(layer, "training", False)
         return self
 
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
+    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -26,8 +26,8 @@ class Linear(Layer):
         self.bias = None if bias_attr is False else \
             self.create_parameter([out_features], bias_attr, is_bias=True)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.linear(x, self.weight, self.bias)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return f"in_features={self.weight.shape[0]}, out_features={self.weight.shape[1]}, " \
@@ -130,8 +130,8 @@ class _BatchNorm(Layer):
         self._use_global_stats = use_global_stats
         self._num_features, self._name = num_features, name
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.batch_norm(input, self._mean, self._variance, self.weight, self.bias,
                             training=self.training, momentum=self._momentum,
                             epsilon=self._epsilon, data_format=self._format,
                             use_global_stats=self._use_global_stats)
@@ -177,8 +177,8 @@ class BatchNorm(BatchNorm2D):
                          True if use_global_stats else None)
         self._act = act
 
-    def forward(self, x: Tensor) -> Tensor:
-        y = super().forward(x)
+    def forward(self, input: Tensor) -> Tensor:
+        y = super().forward(input)
         return y if self._act is None else getattr(F, self._act)(y)
 
     def extra_repr(self) -> str:
@@ -206,12 +206,12 @@ class LayerNorm(Layer):
         self.bias = None if bias_attr is False else \
             self.create_parameter(flat, bias_attr, is_bias=True)
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
         w, b = self.weight, self.bias
         if len(self._shape) > 1:
             w = None if w is None else w.reshape(self._shape)
             b = None if b is None else b.reshape(self._shape)
-        return F.layer_norm(x, self._shape, w, b, self._epsilon)
+        return F.layer_norm(input, self._shape, w, b, self._epsilon)
 
     def extra_repr(self) -> str:
         return f"normalized_shape={self._shape}, epsilon={self._epsilon}"
@@ -264,8 +264,8 @@ class Dropout(Layer):
         self.p, self.axis, self.mode, self.inplace = p, axis, mode, bool(inplace)
         self._name = name
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.axis, self.training, self.inplace, self.mode)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.axis, self.training, self.inplace, self.mode)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, axis={self.axis}, mode={self.mode}{name_suffix(self._name)}, " \
@@ -277,8 +277,8 @@ class Flatten(Layer):
         super().__init__()
         self.start_axis, self.stop_axis = start_axis, stop_axis
 
-    def forward(self, x: Tensor) -> Tensor:
-        return flatten(x, self.start_axis, self.stop_axis)
+    def forward(self, input: Tensor) -> Tensor:
+        return flatten(input, self.start_axis, self.stop_axis)
 
 
 class MaxPool2D(Layer):
@@ -339,10 +339,10 @@ class Sequential(Layer):
             name, layer = item if isinstance(item, tuple) else (str(i), item)
             self.add_sublayer(name, layer)
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, input: Any) -> Any:
         for layer in self._sub_layers.values():
-            x = layer(x)
-        return x
+            input = layer(input)
+        return input
 
     def __getitem__(self, i: int | str | slice) -> Layer:
         """A sublayer by position or name; a slice is a new Sequential of those sublayers,
@@ -386,8 +386,8 @@ class Identity(Layer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
 
-    def forward(self, x: Any) -> Any:
-        return x
+    def forward(self, input: Any) -> Any:
+        return input
 
 
 class PReLU(Layer):
@@ -437,8 +437,8 @@ class _InstanceNorm(Layer):
         self._epsilon, self._format = epsilon, data_format
         self._num_features = num_features
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon,
                                data_format=self._format)
 
     def extra_repr(self) -> str:

@@ -97,6 +97,9 @@ class SyncBatchNorm(BatchNorm2D):
     """Batch norm whose statistics Paddle gathers across devices; jitgrad runs one process,
     where that is plain batch norm over the input's N and spatial dims."""
 
+    def forward(self, x: Tensor) -> Tensor:       # Paddle's name here is x (BatchNorm2D's: input)
+        return super().forward(x)
+
     @classmethod
     def convert_sync_batchnorm(cls, layer: Layer) -> Layer:
         """The layer with its batch norms as SyncBatchNorm (same parameters and buffers)."""

@@ -60,13 +60,12 @@ class SpectralNorm(Layer):
                                               default_initializer=Normal(0., 1.))
         self.weight_u.stop_gradient = self.weight_v.stop_gradient = True
 
-    def forward(self, weight: Tensor) -> Tensor:
-        if list(weight.shape) != self._shape:
-            raise ValueError(f"SpectralNorm: the weight's shape {list(weight.shape)} is not "
+    def forward(self, x: Tensor) -> Tensor:
+        if list(x.shape) != self._shape:
+            raise ValueError(f"SpectralNorm: the weight's shape {list(x.shape)} is not "
                              f"the layer's weight_shape {self._shape}")
         d = self._dim
-        w = weight if d == 0 else \
-            transpose(weight, [d] + [i for i in range(weight.ndim) if i != d])
+        w = x if d == 0 else transpose(x, [d] + [i for i in range(x.ndim) if i != d])
         mat = reshape(w, [self._shape[d], -1])
         u, v = Tensor._make(self.weight_u._data), Tensor._make(self.weight_v._data)
         for _ in range(self._iters):
@@ -74,7 +73,7 @@ class SpectralNorm(Layer):
             v = v / (stats.norm(v) + self._eps)
             u = MX.mv(mat, v)
             u = u / (stats.norm(u) + self._eps)
-        return weight / MX.dot(u, MX.mv(mat, v))
+        return x / MX.dot(u, MX.mv(mat, v))
 
 
 NAMES: dict = {"Softmax2D": Softmax2D, "SpectralNorm": SpectralNorm}

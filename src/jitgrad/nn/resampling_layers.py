@@ -161,8 +161,8 @@ class Unfold(Layer):
                         strides=strides)
         self._name = name
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.unfold(x, **self._kw)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.unfold(input, **self._kw)
 
     def extra_repr(self) -> str:
         k = self._kw
@@ -177,9 +177,9 @@ class Unflatten(Layer):
         super().__init__()
         self._axis, self._shape, self._name = axis, shape, name
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
         from ..ops.more_manipulation import unflatten
-        return unflatten(x, self._axis, self._shape)
+        return unflatten(input, self._axis, self._shape)
 
     def extra_repr(self) -> str:
         return f"axis={self._axis}, shape={self._shape}{name_suffix(self._name)}"
@@ -216,8 +216,8 @@ class GroupNorm(Layer):
         self.bias = None if bias_attr is False or not affine else self.create_parameter(
             [num_channels], attr=bias_attr, is_bias=True)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.group_norm(x, self._num_groups, self._epsilon, self.weight, self.bias,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias,
                             self._data_format)
 
     def extra_repr(self) -> str:

@@ -1,0 +1,163 @@
+"""Layer forward arguments as Paddle 3.3.1 names them (and MaxUnPool*D's forward
+output_size). Every expected value was measured on Paddle 3.3.1."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+
+F = paddle.nn.functional
+
+# inspect.signature(cls.forward) of every Layer class in paddle.nn (Paddle 3.3.1), without
+# self: the parameter names (defaults after '=', *args and **kwargs starred) -> the classes
+PADDLE_FORWARD = {
+    "x": """
+        AdaptiveAvgPool2D AdaptiveAvgPool2d AdaptiveAvgPool3D AdaptiveAvgPool3d
+        AdaptiveMaxPool2D AdaptiveMaxPool2d AdaptiveMaxPool3D AdaptiveMaxPool3d
+        AvgPool1D AvgPool2D AvgPool3D CELU ChannelShuffle CircularPad1D CircularPad1d
+        CircularPad2D CircularPad2d CircularPad3D CircularPad3d ConstantPad1D
+        ConstantPad1d ConstantPad2D ConstantPad2d ConstantPad3D ConstantPad3d Conv1D
+        Conv1d Conv2D Conv2d Conv3D Conv3d ELU Embedding FractionalMaxPool2D
+        FractionalMaxPool3D GELU GLU Hardshrink Hardsigmoid Hardswish Hardtanh LPPool1D
+        LPPool1d LPPool2D LPPool2d LeakyReLU LogSigmoid LogSoftmax MaxPool2D MaxPool3D
+        Maxout Mish PReLU Pad1D Pad2D Pad3D PixelShuffle PixelUnshuffle RReLU ReLU ReLU6
+        ReflectionPad1D ReflectionPad1d ReflectionPad2D ReflectionPad2d ReflectionPad3D
+        ReflectionPad3d ReplicationPad1D ReplicationPad1d ReplicationPad2D
+        ReplicationPad2d ReplicationPad3D ReplicationPad3d SELU SiLU Sigmoid Silu
+        Softmax Softmax2D Softplus Softshrink Softsign SpectralNorm Swish SyncBatchNorm
+        Tanh Tanhshrink ThresholdedReLU Upsample UpsamplingBilinear2D
+        UpsamplingBilinear2d UpsamplingNearest2D UpsamplingNearest2d ZeroPad1D ZeroPad1d
+        ZeroPad2D ZeroPad2d ZeroPad3D ZeroPad3d""",
+    "input": """
+        AdaptiveAvgPool1D AdaptiveAvgPool1d AdaptiveMaxPool1D AdaptiveMaxPool1d
+        AlphaDropout BatchNorm BatchNorm1D BatchNorm2D BatchNorm3D Dropout Dropout2D
+        Dropout3D FeatureAlphaDropout Flatten Fold GroupNorm Identity InstanceNorm1D
+        InstanceNorm2D InstanceNorm3D LayerNorm Linear LocalResponseNorm MaxPool1D
+        Sequential Unflatten Unfold""",
+    "input, label": """
+        AdaptiveLogSoftmaxWithLoss BCELoss CrossEntropyLoss HingeEmbeddingLoss HuberLoss
+        KLDivLoss L1Loss MSELoss MultiLabelMarginLoss MultiLabelSoftMarginLoss
+        MultiMarginLoss NLLLoss PoissonNLLLoss SmoothL1Loss SoftMarginLoss""",
+    "*inputs, **kwargs": """
+        Layer LayerDict LayerList Module ModuleDict ModuleList ParameterDict
+        ParameterList RNNCellBase""",
+    "x, indices, output_size=None": """
+        MaxUnPool1D MaxUnPool2D MaxUnPool3D MaxUnpool1d MaxUnpool2d MaxUnpool3d""",
+    "inputs, initial_states=None, sequence_length=None": """
+        GRU LSTM SimpleRNN""",
+    "inputs, states=None": """
+        GRUCell LSTMCell SimpleRNNCell""",
+    "x, output_size=None": """
+        Conv1DTranspose Conv2DTranspose Conv3DTranspose""",
+    "input, positive, negative": """
+        TripletMarginLoss TripletMarginWithDistanceLoss""",
+    "inputs, initial_states=None, sequence_length=None, **kwargs": """
+        BiRNN RNN""",
+    "src, src_mask=None, cache=None": """
+        TransformerEncoder TransformerEncoderLayer""",
+    "tgt, memory, tgt_mask=None, memory_mask=None, cache=None": """
+        TransformerDecoder TransformerDecoderLayer""",
+    "x1, x2": """
+        Bilinear CosineSimilarity""",
+    "input, label, input_lengths, label_lengths": """
+        RNNTLoss""",
+    "input, label, path_table=None, path_code=None": """
+        HSigmoidLoss""",
+    "input, label, variance": """
+        GaussianNLLLoss""",
+    "input, other, label": """
+        MarginRankingLoss""",
+    "input1, input2, label": """
+        CosineEmbeddingLoss""",
+    "log_probs, labels, input_lengths, label_lengths, norm_by_times=False": """
+        CTCLoss""",
+    "logit, label": """
+        BCEWithLogitsLoss""",
+    "query, key=None, value=None, attn_mask=None, cache=None": """
+        MultiHeadAttention""",
+    "src, tgt, src_mask=None, tgt_mask=None, memory_mask=None": """
+        Transformer""",
+    "x, y": """
+        PairwiseDistance""",
+}
+LAYER_FORWARD = {name: sig for sig, names in PADDLE_FORWARD.items() for name in names.split()}
+
+
+def _forward_parameters(cls: type) -> str:
+    """cls.forward's parameters after self, written as in PADDLE_FORWARD."""
+    out = []
+    for p in list(inspect.signature(cls.forward).parameters.values())[1:]:
+        star = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        out.append(star + p.name + ("" if p.default is p.empty else f"={p.default!r}"))
+    return ", ".join(out)
+
+
+@pytest.mark.parametrize("name", sorted(LAYER_FORWARD))
+def test_forward_parameters_are_paddles(name):
+    assert _forward_parameters(getattr(paddle.nn, name)) == LAYER_FORWARD[name]
+
+
+def test_every_paddle_layer_class_is_in_the_table():
+    assert len(LAYER_FORWARD) == 185
+
+
+x = paddle.to_tensor(np.arange(24, dtype="float32").reshape(2, 3, 2, 2) / 10)
+
+
+@pytest.mark.parametrize("layer", [
+    paddle.nn.Linear(2, 2), paddle.nn.BatchNorm2D(3), paddle.nn.LayerNorm(2),
+    paddle.nn.GroupNorm(1, 3), paddle.nn.Dropout(0.5), paddle.nn.Flatten(), paddle.nn.Identity(),
+    paddle.nn.Sequential(paddle.nn.ReLU()), paddle.nn.InstanceNorm2D(3),
+    paddle.nn.LocalResponseNorm(3), paddle.nn.Unfold(2), paddle.nn.MaxPool1D(2)],
+    ids=lambda layer: type(layer).__name__)
+def test_input_by_keyword_is_the_positional_call(layer):
+    layer.eval()
+    arg = x.reshape([2, 3, 4]) if isinstance(layer, paddle.nn.MaxPool1D) else x
+    np.testing.assert_array_equal(layer(input=arg).numpy(), layer(arg).numpy())
+
+
+def test_activations_take_x_and_losses_input_and_label_by_keyword():
+    np.testing.assert_array_equal(paddle.nn.ReLU()(x=x - 1).numpy(), F.relu(x - 1).numpy())
+    logits, label = paddle.to_tensor([[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]), paddle.to_tensor([0, 2])
+    loss = paddle.nn.CrossEntropyLoss()(input=logits, label=label)
+    assert loss.item() == paddle.nn.CrossEntropyLoss()(logits, label).item()
+    mse = paddle.nn.MSELoss()(label=x * 0, input=x)
+    assert mse.item() == np.float32(1.8016666173934937)                 # Paddle 3.3.1
+    margin = paddle.nn.MarginRankingLoss(margin=0.5)
+    one = paddle.ones([2])
+    assert margin(input=one, other=one * 0, label=one).item() == 0.0
+
+
+def test_forward_names_a_missing_or_unknown_argument():
+    with pytest.raises(TypeError, match=r"MSELoss.forward\(input, label\).*label"):
+        paddle.nn.MSELoss()(input=x)
+    with pytest.raises(TypeError, match=r"ReLU.forward\(x\) got an unexpected keyword "
+                                        r"argument 'input'"):
+        paddle.nn.ReLU()(input=x)
+    with pytest.raises(TypeError, match=r"ReLU.forward\(x\)"):
+        paddle.nn.ReLU()(x, x)
+
+
+def test_max_unpool_forward_output_size_wins_over_the_constructors():
+    v = paddle.to_tensor(np.arange(25, dtype="float32").reshape(1, 1, 5, 5))
+    y, idx = F.max_pool2d(v, 2, return_mask=True)
+    with pytest.warns(UserWarning, match="output_size in forward overrides"):
+        out = paddle.nn.MaxUnPool2D(2, output_size=[4, 4])(y, idx, output_size=[5, 5])
+    want = np.zeros((5, 5), "float32")
+    want[1, 1], want[1, 3], want[3, 1], want[3, 3] = 6, 8, 16, 18      # Paddle 3.3.1
+    np.testing.assert_array_equal(out.numpy()[0, 0], want)
+    np.testing.assert_array_equal(paddle.nn.MaxUnPool2D(2, output_size=[5, 5])(y, idx).numpy(),
+                                  out.numpy())
+    y1, i1 = F.max_pool1d(paddle.arange(5, dtype="float32").reshape([1, 1, 5]), 2,
+                          return_mask=True)
+    with pytest.warns(UserWarning):
+        out1 = paddle.nn.MaxUnPool1D(2)(y1, i1, output_size=[1, 1, 5])
+    np.testing.assert_array_equal(out1.numpy().ravel(), [0, 1, 0, 3, 0])
+    y3, i3 = F.max_pool3d(paddle.arange(27, dtype="float32").reshape([1, 1, 3, 3, 3]), 2,
+                          return_mask=True)
+    with pytest.warns(UserWarning):
+        out3 = paddle.nn.MaxUnPool3D(2)(y3, i3, output_size=[3, 3, 3])
+    assert out3.shape == [1, 1, 3, 3, 3] and out3.numpy()[0, 0, 1, 1, 1] == 13
+    assert out3.numpy().sum() == 13
