@@ -1,5 +1,6 @@
 """Layer forward arguments as Paddle 3.3.1 names them (and MaxUnPool*D's forward
-output_size). Every expected value was measured on Paddle 3.3.1."""
+output_size), SmoothL1Loss(is_huber=...). Every expected value was measured on Paddle
+3.3.1."""
 
 import inspect
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
+from jitgrad.testing import check_grads
 
 F = paddle.nn.functional
 
@@ -138,6 +140,37 @@ def test_forward_names_a_missing_or_unknown_argument():
         paddle.nn.ReLU()(input=x)
     with pytest.raises(TypeError, match=r"ReLU.forward\(x\)"):
         paddle.nn.ReLU()(x, x)
+
+
+# ---- SmoothL1Loss / HuberLoss is_huber ---------------------------------------------------
+d = np.array([0.1, 0.4, 2.0, -3.0], "float32")
+
+
+@pytest.mark.parametrize("reduction, want", [
+    ("none", [0.010000000707805157, 0.1600000113248825, 1.75, 2.75]),    # Paddle 3.3.1
+    ("mean", 1.1675000190734863), ("sum", 4.670000076293945)])
+def test_smooth_l1_is_huber_false_divides_by_delta(reduction, want):
+    loss = paddle.nn.SmoothL1Loss(reduction, 0.5, False)(paddle.to_tensor(d), paddle.zeros([4]))
+    assert loss.dtype == paddle.float32
+    np.testing.assert_array_equal(loss.numpy(), np.float32(want))
+
+
+def test_huber_loss_is_smooth_l1_and_keeps_is_huber_true_by_default():
+    assert paddle.nn.HuberLoss is paddle.nn.SmoothL1Loss
+    loss = paddle.nn.HuberLoss(reduction="none", delta=0.5)(paddle.to_tensor(d), paddle.zeros([4]))
+    np.testing.assert_array_equal(loss.numpy(), np.float32([0.005000000353902578,
+                                                          0.08000000566244125, 0.875, 1.375]))
+    f = F.smooth_l1_loss(paddle.to_tensor(d), paddle.zeros([4]), reduction="sum", delta=2.0,
+                         is_huber=False)
+    assert f.item() == np.float32(3.0425000190734863)
+
+
+def test_smooth_l1_is_huber_false_gradient():
+    t = paddle.to_tensor(d, stop_gradient=False)
+    paddle.nn.SmoothL1Loss(delta=0.5, is_huber=False)(input=t, label=paddle.zeros([4])).backward()
+    np.testing.assert_array_equal(t.grad.numpy(), np.float32([0.05, 0.2, 0.25, -0.25]))
+    check_grads(lambda a, b: F.smooth_l1_loss(a, b, "sum", 0.7, is_huber=False),
+                [0.1, 0.4, 2.0, -3.0], [0.3, -0.2, 0.5, 1.0], order=2)     # |d| < 0.7 twice
 
 
 def test_max_unpool_forward_output_size_wins_over_the_constructors():

@@ -126,7 +126,8 @@ LogSoftmax = _activation("LogSoftmax", F.log_softmax, axis=-1)
 _IL = ("input", "label")  # most loss layers: forward(input, label)
 MSELoss = _lenient("MSELoss", F.mse_loss, ["reduction"], inputs=_IL)
 L1Loss = _lenient("L1Loss", F.l1_loss, ["reduction"], inputs=_IL)
-SmoothL1Loss = _lenient("SmoothL1Loss", F.smooth_l1_loss, ["reduction", "delta"], inputs=_IL)
+SmoothL1Loss = _lenient("SmoothL1Loss", F.smooth_l1_loss, ["reduction", "delta", "is_huber"],
+                        inputs=_IL)
 CrossEntropyLoss = _lenient("CrossEntropyLoss", F.cross_entropy,
                          ["weight", "ignore_index", "reduction", "soft_label", "axis",
                           "use_softmax", "label_smoothing"], inputs=_IL)

@@ -169,22 +169,28 @@ huber_op = binary(
 
 
 def smooth_l1_loss(input: Tensor, label: Any, reduction: str = "mean", delta: float = 1.0,
-                   name: str | None = None) -> Tensor:
+                   is_huber: bool = True, name: str | None = None) -> Tensor:
     """Huber: 0.5 d^2 where |d| < delta, delta * (|d| - 0.5 delta) elsewhere (one `huber`
-    node: its gradient is d or delta * sign(d))."""
+    node: its gradient is d or delta * sign(d)); is_huber=False divides it by delta before
+    the reduction, as Paddle 3.3.1 does."""
     label = _as_float(label, input)
     delta = float(delta)
+    loss = _huber(input, label, delta)
+    return _reduce(loss if is_huber else loss / delta, reduction)
+
+
+def _huber(input: Tensor, label: Tensor, delta: float) -> Tensor:
+    """The unreduced Huber loss of input - label."""
     found = compiled_pair(input, label)
     if found is None or (found[4] is np.float32 and not abs(delta) < 3e38):
-        return _reduce(apply(huber_op, input, label, delta=delta), reduction)
+        return apply(huber_op, input, label, delta=delta)
     # one compiled pass for the output and both slopes (vm/forward_activation.py's huber:
     # _huber_forward's and _huber_slope's values bit for bit)
     k, a, b, shape, t, needs = found
     out, dx, dy = np.empty_like(a), np.empty_like(a), np.empty_like(a)
     k.huber(a, b, out, dx, dy, t(delta), t(0.5 * delta), t(0.5), t(1), t(0), t(-1))
     saved = (dx.reshape(shape) if needs[0] else None, dy.reshape(shape) if needs[1] else None)
-    return _reduce(apply_xy(huber_op, input, label, {"delta": delta}, out.reshape(shape),
-                            saved), reduction)
+    return apply_xy(huber_op, input, label, {"delta": delta}, out.reshape(shape), saved)
 
 
 def _class_axis(input: Tensor, axis: int) -> int:
