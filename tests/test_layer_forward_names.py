@@ -1,6 +1,6 @@
 """Layer forward arguments as Paddle 3.3.1 names them (and MaxUnPool*D's forward
-output_size), SmoothL1Loss(is_huber=...). Every expected value was measured on Paddle
-3.3.1."""
+output_size), SmoothL1Loss(is_huber=...), AdaptiveAvgPool2D(name=...). Every expected value
+was measured on Paddle 3.3.1."""
 
 import inspect
 
@@ -194,3 +194,9 @@ def test_max_unpool_forward_output_size_wins_over_the_constructors():
         out3 = paddle.nn.MaxUnPool3D(2)(y3, i3, output_size=[3, 3, 3])
     assert out3.shape == [1, 1, 3, 3, 3] and out3.numpy()[0, 0, 1, 1, 1] == 13
     assert out3.numpy().sum() == 13
+
+
+def test_adaptive_avg_pool2d_takes_name_and_prints_without_it():
+    pool = paddle.nn.AdaptiveAvgPool2D(2, name="p")
+    assert repr(pool) == "AdaptiveAvgPool2D(output_size=2)"
+    assert pool(paddle.ones([1, 2, 4, 4])).shape == [1, 2, 2, 2]

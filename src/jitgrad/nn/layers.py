@@ -319,7 +319,8 @@ class AvgPool2D(Layer):
 
 
 class AdaptiveAvgPool2D(Layer):
-    def __init__(self, output_size: Any, data_format: str = "NCHW") -> None:
+    def __init__(self, output_size: Any, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
         super().__init__()
         self.output_size, self.data_format = output_size, data_format
 
