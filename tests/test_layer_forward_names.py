@@ -1,6 +1,6 @@
 """Layer forward arguments as Paddle 3.3.1 names them (and MaxUnPool*D's forward
-output_size), SmoothL1Loss(is_huber=...), AdaptiveAvgPool2D(name=...). Every expected value
-was measured on Paddle 3.3.1."""
+output_size), SmoothL1Loss(is_huber=...), AdaptiveAvgPool2D(name=...), nearest Upsample of
+an integer tensor. Every expected value was measured on Paddle 3.3.1."""
 
 import inspect
 
@@ -200,3 +200,25 @@ def test_adaptive_avg_pool2d_takes_name_and_prints_without_it():
     pool = paddle.nn.AdaptiveAvgPool2D(2, name="p")
     assert repr(pool) == "AdaptiveAvgPool2D(output_size=2)"
     assert pool(paddle.ones([1, 2, 4, 4])).shape == [1, 2, 2, 2]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_nearest_upsample_of_an_integer_tensor_keeps_its_dtype(dtype):
+    v = paddle.to_tensor(np.arange(8).reshape(1, 1, 2, 4)).astype(dtype)
+    up = paddle.nn.Upsample(scale_factor=2)(v)
+    assert up.dtype == getattr(paddle, dtype)
+    np.testing.assert_array_equal(up.numpy()[0, 0], [[0, 0, 1, 1, 2, 2, 3, 3]] * 2 +
+                                  [[4, 4, 5, 5, 6, 6, 7, 7]] * 2)       # Paddle 3.3.1
+    np.testing.assert_array_equal(paddle.nn.Upsample(size=[3, 5])(v).numpy()[0, 0],
+                                  [[0, 0, 1, 2, 3], [0, 0, 1, 2, 3], [4, 4, 5, 6, 7]])
+    big = paddle.to_tensor(np.array([[[[2**62 + 1, -5]]]]))                # exact, no float trip
+    assert paddle.nn.Upsample(scale_factor=2)(big).numpy()[0, 0, 1].tolist() == \
+        [2**62 + 1, 2**62 + 1, -5, -5]
+
+
+@pytest.mark.parametrize("mode, dtype", [("bilinear", "int64"), ("nearest", "bool"),
+                                         ("nearest", "int16")])
+def test_upsample_refuses_what_paddle_has_no_kernel_for(mode, dtype):
+    v = paddle.to_tensor(np.arange(8).reshape(1, 1, 2, 4)).astype(dtype)
+    with pytest.raises(TypeError, match="interpolate expects a float tensor"):
+        paddle.nn.Upsample(scale_factor=2, mode=mode)(v)

@@ -90,6 +90,9 @@ def _source(n_in: int, n_out: int, ratio: float, mode: str, align_corners: bool,
 _MODE_RANKS = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "bicubic": (4,),
                "trilinear": (5,), "area": (3, 4, 5)}
 
+# the integer dtypes Paddle 3.3.1's nearest_interp kernel takes (the other modes: floats only)
+_NEAREST_INTS = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8))
+
 
 def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool = False, align_mode: int = 0, data_format: str | None = None,
@@ -99,8 +102,10 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
     linear (3-D), bilinear and bicubic (4-D), trilinear (5-D) or area (adaptive average
     pooling to `size`). data_format None: channels first. recompute_scale_factor: the
     sizes floor(in * scale_factor), then resampled as if `size` had been given (the
-    coordinates map by in / out, not by 1 / scale_factor), as Paddle and torch."""
-    require_float(x, "interpolate")
+    coordinates map by in / out, not by 1 / scale_factor), as Paddle and torch. Nearest
+    also takes int32, int64 and uint8 input and keeps its dtype (Paddle's kernels)."""
+    if not (mode.lower() == "nearest" and x._data.dtype in _NEAREST_INTS):
+        require_float(x, "interpolate")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
     if data_format is None:
