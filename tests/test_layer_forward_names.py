@@ -1,6 +1,7 @@
-"""Layer forward arguments as Paddle 3.3.1 names them (and MaxUnPool*D's forward
-output_size), SmoothL1Loss(is_huber=...), AdaptiveAvgPool2D(name=...), nearest Upsample of
-an integer tensor. Every expected value was measured on Paddle 3.3.1."""
+"""Layer forward arguments as Paddle 3.3.1 names them, and the layer arguments a hunt
+against it found missing: SmoothL1Loss(is_huber=...), MaxUnPool*D.forward(output_size=...),
+AdaptiveAvgPool2D(name=...), nearest Upsample of an integer tensor and the old BatchNorm's
+trainable_statistics=True. Every expected value was measured on Paddle 3.3.1."""
 
 import inspect
 
@@ -173,6 +174,7 @@ def test_smooth_l1_is_huber_false_gradient():
                 [0.1, 0.4, 2.0, -3.0], [0.3, -0.2, 0.5, 1.0], order=2)     # |d| < 0.7 twice
 
 
+# ---- MaxUnPool output_size, AdaptiveAvgPool2D name, Upsample of ints, trainable_statistics --
 def test_max_unpool_forward_output_size_wins_over_the_constructors():
     v = paddle.to_tensor(np.arange(25, dtype="float32").reshape(1, 1, 5, 5))
     y, idx = F.max_pool2d(v, 2, return_mask=True)
@@ -222,3 +224,43 @@ def test_upsample_refuses_what_paddle_has_no_kernel_for(mode, dtype):
     v = paddle.to_tensor(np.arange(8).reshape(1, 1, 2, 4)).astype(dtype)
     with pytest.raises(TypeError, match="interpolate expects a float tensor"):
         paddle.nn.Upsample(scale_factor=2, mode=mode)(v)
+
+
+BN_X = np.array([[[[1., 2.], [3., 5.]], [[0., -1.], [4., 2.]]],
+                 [[[2., 0.], [1., 1.]], [[3., 3.], [-2., 0.5]]]], "float32")
+# Paddle 3.3.1, BatchNorm(2, trainable_statistics=True).eval()(BN_X): the batch's statistics
+BN_Y = [-0.6024625897407532, 0.08606612682342529, 0.774594783782959, 2.1516523361206055,
+        -0.5940394401550293, -1.094283103942871, 1.406935453414917, 0.40644800662994385,
+        0.08606612682342529, -1.2909913063049316, -0.6024625897407532, -0.6024625897407532,
+        0.9066917896270752, 0.9066917896270752, -1.5945268869400024, -0.343917578458786]
+
+
+def test_batchnorm_trainable_statistics_normalizes_eval_batches_with_their_statistics():
+    bn = paddle.nn.BatchNorm(2, trainable_statistics=True)
+    bn.eval()
+    y = bn(paddle.to_tensor(BN_X))
+    np.testing.assert_allclose(y.numpy().ravel(), BN_Y, rtol=1e-6, atol=1e-6)
+    # and the running statistics move, as in training (Paddle 3.3.1)
+    np.testing.assert_allclose(bn._mean.numpy(), [0.1875, 0.11875], rtol=1e-6)
+    np.testing.assert_allclose(bn._variance.numpy(), [1.110937476158142, 1.2996094226837158],
+                               rtol=1e-6)
+
+
+def test_batchnorm_trainable_statistics_gradient_is_the_training_one():
+    def train_and_eval_grads(mode):
+        bn = paddle.nn.BatchNorm(2, trainable_statistics=True)
+        getattr(bn, mode)()
+        t = paddle.to_tensor(BN_X, stop_gradient=False)
+        (bn(t) * paddle.arange(16, dtype="float32").reshape([2, 2, 2, 2])).sum().backward()
+        return t.grad.numpy()
+    np.testing.assert_array_equal(train_and_eval_grads("eval"), train_and_eval_grads("train"))
+    check_grads(lambda a: F.batch_norm(a, paddle.zeros([2], "float64"),
+                                       paddle.ones([2], "float64"), training=True),
+                BN_X.astype("float64"))
+
+
+def test_batchnorm_use_global_stats_wins_over_trainable_statistics():
+    bn = paddle.nn.BatchNorm(2, trainable_statistics=True, use_global_stats=True)
+    bn.eval()
+    np.testing.assert_allclose(bn(paddle.to_tensor(BN_X)).numpy(), BN_X / np.sqrt(1 + 1e-5),
+                               rtol=1e-6)

@@ -112,6 +112,9 @@ class Conv1D(_ConvNd):
 
 
 class _BatchNorm(Layer):
+    # True (the old nn.BatchNorm's trainable_statistics): batch statistics in eval mode too
+    _trainable_statistics = False
+
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
                  use_global_stats: bool | None = None, name: str | None = None) -> None:
@@ -132,7 +135,8 @@ class _BatchNorm(Layer):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.batch_norm(input, self._mean, self._variance, self.weight, self.bias,
-                            training=self.training, momentum=self._momentum,
+                            training=self.training or self._trainable_statistics,
+                            momentum=self._momentum,
                             epsilon=self._epsilon, data_format=self._format,
                             use_global_stats=self._use_global_stats)
 
@@ -160,7 +164,10 @@ class BatchNorm(BatchNorm2D):
     """Paddle's older nn.BatchNorm, with its arguments and their order (num_channels, act,
     is_test, momentum, ...): batch norm as BatchNorm2D, then the activation `act` ('relu',
     'sigmoid', ... by name). As in Paddle's dygraph, is_test is not read (train() / eval()
-    decide) and use_global_stats=False follows the mode. It prints as `BatchNorm()`."""
+    decide) and use_global_stats=False follows the mode. trainable_statistics=True: eval
+    mode normalizes with the batch's statistics and updates the running ones, as training
+    does (Paddle 3.3.1's dygraph; use_global_stats=True still wins). It prints as
+    `BatchNorm()`."""
 
     def __init__(self, num_channels: int, act: str | None = None, is_test: bool = False,
                  momentum: float = 0.9, epsilon: float = 1e-05, param_attr: Any = None,
@@ -169,13 +176,11 @@ class BatchNorm(BatchNorm2D):
                  moving_variance_name: str | None = None,
                  do_model_average_for_mean_and_var: bool = True,
                  use_global_stats: bool = False, trainable_statistics: bool = False) -> None:
-        if trainable_statistics:
-            raise NotImplementedError("BatchNorm: trainable_statistics=True is not supported")
         if act is not None and not callable(getattr(F, act, None)):
             raise ValueError(f"BatchNorm: unknown activation act={act!r}")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
                          True if use_global_stats else None)
-        self._act = act
+        self._act, self._trainable_statistics = act, bool(trainable_statistics)
 
     def forward(self, input: Tensor) -> Tensor:
         y = super().forward(input)
