@@ -264,3 +264,33 @@ def test_batchnorm_use_global_stats_wins_over_trainable_statistics():
     bn.eval()
     np.testing.assert_allclose(bn(paddle.to_tensor(BN_X)).numpy(), BN_X / np.sqrt(1 + 1e-5),
                                rtol=1e-6)
+
+
+# ---- Paddle 3.3.1's forward keyword aliases (its param_one_alias / param_two_alias) -------
+INPUT_ALIAS = """
+    AdaptiveAvgPool2D AdaptiveAvgPool3D AdaptiveMaxPool2D AdaptiveMaxPool3D Conv1D Conv2D Conv3D
+    Embedding GLU Hardshrink LPPool1D LPPool2D MaxUnPool1D MaxUnPool2D MaxUnPool3D Pad1D Pad2D
+    Pad3D Softshrink UpsamplingBilinear2D UpsamplingNearest2D CircularPad1D CircularPad2D
+    CircularPad3D ConstantPad1D ConstantPad2D ConstantPad3D ReflectionPad1D ReflectionPad2D
+    ReflectionPad3D ReplicationPad1D ReplicationPad2D ReplicationPad3D ZeroPad1D ZeroPad2D
+    ZeroPad3D""".split()
+
+
+@pytest.mark.parametrize("name", INPUT_ALIAS)
+def test_forward_takes_input_for_x_where_paddle_does(name):
+    assert getattr(paddle.nn, name).forward.param_aliases == {"input": "x"}
+
+
+def test_forward_aliases_give_the_positional_result():
+    conv = paddle.nn.Conv2D(3, 2, 1)
+    np.testing.assert_array_equal(conv(input=x).numpy(), conv(x).numpy())
+    assert paddle.nn.ZeroPad2D(1)(input=x).shape == [2, 3, 4, 4]
+    assert paddle.nn.Embedding(4, 2)(input=paddle.to_tensor([1, 2])).shape == [2, 2]
+    dist = paddle.nn.PairwiseDistance()(x1=paddle.ones([2, 3]), x2=paddle.zeros([2, 3]))
+    np.testing.assert_allclose(dist.numpy(), [1.7320524, 1.7320524], rtol=1e-6)   # Paddle
+    loss = paddle.nn.SmoothL1Loss()
+    assert loss(x, target=x * 0).item() == loss(x, x * 0).item()
+    with pytest.raises(TypeError, match="got both 'input' and 'x'"):
+        conv(input=x, x=x)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'input'"):
+        paddle.nn.Upsample(scale_factor=2)(input=x)        # no alias there, as in Paddle

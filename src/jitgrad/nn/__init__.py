@@ -84,5 +84,20 @@ _ALIASES = {"ModuleList": "LayerList", "ModuleDict": "LayerDict", "Module": "Lay
 globals().update({alias: globals()[name] for alias, name in _ALIASES.items()})
 __all__ += sorted(_ALIASES) + ["utils", "init"]
 
+# Paddle 3.3.1's keyword aliases on some layers' forward (its param_one_alias and
+# param_two_alias decorators): Conv2D(...)(input=t), SmoothL1Loss()(t, target=u)
+from ..core.param_aliases import with_aliases as _with_aliases  # noqa: E402
+_FORWARD_ALIASES = {
+    **{_n: {"input": "x"} for _n in (
+        "AdaptiveAvgPool2D AdaptiveAvgPool3D AdaptiveMaxPool2D AdaptiveMaxPool3D Conv1D Conv2D "
+        "Conv3D Embedding GLU Hardshrink LPPool1D LPPool2D MaxUnPool1D MaxUnPool2D "
+        "MaxUnPool3D Pad1D Pad2D Pad3D Softshrink UpsamplingBilinear2D UpsamplingNearest2D "
+        "CircularPad1D CircularPad2D CircularPad3D ConstantPad1D ConstantPad2D ConstantPad3D "
+        "ReflectionPad1D ReflectionPad2D ReflectionPad3D ReplicationPad1D ReplicationPad2D "
+        "ReplicationPad3D ZeroPad1D ZeroPad2D ZeroPad3D").split()},
+    "PairwiseDistance": {"x1": "x", "x2": "y"}, "SmoothL1Loss": {"target": "label"}}
+for _n, _m in _FORWARD_ALIASES.items():
+    globals()[_n].forward = _with_aliases(globals()[_n].forward, _m)
+
 from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr('jitgrad.nn', 'nn')   # a missing name says what Paddle has
