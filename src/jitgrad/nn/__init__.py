@@ -101,3 +101,6 @@ for _n, _m in _FORWARD_ALIASES.items():
 
 from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr('jitgrad.nn', 'nn')   # a missing name says what Paddle has
+# beam search decoding (nn/decode.py; paddle.nn.decode.Decoder too)
+from .decode import BeamSearchDecoder, dynamic_decode  # noqa: E402
+__all__ += ["BeamSearchDecoder", "dynamic_decode"]
