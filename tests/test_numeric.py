@@ -73,6 +73,12 @@ def test_vander_logspace_and_predicates():
     assert paddle.logspace(0, 2, 3).tolist() == [1.0, 10.0, 100.0]
     assert paddle.logspace(0, 2, 3).dtype == paddle.float32
     assert paddle.logspace(0, 3, 4, base=2, dtype="int64").tolist() == [1, 2, 4, 8]
+    # integer dtypes truncate (Paddle 3.3.1): start, stop and base first, the powers after
+    assert paddle.logspace(0, 1, 4, dtype="int64").tolist() == [1, 2, 4, 10]
+    assert paddle.logspace(0, 2, 5, dtype="int32").tolist() == [1, 3, 10, 31, 100]
+    assert paddle.logspace(0.5, 2.5, 3, base=2.7, dtype="int64").tolist() == [1, 2, 4]
+    assert paddle.logspace(-1, 1, 3, dtype="int32").tolist() == [0, 1, 10]
+    assert paddle.logspace(0, 3, 4, base=-2, dtype="int64").tolist() == [1, -2, 4, -8]
     assert paddle.signbit(TT([-0.0, 0.0, -1.0, 2.0])).tolist() == [True, False, True, False]
     assert paddle.isneginf(TT([-np.inf, np.inf, 1.0])).tolist() == [True, False, False]
     assert paddle.isposinf(TT([-np.inf, np.inf, 1.0])).tolist() == [False, True, False]

@@ -299,3 +299,15 @@ def test_methods_are_on_the_class_from_import():
     assert paddle.Tensor.sum(x).item() == 6.0
     for name in ("astype", "exp", "mean", "clone", "add_", "uniform_", "set_value", "cast"):
         assert hasattr(paddle.Tensor, name), name
+
+
+def test_full_truncates_and_wraps_a_value_into_an_integer_dtype():
+    # Paddle 3.3.1 (and torch) cast the value as C does
+    assert paddle.full([2], -1, dtype="uint8").tolist() == [255, 255]
+    assert paddle.full([2], 300, dtype="uint8").tolist() == [44, 44]
+    assert paddle.full([2], 70000, dtype="int16").tolist() == [4464, 4464]
+    assert paddle.full([2], 2.7, dtype="int32").tolist() == [2, 2]
+    assert paddle.full([2], -2.7, dtype="uint8").tolist() == [254, 254]
+    x = paddle.to_tensor(np.array([1, 2], "uint8"))
+    with pytest.raises(ValueError, match="out of range"):      # full_like refuses, as Paddle
+        paddle.full_like(x, -1)

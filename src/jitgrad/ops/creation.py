@@ -96,7 +96,17 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, name: str | None = None
     fill value too: Paddle 3.3.1's `full([2], 3)` is float32)."""
     if dtype is None and isinstance(fill_value, (bool, np.bool_)):
         dtype = "bool"
-    return _t(np.full(_shape(shape), fill_value, _dt(dtype)))
+    dt = _dt(dtype)
+    if dt.kind in "iu" and isinstance(fill_value, (int, float, np.integer, np.floating)) \
+            and not isinstance(fill_value, (bool, np.bool_)):
+        # an integer dtype takes the value truncated and wrapped, as Paddle 3.3.1's kernel
+        # casts it (full([2], -1, dtype='uint8') is [255, 255], 2.7 gives 2)
+        v = np.asarray(fill_value)
+        if v.dtype.kind == "f" and np.isfinite(v):
+            v = np.trunc(v).astype(np.int64)
+        if v.dtype.kind in "iu":
+            fill_value = v.astype(dt)
+    return _t(np.full(_shape(shape), fill_value, dt))
 
 
 def zeros_like(x: Tensor, dtype: Any = None, name: str | None = None) -> Tensor:
@@ -108,7 +118,12 @@ def ones_like(x: Tensor, dtype: Any = None, name: str | None = None) -> Tensor:
 
 
 def full_like(x: Tensor, fill_value: Any, dtype: Any = None, name: str | None = None) -> Tensor:
-    return _t(np.full_like(x._data, fill_value, dtype=_dt(dtype, x._data.dtype)))
+    dt = _dt(dtype, x._data.dtype)
+    try:
+        return _t(np.full_like(x._data, fill_value, dtype=dt))
+    except OverflowError:       # (Paddle 3.3.1's full_like refuses it too; full wraps)
+        raise ValueError(f"full_like: fill_value {fill_value!r} is out of range for "
+                         f"{np.dtype(dt).name}") from None
 
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,

@@ -271,12 +271,17 @@ def vander(x: Tensor, n: int | None = None, increasing: bool = False,
 
 def logspace(start: Any, stop: Any, num: Any, base: Any = 10.0, dtype: Any = None,
              name: str | None = None) -> Tensor:
-    """base ** linspace(start, stop, num), float32 unless dtype says otherwise."""
+    """base ** linspace(start, stop, num), float32 unless dtype says otherwise. An integer
+    dtype truncates start, stop and base to integers first and the powers after (Paddle
+    3.3.1: logspace(0, 1, 4, dtype='int64') is [1, 2, 4, 10])."""
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, stop, num, base)]
-    out = np.power(float(vals[3]), np.linspace(float(vals[0]), float(vals[1]), int(vals[2])))
     from .creation import _dt
     dt = _dt(dtype)
-    return Tensor._make((np.rint(out) if dt.kind in "iu" else out).astype(dt))
+    start, stop, base = (float(int(v)) if dt.kind in "iu" else float(v)
+                         for v in (vals[0], vals[1], vals[3]))
+    with np.errstate(all="ignore"):
+        out = np.power(base, np.linspace(start, stop, int(vals[2])))
+        return Tensor._make((np.trunc(out) if dt.kind in "iu" else out).astype(dt))
 
 
 def signbit(x: Tensor, name: str | None = None) -> Tensor:
