@@ -66,7 +66,25 @@ def _cubic_source(n_in: int, n_out: int, ratio: float, align_corners: bool,
 
 def _source(n_in: int, n_out: int, ratio: float, mode: str, align_corners: bool,
             align_mode: int, dtype: np.dtype) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per output index along one dim: its taps, (source indices, weights) pairs."""
+    """Per output index along one dim: its taps, (source indices, weights) pairs, read-only
+    and kept per arguments (_source_made's: a training step resizes the same shapes again,
+    and making them took ~10 numpy calls a dim)."""
+    return _source_kept(n_in, n_out, float(ratio), mode, bool(align_corners),
+                        0 if align_mode == 0 else 1, np.dtype(dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _source_kept(n_in: int, n_out: int, ratio: float, mode: str, align_corners: bool,
+                 align_mode: int, dtype: np.dtype) -> list[tuple[np.ndarray, np.ndarray]]:
+    taps = _source_made(n_in, n_out, ratio, mode, align_corners, align_mode, dtype)
+    for pair in taps:
+        for a in pair:
+            a.setflags(write=False)
+    return taps
+
+
+def _source_made(n_in: int, n_out: int, ratio: float, mode: str, align_corners: bool,
+                 align_mode: int, dtype: np.dtype) -> list[tuple[np.ndarray, np.ndarray]]:
     if mode == "bicubic":
         return _cubic_source(n_in, n_out, ratio, align_corners, dtype)
     dst = np.arange(n_out, dtype=np.float64)
@@ -241,12 +259,23 @@ def _repeat_each(x: Tensor, reps: list[int]) -> Tensor:
 
 
 def _resample_matrix(n_in: int, taps: list) -> np.ndarray:
-    """[n_out, n_in]: row o holds output o's weights on its source indices."""
+    """[n_out, n_in]: row o holds output o's weights on its source indices (read-only; kept
+    for _source's kept taps, which the entry holds: its id cannot be reused meanwhile)."""
+    kept = _MATRICES.get(id(taps))
+    if kept is not None and kept[0] is taps and kept[1] == n_in:
+        return kept[2]
     m = np.zeros((taps[0][0].size, n_in))
     rows = np.arange(m.shape[0])
     for idx, w in taps:
         np.add.at(m, (rows, idx), w)
+    m.setflags(write=False)
+    if len(_MATRICES) >= 64:
+        _MATRICES.clear()
+    _MATRICES[id(taps)] = (taps, n_in, m)
     return m
+
+
+_MATRICES: dict[int, tuple] = {}
 
 
 def _separable(x: Tensor, maps: list, out: list) -> Tensor:
