@@ -121,6 +121,24 @@ def test_keys_for_no_parameter_raise_instead_of_vanishing():
         opt.set_state_dict({"foo": paddle.ones([1])})
 
 
+def test_a_state_for_more_parameters_loads_the_matching_ones_and_warns():
+    import warnings
+    net = model()
+    full = O.Adam(0.1, parameters=net.parameters())
+    for p in net.parameters():
+        p.grad = paddle.ones(p.shape)
+    full.step()
+    part = O.Adam(0.1, parameters=net.parameters()[:1])     # a subset, as Paddle loads it
+    with pytest.warns(UserWarning, match="match no parameter"):
+        part.set_state_dict(full.state_dict())
+    first = net.parameters()[0]
+    np.testing.assert_array_equal(part._state[id(first)]["moment1"],
+                                  full._state[id(first)]["moment1"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        O.Adam(0.1, parameters=net.parameters()).set_state_dict(full.state_dict())
+
+
 def test_a_misshapen_accumulator_is_refused():
     opt = O.Momentum(0.1, parameters=model().parameters())
     with pytest.raises(ValueError, match=r"has shape \[3\], but linear_0.w_0's velocity"):

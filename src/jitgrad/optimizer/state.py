@@ -8,8 +8,10 @@ the per-step beta powers (`beta1_pow_acc`) are shape-[1] tensors in the file, as
 
 Loading matches a key to a parameter by `<param.name>_<kind>_` whatever the trailing number,
 so a second optimizer in the same process (whose names end in `_1`) loads the first one's
-state; Paddle 3.3.1 refuses ("should in state dict"). A key that matches no parameter of this
-optimizer raises ValueError instead of being dropped silently.
+state; Paddle 3.3.1 refuses ("should in state dict"). Keys that match no parameter of this
+optimizer are named in a warning when others matched (an optimizer over part of the saved
+model, which Paddle loads silently), and raise ValueError when none did (a model built in
+another order: nothing would load).
 """
 
 from __future__ import annotations
@@ -128,11 +130,14 @@ def set_state_dict(opt: Any, state: Any) -> None:
             used.add(key)
     unknown = [k for k in state if k not in used]
     if unknown:
-        raise ValueError(f"set_state_dict: {len(unknown)} entries match no parameter of this "
-                         f"{type(opt).__name__}: {unknown[:4]}. Accumulators are matched by "
-                         "parameter name; build the model in the same order as when saving (or "
-                         "inside paddle.utils.unique_name.guard()) so its parameters get the "
-                         "same names.")
+        msg = (f"set_state_dict: {len(unknown)} entries match no parameter of this "
+               f"{type(opt).__name__}: {unknown[:4]}. Accumulators are matched by parameter "
+               "name; build the model in the same order as when saving (or inside "
+               "paddle.utils.unique_name.guard()) so its parameters get the same names.")
+        if not used:
+            raise ValueError(msg)
+        import warnings         # (some matched: a subset of the saved model, as Paddle loads)
+        warnings.warn(msg, stacklevel=3)
     for p, kind, value in updates:
         opt._state.setdefault(id(p), {})[kind] = value
 
