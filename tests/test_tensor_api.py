@@ -311,3 +311,30 @@ def test_full_truncates_and_wraps_a_value_into_an_integer_dtype():
     x = paddle.to_tensor(np.array([1, 2], "uint8"))
     with pytest.raises(ValueError, match="out of range"):      # full_like refuses, as Paddle
         paddle.full_like(x, -1)
+
+
+def test_every_tensor_has_a_unique_name():
+    a, b = paddle.to_tensor([1.0]), paddle.to_tensor([2.0])
+    c = a + b
+    assert a.name.startswith("generated_tensor_") and c.name.startswith("eager_tmp_")
+    assert len({a.name, b.name, c.name}) == 3 and a.name == a.name
+    a.name = "mine"
+    assert a.name == "mine"
+    with pytest.raises(TypeError, match="str"):
+        a.name = 3
+
+
+def test_buffers_load_by_tensor_name_each_into_its_own():
+    # was silently wrong: both buffers were named '', so a name-keyed checkpoint held one
+    class M(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("a", paddle.to_tensor([1.0, 2.0]))
+            self.register_buffer("b", paddle.to_tensor([3.0, 4.0]))
+    m = M()
+    by_name = {v.name: v.clone() for v in m.state_dict().values()}
+    assert len(by_name) == 2
+    m.a.set_value(paddle.zeros([2]))
+    m.b.set_value(paddle.zeros([2]))
+    assert m.set_state_dict(by_name, use_structured_name=False) == ([], [])
+    assert m.a.tolist() == [1.0, 2.0] and m.b.tolist() == [3.0, 4.0]

@@ -122,7 +122,7 @@ def forward_graph_dot(roots: Tensor | Iterable[Tensor], addresses: bool = False)
         nid, new = ids(obj)
         if new and t._node is None:
             kind = "leaf" if not t._stop_gradient else "constant"
-            label = f"{t.name}\n{kind}" if t.name else kind
+            label = f"{t._name}\n{kind}" if t._name else kind     # (a name given, not made)
             nodes.append(f"  {nid} [label={_quote(label)}, shape=ellipse];")
         return nid
 

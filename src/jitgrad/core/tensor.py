@@ -25,7 +25,7 @@ _REVERSED = [tuple(range(n))[::-1] for n in range(8)]   # x.T's perm by ndim
 class Tensor(TensorOperators):
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
-    __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "name",
+    __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "_name",
                  "_version", "_shadows", "_vgroup", "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
@@ -34,7 +34,7 @@ class Tensor(TensorOperators):
         t = to_tensor(data, dtype=dtype, stop_gradient=stop_gradient)
         self._data, self._node, self._stop_gradient = t._data, None, t._stop_gradient
         self._grad = self._retain = self._hooks = None
-        self.name = ""
+        self._name = ""
         self._version = 0
 
     @classmethod
@@ -45,11 +45,29 @@ class Tensor(TensorOperators):
         t._node = node
         t._stop_gradient = stop_gradient
         t._grad = t._retain = t._hooks = None
-        t.name = ""
+        t._name = ""
         t._version = 0          # bumped by every in-place change (see ops/inplace.py)
         return t
 
     # ---- metadata ------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """A unique name, as Paddle gives every tensor: generated_tensor_N for one made
+        from data, eager_tmp_N for an op's result. Made when first read (an op's output
+        costs nothing until then); a Parameter's is its layer's (linear_0.w_0)."""
+        n = self._name
+        if not n:
+            from ..utils import unique_name
+            n = self._name = unique_name.generate(
+                "generated_tensor" if self._node is None else "eager_tmp")
+        return n
+
+    @name.setter
+    def name(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"Tensor.name must be a str, got {type(value).__name__}")
+        self._name = value
+
     @property
     def shape(self) -> Size:
         return Size(self._data.shape)

@@ -172,7 +172,7 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     t._node = node
     t._stop_gradient = False
     t._grad = t._retain = t._hooks = None
-    t.name = ""
+    t._name = ""
     t._version = 0
     node.out_ref = _weakref(t)
     if tape._saved_hooks is not None:
