@@ -314,8 +314,8 @@ def test_full_truncates_and_wraps_a_value_into_an_integer_dtype():
 
 
 def test_every_tensor_has_a_unique_name():
-    a, b = paddle.to_tensor([1.0]), paddle.to_tensor([2.0])
-    c = a + b
+    a, b = paddle.to_tensor([1.0], stop_gradient=False), paddle.to_tensor([2.0])
+    c = a + b                                   # a recorded op's result
     assert a.name.startswith("generated_tensor_") and c.name.startswith("eager_tmp_")
     assert len({a.name, b.name, c.name}) == 3 and a.name == a.name
     a.name = "mine"
