@@ -45,11 +45,14 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-06 21:20-21:31 UTC on the AVX2 machine, a fresh clone of main at 75c4462
+2026-12-07 00:09-00:22 UTC on the AVX2 machine, a fresh clone of main at 78299ac
 (perf/op_steps.json holds this run): 219 rows, every one a program-cache hit, geometric
-mean 2.31x, median 2.26x, none slower (closest interpolate_bilinear 1.37x, concat 1.46x,
-erfinv 1.48x, softplus 1.52x); the forward alone 0.84x torch's (153 rows slower), the rest
-3.98x; miss line 1.06x.
+mean 2.33x, median 2.26x, none slower (closest quantile 1.33x, group_norm, erfinv and topk
+1.47x, pad 1.53x); the forward alone 0.83x torch's (154 rows slower), the rest 4.01x;
+miss line 1.06x.
+2026-12-06 21:20-21:31 UTC, a fresh clone of main at 75c4462: 2.31x, median 2.26x, none
+slower (closest interpolate_bilinear 1.37x, concat 1.46x, erfinv 1.48x, softplus 1.52x);
+the forward alone 0.84x torch's (153 rows slower), the rest 3.98x; miss line 1.06x.
 18:54-19:07 UTC, a fresh clone of main at 1d40376: 2.34x, median 2.26x, none slower
 (closest quantile 1.36x, erfinv and topk 1.44x, soft_margin_loss 1.45x, pad 1.47x); the
 forward alone 0.85x torch's (149 rows slower), the rest 3.99x; miss line 1.09x.
