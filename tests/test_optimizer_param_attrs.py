@@ -53,6 +53,15 @@ def test_a_groups_rate_and_decay_replace_the_paramattr_ones():
     assert w2.optimize_attr["learning_rate"] == 0.5 and w3.regularizer is None
 
 
+def test_a_groups_zero_weight_decay_turns_the_optimizers_off():
+    a, b = _param([1.0]), _param([1.0])
+    opt = SGD(0.1, weight_decay=0.5, parameters=[{"params": [a], "weight_decay": 0.0},
+                                                 {"params": [b]}])
+    (a.sum() + b.sum()).backward()                      # grads 1
+    opt.step()
+    np.testing.assert_allclose([a.item(), b.item()], [0.9, 0.85], rtol=1e-6)
+
+
 def test_adamw_groups_keep_the_paramattr_regularizer():
     w = _weight(paddle.ParamAttr(regularizer=paddle.regularizer.L1Decay(0.5)))
     AdamW(0.1, parameters=[{"params": [w], "weight_decay": 0.0}])

@@ -163,8 +163,9 @@ class Optimizer:
             return _Group(clip, hyper, 0.0 if wd is None else float(wd),
                           float(group.get("learning_rate", 1.0)), None)
         _regularizer(owner, wd)                 # (checked here, read at each step)
-        return _Group(clip, hyper, self._wd, float(group.get("learning_rate", 1.0)),
-                      L2Decay(float(wd)) if isinstance(wd, (int, float)) and wd else wd or None)
+        if isinstance(wd, (int, float)) and not isinstance(wd, bool):
+            wd = L2Decay(float(wd))             # (0.0 too: no decay, not the optimizer's)
+        return _Group(clip, hyper, self._wd, float(group.get("learning_rate", 1.0)), wd)
 
     def _adopt(self, p: Tensor, grp: _Group) -> None:
         """Paddle's _add_param_group on a Parameter: the group's rate and (but AdamW) its
