@@ -70,7 +70,7 @@ def is_integer(x: Tensor) -> bool:
     return _tensor_arg(x, "is_integer")._data.dtype.kind in "iu"
 
 
-def is_empty(x: Tensor) -> Tensor:
+def is_empty(x: Tensor, name: str | None = None) -> Tensor:
     """A 0-d bool tensor: does x have no elements? (Paddle returns a tensor, not a bool.)"""
     return Tensor._make(np.array(_tensor_arg(x, "is_empty")._data.size == 0))
 

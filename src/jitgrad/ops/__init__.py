@@ -116,12 +116,18 @@ CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", 
             "manual_seed", "standard_normal", "rand_like", "randn_like", "randint_like",
             "as_tensor", "asarray", "from_numpy", "get_rng_state", "set_rng_state"]
 
+
+def _multi_dot(x: list, name: str | None = None) -> Tensor:
+    """linalg.multi_dot: x[0] @ x[1] @ ... (Paddle's parameter name, x)."""
+    return functools.reduce(matmul, x)
+
+
 METHODS = {name: globals()[name] for name in __all__ if name not in ("REGISTRY", "defop")}
 __all__ += CREATION
 linalg = types.SimpleNamespace(                 # paddle.linalg.*
     inv=inverse, det=det, slogdet=slogdet, solve=solve, cholesky=cholesky, norm=norm,
     vector_norm=vector_norm, matrix_norm=matrix_norm,
-    matmul=matmul, multi_dot=lambda xs: functools.reduce(matmul, xs),
+    matmul=matmul, multi_dot=_multi_dot,
     eigh=eigh, eigvalsh=eigvalsh, svd=svd, svdvals=svdvals, qr=qr, pinv=pinv, lstsq=lstsq,
     matrix_power=matrix_power)
 METHODS.update(qr=qr, pinv=pinv, lstsq=lstsq, matrix_power=matrix_power)   # as Paddle's

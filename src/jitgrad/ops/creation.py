@@ -199,8 +199,9 @@ def randn(shape: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     return _t(_rng.standard_normal(_shape(shape)).astype(_dt(dtype)))
 
 
-def uniform(shape: Any, dtype: Any = None, min: float = -1.0, max: float = 1.0, seed: int = 0,
+def uniform(shape: Any, dtype: Any = None, min: float = 0.0, max: float = 1.0, seed: int = 0,
             name: str | None = None) -> Tensor:
+    """Uniform in [min, max): [0, 1) by default, as Paddle 3.3.1 (earlier Paddle: [-1, 1))."""
     r = np.random.default_rng(seed) if seed else _rng
     return _t(r.uniform(min, max, _shape(shape)).astype(_dt(dtype)))
 

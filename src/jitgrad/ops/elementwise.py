@@ -381,16 +381,16 @@ def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
     itself (checks_own_tensor_args, require_float's message): these run on every step of
     small training loops, where a wrapper layer and a helper call are a visible part of
     the op's cost."""
-    name = op.name
+    opname = op.name
 
-    def public(x: Tensor) -> Tensor:
+    def public(x: Tensor, name: str | None = None) -> Tensor:
         if isinstance(x, Tensor):
             if x._data.dtype.kind == "f" or not float_only:
                 return apply_xy(op, x)
-            return apply_xy(op, float_input(x, name))   # int, bool: float32 (Paddle)
-        raise tensor_arg_error(name, "x", x)
-    public.__name__ = public.__qualname__ = name
-    public.__doc__ = f"Elementwise {name}" + (" of a float tensor." if float_only else ".")
+            return apply_xy(op, float_input(x, opname))   # int, bool: float32 (Paddle)
+        raise tensor_arg_error(opname, "x", x)
+    public.__name__ = public.__qualname__ = opname
+    public.__doc__ = f"Elementwise {opname}" + (" of a float tensor." if float_only else ".")
     return checks_own_tensor_args(public)
 
 
@@ -407,7 +407,8 @@ cos = _public_unary(cos_op, float_only=True)
 sigmoid = _public_unary(sigmoid_op, float_only=True)
 
 
-def clip(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+def clip(x: Tensor, min: float | None = None, max: float | None = None,
+         name: str | None = None) -> Tensor:
     """Clamp to [min, max]; the gradient is 1 inside the closed interval, bounds included."""
     lo = -np.inf if min is None else float(min)
     hi = np.inf if max is None else float(max)
@@ -430,7 +431,7 @@ def astype(x: Tensor, dtype: Any) -> Tensor:
 cast = astype
 
 
-def clone(x: Tensor) -> Tensor:
+def clone(x: Tensor, name: str | None = None) -> Tensor:
     return apply_internal(clone_op, x)
 
 
@@ -445,7 +446,7 @@ def _public_binary(op: OpDef, kinds: tuple, true_divide: bool = False,
     per-channel scale), else None."""
     plain_ufunc = op.save is None and not op.forward_saves
 
-    def public(x: Any, y: Any) -> Tensor:
+    def public(x: Any, y: Any, name: str | None = None) -> Tensor:
         if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype \
                 and (not true_divide or x._data.dtype.kind == "f"):
             d, e = x._data, y._data
@@ -485,9 +486,9 @@ def _public_minmax(op: OpDef) -> Callable[[Any, Any], Tensor]:
     weights (_tie_weight's, at the inputs' shape) come from one compiled pass for two
     float32 or float64 tensors of one shape when a gradient is needed and Numba is loaded
     (vm/forward_binary.py; 32 x 64 float32 with the recording: ~13 -> ~4 us)."""
-    name = op.name
+    opname = op.name
 
-    def public(x: Any, y: Any) -> Tensor:
+    def public(x: Any, y: Any, name: str | None = None) -> Tensor:
         if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype:
             d, e = x._data, y._data
             nx, ny = not x._stop_gradient, not y._stop_gradient
@@ -499,15 +500,15 @@ def _public_minmax(op: OpDef) -> Callable[[Any, Any], Tensor]:
                     out = np.empty(d.shape, dt)
                     wx = np.empty(d.shape, dt) if nx else None
                     wy = np.empty(d.shape, dt) if ny else None
-                    getattr(k, name)(d.reshape(-1), e.reshape(-1), out.reshape(-1),
+                    getattr(k, opname)(d.reshape(-1), e.reshape(-1), out.reshape(-1),
                                      wx.reshape(-1) if nx else NO_ARRAY[dt],
                                      wy.reshape(-1) if ny else NO_ARRAY[dt], nx, ny)
                     return apply_xy(op, x, y, NO_ATTRS, out, (wx, wy))
             return apply_xy(op, x, y)
         x, y = binary_operands(x, y, False, False)
         return apply_xy(op, x, y)
-    public.__name__ = public.__qualname__ = name
-    public.__doc__ = f"Elementwise {name}, with broadcasting and Paddle's dtype promotion."
+    public.__name__ = public.__qualname__ = opname
+    public.__doc__ = f"Elementwise {opname}, with broadcasting and Paddle's dtype promotion."
     return public
 
 
@@ -525,7 +526,7 @@ def _reflected(op: OpDef, true_divide: bool = False) -> Callable[[Tensor, Any], 
     return reflected
 
 
-def pow(x: Any, y: Any) -> Tensor:
+def pow(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x ** y; a Python-number exponent records a cheaper single-input op."""
     if isinstance(x, Tensor) and isinstance(y, (int, float, np.integer, np.floating)) \
             and not isinstance(y, bool):

@@ -317,7 +317,8 @@ _ALL_KEPT = {"axes": None, "keepdim": True}
 
 
 @checks_own_tensor_args
-def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False) -> Tensor:
+def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False,
+        name: str | None = None) -> Tensor:
     """Sum over `axis` (all axes by default, giving a 0-d tensor)."""
     if not isinstance(x, Tensor):
         raise tensor_arg_error("sum", "x", x)
@@ -342,7 +343,8 @@ def _int_sum(x: Tensor, axis: Any, keepdim: bool) -> Tensor:
 
 
 @checks_own_tensor_args
-def mean(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
+def mean(x: Tensor, axis: Any = None, keepdim: bool = False,
+         name: str | None = None) -> Tensor:
     if not isinstance(x, Tensor):
         raise tensor_arg_error("mean", "x", x)
     if x._data.dtype.kind != "f":
@@ -358,14 +360,16 @@ def mean(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
     return _reduce(mean_op, x, axis, keepdim)
 
 
-def max(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
+def max(x: Tensor, axis: Any = None, keepdim: bool = False,
+        name: str | None = None) -> Tensor:
     """Largest value; tied maxima share the gradient equally."""
     if x.size == 0:
         _check_nonempty_groups(x, axis, "max")
     return _reduce(max_op, x, axis, keepdim, _max_forward)
 
 
-def min(x: Tensor, axis: Any = None, keepdim: bool = False) -> Tensor:
+def min(x: Tensor, axis: Any = None, keepdim: bool = False,
+        name: str | None = None) -> Tensor:
     if x.size == 0:
         _check_nonempty_groups(x, axis, "min")
     return _reduce(min_op, x, axis, keepdim, _min_forward)

@@ -300,7 +300,7 @@ def _resolve_general(x: Tensor, shape: Any) -> tuple[int, ...]:
     return tuple(out)
 
 
-def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
+def reshape(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
     new = _resolve_shape(x, shape)
     d = x._data
     if new == d.shape:
@@ -310,7 +310,8 @@ def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
     return apply_xy(reshape_op, x, None, {"shape": new}, d.reshape(new))
 
 
-def flatten(x: Tensor, start_axis: int = 0, stop_axis: int = -1) -> Tensor:
+def flatten(x: Tensor, start_axis: int = 0, stop_axis: int = -1,
+            name: str | None = None) -> Tensor:
     """Axes start_axis..stop_axis merged into one: a reshape node. Its attrs are cached per
     (shape, start_axis, stop_axis) for Python-int axes (a training loop flattens the same
     shape every step: the list arithmetic and reshape's resolution cost ~1 us of a ~3 us
@@ -368,7 +369,7 @@ def _flattened_shape(shape: tuple, start_axis: Any, stop_axis: Any) -> tuple[int
     return tuple(shape[:s]) + (math.prod(shape[s:e + 1]),) + tuple(shape[e + 1:])
 
 
-def squeeze(x: Tensor, axis: Any = None) -> Tensor:
+def squeeze(x: Tensor, axis: Any = None, name: str | None = None) -> Tensor:
     shape = x.shape
     if axis is None:
         axes = {i for i, s in enumerate(shape) if s == 1}
@@ -436,7 +437,7 @@ def t(x: Tensor) -> Tensor:
     return x if x.ndim < 2 else transpose(x, [1, 0])
 
 
-def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
+def broadcast_to(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
     shape = tuple([int(s) for s in shape])
     if not _broadcasts(x._data.shape, shape):
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to "
@@ -446,7 +447,7 @@ def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
     return apply_xy(broadcast_op, x, None, {"shape": shape})
 
 
-def expand(x: Tensor, shape: Sequence[int]) -> Tensor:
+def expand(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
     shape = [x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape)]
     return broadcast_to(x, shape)
 
