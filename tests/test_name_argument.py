@@ -56,3 +56,50 @@ def test_uniform_defaults_to_0_1_as_paddle_3():
     v = paddle.uniform([20000], min=-1.0, seed=7).numpy()
     assert -1.0 <= v.min() < -0.98
     np.testing.assert_array_equal(paddle.multiply(X, X, name="n").numpy(), (X * X).numpy())
+
+
+# ---- Paddle 3.x's newer keywords (values measured on Paddle 3.3.1) ---------------------------
+def test_add_and_subtract_take_alpha():
+    assert paddle.add(X, X, alpha=2).numpy().ravel().tolist() == [3.0, -6.0, 9.0, 1.5]
+    assert paddle.subtract(X, X, alpha=0.5).numpy().ravel().tolist() == [0.5, -1.0, 1.5, 0.25]
+    ints = paddle.to_tensor([1, 2])
+    assert paddle.add(ints, ints, alpha=2).tolist() == [3, 6]
+    with pytest.raises(TypeError, match="alpha"):
+        paddle.multiply(X, X, alpha=2)
+
+
+def test_divide_takes_a_rounding_mode():
+    a, b = paddle.to_tensor([7.0, -7.0]), paddle.to_tensor([2.0, 2.0])
+    assert paddle.divide(a, b, rounding_mode="trunc").tolist() == [3.0, -3.0]
+    assert paddle.divide(a, b, rounding_mode="floor").tolist() == [3.0, -4.0]
+    i, j = paddle.to_tensor([7, -7]), paddle.to_tensor([2, 2])
+    assert paddle.divide(i, j, rounding_mode="floor").tolist() == [3, -4]
+    t = paddle.divide(i, j, rounding_mode="trunc")
+    assert t.tolist() == [3, -3] and t.dtype == paddle.int64
+    with pytest.raises(ValueError, match="rounding_mode"):
+        paddle.divide(a, b, rounding_mode="round")
+
+
+def test_var_and_std_take_a_correction():
+    x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]], stop_gradient=False)
+    assert paddle.var(x, correction=0).item() == 1.25
+    assert paddle.var(x, unbiased=False).item() == 1.25
+    assert paddle.var(x).item() == pytest.approx(5 / 3)
+    assert paddle.std(x, correction=0).item() == pytest.approx(1.25 ** 0.5)
+    assert np.isinf(paddle.var(x, axis=0, correction=2).numpy()).all()     # n - 2 = 0
+    paddle.var(x, correction=0.5).backward()
+    v = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (v - v.mean()) / 3.5, rtol=1e-6)
+
+
+def test_mean_and_norms_take_a_dtype_and_more_keywords():
+    assert paddle.mean(X, dtype="float64").dtype == paddle.float64
+    assert paddle.linalg.norm(X, dtype="float64").dtype == paddle.float64
+    assert paddle.linalg.vector_norm(X, dtype="float64").dtype == paddle.float64
+    assert paddle.repeat_interleave(X, 2, output_size=8).shape == [8]
+    with pytest.raises(ValueError, match="output_size"):
+        paddle.repeat_interleave(X, 2, output_size=7)
+    s = paddle.searchsorted(paddle.to_tensor([3.0, 1.0, 2.0]), paddle.to_tensor([2.5]),
+                            sorter=paddle.to_tensor([1, 2, 0]))
+    assert s.tolist() == [2]
+    assert paddle.seed(seed=3) is not None

@@ -46,10 +46,10 @@ class Generator:
 _DEFAULT_GENERATOR = Generator()
 
 
-def seed(s: int) -> Generator:
+def seed(seed: int) -> Generator:
     """Reseed jitgrad's generator (dropout, rand, randn, initializers); returns it, as
     Paddle's paddle.seed returns its Generator."""
-    return _DEFAULT_GENERATOR.manual_seed(s)
+    return _DEFAULT_GENERATOR.manual_seed(seed)
 
 
 def generator() -> np.random.Generator:

@@ -446,7 +446,10 @@ def _public_binary(op: OpDef, kinds: tuple, true_divide: bool = False,
     per-channel scale), else None."""
     plain_ufunc = op.save is None and not op.forward_saves
 
-    def public(x: Any, y: Any, name: str | None = None) -> Tensor:
+    def public(x: Any, y: Any, name: str | None = None, *, alpha: Any = 1,
+               rounding_mode: str | None = None) -> Tensor:
+        if alpha != 1 or rounding_mode is not None:     # (Paddle 3.x's keywords: rare)
+            return _binary_keywords(public, op.name, x, y, alpha, rounding_mode)
         if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype \
                 and (not true_divide or x._data.dtype.kind == "f"):
             d, e = x._data, y._data
@@ -473,6 +476,32 @@ def _public_binary(op: OpDef, kinds: tuple, true_divide: bool = False,
     public.__name__ = public.__qualname__ = op.name
     public.__doc__ = f"Elementwise {op.name}, with broadcasting and Paddle's dtype promotion."
     return public
+
+
+def _binary_keywords(fn: Callable, opname: str, x: Any, y: Any, alpha: Any,
+                     rounding_mode: str | None) -> Tensor:
+    """add/subtract's alpha (x + alpha * y) and divide's rounding_mode ('trunc' or 'floor':
+    the quotient rounded, in the inputs' dtype for integers), as Paddle 3.x."""
+    if alpha != 1:
+        if opname not in ("add", "subtract"):
+            raise TypeError(f"{opname}() got an unexpected keyword argument 'alpha'")
+        y = multiply(y, alpha)
+    if rounding_mode is None:
+        return fn(x, y)
+    if opname != "divide":
+        raise TypeError(f"{opname}() got an unexpected keyword argument 'rounding_mode'")
+    from .math import trunc
+    from .search import floor_divide
+    if rounding_mode == "floor":
+        return floor_divide(x, y)
+    if rounding_mode != "trunc":
+        raise ValueError(f"divide: rounding_mode must be None, 'trunc' or 'floor', got "
+                         f"{rounding_mode!r}")
+    q = trunc(fn(x, y))
+    kinds = {t._data.dtype.kind for t in (x, y) if isinstance(t, Tensor)}
+    if kinds and kinds <= set("iu"):              # integers in: integers out, as Paddle
+        return astype(q, (x if isinstance(x, Tensor) else y)._data.dtype)
+    return q
 
 
 add = _public_binary(add_op, (0, 0))

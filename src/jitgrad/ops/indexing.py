@@ -221,12 +221,20 @@ def tile(x: Tensor, repeat_times: Sequence[int], name: str | None = None) -> Ten
 
 
 def repeat_interleave(x: Tensor, repeats: Any, axis: int | None = None,
-                      name: str | None = None) -> Tensor:
+                      name: str | None = None, *, output_size: int | None = None) -> Tensor:
     """Each slice along `axis` repeated `repeats` times (an int, or one count per slice as
-    a 1-D tensor or list); over the flattened tensor when axis is None."""
+    a 1-D tensor or list); over the flattened tensor when axis is None. output_size, when
+    given, must be the result's length along axis (Paddle 3.x's hint; checked here)."""
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     ax = _axis(axis, x.ndim, "repeat_interleave")
+    if output_size is not None:
+        reps_ = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
+        total = int(reps_.sum()) if reps_.ndim and reps_.size != 1 else \
+            int(reps_.reshape(-1)[0]) * x.shape[ax]
+        if total != int(output_size):
+            raise ValueError(f"repeat_interleave: output_size {output_size} does not match the "
+                             f"result's length {total} along axis {ax}")
     reps = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
     if reps.dtype.kind not in "iu" or reps.ndim > 1:
         raise TypeError(f"repeat_interleave: repeats must be an int or a 1-D list of ints, "

@@ -23,15 +23,22 @@ def _int_out(a: np.ndarray, out_int32: bool) -> Tensor:
 
 
 def searchsorted(sorted_sequence: Tensor, values: Any, out_int32: bool = False,
-                 right: bool = False, name: str | None = None, *, side: str | None = None
-                 ) -> Tensor:
+                 right: bool = False, name: str | None = None, *, side: str | None = None,
+                 sorter: Any = None) -> Tensor:
     """Insertion positions of values in sorted_sequence (1-D, or one sorted row per leading
-    index of values); side='right' (or right=True) puts equal values after their run."""
+    index of values); side='right' (or right=True) puts equal values after their run.
+    sorter: the indices that sort sorted_sequence (along its last axis), as numpy's."""
     if side is not None:
         if side not in ("left", "right"):
             raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
         right = side == "right"
     s, v = _np(sorted_sequence), _np(values)
+    if sorter is not None:
+        order = _np(sorter)
+        if order.shape != s.shape or order.dtype.kind not in "iu":
+            raise ValueError(f"searchsorted: sorter must hold integer indices of "
+                             f"sorted_sequence's shape {list(s.shape)}")
+        s = np.take_along_axis(s, order.astype(np.int64), axis=-1)
     how = "right" if right else "left"
     if s.ndim == 1:
         return _int_out(np.searchsorted(s, v, side=how), out_int32)

@@ -344,9 +344,13 @@ def _int_sum(x: Tensor, axis: Any, keepdim: bool) -> Tensor:
 
 @checks_own_tensor_args
 def mean(x: Tensor, axis: Any = None, keepdim: bool = False,
-         name: str | None = None) -> Tensor:
+         name: str | None = None, *, dtype: Any = None) -> Tensor:
+    """The mean over `axis` (all axes by default); dtype casts x first (Paddle 3.x)."""
     if not isinstance(x, Tensor):
         raise tensor_arg_error("mean", "x", x)
+    if dtype is not None:
+        from .elementwise import astype
+        x = astype(x, dtype)
     if x._data.dtype.kind != "f":
         raise TypeError(f"mean expects a float tensor, got {x.dtype.name}")
     if axis is None and keepdim is False:

@@ -216,21 +216,29 @@ var_op = R.weighted_reduction(
     doc="variance over axes (unbiased divides by n - 1)")
 
 
-def var(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
-        name: str | None = None) -> Tensor:
-    """Variance; unbiased=True divides by n - 1 (Paddle's default). With no degree of
-    freedom left (one element unbiased, or none) it is nan, gradient too (Paddle, numpy)."""
+def var(x: Tensor, axis: Any = None, unbiased: bool | None = None, keepdim: bool = False,
+        name: str | None = None, *, correction: float = 1) -> Tensor:
+    """Variance, dividing by n - correction (Paddle 3.x: 1 by default; unbiased=True or
+    False, when given, means correction 1 or 0). With no degree of freedom left it is nan,
+    gradient too (Paddle, numpy)."""
     require_float(x, "var")
     if not isinstance(keepdim, bool):
         raise TypeError(f"keepdim must be a bool, got {keepdim!r}")
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
     axes = norm_axis(axis, x.ndim)
-    return apply_internal(var_op, x, axes=None if x.ndim == 0 else axes, keepdim=keepdim,
-                          unbiased=bool(unbiased))
+    attrs = {"axes": None if x.ndim == 0 else axes, "keepdim": keepdim}
+    if correction in (0, 1):
+        return apply_internal(var_op, x, unbiased=bool(correction), **attrs)
+    n = math.prod(x.shape[a] for a in (range(x.ndim) if axes is None else axes))
+    with np.errstate(divide="ignore"):
+        scale = n / (n - correction) if n != correction else np.inf
+    return apply_internal(var_op, x, unbiased=False, **attrs) * float(scale)
 
 
-def std(x: Tensor, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
-        name: str | None = None) -> Tensor:
-    return E.sqrt(var(x, axis, unbiased, keepdim))
+def std(x: Tensor, axis: Any = None, unbiased: bool | None = None, keepdim: bool = False,
+        name: str | None = None, *, correction: float = 1) -> Tensor:
+    return E.sqrt(var(x, axis, unbiased, keepdim, correction=correction))
 
 
 def amax(x: Tensor, axis: Any = None, keepdim: bool = False, name: str | None = None
@@ -311,9 +319,12 @@ def l2_norm(x: Tensor, axes: tuple | None, keepdim: bool) -> Tensor:
 
 
 def vector_norm(x: Tensor, p: Any = 2.0, axis: Any = None, keepdim: bool = False,
-                name: str | None = None) -> Tensor:
+                name: str | None = None, *, dtype: Any = None) -> Tensor:
     """Vector p-norm over `axis` (all elements by default): p = 2, 1, inf, -inf, 0 or any
-    positive float. The gradient at the zero vector is 0, as Paddle's (see _root)."""
+    positive float, of x cast to dtype when given. The gradient at the zero vector is 0, as
+    Paddle's (see _root)."""
+    if dtype is not None:
+        x = E.astype(x, dtype)
     require_float(x, "norm")
     if (type(p) is float or type(p) is int) and p == 2:     # the common case, checked once
         attrs = R.reduce_attrs(x, axis, keepdim)
@@ -408,10 +419,14 @@ def matrix_norm(x: Tensor, p: Any = "fro", axis: Any = (-2, -1), keepdim: bool =
 
 
 def norm(x: Tensor, p: Any = None, axis: Any = None, keepdim: bool = False,
-         name: str | None = None) -> Tensor:
+         out: Any = None, dtype: Any = None, name: str | None = None) -> Tensor:
     """Paddle 3.x's norm: axis None or one int gives a vector norm (over all elements when
     None; p None or 'fro' mean 2), two axes a matrix norm (p None means 'fro'); see
-    vector_norm and matrix_norm."""
+    vector_norm and matrix_norm. dtype casts x first; out= is not supported."""
+    if out is not None:
+        raise NotImplementedError("norm: out= is not supported; use the returned tensor")
+    if dtype is not None:
+        x = E.astype(x, dtype)
     if isinstance(axis, (list, tuple)):
         if len(axis) == 1:
             axis = axis[0]
