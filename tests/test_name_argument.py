@@ -103,3 +103,21 @@ def test_mean_and_norms_take_a_dtype_and_more_keywords():
                             sorter=paddle.to_tensor([1, 2, 0]))
     assert s.tolist() == [2]
     assert paddle.seed(seed=3) is not None
+
+
+def test_more_functions_take_name_and_paddles_keywords():
+    y = paddle.to_tensor([[1.0, -2.0]])
+    assert paddle.transpose(y, [1, 0], name="n").shape == [2, 1]
+    assert paddle.unsqueeze(y, 0, name="n").shape == [1, 1, 2]
+    assert paddle.t(y, name="n").shape == [2, 1]
+    assert paddle.unique(paddle.to_tensor([3, 1, 3]), sorted=False).tolist() == [1, 3]
+
+
+def test_silu_inplace_writes_into_its_input_and_keeps_the_gradient():
+    x = paddle.to_tensor([[1.0, -2.0]], stop_gradient=False)
+    y = x * 1.0
+    z = F.silu(y, inplace=True)
+    assert z is y
+    np.testing.assert_allclose(y.numpy(), [[0.7310586, -0.23840584]], rtol=1e-6)
+    y.sum().backward()                        # Paddle 3.3.1: [[0.92767054, -0.09078425]]
+    np.testing.assert_allclose(x.grad.numpy(), [[0.92767054, -0.09078425]], rtol=1e-6)

@@ -51,6 +51,12 @@ relu_, elu_, leaky_relu_, hardtanh_, softmax_, tanh_, thresholded_relu_ = (
         (softmax, "softmax_"), (tanh, "tanh_"), (thresholded_relu, "thresholded_relu_")))
 __all__ += ["maxout", "relu_", "elu_", "leaky_relu_", "hardtanh_", "softmax_", "tanh_",
             "thresholded_relu_"]
+_silu, _silu_inplace = silu, _inplace(silu, "silu_")
+
+
+def silu(x, inplace: bool = False, name=None):  # noqa: F811
+    """x * sigmoid(x); inplace=True writes it into x (Paddle 3.x's argument)."""
+    return _silu_inplace(x) if inplace else _silu(x)
 
 from ..ops.core import check_tensor_args as _check_tensor_args  # noqa: E402
 for _name in __all__:                    # TypeError naming the argument for a non-Tensor

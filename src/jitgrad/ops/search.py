@@ -265,7 +265,9 @@ def count_nonzero(x: Tensor, axis: Any = None, keepdim: bool = False,
 
 def unique(x: Tensor, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: int | None = None, dtype: Any = "int64",
-           name: str | None = None) -> Any:
+           sorted: bool = True, name: str | None = None) -> Any:
+    """The distinct values, sorted (sorted=False gives them sorted too, as Paddle 3.3.1's
+    CPU kernel does), with the first indices, the inverse and the counts if asked."""
     res = np.unique(x._data, return_index, return_inverse, return_counts, axis=axis)
     if not isinstance(res, tuple):
         return _t(res)

@@ -386,7 +386,7 @@ def squeeze(x: Tensor, axis: Any = None, name: str | None = None) -> Tensor:
     return reshape_exact(x, [s for i, s in enumerate(shape) if not (i in axes and s == 1)])
 
 
-def unsqueeze(x: Tensor, axis: Any) -> Tensor:
+def unsqueeze(x: Tensor, axis: Any, name: str | None = None) -> Tensor:
     shape = x.shape
     # Paddle inserts axes one after another; a negative one counts from the current end.
     for a in ([axis] if isinstance(axis, int) else list(axis)):
@@ -397,7 +397,7 @@ def unsqueeze(x: Tensor, axis: Any) -> Tensor:
     return reshape_exact(x, shape)
 
 
-def transpose(x: Tensor, perm: Sequence[int]) -> Tensor:
+def transpose(x: Tensor, perm: Sequence[int], name: str | None = None) -> Tensor:
     d = x._data
     nd = d.ndim
     key = (tuple(perm), nd) if type(perm) is list or type(perm) is tuple else None
@@ -433,7 +433,7 @@ def _checked_perm(perm: Sequence[int], nd: int) -> tuple:
     return perm
 
 
-def t(x: Tensor) -> Tensor:
+def t(x: Tensor, name: str | None = None) -> Tensor:
     return x if x.ndim < 2 else transpose(x, [1, 0])
 
 
