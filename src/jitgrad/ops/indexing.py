@@ -228,13 +228,6 @@ def repeat_interleave(x: Tensor, repeats: Any, axis: int | None = None,
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     ax = _axis(axis, x.ndim, "repeat_interleave")
-    if output_size is not None:
-        reps_ = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
-        total = int(reps_.sum()) if reps_.ndim and reps_.size != 1 else \
-            int(reps_.reshape(-1)[0]) * x.shape[ax]
-        if total != int(output_size):
-            raise ValueError(f"repeat_interleave: output_size {output_size} does not match the "
-                             f"result's length {total} along axis {ax}")
     reps = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
     if reps.dtype.kind not in "iu" or reps.ndim > 1:
         raise TypeError(f"repeat_interleave: repeats must be an int or a 1-D list of ints, "
@@ -246,6 +239,11 @@ def repeat_interleave(x: Tensor, repeats: Any, axis: int | None = None,
     if reps.ndim == 1 and reps.size != x.shape[ax]:
         raise ValueError(f"repeat_interleave: {reps.size} repeats for {x.shape[ax]} slices "
                          f"along axis {ax}")
+    if output_size is not None:
+        total = int(reps.sum()) if reps.ndim else int(reps) * x.shape[ax]
+        if total != int(output_size):
+            raise ValueError(f"repeat_interleave: output_size {output_size} does not match the "
+                             f"result's length {total} along axis {ax}")
     if reps.ndim == 0:                  # one count: the table from shapes alone, kept
         d = x._data
         table, shape = _repeat_plan(d.shape, ax, int(reps))

@@ -231,14 +231,12 @@ def atan2(x: Any, y: Any, name: str | None = None) -> Tensor:
     nx, ny = not x._stop_gradient, not y._stop_gradient
     out = np.asarray(np.arctan2(x._data, y._data))     # (as apply_xy's: the inputs' layout)
     a, b = d.reshape(-1), e.reshape(-1)
-    dx = np.empty_like(a) if nx else _EMPTY[d.dtype.char]
-    dy = np.empty_like(a) if ny else _EMPTY[d.dtype.char]
+    dx = np.empty_like(a) if nx else E.NO_ARRAY[d.dtype]
+    dy = np.empty_like(a) if ny else E.NO_ARRAY[d.dtype]
     k.atan2_slopes(a, b, dx, dy, nx, ny)
     return apply_xy(atan2_op, x, y, NO_ATTRS, out,
                     (dx.reshape(d.shape) if nx else None, dy.reshape(d.shape) if ny else None))
 
-
-_EMPTY = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}
 
 
 def lerp(x: Any, y: Any, weight: Any, name: str | None = None) -> Tensor:

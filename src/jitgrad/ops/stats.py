@@ -231,8 +231,7 @@ def var(x: Tensor, axis: Any = None, unbiased: bool | None = None, keepdim: bool
     if correction in (0, 1):
         return apply_internal(var_op, x, unbiased=bool(correction), **attrs)
     n = math.prod(x.shape[a] for a in (range(x.ndim) if axes is None else axes))
-    with np.errstate(divide="ignore"):
-        scale = n / (n - correction) if n != correction else np.inf
+    scale = n / (n - correction) if n != correction else np.inf
     return apply_internal(var_op, x, unbiased=False, **attrs) * float(scale)
 
 

@@ -10,7 +10,6 @@ import math
 from typing import Any, Callable
 
 
-
 class LRScheduler:
     """Paddle's scheduler protocol: last_lr / __call__ is the current rate, step() moves to the
     next epoch. The constructor steps once (last_epoch -1 -> 0), so a subclass sets its own

@@ -31,9 +31,7 @@ def name_accumulators(opt: Any) -> None:
     """Give every parameter (and its accumulators) a Paddle name, once, at construction."""
     prefix = f"{opt._name}_" if opt._name else ""
     names: dict[tuple[int, str], str] = {}
-    for p in opt._params:
-        if not p.name:
-            p.name = unique_name.generate("generated_tensor")
+    for p in opt._params:               # (an unnamed tensor's name is made when first read)
         for kind in opt._accumulators:
             if (id(p), kind) not in names:
                 names[id(p), kind] = unique_name.generate(f"{p.name}_{prefix}{kind}")
