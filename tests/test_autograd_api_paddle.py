@@ -439,6 +439,21 @@ def test_a_backward_does_not_look_at_the_splits_of_other_live_graphs(monkeypatch
     assert b.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]] and len(others) == 20
 
 
+def test_a_split_and_a_retained_tensor_are_forgotten_with_their_graph():
+    import gc
+
+    from jitgrad.core import hooks
+    from jitgrad.ops import siblings
+    x = leaf(np.arange(6.0).reshape(2, 3))
+    groups, retained = len(siblings._groups), len(hooks.RETAINED)
+    a, b = paddle.split(x * 1.0, [1, 2], axis=1)
+    b.retain_grads()
+    assert len(siblings._groups) == groups + 2 and len(hooks.RETAINED) == retained + 1
+    del a, b
+    gc.collect()
+    assert len(siblings._groups) == groups and len(hooks.RETAINED) == retained
+
+
 @pytest.mark.parametrize("path", ["numba", "reference"])
 @pytest.mark.parametrize("f, want", [
     (lambda x, c: x * c, [0.0, 0.0]), (lambda x, c: x / c, [0.0, 0.0]),

@@ -25,14 +25,25 @@ RETAIN = object()     # marker: where in the chain retain_grads() was called
 # backward (ops/siblings.py) is found among these, not among every live graph. Read it
 # through retained_tensors(): another thread's retain_grads() must not resize it while a
 # backward iterates over it.
-RETAINED: "weakref.WeakValueDictionary[int, Tensor]" = weakref.WeakValueDictionary()
+# A plain dict of weak references, each removing its own entry when its tensor dies
+# (WeakValueDictionary's scheme with public API only): its truth test, which every
+# backward makes (siblings.fill), is the C one.
+RETAINED: dict[int, weakref.ref] = {}
 _RETAINED_LOCK = threading.Lock()
+
+
+def _forget(key: int) -> Any:
+    def forget(ref: weakref.ref) -> None:
+        if RETAINED.get(key) is ref:        # (not a newer tensor given the same id)
+            RETAINED.pop(key, None)
+    return forget
 
 
 def retained_tensors() -> list[Tensor]:
     """The live non-leaf tensors that called retain_grads(), as a list (a snapshot)."""
     with _RETAINED_LOCK:
-        return list(RETAINED.values())
+        refs = list(RETAINED.values())
+    return [t for t in (r() for r in refs) if t is not None]
 
 
 class HookChain:
@@ -126,7 +137,7 @@ def note_retain(t: Tensor) -> None:
     if t._node is None:
         return
     with _RETAINED_LOCK:
-        RETAINED[id(t)] = t
+        RETAINED[id(t)] = weakref.ref(t, _forget(id(t)))
     chain = chain_of(t, create=True)
     if RETAIN not in chain.entries:
         chain.entries.append(RETAIN)

@@ -20,36 +20,43 @@ from ..core.grad_store import detach_graph_grad
 from ..core.hooks import RETAINED, retained_tensors
 from ..core.tensor import Tensor
 
-# a part's node -> weak references to all the parts of its split
-_groups: "weakref.WeakKeyDictionary[tape.Node, tuple]" = weakref.WeakKeyDictionary()
+class _Groups(dict):
+    """A part's node -> weak references to all the parts of its split, keyed by a weak
+    reference to the node whose callback drops the entry with the node (WeakKeyDictionary's
+    scheme, on a plain dict: a write is one line in note's loop, where
+    WeakKeyDictionary.__setitem__'s frame per part cost ~1/4 of unbind's per-part
+    overhead). A weak reference hashes and compares as its live referent, so a lookup is
+    by a new weak reference to the node."""
+
+    def forget(self, key: weakref.ref) -> None:
+        self.pop(key, None)
+
+
+_groups = _Groups()
+_ref = weakref.ref
 
 
 def note(parts: list[Tensor]) -> list[Tensor]:
     """Remember that `parts` came from one split (when they have a gradient path)."""
     if parts and parts[0]._node is not None:
         refs = tuple(map(_ref, parts))
-        # _groups[node] = refs written out (WeakKeyDictionary.__setitem__'s one line: its
-        # frame per part cost ~1/4 of unbind's per-part overhead)
-        data, remove = _groups.data, _groups._remove
+        groups, forget = _groups, _groups.forget
         for p in parts:
             n = p._node
             if n is not None:
-                data[_ref(n, remove)] = refs
+                groups[_ref(n, forget)] = refs
     return parts
-
-
-_ref = weakref.ref
 
 
 def fill(roots: Sequence[Tensor]) -> None:
     """After a backward from `roots`: zeros for the retained parts it did not reach whose
     sibling it did. Looks only at the retained tensors (there are usually none), not at
     every live split: a backward costs the same with 1 or 300 graphs alive."""
-    if not RETAINED.data or not _groups.data:  # (the dicts under the weak mappings: their
-        return                                  # len() is Python code, ~0.4 us a backward)
+    if not RETAINED or not _groups:            # (plain dicts: a C truth test)
+        return
     waiting = {}
     for t in retained_tensors():
-        refs = _groups.get(t._node) if _retained(t) else None
+        refs = _groups.get(_ref(t._node)) if _retained(t) else None
         if refs is not None:
             waiting[id(refs)] = refs
     if not waiting:
