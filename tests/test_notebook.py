@@ -119,7 +119,8 @@ NOTICE_CELL = """
 import threading
 import numpy as np
 from jitgrad import vm
-vm.NOTICE_AFTER = 0.01
+from jitgrad.vm import compile_notice
+compile_notice.NOTICE_AFTER = 0.01
 noticed = threading.Event()
 _write = sys.stderr.write
 sys.stderr.write = lambda s: (noticed.set(), _write(s))[1]

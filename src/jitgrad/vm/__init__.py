@@ -26,6 +26,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ..core import config
+from .compile_notice import CompileNotice
 
 _vm = config.SETTINGS.vm
 _compiled: Callable | None = None     # interpreter.run_program once loaded
@@ -95,7 +96,6 @@ def compiled_forwards(module: str) -> ModuleType | None:
 
 # ---- loading the compiled interpreter -------------------------------------------------------
 
-NOTICE_AFTER = 1.0          # seconds: a cache load is quicker, a compile takes several
 
 
 def _compile_stats() -> tuple[int, int, bool]:
@@ -109,29 +109,15 @@ def _compile_stats() -> tuple[int, int, bool]:
 
 
 def run_announced(work: Callable[[], None]) -> None:
-    """Run `work` (a compile or a cache load); if it pauses longer than NOTICE_AFTER, print
-    one line before and one after, so a compile never looks like a hang (a cache load
-    stays silent). Printed from a timer thread to stderr: terminals and Jupyter cells
-    alike show it while the cell runs."""
-    said: list[float] = []
-
-    def notice() -> None:
-        said.append(time.perf_counter())
-        print("jitgrad: compiling the backward interpreter (first use on this machine; Numba "
-              "caches it on disk)...", file=sys.stderr, flush=True)
-
-    timer = threading.Timer(NOTICE_AFTER, notice)
-    timer.daemon = True
-    t0 = time.perf_counter()
-    timer.start()
+    """Run `work` (a compile or a cache load, or a wait for the background loader's); if it
+    pauses longer than compile_notice.NOTICE_AFTER, print one line before and one after, so
+    a compile never looks like a hang (a cache load stays silent). Printed from a timer
+    thread to stderr: terminals and Jupyter cells alike show it while the cell runs."""
+    notice = CompileNotice("the backward interpreter").start()
     try:
         work()
     finally:
-        timer.cancel()
-        timer.join()
-    if said:
-        print(f"jitgrad: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
-              flush=True)
+        notice.finish()
 
 
 def _load(dtypes: tuple) -> None:

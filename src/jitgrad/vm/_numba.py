@@ -19,6 +19,8 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
+from .compile_notice import listen
+
 OPTIONS: dict[str, Any] = dict(
     error_model="numpy",
     fastmath={"reassoc", "nsz"},
@@ -58,6 +60,7 @@ def _load_numba_numpy_support() -> None:
 
 
 _load_numba_numpy_support()
+listen()        # a slow kernel compile says so (compile_notice.py)
 
 
 # True once this process compiles a kernel instead of loading it from the disk cache (a
