@@ -24,7 +24,7 @@ from .special import lgamma
 from .stats import vector_norm
 
 NAMES: list[str] = ["ger", "copysign", "sgn", "ldexp", "vecdot", "baddbmm", "multigammaln",
-                    "histogram", "histogram_bin_edges", "gcd", "lcm", "frexp", "nextafter",
+                    "histogram", "histogram_bin_edges", "histogramdd", "gcd", "lcm", "frexp", "nextafter",
                     "reduce_as", "combinations", "pdist"]
 
 
@@ -137,6 +137,150 @@ def histogram_bin_edges(input: Tensor, bins: int = 100, min: float = 0.0, max: f
     lo, hi = _range(x, float(min), float(max))
     dt = x.dtype if x.dtype.kind == "f" else np.float32
     return Tensor._make(np.histogram_bin_edges(x.ravel(), int(bins), (lo, hi)).astype(dt))
+
+
+_HISTDD_DTYPES = (np.float32, np.float64, np.int32, np.int64)     # (Paddle's min/max kernels)
+
+
+def histogramdd(x: Tensor, bins: Any = 10, ranges: Any = None, density: bool = False,
+                weights: Tensor | None = None, name: str | None = None
+                ) -> tuple[Tensor, list[Tensor]]:
+    """(hist, edges): the points x [..., D] (all but the last dim flattened: N points of D
+    coordinates) counted, or their weights [...] summed, in a D-dim grid of bins; no
+    gradient (Paddle's outputs have stop_gradient True).
+
+    bins: an int (that many equal bins in each dim), a list of D ints, or a tuple of D 1-D
+    Tensors of edges (a tuple, as Paddle 3.3.1: a list is read as bin counts). ranges: a
+    flat [min_0, max_0, min_1, max_1, ...] (cast to x's dtype), the data's own min and max
+    by default. Equal bins' edges are Paddle's linspace in x's dtype. A point is in bin i
+    of a dim when edges[i] <= v < edges[i + 1], the last bin closed; points outside (NaN
+    too) are dropped. Bins of zero width (min == max) put every point on the last edge into
+    the last bin, as Paddle (numpy and torch widen the range instead). density divides
+    each bin by the bins' total and its volume. hist and edges have x's dtype (float32,
+    float64, int32 or int64; density needs floats). All measured on Paddle 3.3.1."""
+    d = _tensor(x, "histogramdd", "x")._data
+    if d.dtype not in _HISTDD_DTYPES:
+        raise TypeError(f"histogramdd: x must be float32, float64, int32 or int64, got "
+                        f"{d.dtype}; cast it with .astype('float32')")
+    if d.ndim < 2:
+        raise ValueError(f"histogramdd: x must be [..., D], each row a point of D "
+                         f"coordinates (at least 2 dims), got shape {list(d.shape)}; a 1-D "
+                         f"x of N values is x.reshape([-1, 1])")
+    dt, D = d.dtype, d.shape[-1]
+    if not D:
+        raise ValueError(f"histogramdd: x's last dim holds each point's coordinates and must "
+                         f"not be 0, got shape {list(d.shape)}")
+    pts = d.reshape(-1, D)
+    w = None
+    if weights is not None:
+        wd = _tensor(weights, "histogramdd", "weights")._data
+        if wd.shape != d.shape[:-1]:
+            raise ValueError(f"histogramdd: weights must have x's shape without its last "
+                             f"dim, {list(d.shape[:-1])}, got {list(wd.shape)}")
+        if wd.dtype != dt:
+            raise TypeError(f"histogramdd: weights must have x's dtype {dt}, got {wd.dtype}")
+        w = wd.reshape(-1)
+    edges = _histdd_edges(pts, bins, ranges, dt)
+    nb = tuple(len(e) - 1 for e in edges)
+    keep = np.ones(len(pts), bool)
+    index = []
+    for i, e in enumerate(edges):            # Paddle: searchsorted(right), the last edge in
+        v = pts[:, i]                        # the last bin
+        at = np.searchsorted(e, v, side="right")
+        at[v == e[-1]] -= 1
+        keep &= (at >= 1) & (at <= nb[i])
+        index.append(at)
+    flat = np.ravel_multi_index(tuple(a[keep] - 1 for a in index), nb) if keep.any() else \
+        np.zeros(0, np.int64)
+    size = int(np.prod(nb))
+    if w is None:
+        hist = np.bincount(flat, minlength=size).astype(dt)
+    else:                                    # in the weights' dtype, in the points' order
+        hist = np.zeros(size, dt)            # (Paddle's bincount)
+        np.add.at(hist, flat, w[keep])
+    hist = hist.reshape(nb)
+    if density:
+        if dt.kind != "f":
+            raise TypeError("histogramdd: density=True needs a float x (it divides by bin "
+                            "volumes); cast x with .astype('float32')")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = hist.sum()
+            for i, e in enumerate(edges):    # Paddle's order: each dim's widths, then total
+                shape = [1] * D
+                shape[i] = nb[i]
+                hist = hist / np.diff(e).reshape(shape)
+            hist = hist / total
+    return Tensor._make(np.ascontiguousarray(hist, dt)), [Tensor._make(e) for e in edges]
+
+
+def _histdd_edges(pts: np.ndarray, bins: Any, ranges: Any, dt: np.dtype) -> list[np.ndarray]:
+    """histogramdd's D arrays of edges, in dt, from bins and ranges as Paddle 3.3.1 reads
+    them."""
+    from .creation import _linspace
+    D = pts.shape[1]
+    if isinstance(bins, tuple):              # edges, one 1-D sequence per dim
+        if len(bins) != D:
+            raise ValueError(f"histogramdd: bins as a tuple gives each of x's {D} dims its "
+                             f"edges (1-D Tensors), got {len(bins)}")
+        edges = []
+        for i, b in enumerate(bins):
+            if isinstance(b, Tensor):
+                if b._data.dtype != dt:
+                    raise TypeError(f"histogramdd: the edges bins[{i}] must have x's dtype "
+                                    f"{dt}, got {b._data.dtype}")
+                e = np.array(b._data)
+            elif isinstance(b, (list, np.ndarray)):
+                e = np.array(b).astype(dt)
+            else:
+                raise ValueError(f"histogramdd: bins as a tuple gives each dim's edges as a "
+                                 f"1-D Tensor, got {type(b).__name__} in bins[{i}]; for bin "
+                                 f"counts pass an int or a list of ints")
+            if e.ndim != 1 or e.size < 1:
+                raise ValueError(f"histogramdd: the edges bins[{i}] must be 1-D and not "
+                                 f"empty, got shape {list(e.shape)}")
+            if (np.diff(e) < 0).any():
+                raise ValueError(f"histogramdd: the edges bins[{i}] must be increasing, got "
+                                 f"{e.tolist()}")
+            edges.append(e)
+        return edges
+    counts = [bins] * D if isinstance(bins, (int, np.integer)) else bins
+    if not isinstance(counts, list) or isinstance(bins, bool):
+        raise ValueError(f"histogramdd: bins must be an int, a list of {D} ints (bin counts) "
+                         f"or a tuple of {D} 1-D Tensors (edges), got {type(bins).__name__}")
+    if len(counts) != D:
+        raise ValueError(f"histogramdd: bins as a list gives each of x's {D} dims its bin "
+                         f"count, got {len(counts)}")
+    for i, c in enumerate(counts):
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 0:
+            got = repr(c) if isinstance(c, (int, np.integer)) else type(c).__name__
+            raise ValueError(f"histogramdd: bins[{i}] must be a non-negative int, got {got}; "
+                             f"to give edges, pass a tuple of 1-D Tensors (a list is read "
+                             f"as bin counts, as in Paddle)")
+    if ranges is None:
+        if not len(pts):
+            raise ValueError("histogramdd: x has no points, so the bins' range is undefined; "
+                             "give ranges")
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+    else:
+        r = ranges._data if isinstance(ranges, Tensor) else ranges
+        if not isinstance(r, (list, tuple, np.ndarray)):
+            raise TypeError(f"histogramdd: ranges must be a list or tuple [min_0, max_0, "
+                            f"min_1, ...], got {type(ranges).__name__}")
+        try:
+            r = np.asarray(r)
+        except ValueError:                   # (ragged)
+            r = np.asarray(None)
+        if r.dtype.kind not in "iuf":
+            raise TypeError(f"histogramdd: ranges must hold numbers, got {ranges!r}")
+        if r.ndim != 1 or r.size != 2 * D:
+            raise ValueError(f"histogramdd: ranges must be flat [min_0, max_0, min_1, max_1, "
+                             f"...], {2 * D} numbers for x's {D} dims, got {ranges!r}")
+        r = r.astype(dt)
+        lo, hi = r[0::2], r[1::2]
+        if (lo > hi).any():
+            raise ValueError(f"histogramdd: each min in ranges must not exceed its max, got "
+                             f"{ranges!r}")
+    return [_linspace(lo[i], hi[i], int(c) + 1, dt) for i, c in enumerate(counts)]
 
 
 def _ints(x: Any, y: Any, fn: str) -> tuple[np.ndarray, np.ndarray]:
