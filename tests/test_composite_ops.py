@@ -199,6 +199,10 @@ COMPOSITES = {
                            (-2, 2)),
     "unfold": (lambda x: F.unfold(x, 2, strides=1, paddings=1), [(1, 2, 3, 3)], (-2, 2)),
     "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), [(1, 4, 2, 3)], (-2, 2)),
+    "as_strided": (lambda x: P.as_strided(x, [2, 3], [4, 1], 4 * x._data.itemsize),
+                   [(3, 4)], (-2, 2)),
+    "as_strided_overlapping": (lambda x: P.as_strided(x, [3, 2, 2], [2, 1, 0], 0),
+                               [(2, 4)], (-2, 2)),
     # sorting and more indexing composites
     "sort": (lambda x: P.sort(x, axis=0, descending=True), [(3, 2)], (-2, 2)),
     "topk": (lambda x: P.topk(x, 2)[0], [(2, 4)], (-2, 2)),

@@ -156,3 +156,77 @@ def test_histogramdd_bad_arguments_raise_saying_what_to_pass():
             paddle.histogramdd(**kwargs)
     with pytest.raises(TypeError, match="must be a Tensor"):
         paddle.histogramdd([[1.0, 2.0]])
+
+
+# ---- as_strided ---------------------------------------------------------------------------
+
+X12 = np.arange(12.0, dtype="float32").reshape(3, 4)
+
+
+def test_as_strided_values_as_paddle():
+    x = TT(X12)
+    assert paddle.as_strided(x, [2, 2], [1, 2]).tolist() == [[0.0, 2.0], [1.0, 3.0]]
+    # the offset is in bytes, as Paddle 3.3.1's: 8 bytes = element 2 of float32
+    assert paddle.as_strided(x, [3], [1], 8).tolist() == [2.0, 3.0, 4.0]
+    assert paddle.as_strided(x, [3, 3], [1, 1], 8).tolist() == [[2.0, 3.0, 4.0],
+                                                                 [3.0, 4.0, 5.0],
+                                                                 [4.0, 5.0, 6.0]]
+    assert paddle.as_strided(x.astype("float64"), [3], [1], 8).tolist() == [1.0, 2.0, 3.0]
+    assert paddle.as_strided(x.astype("int32"), [3], [1], 8).tolist() == [2, 3, 4]
+    assert paddle.as_strided(x, [2, 3], [0, 1]).tolist() == [[0.0, 1.0, 2.0]] * 2
+    assert paddle.as_strided(x, [1], [1], 44).tolist() == [11.0]       # the last element
+    assert paddle.as_strided(x, [0], [1], 48).shape == [0]
+    y = paddle.as_strided(x, [], [])
+    assert y.shape == [] and y.item() == 0.0
+    assert paddle.as_strided(TT([1, 2, 3, 4]), [2, 2], [1, 1]).tolist() == [[1, 2], [2, 3]]
+    assert paddle.as_strided(TT([True, False, True]), [2], [2]).tolist() == [True, True]
+    assert paddle.as_strided(x, (2, 2), np.array([1, 2])).tolist() == [[0.0, 2.0], [1.0, 3.0]]
+    assert x.as_strided([2], [1], 4).tolist() == [1.0, 2.0]            # (a Tensor method)
+    assert paddle.as_strided(x=x, shape=[2], stride=[5], offset=4, name="s").tolist() == \
+        [1.0, 6.0]
+
+
+def test_as_strided_reads_x_in_row_major_order():
+    """jitgrad's tensors are contiguous: x.t() is a new tensor, read in its own order
+    (Paddle 3.3.1's x.t() is a view whose as_strided reads the base's buffer)."""
+    xt = TT(X12).t()
+    assert paddle.as_strided(xt, [4], [1]).tolist() == [0.0, 4.0, 8.0, 1.0]
+
+
+def test_as_strided_overlapping_gradients_accumulate():
+    x = TT(X12, stop_gradient=False)
+    y = paddle.as_strided(x, [3, 3], [1, 1], 8)
+    assert not y.stop_gradient
+    (y * TT(np.arange(1.0, 10.0, dtype="float32").reshape(3, 3))).sum().backward()
+    # each element sums its reads (Paddle 3.3.1: [1, 4, 7, 8, 9], one read each)
+    assert x.grad.tolist() == [[0.0, 0.0, 1.0, 6.0], [15.0, 14.0, 9.0, 0.0], [0.0] * 4]
+    x = TT(X12, stop_gradient=False)
+    (paddle.as_strided(x, [2, 3], [0, 1]) * TT([[1.0, 2, 3], [4, 5, 6]])).sum().backward()
+    assert x.grad.tolist() == [[5.0, 7.0, 9.0, 0.0], [0.0] * 4, [0.0] * 4]   # Paddle: 4, 5, 6
+    rng = np.random.default_rng(0)
+    for shape, stride, offset in [([3, 3], [1, 1], 16), ([2, 2, 2], [4, 1, 0], 8),
+                                  ([4, 2], [2, 3], 0), ([], [], 40)]:
+        check_grads(lambda a, s=shape, t=stride, o=offset: paddle.as_strided(a, s, t, 2 * o),
+                    rng.standard_normal((3, 4)), order=2)
+
+
+def test_as_strided_bad_arguments_raise():
+    x = TT(X12)
+    cases = [
+        (([13], [1]), ValueError, "reach element 12, but x has 12 elements"),
+        (([3, 3], [4, 1], 20), ValueError, "reach element 15"),
+        (([1], [1], 48), ValueError, "reach element 12"),
+        (([2], [-1], 20), ValueError, "non-negative"),
+        (([-1], [1]), ValueError, "non-negative"),
+        (([2, 3], [1]), ValueError, "one entry per dim"),
+        (([2], [1], -4), ValueError, "offset must be a non-negative int"),
+        (([2], [1], 2), ValueError, "multiple of x's itemsize 4"),
+        (([2.0, 2], [1, 2]), TypeError, "list or tuple of ints"),
+        ((TT([2, 2]), [1, 2]), TypeError, "got Tensor"),
+        (([2], [1.5]), TypeError, "stride must be"),
+    ]
+    for args, err, msg in cases:
+        with pytest.raises(err, match=msg):
+            paddle.as_strided(x, *args)
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        paddle.as_strided([1.0, 2.0], [1], [1])

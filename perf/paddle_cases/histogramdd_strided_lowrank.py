@@ -37,3 +37,31 @@ cmp("histogramdd_err_bins_len", lambda P, x: P.histogramdd(x, bins=[2, 2, 2]), [
 cmp("histogramdd_err_bins_float", lambda P, x: P.histogramdd(x, bins=2.5), [_pts])
 cmp("histogramdd_err_bins_tensor_list", lambda P, x: P.histogramdd(x, bins=[P.to_tensor([0.0, 1]), P.to_tensor([0.0, 1])]), [_pts])
 cmp("histogramdd_err_no_points", lambda P, x: P.histogramdd(x), [np.zeros((0, 2), "float32")])
+
+# as_strided: strides in elements, offset in bytes (Paddle 3.3.1's)
+KNOWN.update({
+    "as_strided_overlap": "overlapping reads: an element's gradient sums over every place it "
+                          "is read (Paddle 3.3.1 keeps one of them; finite differences agree "
+                          "with the sum)",
+    "as_strided_err": "Paddle 3.3.1 reads memory outside x (garbage values); jitgrad raises "
+                      "ValueError",
+})
+_s = A((3, 4))
+cmp("as_strided", lambda P, x: P.as_strided(x, [2, 2], [1, 2]), [_s])
+cmp("as_strided_offset", lambda P, x: P.as_strided(x, [2, 3], [4, 1], 16), [_s])
+cmp("as_strided_rows", lambda P, x: P.as_strided(x, [4, 3], [1, 4]), [_s])
+cmp("as_strided_0d", lambda P, x: P.as_strided(x, [], [], 20), [_s])
+cmp("as_strided_empty", lambda P, x: P.as_strided(x, [0, 2], [1, 1]), [_s])
+cmp("as_strided_f64", lambda P, x: P.as_strided(x, [2, 2], [3, 1], 8), [A((2, 3), dtype="float64")], rtol=1e-12, atol=1e-12)
+cmp("as_strided_int", lambda P, x: P.as_strided(x, [2, 2], [1, 1], 8), [A((5,), 0, 9, dtype="int64")])
+cmp("as_strided_int32", lambda P, x: P.as_strided(x, [3], [2], 4), [A((7,), 0, 9, dtype="int32")])
+cmp("as_strided_bool", lambda P, x: P.as_strided(x, [2, 2], [2, 1]), [A((6,), dtype="bool")])
+cmp("as_strided_3d", lambda P, x: P.as_strided(x, [2, 2, 3], [12, 3, 1], 4), [A((2, 3, 4))])
+cmp("as_strided_tuple", lambda P, x: P.as_strided(x, (3, 2), (2, 1)), [_s])
+cmp("m.as_strided", lambda P, x: x.as_strided([2, 3], [1, 2], 4), [_s])
+cmp("as_strided_overlap", lambda P, x: P.as_strided(x, [3, 3], [1, 1], 8), [_s])
+cmp("as_strided_overlap_values", lambda P, x: P.as_strided(x, [3, 3], [1, 1], 8), [_s], grad=False)
+cmp("as_strided_overlap_zero_stride", lambda P, x: P.as_strided(x, [2, 3], [0, 1]), [_s], grad=False)
+cmp("as_strided_err_neg_offset", lambda P, x: P.as_strided(x, [2], [1], -4), [_s])
+cmp("as_strided_err_float_shape", lambda P, x: P.as_strided(x, [2.0], [1]), [_s])
+cmp("as_strided_err_past_the_end", lambda P, x: P.as_strided(x, [13], [1]), [_s], grad=False)

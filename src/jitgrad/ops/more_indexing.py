@@ -1,7 +1,7 @@
 """Paddle 3.3.1's remaining gather and scatter names, as composites over take_flat and
 put_flat (ops/indexing.py) and the reductions, so their gradients come from those rules:
-scatter_reduce, scatter_nd, argwhere, multiplex, shard_index, unfold, fill_diagonal_ and
-fill_diagonal_tensor.
+scatter_reduce, scatter_nd, argwhere, multiplex, shard_index, unfold, as_strided,
+fill_diagonal_ and fill_diagonal_tensor.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .shape import (_along_axis_positions, _flat_positions, getitem, reshape,
 from .stats import prod
 
 NAMES: list[str] = ["scatter_reduce", "scatter_nd", "argwhere", "multiplex", "shard_index",
-                    "unfold", "fill_diagonal_tensor"]
+                    "unfold", "as_strided", "fill_diagonal_tensor"]
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
@@ -217,6 +217,58 @@ def _window_positions(shape: tuple, axis: Any, size: int, step: int) -> np.ndarr
     window = starts[:, None] + np.arange(size)                  # [windows, size]
     picked = np.take(pos, window, axis=ax)                      # axis -> (windows, size)
     return np.moveaxis(picked, ax + 1, -1)
+
+
+def as_strided(x: Tensor, shape: Sequence[int], stride: Sequence[int], offset: int = 0,
+               name: str | None = None) -> Tensor:
+    """A view of x's elements, in row-major order, as a tensor of `shape` whose element
+    [i_0, i_1, ...] is element offset / itemsize + sum_k i_k * stride[k] of that order:
+    strides in elements, offset in bytes (Paddle 3.3.1's offset is in bytes, as its
+    maintainers state: offset=8 starts at element 2 of a float32 x, 1 of a float64 one; it
+    must be a multiple of the itemsize). Windows may overlap (a stride of 0 repeats
+    elements): each element's gradient sums over every place it is read (Paddle 3.3.1
+    keeps one of them). One take_flat node, a copy (jitgrad's tensors are contiguous and
+    do not share memory: writing into the result leaves x alone). A view reaching past
+    x's last element, a negative stride or offset, or shape and stride of different
+    lengths raise ValueError (Paddle reads the memory there)."""
+    d = x._data
+    dims = _strided_ints(shape, "shape")
+    steps = _strided_ints(stride, "stride")
+    if len(dims) != len(steps):
+        raise ValueError(f"as_strided: shape and stride need one entry per dim, got "
+                         f"{len(dims)} and {len(steps)} ({dims}, {steps})")
+    if any(n < 0 for n in dims) or any(s < 0 for s in steps):
+        raise ValueError(f"as_strided: shape and stride must be non-negative, got {dims} "
+                         f"and {steps}")
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+        raise ValueError(f"as_strided: offset must be a non-negative int (bytes), got "
+                         f"{offset!r}")
+    item = d.dtype.itemsize
+    if offset % item:
+        raise ValueError(f"as_strided: offset is in bytes (as Paddle 3.3.1's) and must be a "
+                         f"multiple of x's itemsize {item} ({d.dtype}), got {offset}; "
+                         f"element k starts at offset {item} * k")
+    start = int(offset) // item
+    if all(dims):
+        last = start + sum((n - 1) * s for n, s in zip(dims, steps))
+        if last >= d.size:
+            raise ValueError(f"as_strided: shape {dims}, stride {steps} and offset {offset} "
+                             f"bytes (element {start}) reach element {last}, but x has "
+                             f"{d.size} elements")
+    pos = np.full((), start, np.int64)
+    for k, (n, s) in enumerate(zip(dims, steps)):
+        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(dims) - k - 1))
+    return _take(x, np.broadcast_to(pos, tuple(dims)))
+
+
+def _strided_ints(v: Any, what: str) -> list[int]:
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        v = v.tolist()
+    if not isinstance(v, (list, tuple)) or not all(
+            isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in v):
+        got = repr(v) if isinstance(v, (list, tuple)) else type(v).__name__
+        raise TypeError(f"as_strided: {what} must be a list or tuple of ints, got {got}")
+    return [int(n) for n in v]
 
 
 def fill_diagonal_(x: Tensor, value: float, offset: int = 0, wrap: bool = False,
