@@ -232,6 +232,9 @@ COMPOSITES = {
                  [(3, 2), (4, 2)], (-2, 2)),
     "logit": (lambda x: P.logit(x), [(4,)], (0.1, 0.9)),
     "addmm": (lambda a, x, y: P.addmm(a, x, y, 0.5, 2.0), [(2, 2), (2, 3), (3, 2)], (-2, 2)),
+    "ormqr": (lambda x, t, y: P.linalg.ormqr(x, t, y), [(3, 3), (3,), (3, 2)], (-2, 2)),
+    "ormqr_tall_right_transposed": (lambda x, t, y: P.linalg.ormqr(x, t, y, False, True),
+                                    [(2, 4, 2), (2, 2), (2, 3, 2)], (-2, 2)),
     # ops/assemble.py
     "hstack": (lambda x, y: P.hstack([x, y]), [(2, 3), (2, 1)], (-2, 2)),
     "vstack_1d": (lambda x, y: P.vstack([x, y]), [(3,), (3,)], (-2, 2)),

@@ -65,3 +65,63 @@ cmp("as_strided_overlap_zero_stride", lambda P, x: P.as_strided(x, [2, 3], [0, 1
 cmp("as_strided_err_neg_offset", lambda P, x: P.as_strided(x, [2], [1], -4), [_s])
 cmp("as_strided_err_float_shape", lambda P, x: P.as_strided(x, [2.0], [1]), [_s])
 cmp("as_strided_err_past_the_end", lambda P, x: P.as_strided(x, [13], [1]), [_s], grad=False)
+
+# linalg.ormqr: Paddle 3.3.1's product with Q = householder_product(x, tau) [m, k]
+KNOWN["ormqr_grad"] = ("Paddle 3.3.1 writes ones into x's diagonal in place and its backward "
+                       "fails (inplace-modified tensor); jitgrad leaves x alone and "
+                       "differentiates (as householder_product)")
+_ox, _ot = A((3, 3)), A((3,), 0.0, 1.5)
+cmp("ormqr", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y), [_ox, _ot, A((3, 2))], grad=False)
+cmp("ormqr_transpose", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y, transpose=True), [_ox, _ot, A((3, 4))], grad=False)
+cmp("ormqr_right", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y, left=False), [_ox, _ot, A((2, 3))], grad=False)
+cmp("ormqr_right_transpose", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y, False, True), [_ox, _ot, A((2, 3))], grad=False)
+cmp("ormqr_tall", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y), [A((5, 3)), _ot, A((3, 2))], grad=False)
+cmp("ormqr_tall_transpose", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y, True, True), [A((5, 3)), _ot, A((5, 2))], grad=False)
+cmp("ormqr_batch", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y), [A((2, 3, 3)), A((2, 3), 0.0, 1.5), A((2, 3, 2))], grad=False)
+cmp("ormqr_batch2", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y), [A((2, 2, 4, 2)), A((2, 2, 2), 0.0, 1.5), A((2, 2, 2, 3))], grad=False)
+cmp("ormqr_batch2_transpose", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y, True, True), [A((2, 2, 4, 2)), A((2, 2, 2), 0.0, 1.5), A((2, 2, 4, 3))], grad=False,
+    known="Paddle 3.3.1 transposes Q with the permutation [0, 2, 1], which fails for two batch dims; jitgrad swaps Q's last two dims")
+cmp("ormqr_f64", lambda P, x, t, y: P.linalg.ormqr(x.clone(), t, y, False, False), [A((3, 3), dtype="float64"), A((3,), 0.0, 1.5, dtype="float64"), A((4, 3), dtype="float64")], grad=False, rtol=1e-12, atol=1e-12)
+cmp("m.ormqr", lambda P, x, t, y: x.clone().ormqr(t, y), [_ox, _ot, A((3, 2))], grad=False)
+cmp("ormqr_grad", lambda P, x, t, y: P.linalg.ormqr(x, t, y), [_ox, _ot, A((3, 2))])
+cmp("ormqr_err_rows", lambda P, x, t, y: P.linalg.ormqr(x, t, y), [_ox, _ot, A((2, 2))], grad=False)
+cmp("ormqr_err_tau", lambda P, x, t, y: P.linalg.ormqr(x, t, y), [_ox, _ot[:2], A((3, 2))], grad=False)
+cmp("ormqr_err_dtype", lambda P, x, t, y: P.linalg.ormqr(x, t, y), [_ox, _ot, A((3, 2), dtype="float64")], grad=False)
+cmp("ormqr_err_batch", lambda P, x, t, y: P.linalg.ormqr(x, t, y), [A((2, 3, 3)), A((2, 3)), A((1, 3, 2))], grad=False)
+cmp("ormqr_err_wide", lambda P, x, t, y: P.linalg.ormqr(x, t, y), [A((2, 3)), A((3,)), A((3, 2))], grad=False)
+
+
+# svd_lowrank / pca_lowrank draw a random sketch (other numbers in each library): compare
+# what does not depend on it, S and U diag(S) V^T, for inputs of rank <= q (exact there).
+# No gradients: Paddle 3.3.1's backward crashes the process (segfault in qr's).
+def _lr(m, n, r, batch=(), dtype="float64"):
+    return (A(batch + (m, r)).astype("float64") @ A(batch + (r, n)).astype("float64")).astype(dtype)
+
+
+def _usv(res):
+    u, s, v = res
+    return s, (u * s.unsqueeze(-2)) @ v.transpose(list(range(v.ndim - 2)) + [v.ndim - 1, v.ndim - 2])
+
+
+cmp("svd_lowrank", lambda P, x: _usv(P.linalg.svd_lowrank(x)), [_lr(10, 8, 3)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("svd_lowrank_q", lambda P, x: _usv(P.linalg.svd_lowrank(x, q=3)), [_lr(10, 8, 3)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("svd_lowrank_wide", lambda P, x: _usv(P.linalg.svd_lowrank(x, q=4)), [_lr(6, 12, 4)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("svd_lowrank_square_full", lambda P, x: _usv(P.linalg.svd_lowrank(x)), [_lr(5, 5, 5)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("svd_lowrank_tall_thin", lambda P, x: _usv(P.linalg.svd_lowrank(x, niter=0)), [_lr(20, 4, 2)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("svd_lowrank_batch", lambda P, x: _usv(P.linalg.svd_lowrank(x, q=4, niter=3)), [_lr(7, 9, 3, (2, 3))], grad=False, rtol=1e-9, atol=1e-9)
+cmp("svd_lowrank_f32", lambda P, x: _usv(P.linalg.svd_lowrank(x, q=3)), [_lr(10, 8, 3, dtype="float32")], grad=False, rtol=1e-4, atol=1e-4)
+cmp("svd_lowrank_M", lambda P, x, m: _usv(P.linalg.svd_lowrank(x + m, q=3, M=m)), [_lr(10, 8, 3), A((1, 8), dtype="float64")], grad=False, rtol=1e-9, atol=1e-9)
+cmp("svd_lowrank_q0", lambda P, x: P.linalg.svd_lowrank(x, q=0), [_lr(4, 3, 2)], grad=False)
+cmp("svd_lowrank_no_rows", lambda P, x: P.linalg.svd_lowrank(x), [np.zeros((0, 3))], grad=False)
+cmp("m.svd_lowrank", lambda P, x: _usv(x.svd_lowrank(q=3)), [_lr(6, 5, 3)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("pca_lowrank", lambda P, x: _usv(P.linalg.pca_lowrank(x)), [_lr(10, 8, 3)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("pca_lowrank_q", lambda P, x: _usv(P.linalg.pca_lowrank(x, q=4, niter=1)), [_lr(8, 10, 3)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("pca_lowrank_no_center", lambda P, x: _usv(P.linalg.pca_lowrank(x, q=3, center=False)), [_lr(9, 7, 3)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("pca_lowrank_batch", lambda P, x: _usv(P.linalg.pca_lowrank(x, q=3)), [_lr(6, 5, 2, (2,))], grad=False, rtol=1e-9, atol=1e-9)
+cmp("m.pca_lowrank", lambda P, x: _usv(x.pca_lowrank(q=2)), [_lr(5, 5, 2)], grad=False, rtol=1e-9, atol=1e-9)
+cmp("svd_lowrank_err_q", lambda P, x: P.linalg.svd_lowrank(x, q=9), [_lr(10, 8, 3)], grad=False)
+cmp("svd_lowrank_err_niter", lambda P, x: P.linalg.svd_lowrank(x, niter=-1), [_lr(10, 8, 3)], grad=False)
+cmp("svd_lowrank_err_1d", lambda P, x: P.linalg.svd_lowrank(x), [A((5,), dtype="float64")], grad=False)
+cmp("svd_lowrank_err_M_dtype", lambda P, x, m: P.linalg.svd_lowrank(x, M=m), [_lr(10, 8, 3), A((1, 8))], grad=False)
+cmp("pca_lowrank_err_q", lambda P, x: P.linalg.pca_lowrank(x, q=-1), [_lr(5, 5, 2)], grad=False)
+cmp("pca_lowrank_err_niter", lambda P, x: P.linalg.pca_lowrank(x, niter=-2), [_lr(5, 5, 2)], grad=False)

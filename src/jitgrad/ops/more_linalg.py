@@ -1,6 +1,6 @@
 """Paddle 3.3.1's paddle.linalg functions beyond the core ones (cholesky_solve,
 cholesky_inverse, triangular_solve, lu, lu_unpack, lu_solve, matrix_exp, matrix_rank, cond,
-cov, corrcoef, householder_product): composites of the ops already here (matmul, solve,
+cov, corrcoef, householder_product, ormqr, svd_lowrank, pca_lowrank): composites of the ops already here (matmul, solve,
 inverse, svdvals, eigvalsh, tril/triu, where ...), so their gradients come from those ops'
 rules, to every order. Non-differentiable outputs (lu's pivots and infos, matrix_rank) are
 computed in numpy. NAMES are bound in jitgrad.linalg, METHOD_NAMES also as Tensor methods
@@ -25,10 +25,11 @@ from .shape import broadcast_to, reshape, unsqueeze
 
 NAMES: list[str] = ["cholesky_solve", "cholesky_inverse", "triangular_solve", "lu",
                     "lu_unpack", "lu_solve", "matrix_exp", "matrix_rank", "cond", "cov",
-                    "corrcoef", "householder_product"]
+                    "corrcoef", "householder_product", "ormqr", "svd_lowrank", "pca_lowrank"]
 # Tensor methods, as hasattr(paddle.Tensor, name) on Paddle 3.3.1
 METHOD_NAMES: list[str] = ["cholesky_solve", "cholesky_inverse", "lu", "lu_unpack", "cond",
-                           "cov", "corrcoef", "householder_product"]
+                           "cov", "corrcoef", "householder_product", "ormqr", "svd_lowrank",
+                           "pca_lowrank"]
 
 
 def _tensor(x: Any, fn: str, arg: str) -> Tensor:
@@ -567,3 +568,142 @@ def householder_product(x: Tensor, tau: Tensor, name: str | None = None) -> Tens
         t = unsqueeze(unsqueeze(tau[..., i], -1), -1)
         q = q - matmul(matmul(q, v), v, transpose_y=True) * t
     return q[..., :, :n]
+
+
+def ormqr(x: Tensor, tau: Tensor, y: Tensor, left: bool = True, transpose: bool = False,
+          name: str | None = None) -> Tensor:
+    """op(Q) @ y (left) or y @ op(Q), op(Q) = Q^T with transpose, where Q [.., m, k] =
+    householder_product(x, tau): x [.., m, k] and tau [.., k] as geqrf returns them
+    (LAPACK's ormqr without forming Q; here Q is formed and multiplied, so the gradient
+    reaches x, tau and y through householder_product and matmul; Paddle 3.3.1's backward
+    fails for x, writing into it). This is Paddle 3.3.1's product: Q is the first k columns
+    of the m x m orthogonal matrix, so for a square x it equals LAPACK's and torch.ormqr's,
+    and for a tall x (m > k) it is the product with those k columns (torch.ormqr multiplies
+    by all m). y's rows (left) or columns must be the size op(Q) needs: k for Q @ y, m for
+    Q^T @ y, m for y @ Q, k for y @ Q^T (Paddle 3.3.1's own checks for the right-hand
+    products of a tall x contradict its matmul, which then fails). Batch dims must match."""
+    for v, arg in ((x, "x"), (tau, "tau"), (y, "y")):
+        _float(v, "ormqr", arg)
+    if not (x._data.dtype == tau._data.dtype == y._data.dtype):
+        raise TypeError(f"ormqr: x, tau and y must have one dtype, got {x.dtype.name}, "
+                        f"{tau.dtype.name} and {y.dtype.name}")
+    if x.ndim < 2 or y.ndim != x.ndim or tau.ndim != x.ndim - 1:
+        raise ValueError(f"ormqr: x must be [.., m, k], tau [.., k] and y [.., rows, cols] "
+                         f"with x's batch dims, got shapes {x.shape}, {tau.shape} and "
+                         f"{y.shape}")
+    m, k = x.shape[-2:]
+    if m < k:
+        raise ValueError(f"ormqr: x must have at least as many rows as columns (Q [m, k] has "
+                         f"k orthonormal columns), got shape {x.shape}")
+    if tau.shape[-1] != k:
+        raise ValueError(f"ormqr: tau must have one entry per column of x ({k}), got shape "
+                         f"{tau.shape}")
+    if not (x.shape[:-2] == tau.shape[:-1] == y.shape[:-2]):
+        raise ValueError(f"ormqr: x, tau and y must have the same batch dims, got shapes "
+                         f"{x.shape}, {tau.shape} and {y.shape}")
+    left, transpose = bool(left), bool(transpose)
+    need = m if left == transpose else k
+    have = y.shape[-2] if left else y.shape[-1]
+    if have != need:
+        op = "Q^T" if transpose else "Q"
+        product = f"{op} @ y" if left else f"y @ {op}"
+        raise ValueError(f"ormqr: {product} with Q [{m}, {k}] (x's shape) needs y with "
+                         f"{need} {'rows' if left else 'columns'}, got shape {y.shape}")
+    q = householder_product(x, tau)
+    if transpose:
+        q = _mT(q)
+    return matmul(q, y) if left else matmul(y, q)
+
+
+# ---- randomized low-rank SVD and PCA ------------------------------------------------------
+
+def _lowrank_args(x: Any, q: Any, niter: Any, fn: str) -> tuple[int, int, int]:
+    """(m, n, q) after Paddle 3.3.1's checks: q defaults to min(6, m, n)."""
+    _float(x, fn, "x")
+    if x.ndim < 2:
+        raise ValueError(f"{fn}: x must be a matrix or a batch of matrices [.., m, n], got "
+                         f"shape {x.shape}")
+    m, n = x.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif isinstance(q, bool) or not isinstance(q, (int, np.integer)):
+        raise TypeError(f"{fn}: q must be an int (the rank to find, a little over the "
+                        f"expected one), got {q!r}")
+    elif (fn == "pca_lowrank" or min(m, n)) and not 0 <= q <= min(m, n):
+        raise ValueError(f"{fn}: q(={q}) must be non-negative integer and not greater than "
+                         f"min(m, n)={min(m, n)}")
+    if isinstance(niter, bool) or not isinstance(niter, (int, np.integer)) or niter < 0:
+        raise ValueError(f"{fn}: niter(={niter!r}) must be non-negative integer")
+    return m, n, int(q)
+
+
+def _approximate_basis(x: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
+    """An orthonormal basis Q [.., m, q] of x's (or x - M's) range, from a Gaussian sketch
+    x R, R [n, q], and niter power iterations, each one QR away from rounding trouble
+    (Halko, Martinsson and Tropp 2009, Algorithm 4.4; Paddle's _get_approximate_basis)."""
+    from .creation import randn
+    from .qr import qr
+
+    def times(a: Tensor, ma: Tensor | None, b: Tensor) -> Tensor:
+        return matmul(a, b) if ma is None else matmul(a, b) - matmul(ma, b)
+
+    r = randn([x.shape[-1], q], dtype=x.dtype)
+    xt, mt = _mT(x), None if M is None else _mT(M)
+    basis = qr(times(x, M, r))[0]
+    for _ in range(niter):
+        basis = qr(times(xt, mt, basis))[0]
+        basis = qr(times(x, M, basis))[0]
+    return basis
+
+
+def svd_lowrank(x: Tensor, q: int | None = None, niter: int = 2, M: Tensor | None = None,
+                name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    """(U [.., m, q], S [.., q], V [.., n, q]) with x - M ~= U diag(S) V^T (M defaults to
+    0 and broadcasts to x): the randomized SVD of Halko et al. (2009), as Paddle 3.3.1 and
+    torch compute it: an orthonormal basis Q of x's range from a Gaussian sketch and niter
+    power iterations (_approximate_basis), then the exact SVD of the small Q^T x. For x of
+    rank <= q the result is x's SVD to rounding (S its top q singular values, the rest 0);
+    for larger rank, an approximation that niter improves. q defaults to min(6, m, n).
+    The sketch draws from jitgrad's generator (paddle.seed), so U, S and V are not
+    Paddle's numbers, and singular vectors may differ in sign. Composed of matmul, qr and
+    svd, so it is differentiable (with the sketch fixed: seed before each call to
+    differentiate numerically); Paddle 3.3.1's backward crashes in qr's."""
+    m, n, q = _lowrank_args(x, q, niter, "svd_lowrank")
+    if M is not None:
+        _float(M, "svd_lowrank", "M")
+        if M._data.dtype != x._data.dtype:
+            raise TypeError(f"svd_lowrank: M must have x's dtype {x.dtype.name}, got "
+                            f"{M.dtype.name}")
+        try:
+            M = broadcast_to(M, x.shape)
+        except ValueError:
+            raise ValueError(f"svd_lowrank: M (the mean, [.., 1, n]) must broadcast to x's "
+                             f"shape {x.shape}, got {M.shape}") from None
+    if q == 0 or m == 0 or n == 0:          # nothing to find: empty factors (Paddle's shapes)
+        dt, batch = x._data.dtype, tuple(x.shape[:-2])
+        return (const(np.zeros(batch + (m, 0), dt), dt), const(np.zeros(batch + (0,), dt), dt),
+                const(np.zeros(batch + (n, 0), dt), dt))
+    from .decompositions import svd
+    mt = None if M is None else _mT(M)
+    if m < n or n > q:                      # the basis of x^T's range: Q [.., n, q]
+        basis = _approximate_basis(_mT(x), q, niter, mt)
+        b = matmul(x, basis) if M is None else matmul(x, basis) - matmul(M, basis)
+        u, s, vh = svd(b)                   # b [.., m, q] = U S (Q^T V)^T
+        return u, s, matmul(basis, _mT(vh))
+    basis = _approximate_basis(x, q, niter, M)      # m >= n and q == n: Q [.., m, q]
+    xt = _mT(x)
+    b = matmul(xt, basis) if M is None else matmul(xt, basis) - matmul(mt, basis)
+    u, s, vh = svd(_mT(b))                  # b^T [.., q, n] = Q^T x
+    return matmul(basis, u), s, _mT(vh)
+
+
+def pca_lowrank(x: Tensor, q: int | None = None, center: bool = True, niter: int = 2,
+                name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    """(U, S, V): svd_lowrank of x with each column's mean (over the rows, axis -2)
+    subtracted when center is True, so V's columns are the principal directions and
+    S**2 / (m - 1) the variances along them. q defaults to min(6, m, n). Randomized and
+    differentiable as svd_lowrank."""
+    m, n, q = _lowrank_args(x, q, niter, "pca_lowrank")
+    if not center or not (q and m and n):          # (an empty x has no mean to take)
+        return svd_lowrank(x, q, niter=niter)
+    return svd_lowrank(x - R.mean(x, axis=-2, keepdim=True), q, niter=niter)
