@@ -257,7 +257,8 @@ def as_strided(x: Tensor, shape: Sequence[int], stride: Sequence[int], offset: i
                              f"{d.size} elements")
     pos = np.full((), start, np.int64)
     for k, (n, s) in enumerate(zip(dims, steps)):
-        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(dims) - k - 1))
+        after = (1,) * (len(dims) - k - 1)
+        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape((n,) + after)
     return _take(x, np.broadcast_to(pos, tuple(dims)))
 
 

@@ -1,11 +1,11 @@
 """Paddle 3.3.1's paddle.linalg functions beyond the core ones (cholesky_solve,
 cholesky_inverse, triangular_solve, lu, lu_unpack, lu_solve, matrix_exp, matrix_rank, cond,
-cov, corrcoef, householder_product, ormqr, svd_lowrank, pca_lowrank): composites of the ops already here (matmul, solve,
-inverse, svdvals, eigvalsh, tril/triu, where ...), so their gradients come from those ops'
-rules, to every order. Non-differentiable outputs (lu's pivots and infos, matrix_rank) are
-computed in numpy. NAMES are bound in jitgrad.linalg, METHOD_NAMES also as Tensor methods
-(ops/__init__.py), as Paddle binds them. Behaviours noted "(Paddle)" were measured on
-Paddle 3.3.1."""
+cov, corrcoef, householder_product, ormqr, svd_lowrank, pca_lowrank): composites of the ops
+already here (matmul, solve, inverse, qr, svd, svdvals, eigvalsh, tril/triu, where ...), so
+their gradients come from those ops' rules, to every order. Non-differentiable outputs (lu's
+pivots and infos, matrix_rank) are computed in numpy. NAMES are bound in jitgrad.linalg,
+METHOD_NAMES also as Tensor methods (ops/__init__.py), as Paddle binds them. Behaviours
+noted "(Paddle)" were measured on Paddle 3.3.1."""
 
 from __future__ import annotations
 
@@ -639,7 +639,7 @@ def _lowrank_args(x: Any, q: Any, niter: Any, fn: str) -> tuple[int, int, int]:
 
 def _approximate_basis(x: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
     """An orthonormal basis Q [.., m, q] of x's (or x - M's) range, from a Gaussian sketch
-    x R, R [n, q], and niter power iterations, each one QR away from rounding trouble
+    x R, R [n, q], and niter power iterations, each product re-orthonormalized by a QR
     (Halko, Martinsson and Tropp 2009, Algorithm 4.4; Paddle's _get_approximate_basis)."""
     from .creation import randn
     from .qr import qr

@@ -24,8 +24,8 @@ from .special import lgamma
 from .stats import vector_norm
 
 NAMES: list[str] = ["ger", "copysign", "sgn", "ldexp", "vecdot", "baddbmm", "multigammaln",
-                    "histogram", "histogram_bin_edges", "histogramdd", "gcd", "lcm", "frexp", "nextafter",
-                    "reduce_as", "combinations", "pdist"]
+                    "histogram", "histogram_bin_edges", "histogramdd", "gcd", "lcm", "frexp",
+                    "nextafter", "reduce_as", "combinations", "pdist"]
 
 
 def _tensor(x: Any, fn: str, arg: str) -> Tensor:
