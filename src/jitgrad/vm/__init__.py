@@ -96,8 +96,6 @@ def compiled_forwards(module: str) -> ModuleType | None:
 
 # ---- loading the compiled interpreter -------------------------------------------------------
 
-
-
 def _compile_stats() -> tuple[int, int, bool]:
     """(cache hits, cache misses, has a disk cache) of the interpreter, from Numba."""
     from . import _numba, interpreter
