@@ -132,3 +132,133 @@ def test_nearest_downsampling_sends_inf_or_nan_only_to_the_sources(path):
     backward(y, path, grad_tensor=paddle.to_tensor(np.array([INF, NAN], "float32")
                                                    .reshape(1, 1, 1, 2)))
     np.testing.assert_array_equal(x.grad.numpy(), [[INF, 0, NAN, 0], [0, 0, 0, 0]])
+
+
+GM = [INF, -INF, INF, NAN, 2.0]
+XM = [1.0, 5.0, 2.0, 3.0, -1.0]
+YM = [4.0, 2.0, 2.0, NAN, 0.0]
+
+PICKS = {
+    # op: (x's and y's gradients for upstream GM at XM, YM). Torch 2.13 gives these (a tie
+    # halves: inf each; where y is NaN Paddle's rule gives neither any); Paddle 3.3.1's
+    # maximum and minimum give NaN everywhere, its fmax and fmin NaN to the loser
+    "maximum": ([0, -INF, INF, 0, 0], [INF, 0, INF, 0, 2.0]),
+    "minimum": ([INF, 0, INF, 0, 2.0], [0, -INF, INF, 0, 0]),
+    "fmax": ([0, -INF, INF, NAN, 0], [INF, 0, 0, 0, 2.0]),
+    "fmin": ([INF, 0, INF, NAN, 2.0], [0, -INF, 0, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("op", sorted(PICKS))
+def test_inf_or_nan_upstream_gives_the_loser_of_maximum_zero(op, path):
+    x, y = leaf(XM), leaf(YM)
+    backward(getattr(paddle, op)(x, y), path, grad_tensor=paddle.to_tensor(
+        np.array(GM, "float32")))
+    want_x, want_y = PICKS[op]
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(want_x, "float32"))
+    np.testing.assert_array_equal(y.grad.numpy(), np.array(want_y, "float32"))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_maximum_selects_with_broadcasting_and_keeps_finite_values(path):
+    x = leaf([[1.0, 2.0, 3.0], [4.0, 2.0, 0.0]], dtype="float64")
+    y = leaf([2.0, 2.0, 2.0], dtype="float64")
+    g = np.array([[-3.0, 5.0, 7.0], [INF, 1.0, INF]])
+    backward(paddle.maximum(x, y), path, grad_tensor=paddle.to_tensor(g))
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 2.5, 7.0], [INF, 0.5, 0]])
+    np.testing.assert_array_equal(y.grad.numpy(), [-3.0, 3.0, INF])
+    assert not np.signbit(x.grad.numpy()[0, 0])     # +0 on every path (g * 0 was -0.0)
+
+
+MEDIANS = {
+    # op: (function of x [2, 4], x's gradient for upstream G2 = [inf, NaN] or G1 = inf;
+    # Paddle 3.3.1's, which gives the unpicked elements 0 (torch: also 0, but only the
+    # lower middle element of an even count)
+    "median_axis": (lambda x: paddle.median(x, axis=1), [[INF, 0, INF, 0], [NAN, 0, 0, NAN]]),
+    "median_all": (lambda x: paddle.median(x), [[INF, 0, 0, 0], [INF, 0, 0, 0]]),
+    "median_min": (lambda x: paddle.median(x, axis=1, mode="min")[0],
+                   [[0, 0, INF, 0], [NAN, 0, 0, 0]]),
+    "nanmedian": (lambda x: paddle.nanmedian(_with_nan(x), axis=1),
+                  [[INF, 0, 0, 0], [0, 0, 0, NAN]]),
+}
+XMED = [[3.0, 1.0, 2.0, 5.0], [4.0, 0.0, 7.0, 6.0]]
+
+
+def _with_nan(x):
+    return paddle.where(paddle.to_tensor(np.array([[False, True, False, False]] * 2)),
+                        paddle.to_tensor(np.full((2, 4), NAN, "float32")), x)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("op", sorted(MEDIANS))
+def test_inf_or_nan_upstream_gives_the_unpicked_elements_of_median_zero(op, path):
+    fn, want = MEDIANS[op]
+    x = leaf(XMED)
+    y = fn(x)
+    g = np.array([INF, NAN], "float32")[:y.size].reshape(y.shape) if y.ndim else \
+        np.array(INF, "float32")
+    backward(y, path, grad_tensor=paddle.to_tensor(g))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(want, "float32"))
+
+
+def _setitem_dup(x, v):
+    y = x * 1.0
+    y[paddle.to_tensor(np.array([2, 2, 0]))] = v
+    return y
+
+
+GD = np.array([INF, NAN, -INF, 1.0], "float32")
+IDX = np.array([2, 2, 0])
+
+DUPLICATES = {
+    # op: (function of x [4] and v [3], x's and v's gradients for upstream GD). The value
+    # written first to position 2 is overwritten: 0 (Paddle 3.3.1 gives put_along_axis's
+    # 0 as well; its scatter and index_put give both duplicates -inf, setitem the first)
+    "setitem": _setitem_dup,
+    "scatter": lambda x, v: paddle.scatter(x, paddle.to_tensor(IDX), v, overwrite=True),
+    "put_along_axis": lambda x, v: paddle.put_along_axis(x, paddle.to_tensor(IDX), v, 0),
+    "index_put": lambda x, v: paddle.index_put(x, (paddle.to_tensor(IDX),), v),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("op", sorted(DUPLICATES))
+def test_inf_or_nan_upstream_gives_an_overwritten_duplicate_zero(op, path):
+    x, v = leaf([1.0, 2.0, 3.0, 4.0]), leaf([10.0, 11.0, 12.0])
+    backward(DUPLICATES[op](x, v), path, grad_tensor=paddle.to_tensor(GD))
+    np.testing.assert_array_equal(x.grad.numpy(), [0, NAN, 0, 1.0])
+    np.testing.assert_array_equal(v.grad.numpy(), [0, -INF, INF])
+
+
+EXTREMES = {
+    # (reduce, include_self): x's and v's gradients for upstream [[inf, NaN, 1], [-inf, 2,
+    # inf]], Paddle 3.3.1's (the losers get 0; torch gives them NaN)
+    ("amax", True): ([[INF, 0, 1], [0, 2, 0]], [[NAN, 0], [-INF, INF]]),
+    ("amax", False): ([[INF, 0, 1], [0, 2, 0]], [[NAN, 0], [-INF, INF]]),
+    ("amin", True): ([[INF, 0, 1], [-INF, 2, INF]], [[0, NAN], [0, 0]]),
+    ("amin", False): ([[INF, 0, 1], [0, 2, 0]], [[0, NAN], [-INF, INF]]),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("reduce, include_self", sorted(EXTREMES))
+def test_inf_or_nan_upstream_gives_the_losers_of_put_along_axis_extremes_zero(
+        reduce, include_self, path):
+    x, v = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), leaf([[10.0, 0.5], [12.0, 13.0]])
+    out = paddle.put_along_axis(x, paddle.to_tensor(np.array([[1, 1], [0, 2]])), v, 1,
+                                reduce=reduce, include_self=include_self)
+    g = np.array([[INF, NAN, 1.0], [-INF, 2.0, INF]], "float32")
+    backward(out, path, grad_tensor=paddle.to_tensor(g))
+    want_x, want_v = EXTREMES[(reduce, include_self)]
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(want_x, "float32"))
+    np.testing.assert_array_equal(v.grad.numpy(), np.array(want_v, "float32"))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_max_of_a_group_with_nan_still_gives_nan(path):
+    # max and min are not selects: their weights in a group holding NaN are NaN (Paddle
+    # 3.3.1 and torch's amax give the whole group NaN), so they keep their product
+    x = leaf([[1.0, NAN, 3.0], [1.0, 2.0, 2.0]])
+    backward(paddle.max(x, axis=1), path, grad_tensor=paddle.to_tensor([1.0, 1.0]))
+    np.testing.assert_array_equal(x.grad.numpy(), [[NAN, NAN, NAN], [0, 0.5, 0.5]])

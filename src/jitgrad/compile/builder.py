@@ -326,6 +326,16 @@ class Builder:
         inf or NaN in g where the mask is 0 adds 0 (RELU_BWD reads the mask)."""
         self.contribute(dest, out_shape, "RELU_BWD", g, self.value(mask, out_shape))
 
+    def weighted(self, dest: Slot, out_shape: tuple, g: Slot, weight: np.ndarray) -> None:
+        """dest += sum_to(g * weight where the weight (>= 0) is > 0, else 0): a product that
+        selects (maximum's tie weights), so an inf or NaN in g where the weight is 0 adds 0.
+        MUL into a temporary, then RELU_BWD reads the weight."""
+        out_shape = tuple(out_shape)
+        w = self.value(weight, out_shape)
+        tmp = self.alloc(out_shape)
+        self.emit("MUL", tmp, g, w, acc=False)
+        self.contribute(dest, out_shape, "RELU_BWD", tmp, w)
+
     def reduce_into(self, dest: Slot, src: Slot) -> None:
         """dest += src summed over the axes along which dest was broadcast to src.shape."""
         if dest.n == src.n:

@@ -19,6 +19,9 @@ A derivative that is a condition alone is written `Select(cond)` (clip's, where'
 gradient passes where the condition holds and is 0 elsewhere whatever the upstream value,
 so an inf or nan arriving where the op is flat gives 0 (a multiply by 0 would give nan),
 as Paddle's clip and where kernels and torch's select kernels give.
+A derivative that is a weight, >= 0 and 0 exactly where the output does not depend on the
+input (maximum's 1, 0.5 on a tie, 0 for the loser), is written `Weight(fn)`: the gradient
+is g times it where it is > 0, and 0 elsewhere whatever the upstream value.
 A binary op (`binary`) states its two partial derivatives the same way.
 A function the namespaces do not know by numpy's name (an op's own special function) is
 registered once with `numpy_function`: `m.name(...)` then calls it in numpy and the jitgrad
@@ -126,6 +129,37 @@ class Select:
         return m.mask(self.cond(m, *args, **attrs))
 
 
+SELECT, WEIGHT = 1, 2         # _defop's kinds of derivative that select
+
+
+def _weighted(m: OpsMath, g: Tensor, w: Tensor) -> Tensor:
+    """g * w where the weight w (a constant) is > 0, else 0, in jitgrad ops."""
+    return m.where(w._data > 0, g * w, 0.0)
+
+
+class Weight:
+    """A derivative that is the weight `fn(m, *values, **attrs)` (an array >= 0, 0 exactly
+    where the output does not depend on the input): the gradient is the upstream one times
+    the weight where it is > 0, and 0 elsewhere, an inf or nan upstream included (the
+    loser of maximum gets 0, as torch's kernels give; a multiply would give nan). Called
+    like any derivative, it gives the weight the forward saves; the backward multiplies
+    and selects with it (the VM's MUL, then RELU_BWD)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+    def __call__(self, m: Any, *args: Any, **attrs: Any) -> Any:
+        return m.mask(self.fn(m, *args, **attrs))
+
+
+def _weighted_rule(g: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """g * w where w > 0, else 0 (on arrays: the product only where it is taken)."""
+    return np.multiply(g, w, out=np.zeros(np.broadcast_shapes(g.shape, w.shape), g.dtype),
+                       where=w > 0)
+
+
 def _reads(*plans: FK.Plan) -> tuple:
     """grad_reads: the values the kernels read (an in-place change of another one is no
     obstacle to the backward)."""
@@ -208,9 +242,11 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     kernel's factor (traced once, here) or a factor the forward saves."""
     extra.setdefault("quiet", True)
     nin = len(derivs)
-    plans = [FK.trace(d, tuple(range(nin)) + ("out",)) for d in derivs]   # None: saved
+    plans = [None if isinstance(d, (Select, Weight)) else      # None: saved
+             FK.trace(d, tuple(range(nin)) + ("out",)) for d in derivs]
     saved = [(i, d) for i, (d, plan) in enumerate(zip(derivs, plans)) if plan is None]
-    selects = [isinstance(d, Select) for d in derivs]
+    selects = [SELECT if isinstance(d, Select) else WEIGHT if isinstance(d, Weight) else 0
+               for d in derivs]
 
     def save(needs: tuple, out: np.ndarray, *inputs: np.ndarray, **attrs: Any) -> tuple:
         # (None: that input needs no gradient; the node's edge to it is fixed now, so the
@@ -234,8 +270,10 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
             j += plan is None
             if gi is None:
                 continue
-            if select:
+            if select == SELECT:
                 b.select(gi, node.out_data.shape, g, node.saved[j])
+            elif select:
+                b.weighted(gi, node.out_data.shape, g, node.saved[j])
             elif plan is None:      # (a one-element factor becomes a constant)
                 b.mul(gi, node.out_data.shape, g, node.saved[j])
             else:
@@ -247,8 +285,10 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     for plan, select in zip(plans, selects):
         j += plan is None
         array_rules.append(
-            (lambda g, node, j=j: np.where(node.saved[j] > 0, g, g.dtype.type(0))) if select
-            else (lambda g, node, j=j: g * node.saved[j]) if plan is None else
+            (lambda g, node, j=j: np.where(node.saved[j] > 0, g, g.dtype.type(0)))
+            if select == SELECT else
+            (lambda g, node, j=j: _weighted_rule(g, node.saved[j])) if select else
+            (lambda g, node, j=j: g * node.saved[j]) if plan is None else
             FK.on_arrays(plan))
 
     def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
@@ -257,7 +297,8 @@ def _defop(name: str, forward: Callable, derivs: tuple, domain: tuple[float, flo
     def vjp(g: Tensor, out: Tensor, *inputs: Tensor, **attrs: Any) -> tuple:
         values = {**dict(enumerate(inputs)), "out": out}
         m = OpsMath(out._data.dtype)
-        return tuple(m.where(d.cond(m, *inputs, out, **attrs), g, 0.0) if select else
+        return tuple(m.where(d.cond(m, *inputs, out, **attrs), g, 0.0) if select == SELECT
+                     else _weighted(m, g, d(m, *inputs, out, **attrs)) if select else
                      g * d(m, *inputs, out, **attrs) if plan is None else
                      FK.eager(g, values, plan) for d, plan, select in zip(derivs, plans, selects))
 

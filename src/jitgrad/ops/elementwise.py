@@ -15,7 +15,7 @@ from ..core.tensor import Tensor, bind_operators
 from .core import (_KERNELS, NO_ATTRS, apply_internal, apply_xy, binary_operands,
                    checks_own_tensor_args, compiled_input, compiled_kernels, const, float_input,
                    tensor_arg_error)
-from .derivative import Select, apply_unary, binary, numpy_function, unary
+from .derivative import Select, Weight, apply_unary, binary, numpy_function, unary
 from . import rounded
 from .linear import linear, step
 from .registry import OpDef
@@ -351,13 +351,14 @@ def _tie_weight(m: Any, x: Any, y: Any, bigger: bool) -> np.ndarray:
 
 # (y's share is its own tie weight, not 1 - x's: where either is nan neither gets any, as in
 # Paddle 3.3.1)
+# (the loser's weight is 0: it gets 0 whatever arrives, an inf or NaN too; Weight)
 maximum_op = binary(
-    "maximum", np.maximum, lambda m, x, y, out: m.mask(_tie_weight(m, x, y, True)),
-    lambda m, x, y, out: m.mask(_tie_weight(m, y, x, True)), quiet=False)
+    "maximum", np.maximum, Weight(lambda m, x, y, out: _tie_weight(m, x, y, True)),
+    Weight(lambda m, x, y, out: _tie_weight(m, y, x, True)), quiet=False)
 
 minimum_op = binary(
-    "minimum", np.minimum, lambda m, x, y, out: m.mask(_tie_weight(m, x, y, False)),
-    lambda m, x, y, out: m.mask(_tie_weight(m, y, x, False)), quiet=False)
+    "minimum", np.minimum, Weight(lambda m, x, y, out: _tie_weight(m, x, y, False)),
+    Weight(lambda m, x, y, out: _tie_weight(m, y, x, False)), quiet=False)
 
 
 def _where_mask(m, out, cond):

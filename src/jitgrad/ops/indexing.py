@@ -565,9 +565,10 @@ def _put_transpose(n, idx, reduce):
     gv = step(take_flat_op, idx=idx, shape=n.ins[1])
     if reduce == "add":                 # every value lands, nothing of x is overwritten
         return IDENTITY, gv
-    if reduce == "assign":              # 0/1: what was overwritten gets 0, inf and NaN too
-        return IDENTITY.where(kept), gv.times(written)
-    return IDENTITY.times(kept), gv.times(written)      # the extremes' weights (0.5 a tie)
+    # what was overwritten, or lost to another extreme, gets 0, an inf or NaN upstream too
+    if reduce == "assign":              # 0/1 (a duplicate index: only the last value lands)
+        return IDENTITY.where(kept), gv.where(written)
+    return IDENTITY.weighted(kept), gv.weighted(written)    # the extremes' (0.5 a tie)
 
 
 put_flat_op = linear(

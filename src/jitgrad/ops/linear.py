@@ -71,21 +71,30 @@ class Chain(NamedTuple):
     number or an array of the result's size (elementwise). A factor of 1 is still a
     multiplication in the eager rule (mean's 1 / count on one element: its gradient stays
     a node recorded from g, as mean's hand-written rule gave), not in the lowering.
-    `select`: k is a 0/1 mask that selects, g where it is 1 and 0 elsewhere whatever g is
-    there (an inf or NaN where put_flat overwrote x gives 0, not NaN: Paddle's kernels)."""
+    `select`: k selects, 0 elsewhere whatever g is there (an inf or NaN where put_flat
+    overwrote x gives 0, not NaN: Paddle's kernels): MASK, k is a 0/1 mask (g where it is
+    1); WEIGHT, k is a weight >= 0 (g * k where it is > 0: put_flat's extremes' winners)."""
     steps: tuple = ()
     k: Any = None
-    select: bool = False
+    select: int = 0
 
     def then(self, op: OpDef, **attrs: Any) -> "Chain":
         return _new(Chain, (self.steps + ((op, attrs),), self.k, self.select))
 
     def times(self, k: Any) -> "Chain":
-        return _new(Chain, (self.steps, k, False))
+        return _new(Chain, (self.steps, k, 0))
 
     def where(self, mask: np.ndarray) -> "Chain":
         """This chain's result kept where the 0/1 mask is 1, 0 elsewhere (a select)."""
-        return _new(Chain, (self.steps, mask, True))
+        return _new(Chain, (self.steps, mask, MASK))
+
+    def weighted(self, weight: np.ndarray) -> Chain:
+        """This chain's result times the weight (>= 0) where it is > 0, 0 elsewhere (a
+        select: an inf or NaN where the weight is 0 gives 0)."""
+        return _new(Chain, (self.steps, weight, WEIGHT))
+
+
+MASK, WEIGHT = 1, 2         # Chain.select
 
 
 IDENTITY = Chain()
@@ -93,7 +102,7 @@ IDENTITY = Chain()
 
 def step(op: OpDef, **attrs: Any) -> Chain:
     """The chain of one op."""
-    return _new(Chain, (((op, attrs),), None, False))
+    return _new(Chain, (((op, attrs),), None, 0))
 
 
 class Rule(NamedTuple):
@@ -163,8 +172,9 @@ def run(chain: Chain, g: Tensor) -> Tensor:
         return g
     if chain.select:
         from .elementwise import where
-        return where(k.reshape(g._data.shape) > 0, g, const(np.zeros((), g._data.dtype),
-                                                             g._data.dtype))
+        k = k.reshape(g._data.shape)
+        picked = g if chain.select == MASK else g * const(k, g._data.dtype)
+        return where(k > 0, picked, const(np.zeros((), g._data.dtype), g._data.dtype))
     if isinstance(k, np.ndarray):
         return g * const(k.reshape(g._data.shape), g._data.dtype)
     return g * k
@@ -183,7 +193,10 @@ def run_arrays(chain: Chain, g: np.ndarray) -> np.ndarray:
     if k is None:
         return g
     if chain.select:
-        return np.where(k.reshape(g.shape) > 0, g, g.dtype.type(0))
+        k = k.reshape(g.shape)
+        if chain.select == MASK:
+            return np.where(k > 0, g, g.dtype.type(0))
+        return np.multiply(g, k, out=np.zeros(g.shape, g.dtype), where=k > 0)
     if isinstance(k, np.ndarray):
         return g * k.reshape(g.shape).astype(g.dtype, copy=False)
     return g * k
@@ -213,18 +226,27 @@ def lower_chain(b: Any, chain: Chain, dest: Any, src: Any) -> None:
             raise NotImplementedError(f"a transpose chain with two ops that need rows "
                                       f"({main[0].name}, {op.name}): lower it by hand")
     if main is None:                        # the identity (or views): dest += k * src
-        if select:
+        if select == MASK:
             b.select(dest, dest.shape, src, k)
+        elif select:
+            b.weighted(dest, dest.shape, src, k)
         elif isinstance(k, np.ndarray):
             b.mul(dest, dest.shape, src, k)
         else:
             b.emit("AXPY", dest, src, k=1.0 if k is None else k)
         return
     op, rule, attrs = main
-    if select:
-        raise NotImplementedError(f"a select after {op.name}: lower it by hand")
     if rule.into is None:
         raise NotImplementedError(f"{op.name} has no `into` lowering")
+    if select:                              # the op's rows (times a weight) into a
+        flat = shaped(dest, k.shape)        # temporary, then RELU_BWD selects from it
+        tmp = b.alloc(k.shape)              # (at k's shape: put_flat's are flat)
+        if select == MASK:
+            rule.into(b, tmp, src, **attrs)
+        else:
+            rule.into(b, tmp, src, k=k, **attrs)
+        b.select(flat, k.shape, tmp, k)
+        return
     if k is not None and (isinstance(k, np.ndarray) or k != 1.0):
         rule.into(b, dest, src, k=k, **attrs)
     else:

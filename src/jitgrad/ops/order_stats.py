@@ -150,7 +150,7 @@ median_op = R.weighted_reduction(
     "median", _median_and_weights,
     lambda out, x, axes, keepdim, mode, ignore_nan: _median_weights(
         out, x, axes, keepdim, mode, ignore_nan)[0],
-    forward_saves=True,
+    forward_saves=True, select=True,
     cases=tuple({"shapes": (s,), "attrs": dict(a, ignore_nan=i)} for s, a, i in (
         ((5,), {"axes": None, "keepdim": False, "mode": "avg"}, False),
         ((2, 4), {"axes": None, "keepdim": True, "mode": "avg"}, False),

@@ -202,9 +202,20 @@ def _lower_extreme(b, node, g, gins):
     b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
 
 
+def _lower_selected(b, node, g, gins):
+    """_lower_extreme's product into a temporary, then RELU_BWD keeps it where the weight
+    is > 0 (0 elsewhere, whatever g holds)."""
+    x = node.inputs[0]._data
+    idx = broadcast_index(_kept_shape(x.shape, node.attrs["axes"]), x.shape)
+    w = b.value(node.saved[0])
+    tmp = b.alloc(x.shape)
+    b.emit("GATHER_MUL", tmp, g, w, p=b.table(idx), acc=False)
+    b.emit("RELU_BWD", gins[0], tmp, w)
+
+
 def weighted_reduction(name: str, forward: Callable, weights: Callable,
                        forward_saves: bool = False, smooth: Callable | None = None,
-                       **extra: Any) -> OpDef:
+                       select: bool = False, **extra: Any) -> OpDef:
     """A reduction whose gradient is g spread back over the reduced axes times a weight per
     element, `weights(out, x, **attrs)` (x's shape): max's and min's tie-split masks,
     median's middle elements, var's scaled deviations, logsumexp's softmax. Written once as
@@ -212,7 +223,10 @@ def weighted_reduction(name: str, forward: Callable, weights: Callable,
     backward is one GATHER_MUL. The eager rule multiplies by it as a constant when it is
     constant in x wherever differentiable (its derivative being zero, higher orders stay
     exact); weights that vary with x give `smooth(out, x, **attrs)`, the same weights in
-    jitgrad ops, so that create_graph differentiates through them."""
+    jitgrad ops, so that create_graph differentiates through them.
+    `select`: the weights pick elements (max's, median's: >= 0, and 0 exactly where the
+    output does not depend on the element), so an element of weight 0 gets 0 whatever g
+    is, an inf or NaN too (a product would give NaN): a GATHER_MUL, then a RELU_BWD."""
     def save(out: np.ndarray, x: np.ndarray, **attrs: Any) -> tuple:
         return (weights(out, x, **attrs),)
 
@@ -220,15 +234,22 @@ def weighted_reduction(name: str, forward: Callable, weights: Callable,
         if smooth is not None:
             return (_spread(g, x, attrs["axes"]) * smooth(out, x, **attrs),)
         w = weights(out._data, x._data, **attrs)
-        return (_spread(g, x, attrs["axes"]) * const(w, x._data.dtype),)
+        product = _spread(g, x, attrs["axes"]) * const(w, x._data.dtype)
+        if not select:
+            return (product,)
+        from .elementwise import where
+        return (where(w > 0, product, const(np.zeros((), x._data.dtype), x._data.dtype)),)
 
     def interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
         x = node.inputs[0]._data
-        return (g.reshape(_kept_shape(x.shape, node.attrs["axes"])) * node.saved[0],)
+        g, w = g.reshape(_kept_shape(x.shape, node.attrs["axes"])), node.saved[0]
+        if not select:
+            return (g * w,)
+        return (np.multiply(g, w, out=np.zeros(x.shape, w.dtype), where=w > 0),)
 
     return defop(name, forward=forward, save=None if forward_saves else save, vjp=vjp,
-                 lower=_lower_extreme, forward_saves=forward_saves, weights=weights,
-                 interp=interp, **extra)
+                 lower=_lower_selected if select else _lower_extreme,
+                 forward_saves=forward_saves, weights=weights, interp=interp, **extra)
 
 
 EXTREME_CASES = REDUCE_CASES + ({"shapes": ((4,),), "attrs": {"axes": None, "keepdim": False},
