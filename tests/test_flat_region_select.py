@@ -262,3 +262,27 @@ def test_max_of_a_group_with_nan_still_gives_nan(path):
     x = leaf([[1.0, NAN, 3.0], [1.0, 2.0, 2.0]])
     backward(paddle.max(x, axis=1), path, grad_tensor=paddle.to_tensor([1.0, 1.0]))
     np.testing.assert_array_equal(x.grad.numpy(), [[NAN, NAN, NAN], [0, 0.5, 0.5]])
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("q, want", [
+    (0.3, [INF, 0, INF, 0, 0]),     # index 1.2: both neighbours (Paddle 3.3.1, torch: same)
+    (0.5, [INF, 0, 0, 0, 0]),       # index 2 exactly: hi is not read (Paddle, torch: NaN)
+    (0.25, [0, 0, INF, 0, 0]),
+])
+def test_quantile_with_an_inf_upstream_gives_inf_to_the_picked_neighbours(q, want, path):
+    # (the composite lo + w * (hi - lo) gave lo g - g * w: inf - inf, NaN)
+    x = leaf([3.0, 1.0, 2.0, 5.0, 4.0])
+    backward(paddle.quantile(x, q), path, grad_tensor=paddle.to_tensor(np.float32(INF)))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(want, "float32"))
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+def test_quantile_gradient_is_paddles_lerp_bit_for_bit(fn, path):
+    # Paddle 3.3.1: lo gets g * (1 - w), 3.9999998 here (g - g * w gave 4.0), hi g * w
+    x = leaf(np.arange(7, dtype="float32")[::-1].copy())
+    y = getattr(paddle, fn)(x, 0.1)
+    backward(y, path, grad_tensor=paddle.to_tensor(np.float32(10.0)))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array([0, 0, 0, 0, 0, 6.0, 3.9999998],
+                                                           "float32"))

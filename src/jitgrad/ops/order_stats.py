@@ -13,7 +13,8 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import reduce as R
-from .core import apply_xy, const
+from .core import apply_xy
+from .derivative import Weight, binary
 from .reduce import _kept_shape
 from .search import order_kernels, pick_rows
 
@@ -221,6 +222,23 @@ def nanmedian(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: s
 _INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
+def _lerp_forward(lo: np.ndarray, hi: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return lo + w.astype(lo.dtype, copy=False) * (hi - lo)
+
+
+# quantile's 'linear' interpolation between the sorted neighbours lo and hi at the constant
+# fractions w: lo gets g * (1 - w) and hi g * w, as Paddle 3.3.1's lerp (bit for bit; the
+# composite's g - g * w was an ulp off, and NaN for an inf g); where w is 0 (the index
+# falls on an element) hi is not read: 0 whatever g is (Paddle and torch give NaN there)
+quantile_lerp_op = binary(
+    "quantile_lerp", _lerp_forward,
+    lambda m, lo, hi, out, w: m.mask(1 - w.astype(m.dtype, copy=False)),
+    Weight(lambda m, lo, hi, out, w: w), bound_attrs=("w",),
+    cases=({"shapes": ((4,), (4,)), "attrs": {"w": np.array([0.25, 0.0, 0.5, 0.875])}},
+           {"shapes": ((2, 1), (2, 1)), "attrs": {"w": np.array([[0.4], [0.0]])}}),
+    doc="lo + w * (hi - lo) at constant fractions w (quantile's linear interpolation)")
+
+
 def _quantile_qs(q: Any) -> list[float]:
     if isinstance(q, Tensor):
         if q.ndim > 1:
@@ -333,8 +351,8 @@ def _quantile(x: Tensor, q: Any, axis: Any, keepdim: bool, interpolation: str,
             if interpolation == "midpoint":
                 ret = (hi + lo) / 2.0
             else:
-                w = const((index - below).astype(d.dtype), d.dtype)
-                ret = lo + w * (hi - lo)
+                ret = apply_xy(quantile_lerp_op, lo, hi,
+                               {"w": (index - below).astype(d.dtype)})
         ret = reshape(ret, out_shape) if keepdim else squeeze(ret, axis=ax)
         outs.append(ret)
     return outs[0] if len(outs) == 1 else stack(outs, 0)
