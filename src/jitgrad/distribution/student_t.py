@@ -32,10 +32,12 @@ class StudentT(Distribution):
 
     @property
     def variance(self) -> Tensor:
-        var = self.df.detach()
-        var = P.where(self.df > 2.0, self.scale.pow(2) * var / (var - 2),
-                      P.full_like(var, float("nan")))
-        inf = (self.df <= 2.0).logical_and(self.df > 1.0)
+        # (df is not detached: Paddle 3.3.1 detaches it, so d var / d df is 0 there, against
+        # -2 scale^2 / (df - 2)^2)
+        df = self.df
+        var = P.where(df > 2.0, self.scale.pow(2) * df / (df - 2),
+                      P.full_like(df, float("nan")))
+        inf = (df <= 2.0).logical_and(df > 1.0)
         return P.where(inf, P.full_like(var, float("inf")), var)
 
     def sample(self, shape: Sequence[int] = ()) -> Tensor:
