@@ -31,3 +31,24 @@ def test_student_t_variance_is_differentiable_in_df():
     v[:2].sum().backward()
     close(df.grad, [-8.0, -2 * 0.49 / 9, 0.0])
     close(scale.grad, [2 * 2.0 * 3.0, 2 * 0.7 * 5 / 3, 0.0])
+
+
+def test_float64_value_with_float32_parameters_is_promoted_not_rounded():
+    # Paddle 3.3.1: rate * value promotes to float64; jitgrad rounded the value to float32
+    v = t64([0.1])
+    r = paddle.to_tensor([1.0], dtype="float32")
+    for d, want in [(D.Exponential(r), -0.1), (D.Gamma(r * 2, r), -2.4025850929940455),
+                    (D.Chi2(r * 3), -2.1202310864192597),
+                    (D.Beta(r * 2, r * 3), -0.028399450878301646)]:   # Paddle 3.3.1
+        lp = d.log_prob(v)
+        assert lp.dtype == paddle.float64
+        close(lp, [want], 1e-8)        # (float32 parameter arithmetic before the promotion)
+    e = D.Exponential(r)
+    assert e.cdf(v).dtype == paddle.float64 and e.icdf(v).dtype == paddle.float64
+    close(e.cdf(v), [0.09516258196404048], 1e-15)                         # Paddle 3.3.1
+    close(e.icdf(v), [0.10536051565782631], 1e-15)                        # Paddle 3.3.1
+    dd = D.Dirichlet(paddle.to_tensor([2.0, 3.0], dtype="float32"))
+    assert dd.log_prob(t64([0.1, 0.9])).dtype == paddle.float64
+    # Python numbers and integer tensors still take the parameters' dtype
+    assert e.log_prob(0.5).dtype == paddle.float32
+    assert e.log_prob(paddle.to_tensor([1])).dtype == paddle.float32

@@ -178,6 +178,16 @@ def as_value(value: Any, like: Tensor) -> Tensor:
     return P.to_tensor(np.asarray(value, dtype=np_dtype(like)))
 
 
+def promoted_value(value: Any, like: Tensor) -> Tensor:
+    """A log_prob/cdf argument that meets the parameters in arithmetic, as Paddle's
+    Exponential, Gamma, Beta and Dirichlet use it: a float Tensor is kept (a float64 value
+    with float32 parameters gives a float64 result), an integer one and Python numbers and
+    arrays take like's dtype."""
+    if isinstance(value, Tensor) and P.is_floating_point(value):
+        return value
+    return as_value(value, like)
+
+
 class ExponentialFamily(Distribution):
     """Base of the exponential-family distributions (Paddle's ExponentialFamily)."""
 

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 from . import _ops as P
 from ..core.tensor import Tensor
-from .base import ExponentialFamily, as_value, real_or_tensor
+from .base import ExponentialFamily, promoted_value, real_or_tensor
 from .dirichlet import Dirichlet
 
 
@@ -33,7 +33,7 @@ class Beta(ExponentialFamily):
         return P.exp(self.log_prob(value))
 
     def log_prob(self, value: Any) -> Tensor:
-        value = as_value(value, self.alpha)
+        value = promoted_value(value, self.alpha)
         return self._dirichlet.log_prob(P.stack([value, 1.0 - value], -1))
 
     def sample(self, shape: Sequence[int] = ()) -> Tensor:

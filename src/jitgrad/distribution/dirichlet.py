@@ -10,7 +10,7 @@ import numpy as np
 from . import _ops as P
 from ..core.tensor import Tensor
 from ..ops.creation import generator
-from .base import ExponentialFamily, as_value
+from .base import ExponentialFamily, promoted_value
 
 
 def gamma_draws(alpha: Tensor) -> np.ndarray:
@@ -53,7 +53,7 @@ class Dirichlet(ExponentialFamily):
         return P.exp(self.log_prob(value))
 
     def log_prob(self, value: Any) -> Tensor:
-        value = as_value(value, self.concentration)
+        value = promoted_value(value, self.concentration)
         c = self.concentration
         return ((P.log(value) * (c - 1.0)).sum(-1) + P.lgamma(c.sum(-1))
                 - P.lgamma(c).sum(-1))

@@ -9,7 +9,7 @@ import numpy as np
 from . import _ops as P
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
-from .base import Distribution, ExponentialFamily, as_value, uniform_noise
+from .base import Distribution, ExponentialFamily, promoted_value, uniform_noise
 
 _TINY = float(np.finfo(np.float32).tiny)
 
@@ -45,22 +45,22 @@ class Exponential(ExponentialFamily):
         return -P.log(u) / self.rate
 
     def prob(self, value: Any) -> Tensor:
-        value = as_value(value, self.rate)
+        value = promoted_value(value, self.rate)
         return self.rate * P.exp(-self.rate * value)
 
     def log_prob(self, value: Any) -> Tensor:
-        value = as_value(value, self.rate)
+        value = promoted_value(value, self.rate)
         return P.log(self.rate) - self.rate * value
 
     def entropy(self) -> Tensor:
         return 1.0 - P.log(self.rate)
 
     def cdf(self, value: Any) -> Tensor:
-        value = as_value(value, self.rate)
+        value = promoted_value(value, self.rate)
         return 1.0 - P.exp(-self.rate * value)
 
     def icdf(self, value: Any) -> Tensor:
-        value = as_value(value, self.rate)
+        value = promoted_value(value, self.rate)
         return -P.log1p(-value) / self.rate
 
     def kl_divergence(self, other: "Exponential") -> Tensor:

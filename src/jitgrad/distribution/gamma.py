@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from . import _ops as P
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
-from .base import Distribution, ExponentialFamily, as_value
+from .base import Distribution, ExponentialFamily, promoted_value
 from .dirichlet import gamma_draws
 
 
@@ -36,7 +36,7 @@ class Gamma(ExponentialFamily):
         return P.exp(self.log_prob(value))
 
     def log_prob(self, value: Any) -> Tensor:
-        value = as_value(value, self.rate)
+        value = promoted_value(value, self.rate)
         c, r = self.concentration, self.rate
         return c * P.log(r) + (c - 1) * P.log(value) - r * value - P.lgamma(c)
 
