@@ -28,8 +28,9 @@ from .normal import Normal
 from .poisson import Poisson
 from .student_t import StudentT
 from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform,
-                        IndependentTransform, PowerTransform, SigmoidTransform, TanhTransform,
-                        Transform)
+                        IndependentTransform, PowerTransform, ReshapeTransform,
+                        SigmoidTransform, SoftmaxTransform, StackTransform,
+                        StickBreakingTransform, TanhTransform, Transform)
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 

@@ -1,6 +1,7 @@
 """Bijections for TransformedDistribution, as paddle.distribution.transform: Transform,
 AbsTransform, AffineTransform, ChainTransform, ExpTransform, IndependentTransform,
-PowerTransform, SigmoidTransform, TanhTransform."""
+PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, StackTransform,
+StickBreakingTransform, TanhTransform."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from ..core.tensor import Tensor
 from .bernoulli import softplus
 
 __all__ = ["Transform", "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform",
-           "IndependentTransform", "PowerTransform", "SigmoidTransform", "TanhTransform"]
+           "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "TanhTransform"]
 
 
 class Type(enum.Enum):
@@ -333,6 +335,76 @@ class PowerTransform(Transform):
     _inverse_shape = _forward_shape
 
 
+def _numel(shape: Sequence[int]) -> int:
+    n = 1
+    for e in shape:
+        n *= e
+    return n
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost dimensions from in_event_shape to out_event_shape (same number
+    of elements); its log-det-Jacobian is 0."""
+    _type = Type.BIJECTION
+
+    def __init__(self, in_event_shape: Sequence[int], out_event_shape: Sequence[int]) -> None:
+        if not isinstance(in_event_shape, (list, tuple)) or \
+                not isinstance(out_event_shape, (list, tuple)):
+            raise TypeError(f"ReshapeTransform: in_event_shape and out_event_shape must be "
+                            f"sequences of ints, got {in_event_shape!r} and "
+                            f"{out_event_shape!r}")
+        if _numel(in_event_shape) != _numel(out_event_shape):
+            raise ValueError(f"ReshapeTransform: in_event_shape {list(in_event_shape)} and "
+                             f"out_event_shape {list(out_event_shape)} hold different numbers "
+                             f"of elements ({_numel(in_event_shape)} != "
+                             f"{_numel(out_event_shape)})")
+        self._in_event_shape = tuple(in_event_shape)
+        self._out_event_shape = tuple(out_event_shape)
+
+    @property
+    def in_event_shape(self) -> tuple:
+        return self._in_event_shape
+
+    @property
+    def out_event_shape(self) -> tuple:
+        return self._out_event_shape
+
+    @property
+    def _domain(self) -> _Domain:
+        return _Domain(len(self._in_event_shape))
+
+    @property
+    def _codomain(self) -> _Domain:
+        return _Domain(len(self._out_event_shape))
+
+    def _forward(self, x: Tensor) -> Tensor:
+        lead = tuple(x.shape)[:x.ndim - len(self._in_event_shape)]
+        return x.reshape(list(lead + self._out_event_shape))
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        lead = tuple(y.shape)[:y.ndim - len(self._out_event_shape)]
+        return y.reshape(list(lead + self._in_event_shape))
+
+    @staticmethod
+    def _swap(shape: Sequence[int], old: tuple, new: tuple) -> tuple:
+        if len(shape) < len(old):
+            raise ValueError(f"ReshapeTransform: shape {list(shape)} has fewer than {len(old)} "
+                             f"dimensions")
+        if tuple(shape[len(shape) - len(old):]) != old:
+            raise ValueError(f"ReshapeTransform: event shape mismatch, expected {list(old)}, "
+                             f"got {list(shape[len(shape) - len(old):])}")
+        return tuple(shape[:len(shape) - len(old)]) + new
+
+    def _forward_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        return self._swap(shape, self._in_event_shape, self._out_event_shape)
+
+    def _inverse_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        return self._swap(shape, self._out_event_shape, self._in_event_shape)
+
+    def _forward_log_det_jacobian(self, x: Tensor) -> Tensor:
+        return P.zeros(list(x.shape[:x.ndim - len(self._in_event_shape)]), dtype=x.dtype)
+
+
 class SigmoidTransform(Transform):
     """y = sigmoid(x)."""
 
@@ -344,6 +416,148 @@ class SigmoidTransform(Transform):
 
     def _forward_log_det_jacobian(self, x: Tensor) -> Tensor:
         return -softplus(-x) - softplus(x)
+
+
+class SoftmaxTransform(Transform):
+    """y = softmax(x) over the last axis (not injective: no log-det-Jacobian); inverse
+    log(y), one of the preimages."""
+    _type = Type.OTHER
+
+    @property
+    def _domain(self) -> _Domain:
+        return _Domain(1)
+
+    @property
+    def _codomain(self) -> _Domain:
+        return _Domain(1)
+
+    def _forward(self, x: Tensor) -> Tensor:
+        # (each row's own maximum: Paddle 3.3.1 subtracts the first row's, which overflows
+        # to NaN for rows far above it; equal otherwise)
+        e = (x - P.max(x, axis=-1, keepdim=True).detach()).exp()
+        return e / e.sum(-1, keepdim=True)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.log()
+
+    def _forward_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        if len(shape) < 1:
+            raise ValueError(f"SoftmaxTransform: shape needs at least one dimension, got "
+                             f"{list(shape)}")
+        return shape
+
+    _inverse_shape = _forward_shape
+
+
+class StackTransform(Transform):
+    """transforms[i] applied to the i-th slice of x along axis (x.shape[axis] ==
+    len(transforms))."""
+
+    def __init__(self, transforms: Sequence[Transform], axis: int = 0) -> None:
+        if not transforms or not isinstance(transforms, (list, tuple)):
+            raise TypeError(f"StackTransform: transforms must be a non-empty sequence of "
+                            f"Transforms, got {type(transforms).__name__}")
+        if not all(isinstance(t, Transform) for t in transforms):
+            raise TypeError("StackTransform: every element of transforms must be a Transform")
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise TypeError(f"StackTransform: axis must be an int, got {type(axis).__name__}")
+        self._transforms = transforms
+        self._axis = axis
+
+    def _is_injective(self) -> bool:
+        return all(t._is_injective() for t in self._transforms)
+
+    @property
+    def transforms(self) -> Sequence[Transform]:
+        return self._transforms
+
+    @property
+    def axis(self) -> int:
+        return self._axis
+
+    def _map(self, v: Tensor, method: str) -> Tensor:
+        self._check_size(v)
+        parts = P.unstack(v, self._axis)
+        return P.stack([getattr(t, method)(p) for p, t in zip(parts, self._transforms)],
+                       self._axis)
+
+    def _forward(self, x: Tensor) -> Tensor:
+        return self._map(x, "forward")
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return self._map(y, "inverse")
+
+    def _forward_log_det_jacobian(self, x: Tensor) -> Tensor:
+        return self._map(x, "forward_log_det_jacobian")
+
+    def _check_size(self, v: Tensor) -> None:
+        if not -v.ndim <= self._axis < v.ndim:
+            raise ValueError(f"StackTransform: input has {v.ndim} dimensions, too few for "
+                             f"axis {self._axis}")
+        if v.shape[self._axis] != len(self._transforms):
+            raise ValueError(f"StackTransform: input size {v.shape[self._axis]} along axis "
+                             f"{self._axis} differs from the number of transforms "
+                             f"({len(self._transforms)})")
+
+    def _stack_rank(self, ranks: list) -> int:
+        rank = max(ranks)
+        return rank + 1 if self._axis + rank < 0 else rank
+
+    @property
+    def _domain(self) -> _Domain:
+        return _Domain(self._stack_rank([t._domain.event_rank for t in self._transforms]))
+
+    @property
+    def _codomain(self) -> _Domain:
+        return _Domain(self._stack_rank([t._codomain.event_rank for t in self._transforms]))
+
+
+def _log_sigmoid(x: Tensor) -> Tensor:
+    return -softplus(-x)
+
+
+class StickBreakingTransform(Transform):
+    """The stick-breaking map from R^K onto the (K+1)-simplex:
+    z_i = sigmoid(x_i - log(K + 1 - i)), y_i = z_i prod_{j<i} (1 - z_j), y_K = prod (1 - z)."""
+    _type = Type.BIJECTION
+
+    @staticmethod
+    def _offset(n: int, like: Tensor) -> Tensor:
+        return P.to_tensor(np.arange(n, 0, -1, dtype=np.dtype(str(like._data.dtype))))
+
+    def _forward(self, x: Tensor) -> Tensor:
+        z = P.sigmoid(x - self._offset(x.shape[-1], x).log())
+        z_cumprod = (1 - z).cumprod(-1)
+        ones = P.ones(list(x.shape[:-1]) + [1], dtype=x.dtype)
+        return P.concat([z, ones], -1) * P.concat([ones, z_cumprod], -1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        y_crop = y[..., :-1]
+        sf = 1 - y_crop.cumsum(-1)
+        return y_crop.log() - sf.log() + self._offset(y.shape[-1] - 1, y).log()
+
+    def _forward_log_det_jacobian(self, x: Tensor) -> Tensor:
+        y = self.forward(x)
+        x = x - self._offset(x.shape[-1], x).log()
+        return (-x + _log_sigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def _forward_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        if not shape:
+            raise ValueError(f"StickBreakingTransform: shape must not be empty, got {shape!r}")
+        return (*shape[:-1], shape[-1] + 1)
+
+    def _inverse_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        if not shape:
+            raise ValueError(f"StickBreakingTransform: shape must not be empty, got {shape!r}")
+        return (*shape[:-1], shape[-1] - 1)
+
+    @property
+    def _domain(self) -> _Domain:
+        return _Domain(1)
+
+    @property
+    def _codomain(self) -> _Domain:
+        return _Domain(1)
 
 
 class TanhTransform(Transform):
