@@ -1,7 +1,7 @@
 """Writes src/jitgrad/core/paddle_names.py: the public names of Paddle 3.3.1's namespaces that
 jitgrad mirrors (paddle, paddle.nn, paddle.nn.functional, paddle.linalg, paddle.optimizer.lr,
-paddle.tensor.<submodule>), so a name jitgrad lacks fails with "not implemented in jitgrad"
-rather than a bare AttributeError.
+paddle.distribution, paddle.tensor.<submodule>), so a name jitgrad lacks fails with "not
+implemented in jitgrad" rather than a bare AttributeError.
 
     /work/peers/bin/python perf/paddle_api_names.py       # an env with paddle 3.3.1
 """
@@ -46,7 +46,9 @@ def main() -> None:
     spaces = {"": sorted(set(paddle.__all__) | submodules(paddle)),
               "nn": sorted(set(paddle.nn.__all__) | submodules(paddle.nn)),
               "nn.functional": sorted(paddle.nn.functional.__all__),
-              "linalg": public(paddle.linalg), "optimizer.lr": public(paddle.optimizer.lr)}
+              "linalg": public(paddle.linalg), "optimizer.lr": public(paddle.optimizer.lr),
+              "distribution": sorted(set(paddle.distribution.__all__)
+                                     | submodules(paddle.distribution))}
     spaces.update({f"tensor.{s}": public(getattr(paddle.tensor, s)) for s in TENSOR_SUBS})
     lines = ['"""Public names of PaddlePaddle 3.3.1 namespaces, written by perf/paddle_api_names.py',
              '(do not edit): namespace.py reports a name Paddle has and jitgrad lacks as "not',

@@ -24,6 +24,11 @@ def test_a_name_paddle_has_and_jitgrad_lacks_says_so():
         f"paddle.linalg.{missing})")
     assert "not implemented in jitgrad; Paddle 3.3.1 has paddle.optimizer.lr.noam_decay" in \
         message(lambda: paddle.optimizer.lr.noam_decay)
+    # paddle.distribution's list too (it was missing: "nor has Paddle 3.3.1's")
+    missing = next(n for n in NAMES["distribution"] if not hasattr(paddle.distribution, n))
+    assert message(lambda: getattr(paddle.distribution, missing)) == (
+        f"jitgrad.distribution has no {missing!r} (not implemented in jitgrad; Paddle 3.3.1 "
+        f"has paddle.distribution.{missing})")
 
 
 def test_a_name_nobody_has_says_that_and_suggests_close_ones():
