@@ -188,6 +188,20 @@ def promoted_value(value: Any, like: Tensor) -> Tensor:
     return as_value(value, like)
 
 
+def log_normalizer_and_gradients(dist: "ExponentialFamily") -> tuple:
+    """dist's natural parameters (detached copies that require a gradient), its log
+    normalizer F at them and dF/dtheta (differentiable again), recorded also under no_grad."""
+    from ..autograd.api import grad
+    from ..core.grad_mode import enable_grad
+    natural = [p.detach() for p in dist._natural_parameters]
+    for p in natural:
+        p.stop_gradient = False
+    with enable_grad():
+        log_norm = dist._log_normalizer(*natural)
+        grads = grad(log_norm.sum(), natural, create_graph=True)
+    return natural, log_norm, grads
+
+
 class ExponentialFamily(Distribution):
     """Base of the exponential-family distributions (Paddle's ExponentialFamily)."""
 
@@ -201,3 +215,14 @@ class ExponentialFamily(Distribution):
     @property
     def _mean_carrier_measure(self) -> float:
         raise NotImplementedError
+
+    def entropy(self) -> Tensor:
+        """The entropy from the Bregman divergence of the log normalizer F (as Paddle's):
+        -E[k(x)] + F(theta) - <theta, grad F(theta)>, for subclasses that give
+        _natural_parameters, _log_normalizer and _mean_carrier_measure. As in Paddle and
+        torch, the natural parameters are detached: no gradient reaches the parameters."""
+        natural, log_norm, grads = log_normalizer_and_gradients(self)
+        value = log_norm - self._mean_carrier_measure
+        for p, g in zip(natural, grads):
+            value = value - p * g
+        return value

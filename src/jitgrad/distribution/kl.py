@@ -8,7 +8,7 @@ import warnings
 from typing import Callable
 
 from ..core.tensor import Tensor
-from .base import Distribution
+from .base import Distribution, ExponentialFamily, log_normalizer_and_gradients, sum_rightmost
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -101,6 +101,28 @@ def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
     pc, qc = p.concentration, q.concentration
     return (pc.sum(-1).lgamma() - qc.sum(-1).lgamma() - (pc.lgamma() - qc.lgamma()).sum(-1)
             + ((pc - qc) * (pc.digamma() - pc.sum(-1).digamma().unsqueeze(-1))).sum(-1))
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """KL(p || q) of two members of the same exponential family, as the Bregman divergence of
+    the log normalizer F: F(theta_q) - F(theta_p) - <theta_q - theta_p, grad F(theta_p)>
+    (as Paddle's; p's natural parameters are detached, q's keep their gradient)."""
+    if type(p) is not type(q):
+        raise NotImplementedError(f"kl_divergence({type(p).__name__}, {type(q).__name__}): "
+                                  f"no KL divergence registered, and the exponential-family "
+                                  f"one needs two distributions of the same class")
+    q_natural = q._natural_parameters
+    try:
+        p_natural, p_log_norm, p_grads = log_normalizer_and_gradients(p)
+    except RuntimeError as e:
+        raise TypeError(f"Can't compute kl_divergence({type(p).__name__}, "
+                        f"{type(q).__name__}) as a Bregman divergence; register one with "
+                        f"register_kl") from e
+    kl = q._log_normalizer(*q_natural) - p_log_norm
+    for pp, qp, g in zip(p_natural, q_natural, p_grads):
+        kl = kl - sum_rightmost((qp - pp) * g, len(q.event_shape))
+    return kl
 
 
 @register_kl(LogNormal, LogNormal)
