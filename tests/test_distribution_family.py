@@ -86,3 +86,57 @@ def test_exponential_family_kl_of_two_classes_is_not_implemented():
     # builtin pairs keep their own closed forms
     close(D.kl_divergence(D.Gamma(t64([2.0]), t64([1.0])), D.Chi2(t64([3.0]))),
           [0.1303307])                                                 # Paddle 3.3.1
+
+
+_CB = [0.3, 0.9, 0.5, 0.4995, 0.501, 0.01]     # (0.4995 and 0.501 are in the Taylor region)
+
+
+def test_continuous_bernoulli_values_match_paddle():
+    d = D.ContinuousBernoulli(t64(_CB))
+    assert (d.batch_shape, d.event_shape) == ((6,), ())
+    v = t64(np.linspace(0.05, 0.95, 6))
+    # Paddle 3.3.1
+    close(d.mean, [0.4302225, 0.66988039, 0.5, 0.49983333, 0.50033333, 0.2074181])
+    close(d.variance, [0.08042515, 0.06650886, 0.08333333, 0.08333332, 0.08333327, 0.03705121])
+    close(d.entropy(), [-2.93862022e-02, -1.79631116e-01, 0.0, -1.66666761e-07,
+                        -6.66668178e-07, -5.82036188e-01])
+    close(d.log_prob(v), [3.51547914e-01, -7.86884881e-01, -1.11022302e-16, -1.80166727e-04,
+                          1.07933477e-03, -2.83021665e+00])
+    close(d.cdf(v), [0.07259007, 0.08219811, 0.41, 0.59, 0.77, 0.99736436])
+    close(d.icdf(v), [0.03421174, 0.4750557, 0.41, 0.59, 0.77, 0.613731])
+    close(D.kl_divergence(d, D.ContinuousBernoulli(0.8 * t64(_CB))),
+          [0.003716, 0.05608017, 0.00684072, 0.00682932, 0.00686361, 0.00092027])
+    f = D.ContinuousBernoulli(0.3)                        # a Python number: batch [1], float32
+    assert f.batch_shape == (1,) and f.probs.dtype == paddle.float32
+    close(f.log_prob(paddle.to_tensor([0.05])), [0.35154784], 1e-6)
+
+
+def test_continuous_bernoulli_is_a_density_and_samples_follow_it():
+    d = D.ContinuousBernoulli(t64([0.3, 0.9, 0.01]))
+    x = np.linspace(0.0, 1.0, 20001)
+    dens = d.prob(t64(x[:, None])).numpy()
+    close(t64(((dens[1:] + dens[:-1]) / 2).sum(0) * (x[1] - x[0])), [1.0, 1.0, 1.0], 1e-6)
+    close(d.cdf(d.icdf(t64([0.25, 0.5, 0.75]))), [0.25, 0.5, 0.75], 1e-10)
+    paddle.seed(5)
+    s = d.sample([40000])
+    assert s.shape == [40000, 3] and s.stop_gradient
+    m, var = d.mean.numpy(), d.variance.numpy()
+    assert np.all(np.abs(s.numpy().mean(0) - m) < 5 * np.sqrt(var / 40000))
+
+
+def test_continuous_bernoulli_gradients():
+    # Paddle 3.3.1: d log_prob / d probs at probs [.3, .9, .4995, .7], value [.2, .7, .4, .1]
+    p = t64([0.3, 0.9, 0.4995, 0.7])
+    p.stop_gradient = False
+    D.ContinuousBernoulli(p).log_prob(t64([0.2, 0.7, 0.4, 0.1])).sum().backward()
+    close(p.grad, [-1.09629762, 0.33466237, -0.39933373, -2.23703571])
+    q = np.array([0.6, 0.2, 0.35, 0.7])
+    check_grads(lambda a: D.ContinuousBernoulli(a).entropy() + D.ContinuousBernoulli(a).mean
+                + D.ContinuousBernoulli(a).cdf(t64([0.2, 0.7, 0.4, 0.1])), q)
+    check_grads(lambda a, b: D.kl_divergence(D.ContinuousBernoulli(a),
+                                             D.ContinuousBernoulli(b)), q, q[::-1].copy())
+
+    def rs(a):
+        paddle.seed(9)
+        return D.ContinuousBernoulli(a).rsample([3])
+    check_grads(rs, q)

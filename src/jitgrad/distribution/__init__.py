@@ -13,6 +13,7 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .exponential import Exponential
 from .gamma import Gamma
@@ -34,7 +35,8 @@ from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransf
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
+           "ContinuousBernoulli", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
            "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal",
            "Normal", "Poisson", "StudentT", "TransformedDistribution", "Uniform",

@@ -14,6 +14,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .exponential import Exponential
 from .gamma import Gamma
@@ -83,8 +84,8 @@ def _own(p: Distribution, q: Distribution) -> Tensor:
     return p.kl_divergence(q)
 
 
-for _cls in (Bernoulli, Binomial, Categorical, Cauchy, Normal, MultivariateNormal, Laplace,
-             Geometric, Exponential, Gamma, Poisson):
+for _cls in (Bernoulli, Binomial, Categorical, Cauchy, ContinuousBernoulli, Normal,
+             MultivariateNormal, Laplace, Geometric, Exponential, Gamma, Poisson):
     register_kl(_cls, _cls)(_own)
 
 
