@@ -52,3 +52,36 @@ def test_float64_value_with_float32_parameters_is_promoted_not_rounded():
     # Python numbers and integer tensors still take the parameters' dtype
     assert e.log_prob(0.5).dtype == paddle.float32
     assert e.log_prob(paddle.to_tensor([1])).dtype == paddle.float32
+
+
+def test_poisson_and_binomial_give_no_probability_outside_their_support():
+    # Paddle 3.3.1 returns -eps (a probability of 1) there: [-2.2e-16]
+    inf = float("-inf")
+    close(D.Poisson(t64([3.5])).log_prob(t64([-1.0, 1.5])), [inf, -1.9055384196], 1e-9)
+    close(D.Poisson(t64([0.0])).log_prob(t64([0.0, 2.0])), [0.0, inf])
+    b = D.Binomial(paddle.to_tensor([5]), t64([0.3]))
+    close(b.log_prob(t64([6.0, -1.0, 0.0, 5.0])), [inf, inf, -1.78337472, -6.01986402])
+    assert float(b.prob(t64([6.0]))[0]) == 0.0
+
+
+def test_poisson_kl_and_entropy_at_a_zero_rate():
+    # KL(Poisson(0) || Poisson(1)) = log(1 / e^-1) = 1 (Paddle 3.3.1: 3570.73 with a batch
+    # mate of rate 3, from the -eps log-probabilities; torch: nan)
+    close(D.kl_divergence(D.Poisson(t64([0.0, 3.0])), D.Poisson(t64([1.0, 3.0]))), [1.0, 0.0])
+    close(D.Poisson(t64([0.0, 3.0])).entropy(), [0.0, 1.9314702])    # (Paddle 3.3.1: same)
+    # a Poisson(rate) against Poisson(0) puts mass where the other has none: infinite
+    assert float(D.kl_divergence(D.Poisson(t64([1.0])), D.Poisson(t64([0.0])))[0]) == \
+        float("inf")
+
+
+def test_binomial_kl_to_a_smaller_total_count_is_infinite():
+    # KL(Bin(7, p) || Bin(3, q)) = inf: p gives 4..7 mass, q none (Paddle 3.3.1: 0.834, and
+    # -0.444 at p = 0.3, q = 0.6: a negative divergence)
+    p = D.Binomial(paddle.to_tensor([[7], [7]]), t64([[0.1], [0.3]]))
+    q = D.Binomial(paddle.to_tensor([7, 3]), t64([0.3, 0.6]))
+    k = D.kl_divergence(p, q).numpy()
+    close(t64(k[:, 0]), [0.8142523, 0.0])                       # Paddle 3.3.1 (same n)
+    assert np.all(k[:, 1] == np.inf)
+    # entropies over a support padded to the largest total_count are unchanged
+    close(D.Binomial(paddle.to_tensor([2, 9]), t64([0.3, 0.5])).entropy(),
+          [0.93060679, 1.82292683])                             # Paddle 3.3.1

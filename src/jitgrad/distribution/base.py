@@ -59,6 +59,14 @@ def real_or_tensor(x: Any, what: str, cls: str) -> Tensor:
                     f"{type(x).__name__} (wrap lists with paddle.to_tensor)")
 
 
+def p_log_q(log_p: Tensor, log_q: Tensor) -> Tensor:
+    """exp(log_p) * log_q, 0 where log_p is -inf (0 log 0 = 0): the terms of entropies and KL
+    divergences summed over a support that reaches outside a distribution's own."""
+    zero = P.zeros_like(log_p + log_q)
+    outside = P.broadcast_to(log_p == float("-inf"), zero.shape)
+    return P.exp(log_p) * P.where(outside, zero, log_q + zero)
+
+
 def sum_rightmost(value: Tensor, n: int) -> Tensor:
     return value.sum(list(range(-n, 0))) if n > 0 else value
 

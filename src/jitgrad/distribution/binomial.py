@@ -9,7 +9,7 @@ import numpy as np
 from . import _ops as P
 from ..core.tensor import Tensor
 from ..ops.creation import generator
-from .base import Distribution, check_shape
+from .base import Distribution, check_shape, p_log_q
 
 
 class Binomial(Distribution):
@@ -56,7 +56,7 @@ class Binomial(Distribution):
 
     def entropy(self) -> Tensor:
         lp = self.log_prob(self._enumerate_support())
-        return -(P.exp(lp) * lp).sum(0)
+        return -p_log_q(lp, lp).sum(0)
 
     def log_prob(self, value: Any) -> Tensor:
         value = value.astype(self.dtype) if isinstance(value, Tensor) else \
@@ -65,8 +65,11 @@ class Binomial(Distribution):
         log_comb = P.lgamma(n + 1.0) - P.lgamma(n - value + 1.0) - P.lgamma(value + 1.0)
         eps = float(np.finfo(self.dtype).eps)
         probs = P.clip(self.probs, min=eps, max=1 - eps)
-        return P.nan_to_num(log_comb + value * P.log(probs) + (n - value) * P.log(1 - probs),
-                            neginf=-eps)
+        lp = P.nan_to_num(log_comb + value * P.log(probs) + (n - value) * P.log(1 - probs),
+                          neginf=-eps)
+        # -inf outside 0 .. total_count (Paddle 3.3.1: -eps there, a probability of 1)
+        outside = P.broadcast_to((value < 0).logical_or(value > n), lp.shape)
+        return P.where(outside, P.full_like(lp, float("-inf")), lp)
 
     def prob(self, value: Any) -> Tensor:
         return P.exp(self.log_prob(value))
@@ -74,4 +77,4 @@ class Binomial(Distribution):
     def kl_divergence(self, other: "Binomial") -> Tensor:
         support = self._enumerate_support()
         lp1, lp2 = self.log_prob(support), other.log_prob(support)
-        return (P.exp(lp1) * (lp1 - lp2)).sum(0)
+        return (p_log_q(lp1, lp1) - p_log_q(lp1, lp2)).sum(0)

@@ -9,7 +9,7 @@ import numpy as np
 from . import _ops as P
 from ..core.tensor import Tensor
 from ..ops.creation import generator
-from .base import Distribution, check_shape
+from .base import Distribution, check_shape, p_log_q
 
 
 class Poisson(Distribution):
@@ -52,16 +52,19 @@ class Poisson(Distribution):
     def entropy(self) -> Tensor:
         """-sum p log p over 0 .. rate + 30 sqrt(rate) (Paddle's truncation)."""
         values = self._support(self.rate).reshape((-1,) + (1,) * len(self.batch_shape))
-        log_prob = self.log_prob(values)
-        proposed = -(P.exp(log_prob) * log_prob).sum(0)
-        return proposed * (self.rate != 0).astype(self.dtype)
+        lp = self.log_prob(values)
+        return -p_log_q(lp, lp).sum(0)
 
     def log_prob(self, value: Any) -> Tensor:
+        """-rate + value log(rate) - lgamma(value + 1); -inf outside the support (a negative
+        value, or a positive one at rate 0), where Paddle 3.3.1 gives -eps (probability 1)."""
         value = value.astype(self.dtype) if isinstance(value, Tensor) else \
             P.to_tensor(np.asarray(value, dtype=self.dtype))
-        eps = float(np.finfo(self.dtype).eps)
-        return P.nan_to_num(-self.rate + value * P.log(self.rate) - P.lgamma(value + 1),
-                            neginf=-eps)
+        rate, value = P.broadcast_tensors([self.rate, value])
+        log_rate = P.log(P.where(value == 0, P.ones_like(rate), rate))   # (0 log 0 = 0)
+        lp = P.nan_to_num(-rate + value * log_rate - P.lgamma(value + 1))
+        outside = (value < 0).logical_or((rate == 0).logical_and(value > 0))
+        return P.where(outside, P.full_like(lp, float("-inf")), lp)
 
     def prob(self, value: Any) -> Tensor:
         return P.exp(self.log_prob(value))
@@ -76,4 +79,4 @@ class Poisson(Distribution):
         support = P.arange(0, a_max, dtype=self.dtype).reshape(
             (-1,) + (1,) * len(self.batch_shape))
         lp1, lp2 = self.log_prob(support), other.log_prob(support)
-        return (P.exp(lp1) * (lp1 - lp2)).sum(0)
+        return (p_log_q(lp1, lp1) - p_log_q(lp1, lp2)).sum(0)
