@@ -85,3 +85,40 @@ def test_binomial_kl_to_a_smaller_total_count_is_infinite():
     # entropies over a support padded to the largest total_count are unchanged
     close(D.Binomial(paddle.to_tensor([2, 9]), t64([0.3, 0.5])).entropy(),
           [0.93060679, 1.82292683])                             # Paddle 3.3.1
+
+
+def test_continuous_supports_exponential_gamma_beta_dirichlet_uniform():
+    inf = float("-inf")
+    e = D.Exponential(t64([2.0]))
+    # Paddle 3.3.1: log_prob(-1) = 2.693 (a density above 1 off the support), cdf(-1) = -6.39
+    close(e.log_prob(t64([-1.0, 0.0, 1.0])), [inf, np.log(2.0), np.log(2.0) - 2.0])
+    close(e.prob(t64([-1.0, 0.5])), [0.0, 2.0 * np.exp(-1.0)])
+    close(e.cdf(t64([-1.0, 0.0, 0.5])), [0.0, 0.0, 1 - np.exp(-1.0)])
+    # 0 log 0 = 0 at the boundary for a concentration of 1 (Paddle 3.3.1: NaN), -inf outside
+    close(D.Gamma(t64([1.0, 2.0, 2.0]), t64([2.0, 1.0, 1.0])).log_prob(t64([0.0, 0.0, -1.0])),
+          [np.log(2.0), inf, inf])
+    close(D.Beta(t64([1.0]), t64([1.0])).log_prob(t64([0.0, 1.0, 0.5])), [0.0, 0.0, 0.0])
+    close(D.Beta(t64([2.0]), t64([3.0])).log_prob(t64([1.5, -0.5, 0.0, 1.0])),
+          [inf, inf, inf, inf])                 # (Paddle 3.3.1: NaN, NaN, -inf, -inf)
+    close(D.Dirichlet(t64([1.0, 2.0, 3.0])).log_prob(t64([0.0, 0.5, 0.5])),
+          3 * np.log(0.5) + np.log(120.0) - np.log(2.0))
+    # Uniform is on [low, high): low itself has density 1 / (high - low) (Paddle 3.3.1 -inf;
+    # torch and Paddle's docs include low)
+    u = D.Uniform(t64([0.0]), t64([2.0]))
+    close(u.log_prob(t64([0.0, 2.0, 1.0])), [np.log(0.5), inf, np.log(0.5)])
+    close(u.probs(t64([0.0, 2.0])), [0.5, 0.0])
+    # in-support values and gradients are unchanged
+    c, r = t64([1.0, 2.0, 0.5], grad=True), t64([2.0, 1.0, 1.0], grad=True)
+    D.Gamma(c, r).log_prob(t64([0.7, 0.2, 1.5])).sum().backward()
+    from jitgrad.testing import check_grads
+    check_grads(lambda a, b: D.Gamma(a, b).log_prob(t64([0.7, 0.2, 1.5])),
+                np.array([1.0, 2.0, 0.5]), np.array([2.0, 1.0, 1.0]))
+
+
+def test_geometric_has_no_mass_below_zero_and_entropy_zero_at_probs_one():
+    g = D.Geometric(t64([0.3]))
+    close(g.pmf(t64([-1.0, 2.0])), [0.0, 0.7 ** 2 * 0.3])          # Paddle 3.3.1: 0.4286
+    close(g.pmf(-1), [0.0])
+    close(g.cdf(t64([-2.0, -1.0, 0.0])), [0.0, 0.0, 0.3])          # Paddle 3.3.1: -0.4286
+    assert float(g.log_pmf(t64([-1.0]))[0]) == float("-inf")
+    close(D.Geometric(t64([0.3, 1.0])).entropy(), [2.03621434, 0.0])   # Paddle 3.3.1: NaN

@@ -59,6 +59,14 @@ def real_or_tensor(x: Any, what: str, cls: str) -> Tensor:
                     f"{type(x).__name__} (wrap lists with paddle.to_tensor)")
 
 
+def xlogy(x: Tensor, y: Tensor) -> Tensor:
+    """x * log(y) with 0 where x and y are 0 (0 log 0 = 0), without NaN where y < 0 (the
+    callers mask values outside the support). Its x-gradient is log(y), also at x = 0 (0
+    at x = y = 0)."""
+    safe = (x == 0).logical_and(y == 0).logical_or(y < 0)
+    return x * P.log(P.where(safe, P.ones_like(y + x), y + P.zeros_like(x)))
+
+
 def p_log_q(log_p: Tensor, log_q: Tensor) -> Tensor:
     """exp(log_p) * log_q, 0 where log_p is -inf (0 log 0 = 0): the terms of entropies and KL
     divergences summed over a support that reaches outside a distribution's own."""

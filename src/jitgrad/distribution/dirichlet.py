@@ -10,7 +10,7 @@ import numpy as np
 from . import _ops as P
 from ..core.tensor import Tensor
 from ..ops.creation import generator
-from .base import ExponentialFamily, promoted_value
+from .base import ExponentialFamily, promoted_value, xlogy
 
 
 def gamma_draws(alpha: Tensor) -> np.ndarray:
@@ -55,8 +55,10 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value: Any) -> Tensor:
         value = promoted_value(value, self.concentration)
         c = self.concentration
-        return ((P.log(value) * (c - 1.0)).sum(-1) + P.lgamma(c.sum(-1))
-                - P.lgamma(c).sum(-1))
+        lp = (xlogy(c - 1.0, value).sum(-1) + P.lgamma(c.sum(-1)) - P.lgamma(c).sum(-1))
+        # (0 log 0 = 0 on the simplex's faces for concentration 1; -inf for a negative
+        # component. Paddle 3.3.1: NaN for both)
+        return P.where((value < 0).any(-1), P.full_like(lp, float("-inf")), lp)
 
     def entropy(self) -> Tensor:
         c = self.concentration

@@ -45,19 +45,26 @@ class Exponential(ExponentialFamily):
         return -P.log(u) / self.rate
 
     def prob(self, value: Any) -> Tensor:
+        """rate exp(-rate value), 0 for a negative value (Paddle 3.3.1: its formula there)."""
         value = promoted_value(value, self.rate)
-        return self.rate * P.exp(-self.rate * value)
+        p = self.rate * P.exp(-self.rate * value)
+        return P.where(value < 0, P.zeros_like(p), p)
 
     def log_prob(self, value: Any) -> Tensor:
+        """log(rate) - rate value, -inf for a negative value (Paddle 3.3.1: its formula,
+        log(2) + 2 = 2.69 for rate 2 at -1)."""
         value = promoted_value(value, self.rate)
-        return P.log(self.rate) - self.rate * value
+        lp = P.log(self.rate) - self.rate * value
+        return P.where(value < 0, P.full_like(lp, float("-inf")), lp)
 
     def entropy(self) -> Tensor:
         return 1.0 - P.log(self.rate)
 
     def cdf(self, value: Any) -> Tensor:
+        """1 - exp(-rate value), 0 for a negative value (Paddle 3.3.1: negative there)."""
         value = promoted_value(value, self.rate)
-        return 1.0 - P.exp(-self.rate * value)
+        c = 1.0 - P.exp(-self.rate * value)
+        return P.where(value < 0, P.zeros_like(c), c)
 
     def icdf(self, value: Any) -> Tensor:
         value = promoted_value(value, self.rate)

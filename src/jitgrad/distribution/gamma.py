@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from . import _ops as P
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
-from .base import Distribution, ExponentialFamily, promoted_value
+from .base import Distribution, ExponentialFamily, promoted_value, xlogy
 from .dirichlet import gamma_draws
 
 
@@ -38,7 +38,9 @@ class Gamma(ExponentialFamily):
     def log_prob(self, value: Any) -> Tensor:
         value = promoted_value(value, self.rate)
         c, r = self.concentration, self.rate
-        return c * P.log(r) + (c - 1) * P.log(value) - r * value - P.lgamma(c)
+        lp = c * P.log(r) + xlogy(c - 1, value) - r * value - P.lgamma(c)
+        # (0 log 0 = 0: log(rate) at 0 for concentration 1; -inf below 0. Paddle 3.3.1: NaN)
+        return P.where(value < 0, P.full_like(lp, float("-inf")), lp)
 
     def entropy(self) -> Tensor:
         c = self.concentration

@@ -10,7 +10,7 @@ import numpy as np
 from . import _ops as P
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
-from .base import Distribution, uniform_noise
+from .base import Distribution, uniform_noise, xlogy
 
 _TINY = float(np.finfo(np.float32).tiny)
 
@@ -19,6 +19,10 @@ def _k(k: Any, where: str) -> Any:
     if isinstance(k, Tensor) or (isinstance(k, numbers.Integral) and not isinstance(k, bool)):
         return k
     raise TypeError(f"Geometric.{where}: k must be an int or a Tensor, got {type(k).__name__}")
+
+
+def _negative(k: Any) -> Tensor:
+    return (k if isinstance(k, Tensor) else P.to_tensor(k)) < 0
 
 
 class Geometric(Distribution):
@@ -47,7 +51,10 @@ class Geometric(Distribution):
         return P.sqrt(self.variance)
 
     def pmf(self, k: Any) -> Tensor:
-        return P.pow(1.0 - self.probs, _k(k, "pmf")) * self.probs
+        """(1 - probs)^k probs, 0 for a negative k (Paddle 3.3.1: its formula there)."""
+        k = _k(k, "pmf")
+        p = P.pow(1.0 - self.probs, k) * self.probs
+        return P.where(_negative(k), P.zeros_like(p), p)
 
     def log_pmf(self, k: Any) -> Tensor:
         return P.log(self.pmf(_k(k, "log_pmf")))
@@ -67,12 +74,15 @@ class Geometric(Distribution):
         return P.floor(P.log(u) / P.log1p(-self.probs))
 
     def entropy(self) -> Tensor:
-        x = (1.0 - self.probs) * P.log(1.0 - self.probs)
+        x = xlogy(1.0 - self.probs, 1.0 - self.probs)       # (0 at probs 1: Paddle NaN)
         y = self.probs * P.log(self.probs)
         return -(x + y) / self.probs
 
     def cdf(self, k: Any) -> Tensor:
-        return 1.0 - P.pow(1.0 - self.probs, _k(k, "cdf") + 1)
+        """1 - (1 - probs)^(k + 1), 0 for k < 0 (Paddle 3.3.1: negative below -1)."""
+        k = _k(k, "cdf")
+        c = 1.0 - P.pow(1.0 - self.probs, k + 1)
+        return P.where(_negative(k), P.zeros_like(c), c)
 
     def kl_divergence(self, other: "Geometric") -> Tensor:
         if not isinstance(other, Geometric):

@@ -43,7 +43,10 @@ class Uniform(Distribution):
         return self.low + uniform_noise(out, self.dtype) * (self.high - self.low)
 
     def _inside(self, value: Tensor) -> Tensor:
-        return ((self.low < value).astype(value.dtype) * (value < self.high).astype(value.dtype))
+        """1 on [low, high), 0 elsewhere (Paddle 3.3.1 leaves out low itself, where its
+        samples can fall: log_prob -inf there; torch and Paddle's docs include it)."""
+        dt = value.dtype
+        return (self.low <= value).astype(dt) * (value < self.high).astype(dt)
 
     def log_prob(self, value: Any) -> Tensor:
         value = as_value(value, self.low)
