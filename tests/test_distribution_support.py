@@ -122,3 +122,10 @@ def test_geometric_has_no_mass_below_zero_and_entropy_zero_at_probs_one():
     close(g.cdf(t64([-2.0, -1.0, 0.0])), [0.0, 0.0, 0.3])          # Paddle 3.3.1: -0.4286
     assert float(g.log_pmf(t64([-1.0]))[0]) == float("-inf")
     close(D.Geometric(t64([0.3, 1.0])).entropy(), [2.03621434, 0.0])   # Paddle 3.3.1: NaN
+
+
+def test_categorical_sample_takes_an_int_shape():
+    # Paddle 3.3.1: Categorical(1-d logits).sample(3) has shape [3]; jitgrad raised TypeError
+    paddle.seed(1)
+    assert D.Categorical(paddle.to_tensor([0.2, 0.3, 0.5])).sample(3).shape == [3]
+    assert D.Categorical(paddle.to_tensor([[0.2, 0.8]])).sample(4).shape == [4, 1]

@@ -36,7 +36,10 @@ class Categorical(Distribution):
         super().__init__(tuple(self.logits.shape[:-1]), ())
 
     def sample(self, shape: Sequence[int] = ()) -> Tensor:
-        """int64 category indices of shape `shape + logits.shape[:-1]`."""
+        """int64 category indices of shape `shape + logits.shape[:-1]` (an int n is [n], as
+        Paddle 3.3.1's Categorical takes it)."""
+        if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+            shape = [int(shape)]
         shape = list(check_shape(shape))
         with no_grad():
             probs = self._logits_to_probs(self.logits)._data.astype(np.float64)
