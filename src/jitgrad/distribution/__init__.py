@@ -22,6 +22,7 @@ from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .lognormal import LogNormal
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -36,11 +37,11 @@ from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
-           "ContinuousBernoulli", "Dirichlet",
-           "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
-           "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal",
-           "Normal", "Poisson", "StudentT", "TransformedDistribution", "Uniform",
-           "kl_divergence", "register_kl"] + transform.__all__
+           "ContinuousBernoulli", "Dirichlet", "Distribution", "Exponential",
+           "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent", "LKJCholesky",
+           "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal", "Poisson",
+           "StudentT", "TransformedDistribution", "Uniform", "kl_divergence",
+           "register_kl"] + transform.__all__
 
 from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr(__name__, "distribution")
