@@ -19,6 +19,21 @@ def gamma_draws(alpha: Tensor) -> np.ndarray:
     return np.asarray(generator().standard_gamma(a.astype(np.float64))).astype(a.dtype)
 
 
+def simplex_draws(alpha: np.ndarray) -> np.ndarray:
+    """Dirichlet(alpha) draws over the last axis (float64, no NaN): normalized gamma draws
+    taken in log space, log G(a) = log G(a + 1) + log(U) / a for a < 1, so that draws far
+    below the smallest float (common for a concentration near 0.01) do not become 0 / 0."""
+    a = np.asarray(alpha, dtype=np.float64)
+    small = a < 1
+    log_g = np.log(generator().standard_gamma(np.where(small, a + 1, a)))
+    u = 1.0 - generator().random(a.shape)                     # (0, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_g = np.where(small, log_g + np.log(u) / a, log_g)
+        log_g = log_g - log_g.max(-1, keepdims=True)
+        e = np.exp(log_g)
+        return e / e.sum(-1, keepdims=True)
+
+
 class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the simplex of concentration's last axis; batch_shape
     is concentration.shape[:-1], event_shape [k]."""
@@ -43,11 +58,8 @@ class Dirichlet(ExponentialFamily):
 
     def sample(self, shape: Sequence[int] = ()) -> Tensor:
         """Points of the simplex, shape `shape + batch_shape + event_shape`, no gradient."""
-        alpha = self.concentration.expand(self._extend_shape(shape))
-        g = gamma_draws(alpha)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = g / g.sum(-1, keepdims=True)
-        return P.to_tensor(out.astype(g.dtype))
+        alpha = self.concentration.expand(self._extend_shape(shape))._data
+        return P.to_tensor(simplex_draws(alpha).astype(alpha.dtype))
 
     def prob(self, value: Any) -> Tensor:
         return P.exp(self.log_prob(value))
