@@ -163,3 +163,26 @@ def test_gamma_samples_stay_above_the_smallest_normal_number():
         assert np.isfinite(s).all()
     g = D.Gamma(t64([2.0]), t64([1.0])).sample([40000]).numpy()   # (unchanged elsewhere)
     assert abs(g.mean() - 2.0) < 5 * math.sqrt(2.0 / 40000)
+
+
+def test_gamma_rsample_is_differentiable_in_the_concentration():
+    # implicit reparameterization (Paddle 3.3.1: no gradient; torch approximates it)
+    from jitgrad.distribution.gamma import standard_gamma_slope
+    a = np.array([1.0, 2.5, 10.0, 100.0, 0.5, 10.0, 0.5])
+    x = np.array([1.0, 2.0, 8.0, 110.0, 5.0, 25.0, 0.3])
+    close(t64(standard_gamma_slope(a, x)),            # mpmath: -(dP/da) / (dP/dx), 40 digits
+          [1.17356302722, 0.953462702919, 0.907547717724, 1.05016062125, 3.437123675,
+           1.5522439909, 1.00980194595], 1e-8)
+    # unbiased: d E[x] / dc = 1 / rate, d E[log x] / dc = trigamma(c) (rate 1)
+    paddle.seed(0)
+    c, r = t64([0.3, 2.5], grad=True), t64([2.0, 0.7], grad=True)
+    D.Gamma(c, r).rsample([20000]).mean(0).sum().backward()      # (about 1% noise)
+    np.testing.assert_allclose(c.grad.numpy(), [0.5, 1 / 0.7], rtol=3e-2)
+    np.testing.assert_allclose(r.grad.numpy(), [-0.3 / 4.0, -2.5 / 0.49], rtol=3e-2)
+    c = t64([0.3, 2.5], grad=True)
+    paddle.log(D.Gamma(c, t64([1.0, 1.0])).rsample([20000])).mean(0).sum().backward()
+    np.testing.assert_allclose(c.grad.numpy(), [12.245364550, 0.490357756], rtol=3e-2)
+    df = paddle.to_tensor([1.5], stop_gradient=False)            # Chi2 too, float32
+    x = D.Chi2(df).rsample([3])
+    x.sum().backward()
+    assert x.dtype == paddle.float32 and df.grad is not None and float(df.grad[0]) > 0
