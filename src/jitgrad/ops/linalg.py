@@ -25,9 +25,10 @@ def _forward(x: np.ndarray, y: np.ndarray, transpose_x: bool, transpose_y: bool
         if x.ndim == 2 and y.ndim == 2 and (dt is _F32 or dt is _F64) and y.dtype is dt \
                 and x.base is None and y.base is None:
             return x.dot(y)             # as matmul's first lines (see there)
-        return _np_matmul(x, y)
+        return _np_matmul(x, y) if x.ndim > 1 or y.ndim > 1 else np.asarray(_np_matmul(x, y))
     # (a 1-D operand is never transposed)
-    return _mm_arrays(x, y, transpose_x and x.ndim >= 2, transpose_y and y.ndim >= 2)
+    out = _mm_arrays(x, y, transpose_x and x.ndim >= 2, transpose_y and y.ndim >= 2)
+    return out if x.ndim > 1 or y.ndim > 1 else np.asarray(out)
 
 
 def _as_matrices(x: Any, y: Any, tx: bool, ty: bool):
@@ -205,7 +206,10 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
                     if out is not None:
                         return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, out)
                 return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, xd.dot(yd))
-            return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, _np_matmul(xd, yd))
+            out = _np_matmul(xd, yd)
+            if xd.ndim == 1 and yd.ndim == 1:   # (np.matmul gives a numpy scalar there:
+                out = np.asarray(out)           # a 0-d tensor holds a 0-d array)
+            return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, out)
         return apply_xy(matmul_op, x, y, {"transpose_x": bool(transpose_x),
                                           "transpose_y": bool(transpose_y)})
     except ValueError as e:             # shapes that do not fit: numpy refused them

@@ -331,7 +331,7 @@ def dot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
         xd, yd = x._data, y._data
         if xd.ndim == 1 and yd.dtype is xd.dtype and xd.dtype.kind == "f" and \
                 xd.shape == yd.shape:   # matmul's node for two float vectors, its call
-            return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, _np_matmul(xd, yd))
+            return apply_xy(matmul_op, x, y, _NO_TRANSPOSE, np.asarray(_np_matmul(xd, yd)))
     x, y = binary_operands(x, y)
     if x.shape != y.shape or x.ndim not in (1, 2):
         raise ValueError(f"dot needs two 1-D or 2-D tensors of the same shape, got {x.shape} "
