@@ -131,8 +131,7 @@ linalg = types.SimpleNamespace(                 # paddle.linalg.*
     eigh=eigh, eigvalsh=eigvalsh, svd=svd, svdvals=svdvals, qr=qr, pinv=pinv, lstsq=lstsq,
     matrix_power=matrix_power)
 METHODS.update(qr=qr, pinv=pinv, lstsq=lstsq, matrix_power=matrix_power)   # as Paddle's
-METHODS.update(mm=matmul, scale=lambda x, scale=1.0, bias=0.0, bias_after_scale=True: (
-    x * scale + bias if bias_after_scale else (x + bias) * scale))
+METHODS.update(mm=matmul, scale=scale)
 
 
 def _reshape_method(x, *shape, name=None, **kwargs):

@@ -37,11 +37,22 @@ def mm(input: Tensor, mat2: Tensor, name: str | None = None) -> Tensor:
 
 def scale(x: Tensor, scale: Any = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
           act: Any = None, name: str | None = None) -> Tensor:
-    """x * scale + bias (or (x + bias) * scale); differentiable in x (and a Tensor scale)."""
+    """x * scale + bias (or (x + bias) * scale); differentiable in x (and a Tensor scale).
+    An integer or bool x keeps its dtype, scale and bias truncated to integers first, as
+    Paddle 3.3.1's kernel (scale(int [1, 2, 3], 2.7, -1.7) is [1, 3, 5])."""
     if act is not None:
         raise NotImplementedError("scale(act=...) is not supported; apply the activation "
                                   "to the result")
+    if isinstance(x, Tensor) and x._data.dtype.kind in "biu":
+        return _int_scale(x, scale, bias, bias_after_scale)
     return x * scale + bias if bias_after_scale else (x + bias) * scale
+
+
+def _int_scale(x: Tensor, scale: Any, bias: Any, bias_after_scale: bool) -> Tensor:
+    s, b = (int(float(v._data) if isinstance(v, Tensor) else float(v)) for v in (scale, bias))
+    d = x._data.astype(np.int64)
+    out = d * s + b if bias_after_scale else (d + b) * s
+    return Tensor._make(out.astype(x._data.dtype))
 
 
 def _holds_tensor(x: Any) -> bool:

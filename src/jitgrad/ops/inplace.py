@@ -63,8 +63,11 @@ def bump(x: Tensor) -> None:
     tape.bump_epoch()           # lowered Programs may hold the old values: re-lower
 
 
-def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
-    """x = fn(x), in place: writes into x's buffer, or rebinds x when a graph is recorded."""
+def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str,
+            keep_dtype: bool = False) -> Tensor:
+    """x = fn(x), in place: writes into x's buffer, or rebinds x when a graph is recorded.
+    A float result of an integer or bool x, or a wider float one, gives x its dtype (as
+    Paddle 3.3.1's in-place ops do), unless `keep_dtype` (clip_: Paddle casts it back)."""
     check_inplace(x, opname)
     shadow = stand_in(x)
     new = fn(shadow)
@@ -75,6 +78,16 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
                          f"from that of inplace tensor {list(x.shape)} in the Inplace "
                          "operation; an in-place op cannot change its tensor's shape: use "
                          f"the out-of-place paddle.{opname.rstrip('_')} instead")
+    nd, xd = new._data.dtype, x._data.dtype
+    if nd is not xd and nd != xd and nd.kind == "f" and not keep_dtype and (
+            xd.kind != "f" or nd.itemsize > xd.itemsize):
+        # a float result of an integer or bool x (exp_, log_, divide_ of ints), or a wider
+        # float (float32 x, float64 y): x takes its dtype, as in Paddle 3.3.1 (cast back
+        # to x's dtype, an integer x's values were truncated)
+        if new._node is None:
+            _write(x, new._data, dtype=nd)
+            return x
+        return rebind(x, shadow, new, keep_dtype=False)
     if new._node is None:
         _write(x, new._data)
         return x
@@ -119,11 +132,13 @@ def leave_stand_in(x: Tensor, shadow: Tensor) -> None:
     shadows[x._version] = shadow
 
 
-def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
+def _write(x: Tensor, values: np.ndarray, key: Any = None, dtype: Any = None) -> None:
     """Copy on write: x gets a fresh buffer holding the new values. Another tensor may share
     the old buffer (a detach(), a reshape or slice view, a node's saved output); it keeps its
     values, so no recorded gradient can change behind its version counter. Except `x.grad`'s
-    wrapper: it writes through into x's accumulator, which it shares (Paddle, item 18)."""
+    wrapper: it writes through into x's accumulator, which it shares (Paddle, item 18).
+    With `dtype` (and no key), x takes the values in that dtype (the accumulator of a
+    `.grad` wrapper keeps its own)."""
     from ..core.grad_store import grad_owner
     owner = grad_owner(x)
     if owner is not None and owner._grad is x._data:
@@ -134,11 +149,14 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None) -> None:
         bump(x)
         return
     old = x._data
-    data = np.array(old, copy=True)
-    if key is None:
-        np.copyto(data, values, casting="unsafe")
+    if dtype is not None and key is None:
+        data = np.array(values, dtype=dtype, copy=True)
     else:
-        data[key] = values
+        data = np.array(old, copy=True)
+        if key is None:
+            np.copyto(data, values, casting="unsafe")
+        else:
+            data[key] = values
     x._data = data
     bump(x)
     source = _DATA_VIEWS.owner(x)
@@ -284,7 +302,12 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
 # ---- the trailing-underscore methods --------------------------------------------------------
 
 def _scale(x, scale=1.0, bias=0.0, bias_after_scale=True):
-    return x * scale + bias if bias_after_scale else (x + bias) * scale
+    from .attribute import scale as scale_op
+    return scale_op(x, scale, bias, bias_after_scale)
+
+
+def _keeping_dtype(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
+    return inplace(x, fn, opname, keep_dtype=True)
 
 
 def _fill(x, value):
@@ -422,6 +445,9 @@ def pow_(x: Tensor, y: float, name: str | None = None) -> Tensor:
         raise TypeError(f"pow_(): y must be scalar type, but received: {type(y)} (a Python "
                         "int or float; for a tensor exponent use the out-of-place "
                         "paddle.pow(x, y))")
+    if isinstance(x, Tensor) and x._data.dtype.kind in "biu" and isinstance(y, float):
+        y = int(y)          # Paddle 3.3.1: an integer x keeps its dtype, the exponent is
+        #                     truncated (x.pow_(2.9) squares)
     return inplace(x, lambda s: E.pow(s, y), "pow_")
 
 
@@ -484,7 +510,9 @@ _OPERANDS = dict.fromkeys(("add", "subtract", "multiply", "divide", "remainder",
 _OPERANDS.update(lerp=(("y", 0), ("weight", 1)), masked_fill=(("mask", 0), ("value", 1)))
 _VERSIONS = {"nan_to_num": 3}           # three where_ in Paddle
 
-INPLACE = {name + "_": _method(fn, name + "_", operands=_OPERANDS.get(name, ()),
+_KEEP_DTYPE = ("clip", "clamp")          # Paddle 3.3.1's clip_(int x, 0.5, 2.5) stays int
+INPLACE = {name + "_": _method(fn, name + "_", _keeping_dtype if name in _KEEP_DTYPE else None,
+                               operands=_OPERANDS.get(name, ()),
                                versions=_VERSIONS.get(name, 1))
            for name, fn in _OPS.items()}
 INPLACE.update(pow_=pow_, hypot_=hypot_, index_fill_=index_fill_, addmm_=addmm_)
