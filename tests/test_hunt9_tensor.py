@@ -86,3 +86,15 @@ def test_int_scale_and_pow_keep_the_dtype_with_truncated_factors():
     x.clip_(3.5, 4.5)                    # clip_ casts back (Paddle), clip is float32
     assert x.dtype == paddle.int64
     np.testing.assert_array_equal(x.numpy(), [3, 4])
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_setitem_none_raises(grad):
+    # Paddle 3.3.1: ValueError ("The assign value allows Tensor, numpy.ndarray, integer,
+    # float, complex or bool"); jitgrad wrote NaN
+    x = paddle.zeros([3])
+    if grad:
+        x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False) * 1
+    with pytest.raises(ValueError):
+        x[0] = None
+    assert not np.isnan(x.numpy()).any()

@@ -269,6 +269,9 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
     """x[key] = value. Values broadcast to the indexed shape; gradients reach the rest of
     x (a non-leaf) and value (when it is a Tensor that needs grad)."""
     check_inplace(x, "__setitem__")
+    if value is None:       # (numpy reads None as NaN: x[0] = None wrote NaN silently)
+        raise ValueError("cannot assign None to a tensor's elements: the value must be a "
+                         "Tensor, numpy array, int, float or bool (Paddle's rule)")
     value_needs = isinstance(value, Tensor) and not value._stop_gradient
     if not tape.is_grad_enabled() or (x._stop_gradient and not value_needs):
         from .shape import _normalize_key
