@@ -98,3 +98,19 @@ def test_setitem_none_raises(grad):
     with pytest.raises(ValueError):
         x[0] = None
     assert not np.isnan(x.numpy()).any()
+
+
+def test_comparison_with_none_or_a_list_is_not_elementwise():
+    # Paddle 3.3.1 (and torch): x == None is False, x != None True, x == [1.0, 5.0] False,
+    # x < [1.0, 5.0] a TypeError; jitgrad compared element by element (so `if x == None`
+    # raised for a tensor of two elements)
+    x = paddle.to_tensor([1.0, 2.0])
+    for o in (None, [1.0, 5.0], (1.0, 5.0), {}, [1.0]):
+        assert (x == o) is False and (x != o) is True
+        with pytest.raises(TypeError):
+            x < o
+    assert x in [None, x] and x not in [None, [1.0, 2.0]]
+    # numbers and arrays still compare element by element
+    np.testing.assert_array_equal((x == np.array([1.0, 5.0])).numpy(), [True, False])
+    np.testing.assert_array_equal((x == np.float32(1.0)).numpy(), [True, False])
+    np.testing.assert_array_equal((x >= True).numpy(), [True, True])

@@ -118,6 +118,11 @@ class TensorOperators:
         return _tensor(np.invert(self._data))
 
     def _compare(self, o: Any, fn: Callable) -> Any:
+        if not isinstance(o, _COMPARABLE):
+            # None, a list, tuple, dict, ...: not compared element by element, as in
+            # Paddle 3.3.1 and torch: x == None is False, x != [1, 2] True (Python's
+            # fallback), x < None a TypeError
+            return NotImplemented
         _same_kind(self, o)
         other = o._data if isinstance(o, TensorOperators) else o
         return _tensor(np.asarray(fn(self._data, other)))
@@ -139,6 +144,10 @@ class TensorOperators:
 
     def __ge__(self, o: Any) -> Any:
         return self._compare(o, np.greater_equal)
+
+
+# what a comparison takes as its other operand (a bool is an int)
+_COMPARABLE = (TensorOperators, int, float, complex, np.ndarray, np.generic)
 
 
 def _same_kind(x: Any, o: Any) -> None:
