@@ -114,3 +114,15 @@ def test_comparison_with_none_or_a_list_is_not_elementwise():
     np.testing.assert_array_equal((x == np.array([1.0, 5.0])).numpy(), [True, False])
     np.testing.assert_array_equal((x == np.float32(1.0)).numpy(), [True, False])
     np.testing.assert_array_equal((x >= True).numpy(), [True, True])
+
+
+def test_empty_list_index_selects_nothing():
+    # Paddle 3.3.1: x[[]] of a [3, 4] tensor has shape [0, 4]; jitgrad raised TypeError
+    # (numpy makes [] a float64 array)
+    x = paddle.arange(12, dtype="float32").reshape([3, 4])
+    x.stop_gradient = False
+    y = x[[]]
+    assert y.shape == [0, 4] and y.dtype == paddle.float32
+    assert x[:, []].shape == [3, 0]      # (numpy and torch; Paddle 3.3.1 gives [4, 0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((3, 4)))

@@ -474,6 +474,8 @@ def _normalize_key(key: Any, shape: tuple | None = None) -> Any:
             k = k._data
         if isinstance(k, list):
             k = np.asarray(k)
+            if k.size == 0:                 # (numpy makes [] float64): no index, x[[]] is
+                k = k.astype(np.int64)      # [0, ...] as in Paddle 3.3.1
         if isinstance(k, float) or (isinstance(k, np.ndarray) and k.dtype.kind == "f"):
             raise TypeError("tensor indices must be integers, slices or bool masks, not floats")
         if _is_int(k):
