@@ -41,7 +41,11 @@ class Node:
 
     @property
     def grad_name(self) -> str:
-        """The backward node's name, in Paddle's style (MatmulGradNode)."""
+        """The backward node's name, in Paddle's style (MatmulGradNode; a PyLayer's is
+        GradNodePyLayer_<class name>, as Paddle 3.3.1 names it)."""
+        layer = self.op.extra.get("py_layer")
+        if layer is not None:
+            return f"GradNodePyLayer_{layer.__name__}"
         return "".join(p.capitalize() for p in self.op.name.split("_")) + "GradNode"
 
 

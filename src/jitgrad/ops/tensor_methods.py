@@ -109,20 +109,45 @@ METHODS.update(
 
 
 class GradFn:
-    """What `y.grad_fn` shows of the node that made y (Paddle's GradNodeBase): its name."""
+    """What `y.grad_fn` shows of the node that made y (Paddle's GradNodeBase): its `name()`
+    and `next_functions`, the nodes its gradient goes to, one per input (None for an input
+    it does not reach). A leaf that needs a gradient has a `GradNodeAccumulation` node, as
+    in Paddle 3.3.1, whose next_functions is [None]."""
 
-    __slots__ = ("_node",)
+    __slots__ = ("_leaf", "_node")
 
-    def __init__(self, node: tape.Node) -> None:
+    def __init__(self, node: tape.Node | None, leaf: Tensor | None = None) -> None:
         self._node = node
+        self._leaf = leaf
 
     def name(self) -> str:
-        return self._node.grad_name
+        return "GradNodeAccumulation" if self._node is None else self._node.grad_name
+
+    @property
+    def next_functions(self) -> list[GradFn | None]:
+        node = self._node
+        if node is None:
+            return [None]
+        return [(GradFn(t._node) if t._node is not None else GradFn(None, t)) if need
+                else None for t, need in zip(node.inputs, node.needs)]
+
+    def _key(self) -> int:
+        return id(self._node) if self._node is not None else id(self._leaf)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GradFn) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return self._key()
 
     def __repr__(self) -> str:
         return f"<GradFn {self.name()}>"
 
 
 def grad_fn(x: Tensor) -> Any:
-    return None if x._node is None else GradFn(x._node)
+    """x's grad node: the op that made it, a leaf's accumulation node when x needs a
+    gradient, or None (a constant; Paddle 3.3.1 also gives to_tensor's constants one)."""
+    if x._node is not None:
+        return GradFn(x._node)
+    return None if x._stop_gradient else GradFn(None, x)
 
