@@ -63,3 +63,83 @@ def test_grad_fn_of_a_pylayer_is_named_as_paddle():
     # Paddle 3.3.1: GradNodePyLayer_Twice ['GradNodeAccumulation']
     assert y.grad_fn.name() == "GradNodePyLayer_Twice"
     assert [n.name() for n in y.grad_fn.next_functions] == ["GradNodeAccumulation"]
+
+
+# ---- Tensor._register_backward_hook, Tensor.grad_ ----------------------------------------------
+
+def test_register_backward_hook_runs_after_accumulation():
+    # Paddle 3.3.1: the gradient hook sees [6, 6], then the backward hooks in registration
+    # order, reading the accumulated .grad: [6, 6]; the next backward [1, 1] then [7, 7]
+    log = []
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    x._register_backward_hook(lambda: log.append(("h1", x.grad.numpy().tolist())))
+    x.register_hook(lambda g: log.append(("grad", g.numpy().tolist())))
+    x._register_backward_hook(lambda: log.append(("h2",)))
+    (y * 3).sum().backward()
+    assert log == [("grad", [6.0, 6.0]), ("h1", [6.0, 6.0]), ("h2",)]
+    log.clear()
+    (x * 1).sum().backward()
+    assert log == [("grad", [1.0, 1.0]), ("h1", [7.0, 7.0]), ("h2",)]
+    log.clear()
+    # paddle.grad accumulates nothing and calls none of them (Paddle 3.3.1)
+    g = paddle.grad((x * x).sum(), x)[0]
+    assert g.tolist() == [2.0, 4.0] and log == []
+    # nor a backward that does not reach x
+    (leaf([1.0]) * 2).sum().backward()
+    assert log == []
+
+
+def test_register_backward_hook_on_retained_replays_and_several_roots():
+    # Paddle 3.3.1: each of three retained backwards calls each hook once, after
+    # accumulating (x.grad 3, 6, 9 times [1, 4/3]); autograd.backward of two roots once
+    log = {}
+    x, w = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    for name, t in (("w", w), ("x", x)):
+        t._register_backward_hook(lambda n=name, t=t: log.setdefault(n, []).append(
+            t.grad.numpy().tolist()))
+    z = (x * w).sum()
+    z.backward(retain_graph=True)
+    z.backward(retain_graph=True)
+    z.backward()
+    assert log == {"w": [[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]],
+                   "x": [[3.0, 4.0], [6.0, 8.0], [9.0, 12.0]]}
+    log.clear()
+    paddle.autograd.backward([(x * x).sum(), (x * 3).sum()])
+    assert log == {"x": [[14.0, 19.0]]}
+    log.clear()
+    (x ** 3).sum().backward(create_graph=True)
+    assert log == {"x": [[17.0, 31.0]]}
+
+
+def test_register_backward_hook_errors():
+    with pytest.raises(ValueError, match="stop gradient"):          # Paddle: ValueError
+        TT([1.0])._register_backward_hook(lambda: None)
+    with pytest.raises(ValueError, match="leaf"):                   # Paddle: ValueError
+        (leaf([1.0]) * 2)._register_backward_hook(lambda: None)
+    with pytest.raises(TypeError):                                  # Paddle: at backward
+        leaf([1.0])._register_backward_hook(3)
+    # a hook that raises: the gradient is accumulated (Paddle: [2.]), the error surfaces,
+    # and nothing of that backward is left queued for the next one
+    b, log = leaf([1.0]), []
+
+    def bad():
+        raise KeyError("boom")
+    b._register_backward_hook(bad)
+    with pytest.raises(KeyError):
+        (b * 2).sum().backward()
+    assert b.grad.tolist() == [2.0]
+    x = leaf([1.0])
+    x._register_backward_hook(lambda: log.append(1))
+    (x * 2).sum().backward()
+    assert log == [1]
+
+
+def test_grad_underscore_is_grad():
+    # Paddle 3.3.1: x.grad_ reads and sets .grad
+    x = leaf([1.0, 2.0])
+    assert x.grad_ is None
+    (x * x).sum().backward()
+    assert x.grad_.tolist() == [2.0, 4.0]
+    x.grad_ = TT([3.0, 3.0])
+    assert x.grad.tolist() == [3.0, 3.0]

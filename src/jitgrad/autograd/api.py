@@ -20,6 +20,7 @@ from ..compile import executor
 from ..compile.executor import replay_retained, run_plain
 from ..core.errors import ArgumentTypeError, ArgumentValueError, NotSupportedError
 from ..core.grad_store import deliver_grad
+from ..core.hooks import DUE, run_due
 from ..core.tensor import Tensor
 from ..ops import siblings
 from .eager import eager_backward, eager_gradients
@@ -131,11 +132,17 @@ def backward(tensors: Tensor | Sequence[Tensor],
     if not live:
         return                                  # no gradient path: a silent no-op, as Paddle
     roots, seeds = [r for r, _ in live], [s for _, s in live]
-    if create_graph:
-        eager_backward(roots, seeds, retain_graph, create_graph=True)
-    else:
-        executor.run_backward(roots, seeds, retain_graph)
+    try:
+        if create_graph:
+            eager_backward(roots, seeds, retain_graph, create_graph=True)
+        else:
+            executor.run_backward(roots, seeds, retain_graph)
+    except BaseException:
+        DUE.clear()             # a failed backward's queued hooks never run
+        raise
     siblings.fill(roots)
+    if DUE:
+        run_due()               # Tensor._register_backward_hook's hooks, after accumulation
 
 
 def tensor_backward(self: Tensor, grad_tensor: Tensor | None = None,
@@ -149,10 +156,18 @@ def tensor_backward(self: Tensor, grad_tensor: Tensor | None = None,
     if grad_tensor is None and create_graph is False and dump_backward_graph_path is None:
         if retain_graph is None or retain_graph is False:
             if not self._stop_gradient and self._data.dtype.kind == "f":
-                run_plain(self)         # what autograd.backward does after its checks
+                try:
+                    run_plain(self)     # what autograd.backward does after its checks
+                except BaseException:
+                    DUE.clear()
+                    raise
                 siblings.fill([self])
+                if DUE:
+                    run_due()
                 return
         elif retain_graph is True and replay_retained(self):
+            if DUE:
+                run_due()
             return                      # a retained graph's replay (executor.py)
     if grad_tensor is not None:
         if not isinstance(grad_tensor, Tensor):

@@ -132,6 +132,50 @@ class _Hook:
         return self.fn(g)
 
 
+class _AfterAccumulation:
+    """A chain entry for `Tensor._register_backward_hook(fn)`: where the leaf's hooks run
+    (on its summed gradient, before it is added to .grad) it leaves the gradient alone and
+    queues fn, which the backward calls once every gradient is accumulated."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, g: Tensor) -> None:
+        DUE.append(self.fn)         # (None: the gradient goes on unchanged)
+
+
+# fns of _register_backward_hook due at the end of the running backward (a backward that
+# reached none leaves it empty: api.py tests it, one list truth test a backward)
+DUE: list[Callable[[], Any]] = []
+
+
+def run_due() -> None:
+    """Call the backward hooks the backward that just ended queued (Paddle's order:
+    leaf by leaf, each leaf's in registration order)."""
+    while DUE:
+        fns = DUE[:]
+        DUE.clear()
+        for fn in fns:
+            fn()
+
+
+def register_backward_hook(t: Tensor, fn: Callable[[], Any]) -> None:
+    """Tensor._register_backward_hook: fn() runs after each backward() has accumulated
+    the gradient of the leaf t (not after paddle.grad, which accumulates nothing), after
+    t's gradient hooks, as in Paddle 3.3.1 (where DataParallel and sharding use it)."""
+    if t._stop_gradient:
+        raise ValueError("Cannot register backward hook on a Tensor that stop gradient.")
+    if t._node is not None:
+        raise ValueError("Only can register backward hook for leaf Tensor.")
+    if not callable(fn):
+        raise TypeError(f"_register_backward_hook expects a callable, got "
+                        f"{type(fn).__name__}")
+    chain_of(t, create=True).entries.append(_AfterAccumulation(fn))
+    tape.bump_epoch()
+
+
 def note_retain(t: Tensor) -> None:
     """retain_grads() on a non-leaf: mark the chain position once."""
     if t._node is None:

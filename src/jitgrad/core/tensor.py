@@ -198,6 +198,8 @@ class Tensor(TensorOperators):
             return                                          # a kept `.grad` sees the values
         self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
 
+    grad_ = grad        # Paddle 3.3.1's other name for .grad (read and set)
+
     def _grad_ivar(self) -> Tensor | None:
         """.grad, under the name Paddle's own code calls."""
         return self.grad
@@ -235,6 +237,11 @@ class Tensor(TensorOperators):
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
         from .hooks import register_hook
         return register_hook(self, hook)
+
+    def _register_backward_hook(self, hook: Callable[[], Any]) -> None:
+        """Paddle's hook() called after each backward has accumulated this leaf's .grad."""
+        from .hooks import register_backward_hook
+        register_backward_hook(self, hook)
 
     def detach(self) -> Tensor:
         """A stop_gradient leaf with the same values, sharing this tensor's in-place version
