@@ -143,3 +143,25 @@ def test_grad_underscore_is_grad():
     assert x.grad_.tolist() == [2.0, 4.0]
     x.grad_ = TT([3.0, 3.0])
     assert x.grad.tolist() == [3.0, 3.0]
+
+
+# ---- set_grad_enabled, incubate vjp/jvp, Jacobian slices, PyLayer, hook handles ------------
+
+@pytest.mark.parametrize("mode, on", [(0, False), (1, True), (np.bool_(False), False),
+                                      (0.0, False), (TT(False), False), (TT(True), True)])
+def test_set_grad_enabled_takes_the_truth_value(mode, on):
+    # Paddle 3.3.1: with set_grad_enabled(0) recording is off, (1) on (jitgrad raised
+    # TypeError for anything but a bool)
+    x = leaf([1.0])
+    with paddle.no_grad():
+        with paddle.set_grad_enabled(mode):
+            assert paddle.is_grad_enabled() is on
+            assert (x * 2).stop_gradient is (not on)
+        assert paddle.is_grad_enabled() is False
+    assert paddle.is_grad_enabled() is True
+
+
+def test_set_grad_enabled_refuses_strings():
+    with pytest.raises(TypeError):                  # Paddle 3.3.1: TypeError too
+        paddle.set_grad_enabled("no")
+    assert paddle.is_grad_enabled()

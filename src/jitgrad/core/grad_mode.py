@@ -123,7 +123,7 @@ class set_grad_enabled:
 
     def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled expects a bool, got {mode!r}")
+            mode = _truth(mode)
         self.mode = mode
         self._prev = tape._set_grad_enabled(mode)
 
@@ -136,3 +136,16 @@ class set_grad_enabled:
     def __call__(self, fn: Callable) -> Callable:
         tape._set_grad_enabled(self._prev)      # decorating is not a plain call
         return decorate(fn, self.mode, "set_grad_enabled")
+
+
+def _truth(mode: Any) -> bool:
+    """set_grad_enabled's mode given as a number, numpy bool or one-element Tensor: its truth
+    value, as Paddle 3.3.1 takes it (`set_grad_enabled(0)` turns recording off). None and
+    strings raise (3.3.1 takes None as False and refuses strings)."""
+    import numbers
+
+    import numpy as np
+    if isinstance(mode, (numbers.Number, np.bool_)) or (
+            hasattr(mode, "_data") and getattr(mode._data, "size", 0) == 1):
+        return bool(mode)
+    raise TypeError(f"set_grad_enabled expects a bool, got {mode!r}")
