@@ -165,3 +165,37 @@ def test_set_grad_enabled_refuses_strings():
     with pytest.raises(TypeError):                  # Paddle 3.3.1: TypeError too
         paddle.set_grad_enabled("no")
     assert paddle.is_grad_enabled()
+
+
+def _kinds(o):
+    if isinstance(o, (list, tuple)):
+        return type(o).__name__ + "[" + ",".join(_kinds(e) for e in o) + "]"
+    return type(o).__name__
+
+
+def test_incubate_vjp_jvp_return_paddles_containers():
+    # measured on Paddle 3.3.1: the function's result as it returned it; vjp's gradients a
+    # tuple when xs is a list or tuple, jvp's tangents a tuple when the result is a sequence
+    iag = paddle.incubate.autograd
+    x, z = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    cases = [
+        (iag.vjp, lambda a: a * a, x, "Tensor", "Tensor"),
+        (iag.vjp, lambda a: a * a, [x], "Tensor", "tuple[Tensor]"),
+        (iag.vjp, lambda a, b: a * b, [x, z], "Tensor", "tuple[Tensor,Tensor]"),
+        (iag.vjp, lambda a: (a * 2, a * 3), x, "tuple[Tensor,Tensor]", "Tensor"),
+        (iag.vjp, lambda a: [a * 2, a * 3], x, "list[Tensor,Tensor]", "Tensor"),
+        (iag.vjp, lambda a, b: (a * b, a + b), [x, z], "tuple[Tensor,Tensor]",
+         "tuple[Tensor,Tensor]"),
+        (iag.jvp, lambda a: a * a, [x], "Tensor", "Tensor"),
+        (iag.jvp, lambda a: (a * 2, a * 3), x, "tuple[Tensor,Tensor]", "tuple[Tensor,Tensor]"),
+        (iag.jvp, lambda a: [a * 2], x, "list[Tensor]", "tuple[Tensor]"),
+        (iag.jvp, lambda a, b: (a * b, a + b), [x, z], "tuple[Tensor,Tensor]",
+         "tuple[Tensor,Tensor]"),
+    ]
+    for fn, f, xs, ys_kind, g_kind in cases:
+        ys, g = fn(f, xs)
+        assert (_kinds(ys), _kinds(g)) == (ys_kind, g_kind)
+    ys, g = iag.vjp(lambda a, b: (a * b, a + b), [x, z])
+    assert [t.tolist() for t in g] == [[4.0, 5.0], [2.0, 3.0]]          # Paddle's values
+    ys, g = iag.jvp(lambda a, b: (a * b, a + b), [x, z])
+    assert [t.tolist() for t in g] == [[4.0, 6.0], [2.0, 2.0]]

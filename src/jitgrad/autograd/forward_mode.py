@@ -60,7 +60,7 @@ def _zeros_for(gs: list, like: list[Tensor]) -> list[Tensor]:
 
 
 def _pack(ts: list[Tensor], single: bool) -> Any:
-    return ts[0] if single else ts
+    return ts[0] if single else tuple(ts)
 
 
 def vjp(func: Callable[..., Any], xs: Any, v: Any = None) -> tuple[Any, Any]:
@@ -69,13 +69,16 @@ def vjp(func: Callable[..., Any], xs: Any, v: Any = None) -> tuple[Any, Any]:
     xs_l, single_x = _as_list(xs, "xs")
     xs_l = _fresh(xs_l)
     with grad_mode.enable_grad():
-        ys_l, single_y = _outputs(func(*xs_l))
+        ys = func(*xs_l)
+        ys_l, _ = _outputs(ys)
     vs = _check_like(v, ys_l, "v")
     live = [(y, s) for y, s in zip(ys_l, vs) if not y._stop_gradient]
     gs: list = [None] * len(xs_l)
     if live:
         gs = _grad([y for y, _ in live], xs_l, [s for _, s in live], allow_unused=True)
-    return _pack(ys_l, single_y), _pack(_zeros_for(gs, xs_l), single_x)
+    # (Paddle 3.3.1: func's result as it returned it, a list or tuple kept; the gradients
+    # a tuple when xs is a list or tuple)
+    return ys, _pack(_zeros_for(gs, xs_l), single_x)
 
 
 def _forward(outputs: list[Tensor], inputs: list[Tensor], tangents: list[Tensor]
@@ -107,8 +110,10 @@ def jvp(func: Callable[..., Any], xs: Any, v: Any = None) -> tuple[Any, Any]:
     vs = _check_like(v, xs_l, "v")
     xs_l = _fresh(xs_l)
     with grad_mode.enable_grad():
-        ys_l, single_y = _outputs(func(*xs_l))
-    return _pack(ys_l, single_y), _pack(_forward(ys_l, xs_l, vs), single_y)
+        ys = func(*xs_l)
+        ys_l, single_y = _outputs(ys)
+    # (Paddle 3.3.1: func's result as returned; the tangents a tuple when it is a sequence)
+    return ys, _pack(_forward(ys_l, xs_l, vs), single_y)
 
 
 def forward_grad(outputs: Any, inputs: Any, grad_inputs: Any = None) -> Any:
