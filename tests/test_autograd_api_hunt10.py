@@ -199,3 +199,15 @@ def test_incubate_vjp_jvp_return_paddles_containers():
     assert [t.tolist() for t in g] == [[4.0, 5.0], [2.0, 3.0]]          # Paddle's values
     ys, g = iag.jvp(lambda a, b: (a * b, a + b), [x, z])
     assert [t.tolist() for t in g] == [[4.0, 6.0], [2.0, 2.0]]
+
+
+def test_empty_jacobian_slices_are_empty_tensors():
+    # J[2:1] raised IndexError('list index out of range') from the row list (Paddle 3.3.1
+    # fails too, in concat); numpy's shapes: [0, 3]; J[:, 2:1] was and stays [3, 0]
+    x = leaf([1.0, 2.0, 3.0])
+    J = paddle.autograd.jacobian(x * x, x)
+    assert J[2:1].shape == [0, 3] and J[:, 2:1].shape == [3, 0]
+    assert J[1:2].tolist() == [[0.0, 4.0, 0.0]]
+    xb = leaf(np.arange(6.0).reshape(3, 2))
+    Jb = paddle.autograd.jacobian(xb * xb, xb, batch_axis=0)
+    assert Jb[2:1].shape == [0, 2, 2] and Jb[:, 1:1].shape == [3, 0, 2]

@@ -103,6 +103,8 @@ class Jacobian:
         lazy = index[self._lazy_axis]
         rows = range(self.inner_shape[self._lazy_axis])[lazy]
         wanted = [rows] if isinstance(rows, int) else list(rows)
+        if not wanted:          # an empty slice (J[2:1]): an empty result, as numpy gives
+            return Tensor._make(np.zeros(self.inner_shape, self._xs._data.dtype)[index])
         self._compute(wanted)
         block = self._block(wanted)
         rest = list(index)
