@@ -211,3 +211,25 @@ def test_empty_jacobian_slices_are_empty_tensors():
     xb = leaf(np.arange(6.0).reshape(3, 2))
     Jb = paddle.autograd.jacobian(xb * xb, xb, batch_axis=0)
     assert Jb[2:1].shape == [0, 2, 2] and Jb[:, 1:1].shape == [3, 0, 2]
+
+
+def test_saved_tensor_is_none_when_nothing_was_saved():
+    seen = []
+
+    class Nothing(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x, save):
+            if save:
+                ctx.save_for_backward()
+            return x * 3
+
+        @staticmethod
+        def backward(ctx, dy):
+            seen.append(ctx.saved_tensor())
+            return dy * 3
+
+    for save in (False, True):
+        x = leaf([1.0, 2.0])
+        Nothing.apply(x, save).sum().backward()
+        assert x.grad.tolist() == [3.0, 3.0]
+    assert seen == [None, ()]           # Paddle 3.3.1: None, then ()

@@ -23,7 +23,7 @@ class PyLayerContext:
     """The `ctx` passed to forward and backward: carries saved tensors and options."""
 
     def __init__(self) -> None:
-        self._saved: tuple = ()
+        self._saved: tuple | None = None           # None until save_for_backward (Paddle)
         self._packed: tuple | None = None           # (unpack, [(packed, shape, dtype)])
         self.needs_input_grad: tuple = ()
         self.materialize_grads = True
@@ -45,7 +45,9 @@ class PyLayerContext:
                                  if isinstance(t, Tensor) else (t, None, None)
                                  for t in tensors])
 
-    def saved_tensor(self) -> tuple:
+    def saved_tensor(self) -> tuple | None:
+        """The tensors save_for_backward kept, as a tuple; None when forward saved nothing
+        (Paddle 3.3.1; `save_for_backward()` with no arguments gives ())."""
         if self._packed is None:
             return self._saved
         from ..ops.saved_hooks import unpacked
