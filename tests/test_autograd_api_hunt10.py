@@ -233,3 +233,21 @@ def test_saved_tensor_is_none_when_nothing_was_saved():
         Nothing.apply(x, save).sum().backward()
         assert x.grad.tolist() == [3.0, 3.0]
     assert seen == [None, ()]           # Paddle 3.3.1: None, then ()
+
+
+def test_removing_a_hook_twice_warns_as_paddle():
+    # Paddle 3.3.1: True, then False with a RuntimeWarning naming the hook's id (ids count
+    # up per tensor and are not reused)
+    x = leaf([1.0])
+    h0, h1 = x.register_hook(lambda g: g), x.register_hook(lambda g: g * 2)
+    assert h0.remove() is True
+    h2 = x.register_hook(lambda g: g)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert h1.remove() is True and h1.remove() is False
+        assert h2.remove() is True and h2.remove() is False
+    assert [m.category for m in w] == [RuntimeWarning, RuntimeWarning]
+    assert "(ID: 1)" in str(w[0].message) and "(ID: 2)" in str(w[1].message)
+    assert "does not exist or has been removed" in str(w[0].message)
+    (x * 5).sum().backward()
+    assert x.grad.tolist() == [5.0]

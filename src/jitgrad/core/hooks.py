@@ -12,6 +12,7 @@ tensor itself. The compiled backward calls a chain from a Program segment callba
 from __future__ import annotations
 
 import threading
+import warnings
 import weakref
 from typing import Any, Callable
 
@@ -49,10 +50,11 @@ def retained_tensors() -> list[Tensor]:
 class HookChain:
     """Hooks of one tensor, in registration order, with the RETAIN marker among them."""
 
-    __slots__ = ("entries", "__weakref__")
+    __slots__ = ("entries", "next_id", "__weakref__")
 
     def __init__(self) -> None:
         self.entries: list[Any] = []
+        self.next_id = 0            # register_hook's ids, 0, 1, ... (Paddle's hook ids)
 
     @property
     def has_hooks(self) -> bool:
@@ -86,16 +88,25 @@ def node_chain(node: tape.Node) -> HookChain | None:
 
 
 class RemovableHandle:
-    """Returned by register_hook; `remove()` is True the first time, False after."""
+    """Returned by register_hook; `remove()` is True the first time, False after (with
+    Paddle 3.3.1's RuntimeWarning)."""
 
-    def __init__(self, chain: HookChain, fn: Callable) -> None:
+    def __init__(self, chain: HookChain, fn: Callable, tensor: Tensor | None = None,
+                 hook_id: int = 0) -> None:
         self._chain = chain
         self._fn = fn
         self._removed = False
+        self._tensor = None if tensor is None else weakref.ref(tensor)
+        self._id = hook_id
 
     def remove(self) -> bool:
         chain = self._chain
         if self._removed:
+            t = None if self._tensor is None else self._tensor()
+            name = "" if t is None else t.name
+            warnings.warn(f"The backward hook (ID: {self._id}) of Tensor `{name}` you want "
+                          f"to remove does not exist or has been removed.", RuntimeWarning,
+                          stacklevel=2)
             return False
         self._removed = True
         for i, e in enumerate(chain.entries):
@@ -114,9 +125,11 @@ def register_hook(t: Tensor, fn: Callable[[Tensor], Tensor | None]) -> Removable
         raise TypeError(f"register_hook expects a callable, got {type(fn).__name__}")
     chain = chain_of(t, create=True)
     entry = _Hook(fn)
+    hook_id = chain.next_id
+    chain.next_id += 1
     chain.entries.append(entry)
     tape.bump_epoch()
-    return RemovableHandle(chain, entry)
+    return RemovableHandle(chain, entry, t, hook_id)
 
 
 class _Hook:
