@@ -251,3 +251,17 @@ def test_removing_a_hook_twice_warns_as_paddle():
     assert "does not exist or has been removed" in str(w[0].message)
     (x * 5).sum().backward()
     assert x.grad.tolist() == [5.0]
+
+
+def test_zero_jacobian_of_an_unrelated_ys_reports_xs_stop_gradient():
+    # Paddle 3.3.1: zeros with stop_gradient=False when xs needs a gradient (the ys a constant
+    # or made from other tensors), True when xs does not (jitgrad said True for both)
+    x, z = leaf([1.0, 2.0]), leaf([1.0])
+    H = paddle.autograd.hessian((z * z).sum(), x)
+    assert H[:].tolist() == [[0.0, 0.0], [0.0, 0.0]] and H[:].stop_gradient is False
+    with paddle.no_grad():
+        c = x * 2
+    J = paddle.autograd.jacobian(c, x)
+    assert J[:].tolist() == [[0.0, 0.0], [0.0, 0.0]] and J[:].stop_gradient is False
+    s = TT([1.0, 2.0])
+    assert paddle.autograd.jacobian(s * 2, s)[:].stop_gradient is True

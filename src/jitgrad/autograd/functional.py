@@ -264,9 +264,11 @@ def _differentiable_rows(values: np.ndarray, jac: Jacobian, rows: list[int]) -> 
     recorded node over the leaves of ys's graph whose rule rebuilds the rows with
     create_graph=True and differentiates <rows, G> (slow, and only when asked for)."""
     from ..core import tape
-    leaves = _leaves_of(jac._ys)
-    if not leaves or not tape.is_grad_enabled():
+    if not tape.is_grad_enabled():
         return Tensor._make(values)
+    leaves = _leaves_of(jac._ys)
+    if not leaves:      # ys does not depend on anything: zeros, stop_gradient as xs's
+        return Tensor._make(values, stop_gradient=jac._xs._stop_gradient)   # (Paddle)
     return _JacobianRows.apply(values, jac, rows, *leaves)
 
 
