@@ -234,7 +234,8 @@ quantile_lerp_op = binary(
     "quantile_lerp", _lerp_forward,
     lambda m, lo, hi, out, w: m.mask(1 - w.astype(m.dtype, copy=False)),
     Weight(lambda m, lo, hi, out, w: w), bound_attrs=("w",),
-    cases=({"shapes": ((4,), (4,)), "attrs": {"w": np.array([0.25, 0.0, 0.5, 0.875])}},
+    cases=({"shapes": ((), ()), "attrs": {"w": np.array(0.25)}},
+           {"shapes": ((4,), (4,)), "attrs": {"w": np.array([0.25, 0.0, 0.5, 0.875])}},
            {"shapes": ((2, 1), (2, 1)), "attrs": {"w": np.array([[0.4], [0.0]])}}),
     doc="lo + w * (hi - lo) at constant fractions w (quantile's linear interpolation)")
 
