@@ -126,3 +126,18 @@ def test_empty_list_index_selects_nothing():
     assert x[:, []].shape == [3, 0]      # (numpy and torch; Paddle 3.3.1 gives [4, 0])
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.zeros((3, 4)))
+
+
+def test_place_is_paddles_place_object():
+    # Paddle 3.3.1: x.place is a Place (printed Place(cpu)) with is_cpu_place() and the
+    # other devices' queries, equal to paddle.CPUPlace(); jitgrad's was the str "Place(cpu)"
+    x = paddle.to_tensor([1.0])
+    p = x.place
+    assert str(p) == repr(p) == "Place(cpu)"
+    assert p.is_cpu_place() and not p.is_gpu_place() and not p.is_xpu_place()
+    assert not p.is_custom_place() and p.gpu_device_id() == 0
+    assert p == paddle.CPUPlace() and paddle.CPUPlace() == p and p != "cpu"
+    assert paddle.to_tensor([2.0], place=p).place == p
+    assert str(x).startswith("Tensor(shape=[1], dtype=float32, place=Place(cpu),")
+    lin = paddle.nn.Linear(2, 2)
+    lin.to(device=x.place)

@@ -11,16 +11,16 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DType, to_dtype
-from .tensor import Tensor
+from .tensor import Place, Tensor
 
 dtype = DType                       # isinstance(t.dtype, paddle.dtype)
 
 
-class CPUPlace:
-    """The only place jitgrad computes on; `to_tensor(..., place=CPUPlace())` accepts it."""
+class CPUPlace(Place):
+    """The only place jitgrad computes on; `to_tensor(..., place=CPUPlace())` accepts it,
+    and it equals every tensor's `.place`."""
 
-    def __repr__(self) -> str:
-        return "Place(cpu)"
+    __slots__ = ()
 
 
 def set_device(device: str) -> str:

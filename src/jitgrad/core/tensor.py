@@ -22,6 +22,42 @@ _ops: Any = None
 _REVERSED = [tuple(range(n))[::-1] for n in range(8)]   # x.T's perm by ndim
 
 
+class Place:
+    """Where a tensor lives: always the CPU. `x.place` (Paddle's Place: printed `Place(cpu)`,
+    `is_cpu_place()` True, the other devices' queries False, equal to `paddle.CPUPlace()`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Place(cpu)"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Place)
+
+    def __hash__(self) -> int:
+        return hash("Place(cpu)")
+
+    def is_cpu_place(self) -> bool:
+        return True
+
+    def _no(self) -> bool:
+        return False
+
+    is_gpu_place = is_xpu_place = is_custom_place = is_ipu_place = _no
+    is_cuda_pinned_place = is_xpu_pinned_place = _no
+
+    def gpu_device_id(self) -> int:
+        return 0
+
+    xpu_device_id = ipu_device_id = custom_device_id = gpu_device_id
+
+    def custom_device_type(self) -> str:
+        return ""
+
+
+CPU_PLACE = Place()
+
+
 class Tensor(TensorOperators):
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
@@ -100,8 +136,8 @@ class Tensor(TensorOperators):
         return dtypes.from_numpy(self._data.dtype)
 
     @property
-    def place(self) -> str:
-        return "Place(cpu)"
+    def place(self) -> Place:
+        return CPU_PLACE
 
     # (Paddle's descriptive attributes of a CPU dense tensor)
     device = "cpu"

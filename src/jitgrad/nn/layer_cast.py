@@ -64,8 +64,8 @@ def cast(layer: Any, dtype: Any, floating_only: bool, include_sublayers: bool,
 
 
 def _check_device(device: Any, where: str) -> None:
-    from ..core.compat import CPUPlace
-    if device is None or isinstance(device, CPUPlace):
+    from ..core.tensor import Place
+    if device is None or isinstance(device, Place):    # (CPUPlace(), a tensor's .place)
         return
     if isinstance(device, str):
         if device.split(":")[0].lower() == "cpu":
