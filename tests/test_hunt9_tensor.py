@@ -108,7 +108,7 @@ def test_comparison_with_none_or_a_list_is_not_elementwise():
     for o in (None, [1.0, 5.0], (1.0, 5.0), {}, [1.0]):
         assert (x == o) is False and (x != o) is True
         with pytest.raises(TypeError):
-            x < o
+            _ = x < o
     assert x in [None, x] and x not in [None, [1.0, 2.0]]
     # numbers and arrays still compare element by element
     np.testing.assert_array_equal((x == np.array([1.0, 5.0])).numpy(), [True, False])
