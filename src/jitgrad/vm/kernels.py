@@ -68,11 +68,12 @@ def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - 
     Contiguous rows (inner 1) go through row slices indexed from 0: a loop indexing
     out[base + t] does not vectorise (Numba's negative-index wraparound), 2.9 us against
     0.6 for a 32 x 64 softmax."""
+    zero = np.zeros(1, out.dtype)[0]        # (g[0] - g[0] is NaN for an inf gradient)
     if inner == 1:
         for i in range(outer):
             base = i * length
             gv, yv, ov = g[base:base + length], y[base:base + length], out[base:base + length]
-            s = gv[0] - gv[0]
+            s = zero
             if log:
                 for t in range(length):
                     s += gv[t]
@@ -95,7 +96,7 @@ def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - 
     for i in range(outer):
         for j in range(inner):
             base = i * length * inner + j
-            s = g[base] - g[base]
+            s = zero
             for t in range(length):
                 q = base + t * inner
                 s += g[q] if log else g[q] * y[q]

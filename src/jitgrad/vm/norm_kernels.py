@@ -17,10 +17,11 @@ def _chansum(out, a, rows, n, inner, acc):  # pragma: no cover - compiled
     if not acc:
         for j in range(n):
             out[j] = 0
+    zero = np.zeros(1, out.dtype)[0]        # (a[base] - a[base] is NaN for an inf)
     for r in range(rows):
         for j in range(n):
             base = (r * n + j) * inner
-            s = a[base] - a[base]
+            s = zero
             for i in range(inner):
                 s += a[base + i]
             out[j] += s
@@ -76,7 +77,7 @@ def _norm_bwd(out, g, xh, aux, prm, acc):  # pragma: no cover - compiled
     if L == 1 and Q == 1 and A == S:    # batch_norm over [N, C]: per column
         _norm_bwd_columns(out, g, xh, rstd, w, R, S, acc)
         return
-    zero = g[0] - g[0]
+    zero = np.zeros(1, out.dtype)[0]        # (g[0] - g[0] is NaN for an inf gradient)
     run = Q if Q > 0 else L
     sh = np.zeros(S, aux.dtype)
     shx = np.zeros(S, aux.dtype)
