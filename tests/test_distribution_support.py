@@ -186,3 +186,19 @@ def test_gamma_rsample_is_differentiable_in_the_concentration():
     x = D.Chi2(df).rsample([3])
     x.sum().backward()
     assert x.dtype == paddle.float32 and df.grad is not None and float(df.grad[0]) > 0
+
+
+def test_poisson_log_prob_gradient_in_the_value_at_zero_is_log_rate_plus_euler_gamma():
+    # d/dv (v log r - r - lgamma(v + 1)) = log r - digamma(v + 1); at v = 0: log r + 0.5772.
+    # Paddle 3.3.1 gives [0.22054094, -0.01731911, -0.1575054, -2.1267571] here; the 0 log 0
+    # rule once dropped log r at v = 0 (0.5772157)
+    r = paddle.to_tensor(np.array([0.7, 1.5, 3.0, 0.3], "float32"), stop_gradient=False)
+    v = paddle.to_tensor(np.array([0.0, 1.0, 3.0, 2.0], "float32"), stop_gradient=False)
+    gr, gv = paddle.grad(paddle.distribution.Poisson(r).log_prob(v).sum(), [r, v])
+    want = np.log([0.7, 1.5, 3.0, 0.3]) - np.array([-0.5772157, 0.4227843, 1.2561177,
+                                                     0.9227843])     # digamma(v + 1)
+    np.testing.assert_allclose(gv.numpy(), want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gr.numpy(), [-1.0, -1 / 3, 0.0, 2 / 0.3 - 1], rtol=1e-6)
+    zero = paddle.distribution.Poisson(paddle.to_tensor([0.0, 0.0])).log_prob(
+        paddle.to_tensor([0.0, 1.0]))
+    assert zero.numpy().tolist() == [0.0, float("-inf")]         # 0 log 0 = 0 at rate 0

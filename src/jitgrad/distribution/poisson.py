@@ -9,7 +9,7 @@ import numpy as np
 from . import _ops as P
 from ..core.tensor import Tensor
 from ..ops.creation import generator
-from .base import Distribution, check_shape, p_log_q
+from .base import Distribution, check_shape, p_log_q, xlogy
 
 
 class Poisson(Distribution):
@@ -61,8 +61,8 @@ class Poisson(Distribution):
         value = value.astype(self.dtype) if isinstance(value, Tensor) else \
             P.to_tensor(np.asarray(value, dtype=self.dtype))
         rate, value = P.broadcast_tensors([self.rate, value])
-        log_rate = P.log(P.where(value == 0, P.ones_like(rate), rate))   # (0 log 0 = 0)
-        lp = P.nan_to_num(-rate + value * log_rate - P.lgamma(value + 1))
+        # (0 log 0 = 0 at rate 0 only: elsewhere d/dvalue is log(rate), at value 0 too)
+        lp = P.nan_to_num(-rate + xlogy(value, rate) - P.lgamma(value + 1))
         outside = (value < 0).logical_or((rate == 0).logical_and(value > 0))
         return P.where(outside, P.full_like(lp, float("-inf")), lp)
 
