@@ -286,3 +286,117 @@ def test_quantile_gradient_is_paddles_lerp_bit_for_bit(fn, path):
     backward(y, path, grad_tensor=paddle.to_tensor(np.float32(10.0)))
     np.testing.assert_array_equal(x.grad.numpy(), np.array([0, 0, 0, 0, 0, 6.0, 3.9999998],
                                                            "float32"))
+
+
+LOGITS = [[1.0, 2.0, 0.5], [0.3, -1.0, 2.0], [0.0, 0.1, 0.2]]
+PROBS = [[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]]
+LABELS = [0, 2, 1]                      # row 1 ignored (ignore_index=2)
+G3 = [INF, NAN, 2.0]
+
+
+def _upstream(out, reduction):
+    return paddle.to_tensor(np.array(G3, "float32") if reduction == "none" else
+                            np.float32(INF))
+
+
+CLASS_LOSSES = {
+    # (loss, reduction): x's gradient for upstream G3 ('none') or inf, Paddle 3.3.1's: the
+    # ignored row, and nll_loss's classes other than the label, get 0 (jitgrad gave NaN).
+    # (cross_entropy's label class: (p - 1) * inf = -inf; Paddle: inf * p - inf = NaN)
+    ("cross_entropy", "none"): [[-INF, INF, INF], [0, 0, 0], None],
+    ("cross_entropy", "mean"): [[-INF, INF, INF], [0, 0, 0], [INF, -INF, INF]],
+    ("cross_entropy", "sum"): [[-INF, INF, INF], [0, 0, 0], [INF, -INF, INF]],
+    ("nll_loss", "none"): [[-INF, 0, 0], [0, 0, 0], [0, -2.0, 0]],
+    ("nll_loss", "mean"): [[-INF, 0, 0], [0, 0, 0], [0, -INF, 0]],
+    ("nll_loss", "sum"): [[-INF, 0, 0], [0, 0, 0], [0, -INF, 0]],
+    ("log_softmax_nll", "none"): [[NAN, INF, INF], [0, 0, 0], None],
+    ("no_softmax", "none"): [[-INF, 0, 0], [0, 0, 0], [0, -2.0 / 0.3, 0]],
+    ("no_softmax", "mean"): [[-INF, 0, 0], [0, 0, 0], [0, -INF, 0]],
+}
+
+
+def _class_loss(kind, x, reduction):
+    lab = paddle.to_tensor(np.array(LABELS))
+    if kind == "cross_entropy":
+        return F.cross_entropy(x, lab, ignore_index=2, reduction=reduction)
+    if kind == "nll_loss":
+        return F.nll_loss(x, lab, ignore_index=2, reduction=reduction)
+    if kind == "log_softmax_nll":
+        return F.nll_loss(F.log_softmax(x, axis=1), lab, ignore_index=2, reduction=reduction)
+    return F.cross_entropy(x, lab, ignore_index=2, reduction=reduction, use_softmax=False)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("kind, reduction", sorted(CLASS_LOSSES))
+def test_inf_or_nan_upstream_gives_an_ignored_row_zero(kind, reduction, path):
+    x = leaf(PROBS if kind == "no_softmax" else LOGITS)
+    out = _class_loss(kind, x, reduction)
+    backward(out, path, grad_tensor=_upstream(out, reduction))
+    got, want = x.grad.numpy(), CLASS_LOSSES[(kind, reduction)]
+    for row in range(3):
+        if want[row] is not None:       # (None: a finite row, as with finite upstream)
+            np.testing.assert_allclose(got[row], np.array(want[row], "float32"), rtol=1e-6)
+        else:
+            assert np.isfinite(got[row]).all()
+    if reduction == "none":             # the ignored row's loss is +0, as Paddle's
+        assert out.numpy()[1] == 0 and not np.signbit(out.numpy()[1])
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("kind", ["cross_entropy", "nll_loss", "smoothed", "weighted"])
+def test_ignored_rows_select_on_the_compiled_kernels_too(kind, reduction, path):
+    # 80 x 10 logits (the compiled forwards' sizes); every fourth row ignored: an inf or NaN
+    # upstream there gives 0, and every other row's gradient is the one an upstream 0 on
+    # the ignored rows gives, bit for bit ('none'); an inf total gives the other rows inf
+    # with the sign of their gradient for 1 ('mean', 'sum')
+    rng = np.random.default_rng(7)
+    xv = rng.standard_normal((80, 10)).astype("float32")
+    lab = rng.integers(0, 10, 80)
+    lab[::4] = -1
+    w = paddle.to_tensor(rng.uniform(0.5, 2, 10).astype("float32"))
+
+    def loss(x):
+        lb = paddle.to_tensor(lab)
+        if kind == "nll_loss":
+            return F.nll_loss(x, lb, ignore_index=-1, reduction=reduction)
+        return F.cross_entropy(x, lb, ignore_index=-1, reduction=reduction,
+                               weight=w if kind == "weighted" else None,
+                               label_smoothing=0.1 if kind == "smoothed" else 0.0)
+    if reduction == "none":
+        g = rng.standard_normal(80).astype("float32")
+        g_bad, g_zero = g.copy(), g.copy()
+        g_bad[::4] = np.where(np.arange(20) % 2, INF, NAN)
+        g_zero[::4] = 0
+    else:
+        g_bad, g_zero = np.float32(INF), np.float32(1.0)
+    grads = []
+    for gv in (g_bad, g_zero):
+        x = leaf(xv)
+        out = loss(x)
+        if reduction == "none" and out.ndim == 2:
+            gv = gv[:, None]
+        backward(out, path, grad_tensor=paddle.to_tensor(gv))
+        grads.append(x.grad.numpy())
+    assert (grads[0][::4] == 0).all() and not np.signbit(grads[0][::4]).any()
+    if reduction == "none":
+        np.testing.assert_array_equal(grads[0], grads[1])
+    else:
+        counted = np.arange(80) % 4 != 0
+        one = grads[1][counted]
+        np.testing.assert_array_equal(grads[0][counted], np.where(one == 0, 0, np.sign(one) * INF))
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("rows", [3, 80])
+def test_an_ignored_row_of_inf_logits_gets_zero(rows, path):
+    # its softmax is NaN (inf - inf): Paddle 3.3.1 gives that row 0 (torch: NaN)
+    xv = np.zeros((rows, 3), "float32")
+    xv[1] = [INF, 0.1, 0.2]
+    lab = np.zeros(rows, np.int64)
+    lab[1] = 1
+    x = leaf(xv)
+    out = F.cross_entropy(x, paddle.to_tensor(lab), ignore_index=1)
+    assert np.isfinite(out.numpy())
+    backward(out, path)
+    assert (x.grad.numpy()[1] == 0).all() and np.isfinite(x.grad.numpy()).all()

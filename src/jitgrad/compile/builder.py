@@ -326,15 +326,25 @@ class Builder:
         inf or NaN in g where the mask is 0 adds 0 (RELU_BWD reads the mask)."""
         self.contribute(dest, out_shape, "RELU_BWD", g, self.value(mask, out_shape))
 
-    def weighted(self, dest: Slot, out_shape: tuple, g: Slot, weight: np.ndarray) -> None:
+    def weighted(self, dest: Slot, out_shape: tuple, g: Slot, weight: np.ndarray,
+                 mask: np.ndarray | None = None, select_last: bool = False) -> None:
         """dest += sum_to(g * weight where the weight (>= 0) is > 0, else 0): a product that
         selects (maximum's tie weights), so an inf or NaN in g where the weight is 0 adds 0.
-        MUL into a temporary, then RELU_BWD reads the weight."""
+        RELU_BWD reads the weight (or `mask`, when another array says where the product
+        counts: > 0 there) into a temporary, then MUL (a CHAIN's last MUL writes its output
+        directly: one pass over the tile less). `select_last`: MUL first, RELU_BWD last,
+        for a weight that may be NaN or -0.0 where it does not count (the result there is
+        +0 either way)."""
         out_shape = tuple(out_shape)
         w = self.value(weight, out_shape)
+        m = w if mask is None else self.value(mask, out_shape)
         tmp = self.alloc(out_shape)
-        self.emit("MUL", tmp, g, w, acc=False)
-        self.contribute(dest, out_shape, "RELU_BWD", tmp, w)
+        if select_last:
+            self.emit("MUL", tmp, g, w, acc=False)
+            self.contribute(dest, out_shape, "RELU_BWD", tmp, m)
+        else:
+            self.emit("RELU_BWD", tmp, g, m, acc=False)
+            self.contribute(dest, out_shape, "MUL", tmp, w)
 
     def reduce_into(self, dest: Slot, src: Slot) -> None:
         """dest += src summed over the axes along which dest was broadcast to src.shape."""

@@ -20,7 +20,7 @@ from .cosine import cosine
 from .derivative import binary
 from .elementwise import _compiled_forward
 from .math import compiled_pair
-from .nll import _node_attrs, nll, nll_op
+from .nll import _node_attrs, _selected, nll, nll_op
 from .nn import log_softmax
 from .shape import squeeze
 from .stats import norm
@@ -32,8 +32,9 @@ _INT64 = range(-2 ** 63, 2 ** 63)
 _INT64_DTYPE = np.dtype(np.int64)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 # the nll nodes' attributes of nll_loss's and cross_entropy's fused totals (shared dicts)
-_NLL_TOTAL = _node_attrs(1, True, False)
+_NLL_TOTAL = _node_attrs(1, True, False, True)
 _XENT_TOTAL = _node_attrs(1, True, True)
+_XENT_TOTAL_SELECT = _node_attrs(1, True, True, True)      # (some row ignored: nll.py)
 
 
 @quiet
@@ -230,7 +231,8 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
                     dt = d.dtype
                     coef, sh = np.empty(d.shape, dt), np.empty(d.shape, dt)
                     mode = (2 if ignore_index < 0 else 1) if reduction == "mean" else 0
-                    if fused.xent_hard_prep(d, found[0], ignore_index, mode, coef, sh) >= 0:
+                    ignored = fused.xent_hard_prep(d, found[0], ignore_index, mode, coef, sh)
+                    if ignored >= 0:
                         raise _label_range_error("cross_entropy", d.shape[1], ignore_index)
                     e = np.exp(sh)
                     dx, logp = np.empty(d.shape, dt), np.empty(d.shape, dt)
@@ -238,15 +240,22 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
                     # (the cast of a float64 total beyond float32's range warns: quiet)
                     out = np.asarray(t, dt) if dt is _F64 or -3e38 < t < 3e38 else \
                         _quiet_asarray(t, dt)
-                    return apply_xy(nll_op, input, Tensor._make(coef),
-                                    _XENT_TOTAL, out, (dx, logp))
+                    if ignored == -1:       # (every label counts: no select, nll.py)
+                        return apply_xy(nll_op, input, Tensor._make(coef),
+                                        _XENT_TOTAL, out, (dx, logp))
+                    counted = (found[0] != ignore_index).astype(dt)[:, None]
+                    out, saved = _selected((out, (dx, logp)), coef, 1, True, True, counted)
+                    return apply_xy(nll_op, input, Tensor._make(coef), _XENT_TOTAL_SELECT,
+                                    out, saved)
             coef = None if found is None else _hard_label_coefficients(
                 kernels, d, found[0], ignore_index, reduction, label_smoothing)
             if coef is not None:            # (nll called here: see _hard_label_coefficients)
+                counted = found[0] != ignore_index
                 if reduction == "none":     # (smoothed: soft labels, a 1 at the class axis)
                     return _class_loss(input, coef, d.ndim - 1,
-                                       found[1] or bool(label_smoothing), reduction, True)
-                return nll(input, coef, d.ndim - 1, True, True)
+                                       found[1] or bool(label_smoothing), reduction, True,
+                                       counted)
+                return nll(input, coef, d.ndim - 1, True, True, counted)
     require_float(input, "cross_entropy")
     _check_reduction(reduction)
     ax = _class_axis(input, axis)
@@ -291,7 +300,8 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         coef = _hard_coefficients(lab, C, ignore_index, reduction == "mean", dt,
                                   "cross_entropy", every_row)
         if coef is not None:        # (every_row: 1 / lab.size, as coef * (1 / lab.size))
-            return _class_loss(input, coef, ax, keep_dim, reduction, True)
+            return _class_loss(input, coef, ax, keep_dim, reduction, True,
+                               lab != ignore_index)
     valid = lab != ignore_index
     if (weight is None and not label_smoothing and use_softmax and ax == input.ndim - 1 and
             valid.all() and lab.size and 0 <= lab.min() and lab.max() < C):
@@ -299,7 +309,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         k = 1.0 / lab.size if reduction == "mean" else 1.0
         coef = np.zeros(lab.shape + (C,), dt)
         coef.reshape(-1, C)[np.arange(lab.size), lab.ravel()] = k
-        return _class_loss(input, coef, ax, keep_dim, reduction, True)
+        return _class_loss(input, coef, ax, keep_dim, reduction, True, valid)
     safe = np.where(valid, lab, 0)
     if safe.size and (safe.max() >= C or safe.min() < 0):     # (ignored positions hold 0)
         raise _label_range_error("cross_entropy", C, ignore_index)
@@ -319,10 +329,14 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         coef = _one_hot(safe, scale, C, dt if use_softmax else np.float64)
     if ax != coef.ndim - 1:
         coef = np.moveaxis(coef, -1, ax)
-    if use_softmax:
-        return _class_loss(input, coef, ax, keep_dim, reduction, True)
+    if use_softmax:                 # (a row counts where its weight is not 0)
+        return _class_loss(input, coef, ax, keep_dim, reduction, True, roww != 0)
     logp = _log_weighted(input, coef != 0)
-    loss = R.sum(logp * const(0.0 - coef, dt), axis=ax, keepdim=keep_dim)   # +0 where ignored
+    # -sum(coef * logp) as nll's plain node: a class whose coefficient is 0 (not the label,
+    # an ignored row) gets 0 whatever the upstream gradient, as in Paddle 3.3.1
+    loss = nll(logp, coef, ax, False, False)
+    if not keep_dim:
+        loss = squeeze(loss, ax)
     if reduction == "mean":
         return R.sum(loss) / (total or 1.0)
     return _reduce(loss, reduction)
@@ -430,11 +444,12 @@ def _scaled(roww: np.ndarray, reduction: str, total: float | None = None) -> np.
 
 
 def _class_loss(input: Tensor, coef: np.ndarray, ax: int, keep_dim: bool, reduction: str,
-                use_softmax: bool) -> Tensor:
-    """-sum(coef * logp) as one nll node, coef already scaled for 'mean' (_scaled)."""
+                use_softmax: bool, counted: np.ndarray | None = None) -> Tensor:
+    """-sum(coef * logp) as one nll node, coef already scaled for 'mean' (_scaled);
+    `counted`: nll's (which positions count, when the labels tell)."""
     if reduction in ("mean", "sum"):
-        return nll(input, coef, ax, True, use_softmax)
-    loss = nll(input, coef, ax, False, use_softmax)
+        return nll(input, coef, ax, True, use_softmax, counted)
+    loss = nll(input, coef, ax, False, use_softmax, counted)
     return loss if keep_dim else squeeze(loss, ax)
 
 
@@ -461,8 +476,9 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
                     if fused.nll_hard_total(d, found[0], ignore_index,
                                             1 if reduction == "mean" else 0, coef, neg, out) >= 0:
                         raise _label_range_error("nll_loss", d.shape[1], ignore_index)
+                    # (coef: its keep, nll.py's select: >= 0, 0 where x does not count)
                     return apply_xy(nll_op, input, Tensor._make(coef), _NLL_TOTAL, out,
-                                    (neg, d))
+                                    (neg, d, coef))
                 coef = _kernel_coefficients(kernels, found[0], d.shape[:1], d.shape[1],
                                             ignore_index, 1 if reduction == "mean" else 0,
                                             d.dtype, "nll_loss")

@@ -173,12 +173,13 @@ def nll_hard_total(x, lab, ignore_index, mode, coef, negcoef, out):  # pragma: n
 def xent_hard_prep(x, lab, ignore_index, mode, coef, sh):  # pragma: no cover - compiled
     """cross_entropy's common forward before numpy's exp, for [N, C] logits x and int64
     labels [N]: coef = the one-hot coefficients (hard_label_coefficients's), sh = x - the
-    row's max (forward.row_shift's). Returns -1, or the first bad label's position (the
-    arrays then undefined)."""
+    row's max (forward.row_shift's). Returns -1 (-2 when some label is ignore_index: ops/
+    nll.py then selects), or the first bad label's position (the arrays then undefined)."""
     N, C = x.shape
     bad, k = _label_scale(lab, C, ignore_index, mode)
     if bad >= 0:
         return bad
+    found = -1
     for r in range(N):
         cr = coef[r]
         for c in range(C):
@@ -186,6 +187,8 @@ def xent_hard_prep(x, lab, ignore_index, mode, coef, sh):  # pragma: no cover - 
         v = lab[r]
         if v != ignore_index:
             cr[v] = k
+        else:
+            found = -2
     for r in range(N):         # (forward.row_shift's loops: the max, then the shift)
         xr, sr = x[r], sh[r]
         m = xr[0]
@@ -194,7 +197,7 @@ def xent_hard_prep(x, lab, ignore_index, mode, coef, sh):  # pragma: no cover - 
                 m = xr[c]  # differs)
         for c in range(C):
             sr[c] = xr[c] - m
-    return -1
+    return found
 
 
 # ---- soft_margin_loss: softplus(-y x) around numpy's exp, log1p and expm1 ------------------
