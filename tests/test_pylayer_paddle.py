@@ -374,3 +374,58 @@ def test_a_pylayer_graph_is_never_cached(fresh_cache):
     info = paddle.cache_info()
     assert info.programs == 0 and info.uncacheable == 3
     assert x.grad.tolist() == [24.0, 48.0]          # per step 3 * 2x + 2x
+
+
+# ---- a backward returning another dtype than its input's (deliberate difference) -----------
+
+class F64Grad(PyLayer):
+    """Returns its float32 input's gradient as float64."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g * 3).astype("float64")
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_float64_gradient_for_a_float32_input_is_cast_to_float32(path):
+    # Paddle 3.3.1: a parameter gets float32 [3, 3] (cast); another leaf keeps float64 in its
+    # .grad, and adding a float32 gradient reads those float64 bytes as float32 ([5.0,
+    # 7.125] for [8, 8] below; 3.9e180 the other way round). torch casts, as jitgrad does.
+    x = leaf([1.0, 2.0])
+    backward(F64Grad.apply(x).sum() + (x * 5).sum(), path)
+    assert x.grad.dtype.name == "float32" and x.grad.tolist() == [8.0, 8.0]
+    w = paddle.nn.Linear(2, 1).weight
+    backward(F64Grad.apply(w).sum(), path)
+    assert w.grad.dtype.name == "float32" and w.grad.numpy().ravel().tolist() == [3.0, 3.0]
+
+
+def test_paddle_grad_of_a_float64_gradient_for_a_float32_input_is_float32():
+    # (Paddle 3.3.1's paddle.grad returns it as float64; torch.autograd.grad as float32)
+    x = leaf([1.0, 2.0])
+    (g,) = paddle.grad(F64Grad.apply(x).sum(), [x])
+    assert g.dtype.name == "float32" and g.tolist() == [3.0, 3.0]
+    y = leaf([1.0, 2.0])
+    (h,) = paddle.grad(F64Grad.apply(paddle.tanh(y)).sum(), [y])   # through an op
+    np.testing.assert_allclose(h.numpy(), 3 * (1 - np.tanh([1.0, 2.0]) ** 2), rtol=1e-6)
+    assert h.dtype.name == "float32"
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_an_integer_gradient_for_a_float_input_is_cast(path):
+    # (Paddle 3.3.1 leaves an int64 .grad on a float32 leaf; torch casts)
+    class IntGrad(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return TT(np.array([1, 2], "int64"))
+
+    x = leaf([1.0, 2.0])
+    backward(IntGrad.apply(x).sum(), path)
+    assert x.grad.dtype.name == "float32" and x.grad.tolist() == [1.0, 2.0]
