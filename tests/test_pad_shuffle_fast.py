@@ -104,7 +104,7 @@ def test_pad_constant_large_and_small_with_and_without_the_kernel(shape, pad, ke
     y, g = _step(lambda x: F.pad(x, pad), a, c)
     assert np.array_equal(y, np.pad(a, w)) and np.array_equal(g, _pad_grad(shape, w,
                                                                             "constant", c))
-    plan = padding._PLANS[(shape, a.dtype, tuple(pad), "constant", "NCHW")]
+    plan = padding._PLANS[(shape, a.dtype, tuple(pad), "constant", "NCHW", True)]
     assert (plan.kernel is not None) == (y.size > padding._NUMPY_CONSTANT_MAX)
 
 
@@ -142,7 +142,8 @@ def test_pad_plan_is_shared_read_only_and_never_the_output():
     x = paddle.to_tensor(_ints((2, 3, 5, 4), 5), stop_gradient=False)
     for mode in NP_MODE:
         y1, y2 = F.pad(x, [1, 1, 2, 1], mode=mode), F.pad(x, [1, 1, 2, 1], mode=mode)
-        plan = padding._PLANS[(x._data.shape, x._data.dtype, (1, 1, 2, 1), mode, "NCHW")]
+        plan = padding._PLANS[(x._data.shape, x._data.dtype, (1, 1, 2, 1), mode, "NCHW",
+                               True)]
         table = plan.attrs["idx"]
         assert table.flags.owndata and not table.flags.writeable
         assert y1._node.attrs["idx"] is table and y2._node.attrs["idx"] is table

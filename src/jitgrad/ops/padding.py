@@ -30,10 +30,25 @@ from .shape import _flat_positions, scatter_flat_op, take_flat_op
 _MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
-def _pad_widths(ndim: int, pad: Sequence[int], data_format: str) -> list[tuple[int, int]]:
+def _pad_widths(ndim: int, pad: Sequence[int], data_format: str, mode: str = "constant",
+                from_left: bool = True) -> list[tuple[int, int]]:
+    listed = isinstance(pad, (list, tuple))
     pad = [int(p.item() if isinstance(p, Tensor) else p) for p in pad]
     if len(pad) % 2:
         raise ValueError(f"pad: needs an even number of entries, got {len(pad)}")
+    if mode == "constant" and listed and len(pad) != 2 * (ndim - 2):
+        # Paddle 3.3.1's constant pad by a list (not of the spatial dims' length): every
+        # dim first dim first when it has 2 * ndim entries and pad_from_left_axis, else
+        # len(pad) // 2 dims from the last dim backward, whatever the data_format (none
+        # for an empty list: a copy)
+        if len(pad) > 2 * ndim:
+            raise ValueError(f"pad: {len(pad)} entries do not fit a {ndim}-D tensor")
+        if len(pad) == 2 * ndim and from_left:
+            return [(pad[2 * i], pad[2 * i + 1]) for i in range(ndim)]
+        widths = [(0, 0)] * ndim
+        for i in range(len(pad) // 2):
+            widths[ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+        return widths
     if len(pad) == 2 * ndim:                    # every dim, first dim first
         return [(pad[2 * i], pad[2 * i + 1]) for i in range(ndim)]
     nsp = len(pad) // 2                         # spatial dims, last dim first
@@ -59,12 +74,19 @@ def _constant_pad_map(shape: tuple, widths: tuple):
 
 
 def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0,
-        data_format: str = "NCHW", name: str | None = None) -> Tensor:
+        data_format: str = "NCHW", pad_from_left_axis: bool = True,
+        name: str | None = None) -> Tensor:
     """Paddle's pad: a list over all dims (first dim first) or over the spatial dims (last
     dim first: [left, right, top, bottom, ...]). Modes constant, reflect, replicate,
-    circular; gradients scatter (constant) or gather (the others)."""
+    circular; gradients scatter (constant) or gather (the others). In constant mode a list
+    of another length than the spatial dims' pads from the last dim backward, whatever
+    the data_format, and so does one over every dim with pad_from_left_axis=False (Paddle
+    3.3.1's rule; the flag means nothing for the other modes)."""
+    if not isinstance(pad_from_left_axis, (bool, np.bool_)):
+        raise TypeError(f"pad: pad_from_left_axis must be a bool, got "
+                        f"{type(pad_from_left_axis).__name__}")
     d = x._data
-    plan = _cached_plan(d, pad, mode, data_format)
+    plan = _cached_plan(d, pad, mode, data_format, bool(pad_from_left_axis))
     attrs = plan.attrs
     if plan.hw is not None:
         out = _pad_hw(d, attrs["shape"], plan.hw)
@@ -105,7 +127,8 @@ _PLANS_KEPT = 128
 _NUMPY_CONSTANT_MAX = 1 << 16       # output elements: a constant pad's values by numpy
 
 
-def _cached_plan(d: np.ndarray, pad: Any, mode: str, data_format: str) -> _Plan:
+def _cached_plan(d: np.ndarray, pad: Any, mode: str, data_format: str,
+                 from_left: bool = True) -> _Plan:
     """The plan for padding d, from the cache when pad is a list or tuple of Python ints
     (a Tensor or float entry is planned each time: nothing keyed by its value)."""
     key = None
@@ -114,19 +137,19 @@ def _cached_plan(d: np.ndarray, pad: Any, mode: str, data_format: str) -> _Plan:
             if type(p) is not int:
                 break
         else:
-            key = (d.shape, d.dtype, tuple(pad), mode, data_format)
+            key = (d.shape, d.dtype, tuple(pad), mode, data_format, from_left)
             plan = _PLANS.get(key)
             if plan is not None:
                 return plan
-    plan = _plan(d.shape, d.dtype, pad, mode, data_format)      # (raises: nothing kept)
+    plan = _plan(d.shape, d.dtype, pad, mode, data_format, from_left)  # (raises: none kept)
     if key is not None:
         remember(_PLANS, key, plan, _PLANS_KEPT)
     return plan
 
 
 def _plan(shape: tuple, dtype: np.dtype, pad: Sequence[int], mode: str,
-          data_format: str) -> _Plan:
-    widths = _pad_widths(len(shape), pad, data_format)
+          data_format: str, from_left: bool = True) -> _Plan:
+    widths = _pad_widths(len(shape), pad, data_format, mode, from_left)
     if builtins.any(a < 0 or c < 0 for a, c in widths):
         raise ValueError(f"pad: negative padding {list(pad)} is not supported")
     widths = tuple(map(tuple, widths))
