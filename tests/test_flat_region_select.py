@@ -255,8 +255,9 @@ def test_inf_or_nan_upstream_gives_the_losers_of_put_along_axis_extremes_zero(
     np.testing.assert_array_equal(v.grad.numpy(), np.array(want_v, "float32"))
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
 @pytest.mark.parametrize("path", PATHS)
-def test_max_of_a_group_with_nan_still_gives_nan(path):
+def test_max_of_a_group_with_nan_still_gives_nan(path):     # (_tie_mask's 0 / 0 warns)
     # max and min are not selects: their weights in a group holding NaN are NaN (Paddle
     # 3.3.1 and torch's amax give the whole group NaN), so they keep their product
     x = leaf([[1.0, NAN, 3.0], [1.0, 2.0, 2.0]])
@@ -384,7 +385,8 @@ def test_ignored_rows_select_on_the_compiled_kernels_too(kind, reduction, path):
     else:
         counted = np.arange(80) % 4 != 0
         one = grads[1][counted]
-        np.testing.assert_array_equal(grads[0][counted], np.where(one == 0, 0, np.sign(one) * INF))
+        want = np.where(one == 0, 0, np.copysign(INF, one))
+        np.testing.assert_array_equal(grads[0][counted], want)
 
 
 @pytest.mark.parametrize("path", PATHS)
