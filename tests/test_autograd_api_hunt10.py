@@ -90,6 +90,37 @@ def test_register_backward_hook_runs_after_accumulation():
     assert log == []
 
 
+def test_register_backward_hooks_run_in_the_thread_whose_backward_reached_them():
+    # each thread's backward runs its own leaf's hook, once per backward, after that
+    # thread's accumulation (a process-wide queue let one thread run another's early)
+    import threading
+    n, errors = 300, []
+
+    def work(k):
+        seen = []
+        x = leaf([float(k)])
+        x._register_backward_hook(lambda: seen.append(
+            (threading.get_ident(), x.grad.numpy().tolist())))
+        for i in range(n):
+            (x * 2.0).sum().backward()
+        me = threading.get_ident()
+        if seen != [(me, [2.0 * (i + 1)]) for i in range(n)]:
+            errors.append((k, seen[:3]))
+
+    import sys
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)         # (switch threads often: inside the backwards too)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+
+
 def test_register_backward_hook_on_retained_replays_and_several_roots():
     # Paddle 3.3.1: each of three retained backwards calls each hook once, after
     # accumulating (x.grad 3, 6, 9 times [1, 4/3]); autograd.backward of two roots once

@@ -138,10 +138,10 @@ def backward(tensors: Tensor | Sequence[Tensor],
         else:
             executor.run_backward(roots, seeds, retain_graph)
     except BaseException:
-        DUE.clear()             # a failed backward's queued hooks never run
+        DUE.fns.clear()             # a failed backward's queued hooks never run
         raise
     siblings.fill(roots)
-    if DUE:
+    if DUE.fns:
         run_due()               # Tensor._register_backward_hook's hooks, after accumulation
 
 
@@ -159,14 +159,14 @@ def tensor_backward(self: Tensor, grad_tensor: Tensor | None = None,
                 try:
                     run_plain(self)     # what autograd.backward does after its checks
                 except BaseException:
-                    DUE.clear()
+                    DUE.fns.clear()
                     raise
                 siblings.fill([self])
-                if DUE:
+                if DUE.fns:
                     run_due()
                 return
         elif retain_graph is True and replay_retained(self):
-            if DUE:
+            if DUE.fns:
                 run_due()
             return                      # a retained graph's replay (executor.py)
     if grad_tensor is not None:

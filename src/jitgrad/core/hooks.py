@@ -156,20 +156,29 @@ class _AfterAccumulation:
         self.fn = fn
 
     def __call__(self, g: Tensor) -> None:
-        DUE.append(self.fn)         # (None: the gradient goes on unchanged)
+        DUE.fns.append(self.fn)     # (None: the gradient goes on unchanged)
 
 
-# fns of _register_backward_hook due at the end of the running backward (a backward that
-# reached none leaves it empty: api.py tests it, one list truth test a backward)
-DUE: list[Callable[[], Any]] = []
+class _Due(threading.local):
+    """fns of _register_backward_hook due at the end of this thread's running backward
+    (per thread: another thread's backward must not run them before this one has
+    accumulated; one that reached none leaves the list empty: api.py tests it, one
+    attribute and truth test a backward)."""
+
+    def __init__(self) -> None:
+        self.fns: list[Callable[[], Any]] = []
+
+
+DUE = _Due()
 
 
 def run_due() -> None:
-    """Call the backward hooks the backward that just ended queued (Paddle's order:
-    leaf by leaf, each leaf's in registration order)."""
-    while DUE:
-        fns = DUE[:]
-        DUE.clear()
+    """Call the backward hooks the backward that just ended in this thread queued (Paddle's
+    order: leaf by leaf, each leaf's in registration order)."""
+    due = DUE.fns
+    while due:
+        fns = due[:]
+        due.clear()
         for fn in fns:
             fn()
 
