@@ -12,6 +12,10 @@ PATHS = ["numba", "reference", "create_graph", "interpret"]
 
 @contextlib.contextmanager
 def _using(path):
+    if path == "numba":
+        # the compiled interpreter, loaded (or waited for): while it loads in the background
+        # a small backward runs on the reference one, and the "numba" path would not test it
+        paddle.warmup(quiet=True)
     if path != "interpret":
         with paddle.vm.using(path):
             yield
