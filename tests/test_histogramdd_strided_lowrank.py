@@ -436,8 +436,8 @@ def test_lowrank_bad_arguments_raise_as_paddle():
     svd_lowrank, pca_lowrank = paddle.linalg.svd_lowrank, paddle.linalg.pca_lowrank
     for fn in (svd_lowrank, pca_lowrank):
         name = fn.__name__
-        with pytest.raises(ValueError, match=rf"q\(=9\) must be non-negative integer and not "
-                                             rf"greater than min\(m, n\)=8"):
+        with pytest.raises(ValueError, match=r"q\(=9\) must be non-negative integer and not "
+                                             r"greater than min\(m, n\)=8"):
             fn(x, q=9)
         with pytest.raises(ValueError, match=r"q\(=-1\)"):
             fn(x, q=-1)
