@@ -26,7 +26,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ..core import config
-from .compile_notice import CompileNotice
+from .compile_notice import LOADER_THREAD, CompileNotice
 
 _vm = config.SETTINGS.vm
 _compiled: Callable | None = None     # interpreter.run_program once loaded
@@ -143,7 +143,7 @@ def _start_loading() -> None:
     with _lock:
         if _loader is not None:
             return
-        _loader = threading.Thread(target=_background_load, name="jitgrad-vm-load",
+        _loader = threading.Thread(target=_background_load, name=LOADER_THREAD,
                                    daemon=True)
         _loader.start()
         atexit.register(_finish_loading_at_exit)

@@ -19,7 +19,8 @@ from typing import Any
 
 NOTICE_AFTER = 1.0      # seconds: a cache load is quicker, a compile takes several
 
-_SILENT_THREADS = {"jitgrad-vm-load"}           # the interpreter's background loader
+LOADER_THREAD = "jitgrad-vm-load"                # the interpreter's background loader (vm)
+_SILENT_THREADS = {LOADER_THREAD}
 _SILENT_MODULES = ("jitgrad.vm.interpreter",)   # announced by vm.run_announced
 
 
