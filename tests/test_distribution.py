@@ -11,15 +11,15 @@ import pytest
 import jitgrad as paddle
 from jitgrad.testing import check_grads
 
+from distribution_helpers import close as _close
+from distribution_helpers import t64
+
 D = paddle.distribution
 
 
-def t64(v):
-    return paddle.to_tensor(np.asarray(v, dtype=np.float64))
-
-
 def close(t, want, tol=1e-6):
-    np.testing.assert_allclose(np.asarray(t.numpy(), dtype=np.float64), want, rtol=tol, atol=tol)
+    """(these values were measured to 8 digits)"""
+    _close(t, want, tol)
 
 
 # ---- values measured on Paddle 3.3.1 (float64 parameters)

@@ -10,18 +10,9 @@ import numpy as np
 
 import jitgrad as paddle
 
+from distribution_helpers import close, t64
+
 D = paddle.distribution
-
-
-def t64(v, grad=False):
-    t = paddle.to_tensor(np.asarray(v, dtype=np.float64))
-    t.stop_gradient = not grad
-    return t
-
-
-def close(t, want, tol=1e-7):
-    np.testing.assert_allclose(np.asarray(t.numpy(), dtype=np.float64), want, rtol=tol,
-                               atol=tol)
 
 
 def test_student_t_variance_is_differentiable_in_df():

@@ -10,16 +10,9 @@ import pytest
 import jitgrad as paddle
 from jitgrad.testing import check_grads
 
+from distribution_helpers import close, t64
+
 D = paddle.distribution
-
-
-def t64(v):
-    return paddle.to_tensor(np.asarray(v, dtype=np.float64))
-
-
-def close(t, want, tol=1e-7):
-    np.testing.assert_allclose(np.asarray(t.numpy(), dtype=np.float64), want, rtol=tol,
-                               atol=tol)
 
 
 _X = [[0.3, -0.5], [0.1, 0.7]]
