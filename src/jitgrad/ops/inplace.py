@@ -622,3 +622,24 @@ def write_fresh(x: Tensor, data: np.ndarray) -> None:
     source = _DATA_VIEWS.owner(x)
     if source is not None and source._data is old:     # x is source.data: write through
         source._data = data
+
+
+def take_result(x: Tensor, shadow: Tensor, new: Tensor) -> Tensor:
+    """x becomes `new` (an op's result), its shape and dtype too; `shadow`: x's stand-in
+    (stand_in(x)). A result with graph: rebind. One without leaves a non-leaf x a constant,
+    a leaf x keeps its stop_gradient (Paddle's out= into a leaf that needs grad). x's version
+    goes up. Returns x."""
+    if new._node is not None:
+        return rebind(x, shadow, new, keep_dtype=False)
+    if x._node is not None:             # readers of the old value reach its node (rebind)
+        leave_stand_in(x, shadow)
+        x._node, x._stop_gradient = None, True
+    x._data = new._data
+    bump(x)
+    return x
+
+
+def write_result(x: Tensor, new: Tensor) -> Tensor:
+    """Paddle's `out=x`: x takes `new`'s values, shape, dtype and graph position (new, an
+    op's result, is thrown away after; an op that gave x itself changes nothing)."""
+    return x if new is x else take_result(x, stand_in(x), new)

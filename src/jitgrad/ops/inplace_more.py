@@ -7,7 +7,6 @@ version reach its node through a stand-in), and x's version goes up.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -29,13 +28,12 @@ from .creation import generator
 from .inplace import (
     Y,
     _method,
-    bump,
     check_broadcast,
     check_inplace,
     inplace,
     more_versions,
-    rebind,
     stand_in,
+    take_result,
 )
 
 
@@ -47,18 +45,7 @@ def become(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str) -> Tensor:
     new = fn(shadow)
     if not isinstance(new, Tensor):
         raise TypeError(f"{opname} produced {type(new).__name__}, not a Tensor")
-    if new._node is not None:
-        return rebind(x, shadow, new, keep_dtype=False)
-    if x._node is not None:             # readers of the old value reach its node (rebind)
-        x._node.out_ref = weakref.ref(shadow)
-        shadows = getattr(x, "_shadows", None)
-        if shadows is None:
-            x._shadows = shadows = {}
-        shadows[x._version] = shadow
-        x._node, x._stop_gradient = None, True
-    x._data = new._data
-    bump(x)
-    return x
+    return take_result(x, shadow, new)
 
 
 def _changing(fn: Callable, name: str, operands: tuple = ()) -> Callable:
@@ -248,6 +235,14 @@ def gcd_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     return x
 
 
+def _ignoring_out(fn: Callable) -> Callable:
+    """fn for an in-place form that takes out= and leaves it alone (Paddle 3.3.1's
+    bitwise_left_shift_(x, y, out=o) changes x only)."""
+    def run(x: Any, *args: Any, out: Any = None, **kwargs: Any) -> Any:
+        return fn(x, *args, **kwargs)
+    return run
+
+
 _CHANGING_BINARY = ("equal", "not_equal", "greater_equal", "greater_than", "less_equal",
                     "less_than", "less", "logical_and", "logical_or", "logical_xor",
                     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
@@ -264,8 +259,8 @@ MORE_INPLACE: dict[str, Callable] = {
         "logical_not": SE.logical_not, "bitwise_and": SE.bitwise_and,
         "bitwise_or": SE.bitwise_or, "bitwise_xor": SE.bitwise_xor,
         "bitwise_not": BW.bitwise_not, "bitwise_invert": BW.bitwise_invert,
-        "bitwise_left_shift": BW.bitwise_left_shift,
-        "bitwise_right_shift": BW.bitwise_right_shift,
+        "bitwise_left_shift": _ignoring_out(BW.bitwise_left_shift),
+        "bitwise_right_shift": _ignoring_out(BW.bitwise_right_shift),
     }.items()}
 # (Paddle counts lcm_ as 4 in-place steps, gammainc_ as 3: more_versions)
 MORE_INPLACE.update({name + "_": _method(fn, name + "_", operands=Y,
