@@ -61,8 +61,9 @@ __getattr__ = _module_getattr("jitgrad", "", lazy={"io": ".io", "distributed": "
                                                   "load": ".serialization"})
 
 # Paddle 3.x's torch-style keyword aliases (dim=, input=, other=, size=, ord=) on the public
-# functions of these namespaces (core/param_aliases.py)
+# functions of these namespaces (core/param_aliases.py), and the keywords out=, device=,
+# requires_grad=, pin_memory= on those Paddle gives them (core/torch_kwargs.py)
 from .core import param_aliases as _param_aliases  # noqa: E402
-_param_aliases.install(_sys.modules[__name__])
-_param_aliases.install(linalg)
-_param_aliases.install(nn.functional)
+_param_aliases.install(_sys.modules[__name__], key="")
+_param_aliases.install(linalg, key="linalg")
+_param_aliases.install(nn.functional, key="nn.functional")

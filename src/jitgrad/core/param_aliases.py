@@ -18,6 +18,10 @@ Tensor methods take fewer: a method takes an alias only where Paddle 3.3.1's met
 (one call layer on every call, 0.2-0.4 us: the TypeError of an unknown keyword is
 raised at the call site, where nothing else can catch it); the other methods, the
 operators (`x * y`) and the functions jitgrad calls internally are not wrapped.
+
+The same retry reads the torch-style keywords out=, device=, requires_grad=, pin_memory=
+where Paddle gives them (core/torch_kwargs.py: each wrapper's `torch_kwargs`, set by
+install and install_methods from torch_kwargs.TABLE).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import functools
 import inspect
 import types
 from typing import Any, Callable
+
+from . import torch_kwargs
 
 _RENAMES = {"dim": "axis", "dim1": "axis1", "dim2": "axis2", "ord": "p"}
 _SECOND = ("other", "tensor", "vec2", "mat2")
@@ -87,9 +93,10 @@ def with_aliases(fn: Callable, mapping: dict[str, str] | None = None) -> Callabl
     found = _WRAPPERS.get(key)
     if found is not None:
         return found
+    forced = mapping is not None and not mapping     # {}: a wrapper for torch_kwargs only
     if mapping is None:
         mapping = aliases_of(fn)
-    if not mapping:
+    if not mapping and not forced:
         return fn
 
     @functools.wraps(fn)
@@ -97,24 +104,70 @@ def with_aliases(fn: Callable, mapping: dict[str, str] | None = None) -> Callabl
         try:
             return fn(*args, **kwargs)
         except TypeError:
-            again = renamed(fn, mapping, kwargs) if kwargs else None
+            again = retry(fn, call, kwargs) if kwargs else None
             if again is None:
                 raise
-        return fn(*args, **again)
+        return torch_kwargs.finish(fn.__name__, fn(*args, **again[0]), again[1])
 
     call.param_aliases = mapping        # type: ignore[attr-defined]
+    call.torch_kwargs = frozenset()     # type: ignore[attr-defined]  (install: TABLE's)
     _WRAPPERS[key] = call
     return call
 
 
-def install(module: types.ModuleType, names: Any = None) -> None:
-    """Replace module's public functions (or those in `names`) by their aliased forms."""
+def retry(fn: Callable, wrapper: Any, kwargs: dict) -> tuple[dict, dict] | None:
+    """After fn(**kwargs) raised TypeError: (kwargs with the aliases under fn's own names and
+    without the torch-style keywords, those keywords: torch_kwargs.finish's) when kwargs
+    has some that `wrapper` (with_aliases' or check_tensor_args') takes; else None."""
+    extras: dict = {}
+    split = torch_kwargs.split(fn.__name__, wrapper.torch_kwargs, kwargs)
+    if split is not None:
+        kwargs, extras = split
+    again = renamed(fn, wrapper.param_aliases, kwargs) if wrapper.param_aliases else None
+    if again is None:
+        return None if split is None else (kwargs, extras)
+    return again, extras
+
+
+def with_torch_kwargs(fn: Callable, names: Any) -> Callable:
+    """fn taking the torch-style keywords `names` too (torch_kwargs.TABLE's): its alias
+    wrapper, made with no alias when it has none, takes them (the names of every table
+    row naming the same function, together)."""
+    names = frozenset(names) - _own_params(fn)
+    if not names:
+        return fn
+    wrapped = with_aliases(fn, None if hasattr(fn, "param_aliases") or aliases_of(fn)
+                           else {})
+    wrapped.torch_kwargs = wrapped.torch_kwargs | names     # type: ignore[attr-defined]
+    return wrapped
+
+
+def _own_params(fn: Callable) -> frozenset:
+    """The parameter names fn has itself (a keyword it has is its own to read); all of
+    torch_kwargs.KWARGS when it takes **kwargs (no TypeError to catch: its own to read)."""
+    try:
+        params = inspect.signature(inspect.unwrap(fn)).parameters
+    except (TypeError, ValueError):
+        return frozenset()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return torch_kwargs.KWARGS
+    return frozenset(params)
+
+
+def install(module: types.ModuleType, names: Any = None, key: str | None = None) -> None:
+    """Replace module's public functions (or those in `names`) by their aliased forms;
+    `key`: the module's prefix in torch_kwargs.TABLE ('' for jitgrad, 'linalg'), whose
+    functions take their torch-style keywords too."""
+    prefix = f"{key}." if key else ""
     for name in list(vars(module) if names is None else names):
         if name.startswith("_"):
             continue
         fn = getattr(module, name, None)
         if isinstance(fn, types.FunctionType):
             wrapped = with_aliases(fn)
+            extra = torch_kwargs.TABLE.get(prefix + name) if key is not None else None
+            if extra:
+                wrapped = with_torch_kwargs(wrapped, extra)
             if wrapped is not fn:
                 setattr(module, name, wrapped)
 
@@ -164,14 +217,22 @@ def install_methods(methods: dict[str, Callable], cls: type | None = None) -> No
     """Replace the Tensor methods in `methods` (name -> function) that take aliases by
     their aliased forms; a form `cls` already bound (Tensor binds a method on first use)
     is unbound, to be bound again."""
-    for name in METHOD_ALIASES:
+    torch_names = {n.partition(".")[2]: kw for n, kw in torch_kwargs.TABLE.items()
+                   if n.startswith("Tensor.")}
+    for name in {**dict.fromkeys(METHOD_ALIASES), **torch_names}:
         bound = fn = methods.get(name)
         if hasattr(fn, "param_aliases"):        # a public wrapper: its function (a method
             fn = fn.__wrapped__                 # takes only the aliases Paddle's does)
         if not isinstance(fn, types.FunctionType):
             continue
         mapping = method_aliases(name, fn)
-        if mapping:
-            methods[name] = with_aliases(fn, mapping)
+        extra = frozenset(torch_names.get(name, ())) - _own_params(fn)
+        if not mapping and extra <= {"out"}:
+            extra = frozenset()     # a bare method stays bare: x.exp(out=o) is refused, the
+            #                         call layer would cost every x.exp() (torch_kwargs.py)
+        if mapping or extra:
+            wrapped = with_aliases(fn, mapping)
+            wrapped.torch_kwargs = wrapped.torch_kwargs | extra  # type: ignore[attr-defined]
+            methods[name] = wrapped
             if cls is not None and vars(cls).get(name) is bound:
                 delattr(cls, name)

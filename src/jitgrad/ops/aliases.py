@@ -187,7 +187,7 @@ def _cuda(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
 
 def _new(fill: Any):
-    def method(x: Tensor, size: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
+    def method(x: Tensor, size: Any, *args: Any, dtype: Any = None) -> Tensor:
         value = args[0] if args else fill
         from .creation import full
         return full(size, value, x.dtype if dtype is None else dtype)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..core.torch_kwargs import out_param
 from .core import binary_operands
 
 NAMES = ["bitwise_not", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift"]
@@ -31,7 +32,8 @@ def _integers(x: Tensor, what: str, bools: bool) -> np.ndarray:
 
 def bitwise_not(x: Tensor, out: Any = None, name: str | None = None) -> Tensor:
     """~x: every bit flipped (logical not for bool)."""
-    return Tensor._make(np.invert(_integers(x, "bitwise_not", True)))
+    r = Tensor._make(np.invert(_integers(x, "bitwise_not", True)))
+    return out_param("bitwise_not", out, r)
 
 
 bitwise_invert = bitwise_not
@@ -48,13 +50,15 @@ def _shift_operands(x: Any, y: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
 def bitwise_left_shift(x: Any, y: Any, is_arithmetic: bool = True, out: Any = None,
                        name: str | None = None) -> Tensor:
     a, b = _shift_operands(x, y, "bitwise_left_shift")
-    return Tensor._make(np.left_shift(a, b))
+    return out_param("bitwise_left_shift", out, Tensor._make(np.left_shift(a, b)))
 
 
 def bitwise_right_shift(x: Any, y: Any, is_arithmetic: bool = True, out: Any = None,
                         name: str | None = None) -> Tensor:
     a, b = _shift_operands(x, y, "bitwise_right_shift")
     if is_arithmetic or a.dtype.kind == "u":
-        return Tensor._make(np.right_shift(a, b))
-    u = _UNSIGNED[a.dtype]
-    return Tensor._make(np.right_shift(a.view(u), b.astype(u)).view(a.dtype))
+        r = np.right_shift(a, b)
+    else:
+        u = _UNSIGNED[a.dtype]
+        r = np.right_shift(a.view(u), b.astype(u)).view(a.dtype)
+    return out_param("bitwise_right_shift", out, Tensor._make(r))

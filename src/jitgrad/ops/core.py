@@ -457,7 +457,8 @@ def check_tensor_args(fn: Any) -> Any:
             if p.kind in kinds and p.annotation in ("Tensor", "Sequence[Tensor]")]
     if not want or hasattr(fn, "__wrapped__") or getattr(fn, "checks_own_tensor_args", False):
         return fn
-    from ..core.param_aliases import aliases_of, renamed
+    from ..core.param_aliases import aliases_of, retry
+    from ..core.torch_kwargs import finish
     mapping = aliases_of(fn)            # Paddle 3.x's keyword aliases (dim=, input=, ...)
 
     def bad(v: Any, seq: bool) -> bool:
@@ -477,16 +478,16 @@ def check_tensor_args(fn: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except (AttributeError, TypeError, ValueError, IndexError) as e:
-            again = renamed(fn, mapping, kwargs) if kwargs and mapping and \
-                type(e) is TypeError else None
+            again = retry(fn, checked, kwargs) if kwargs and type(e) is TypeError else None
             if again is None:
                 err = diagnose(args, kwargs)
                 if err is None:
                     raise
                 raise err from None
-        return checked(*args, **again)
+        return finish(fn.__name__, checked(*args, **again[0]), again[1])
 
     checked.param_aliases = mapping     # type: ignore[attr-defined]  (param_aliases.install)
+    checked.torch_kwargs = frozenset()  # type: ignore[attr-defined]  (core/torch_kwargs.py)
     return checked
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..core.torch_kwargs import out_param
 from .creation import _dt, _shape, generator
 
 NAMES = ["bernoulli", "binomial", "multinomial", "poisson", "standard_gamma", "log_normal"]
@@ -98,4 +99,5 @@ def multinomial(x: Tensor, num_samples: int = 1, replacement: bool = False,
     g = generator()
     out_rows = np.stack([g.choice(rows.shape[1], size=int(num_samples), replace=replacement,
                                   p=r / t) for r, t in zip(rows, totals)])
-    return Tensor._make(out_rows.reshape(w.shape[:-1] + (int(num_samples),)).astype(np.int64))
+    return out_param("multinomial", out, Tensor._make(
+        out_rows.reshape(w.shape[:-1] + (int(num_samples),)).astype(np.int64)))

@@ -421,9 +421,13 @@ def norm(x: Tensor, p: Any = None, axis: Any = None, keepdim: bool = False,
          out: Any = None, dtype: Any = None, name: str | None = None) -> Tensor:
     """Paddle 3.x's norm: axis None or one int gives a vector norm (over all elements when
     None; p None or 'fro' mean 2), two axes a matrix norm (p None means 'fro'); see
-    vector_norm and matrix_norm. dtype casts x first; out= is not supported."""
-    if out is not None:
-        raise NotImplementedError("norm: out= is not supported; use the returned tensor")
+    vector_norm and matrix_norm. dtype casts x first; out= takes the result
+    (core/torch_kwargs.py)."""
+    from ..core.torch_kwargs import out_param
+    return out_param("norm", out, _norm(x, p, axis, keepdim, dtype))
+
+
+def _norm(x: Tensor, p: Any, axis: Any, keepdim: bool, dtype: Any) -> Tensor:
     if dtype is not None:
         x = E.astype(x, dtype)
     if isinstance(axis, (list, tuple)):
