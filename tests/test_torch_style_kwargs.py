@@ -338,3 +338,105 @@ def test_every_table_function_is_wrapped_or_takes_the_keyword_itself():
         fn = getattr(spaces[where], f)
         have = set(getattr(fn, "torch_kwargs", ())) | _own_params(fn)
         assert set(kws) <= have, name
+
+
+# Paddle 3.3.1's documented aliases the derivation misses (param_aliases.EXTRA_ALIASES): the
+# alias call (accepted there) and the same call with the parameter's own name
+A = "paddle.to_tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])"
+V = "paddle.to_tensor([1.0, 2.0, 3.0])"
+EXTRA_CALLS = {
+    "broadcast_to": (f"paddle.broadcast_to({V}, size=[2, 3])",
+                     f"paddle.broadcast_to({V}, shape=[2, 3])"),
+    "expand": (f"paddle.expand({V}, size=[2, 3])", f"paddle.expand({V}, shape=[2, 3])"),
+    "bucketize": (f"paddle.bucketize({A}, boundaries=paddle.to_tensor([2.0, 4.0]))",
+                  f"paddle.bucketize({A}, sorted_sequence=paddle.to_tensor([2.0, 4.0]))"),
+    "cat": (f"paddle.cat(tensors=[{A}, {A}], dim=0)", f"paddle.cat(x=[{A}, {A}], axis=0)"),
+    "concat": (f"paddle.concat(tensors=[{A}, {A}])", f"paddle.concat(x=[{A}, {A}])"),
+    "concatenate": (f"paddle.concatenate(tensors=[{A}])", f"paddle.concatenate(x=[{A}])"),
+    "stack": (f"paddle.stack(tensors=[{A}, {A}])", f"paddle.stack(x=[{A}, {A}])"),
+    "eye": ("paddle.eye(n=2, m=3)", "paddle.eye(num_rows=2, num_columns=3)"),
+    "flatten": (f"paddle.flatten({A}, start_dim=0, end_dim=1)",
+                f"paddle.flatten({A}, start_axis=0, stop_axis=1)"),
+    "group_norm": (f"paddle.group_norm({A}.reshape([1, 2, 3]), 1, eps=0.5)",
+                   f"paddle.group_norm({A}.reshape([1, 2, 3]), 1, epsilon=0.5)"),
+    "layer_norm": (f"paddle.layer_norm({A}, [3], eps=0.5)",
+                   f"paddle.layer_norm({A}, [3], epsilon=0.5)"),
+    "nn.functional.group_norm": (f"F.group_norm({A}.reshape([1, 2, 3]), 1, eps=0.5)",
+                                 f"F.group_norm({A}.reshape([1, 2, 3]), 1, epsilon=0.5)"),
+    "nn.functional.layer_norm": (f"F.layer_norm({A}, [3], eps=0.5)",
+                                 f"F.layer_norm({A}, [3], epsilon=0.5)"),
+    "index_add": (f"paddle.index_add({A}, paddle.to_tensor([0]), 0, source={A}[:1])",
+                  f"paddle.index_add({A}, paddle.to_tensor([0]), 0, value={A}[:1])"),
+    "is_tensor": (f"paddle.is_tensor(obj={A})", f"paddle.is_tensor(x={A})"),
+    "isin": (f"paddle.isin(elements={A}, test_elements=paddle.to_tensor([2.0]))",
+             f"paddle.isin(x={A}, test_x=paddle.to_tensor([2.0]))"),
+    "linalg.solve": ("paddle.linalg.solve(A=paddle.to_tensor([[2.0, 0.0], [0.0, 4.0]]), "
+                     "B=paddle.to_tensor([[2.0], [4.0]]))",
+                     "paddle.linalg.solve(x=paddle.to_tensor([[2.0, 0.0], [0.0, 4.0]]), "
+                     "y=paddle.to_tensor([[2.0], [4.0]]))"),
+    "linspace": ("paddle.linspace(0, end=1, steps=3)", "paddle.linspace(0, stop=1, num=3)"),
+    "normal": ("paddle.normal(0.0, 1.0, size=[2])", "paddle.normal(0.0, 1.0, shape=[2])"),
+    "searchsorted": ("paddle.searchsorted(paddle.to_tensor([1.0, 3.0]), "
+                     "input=paddle.to_tensor([2.0]))",
+                     "paddle.searchsorted(paddle.to_tensor([1.0, 3.0]), "
+                     "values=paddle.to_tensor([2.0]))"),
+    "take_along_axis": (f"paddle.take_along_axis(input={A}, "
+                        "indices=paddle.to_tensor([[0, 1, 0]]), axis=0)",
+                        f"paddle.take_along_axis(arr={A}, "
+                        "indices=paddle.to_tensor([[0, 1, 0]]), axis=0)"),
+    "take_along_dim": (f"paddle.take_along_dim(input={A}, "
+                       "indices=paddle.to_tensor([[0, 1, 0]]), dim=0)",
+                       f"paddle.take_along_dim(arr={A}, "
+                       "indices=paddle.to_tensor([[0, 1, 0]]), axis=0)"),
+    "tensor_split": (f"paddle.tensor_split({A}, sections=3, dim=1)",
+                     f"paddle.tensor_split({A}, num_or_indices=3, axis=1)"),
+    "tile": ("paddle.tile(paddle.to_tensor([1.0, 2.0]), dims=[2])",
+             "paddle.tile(paddle.to_tensor([1.0, 2.0]), repeat_times=[2])"),
+    "unflatten": (f"paddle.unflatten({V}[:2], 0, sizes=[2, 1])",
+                  f"paddle.unflatten({V}[:2], 0, shape=[2, 1])"),
+    "unfold": (f"paddle.unfold({V}, dimension=0, size=2, step=1)",
+               f"paddle.unfold({V}, axis=0, size=2, step=1)"),
+    "nn.functional.adaptive_max_pool1d": (
+        f"F.adaptive_max_pool1d({A}.reshape([1, 2, 3]), 1, return_indices=True)",
+        f"F.adaptive_max_pool1d({A}.reshape([1, 2, 3]), 1, return_mask=True)"),
+    "nn.functional.adaptive_max_pool2d": (
+        f"F.adaptive_max_pool2d({A}.reshape([1, 1, 2, 3]), 1, return_indices=True)",
+        f"F.adaptive_max_pool2d({A}.reshape([1, 1, 2, 3]), 1, return_mask=True)"),
+    "nn.functional.adaptive_max_pool3d": (
+        f"F.adaptive_max_pool3d({A}.reshape([1, 1, 1, 2, 3]), 1, return_indices=True)",
+        f"F.adaptive_max_pool3d({A}.reshape([1, 1, 1, 2, 3]), 1, return_mask=True)"),
+    "nn.functional.hardshrink": (f"F.hardshrink({A}, lambd=2.5)",
+                                 f"F.hardshrink({A}, threshold=2.5)"),
+    "nn.functional.softshrink": (f"F.softshrink({A}, lambd=2.5)",
+                                 f"F.softshrink({A}, threshold=2.5)"),
+}
+
+
+def test_every_extra_alias_has_a_call_here():
+    from jitgrad.core.param_aliases import EXTRA_ALIASES
+    assert set(EXTRA_CALLS) == set(EXTRA_ALIASES)
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA_CALLS))
+def test_each_extra_alias_gives_the_named_calls_result(name):
+    alias, own = EXTRA_CALLS[name]
+    e = {"paddle": paddle, "F": paddle.nn.functional}
+    paddle.seed(3)
+    a = eval(alias, e)
+    paddle.seed(3)
+    b = eval(own, e)
+    if isinstance(a, bool):
+        assert a is b
+    else:
+        assert_same(values(a), values(b))
+
+
+def test_extra_aliases_values_as_paddle():
+    # (values printed by Paddle 3.3.1 for the same calls)
+    assert paddle.eye(n=2, m=3).numpy().tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    assert paddle.linspace(0, end=1, steps=3).numpy().tolist() == [0.0, 0.5, 1.0]
+    x = TT([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert paddle.bucketize(x, boundaries=TT([2.0, 4.0])).numpy().tolist() == \
+        [[0, 0, 1], [1, 2, 2]]
+    assert paddle.nn.functional.softshrink(x, lambd=2.5).numpy().tolist() == \
+        [[0.0, 0.0, 0.5], [1.5, 2.5, 3.5]]

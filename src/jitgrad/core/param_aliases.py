@@ -154,6 +154,47 @@ def _own_params(fn: Callable) -> frozenset:
     return frozenset(params)
 
 
+# Aliases the derivation above does not give, by function (measured on Paddle 3.3.1: each
+# one its docstring names, tried there and accepted; perf/paddle_torch_kwargs.py lists the
+# documented ones). Functions taking **kwargs (the in-place sub_(input=, other=)) are left.
+_EPS = {"eps": "epsilon"}
+EXTRA_ALIASES: dict[str, dict[str, str]] = {
+    **dict.fromkeys(("broadcast_to", "expand"), {"size": "shape"}),
+    **dict.fromkeys(("cat", "concat", "concatenate", "stack"), {"tensors": "x"}),
+    **dict.fromkeys(("group_norm", "layer_norm", "nn.functional.group_norm",
+                     "nn.functional.layer_norm"), _EPS),
+    **dict.fromkeys(("nn.functional.adaptive_max_pool1d", "nn.functional.adaptive_max_pool2d",
+                     "nn.functional.adaptive_max_pool3d"), {"return_indices": "return_mask"}),
+    **dict.fromkeys(("nn.functional.hardshrink", "nn.functional.softshrink"),
+                    {"lambd": "threshold"}),
+    **dict.fromkeys(("take_along_axis", "take_along_dim"), {"input": "arr"}),
+    "bucketize": {"boundaries": "sorted_sequence"}, "eye": {"n": "num_rows", "m": "num_columns"},
+    "flatten": {"start_dim": "start_axis", "end_dim": "stop_axis"},
+    "index_add": {"source": "value"}, "is_tensor": {"obj": "x"},
+    "isin": {"elements": "x", "test_elements": "test_x"},
+    "linalg.solve": {"A": "x", "B": "y"}, "linspace": {"end": "stop", "steps": "num"},
+    "normal": {"size": "shape"}, "searchsorted": {"input": "values"},
+    "tensor_split": {"indices": "num_or_indices", "sections": "num_or_indices"},
+    "tile": {"dims": "repeat_times"}, "unflatten": {"sizes": "shape"},
+    "unfold": {"dimension": "axis"},
+}
+
+
+def with_extra_aliases(fn: Callable, mapping: dict[str, str]) -> Callable:
+    """fn taking the aliases in `mapping` too (those naming a parameter it has, and not
+    one itself): its alias wrapper (one made when it has none) reads them."""
+    own = _own_params(fn)
+    if own is torch_kwargs.KWARGS:
+        return fn
+    mapping = {a: t for a, t in mapping.items() if t in own and a not in own}
+    if not mapping:
+        return fn
+    wrapped = with_aliases(fn, None if hasattr(fn, "param_aliases") or aliases_of(fn)
+                           else {})
+    wrapped.param_aliases = {**wrapped.param_aliases, **mapping}    # type: ignore
+    return wrapped
+
+
 def install(module: types.ModuleType, names: Any = None, key: str | None = None) -> None:
     """Replace module's public functions (or those in `names`) by their aliased forms;
     `key`: the module's prefix in torch_kwargs.TABLE ('' for jitgrad, 'linalg'), whose
@@ -168,6 +209,9 @@ def install(module: types.ModuleType, names: Any = None, key: str | None = None)
             extra = torch_kwargs.TABLE.get(prefix + name) if key is not None else None
             if extra:
                 wrapped = with_torch_kwargs(wrapped, extra)
+            more = EXTRA_ALIASES.get(prefix + name) if key is not None else None
+            if more:
+                wrapped = with_extra_aliases(wrapped, more)
             if wrapped is not fn:
                 setattr(module, name, wrapped)
 
