@@ -440,3 +440,24 @@ def test_extra_aliases_values_as_paddle():
         [[0, 0, 1], [1, 2, 2]]
     assert paddle.nn.functional.softshrink(x, lambd=2.5).numpy().tolist() == \
         [[0.0, 0.0, 0.5], [1.5, 2.5, 3.5]]
+
+
+def test_an_sgd_step_through_out_keeps_the_parameter_a_leaf():
+    # (the same values, is_leaf and stop_gradient as Paddle 3.3.1)
+    p = TT([1.0, 2.0], stop_gradient=False)
+    (p * p).sum().backward()
+    with paddle.no_grad():
+        assert paddle.subtract(p, p.grad * 0.5, out=p) is p
+    assert p.numpy().tolist() == [0.0, 0.0] and p.is_leaf and p.stop_gradient is False
+    p.clear_gradient()
+    (p * 3.0).sum().backward()
+    assert p.grad.numpy().tolist() == [3.0, 3.0]
+
+
+def test_out_leaf_that_needs_grad_takes_a_results_graph():
+    x = TT([1.0, 2.0], stop_gradient=False)
+    o = TT([0.0, 0.0], stop_gradient=False)
+    paddle.multiply(x, x, out=o)
+    assert not o.is_leaf and o.stop_gradient is False
+    o.sum().backward()
+    assert x.grad.numpy().tolist() == [2.0, 4.0] and o.grad is None
