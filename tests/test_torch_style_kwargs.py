@@ -410,6 +410,10 @@ EXTRA_CALLS = {
     "nn.functional.softshrink": (f"F.softshrink({A}, lambd=2.5)",
                                  f"F.softshrink({A}, threshold=2.5)"),
 }
+for _n in ("div_", "divide_", "multiply_", "sub_", "subtract_", "lcm_"):
+    _a, _b = ("paddle.to_tensor([4, 6])", "paddle.to_tensor([2, 4])") if _n == "lcm_" else \
+        ("paddle.to_tensor([4.0, 6.0])", "paddle.to_tensor([2.0, 4.0])")
+    EXTRA_CALLS[_n] = (f"paddle.{_n}(input={_a}, other={_b})", f"paddle.{_n}({_a}, {_b})")
 
 
 def test_every_extra_alias_has_a_call_here():
@@ -461,3 +465,9 @@ def test_out_leaf_that_needs_grad_takes_a_results_graph():
     assert not o.is_leaf and o.stop_gradient is False
     o.sum().backward()
     assert x.grad.numpy().tolist() == [2.0, 4.0] and o.grad is None
+
+
+def test_an_in_place_function_takes_input_and_other_and_changes_input():
+    a = TT([4.0, 6.0])
+    assert paddle.sub_(input=a, other=TT([1.0, 2.0])) is a
+    assert a.numpy().tolist() == [3.0, 4.0]

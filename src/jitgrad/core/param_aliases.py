@@ -156,9 +156,12 @@ def _own_params(fn: Callable) -> frozenset:
 
 # Aliases the derivation above does not give, by function (measured on Paddle 3.3.1: each
 # one its docstring names, tried there and accepted; perf/paddle_torch_kwargs.py lists the
-# documented ones). Functions taking **kwargs (the in-place sub_(input=, other=)) are left.
+# documented ones). The in-place functions take **kwargs: `paddle.sub_(input=a, other=b)`
+# fails in take_x (no x), before anything changed, and is retried with x= and y=.
 _EPS = {"eps": "epsilon"}
 EXTRA_ALIASES: dict[str, dict[str, str]] = {
+    **dict.fromkeys(("div_", "divide_", "lcm_", "multiply_", "sub_", "subtract_"),
+                    {"input": "x", "other": "y"}),
     **dict.fromkeys(("broadcast_to", "expand"), {"size": "shape"}),
     **dict.fromkeys(("cat", "concat", "concatenate", "stack"), {"tensors": "x"}),
     **dict.fromkeys(("group_norm", "layer_norm", "nn.functional.group_norm",
@@ -184,9 +187,8 @@ def with_extra_aliases(fn: Callable, mapping: dict[str, str]) -> Callable:
     """fn taking the aliases in `mapping` too (those naming a parameter it has, and not
     one itself): its alias wrapper (one made when it has none) reads them."""
     own = _own_params(fn)
-    if own is torch_kwargs.KWARGS:
-        return fn
-    mapping = {a: t for a, t in mapping.items() if t in own and a not in own}
+    if own is not torch_kwargs.KWARGS:         # (**kwargs: the table's word for it)
+        mapping = {a: t for a, t in mapping.items() if t in own and a not in own}
     if not mapping:
         return fn
     wrapped = with_aliases(fn, None if hasattr(fn, "param_aliases") or aliases_of(fn)
