@@ -471,3 +471,16 @@ def test_an_in_place_function_takes_input_and_other_and_changes_input():
     a = TT([4.0, 6.0])
     assert paddle.sub_(input=a, other=TT([1.0, 2.0])) is a
     assert a.numpy().tolist() == [3.0, 4.0]
+
+
+def test_methods_take_the_extra_aliases_paddles_methods_take():
+    x = TT([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert x.index_add(TT([0]), 0, source=TT([[1.0, 1.0, 1.0]])).numpy().tolist() == \
+        [[2.0, 3.0, 4.0], [4.0, 5.0, 6.0]]
+    assert [t.numpy().tolist() for t in x.tensor_split(indices=[1], dim=1)] == \
+        [[[1.0], [4.0]], [[2.0, 3.0], [5.0, 6.0]]]
+    assert len(x.tensor_split(sections=3, dim=1)) == 3
+    assert TT([1.0, 2.0, 3.0, 4.0]).unflatten(0, sizes=[2, 2]).numpy().tolist() == \
+        [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(TypeError):          # (refused by Paddle's method too)
+        x.take_along_axis(input=TT([[0, 1, 0]]), axis=0)

@@ -246,6 +246,15 @@ METHOD_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
+# EXTRA_ALIASES' rows Paddle 3.3.1's methods accept too (measured; x.take_along_axis(input=)
+# and x.dot(other=) are refused there), on methods wrapped for METHOD_ALIASES anyway: the
+# others (x.flatten(start_dim=), x.tile(dims=)) would pay a wrapper on every call
+METHOD_EXTRA_ALIASES: dict[str, dict[str, str]] = {
+    "index_add": {"source": "value"}, "unflatten": {"sizes": "shape"},
+    "tensor_split": {"indices": "num_or_indices", "sections": "num_or_indices"},
+}
+
+
 def method_aliases(name: str, fn: Callable) -> dict[str, str]:
     """{alias: parameter} the method `name` (the function fn, its receiver first) takes:
     aliases_of(fn) as far as Paddle's method accepts them, never one for the receiver."""
@@ -256,7 +265,8 @@ def method_aliases(name: str, fn: Callable) -> dict[str, str]:
         receiver = next(iter(inspect.signature(fn).parameters))
     except (TypeError, ValueError, StopIteration):
         return {}
-    return {a: t for a, t in aliases_of(fn).items() if a in accepted and t != receiver}
+    found = {a: t for a, t in aliases_of(fn).items() if a in accepted and t != receiver}
+    return {**found, **METHOD_EXTRA_ALIASES.get(name, {})} if found else found
 
 
 def install_methods(methods: dict[str, Callable], cls: type | None = None) -> None:
