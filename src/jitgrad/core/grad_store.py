@@ -65,6 +65,32 @@ def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
         t._grad = np.array(val, dtype=t._data.dtype, copy=True)
 
 
+# ---- accumulators that `x.grad = t` made: their `.grad` reads stop_gradient=True (Paddle) ---
+# Paddle 3.3.1's `.grad` is the tensor first put into the accumulator: an assigned one stops
+# gradient (so `x.grad.multiply_(s)` works; a backward's does not), for as long as that
+# accumulator lives (later backwards add into it, clear_grad zeroes it). Keyed by the
+# array's id, held weakly: a new accumulator (clear_gradient(False), then a backward) is
+# not in it.
+_ASSIGNED: dict[int, Any] = {}
+
+
+def note_assigned(acc: np.ndarray) -> None:
+    key = id(acc)
+
+    def drop(ref: Any) -> None:
+        if _ASSIGNED.get(key) is ref:
+            del _ASSIGNED[key]
+    _ASSIGNED[key] = weakref.ref(acc, drop)
+
+
+def was_assigned(acc: np.ndarray) -> bool:
+    """Whether `x.grad = t` made this accumulator (note_assigned)."""
+    if not _ASSIGNED:
+        return False
+    ref = _ASSIGNED.get(id(acc))
+    return ref is not None and ref() is acc
+
+
 class ViewLinks:
     """{view: owner} for tensors that stand for another one's storage, held weakly on both
     sides (an entry goes when its view does): `x.grad`'s wrappers here, `x.data`'s views in

@@ -8,7 +8,8 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes, tape, tensor_copy
-from .grad_store import GRAPH_GRADS, detach_graph_grad, graph_grad, note_grad_view
+from .grad_store import (GRAPH_GRADS, detach_graph_grad, graph_grad, note_assigned,
+                         note_grad_view, was_assigned)
 from .printing import tensor_to_string
 from .size import Size
 from .tensor_operators import TensorOperators
@@ -213,18 +214,25 @@ class Tensor(TensorOperators):
             if g is not None:
                 note_grad_view(g, self)
                 return g
-        view = Tensor._make(self._grad, stop_gradient=False)
+        g = self._grad
+        view = Tensor._make(g, stop_gradient=was_assigned(g))
         note_grad_view(view, self)
         return view
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        detach_graph_grad(self)
         if value is None:
+            detach_graph_grad(self)
             self._grad = None
             return
         if not isinstance(value, Tensor):
             raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+        if self._node is not None:
+            raise RuntimeError(
+                f"only a leaf tensor's gradient can be set (Paddle: 'Only leaf Tensor can be "
+                f"set grad'); this tensor was computed by {self._node.grad_name}. Set the grad "
+                "of the leaf it comes from, or use `y.detach()` to get a leaf")
+        detach_graph_grad(self)
         if value._data.shape != self._data.shape:
             raise ValueError(f"grad shape {list(value.shape)} does not match tensor shape "
                              f"{list(self.shape)}")
@@ -233,6 +241,7 @@ class Tensor(TensorOperators):
             np.copyto(g, value._data, casting="unsafe")     # into the accumulator, as Paddle:
             return                                          # a kept `.grad` sees the values
         self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
+        note_assigned(self._grad)       # its `.grad` stops gradient, as Paddle's
 
     grad_ = grad        # Paddle 3.3.1's other name for .grad (read and set)
 
