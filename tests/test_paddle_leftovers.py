@@ -45,3 +45,26 @@ def test_assigned_grad_stops_gradient_while_its_accumulator_lives():
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
     x.grad = TT([1.0, 1.0])         # into a backward's accumulator: it stays a backward's
     assert x.grad.stop_gradient is False
+
+
+# ---- pow of an integer tensor by a float -------------------------------------------------
+
+def test_pow_function_of_int_tensor_truncates_float_exponent():
+    # Paddle 3.3.1: paddle.pow / x.pow / pow_ keep int64 and truncate the exponent; the
+    # operator x ** 2.9 is float32
+    x = TT([3, 5])
+    for r in (paddle.pow(x, 2.9), x.pow(2.9), paddle.pow(x, np.float64(2.9))):
+        assert r.dtype == paddle.int64
+        np.testing.assert_array_equal(r.numpy(), [9, 25])
+    r = paddle.pow(x, 0.5)
+    assert r.dtype == paddle.int64
+    np.testing.assert_array_equal(r.numpy(), [1, 1])
+    r = x ** 2.9
+    assert r.dtype == paddle.float32
+    np.testing.assert_allclose(r.numpy(), [3 ** 2.9, 5 ** 2.9], rtol=1e-6)
+    r = paddle.pow(x, TT(2.9))                  # a tensor exponent: float32, not truncated
+    assert r.dtype == paddle.float32
+    np.testing.assert_allclose(r.numpy(), [3 ** 2.9, 5 ** 2.9], rtol=1e-6)
+    x.pow_(2.9)
+    assert x.dtype == paddle.int64
+    np.testing.assert_array_equal(x.numpy(), [9, 25])

@@ -76,10 +76,11 @@ class TensorOperators:
         return OPS.remainder(o, self)
 
     def __pow__(self, o: Any) -> Any:
-        return OPS.pow(self, o)
+        return OPS.power(self, o)       # (x ** 2.9 of an int x is float32: paddle.pow's
+        #                                 truncated exponent is the function's, as Paddle)
 
     def __rpow__(self, o: Any) -> Any:
-        return OPS.pow(o, self)
+        return OPS.power(o, self)
 
     def __matmul__(self, o: Any) -> Any:
         return OPS.matmul(self, o)

@@ -13,6 +13,7 @@ from ..core import tensor_operators as _tensor_operators
 from .elementwise import (abs, add, astype, cast, clip, clone, cos, divide, exp, log, maximum,
                           minimum, multiply, neg, pow, relu, sigmoid, sin, sqrt, square,
                           subtract, tanh, where)
+from .elementwise import power  # noqa: F401  (the operator x ** y: Tensor.__pow__)
 from .linalg import matmul
 from .nn import log_softmax, softmax
 from .reduce import max, mean, min, sum

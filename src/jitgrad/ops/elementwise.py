@@ -557,7 +557,18 @@ def _reflected(op: OpDef, true_divide: bool = False) -> Callable[[Tensor, Any], 
 
 
 def pow(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """x ** y; a Python-number exponent records a cheaper single-input op."""
+    """paddle.pow(x, y) and x.pow(y): x ** y, except that an integer or bool x with a float
+    exponent keeps its dtype and the exponent is truncated, as in Paddle 3.3.1
+    (`paddle.pow(int64 [3, 5], 2.9)` is int64 [9, 25]; pow_ too); the operator `x ** 2.9`
+    is float32 there and here (power)."""
+    if isinstance(x, Tensor) and isinstance(y, (float, np.floating)) \
+            and x._data.dtype.kind in "biu":
+        y = int(y)
+    return power(x, y)
+
+
+def power(x: Any, y: Any) -> Tensor:
+    """x ** y, the operator; a Python-number exponent records a cheaper single-input op."""
     if isinstance(x, Tensor) and isinstance(y, (int, float, np.integer, np.floating)) \
             and not isinstance(y, bool):
         if x._data.dtype.kind != "f":

@@ -448,9 +448,6 @@ def pow_(x: Tensor, y: float, name: str | None = None) -> Tensor:
         raise TypeError(f"pow_(): y must be scalar type, but received: {type(y)} (a Python "
                         "int or float; for a tensor exponent use the out-of-place "
                         "paddle.pow(x, y))")
-    if isinstance(x, Tensor) and x._data.dtype.kind in "biu" and isinstance(y, float):
-        y = int(y)          # Paddle 3.3.1: an integer x keeps its dtype, the exponent is
-        #                     truncated (x.pow_(2.9) squares)
     return inplace(x, lambda s: E.pow(s, y), "pow_")
 
 
