@@ -68,3 +68,98 @@ def test_pow_function_of_int_tensor_truncates_float_exponent():
     x.pow_(2.9)
     assert x.dtype == paddle.int64
     np.testing.assert_array_equal(x.numpy(), [9, 25])
+
+
+# ---- a 0-d tensor operand of an in-place op promotes as a tensor -----------------------
+
+def test_inplace_zero_dim_float64_operand_makes_x_float64():
+    # Paddle 3.3.1: x_f32.multiply_(0-d float64) makes x float64 (the out-of-place x * it
+    # stays float32: there a 0-d tensor counts like a number)
+    f64 = TT(0.5, dtype="float64")
+    for op, want in (("multiply_", [0.75, 1.5]), ("add_", [2.0, 3.5]),
+                     ("subtract_", [1.0, 2.5]), ("divide_", [3.0, 6.0]),
+                     ("remainder_", [0.0, 0.0]), ("floor_divide_", [3.0, 6.0])):
+        x = TT([1.5, 3.0])
+        assert getattr(x, op)(f64) is x
+        assert x.dtype == paddle.float64, op
+        np.testing.assert_array_equal(x.numpy(), want)
+    x = TT([1.5, -3.0])
+    x.copysign_(TT(-1.0, dtype="float64"))
+    assert x.dtype == paddle.float64
+    np.testing.assert_array_equal(x.numpy(), [-1.5, -3.0])
+    x = TT([1.5, 3.0])
+    x.hypot_(TT(2.0, dtype="float64"))
+    assert x.dtype == paddle.float64
+    np.testing.assert_allclose(x.numpy(), [2.5, np.sqrt(13.0)], rtol=1e-15)
+    x = TT([1.5, 3.0], dtype="float16")
+    x.multiply_(TT(2.0))
+    assert x.dtype == paddle.float32
+    assert (TT([1.5, 3.0]) * f64).dtype == paddle.float32
+    x = TT([1.5, 3.0], dtype="float64")         # a narrower 0-d operand: x keeps float64
+    x.multiply_(TT(2.0))
+    assert x.dtype == paddle.float64
+
+
+def test_inplace_zero_dim_float64_operand_gradients():
+    # Paddle 3.3.1: y becomes float64, x's gradient comes back float32, the operand's
+    # float64
+    x = TT([1.5, 3.0], stop_gradient=False)
+    w = TT(2.0, dtype="float64", stop_gradient=False)
+    y = x * 1
+    y.multiply_(w)
+    assert y.dtype == paddle.float64
+    y.sum().backward()
+    assert x.grad.dtype == paddle.float32 and w.grad.dtype == paddle.float64
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(w.grad.numpy(), 4.5)
+
+
+def test_inplace_zero_dim_operand_of_another_kind_raises():
+    # Paddle 3.3.1: TypeError (its tensor-tensor promotion); out of place, int64 + 0-d
+    # float32 is float32 and int64 * 0-d int32 int64
+    for x, y in ((TT([3, 5]), TT(2.5)), (TT([3, 5]), TT(2, dtype="int32")),
+                 (TT([True, False]), TT(2.5)), (TT([1.5, 3.0]), TT(2))):
+        for op in ("add_", "multiply_", "divide_"):
+            with pytest.raises(TypeError, match=op + ": cannot combine tensors"):
+                getattr(x.clone(), op)(y)
+    x = TT([3, 5])
+    x.divide_(TT(2))                            # int / int: float32, as out of place
+    assert x.dtype == paddle.float32
+    np.testing.assert_array_equal(x.numpy(), [1.5, 2.5])
+    x = TT([3, 5])
+    x.add_(2.5)                                 # a Python number: the out-of-place rule
+    assert x.dtype == paddle.float32
+    np.testing.assert_array_equal(x.numpy(), [5.5, 7.5])
+    with pytest.raises(TypeError, match="lcm_: cannot combine"):
+        TT([4, 6]).lcm_(TT(3, dtype="int32"))
+
+
+def test_copysign_promotes_tensor_operands_as_arithmetic():
+    # Paddle 3.3.1: float32 x, float64 y: float64 (copysign_ too); a 0-d y counts like a
+    # number; int with float refused; a Python number keeps x's dtype
+    x = TT([1.5, -3.0])
+    y64 = TT([-1.0, 1.0], dtype="float64")
+    r = paddle.copysign(x, y64)
+    assert r.dtype == paddle.float64
+    np.testing.assert_array_equal(r.numpy(), [-1.5, 3.0])
+    r = paddle.copysign(TT(1.5), y64)
+    assert r.dtype == paddle.float64
+    np.testing.assert_array_equal(r.numpy(), [-1.5, 1.5])
+    assert paddle.copysign(x, TT(-1.0, dtype="float64")).dtype == paddle.float32
+    r = paddle.copysign(TT([1, -3]), TT(-2.5))
+    assert r.dtype == paddle.float32
+    np.testing.assert_array_equal(r.numpy(), [-1.0, -3.0])
+    r = paddle.copysign(TT([1, -3]), 2.5)
+    assert r.dtype == paddle.int64
+    np.testing.assert_array_equal(r.numpy(), [1, 3])
+    with pytest.raises(TypeError, match="cannot combine tensors"):
+        paddle.copysign(TT([1, -3]), TT([-1.0, 1.0]))
+    with pytest.raises(TypeError, match="cannot combine tensors"):
+        paddle.copysign(x, TT([-1, 1]))
+    x = TT([1.5, -3.0], stop_gradient=False)
+    z = x * 1
+    z.copysign_(y64)
+    assert z.dtype == paddle.float64
+    z.sum().backward()
+    assert x.grad.dtype == paddle.float32
+    np.testing.assert_array_equal(x.grad.numpy(), [-1.0, -1.0])

@@ -16,7 +16,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..core import tape
+from ..core import dtypes, tape
 from ..core.grad_store import ViewLinks
 from ..core.grad_store import grad_owner as _grad_owner
 from ..core.tensor import Tensor
@@ -386,6 +386,24 @@ def take_x(kwargs: dict, first: str, name: str) -> Any:
                     "place)")
 
 
+def zero_dim_operand(x: Any, y: Any, opname: str, true_divide: bool = False) -> Any:
+    """The dtype x takes in a binary in-place op whose operand y is a 0-d tensor, or None
+    (keep x's). Paddle 3.3.1's in-place ops promote a 0-d tensor operand as any tensor,
+    not as a number (the out-of-place rule): float32 x with a 0-d float64 y becomes
+    float64, and an int x with a 0-d float y, or two int dtypes, raise TypeError."""
+    if not (isinstance(y, Tensor) and isinstance(x, Tensor) and y._data.ndim == 0):
+        return None
+    xd, yd = x._data.dtype, y._data.dtype
+    if xd == yd:
+        return None
+    try:
+        dt = dtypes.result_dtype(xd, yd, true_divide)
+    except TypeError as e:
+        raise TypeError(f"{opname}: {e}; an in-place op promotes a 0-d tensor operand as a "
+                        "tensor (Paddle 3.3.1), a Python number as a number") from None
+    return dt if dt != xd and dt.kind == "f" else None
+
+
 def _first_param(fn: Callable) -> str:
     import inspect
     try:
@@ -407,10 +425,12 @@ def _method(fn: Callable, name: str, run: Callable | None = None,
     counts for one call (more_versions)."""
     run = inplace if run is None else run
     first = _first_param(fn)
+    true_divide = name in ("divide_", "div_")
 
     def method(x: Tensor = _NO_X, /, *args: Any, **kwargs: Any) -> Tensor:
         if x is _NO_X:
             x = take_x(kwargs, first, name)
+        f = None
         if operands:
             if operands is Y:                   # (the common case, without a generator)
                 y = args[0] if args else kwargs.get("y")
@@ -418,13 +438,20 @@ def _method(fn: Callable, name: str, run: Callable | None = None,
                         isinstance(y, Tensor) and isinstance(x, Tensor)
                         and y._data.shape == x._data.shape):
                     check_broadcast(x, (y,), name)
+                    dt = zero_dim_operand(x, y, name, true_divide)
+                    if dt is not None:          # x computes (and stays) in y's wider float
+                        def f(s: Tensor) -> Tensor:
+                            return fn(E.astype(s, dt), *args, **kwargs)
             else:
                 check_broadcast(x, tuple(args[i] if len(args) > i else kwargs.get(k)
                                          for k, i in operands), name)
+        if f is None:
+            def f(s: Tensor) -> Tensor:
+                return fn(s, *args, **kwargs)
         if versions == 1:
-            return run(x, lambda s: fn(s, *args, **kwargs), name)
+            return run(x, f, name)
         node = getattr(x, "_node", None)
-        out = run(x, lambda s: fn(s, *args, **kwargs), name)
+        out = run(x, f, name)
         more_versions(x, versions - 1, node)
         return out
     method.__name__ = name
@@ -457,8 +484,9 @@ def hypot_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     _need_tensor(x, "x", "hypot_")
     _need_tensor(y, "y", "hypot_")
     check_broadcast(x, (y,), "hypot_")
+    dt = zero_dim_operand(x, y, "hypot_")
     node = x._node
-    inplace(x, lambda s: NU.hypot(s, y), "hypot_")
+    inplace(x, lambda s: NU.hypot(s if dt is None else E.astype(s, dt), y), "hypot_")
     more_versions(x, 2, node)
     return x
 

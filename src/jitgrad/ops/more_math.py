@@ -1,7 +1,8 @@
 """Paddle 3.3.1's math functions that numeric code reaches for less often (copysign, ldexp,
 vecdot, baddbmm, multigammaln, pdist, combinations, histogram, gcd, frexp, ...): composites
-of the ops already here, so their gradients come from those ops' rules. Each name a user can call is listed in NAMES
-(ops/__init__.py exports them and binds them as Tensor methods). Behaviours noted
+of the ops already here, so their gradients come from those ops' rules. Each name a user
+can call is listed in NAMES (ops/__init__.py exports them and binds them as Tensor methods).
+Behaviours noted
 "(Paddle)" were measured on Paddle 3.3.1."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import const, require_float, sum_to
+from .core import binary_operands, const, require_float, sum_to
 from .indexing import _take
 from .linalg import matmul
 from .math import sign
@@ -36,8 +37,14 @@ def _tensor(x: Any, fn: str, arg: str) -> Tensor:
 
 def copysign(x: Tensor, y: Tensor | float, name: str | None = None) -> Tensor:
     """|x| with the sign of y (-0.0 counts as negative, as IEEE). x's gradient is
-    sign(x) sign(y), 0 at x = 0; y's is zeros (Paddle)."""
+    sign(x) sign(y), 0 at x = 0; y's is zeros (Paddle). A tensor y promotes as in the
+    arithmetic ops (float32 x, float64 y: float64; a 0-d y counts like a number; int with
+    float refused), as Paddle 3.3.1; a Python number y keeps x's dtype."""
     _tensor(x, "copysign", "x")
+    if isinstance(y, Tensor):
+        x, y = binary_operands(x, y, zero_dim=True)
+        if x._data.dtype != y._data.dtype:          # (float tensors keep their own there)
+            x = E.astype(x, np.promote_types(x._data.dtype, y._data.dtype))
     dt = x._data.dtype
     yd = y._data if isinstance(y, Tensor) else np.asarray(y)
     out = E.abs(x) * const(np.copysign(np.ones((), dt), yd).astype(dt, copy=False), dt)
