@@ -163,3 +163,48 @@ def test_copysign_promotes_tensor_operands_as_arithmetic():
     z.sum().backward()
     assert x.grad.dtype == paddle.float32
     np.testing.assert_array_equal(x.grad.numpy(), [-1.0, -1.0])
+
+
+# ---- PyLayer ----------------------------------------------------------------------------
+
+def _layer(ret):
+    class L(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x, y=None):
+            return x * 2 if y is None else x * y
+
+        @staticmethod
+        def backward(ctx, dy):
+            return ret(dy)
+    return L
+
+
+def test_pylayer_backward_returning_a_list_raises_for_tensor_inputs():
+    # Paddle 3.3.1: ValueError 'We can only support Tensor or None for backward output,
+    # but got list' (a tuple is one gradient per input)
+    x = TT([1.0, 2.0], stop_gradient=False)
+    y = TT([3.0, 4.0], stop_gradient=False)
+    for ret, args in ((lambda dy: [dy * 2], (x,)), (lambda dy: [dy, dy], (x, y))):
+        out = _layer(ret).apply(*args).sum()
+        with pytest.raises(ValueError, match="return a tuple, not a list"):
+            out.backward()
+    _layer(lambda dy: (dy, dy * 3)).apply(x, y).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [3.0, 3.0])
+
+
+def test_pylayer_backward_list_is_one_list_arguments_gradients():
+    # Paddle 3.3.1: forward(ctx, [x, y]); backward returning [dx, dy] or ([dx, dy],)
+    class L(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, xs):
+            return xs[0] * xs[1]
+
+        @staticmethod
+        def backward(ctx, dy):
+            return [dy, dy * 2]
+    x = TT([1.0, 2.0], stop_gradient=False)
+    y = TT([3.0, 4.0], stop_gradient=False)
+    L.apply([x, y]).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0, 2.0])

@@ -115,12 +115,11 @@ def slot_shapes(slots: list) -> list:
 def input_grads(name: str, res: Any, slots: list, needs: tuple) -> list:
     """backward's result as one gradient (Tensor or None) per flat input; `slots` from
     slot_shapes, `needs` one flag per flat input (does it need a gradient)."""
-    if res is None or isinstance(res, Tensor):
-        res = (res,)
-    elif isinstance(res, list) and len(slots) == 1 and slots[0] is not None:
-        res = (res,)                        # the one list argument's gradients
-    elif isinstance(res, (list, tuple)):
-        res = tuple(res)
+    if res is None or isinstance(res, (Tensor, list)):
+        res = (res,)        # (a list is one list argument's gradients, never several
+        #                     inputs': Paddle 3.3.1 raises ValueError for it otherwise)
+    elif isinstance(res, tuple):
+        pass
     else:
         raise OutputTypeError(f"{name}.backward must return Tensors or None (a tuple of "
                               f"them, one per Tensor input), got {type(res).__name__}")
@@ -149,7 +148,10 @@ def input_grads(name: str, res: Any, slots: list, needs: tuple) -> list:
                                      f"{j} needs one; return one (or None) per input")
                 r = None
             elif r is not None and not isinstance(r, Tensor):
+                hint = ("; return a tuple, not a list, of one gradient per input (a list "
+                        "is the gradients of one list argument, as in Paddle)"
+                        if isinstance(r, list) else "")
                 raise OutputTypeError(f"{name}.backward must return Tensors or None, got "
-                                      f"{type(r).__name__} for input {j}")
+                                      f"{type(r).__name__} for input {j}{hint}")
             out.append(r)
     return out
