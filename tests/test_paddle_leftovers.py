@@ -208,3 +208,22 @@ def test_pylayer_backward_list_is_one_list_arguments_gradients():
     L.apply([x, y]).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
     np.testing.assert_array_equal(y.grad.numpy(), [2.0, 2.0])
+
+
+# ---- to_tensor of a Tensor ----------------------------------------------------------------
+
+def test_to_tensor_of_a_tensor_warns_once_per_process(monkeypatch):
+    # Paddle 3.3.1: UserWarning 'To copy construct from a tensor, ...' at the first
+    # paddle.to_tensor(tensor) of the process, none after it nor for paddle.Tensor(t)
+    from jitgrad.core import tensor as core_tensor
+    monkeypatch.setattr(core_tensor, "_copy_warned", False)
+    x = TT([1.0, 2.0], stop_gradient=False)
+    with pytest.warns(UserWarning, match=r"use sourceTensor.clone\(\).detach\(\), rather "
+                      r"than paddle.to_tensor\(sourceTensor\)") as record:
+        y = paddle.to_tensor(x)
+        paddle.to_tensor(x, dtype="float64")
+        paddle.Tensor(x)
+    assert len([w for w in record if "copy construct" in str(w.message)]) == 1
+    assert record[0].filename == __file__
+    assert y.stop_gradient is True and y.dtype == paddle.float32
+    np.testing.assert_array_equal(y.numpy(), [1.0, 2.0])

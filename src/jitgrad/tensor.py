@@ -15,7 +15,7 @@ from typing import Any as _Any
 from typing import Callable as _Callable
 
 from .core.namespace import Namespace
-from .core.tensor import Tensor, to_tensor
+from .core.tensor import Tensor, user_to_tensor as to_tensor
 
 __all__ = ["Tensor", "to_tensor"]
 

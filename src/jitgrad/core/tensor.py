@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from typing import Any, Callable
 
@@ -458,6 +459,26 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
     t = Tensor._make(_infer_array(data, dtype), stop_gradient=True)
     t.stop_gradient = stop_gradient
     return t
+
+
+_copy_warned = False        # Paddle 3.3.1 warns once per process
+
+
+def user_to_tensor(data: Any, dtype: Any = None, place: Any = None,
+                   stop_gradient: bool = True) -> Tensor:
+    """paddle.to_tensor: to_tensor, warning (UserWarning, once per process, as Paddle
+    3.3.1) when data is a Tensor, for which clone().detach() is the idiom. jitgrad's own
+    code calls to_tensor, which never warns."""
+    global _copy_warned
+    if not _copy_warned and isinstance(data, Tensor):
+        _copy_warned = True
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.clone().detach(), rather than "
+                      "paddle.to_tensor(sourceTensor).", UserWarning, stacklevel=2)
+    return to_tensor(data, dtype, place, stop_gradient)
+
+
+user_to_tensor.__name__ = user_to_tensor.__qualname__ = "to_tensor"
 
 
 def share_version(src: Tensor, t: Tensor) -> None:
