@@ -227,3 +227,28 @@ def test_to_tensor_of_a_tensor_warns_once_per_process(monkeypatch):
     assert record[0].filename == __file__
     assert y.stop_gradient is True and y.dtype == paddle.float32
     np.testing.assert_array_equal(y.numpy(), [1.0, 2.0])
+
+
+# ---- Paddle's private gradient setters ----------------------------------------------------
+
+def test_private_set_grad_ivar_is_for_parameters_only():
+    # Paddle 3.3.1: TypeError '_set_grad_ivar is only supported for Parameter Tensor'; a
+    # Parameter's .grad takes the value
+    x = TT([3.0, 5.0], stop_gradient=False)
+    with pytest.raises(TypeError, match="only supported for Parameter"):
+        x._set_grad_ivar(TT([1.0, 1.0]))
+    p = paddle.create_parameter([2], "float32")
+    p._set_grad_ivar(TT([1.0, 2.0]))
+    np.testing.assert_array_equal(p.grad.numpy(), [1.0, 2.0])
+    assert p.grad.dtype == paddle.float32
+
+
+def test_private_copy_gradient_from_sets_grad_of_same_dtype():
+    # Paddle 3.3.1: x.grad takes src's values; another dtype raises
+    x = TT([3.0, 5.0], stop_gradient=False)
+    (x * x).sum().backward()
+    x._copy_gradient_from(TT([1.0, 2.0]))
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 2.0])
+    with pytest.raises(TypeError, match="src has dtype float64"):
+        x._copy_gradient_from(TT([1.0, 1.0], dtype="float64"))
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 2.0])

@@ -250,6 +250,23 @@ class Tensor(TensorOperators):
         """.grad, under the name Paddle's own code calls."""
         return self.grad
 
+    def _set_grad_ivar(self, value: Tensor) -> None:
+        """Paddle's private setter of a Parameter's gradient (a Parameter's is `.grad =`)."""
+        raise TypeError("_set_grad_ivar is only supported for Parameter Tensor (Paddle "
+                        "3.3.1's rule); set a leaf tensor's gradient with `x.grad = value`")
+
+    def _copy_gradient_from(self, src: Tensor) -> None:
+        """Paddle's private `x.grad = src` for a src of x's dtype (another dtype raises,
+        as in Paddle). The values are copied, as `x.grad = src` copies them (Paddle 3.3.1
+        shares src's storage, and also takes another shape, or a non-leaf)."""
+        if not isinstance(src, Tensor):
+            raise TypeError(f"_copy_gradient_from needs a Tensor, got {type(src).__name__}")
+        if src._data.dtype != self._data.dtype:
+            raise TypeError(f"_copy_gradient_from: src has dtype {src.dtype.name}, this "
+                            f"tensor {self.dtype.name}; cast it first "
+                            f"(src.astype('{self._data.dtype.name}'))")
+        self.grad = src
+
     def clear_grad(self) -> None:
         """Zero the accumulated gradient in place (it stays None if there is none)."""
         g = self._grad

@@ -57,6 +57,10 @@ class Parameter(Tensor):
             raise ValueError(f"trainable must be True or False, got {value!r}")
         self.stop_gradient = not value
 
+    def _set_grad_ivar(self, value: Tensor) -> None:
+        """Paddle's private `p.grad = value` (Tensor's refuses: Parameters only)."""
+        self.grad = value
+
     def __str__(self) -> str:
         return "Parameter containing:\n" + super().__str__()
 
