@@ -30,7 +30,7 @@ methods (x.new_zeros ...) are wrapped for device=, requires_grad=, pin_memory=.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 KWARGS = frozenset(("out", "device", "requires_grad", "pin_memory"))
 
@@ -142,11 +142,24 @@ def finish(fn_name: str, result: Any, extras: dict) -> Any:
     return result
 
 
+# ops/inplace.py's write_result (x takes an op's result), which that module installs here:
+# the core stage imports no later one
+_write_result: Callable[[Any, Any], Any] | None = None
+
+
+def set_result_writer(fn: Callable[[Any, Any], Any]) -> None:
+    """Install the function that makes `out` an op's result (ops/inplace.write_result)."""
+    global _write_result
+    _write_result = fn
+
+
 def write_out(fn_name: str, out: Any, result: Any) -> Any:
     """`out` (a Tensor, or a tuple of them for a tuple result) takes `result`: its values,
     shape, dtype and graph position. Returns out (a tuple of them: the result's type)."""
     from .tensor import Tensor
-    from ..ops.inplace import write_result
+    write_result = _write_result
+    if write_result is None:        # (never: importing jitgrad imports ops/inplace.py)
+        raise RuntimeError("out= needs jitgrad.ops, which is not imported")
     if isinstance(result, Tensor):
         if not isinstance(out, Tensor):
             raise TypeError(f"{fn_name}(): out must be a Tensor, got {type(out).__name__}")

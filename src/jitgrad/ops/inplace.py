@@ -16,7 +16,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..core import dtypes, tape
+from ..core import dtypes, tape, torch_kwargs
 from ..core.grad_store import ViewLinks
 from ..core.grad_store import grad_owner as _grad_owner
 from ..core.tensor import Tensor
@@ -668,3 +668,6 @@ def write_result(x: Tensor, new: Tensor) -> Tensor:
     """Paddle's `out=x`: x takes `new`'s values, shape, dtype and graph position (new, an
     op's result, is thrown away after; an op that gave x itself changes nothing)."""
     return x if new is x else take_result(x, stand_in(x), new)
+
+
+torch_kwargs.set_result_writer(write_result)
