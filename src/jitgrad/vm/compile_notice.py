@@ -12,16 +12,32 @@ for it.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, Iterator
 
 NOTICE_AFTER = 1.0      # seconds: a cache load is quicker, a compile takes several
 
 LOADER_THREAD = "jitgrad-vm-load"                # the interpreter's background loader (vm)
 _SILENT_THREADS = {LOADER_THREAD}
 _SILENT_MODULES = ("jitgrad.vm.interpreter",)   # announced by vm.run_announced
+_silent_idents: set[int] = set()                 # threads inside silenced()
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """No notices from this thread inside the block (the precompile prints its own
+    progress: precompile.py)."""
+    me = threading.get_ident()
+    added = me not in _silent_idents
+    _silent_idents.add(me)
+    try:
+        yield
+    finally:
+        if added:
+            _silent_idents.discard(me)
 
 
 class CompileNotice:
@@ -81,7 +97,8 @@ class _KernelCompiles:
         fn = getattr((event.data or {}).get("dispatcher"), "py_func", None)
         module = getattr(fn, "__module__", "") or ""
         if not module.startswith("jitgrad.") or module.startswith(_SILENT_MODULES) or \
-                threading.current_thread().name in _SILENT_THREADS:
+                threading.current_thread().name in _SILENT_THREADS or \
+                threading.get_ident() in _silent_idents:
             return
         name = f"{module.removeprefix('jitgrad.vm.')}.{fn.__qualname__}"
         self.local.notice = CompileNotice(f"the kernel {name}").start()
