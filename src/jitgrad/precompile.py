@@ -46,6 +46,10 @@ KERNEL_MODULES = (
 
 INTERPRETER_MODULES = ("interpreter", "kernels", "norm_kernels", "blas")
 
+# Modules whose kernels the ops call for one float dtype only: no dtype closure (step 3)
+# for them. float32_math is ops/rounded.py's float32 path (float64 stays numpy's).
+ONE_DTYPE_MODULES = ("float32_math",)
+
 
 def kernels_of(module: str) -> dict[str, Any]:
     """The Numba dispatchers defined in vm.<module> (imported here), by name; those inlined
@@ -241,16 +245,20 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
     try:
         with compile_notice.silenced(), warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            if registry:
+            if registry:                # (four progress lines: it takes minutes)
                 from .ops.registry import REGISTRY
-                t0 = time.perf_counter()
-                failed = 0
-                for op in REGISTRY.values():
-                    failed += _drive_registry_op(op, dtypes)
-                n = sum(counter.count.values())
-                say(f"jitgrad: registry ops ({len(REGISTRY)}): {n} kernel compiles "
-                    f"in {time.perf_counter() - t0:.1f} s"
-                    + (f" ({failed} case runs refused)" if failed else ""))
+                ops = list(REGISTRY.values())
+                step = -(-len(ops) // 4)
+                for lo in range(0, len(ops), step):
+                    t0 = time.perf_counter()
+                    before = sum(counter.count.values())
+                    failed = sum(_drive_registry_op(op, dtypes) for op in ops[lo:lo + step])
+                    hi = min(lo + step, len(ops))
+                    say(f"jitgrad: registry ops {lo + 1}-{hi} of {len(ops)} "
+                        f"({ops[lo].name} .. {ops[hi - 1].name}): "
+                        f"{sum(counter.count.values()) - before} kernel compiles in "
+                        f"{time.perf_counter() - t0:.1f} s"
+                        + (f" ({failed} case runs refused)" if failed else ""))
             for name in names:
                 calls = CALLS[name]() if name in CALLS else []
                 t0 = time.perf_counter()
@@ -260,19 +268,20 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
                     f"{sum(counter.count.values()) - before} kernel compiles in "
                     f"{time.perf_counter() - t0:.1f} s"
                     + (f" ({failed} runs failed)" if failed else ""))
+            made = 0
             for name in names:
-                t0 = time.perf_counter()
-                made = close_over_float_dtypes(name)
+                if name not in ONE_DTYPE_MODULES:
+                    made += close_over_float_dtypes(name)
                 kernels, reached, sigs, hits, misses = _summary(name)
-                compiles = counter.count.get(name, 0)
                 result[name] = dict(kernels=kernels, reached=reached, signatures=sigs,
-                                    compiles=compiles, loaded=hits,
+                                    compiles=counter.count.get(name, 0), loaded=hits,
                                     seconds=counter.seconds.get(name, 0.0))
-                say(f"jitgrad: {name}: {reached}/{kernels} kernels ready, {sigs} signatures "
-                    f"({hits} loaded from the cache, {compiles} compiled in "
-                    f"{counter.seconds.get(name, 0.0):.1f} s; {made} by the dtype closure)")
     finally:
         stop_counting(counter)
-    result["total_seconds"] = time.perf_counter() - t_start
-    say(f"jitgrad: forward kernels ready in {result['total_seconds']:.1f} s")
+    result["total_seconds"] = total = time.perf_counter() - t_start
+    mods = [result[n] for n in names]
+    say(f"jitgrad: forward kernels ready in {total:.1f} s: "
+        f"{sum(m['compiles'] for m in mods)} compiled "
+        f"({sum(m['seconds'] for m in mods):.1f} s), {sum(m['loaded'] for m in mods)} "
+        f"loaded from Numba's cache ({made} by the dtype closure) in {len(names)} modules")
     return result
