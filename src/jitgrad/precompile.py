@@ -219,10 +219,12 @@ def _summary(module: str) -> tuple[int, int, int, int, int]:
 
 
 def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.float64),
-               quiet: bool = False, registry: bool | None = None) -> dict:
+               quiet: bool = False, registry: bool | None = None,
+               close_dtypes: bool = True) -> dict:
     """Compile (or load from Numba's disk cache) the forward kernels of `modules` (default
     all KERNEL_MODULES) for `dtypes`, by driving the ops (module docstring). `registry`:
-    drive every registry op first (default: when all modules are asked for). Prints one
+    drive every registry op first (default: when all modules are asked for);
+    `close_dtypes`: step 3 (the other float dtype of each signature). Prints one
     line per module unless quiet; returns {module: (kernels, reached, signatures,
     compiles, seconds)} plus "total_seconds"."""
     from . import vm
@@ -270,7 +272,7 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
                     + (f" ({failed} runs failed)" if failed else ""))
             made = 0
             for name in names:
-                if name not in ONE_DTYPE_MODULES:
+                if close_dtypes and name not in ONE_DTYPE_MODULES:
                     made += close_over_float_dtypes(name)
                 kernels, reached, sigs, hits, misses = _summary(name)
                 result[name] = dict(kernels=kernels, reached=reached, signatures=sigs,
