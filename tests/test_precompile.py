@@ -80,6 +80,17 @@ def test_precompile_one_module_leaves_nothing_to_compile():
     assert counter.count.get("forward_matrix", 0) == 0, counter.names
 
 
+def test_precompile_leaves_the_random_generator_as_it_was(monkeypatch):
+    import jitgrad.nn.functional as F
+    monkeypatch.setitem(precompile_calls.CALLS, "forward_matrix",
+                        lambda: [lambda w: F.dropout(w.t(4, 5), 0.5)])
+    paddle.seed(7)
+    want = paddle.rand([3]).numpy()
+    paddle.seed(7)
+    precompile.precompile(modules=("forward_matrix",), quiet=True)
+    np.testing.assert_array_equal(paddle.rand([3]).numpy(), want)
+
+
 def test_precompile_refuses_unknown_modules():
     with pytest.raises(ValueError, match="not kernel modules"):
         precompile.precompile(modules=("interpreter",), quiet=True)

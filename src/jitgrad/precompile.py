@@ -21,7 +21,8 @@ signatures they dispatch:
 3. per kernel module, the other float dtype of every signature met so far (a path driven
    in float64 only still gets its float32 variant), compiled by `Dispatcher.compile`.
 
-Progress is one line per kernel module (and one for the registry drive) unless quiet.
+Progress is one line per kernel module (and four for the registry drive) unless quiet.
+jitgrad's random generator is left as it was (the calls draw dropout masks from it).
 """
 
 from __future__ import annotations
@@ -242,6 +243,8 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
     vm.warmup(quiet=True)                       # Numba and the interpreter: the ops use both
     for name in names:
         importlib.import_module(f"jitgrad.vm.{name}")
+    from .ops import creation
+    rng_state = creation.get_rng_state()       # (dropout and friends draw from it)
     counter = compile_counter()
     result: dict = {}
     try:
@@ -280,6 +283,7 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
                                     seconds=counter.seconds.get(name, 0.0))
     finally:
         stop_counting(counter)
+        creation.set_rng_state(rng_state)
     result["total_seconds"] = total = time.perf_counter() - t_start
     mods = [result[n] for n in names]
     say(f"jitgrad: forward kernels ready in {total:.1f} s: "
