@@ -122,6 +122,7 @@ def _registry_inputs(op: Any, case: dict, dtype: type, seed: int = 0) -> list[np
 def _drive_registry_op(op: Any, dtypes: tuple) -> int:
     """Run one registry op over its cases: forward, and the backward by every path that runs
     forward kernels. Returns how many of its runs raised (an op's case meant for one dtype)."""
+    from .core.tensor import Tensor
     from .ops.core import apply
     from .testing import gradients
     failed = 0
@@ -134,10 +135,8 @@ def _drive_registry_op(op: Any, dtypes: tuple) -> int:
             try:
                 xs = _registry_inputs(op, case, dt)
                 if not op.differentiable:
-                    from .core.tensor import Tensor
                     f(*[Tensor._make(x) for x in xs])
                     continue
-                from .core.tensor import Tensor
                 out = f(*[Tensor._make(x) for x in xs])
                 seed = np.ones(out.shape, out._data.dtype)
                 for path in ("eager", "interpret", "numba"):
@@ -225,9 +224,10 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
     """Compile (or load from Numba's disk cache) the forward kernels of `modules` (default
     all KERNEL_MODULES) for `dtypes`, by driving the ops (module docstring). `registry`:
     drive every registry op first (default: when all modules are asked for);
-    `close_dtypes`: step 3 (the other float dtype of each signature). Prints one
-    line per module unless quiet; returns {module: (kernels, reached, signatures,
-    compiles, seconds)} plus "total_seconds"."""
+    `close_dtypes`: step 3 (the other float dtype of each signature), done only when
+    `dtypes` holds both. Prints one line per module unless quiet; returns {module: {
+    kernels, reached (kernels holding a signature), signatures, compiles, loaded (from the
+    cache), seconds (compiling)}} and "total_seconds"."""
     from . import vm
     from .precompile_calls import CALLS
     from .vm import compile_notice
@@ -238,6 +238,8 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
                          f"{', '.join(KERNEL_MODULES)}")
     if registry is None:
         registry = modules is None
+    if {np.dtype(d) for d in dtypes} != {np.dtype(np.float32), np.dtype(np.float64)}:
+        close_dtypes = False
     t_start = time.perf_counter()
     say = (lambda s: None) if quiet else (lambda s: print(s, flush=True))
     vm.warmup(quiet=True)                       # Numba and the interpreter: the ops use both
