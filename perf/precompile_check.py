@@ -15,9 +15,10 @@ replaced by a stub, its side is never run), and the same rows with their float i
 float64. It prints each compile it saw (kernel and signature) and the count; 0 means the
 precompile left nothing for these ops to compile.
 
-Measured 2026-12-07 on the shared 2-core AVX2 host, after `python -m jitgrad warmup --all`
-on an empty cache (549.8 s wall, 337.7 s CPU, the interpreter's 90 s included): 0 compiles
-left (of 102 after a precompile of the registry ops alone), 12.5 s.
+Measured 2026-12-07 on the shared 2-core AVX2 host (load 3-5), after the precompile on an
+empty cache (641.1 s wall, 301.2 s CPU, the interpreter's ~90 s included): 0 compiles left
+(of 102 after a precompile of the registry ops alone), 6.5 s. With a since dropped third
+step (each signature's other float dtype compiled too): 549.8 s wall, 337.7 s CPU, also 0.
 """
 
 from __future__ import annotations

@@ -96,23 +96,6 @@ def test_precompile_refuses_unknown_modules():
         precompile.precompile(modules=("interpreter",), quiet=True)
 
 
-def test_dtype_closure_adds_the_other_float_dtype():
-    import numba
-
-    @numba.njit
-    def scaled(x, out, k, acc):
-        for i in range(x.size):
-            out[i] = x[i] * k + acc[0]
-
-    x = np.arange(3, dtype=np.float64)
-    scaled(x, np.empty(3), 2.0, np.zeros(1))
-    assert precompile.close_dispatcher(scaled) == 1
-    sigs = {tuple(str(t) for t in sig) for sig in scaled.signatures}
-    assert ("array(float32, 1d, C)", "array(float32, 1d, C)", "float32",
-            "array(float32, 1d, C)") in sigs, sigs
-    assert precompile.close_dispatcher(scaled) == 0
-
-
 def test_warmup_forward_runs_the_precompile(monkeypatch):
     seen = []
     monkeypatch.setattr(precompile, "precompile",

@@ -17,9 +17,12 @@ signatures they dispatch:
    backward by the eager rules, the rules on arrays and the compiled interpreter;
 2. per kernel module, a workload of public calls on inputs large enough to take the
    compiled paths that small inputs skip (softmax, cross_entropy, layer_norm ... compile
-   their kernels from 64-256 elements on);
-3. per kernel module, the other float dtype of every signature met so far (a path driven
-   in float64 only still gets its float32 variant), compiled by `Dispatcher.compile`.
+   their kernels from 64-256 elements on).
+
+Compiling each signature's other float dtype explicitly as well (Dispatcher.compile) was
+tried and dropped: it added 18 signatures (mostly float32 variants of float64-only ones:
+lgamma_args, erfinv, lse_shift ...) that no op dispatched in perf/precompile_check.py,
+for ~11% more CPU time; without it that check found no compile left either.
 
 Progress is one line per kernel module (and four for the registry drive) unless quiet.
 jitgrad's random generator is left as it was (the calls draw dropout masks from it).
@@ -46,10 +49,6 @@ KERNEL_MODULES = (
 )
 
 INTERPRETER_MODULES = ("interpreter", "kernels", "norm_kernels", "blas")
-
-# Modules whose kernels the ops call for one float dtype only: no dtype closure (step 3)
-# for them. float32_math is ops/rounded.py's float32 path (float64 stays numpy's).
-ONE_DTYPE_MODULES = ("float32_math",)
 
 
 def kernels_of(module: str) -> dict[str, Any]:
@@ -167,46 +166,6 @@ def _drive_calls(calls: list, dtypes: tuple) -> int:
     return failed
 
 
-def _other_float(t: Any, dt_from: Any, dt_to: Any) -> Any:
-    """Numba type `t` with float dtype dt_from replaced by dt_to (arrays and scalars)."""
-    from numba.core import types
-    if isinstance(t, types.Array) and t.dtype == dt_from:
-        return t.copy(dtype=dt_to)
-    if t == dt_from:
-        return dt_to
-    return t
-
-
-def close_over_float_dtypes(module: str) -> int:
-    """For every signature a kernel of vm.<module> holds, compile (or load) the one with
-    float32 and float64 swapped (close_dispatcher); returns how many it made."""
-    return sum(close_dispatcher(d) for d in kernels_of(module).values())
-
-
-def close_dispatcher(disp: Any) -> int:
-    """Compile `disp` for each of its signatures with float32 and float64 swapped (where
-    its first array argument is of one of them), and return how many it made. Arguments of
-    the other float dtype stay as they are (a float64 accumulator of a float32 kernel)."""
-    from numba.core import types
-    made = 0
-    have = set(disp.signatures)
-    for sig in list(have):
-        arrays = [t.dtype for t in sig if isinstance(t, types.Array)]
-        if not arrays or arrays[0] not in (types.float32, types.float64):
-            continue
-        a = arrays[0]
-        b = types.float64 if a == types.float32 else types.float32
-        other = tuple(_other_float(t, a, b) for t in sig)
-        if other in have:
-            continue
-        try:
-            disp.compile(other)
-            made += 1
-        except Exception:              # noqa: BLE001 - a kernel for one float dtype only
-            pass
-    return made
-
-
 def _summary(module: str) -> tuple[int, int, int, int, int]:
     """(kernels, kernels with a signature, signatures, cache hits, cache misses)."""
     ks = kernels_of(module)
@@ -219,15 +178,13 @@ def _summary(module: str) -> tuple[int, int, int, int, int]:
 
 
 def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.float64),
-               quiet: bool = False, registry: bool | None = None,
-               close_dtypes: bool = True) -> dict:
+               quiet: bool = False, registry: bool | None = None) -> dict:
     """Compile (or load from Numba's disk cache) the forward kernels of `modules` (default
     all KERNEL_MODULES) for `dtypes`, by driving the ops (module docstring). `registry`:
-    drive every registry op first (default: when all modules are asked for);
-    `close_dtypes`: step 3 (the other float dtype of each signature), done only when
-    `dtypes` holds both. Prints one line per module unless quiet; returns {module: {
-    kernels, reached (kernels holding a signature), signatures, compiles, loaded (from the
-    cache), seconds (compiling)}} and "total_seconds"."""
+    drive every registry op first (default: when all modules are asked for). Prints one
+    line per module unless quiet; returns {module: {kernels, reached (kernels holding a
+    signature), signatures, compiles, loaded (from the cache), seconds (compiling)}} and
+    "total_seconds"."""
     from . import vm
     from .precompile_calls import CALLS
     from .vm import compile_notice
@@ -238,8 +195,6 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
                          f"{', '.join(KERNEL_MODULES)}")
     if registry is None:
         registry = modules is None
-    if {np.dtype(d) for d in dtypes} != {np.dtype(np.float32), np.dtype(np.float64)}:
-        close_dtypes = False
     t_start = time.perf_counter()
     say = (lambda s: None) if quiet else (lambda s: print(s, flush=True))
     vm.warmup(quiet=True)                       # Numba and the interpreter: the ops use both
@@ -275,10 +230,7 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
                     f"{sum(counter.count.values()) - before} kernel compiles in "
                     f"{time.perf_counter() - t0:.1f} s"
                     + (f" ({failed} runs failed)" if failed else ""))
-            made = 0
             for name in names:
-                if close_dtypes and name not in ONE_DTYPE_MODULES:
-                    made += close_over_float_dtypes(name)
                 kernels, reached, sigs, hits, misses = _summary(name)
                 result[name] = dict(kernels=kernels, reached=reached, signatures=sigs,
                                     compiles=counter.count.get(name, 0), loaded=hits,
@@ -291,5 +243,5 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
     say(f"jitgrad: forward kernels ready in {total:.1f} s: "
         f"{sum(m['compiles'] for m in mods)} compiled "
         f"({sum(m['seconds'] for m in mods):.1f} s), {sum(m['loaded'] for m in mods)} "
-        f"loaded from Numba's cache ({made} by the dtype closure) in {len(names)} modules")
+        f"loaded from Numba's cache, in {len(names)} modules")
     return result
