@@ -104,6 +104,22 @@ def test_other_compiles_and_the_background_loader_stay_silent(monkeypatch):
     assert done == [5.0] and err.getvalue() == ""
 
 
+def test_no_notice_inside_silenced(monkeypatch):
+    """The precompile prints its own progress: its compiles say nothing (that thread only,
+    until the block ends)."""
+    err = Recorder()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(compile_notice, "NOTICE_AFTER", 0.0)
+    paddle.warmup(quiet=True)
+    with compile_notice.silenced():
+        with compile_notice.silenced():
+            assert _fresh_kernel("jitgrad.vm.forward_probe")(1.0) == 3.0
+        assert _fresh_kernel("jitgrad.vm.forward_probe")(1.0) == 3.0
+    assert err.getvalue() == ""
+    assert _fresh_kernel("jitgrad.vm.forward_probe")(1.0) == 3.0
+    assert err.getvalue().startswith("jitgrad: compiling the kernel forward_probe.")
+
+
 TIERED = """
 import time
 import jitgrad as paddle
