@@ -184,7 +184,8 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
     drive every registry op first (default: when all modules are asked for). Prints one
     line per module unless quiet; returns {module: {kernels, reached (kernels holding a
     signature), signatures, compiles, loaded (from the cache), seconds (compiling)}} and
-    "total_seconds"."""
+    "total_seconds". Clears jitgrad's program cache at the end (cache_clear), which the
+    driven ops' graphs filled."""
     from . import vm
     from .precompile_calls import CALLS
     from .vm import compile_notice
@@ -238,6 +239,8 @@ def precompile(modules: tuple | None = None, dtypes: tuple = (np.float32, np.flo
     finally:
         stop_counting(counter)
         creation.set_rng_state(rng_state)
+        from .compile.program_cache import cache_clear
+        cache_clear()       # (the programs of the driven ops' graphs: none is the user's)
     result["total_seconds"] = total = time.perf_counter() - t_start
     mods = [result[n] for n in names]
     say(f"jitgrad: forward kernels ready in {total:.1f} s: "
