@@ -60,7 +60,7 @@ REDUCE_CASES = tuple({"shapes": ((2, 3),), "attrs": a} for a in (
 # forwards call the ufunc reduction they end in, with the same arguments and rounding.
 _add_reduce = np.add.reduce
 _intp = np.intp
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _EXACT_COUNT = {_F32: 2 ** 24, _F64: 2 ** 53}      # the largest counts exact in each type
 
 try:        # numpy >= 2.3: out=... makes a full reduction return a 0-d array, not a scalar
@@ -71,6 +71,10 @@ except TypeError:                                   # pragma: no cover - older n
 
 
 def _sum_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
+    if x.dtype == _F16:
+        # Paddle sums float16 in float32 and rounds once; numpy's float16 reduction over a
+        # non-inner axis rounds after each addition (50 x 0.1 over axis 0: 5.004, not 5.0)
+        return np.asarray(_add_reduce(x, axes, _F32, None, keepdim)).astype(_F16)
     if _ARRAY_OUT:          # what np.sum(x, axes) runs, as an array (apply needs one)
         return _add_reduce(x, axes, out=..., keepdims=keepdim)
     return _add_reduce(x, axes, None, None, keepdim)        # pragma: no cover
@@ -350,7 +354,7 @@ def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False,
     elif x._data.dtype.kind in "biu" and x._data.dtype != np.int64:
         x = Tensor._make(x._data.astype(np.int64))      # (uint8 too: Paddle's wraps)
     if axis is None and keepdim is False:       # the common case: _reduce's checks hold
-        if _ARRAY_OUT:                          # _sum_forward, called directly
+        if _ARRAY_OUT and x._data.dtype != _F16:     # _sum_forward, called directly
             return apply_xy(sum_op, x, None, _ALL_AXES, _add_reduce(x._data, None, out=...))
         return apply_xy(sum_op, x, None, _ALL_AXES)     # pragma: no cover - older numpy
     return _reduce(sum_op, x, axis, keepdim)
