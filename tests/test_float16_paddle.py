@@ -25,3 +25,58 @@ def test_float16_sum_gradient_flows_unchanged():
     x.sum(axis=0).sum().backward()
     assert x.grad.dtype == paddle.float16
     assert np.array_equal(x.grad.numpy(), np.ones((50, 4), np.float16))
+
+
+# A value just above a float16 tie: numpy rounds it to float16 directly (1.000977); Paddle
+# 3.3.1 makes its float16 from a float32 (phi's float16(double)), where it is the tie
+# 1 + 2**-11 first, and then rounds to even: 1.0.
+_ABOVE_TIE = 1 + 2 ** -11 + 2 ** -30
+_ONE = np.float16(1.0).view(np.uint16).item()
+
+
+def test_float16_cast_from_float64_rounds_through_float32():
+    v = [_ABOVE_TIE, -_ABOVE_TIE, 2049.0000001, 2.98023224e-08 * (1 + 1e-9)]
+    a = paddle.to_tensor(np.array(v, np.float64))
+    want = np.array([1.0, -1.0, 2048.0, 0.0], np.float16).view(np.uint16).tolist()
+    assert _bits(a.astype("float16")) == want
+    assert _bits(paddle.cast(a, "float16")) == want
+
+
+def test_float16_python_scalar_operand_rounds_through_float32():
+    x = paddle.to_tensor(np.array([-3, 0, 3], np.float16))
+    assert _bits(x * 0 + _ABOVE_TIE) == [_ONE] * 3
+    assert x.add(paddle.to_tensor(0.0, dtype="float16")).numpy().tolist() == [-3, 0, 3]
+    assert (x - _ABOVE_TIE).numpy().tolist() == [-4.0, -1.0, 2.0]
+    assert (_ABOVE_TIE - x).numpy().tolist() == [4.0, 1.0, -2.0]
+    assert (x / _ABOVE_TIE).numpy().tolist() == [-3.0, 0.0, 3.0]
+    assert (x * np.float64(_ABOVE_TIE)).numpy().tolist() == [-3.0, 0.0, 3.0]
+    assert paddle.scale(x, 1.0, _ABOVE_TIE).numpy().tolist() == [-2.0, 1.0, 4.0]
+
+
+def test_float16_fill_values_round_through_float32():
+    x = paddle.zeros([2], "float16")
+    assert _bits(paddle.full([2], _ABOVE_TIE, dtype="float16")) == [_ONE] * 2
+    assert _bits(paddle.full_like(x, _ABOVE_TIE)) == [_ONE] * 2
+    assert _bits(paddle.ones([2], "float16").fill_(_ABOVE_TIE)) == [_ONE] * 2
+    assert _bits(paddle.masked_fill(x, x == 0, _ABOVE_TIE)) == [_ONE] * 2
+
+
+def test_float16_setitem_number_or_tensor_rounds_through_float32():
+    x = paddle.zeros([3], "float16")
+    x[0] = _ABOVE_TIE
+    x[1:] = paddle.to_tensor([_ABOVE_TIE, _ABOVE_TIE], dtype="float64")
+    assert _bits(x) == [_ONE] * 3
+    w = paddle.zeros([2], "float16")
+    w.stop_gradient = False
+    y = w * 1.0
+    y[0] = _ABOVE_TIE
+    assert _bits(y)[0] == _ONE
+
+
+def test_float16_compare_with_number_rounds_it_through_float32():
+    one = paddle.ones([1], "float16")
+    assert (one == _ABOVE_TIE).item() and not (one != _ABOVE_TIE).item()
+    assert (_ABOVE_TIE == one).item()
+    assert (one == np.float64(_ABOVE_TIE)).item()
+    assert paddle.equal(one, _ABOVE_TIE).item()
+    assert (one * (1 + 2 ** -10) > _ABOVE_TIE).item()

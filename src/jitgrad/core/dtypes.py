@@ -7,6 +7,8 @@ dtypes stay the storage truth.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -50,6 +52,29 @@ _BY_NAME = {d.name: d for d in _BY_NP.values()}
 _BY_NAME["bool_"] = bool_
 
 _default_dtype = float32
+
+_NP_F16, _NP_F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def to_dtype_array(value: Any, dt: np.dtype) -> np.ndarray:
+    """value (a number or an array) as an array of dtype dt, converted as Paddle 3.3.1
+    converts: its float16 is made from a float32 (phi's float16(double) casts to float
+    first), so a float64 or a Python float reaches float16 through float32, rounding twice
+    (1 + 2**-11 + 2**-30 is 1.0 in Paddle; numpy's direct rounding gives 1.000977)."""
+    a = np.asarray(value)
+    if dt == _NP_F16 and a.dtype != _NP_F16 and a.dtype.kind in "fiu":
+        return a.astype(_NP_F32).astype(_NP_F16)
+    return np.array(a, dtype=dt)
+
+
+def number_operand(dt: np.dtype, v: Any) -> Any:
+    """A Python or numpy number v meeting a tensor of dtype dt in a comparison: for float16,
+    the number as a float16 made through float32, as Paddle 3.3.1 fills it (numpy would
+    compare in float64 with np.float64 and round a Python float directly); else v."""
+    if dt == _NP_F16 and isinstance(v, (int, float, np.integer, np.floating)) and \
+            not isinstance(v, (bool, np.bool_)):
+        return to_dtype_array(v, dt)
+    return v
 
 
 def get_default_dtype() -> str:

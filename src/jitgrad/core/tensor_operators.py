@@ -125,7 +125,8 @@ class TensorOperators:
             # fallback), x < None a TypeError
             return NotImplemented
         _same_kind(self, o)
-        other = o._data if isinstance(o, TensorOperators) else o
+        other = o._data if isinstance(o, TensorOperators) else \
+            dtypes.number_operand(self._data.dtype, o)
         return _tensor(np.asarray(fn(self._data, other)))
 
     def __eq__(self, o: Any) -> Any:  # type: ignore[override]

@@ -69,6 +69,7 @@ apply_internal.__doc__ = """apply, for callers inside jitgrad (the op functions:
 
 _ndarray = np.ndarray
 _array = np.array
+_F16 = np.dtype(np.float16)
 _make = Tensor._make
 _weakref = weakref.ref
 _new_object = object.__new__
@@ -245,6 +246,8 @@ def out_tensor(node: Node) -> Tensor:
 def const(value: Any, dtype: np.dtype) -> Tensor:
     """A constant Tensor holding a copy of `value` (a user's numpy array, say a loss's label,
     may be written after the op is recorded; the node must keep the values it saw)."""
+    if dtype == _F16:       # (through float32, as Paddle: dtypes.to_dtype_array)
+        return Tensor._make(dtypes.to_dtype_array(value, dtype))
     return Tensor._make(_array(value, dtype=dtype))
 
 
@@ -306,11 +309,11 @@ def binary_operands(x: Any, y: Any, true_divide: bool = False, zero_dim: bool = 
             if dx is y._data.dtype and dx.kind == "f":
                 return x, y
         elif dx.kind == "f" and (type(y) is float or type(y) is int):
-            return x, Tensor._make(_array(y, dx))           # what the general path gives
+            return x, const(y, dx)                          # what the general path gives
     elif isinstance(y, Tensor) and (type(x) is float or type(x) is int):
         dy = y._data.dtype
         if dy.kind == "f":
-            return Tensor._make(_array(x, dy)), y
+            return const(x, dy), y
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
     # A numpy operand is copied, as to_tensor copies: the recorded node keeps the Tensor
     # (its vjp reads the array: x * a's gradient is a), so a later `a[:] = ...` by the user

@@ -106,6 +106,8 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, name: str | None = None
             v = np.trunc(v).astype(np.int64)
         if v.dtype.kind in "iu":
             fill_value = v.astype(dt)
+    if dt == np.float16:
+        fill_value = dtypes.to_dtype_array(fill_value, dt)     # (through float32, as Paddle)
     return _t(np.full(_shape(shape), fill_value, dt))
 
 
@@ -119,6 +121,8 @@ def ones_like(x: Tensor, dtype: Any = None, name: str | None = None) -> Tensor:
 
 def full_like(x: Tensor, fill_value: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     dt = _dt(dtype, x._data.dtype)
+    if dt == np.float16 and not isinstance(fill_value, Tensor):
+        fill_value = dtypes.to_dtype_array(fill_value, dt)     # (through float32, as Paddle)
     try:
         return _t(np.full_like(x._data, fill_value, dtype=dt))
     except OverflowError:       # (Paddle 3.3.1's full_like refuses it too; full wraps)

@@ -202,7 +202,8 @@ clip_op = unary(
     compiled=("clamp", lambda t, lo, hi: (t(lo), t(hi), True, t(1), t(0))))
 
 cast_op = linear(
-    "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype),
+    "cast", grad_reads=(), forward=lambda x, dtype: x.astype(dtype) if dtype != np.float16
+    else dtypes.to_dtype_array(x, dtype),
     transpose=lambda n, dtype: step(cast_op, dtype=n.dtypes[0]),
     into=lambda b, dest, src, dtype: b.contribute(dest, src.shape, "AXPY", src),
     cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},

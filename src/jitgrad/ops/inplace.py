@@ -276,6 +276,11 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
     if not tape.is_grad_enabled() or (x._stop_gradient and not value_needs):
         from .shape import _normalize_key
         v = value._data if isinstance(value, Tensor) else np.asarray(value)
+        if x._data.dtype == np.float16 and v.dtype != np.float16 and \
+                not isinstance(value, (np.ndarray, list, tuple)):
+            # a number or a tensor reaches float16 through float32, as Paddle converts;
+            # numpy arrays and lists directly, as its to_tensor does
+            v = dtypes.to_dtype_array(v, x._data.dtype)
         k = _normalize_key(key, x._data.shape)
         try:
             try:

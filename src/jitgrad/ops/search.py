@@ -182,6 +182,10 @@ def _cmp(fn):
     def op(x: Any, y: Any, name: str | None = None) -> Tensor:
         if isinstance(x, Tensor) and isinstance(y, Tensor):
             dtypes.check_combinable(x._data, y._data)
+        if isinstance(x, Tensor) and not isinstance(y, Tensor):
+            y = dtypes.number_operand(x._data.dtype, y)
+        elif isinstance(y, Tensor) and not isinstance(x, Tensor):
+            x = dtypes.number_operand(y._data.dtype, x)
         return _t(fn(_np(x), _np(y)))
     op.__name__ = fn.__name__
     return op
