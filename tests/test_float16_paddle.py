@@ -80,3 +80,42 @@ def test_float16_compare_with_number_rounds_it_through_float32():
     assert (one == np.float64(_ABOVE_TIE)).item()
     assert paddle.equal(one, _ABOVE_TIE).item()
     assert (one * (1 + 2 ** -10) > _ABOVE_TIE).item()
+
+
+def _float16_leaf_grads(mode, c, retain):
+    x = paddle.to_tensor(np.array([1, 2, 3], np.float16), stop_gradient=False)
+    y = (x.astype("float64") * c).sum()          # dy/dx = c, float64, cast to float16
+    if mode == "create_graph":
+        y.backward(create_graph=True)
+    elif mode == "eager":
+        y.backward(retain_graph=retain)
+    else:
+        with paddle.vm.using(mode):
+            y.backward(retain_graph=retain)
+    out = [x.grad.numpy().copy()]
+    if retain:                                   # the retained graph's replay
+        x.clear_grad()
+        with paddle.vm.using("numba" if mode == "eager" else mode):
+            y.backward()
+        out.append(x.grad.numpy())
+    return out
+
+
+def test_float16_gradient_from_float64_rounds_through_float32():
+    # Paddle 3.3.1's cast_grad makes the float16 gradient from a float: [1, -1, 2048]
+    from jitgrad import vm
+    vm.warmup(quiet=True)
+    c = paddle.to_tensor(np.array([_ABOVE_TIE, -_ABOVE_TIE, 2049.0000001]))
+    want = np.array([1.0, -1.0, 2048.0], np.float16).view(np.uint16).tolist()
+    for mode in ("eager", "create_graph", "reference", "numba"):
+        for retain in (False, True):
+            if mode == "create_graph" and retain:
+                continue
+            for _ in range(2):                   # the second: the structural cache's Program
+                for g in _float16_leaf_grads(mode, c, retain):
+                    assert g.dtype == np.float16
+                    assert g.view(np.uint16).tolist() == want, (mode, retain)
+    # a float16 leaf promoted by a float64 operand: its gradient is cast the same way
+    x = paddle.to_tensor(np.array([1, 2, 3], np.float16), stop_gradient=False)
+    (x * c).sum().backward()
+    assert _bits(x.grad) == want

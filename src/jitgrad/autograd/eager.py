@@ -22,13 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from ..core import grad_mode, hooks, tape
+from ..core import dtypes, grad_mode, hooks, tape
 from ..core.grad_store import deliver_grad, graph_grad, set_graph_grad
 from ..core.quiet import quiet
 from ..core.tensor import Tensor
 from ..ops.core import out_tensor, sum_to, sum_to_array
 from ..ops.elementwise import astype
 from . import grad_links, py_layer
+
+_F16 = np.dtype(np.float16)
 
 _make = Tensor._make
 
@@ -54,6 +56,8 @@ class _Arrays:
 
     @staticmethod
     def cast(g: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        if dtype == _F16:       # (through float32, as Paddle: dtypes.to_dtype_array)
+            return dtypes.to_dtype_array(g, dtype)
         return g.astype(dtype)
 
     # (np.zeros / np.ones by shape and dtype: the *_like functions are Python-level

@@ -354,7 +354,8 @@ def _pool_bwd(out, g, code, prm, acc):  # pragma: no cover - compiled
 
 @jit(fastmath=False)
 def _round_into(out, a, n, bits, acc):  # pragma: no cover - compiled
-    """ROUND: a[i] rounded to float16 (bits 16) or float32 (bits 32), as numpy's astype.
+    """ROUND: a[i] rounded to float16 (bits 16, through float32 as Paddle's casts) or
+    float32 (bits 32), as numpy's astype.
 
     Numba has no float16 on the CPU, so the rounding is float arithmetic in float64, where
     every float32 or float64 operand is exact: x + C - C with C = 1.5 * 2**52 * q rounds x
@@ -376,7 +377,9 @@ def _round_into(out, a, n, bits, acc):  # pragma: no cover - compiled
     else:
         mant, emin, emax, big = 23, -126, 127, 3.4028234663852886e38
     for i in range(n):
-        x = np.float64(a[i])
+        # (through float32 first, as Paddle's float16 is made from a float: 1 + 2**-11 +
+        # 2**-30 is the tie 1 + 2**-11 there, then 1.0; rounded directly, 1.000977)
+        x = np.float64(np.float32(a[i]))
         e = math.frexp(x)[1] - 1            # x's binade: 2**e <= |x| < 2**(e + 1)
         e = min(max(e, emin), emax + 1)     # (0, inf and nan give -1: any spacing does)
         c = math.ldexp(1.5, e - mant + 52)

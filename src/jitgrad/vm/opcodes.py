@@ -253,11 +253,13 @@ TABLE: tuple[Opcode, ...] = (
            "sw, pt, pl, Ho, Wo", (2, 3), wide=True,
            ref=_pool_bwd),
     Opcode("ROUND", "out[i] (+)= a[i] rounded to the float type of itab[p] bits (16: "
-           "float16, 32: float32) and back: to nearest, ties to even, subnormals kept, "
+           "float16 through float32, as Paddle's casts; 32: float32) and back: to nearest, "
+           "ties to even, subnormals kept, "
            "overflow to inf, nan and the sign of zero kept (numpy's astype). The gradient of "
            "a tensor narrower than the arena, rounded as eager's cast to its dtype", (2,),
            core=True,
-           ref=lambda r: r.A.astype(ROUND_TYPES[int(r.itab[r.p])]).astype(r.arena.dtype)),
+           ref=lambda r: r.A.astype(np.float32).astype(ROUND_TYPES[int(r.itab[r.p])])
+           .astype(r.arena.dtype)),
     Opcode("CHANSUM", "out[j] (+)= sum over r < itab[p], i < itab[p+1] of a[(r * n + j) * "
            "itab[p+1] + i]   (a gradient reduced over the axes around a broadcast block: a "
            "per-channel scale [C, 1, 1] of an NCHW image; ROWSUM when itab[p+1] = 1)", (2,),
