@@ -119,3 +119,15 @@ def test_float16_gradient_from_float64_rounds_through_float32():
     x = paddle.to_tensor(np.array([1, 2, 3], np.float16), stop_gradient=False)
     (x * c).sum().backward()
     assert _bits(x.grad) == want
+
+
+def test_float16_where_with_a_python_float_is_float32():
+    # Paddle 3.3.1: the float is a float32 tensor, and float16 with float32 is float32
+    x = paddle.to_tensor(np.array([-1, 2], np.float16), stop_gradient=False)
+    for r, want in ((paddle.where(x > 0, x, 0.1), [0.1, 2.0]),
+                    (paddle.where(x > 0, 0.1, x), [-1.0, 0.1])):
+        assert r.dtype == paddle.float32
+        assert r.numpy().tolist() == np.array(want, np.float32).tolist()
+    paddle.where(x > 0, x, 0.1).sum().backward()
+    assert x.grad.dtype == paddle.float16 and x.grad.numpy().tolist() == [0.0, 1.0]
+    assert paddle.where(x > 0, x, x * 0).dtype == paddle.float16

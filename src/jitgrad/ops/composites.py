@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import siblings
+from ..core import dtypes
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
@@ -94,6 +95,10 @@ def masked_fill(x: Tensor, mask: Any, value: Any, name: str | None = None) -> Te
         # a number in x's dtype (2.7 -> 2 in an int x, 0.0 -> False in a bool one): x
         # keeps its dtype, as Paddle 3.3.1
         value = Tensor._make(np.asarray(value).astype(x._data.dtype))
+    elif x._data.dtype == np.float16 and type(value) in (int, float):
+        # x keeps float16 (where would make a Python float float32), the number made
+        # through float32 as Paddle makes it
+        value = Tensor._make(dtypes.to_dtype_array(value, x._data.dtype))
     return E.where(Tensor._make(np.array(m, order="C")), value, x)
 
 

@@ -617,6 +617,14 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
         dt = np.bool_ if type(x) is bool else np.int64 if type(x) is int else \
             dtypes.default_float().np
         x, y = Tensor._make(np.asarray(x, dt)), Tensor._make(np.asarray(y, dt))
+    elif type(x) is float or type(y) is float:
+        # Paddle 3.3.1 makes a Python float a default-float tensor and promotes the two:
+        # where(c, x_float16, 0.1) is float32, the 0.1 a float32 one
+        t = y if type(x) is float else x
+        wide = dtypes.default_float().np
+        if isinstance(t, Tensor) and t._data.dtype == np.float16 and wide != t._data.dtype:
+            t = astype(t, wide)
+            x, y = (x, t) if type(x) is float else (t, y)
     x, y = binary_operands(x, y)
     d, e = x._data, y._data
     nx, ny = not x._stop_gradient, not y._stop_gradient
