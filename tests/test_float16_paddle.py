@@ -131,3 +131,15 @@ def test_float16_where_with_a_python_float_is_float32():
     paddle.where(x > 0, x, 0.1).sum().backward()
     assert x.grad.dtype == paddle.float16 and x.grad.numpy().tolist() == [0.0, 1.0]
     assert paddle.where(x > 0, x, x * 0).dtype == paddle.float16
+
+
+def test_float16_add_n_accumulates_in_float32():
+    # Paddle 3.3.1: 2048 + 1 + 1 = 2050 and 50 x 0.1 = 5.0 (one rounding); one float16
+    # addition after another gave 2048 and 5.004
+    a = [paddle.to_tensor(np.array([v], np.float16)) for v in (2048.0, 1.0, 1.0)]
+    assert paddle.add_n(a).numpy().tolist() == [2050.0]
+    xs = [paddle.to_tensor(np.full(4, 0.1, np.float16), stop_gradient=False) for _ in range(50)]
+    s = paddle.add_n(xs)
+    assert s.dtype == paddle.float16 and s.numpy().tolist() == [5.0] * 4
+    s.sum().backward()
+    assert xs[7].grad.dtype == paddle.float16 and xs[7].grad.numpy().tolist() == [1.0] * 4
