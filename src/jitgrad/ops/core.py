@@ -309,11 +309,12 @@ def binary_operands(x: Any, y: Any, true_divide: bool = False, zero_dim: bool = 
             if dx is y._data.dtype and dx.kind == "f":
                 return x, y
         elif dx.kind == "f" and (type(y) is float or type(y) is int):
-            return x, const(y, dx)                          # what the general path gives
+            # (what the general path gives; float16 through const's float32)
+            return x, Tensor._make(_array(y, dx)) if dx is not _F16 else const(y, dx)
     elif isinstance(y, Tensor) and (type(x) is float or type(x) is int):
         dy = y._data.dtype
         if dy.kind == "f":
-            return const(x, dy), y
+            return (Tensor._make(_array(x, dy)) if dy is not _F16 else const(x, dy)), y
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
     # A numpy operand is copied, as to_tensor copies: the recorded node keeps the Tensor
     # (its vjp reads the array: x * a's gradient is a), so a later `a[:] = ...` by the user
