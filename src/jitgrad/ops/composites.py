@@ -210,6 +210,10 @@ def meshgrid(*args: Tensor, name: str | None = None) -> list[Tensor]:
     """'ij' indexing, as Paddle."""
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
+    for i, t in enumerate(args):
+        if t.ndim > 1:      # (Paddle 3.3.1 refuses: the size alone would be used)
+            raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, got shape {t.shape} for "
+                             f"tensor {i}")
     shape = [t.size for t in args]
     out = []
     for i, t in enumerate(args):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import math
+
 import numpy as np
 
 from ..core import dtypes
@@ -137,6 +139,9 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if vals[2] == 0:
         raise ValueError("arange: step must not be 0")
+    for k, v in zip(("start", "end", "step"), vals):
+        if isinstance(v, (float, np.floating)) and not math.isfinite(v):  # (Paddle refuses:
+            raise ValueError(f"arange: {k} must be finite, got {v}")    # NaN gave [])
     if dtype is None:
         dtype = "int64" if all(isinstance(v, (int, np.integer)) for v in vals) else None
     dt = _dt(dtype)

@@ -373,6 +373,10 @@ def gather(x: Tensor, index: Any, axis: int | None = None, name: str | None = No
                          "[1] first (x.reshape([1]))")
     if idx.ndim == 0:
         return squeeze(index_select(x, idx.reshape(1), ax), axis=ax)
+    if idx.ndim > 1 and (idx.ndim > 2 or idx.shape[1] != 1):
+        raise ValueError(f"gather: index must be 0-D, 1-D or of shape [N, 1], got shape "
+                         f"{list(idx.shape)} (for an index per element use "
+                         f"take_along_axis, for N-D positions gather_nd)")
     return index_select(x, idx.reshape(-1), ax)
 
 

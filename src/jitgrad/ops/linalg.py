@@ -222,7 +222,13 @@ def _check_operands(x: Tensor, y: Tensor, transpose_x: bool, transpose_y: bool) 
     if x._data.ndim == 0 or y._data.ndim == 0:
         raise ValueError(f"matmul needs tensors with at least 1 dim, got shapes {x.shape} "
                          f"and {y.shape}")
-    xs, ys, tx, ty, m, k, n, _ = _as_matrices(x._data, y._data, transpose_x, transpose_y)
+    xd, yd = x._data, y._data
+    bx, by = xd.shape[:-2], yd.shape[:-2]
+    if len(bx) and len(by) and any(a != b and a != 1 and b != 1
+                                   for a, b in zip(bx[::-1], by[::-1])):
+        raise ValueError(f"matmul: batch dims {list(bx)} and {list(by)} of shapes {x.shape} "
+                         f"and {y.shape} do not broadcast (each pair must be equal or 1)")
+    xs, ys, tx, ty, m, k, n, _ = _as_matrices(xd, yd, transpose_x, transpose_y)
     k2 = ys[-1] if ty else ys[-2]
     if k != k2:
         raise ValueError(f"matmul: shapes {x.shape} and {y.shape} do not fit (inner dims "

@@ -85,10 +85,11 @@ def _axis(x: Tensor, axis: int) -> int:
     require_float(x, "softmax")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"softmax: axis must be an int, got {axis!r}")
-    if x.ndim == 0:
-        return 0
     if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"axis {axis} is out of range for a tensor with {x.ndim} dims")
+        if x.ndim == 0 and (axis == 0 or axis == -1):      # a 0-d x: axis 0 or -1 (Paddle)
+            return 0
+        raise ValueError(f"axis {axis} is out of range for a tensor with {x.ndim} dims"
+                         + (" (a 0-d tensor takes axis 0 or -1)" if x.ndim == 0 else ""))
     return axis % x.ndim
 
 

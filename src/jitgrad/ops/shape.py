@@ -285,7 +285,13 @@ def _resolve_general(x: Tensor, shape: Any) -> tuple[int, ...]:
         shape = [shape]
     out = []
     for i, s in enumerate(shape):
-        s = int(s.item() if isinstance(s, Tensor) else s)
+        s = s.item() if isinstance(s, Tensor) else s
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"reshape: shape must hold ints, got {s!r} in {list(shape)}")
+        s = int(s)
+        if s == 0 and i >= x.ndim:
+            raise ValueError(f"reshape: a 0 in shape {list(shape)} keeps x's dim {i}, but x "
+                             f"of shape {list(x.shape)} has {x.ndim} dims")
         out.append(x._data.shape[i] if s == 0 else s)   # Paddle: 0 keeps that dim
     if out.count(-1) > 1:
         raise ValueError(f"reshape: at most one -1 in shape, got {list(shape)}")
@@ -363,7 +369,11 @@ def _flattened_shape(shape: tuple, start_axis: Any, stop_axis: Any) -> tuple[int
     """flatten's result shape: (1,) for a 0-d x, whatever the axes (as Paddle)."""
     if not shape:
         return (1,)
-    s, e = start_axis % len(shape), stop_axis % len(shape)
+    nd = len(shape)
+    for k, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
+        if not -nd <= a < nd:       # (numpy's modulo would wrap it onto another dim)
+            raise ValueError(f"flatten: {k} {a} is out of range for {nd} dims")
+    s, e = start_axis % nd, stop_axis % nd
     if s > e:
         raise ValueError(f"flatten: start_axis {start_axis} is after stop_axis {stop_axis}")
     return tuple(shape[:s]) + (math.prod(shape[s:e + 1]),) + tuple(shape[e + 1:])
@@ -427,9 +437,14 @@ _PERMS: dict = {}
 
 def _checked_perm(perm: Sequence[int], nd: int) -> tuple:
     """perm as non-negative ints, or the ValueError of a perm that is not one."""
-    perm = tuple(int(p) % max(nd, 1) for p in perm)
+    given = list(perm)
+    for p in given:
+        if not -max(nd, 1) <= int(p) < max(nd, 1):
+            raise ValueError(f"transpose: perm {given} is not a permutation of {nd} axes "
+                             f"(axis {p} is out of range)")
+    perm = tuple(int(p) % max(nd, 1) for p in given)
     if sorted(perm) != list(range(nd)):
-        raise ValueError(f"transpose: perm {list(perm)} is not a permutation of {nd} axes")
+        raise ValueError(f"transpose: perm {given} is not a permutation of {nd} axes")
     return perm
 
 
@@ -448,7 +463,11 @@ def broadcast_to(x: Tensor, shape: Sequence[int], name: str | None = None) -> Te
 
 
 def expand(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
-    shape = [x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape)]
+    off = len(shape) - x.ndim
+    if off > 0 and -1 in shape[:off]:   # (-1 keeps a dim of x: a new dim has none)
+        raise ValueError(f"expand: shape {list(shape)} has -1 for a new leading dim (x has "
+                         f"shape {list(x.shape)}); -1 only keeps one of x's dims")
+    shape = [x.shape[i - off] if s == -1 else s for i, s in enumerate(shape)]
     return broadcast_to(x, shape)
 
 

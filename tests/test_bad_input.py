@@ -1,0 +1,91 @@
+"""Bad input to common functions (hunt badin22, /work/scratch/badin22): where Paddle 3.3.1
+raises, jitgrad raises too, with a message naming what is wrong, rather than returning a
+silently wrong result or a numpy-internal error."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+import jitgrad.nn.functional as F
+
+TT = paddle.to_tensor
+
+
+
+def test_softmax_of_0d_tensor_refuses_axis_1():
+    # Paddle 3.3.1: 'Expected axis <= 0'; jitgrad returned 1.0
+    with pytest.raises(ValueError, match="0-d tensor takes axis 0 or -1"):
+        F.softmax(TT(2.0), axis=1)
+    with pytest.raises(ValueError, match="out of range"):
+        F.log_softmax(TT(2.0), axis=-2)
+    assert F.softmax(TT(2.0), axis=-1).item() == 1.0
+    assert F.softmax(TT(2.0), axis=0).item() == 1.0
+
+
+def test_reshape_refuses_float_in_shape():
+    # Paddle 3.3.1: TypeError 'must be list of int, but got float'; jitgrad made [3, 4]
+    with pytest.raises(TypeError, match=r"shape must hold ints, got 3.0"):
+        paddle.reshape(paddle.ones([2, 6]), [3.0, 4])
+
+
+def test_reshape_zero_beyond_x_dims_names_the_dim():
+    # a 0 keeps x's dim i: there is none past x's rank (was IndexError 'tuple index out
+    # of range')
+    with pytest.raises(ValueError, match="keeps x's dim 2, but x of shape \\[2, 6\\] has 2"):
+        paddle.reshape(paddle.ones([2, 6]), [3, 0, 0])
+
+
+def test_expand_refuses_minus_one_for_a_new_leading_dim():
+    # Paddle 3.3.1 raises ('expand_shape[i] >= 0'); jitgrad made shape [3, 2, 3]
+    with pytest.raises(ValueError, match="-1 for a new leading dim"):
+        paddle.expand(paddle.ones([2, 3]), [-1, 2, 3])
+    assert paddle.expand(paddle.ones([2, 3]), [4, -1, -1]).shape == [4, 2, 3]
+
+
+def test_transpose_out_of_range_axis_is_named_as_given():
+    # the message showed the perm wrapped modulo ndim ([0, 2] printed as [0, 0])
+    with pytest.raises(ValueError, match=r"perm \[0, 2\] is not a permutation of 2 axes "
+                                         r"\(axis 2 is out"):
+        paddle.transpose(paddle.ones([2, 3]), [0, 2])
+    assert paddle.transpose(paddle.ones([2, 3]), [-1, 0]).shape == [3, 2]
+
+
+def test_gather_refuses_a_2d_index_not_of_shape_n_1():
+    # Paddle 3.3.1: 'Expected index_dims[1] == 1'; jitgrad flattened the index
+    x = paddle.arange(6.0).reshape([3, 2])
+    with pytest.raises(ValueError, match=r"index must be 0-D, 1-D or of shape \[N, 1\]"):
+        paddle.gather(x, TT([[0, 1]]))
+    with pytest.raises(ValueError, match=r"got shape \[1, 1, 1\]"):
+        paddle.gather(x, TT([[[0]]]))
+    np.testing.assert_array_equal(paddle.gather(x, TT([[2], [0]])).numpy(),
+                                  [[4, 5], [0, 1]])
+
+
+def test_matmul_batch_dims_that_do_not_broadcast_are_named():
+    # was numpy's 'shape mismatch: objects cannot be broadcast to a single shape'
+    with pytest.raises(ValueError, match=r"matmul: batch dims \[2\] and \[3\]"):
+        paddle.matmul(paddle.ones([2, 2, 3]), paddle.ones([3, 3, 4]))
+
+
+# ---- creation, shapes, conv, optimizers ------------------------------------------------------
+
+def test_arange_refuses_nan_and_inf_bounds():
+    # Paddle 3.3.1: 'The value of end must be finite'; jitgrad gave [] for NaN, and
+    # 'cannot convert float infinity to integer' for inf
+    with pytest.raises(ValueError, match="arange: end must be finite, got nan"):
+        paddle.arange(0.0, float("nan"), 1.0)
+    with pytest.raises(ValueError, match="arange: end must be finite, got inf"):
+        paddle.arange(0.0, float("inf"), 1.0)
+
+
+def test_flatten_axis_out_of_range_raises():
+    # Paddle 3.3.1 raises; jitgrad wrapped stop_axis 3 of a 3-D x onto 0 (x unchanged)
+    with pytest.raises(ValueError, match="flatten: stop_axis 3 is out of range for 3 dims"):
+        paddle.flatten(paddle.ones([2, 3, 4]), start_axis=0, stop_axis=3)
+    assert paddle.flatten(paddle.ones([2, 3, 4]), start_axis=-2).shape == [2, 12]
+
+
+def test_meshgrid_refuses_a_2d_tensor():
+    # Paddle 3.3.1: 'Expected scalar or 1D tensor'; jitgrad used its size
+    with pytest.raises(ValueError, match="meshgrid: expects 0-D or 1-D tensors"):
+        paddle.meshgrid(paddle.ones([2, 2]), paddle.ones([3]))
