@@ -67,6 +67,39 @@ def test_matmul_batch_dims_that_do_not_broadcast_are_named():
         paddle.matmul(paddle.ones([2, 2, 3]), paddle.ones([3, 3, 4]))
 
 
+# ---- losses ------------------------------------------------------------------------------
+
+def test_cross_entropy_refuses_a_weight_not_of_one_value_per_class():
+    # Paddle 3.3.1: "input's class_dimension(3) must equal to weight's class_dimension(4)";
+    # jitgrad indexed the 4 weights by the labels
+    with pytest.raises(ValueError, match=r"weight must have one value per class \(3\), got "
+                                         r"shape \[4\]"):
+        F.cross_entropy(paddle.ones([2, 3]), TT([0, 1]), weight=paddle.ones([4]))
+    with pytest.raises(ValueError, match="one value per class"):
+        F.nll_loss(paddle.ones([2, 3]), TT([0, 1]), weight=paddle.ones([2]))
+
+
+def test_nll_loss_refuses_float_labels():
+    # Paddle 3.3.1 raises (dtype mismatch); jitgrad truncated them to class ids
+    with pytest.raises(TypeError, match="nll_loss: labels must be integers"):
+        F.nll_loss(paddle.ones([2, 3]), TT([0.0, 1.0]))
+
+
+def test_binary_cross_entropy_refuses_inputs_outside_0_1():
+    # Paddle 3.3.1: 'Expected x_data[i] <= 1'; jitgrad gave NaN
+    with pytest.raises(ValueError, match=r"probabilities in \[0, 1\].*got 1.5"):
+        F.binary_cross_entropy(TT([1.5, 0.5]), TT([1.0, 0.0]))
+    with pytest.raises(ValueError, match="got nan"):
+        F.binary_cross_entropy(TT([float("nan"), 0.5]), TT([1.0, 0.0]), reduction="sum")
+    assert np.isfinite(F.binary_cross_entropy(TT([1.0, 0.0]), TT([0.0, 1.0])).item())
+
+
+def test_bce_with_logits_refuses_a_label_of_another_shape():
+    # Paddle 3.3.1 raises; jitgrad broadcast the label [3] over logits [2, 3]
+    with pytest.raises(ValueError, match=r"label shape paddle.Size\(\[3\]\) must equal logit"):
+        F.binary_cross_entropy_with_logits(paddle.ones([2, 3]), paddle.ones([3]))
+
+
 # ---- creation, shapes, conv, optimizers ------------------------------------------------------
 
 def test_arange_refuses_nan_and_inf_bounds():

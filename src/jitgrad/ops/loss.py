@@ -318,7 +318,7 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
         target = np.eye(C)[safe] * (1 - label_smoothing) + label_smoothing / C
         # a row's weight: the class weights averaged by its smoothed target (Paddle 3.3.1)
         roww = valid.astype(np.float64) if weight is None else \
-            (target @ _class_weights(weight)) * valid
+            (target @ _class_weights(weight, C)) * valid
     else:
         roww = _row_weights(weight, C, safe, valid)
     total = float(lab.size) if every_row else float(roww.sum())
@@ -419,12 +419,17 @@ def _row_weights(weight: Any, C: int, safe: np.ndarray, valid: np.ndarray) -> np
     """Each position's class weight (1 without weights), 0 where the label is ignored."""
     if weight is None:
         return valid.astype(np.float64)
-    return _class_weights(weight)[safe] * valid
+    return _class_weights(weight, C)[safe] * valid
 
 
-def _class_weights(weight: Any) -> np.ndarray:
-    """The class weights as a float64 array."""
-    return np.asarray(weight._data if isinstance(weight, Tensor) else weight, dtype=np.float64)
+def _class_weights(weight: Any, C: int) -> np.ndarray:
+    """The class weights as a float64 array, one per class (a weight of another length
+    would be indexed by the labels without complaint: Paddle 3.3.1 refuses it)."""
+    w = np.asarray(weight._data if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    if w.shape != (C,):
+        raise ValueError(f"weight must have one value per class ({C}), got shape "
+                         f"{list(w.shape)}")
+    return w
 
 
 def _one_hot(safe: np.ndarray, roww: np.ndarray, C: int, dtype: Any = np.float64
@@ -486,7 +491,10 @@ def nll_loss(input: Tensor, label: Any, weight: Tensor | None = None, ignore_ind
     require_float(input, "nll_loss")
     if input.ndim < 2:
         raise ValueError(f"nll_loss: input must be [N, C, ...], got shape {input.shape}")
-    lab = _labels(label).astype(np.int64)
+    lab = _labels(label)
+    if lab.dtype.kind not in "iu":
+        raise TypeError(f"nll_loss: labels must be integers (class ids), got {lab.dtype}")
+    lab = lab.astype(np.int64)
     C = input.shape[1]
     if lab.shape != tuple(input.shape[:1] + input.shape[2:]):
         raise ValueError(f"nll_loss: label shape {list(lab.shape)} does not fit input shape "
@@ -525,7 +533,20 @@ def binary_cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None
         loss = -(y * lp + (1.0 - y) * lq)
     if weight is not None:
         loss = loss * _as_float(weight, input)
-    return _reduce(loss, reduction)
+    out = _reduce(loss, reduction)
+    if reduction != "none" and out._data != out._data:    # NaN: look for the cause
+        _check_probabilities(input._data)
+    return out
+
+
+def _check_probabilities(d: np.ndarray) -> None:
+    """binary_cross_entropy's error path: Paddle 3.3.1 refuses inputs outside [0, 1] (and
+    NaN); checked only once a reduced loss came out NaN (no cost to a valid call)."""
+    bad = (d < 0) | (d > 1) | (d != d)
+    if bad.any():
+        raise ValueError(f"binary_cross_entropy: input must hold probabilities in [0, 1] "
+                         f"(apply sigmoid first, or use binary_cross_entropy_with_logits), "
+                         f"got {float(d[bad].ravel()[0])}")
 
 
 def binary_cross_entropy_with_logits(logit: Tensor, label: Any, weight: Tensor | None = None,
@@ -533,6 +554,9 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Any, weight: Tensor |
                                      name: str | None = None) -> Tensor:
     """(1 - y) x + (1 + (pw - 1) y) softplus(-x): stable for large |x|, exact at x = 0."""
     y = _target(label, logit)
+    if y._data.shape != logit._data.shape:
+        raise ValueError(f"binary_cross_entropy_with_logits: label shape {y.shape} must equal "
+                         f"logit shape {logit.shape}")
     if pos_weight is None and bce_fusable(logit, y):
         loss = bce_logits(logit, y)
         if weight is not None:
