@@ -100,6 +100,24 @@ def test_bce_with_logits_refuses_a_label_of_another_shape():
         F.binary_cross_entropy_with_logits(paddle.ones([2, 3]), paddle.ones([3]))
 
 
+# ---- embedding, one_hot -------------------------------------------------------------------
+
+def test_embedding_padding_idx_out_of_range_raises():
+    # Paddle 3.3.1: 'padding_idx must be within [-5, 5)'; jitgrad wrapped 7 onto row 2
+    with pytest.raises(ValueError, match=r"padding_idx must be within \[-5, 5\), got 7"):
+        paddle.nn.Embedding(5, 2, padding_idx=7)
+    with pytest.raises(ValueError, match=r"padding_idx must be within \[-5, 5\), got -6"):
+        F.embedding(TT([0, 1]), paddle.ones([5, 2]), padding_idx=-6)
+
+
+def test_one_hot_refuses_negative_and_too_large_ids():
+    # Paddle 3.3.1 raises ('p_in_data[i] >= 0'); jitgrad put -1 on the last class
+    with pytest.raises(ValueError, match=r"ids must lie in \[0, num_classes=3\)"):
+        F.one_hot(TT([0, -1]), 3)
+    with pytest.raises(ValueError, match="got ids from 0 to 3"):
+        F.one_hot(TT([0, 3]), 3)
+
+
 # ---- creation, shapes, conv, optimizers ------------------------------------------------------
 
 def test_arange_refuses_nan_and_inf_bounds():
@@ -122,3 +140,12 @@ def test_meshgrid_refuses_a_2d_tensor():
     # Paddle 3.3.1: 'Expected scalar or 1D tensor'; jitgrad used its size
     with pytest.raises(ValueError, match="meshgrid: expects 0-D or 1-D tensors"):
         paddle.meshgrid(paddle.ones([2, 2]), paddle.ones([3]))
+
+
+# ---- layers whose parameters do not fit the input (numpy's messages before) -----------------
+
+def test_linear_bias_of_another_length_is_named():
+    # was 'operands could not be broadcast together with shapes (2,5) (4,)'
+    with pytest.raises(ValueError, match=r"linear: bias of shape \[4\] does not fit weight "
+                                         r"\[3, 5\] \(expected \[5\]\)"):
+        F.linear(paddle.ones([2, 3]), paddle.ones([3, 5]), paddle.ones([4]))

@@ -231,6 +231,9 @@ class Embedding(Layer):
                  _freeze: bool = False, device: Any = None, dtype: Any = None,
                  weight_attr: Any = None, name: str | None = None) -> None:
         super().__init__(dtype=get_default_dtype() if dtype is None else dtype)
+        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
+            raise ValueError(f"Embedding: padding_idx must be within [-{num_embeddings}, "
+                             f"{num_embeddings}), got {padding_idx}")
         self._padding_idx = padding_idx
         self._max_norm, self._norm_type = max_norm, norm_type
         self._scale_grad_by_freq = scale_grad_by_freq

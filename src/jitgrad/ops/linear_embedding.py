@@ -19,7 +19,14 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | No
            ) -> Tensor:
     """x @ weight + bias, with Paddle's weight layout [in_features, out_features]."""
     y = matmul(x, weight)
-    return y if bias is None else y + bias
+    if bias is None:
+        return y
+    try:
+        return y + bias
+    except ValueError:      # (numpy's 'operands could not be broadcast together ...')
+        raise ValueError(f"linear: bias of shape {list(getattr(bias, 'shape', []))} does not "
+                         f"fit weight {list(weight.shape)} (expected [{weight.shape[-1]}])"
+                         ) from None
 
 
 def dropout(x: Tensor, p: float = 0.5, axis: Any = None, training: bool = True,
@@ -84,7 +91,8 @@ def _table_rows(x: Any, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     try:
         positions = _row_positions(n, d).take(ids, axis=0)
     except IndexError:
-        raise IndexError(f"embedding: ids must lie in [0, {n})") from None
+        raise IndexError(f"embedding: ids must lie in [0, {n}) (a negative id counts from "
+                             f"the end, down to -{n})") from None
     return positions, w.take(ids, axis=0)
 
 
@@ -104,6 +112,9 @@ def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
     max_norm (Paddle's and torch's renorm, by max_norm / (norm + 1e-7)); scale_grad_by_freq:
     each row's gradient is divided by how often its id occurs in x."""
     w = weight._data
+    if padding_idx is not None and not -w.shape[0] <= padding_idx < w.shape[0]:
+        raise ValueError(f"embedding: padding_idx must be within [-{w.shape[0]}, "
+                         f"{w.shape[0]}), got {padding_idx}")   # (else it wraps: a real row)
     if max_norm is None and not scale_grad_by_freq and w.ndim == 2 and \
             0 < w.size <= _ROW_TABLE_MAX:
         positions, rows = _table_rows(x, w)
@@ -122,7 +133,8 @@ def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
     if ids.size:
         lo = ids.min()
         if lo < -n or ids.max() >= n:
-            raise IndexError(f"embedding: ids must lie in [0, {n})")
+            raise IndexError(f"embedding: ids must lie in [0, {n}) (a negative id counts from "
+                             f"the end, down to -{n})")
         if lo < 0:
             ids = ids % n
     if max_norm is not None:
@@ -161,4 +173,8 @@ def one_hot(x: Any, num_classes: int = -1, name: str | None = None) -> Tensor:
     ids = _index_array(x, "one_hot")
     if int(num_classes) == -1:
         num_classes = int(ids.max()) + 1 if ids.size else 0
-    return Tensor._make(np.eye(int(num_classes), dtype=np.float32)[ids])
+    n = int(num_classes)
+    if ids.size and (ids.min() < 0 or ids.max() >= n):     # (numpy would wrap a negative id)
+        raise ValueError(f"one_hot: ids must lie in [0, num_classes={n}), got ids from "
+                         f"{int(ids.min())} to {int(ids.max())}")
+    return Tensor._make(np.eye(n, dtype=np.float32)[ids])
