@@ -142,7 +142,47 @@ def test_meshgrid_refuses_a_2d_tensor():
         paddle.meshgrid(paddle.ones([2, 2]), paddle.ones([3]))
 
 
+def test_conv_stride_zero_is_named():
+    # was ZeroDivisionError 'integer division or modulo by zero'
+    with pytest.raises(ValueError, match=r"stride must be positive, got \[1, 0\]"):
+        F.conv2d(paddle.ones([1, 3, 5, 5]), paddle.ones([2, 3, 3, 3]), stride=[1, 0])
+    with pytest.raises(ValueError, match="kernel_size must be positive"):
+        F.max_pool2d(paddle.ones([1, 1, 4, 4]), kernel_size=0)
+
+
+def test_adam_refuses_betas_outside_0_1():
+    # Paddle 3.3.1: 'Invalid value of beta1, expect beta1 in [0,1).'; jitgrad accepted it
+    w = paddle.nn.Linear(2, 2).weight
+    with pytest.raises(ValueError, match=r"Adam: beta1 must lie in \[0, 1\), got 1.5"):
+        paddle.optimizer.Adam(0.1, beta1=1.5, parameters=[w])
+    with pytest.raises(ValueError, match=r"AdamW: beta2 must lie in \[0, 1\)"):
+        paddle.optimizer.AdamW(0.1, beta2=-0.1, parameters=[w])
+    with pytest.raises(ValueError, match="epsilon must be >= 0"):
+        paddle.optimizer.Adam(0.1, epsilon=-1.0, parameters=[w])
+
+
 # ---- layers whose parameters do not fit the input (numpy's messages before) -----------------
+
+def test_batch_norm_channel_mismatch_is_named():
+    # was numpy's 'cannot reshape array of size 4 into shape (3,1)'
+    with pytest.raises(ValueError, match=r"x of shape \[2, 3\] has 3 channels, but "
+                                         r"running_mean has 4 values"):
+        paddle.nn.BatchNorm1D(4)(paddle.ones([2, 3]))
+    with pytest.raises(ValueError, match="num_features of the layer must equal"):
+        paddle.nn.BatchNorm2D(4)(paddle.ones([2, 3, 2, 2]))
+
+
+def test_layer_norm_weight_of_another_size_is_named():
+    # was 'reshape: cannot reshape a tensor of shape paddle.Size([4]) ... into [3]'
+    with pytest.raises(ValueError, match=r"layer_norm: weight must have 3 elements"):
+        F.layer_norm(paddle.ones([2, 3]), normalized_shape=[3], weight=paddle.ones([4]))
+
+
+def test_conv2d_bias_of_another_length_is_named():
+    # was 'could not broadcast input array from shape (1,3,5,5) into shape (1,3,1,1)'
+    with pytest.raises(ValueError, match=r"conv2d: bias must have shape \[2\]"):
+        F.conv2d(paddle.ones([1, 3, 5, 5]), paddle.ones([2, 3, 3, 3]), bias=paddle.ones([3]))
+
 
 def test_linear_bias_of_another_length_is_named():
     # was 'operands could not be broadcast together with shapes (2,5) (4,)'

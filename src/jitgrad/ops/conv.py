@@ -22,12 +22,19 @@ from .linalg import matmul
 from .shape import _scatter_flat, reshape, reshape_to, transpose
 
 
+_POSITIVE = frozenset({"stride", "strides", "dilation", "dilations", "kernel_size",
+                       "kernel_sizes"})
+
+
 def _pair(v: Any, n: int, what: str) -> list[int]:
     if isinstance(v, (int, np.integer)):
-        return [int(v)] * n
-    v = [int(a) for a in v]
-    if len(v) != n:
-        raise ValueError(f"{what} must be an int or {n} ints, got {v}")
+        v = [int(v)] * n
+    else:
+        v = [int(a) for a in v]
+        if len(v) != n:
+            raise ValueError(f"{what} must be an int or {n} ints, got {v}")
+    if what in _POSITIVE and min(v, default=1) <= 0:   # (a stride 0 divided by zero)
+        raise ValueError(f"{what} must be positive, got {v}")
     return v
 
 
@@ -201,6 +208,9 @@ def _conv2d(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding
     """conv2d's general path (any argument forms, NHWC)."""
     x, last = _channels_first(x, data_format)
     N, C, H, W, O, Cg, kh, kw = _conv2d_dims(x, weight, groups)
+    if bias is not None and tuple(bias.shape) != (O,):
+        raise ValueError(f"conv2d: bias must have shape [{O}] (one value per output "
+                         f"channel of weight {list(weight.shape)}), got {list(bias.shape)}")
     st, dl = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
     if isinstance(padding, str) and padding.upper() == "SAME":
         dl = [1, 1]                     # Paddle 3.3.1's SAME padding drops the dilation

@@ -34,6 +34,10 @@ def layer_norm(x: Tensor, normalized_shape: Any, weight: Tensor | None = None,
             and (bias is None or bias.size == math.prod(shape)):
         L = math.prod(shape)
         return normalize_affine(x, weight, bias, (1, x._data.size // L, L), (L, 0), epsilon)
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.size != math.prod(shape):    # (the fused path checked it)
+            raise ValueError(f"layer_norm: {what} must have {math.prod(shape)} elements "
+                             f"(normalized_shape {shape}), got shape {list(t.shape)}")
     axes = list(range(x.ndim - k, x.ndim))
     mu = R.mean(x, axis=axes, keepdim=True)
     d = x - mu
@@ -87,6 +91,8 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
     if xd.dtype.kind != "f":
         require_float(x, "batch_norm")
     ax, C, stats, affine = _layout(x, data_format)
+    if running_mean._data.size != C or (weight is not None and weight.size != C):
+        _channels_error(x, C, running_mean, weight)
     use_batch = training if use_global_stats is None else not use_global_stats
     if use_batch and xd.size == C:
         # one value per channel: Paddle 3.3.1 skips the normalisation (y = x, its gradient
@@ -124,6 +130,15 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor,
     if bias is not None:
         y = y + reshape(bias, bshape)
     return y
+
+
+def _channels_error(x: Tensor, C: int, running_mean: Tensor, weight: Any) -> None:
+    """batch_norm's error for statistics or a weight of another channel count than x's
+    (numpy's 'cannot reshape array of size 4 into shape (3,1)' otherwise)."""
+    raise ValueError(f"batch_norm: x of shape {list(x.shape)} has {C} channels, but "
+                     f"running_mean has {running_mean._data.size} values"
+                     + ("" if weight is None else f" and weight {weight.size}")
+                     + " (num_features of the layer must equal the channel count)")
 
 
 _write_fresh: Any = None     # ops.inplace.write_fresh (imported on first use)

@@ -382,6 +382,11 @@ class Adam(Optimizer):
         # a Tensor beta is read at every step, as Paddle reads it (a schedule may set it)
         self._b1, self._b2 = (b if isinstance(b, Tensor) else float(b) for b in (beta1, beta2))
         self._eps = float(epsilon)
+        for k, b in (("beta1", self._b1), ("beta2", self._b2)):
+            if not isinstance(b, Tensor) and not 0 <= b < 1:     # (Paddle 3.3.1 refuses)
+                raise ValueError(f"{type(self).__name__}: {k} must lie in [0, 1), got {b}")
+        if not self._eps >= 0:
+            raise ValueError(f"{type(self).__name__}: epsilon must be >= 0, got {self._eps}")
 
     def _decay(self, p, g, lr, wd):
         return g + wd * p._data if wd else g
