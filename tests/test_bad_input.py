@@ -189,3 +189,19 @@ def test_linear_bias_of_another_length_is_named():
     with pytest.raises(ValueError, match=r"linear: bias of shape \[4\] does not fit weight "
                                          r"\[3, 5\] \(expected \[5\]\)"):
         F.linear(paddle.ones([2, 3]), paddle.ones([3, 5]), paddle.ones([4]))
+
+
+# ---- autograd -----------------------------------------------------------------------------
+
+def test_backward_seed_of_another_layout_raises():
+    # a [3, 2] seed for a [2, 3] output was read as if it were [2, 3] (Paddle 3.3.1 gives
+    # x.grad the seed's shape [3, 2]; torch raises 'Mismatch in shape'); size-1 dims may
+    # still differ ([1] for a 0-d loss)
+    x = TT(np.ones((2, 3), np.float32), stop_gradient=False)
+    y = x * 2
+    with pytest.raises(ValueError, match=r"grad_tensors\[0\] has shape \[3, 2\] but its "
+                                         r"output has shape \[2, 3\]"):
+        paddle.autograd.backward([y], [paddle.ones([3, 2])])
+    with pytest.raises(ValueError, match=r"grad_outputs\[0\] has shape \[3, 2\]"):
+        paddle.grad([y], [x], grad_outputs=[paddle.ones([3, 2])])
+    assert paddle.grad([y.sum()], [x], grad_outputs=[paddle.ones([1])])[0].shape == [2, 3]

@@ -79,6 +79,12 @@ def check_seeds(grad_tensors: Any, roots: list[Tensor], what: str = "grad_tensor
             raise ArgumentValueError(f"{what}[{i}] has {g._data.size} elements (shape "
                                      f"{list(g.shape)}) but its output has {r._data.size} "
                                      f"(shape {list(r.shape)})")
+        gs, rs = g._data.shape, r._data.shape
+        if gs != rs and [n for n in gs if n != 1] != [n for n in rs if n != 1]:
+            # (same size, other layout: a [3, 2] seed for a [2, 3] output would be read
+            # row by row as if it were [2, 3]; dims of size 1 may differ: [1] for a 0-d loss)
+            raise ArgumentValueError(f"{what}[{i}] has shape {list(gs)} but its output has "
+                                     f"shape {list(rs)}; they must match")
     # an int or bool seed is cast to its output's dtype, as Paddle does
     return [g if g is None or g._data.dtype.kind == "f" else
             Tensor._make(g._data.astype(r._data.dtype)) for g, r in zip(grad_tensors, roots)]
