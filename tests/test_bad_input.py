@@ -205,3 +205,52 @@ def test_backward_seed_of_another_layout_raises():
     with pytest.raises(ValueError, match=r"grad_outputs\[0\] has shape \[3, 2\]"):
         paddle.grad([y], [x], grad_outputs=[paddle.ones([3, 2])])
     assert paddle.grad([y.sum()], [x], grad_outputs=[paddle.ones([1])])[0].shape == [2, 3]
+
+
+# ---- batch 3: arguments of the wrong length or type --------------------------------------
+
+def test_interpolate_size_or_scale_of_another_length_raises():
+    # Paddle 3.3.1: 'scale_shape length should be 2 for input 4-D tensor.'; jitgrad used
+    # the first two of three scale factors (and size [3] failed in a numpy reshape)
+    x = paddle.ones([1, 1, 2, 2])
+    with pytest.raises(ValueError, match=r"scale_factor \[2.0, 2.0, 2.0\] needs 2 values"):
+        F.interpolate(x, scale_factor=[2, 2, 2])
+    with pytest.raises(ValueError, match=r"size \[3\] needs 2 values"):
+        F.interpolate(x, size=[3])
+
+
+def test_scatter_refuses_a_2d_index_not_of_shape_n_1():
+    # Paddle 3.3.1: 'Expected index_dims[1] == 1'; jitgrad flattened the index
+    with pytest.raises(ValueError, match=r"scatter: index must be 1-D or of shape \[N, 1\]"):
+        paddle.scatter(paddle.zeros([3, 2]), TT([[1, 2]]), paddle.ones([2, 2]))
+    np.testing.assert_array_equal(
+        paddle.scatter(paddle.zeros([3, 2]), TT([[2], [0]]), paddle.ones([2, 2])).numpy(),
+        [[1, 1], [0, 0], [1, 1]])
+
+
+def test_dropout_axis_out_of_range_raises():
+    # Paddle 3.3.1 raises; jitgrad wrapped axis 3 of a 2-D x onto axis 1
+    with pytest.raises(ValueError, match="dropout: axis 3 is out of range for 2 dims"):
+        F.dropout(paddle.ones([2, 3]), p=0.5, axis=3)
+
+
+def test_split_refuses_float_sections():
+    # Paddle 3.3.1: TypeError 'must be list of int, but got float'; jitgrad truncated them
+    with pytest.raises(TypeError, match=r"split: sections must be ints, got 3.0"):
+        paddle.split(paddle.ones([5]), [2, 3.0])
+    with pytest.raises(TypeError, match="num_or_sections must be an int or a list"):
+        paddle.split(paddle.ones([4]), 2.0)
+
+
+def test_topk_float_k_is_named():
+    # was numpy's "Cannot cast array data from dtype('float64') to dtype('int64')"
+    with pytest.raises(TypeError, match="topk: k must be an int, got 1.5"):
+        paddle.topk(TT([1.0, 5.0, 9.0]), 1.5)
+
+
+def test_zero_sizes_that_divided_by_zero_are_named():
+    # were ZeroDivisionError ('integer modulo by zero', 'float division by zero')
+    with pytest.raises(ValueError, match="output_size must be positive, got 0"):
+        F.adaptive_avg_pool2d(paddle.ones([1, 1, 4, 4]), 0)
+    with pytest.raises(ValueError, match="T_max must be a positive integer, got 0"):
+        paddle.optimizer.lr.CosineAnnealingDecay(0.1, T_max=0)

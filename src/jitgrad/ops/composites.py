@@ -55,7 +55,11 @@ def scatter(x: Tensor, index: Any, updates: Tensor, overwrite: bool = True,
             name: str | None = None) -> Tensor:
     """Paddle's scatter: rows of x at a 1-D index replaced by (or, overwrite=False, added to,
     after zeroing) the rows of updates."""
-    idx = _index_array(index, "scatter").reshape(-1)
+    idx = _index_array(index, "scatter")
+    if idx.ndim > 1 and (idx.ndim > 2 or idx.shape[1] != 1):     # (Paddle 3.3.1 refuses)
+        raise ValueError(f"scatter: index must be 1-D or of shape [N, 1], got shape "
+                         f"{list(idx.shape)} (for N-D positions use scatter_nd_add)")
+    idx = idx.reshape(-1)
     shape = x._data.shape
     pos = _select_compiled(shape, idx, 0) if shape else None
     if pos is None:                     # (numpy's indexing: its error for an index out of range)

@@ -140,7 +140,15 @@ def split(x: Tensor, num_or_sections: Any, axis: int = 0, name: str | None = Non
                              f"{num_or_sections} equal parts")
         sizes = [n // int(num_or_sections)] * int(num_or_sections)
     else:
-        sizes = [int(s.item() if isinstance(s, Tensor) else s) for s in num_or_sections]
+        if not isinstance(num_or_sections, (list, tuple, np.ndarray)):
+            raise TypeError(f"split: num_or_sections must be an int or a list of ints, got "
+                            f"{num_or_sections!r}")
+        sizes = [s.item() if isinstance(s, Tensor) else s for s in num_or_sections]
+        for s in sizes:             # (int() would truncate a float section)
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+                raise TypeError(f"split: sections must be ints, got {s!r} in "
+                                f"{list(sizes)}")
+        sizes = [int(s) for s in sizes]
         if sizes.count(-1) > 1:
             raise ValueError("split: at most one section may be -1")
         if -1 in sizes:

@@ -51,6 +51,9 @@ def dropout(x: Tensor, p: float = 0.5, axis: Any = None, training: bool = True,
     shape = list(x.shape)
     if axis is not None:
         axes = [axis] if isinstance(axis, int) else list(axis)
+        for a in axes:      # (the modulo below would wrap an axis out of range)
+            if not -x.ndim <= a < x.ndim:
+                raise ValueError(f"dropout: axis {a} is out of range for {x.ndim} dims")
         shape = [s if i in [a % x.ndim for a in axes] else 1 for i, s in enumerate(shape)]
     keep = creation.generator().random(shape) >= p
     scale = 1.0 / (1.0 - p) if mode == "upscale_in_train" and p < 1 else 1.0

@@ -232,6 +232,8 @@ def avg_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
 def _adaptive_sizes(x: Tensor, output_size: Any) -> list[int]:
     """[Ho, Wo] from an int or a pair; None keeps that input size (as Paddle)."""
     if isinstance(output_size, (int, np.integer)):
+        if output_size <= 0:            # (else ZeroDivisionError 'integer modulo by zero')
+            raise ValueError(f"output_size must be positive, got {output_size!r}")
         return [int(output_size)] * 2
     out = list(output_size)
     if len(out) != 2:

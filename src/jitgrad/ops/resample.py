@@ -24,10 +24,16 @@ def _out_size(insize: Sequence[int], size: Any, scale: Any) -> tuple[list[int], 
     if size is not None:
         out = [int(s.item() if isinstance(s, Tensor) else s) for s in
                ([size] * n if isinstance(size, int) else size)]
+        if len(out) != n:       # (zip would drop the extra ones, or numpy fail a reshape)
+            raise ValueError(f"interpolate: size {out} needs {n} values for the {n} spatial "
+                             f"dims {list(insize)}")
         return out, [i / o for i, o in zip(insize, out)]
     if scale is None:
         raise ValueError("interpolate needs size or scale_factor")
     sc = [float(scale)] * n if isinstance(scale, (int, float)) else [float(s) for s in scale]
+    if len(sc) != n:
+        raise ValueError(f"interpolate: scale_factor {sc} needs {n} values for the {n} "
+                         f"spatial dims {list(insize)}")
     return [int(math.floor(i * s)) for i, s in zip(insize, sc)], [1 / s for s in sc]
 
 

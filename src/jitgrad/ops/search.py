@@ -152,6 +152,10 @@ def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool =
         return TopKRetType(x * 1.0 if x._data.dtype.kind == "f" else x,
                            _t(np.array(0, np.int64)))
     ax = _axis(axis, x.ndim, "topk")
+    if isinstance(k, Tensor):
+        k = k.item()
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):   # (numpy's cast error)
+        raise TypeError(f"topk: k must be an int, got {k!r}")
     if not 0 < k <= x.shape[ax]:
         raise ValueError(f"topk: k={k} is out of range for axis {ax} of size {x.shape[ax]}")
     found = last_axis_rows(x, ax)

@@ -7,6 +7,7 @@ are in lr_cycles.py."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Callable
 
 
@@ -125,6 +126,9 @@ class CosineAnnealingDecay(LRScheduler):
 
     def __init__(self, learning_rate: float, T_max: int, eta_min: float = 0.0,
                  last_epoch: int = -1, verbose: bool = False) -> None:
+        if isinstance(T_max, bool) or not isinstance(T_max, numbers.Integral) or T_max <= 0:
+            raise ValueError(f"CosineAnnealingDecay: T_max must be a positive integer, got "
+                             f"{T_max!r}")      # (Paddle 3.3.1 asserts; 0 divided by zero)
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(learning_rate, last_epoch, verbose)
 
