@@ -254,3 +254,9 @@ def test_zero_sizes_that_divided_by_zero_are_named():
         F.adaptive_avg_pool2d(paddle.ones([1, 1, 4, 4]), 0)
     with pytest.raises(ValueError, match="T_max must be a positive integer, got 0"):
         paddle.optimizer.lr.CosineAnnealingDecay(0.1, T_max=0)
+
+
+def test_masked_fill_non_bool_mask_names_masked_fill():
+    # was "where: condition must be a bool tensor" (Paddle 3.3.1 takes nonzero as True)
+    with pytest.raises(TypeError, match="masked_fill: mask must be a bool tensor, got float32"):
+        paddle.masked_fill(paddle.ones([2, 3]), paddle.ones([2, 3]), 0.0)

@@ -89,6 +89,9 @@ def masked_fill(x: Tensor, mask: Any, value: Any, name: str | None = None) -> Te
     """x with value where mask is True; x and mask broadcast together (Paddle 3.3.1: a [2, 1]
     mask over a [3] x gives [2, 3])."""
     m = np.asarray(mask._data if isinstance(mask, Tensor) else mask)
+    if m.dtype.kind != "b":         # (else where's 'condition must be a bool tensor')
+        raise TypeError(f"masked_fill: mask must be a bool tensor, got {m.dtype} (for "
+                        f"nonzero entries pass mask != 0)")
     if m.shape != x._data.shape:
         try:
             m = np.broadcast_to(m, np.broadcast_shapes(m.shape, x._data.shape))
