@@ -260,3 +260,25 @@ def test_masked_fill_non_bool_mask_names_masked_fill():
     # was "where: condition must be a bool tensor" (Paddle 3.3.1 takes nonzero as True)
     with pytest.raises(TypeError, match="masked_fill: mask must be a bool tensor, got float32"):
         paddle.masked_fill(paddle.ones([2, 3]), paddle.ones([2, 3]), 0.0)
+
+
+def test_expand_and_broadcast_to_refuse_float_dims():
+    # Paddle 3.3.1: TypeError 'must be list of int'; jitgrad truncated 2.5 to 2
+    with pytest.raises(TypeError, match=r"shape must hold ints, got 2.5 in \[2.5, 3\]"):
+        paddle.broadcast_to(paddle.ones([1, 3]), [2.5, 3])
+    with pytest.raises(TypeError, match="shape must hold ints, got 2.0"):
+        paddle.expand(paddle.ones([1, 3]), [2.0, 3])
+    assert paddle.expand(paddle.ones([1, 3]), [np.int64(2), TT(3)]).shape == [2, 3]
+
+
+def test_transpose_refuses_float_perm():
+    # Paddle 3.3.1: TypeError; jitgrad truncated [1.5, 0.0] to [1, 0]
+    with pytest.raises(TypeError, match=r"transpose: perm must hold ints, got 1.5"):
+        paddle.transpose(paddle.ones([2, 3]), [1.5, 0.0])
+
+
+def test_randperm_refuses_a_negative_n():
+    # Paddle 3.3.1 raises; jitgrad gave an empty tensor
+    with pytest.raises(ValueError, match="randperm: n must be a non-negative int, got -1"):
+        paddle.randperm(-1)
+    assert paddle.randperm(TT(3)).shape == [3]

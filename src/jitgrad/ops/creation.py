@@ -255,6 +255,10 @@ def randint(low: int = 0, high: int | None = None, shape: Sequence[int] = (1,),
 
 
 def randperm(n: int, dtype: Any = "int64", name: str | None = None) -> Tensor:
+    if isinstance(n, Tensor):
+        n = n.item()
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")  # (gave [])
     return _t(_rng.permutation(int(n)).astype(_dt(dtype)))
 
 

@@ -439,6 +439,8 @@ def _checked_perm(perm: Sequence[int], nd: int) -> tuple:
     """perm as non-negative ints, or the ValueError of a perm that is not one."""
     given = list(perm)
     for p in given:
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+            raise TypeError(f"transpose: perm must hold ints, got {p!r} in {given}")
         if not -max(nd, 1) <= int(p) < max(nd, 1):
             raise ValueError(f"transpose: perm {given} is not a permutation of {nd} axes "
                              f"(axis {p} is out of range)")
@@ -453,13 +455,24 @@ def t(x: Tensor, name: str | None = None) -> Tensor:
 
 
 def broadcast_to(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
-    shape = tuple([int(s) for s in shape])
+    shape = tuple([s if type(s) is int else _dim(s, shape) for s in shape])
     if not _broadcasts(x._data.shape, shape):
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to "
                          f"{list(shape)}")
     if shape == x._data.shape:
         return x
     return apply_xy(broadcast_op, x, None, {"shape": shape})
+
+
+def _dim(s: Any, shape: Any) -> int:
+    """A requested dim that is not a Python int: a numpy int or an int 0-d tensor (int()
+    would truncate a float: Paddle 3.3.1 refuses one)."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+        raise TypeError(f"expand / broadcast_to: shape must hold ints, got {s!r} in "
+                        f"{list(shape)}")
+    return int(s)
 
 
 def expand(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
