@@ -177,7 +177,23 @@ def one_hot(x: Any, num_classes: int = -1, name: str | None = None) -> Tensor:
     if int(num_classes) == -1:
         num_classes = int(ids.max()) + 1 if ids.size else 0
     n = int(num_classes)
-    if ids.size and (ids.min() < 0 or ids.max() >= n):     # (numpy would wrap a negative id)
-        raise ValueError(f"one_hot: ids must lie in [0, num_classes={n}), got ids from "
-                         f"{int(ids.min())} to {int(ids.max())}")
-    return Tensor._make(np.eye(n, dtype=np.float32)[ids])
+    if ids.size and ids.min() < 0:          # (numpy would wrap a negative id)
+        _one_hot_range_error(ids, n)
+    try:
+        return Tensor._make(_eye32(n)[ids])     # (fancy indexing copies: the eye stays)
+    except IndexError:                      # (an id >= n)
+        _one_hot_range_error(ids, n)
+
+
+@functools.lru_cache(maxsize=16)
+def _eye32(n: int) -> np.ndarray:
+    """one_hot's rows, made once per class count (np.eye cost ~1 us a call, about what
+    the range check of the ids added), read-only and shared."""
+    e = np.eye(n, dtype=np.float32)
+    e.setflags(write=False)
+    return e
+
+
+def _one_hot_range_error(ids: np.ndarray, n: int) -> None:
+    raise ValueError(f"one_hot: ids must lie in [0, num_classes={n}), got ids from "
+                     f"{int(ids.min())} to {int(ids.max())}")
