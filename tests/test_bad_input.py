@@ -282,3 +282,10 @@ def test_randperm_refuses_a_negative_n():
     with pytest.raises(ValueError, match="randperm: n must be a non-negative int, got -1"):
         paddle.randperm(-1)
     assert paddle.randperm(TT(3)).shape == [3]
+
+
+def test_cross_entropy_refuses_label_smoothing_above_1():
+    # Paddle 3.3.1: 'The value of epsilon must be between 0 and 1.'; jitgrad computed a loss
+    # with negative smoothed targets
+    with pytest.raises(ValueError, match=r"label_smoothing must lie in \[0, 1\], got 1.5"):
+        F.cross_entropy(paddle.ones([2, 3]), TT([0, 1]), label_smoothing=1.5)

@@ -212,6 +212,10 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     included (its mean_all), and so does this."""
     if not isinstance(input, Tensor):
         raise tensor_arg_error("cross_entropy", "input", input)
+    if label_smoothing and not 0 <= label_smoothing <= 1:
+        # (Paddle 3.3.1 refuses it; above 1 the smoothed targets went negative)
+        raise ValueError(f"cross_entropy: label_smoothing must lie in [0, 1], got "
+                         f"{label_smoothing}")
     # The common call (integer labels [N] or [N, 1], class axis last, no weight) in a few
     # cheap tests: the kernel's coefficients, one nll node recorded from this frame. Any
     # other call, and every bad input, takes the full checks below with their errors.
