@@ -289,3 +289,32 @@ def test_cross_entropy_refuses_label_smoothing_above_1():
     # with negative smoothed targets
     with pytest.raises(ValueError, match=r"label_smoothing must lie in \[0, 1\], got 1.5"):
         F.cross_entropy(paddle.ones([2, 3]), TT([0, 1]), label_smoothing=1.5)
+
+
+# ---- batch 6 (c6.py) ---------------------------------------------------------------------
+
+def test_clip_refuses_a_nan_bound():
+    # Paddle 3.3.1: 'Expected min_ <= max_, but received min_:nan'; jitgrad gave all NaN
+    with pytest.raises(ValueError, match="clip: min and max must not be NaN"):
+        paddle.clip(TT([1.0, 5.0]), min=float("nan"))
+
+
+def test_kthvalue_refuses_a_float_k():
+    # Paddle 3.3.1: TypeError 'must be long'; jitgrad took 1.5 as 1
+    with pytest.raises(TypeError, match="kthvalue: k must be an int, got 1.5"):
+        paddle.kthvalue(TT([1.0, 3.0, 2.0]), 1.5)
+
+
+def test_diff_refuses_a_negative_n():
+    # Paddle 3.3.1 raises; jitgrad returned x unchanged
+    with pytest.raises(ValueError, match="diff: n must be a non-negative int, got -1"):
+        paddle.diff(paddle.ones([3]), n=-1)
+
+
+def test_conv_groups_or_kernel_zero_is_named():
+    # were ZeroDivisionError ('integer modulo by zero', 'division by zero')
+    with pytest.raises(ValueError, match="conv2d: groups must be a positive int, got 0"):
+        F.conv2d(paddle.ones([1, 4, 5, 5]), paddle.ones([2, 4, 3, 3]), groups=0)
+    with pytest.raises(ValueError, match="Conv2D: in_channels, kernel_size and groups must be "
+                                         "positive"):
+        paddle.nn.Conv2D(3, 2, 0)

@@ -64,6 +64,10 @@ class _ConvNd(Layer):
             self._pad = [v for v in reversed(pads) for _ in range(2)]
             padding = 0
         k = [kernel_size] * nd if isinstance(kernel_size, int) else list(kernel_size)
+        if min(k, default=1) <= 0 or in_channels <= 0 or not groups > 0:
+            # (a zero divided by zero below: ZeroDivisionError)
+            raise ValueError(f"{type(self).__name__}: in_channels, kernel_size and groups must "
+                             f"be positive, got {in_channels}, {kernel_size} and {groups}")
         fan_in = in_channels * math.prod(k)     # (all of in_channels, groups or not: Paddle's)
         self.weight = self.create_parameter([out_channels, in_channels // groups] + k,
                                             weight_attr,

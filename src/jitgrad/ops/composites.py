@@ -203,6 +203,8 @@ def cross(x: Tensor, y: Tensor, axis: int = 9, name: str | None = None) -> Tenso
 def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None, name: str | None = None) -> Tensor:
     ax = _axis(axis, x.ndim, "diff")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"diff: n must be a non-negative int, got {n!r}")    # (-1 gave x)
     if prepend is not None or append is not None:
         x = concat([t for t in (prepend, x, append) if t is not None], axis=ax)
     for _ in range(n):

@@ -174,6 +174,8 @@ def _conv2d_dims(x: Tensor, weight: Tensor, groups: int) -> tuple:
                          f"{weight.shape}")
     N, C, H, W = x.shape
     O, Cg, kh, kw = weight.shape
+    if not groups > 0:          # (else ZeroDivisionError 'integer modulo by zero')
+        raise ValueError(f"conv2d: groups must be a positive int, got {groups}")
     if C % groups or O % groups or Cg != C // groups:
         raise ValueError(f"conv2d: input channels {C}, weight {weight.shape} and groups "
                          f"{groups} do not fit")

@@ -414,8 +414,9 @@ def clip(x: Tensor, min: float | None = None, max: float | None = None,
     """Clamp to [min, max]; the gradient is 1 inside the closed interval, bounds included."""
     lo = -np.inf if min is None else float(min)
     hi = np.inf if max is None else float(max)
-    if lo > hi:
-        raise ValueError(f"clip: min ({lo}) is larger than max ({hi})")
+    if not lo <= hi:            # (also a NaN bound: it made every value NaN)
+        raise ValueError(f"clip: min ({lo}) is larger than max ({hi})" if lo > hi else
+                         f"clip: min and max must not be NaN, got {lo} and {hi}")
     if x._data.dtype.kind in "iu" and (type(min) is float or type(max) is float):
         x = astype(x, dtypes.default_float())   # Paddle 3.3.1: clip(int, 0.5, 2) is float32
     return apply_unary(clip_op, x, {"lo": lo, "hi": hi})

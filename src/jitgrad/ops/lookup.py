@@ -104,6 +104,8 @@ def kthvalue(x: Tensor, k: int, axis: int | None = None, keepdim: bool = False,
     values the index may differ from Paddle's (which depends on its partial sort)."""
     ax = _axis(-1 if axis is None else axis, x.ndim, "kthvalue")
     n = x.shape[ax] if x.ndim else 1
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):    # (1.5 acted as 1)
+        raise TypeError(f"kthvalue: k must be an int, got {k!r}")
     if not 1 <= k <= n:
         raise ValueError(f"kthvalue: k={k} is out of range for a dim of size {n}")
     if x.ndim == 0:
