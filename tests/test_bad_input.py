@@ -318,3 +318,25 @@ def test_conv_groups_or_kernel_zero_is_named():
     with pytest.raises(ValueError, match="Conv2D: in_channels, kernel_size and groups must be "
                                          "positive"):
         paddle.nn.Conv2D(3, 2, 0)
+
+
+# ---- batch 7 (c7.py) ---------------------------------------------------------------------
+
+def test_cdist_refuses_rows_of_another_length():
+    # Paddle 3.3.1: 'The x and y must have same last dimension'; jitgrad broadcast a [4, 1]
+    # y against a [2, 3] x (a [2, 4] result) and gave numpy's broadcast error for [4, 5]
+    with pytest.raises(ValueError, match="cdist: x and y must have the same last dim"):
+        paddle.cdist(paddle.ones([2, 3]), paddle.ones([4, 1]))
+    with pytest.raises(ValueError, match="same last dim"):
+        paddle.cdist(paddle.ones([2, 3]), paddle.ones([4, 5]))
+
+
+def test_log_softmax_of_int_names_log_softmax():
+    with pytest.raises(TypeError, match="log_softmax expects a float tensor"):
+        F.log_softmax(TT([1, 2]))
+
+
+def test_logit_eps_outside_0_half_is_named():
+    # was clip's 'min (2.0) is larger than max (-1.0)' (Paddle 3.3.1 gives NaN)
+    with pytest.raises(ValueError, match=r"logit: eps must lie in \[0, 0.5\]"):
+        paddle.logit(TT([0.5]), eps=2.0)

@@ -274,6 +274,9 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"cdist: compute_mode must be one of {', '.join(_CDIST_MODES)}, "
                          f"got {compute_mode!r}")
+    if x.shape[-1:] != y.shape[-1:]:    # (else numpy's broadcast error, or a wrong pairing)
+        raise ValueError(f"cdist: x and y must have the same last dim, got shapes {x.shape} "
+                         f"and {y.shape}")
     if p == 2.0 and (compute_mode == _CDIST_MODES[1] or (
             compute_mode == _CDIST_MODES[0] and (x.shape[-2] > 25 or y.shape[-2] > 25))):
         xd, yd = x._data, y._data

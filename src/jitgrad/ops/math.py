@@ -167,6 +167,9 @@ def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tenso
     gradients too)."""
     x = float_input(x, "logit")
     if eps:
+        if not 0 <= eps <= 0.5:     # (else clip's 'min (2.0) is larger than max (-1.0)')
+            raise ValueError(f"logit: eps must lie in [0, 0.5] (x is clipped to [eps, 1 - eps]),"
+                             f" got {eps}")
         x = E.clip(x, eps, 1 - eps)
     d = x._data
     found = compiled_input("forward_activation", d)

@@ -81,10 +81,10 @@ log_softmax_op = defop(
     vjp=lambda g, out, x, axis: (g - out.exp() * g.sum(axis=axis, keepdim=True),))
 
 
-def _axis(x: Tensor, axis: int) -> int:
-    require_float(x, "softmax")
+def _axis(x: Tensor, axis: int, what: str = "softmax") -> int:
+    require_float(x, what)
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
-        raise TypeError(f"softmax: axis must be an int, got {axis!r}")
+        raise TypeError(f"{what}: axis must be an int, got {axis!r}")
     if not -x.ndim <= axis < x.ndim:
         if x.ndim == 0 and (axis == 0 or axis == -1):      # a 0-d x: axis 0 or -1 (Paddle)
             return 0
@@ -168,4 +168,4 @@ def log_softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | Non
         found = _log_softmax_matrix(d)
         if found is not None:
             return apply_xy(log_softmax_op, x, None, _ROWS, found[0], found[1])
-    return apply_xy(log_softmax_op, x, None, {"axis": _axis(x, axis)})
+    return apply_xy(log_softmax_op, x, None, {"axis": _axis(x, axis, "log_softmax")})
