@@ -1017,6 +1017,26 @@ def l2_rows(x, y, eps, mode, out, w, R, K):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
+def var_rows(x, out, w, R, K, n, dof, two_scale):  # pragma: no cover - compiled
+    """ops/stats.py's _var_forward for C-contiguous x viewed as [R, K] (K >= 1), each row
+    reduced, operation for operation in x's dtype: the row's mean (numpy's pairwise sum
+    divided by the count n, in x's dtype: _mean_forward's exact-count case), d = x - mean,
+    out = the pairwise sum of d * d divided by dof, and the weights w = d * two_scale
+    (two_scale = scale + scale, scale = 1 / dof rounded to x's dtype; dof nan when no
+    degree of freedom is left). One call instead of numpy's ~8 passes."""
+    sq = np.empty(K, x.dtype)
+    for r in range(R):
+        xr = x[r * K:(r + 1) * K]
+        wr = w[r * K:(r + 1) * K]
+        mean = _pairwise_sum(xr, K) / n
+        for k in range(K):
+            d = xr[k] - mean
+            sq[k] = d * d
+            wr[k] = d * two_scale
+        out[r] = _pairwise_sum(sq, K) / dof
+
+
+@jit(fastmath=False)
 def cos_rows(x1, x2, eps, add, out, f1, f2, R, K, one, zero):  # pragma: no cover - compiled
     """ops/cosine.py's _cos_forward for x1, x2 viewed as [R, K] (the last axis): each row's
     sums of products (numpy's pairwise sums of the rounded products), the cosine and both
