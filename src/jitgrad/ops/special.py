@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.tensor import Tensor
-from .core import NO_ATTRS, apply_internal, apply_xy, require_float
+from .core import _F32, NO_ATTRS, apply_internal, apply_xy, compiled_kernels, require_float
 from .derivative import numpy_function, unary
 from .math import special_kernels
 from .registry import UNARY_CASES
@@ -269,6 +269,10 @@ def _erfinv(y: np.ndarray) -> np.ndarray:
     """erf^-1 in y's dtype: the compiled kernels (Halley steps after the first guess: one
     gives float32 accuracy, two float64's), numpy's log between them; else the float64
     numpy version."""
+    if y.dtype == _F32:
+        found = _erfinv32(y, False)
+        if found is not None:
+            return found[0]
     found = special_kernels(y)
     if found is None:
         with np.errstate(all="ignore"):
@@ -281,6 +285,26 @@ def _erfinv(y: np.ndarray) -> np.ndarray:
     out = np.empty(y.shape, y.dtype)
     kernels.erfinv(flat, out.reshape(-1), 1 if y.dtype == np.float32 else 2, t)
     return out
+
+
+_ERFINV_C = np.float32(_m.sqrt(_m.pi) / 2)       # (erfinv_op's factor's constant, as numpy
+_NO_FACTOR = np.empty(0, np.float32)              # rounds it for a float32 product)
+
+
+def _erfinv32(y: np.ndarray, factor: bool) -> tuple | None:
+    """(erfinv(y), its factor exp(out * out) sqrt(pi)/2 or None) for a float32 y in one
+    kernel, vm/float32_math.py's erfinv: the values of the float64 kernels above (one
+    Halley step, numpy's log between) and of erfinv_op's factor, bit for bit; None until
+    Numba is loaded."""
+    kernels = compiled_kernels("float32_math")
+    if kernels is None:
+        return None
+    if not (y.flags.c_contiguous and y.flags.writeable):
+        y = np.array(y, order="C")              # (read-only: another compiled variant)
+    out = np.empty(y.shape, np.float32)
+    f = np.empty(y.shape, np.float32) if factor else _NO_FACTOR
+    kernels.erfinv(y.reshape(-1), out.reshape(-1), f.reshape(-1), _ERFINV_C)
+    return out, ((f,) if factor else None)
 
 
 erfinv_op = unary(
@@ -428,7 +452,13 @@ gammaln = lgamma
 def erfinv(x: Tensor, name: str | None = None) -> Tensor:
     """The inverse of erf on (-1, 1): +-inf at +-1, NaN outside (Paddle 3.3.1 gives inf
     above 1; numpy's and torch's convention is NaN)."""
-    return apply_xy(erfinv_op, _float(x, "erfinv"))
+    x = _float(x, "erfinv")
+    d = x._data
+    if d.dtype == _F32:
+        found = _erfinv32(d, not x._stop_gradient and tape.is_grad_enabled())
+        if found is not None:
+            return apply_xy(erfinv_op, x, None, NO_ATTRS, *found)
+    return apply_xy(erfinv_op, x)
 
 
 NAMES = ["polygamma", "digamma", "lgamma", "gammaln", "erfinv", "gammainc", "gammaincc"]

@@ -11,6 +11,10 @@ a float32 rounding boundary (Ziv's rounding test; about one input in 2^21), a se
 pass asks the C library for those elements, so the float32 result is the C library's value
 rounded for every input (perf/check_float32_exhaustive.py checks all 2^32 of them for each
 function).
+
+The same arithmetic also serves erfinv's float32 forward (forward_special's kernel with
+this file's log, and its saved factor's exp): one call, the values of the passes it
+replaces bit for bit (perf/check_fused_exhaustive.py).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from numba.extending import intrinsic
 from . import forward_special
 from ._numba import jit
 from .forward_special import _LN2_HI, _LN2_LO, _LOG2E, _ROUND, _bits_to_float64, _exp_reduced
+from .forward_special import _erfinv_guess, _halley_erfinv
 
 _SPECIAL = (forward_special.__file__,)
 
@@ -479,3 +484,69 @@ def tan(x, out):  # pragma: no cover - compiled
             r = _tan(v)
             if _near_boundary(r) | (r != r):
                 out[i] = np.float32(math.tan(v))
+
+
+# ---- erfinv in float32: forward_special.erfinv's values, the log and the factor inline ------
+
+@jit(inline="always", fastmath=False, stamp_with=_SPECIAL)
+def _erfinv_r0(v):  # pragma: no cover - compiled
+    """forward_special.erfinv's first guess for float64 v, with this file's log of
+    (1 - |v|)(1 + |v|) instead of numpy's."""
+    a = abs(v)
+    inside = a < 1.0
+    k, lm = _log_parts((1.0 - a) * (1.0 + a) if inside else 1.0)
+    w = -((k * _LN2_HI + lm) + k * _LN2_LO)
+    return _erfinv_guess(a, w if inside else 0.0)
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def erfinv(y, out, factor, c):  # pragma: no cover - compiled
+    """out = erf^-1(y) for float32 y as forward_special.erfinv with one Halley step gives
+    it (ops/special.py's float64 path), and, unless factor is empty, factor = float32 of
+    exp(out * out) (rounded as this file's exp) times c: erfinv_op's saved factor. Two
+    vectorised loops (the first guess with this file's log instead of numpy's, then the
+    step), the far tails' extra steps in a scalar pass only where needed, the factor as
+    the exp kernel. perf/check_fused_exhaustive.py compares out and factor with that path
+    (numpy's log between forward_special's kernels) for every float32 with |y| <= 1."""
+    n = y.size
+    r0 = np.empty(n)
+    for i in range(n):
+        r0[i] = _erfinv_r0(np.float64(y[i]))
+    again = False
+    for i in range(n):
+        v = np.float64(y[i])
+        a = abs(v)
+        inside = a < 1.0
+        step = _halley_erfinv(r0[i], a if inside else 0.0)
+        r = r0[i] - step
+        edge = math.copysign(np.inf, v) if a == 1.0 else np.nan
+        out[i] = math.copysign(r, v) if inside else edge
+        again |= inside & (not abs(step) <= 1e-6 * r)
+    if again:                               # (rare: the far tails take more steps)
+        for i in range(n):
+            v = np.float64(y[i])
+            a = abs(v)
+            if not a < 1.0:
+                continue
+            step = _halley_erfinv(r0[i], a)
+            r = r0[i] - step
+            k = 0
+            while k < 10 and not abs(step) <= 1e-6 * r:
+                step = _halley_erfinv(r, a)
+                r = r - step
+                k += 1
+            out[i] = math.copysign(r, v)
+    if factor.size:
+        doubt = False
+        for i in range(n):
+            o = out[i]
+            e = _exp(np.float64(o * o))
+            factor[i] = np.float32(e) * c
+            doubt |= _near_boundary(e)
+        if doubt:
+            for i in range(n):
+                o = out[i]
+                s = np.float64(o * o)
+                if _near_boundary(_exp(s)):
+                    factor[i] = np.float32(math.exp(s)) * c
+

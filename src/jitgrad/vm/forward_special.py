@@ -245,6 +245,33 @@ def _halley_erfinv(r, a):  # pragma: no cover - compiled
     return step if slope != 0.0 else 0.0
 
 
+@jit(inline="always", fastmath=False)
+def _erfinv_guess(a, w):  # pragma: no cover - compiled
+    """Giles' single-precision approximation of erf^-1(a) (~1e-7) for a = |y|, w =
+    -log((1 - a)(1 + a)) (0 where a >= 1): both polynomials, one selected (no branch)."""
+    u = w - 2.5
+    p = 2.81022636e-08
+    p = _fma(p, u, 3.43273939e-07)
+    p = _fma(p, u, -3.5233877e-06)
+    p = _fma(p, u, -4.39150654e-06)
+    p = _fma(p, u, 0.00021858087)
+    p = _fma(p, u, -0.00125372503)
+    p = _fma(p, u, -0.00417768164)
+    p = _fma(p, u, 0.246640727)
+    p = _fma(p, u, 1.50140941)
+    v = math.sqrt(w) - 3.0
+    q = -0.000200214257
+    q = _fma(q, v, 0.000100950558)
+    q = _fma(q, v, 0.00134934322)
+    q = _fma(q, v, -0.00367342844)
+    q = _fma(q, v, 0.00573950773)
+    q = _fma(q, v, -0.0076224613)
+    q = _fma(q, v, 0.00943887047)
+    q = _fma(q, v, 1.00167406)
+    q = _fma(q, v, 2.83297682)
+    return (p if w < 5.0 else q) * a
+
+
 @jit(fastmath=False)
 def erfinv_start(y, t):  # pragma: no cover - compiled
     """t = (1 - |y|)(1 + |y|) in float64 (1 where |y| >= 1 or nan), whose log erfinv
@@ -268,30 +295,7 @@ def erfinv(y, out, steps, logt):  # pragma: no cover - compiled
     r0 = np.empty(y.size)
     for i in range(y.size):
         a = abs(np.float64(y[i]))
-        w = -logt[i] if a < 1.0 else 0.0
-        if w < 5.0:
-            w = w - 2.5
-            p = 2.81022636e-08
-            p = _fma(p, w, 3.43273939e-07)
-            p = _fma(p, w, -3.5233877e-06)
-            p = _fma(p, w, -4.39150654e-06)
-            p = _fma(p, w, 0.00021858087)
-            p = _fma(p, w, -0.00125372503)
-            p = _fma(p, w, -0.00417768164)
-            p = _fma(p, w, 0.246640727)
-            p = _fma(p, w, 1.50140941)
-        else:
-            w = math.sqrt(w) - 3.0
-            p = -0.000200214257
-            p = _fma(p, w, 0.000100950558)
-            p = _fma(p, w, 0.00134934322)
-            p = _fma(p, w, -0.00367342844)
-            p = _fma(p, w, 0.00573950773)
-            p = _fma(p, w, -0.0076224613)
-            p = _fma(p, w, 0.00943887047)
-            p = _fma(p, w, 1.00167406)
-            p = _fma(p, w, 2.83297682)
-        r0[i] = p * a
+        r0[i] = _erfinv_guess(a, -logt[i] if a < 1.0 else 0.0)
     last = np.zeros(y.size)
     for _ in range(steps):                  # (the loop over the elements vectorises)
         for i in range(y.size):
