@@ -132,7 +132,7 @@ def log1p_exp(fs, f32, k) -> int:
     return bad
 
 
-CHECKS = {"erfinv": erfinv}
+CHECKS = {"erfinv": erfinv, "softplus": softplus, "log_sigmoid": log_sigmoid, "celu": celu}
 
 
 def main() -> int:

@@ -130,6 +130,8 @@ softplus_op = unary(
         {"shapes": ((6,),), "attrs": {"beta": 2.0, "threshold": 2.0}},))
 
 _F32_MAX = float(np.finfo(np.float32).max)
+_F32 = np.dtype(np.float32)
+_NO_F32 = np.empty(0, np.float32)     # (a factor not needed: the kernels skip it)
 _ONE_ZERO = {t: (t(1), t(0)) for t in (np.float32, np.float64)}
 
 
@@ -186,6 +188,12 @@ def _softplus_kernels(k: Any, d: np.ndarray, need: bool, scalars: tuple) -> tupl
     a = np.empty_like(flat)
     k.softplus_parts(flat, a, b, scaled)
     np.exp(a, out=a)
+    f32 = compiled_kernels("float32_math") if flat.dtype == _F32 else None
+    if f32 is not None:       # (the rest in one pass: vm/float32_math.py's softplus)
+        out = np.empty_like(flat)
+        f = np.empty_like(flat) if need else _NO_F32
+        f32.softplus(flat, a, out, f, b, th, scaled, minus_one)
+        return out.reshape(d.shape), ((f.reshape(d.shape),) if need else None)
     a = rounded.log1p(a)
     out, e = np.empty_like(flat), np.empty_like(flat)
     k.softplus(flat, out, e, a, b, th, scaled, zero, minus_one, minus_inf)
@@ -459,6 +467,12 @@ def log_sigmoid(x: Tensor, name: str | None = None) -> Tensor:
     a, out = np.empty_like(flat), np.empty_like(flat)
     k.neg_abs(flat, a)
     np.exp(a, out=a)
+    f32 = compiled_kernels("float32_math") if t is np.float32 else None
+    if f32 is not None:       # (the rest in one pass: vm/float32_math.py's log_sigmoid)
+        f = np.empty_like(flat) if need else _NO_F32
+        f32.log_sigmoid(flat, a, out, f)
+        return apply_xy(log_sigmoid_op, x, None, NO_ATTRS, out.reshape(d.shape),
+                        (f.reshape(d.shape),) if need else None)
     a = rounded.log1p(a)
     k.log_sigmoid(flat, out, a, _ONE_ZERO[t][1])
     if not need:
@@ -575,6 +589,11 @@ def celu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
     t = d.dtype.type
     a, inv, zero = kernel_scalars("celu_parts", _celu_parts_scalars, t, attrs)
     flat = d.reshape(-1)
+    f32 = compiled_kernels("float32_math") if t is np.float32 else None
+    if f32 is not None:       # (one pass: vm/float32_math.py's celu, the same values)
+        out, f = np.empty_like(flat), np.empty_like(flat)
+        f32.celu(flat, out, f, a, inv)
+        return apply_xy(celu_op, x, None, attrs, out.reshape(d.shape), (f.reshape(d.shape),))
     # the factor's exp: float64 of w (a value of x's dtype) for float64; for float32,
     # rounded.exp of w in float32, which is float32 of numpy's float64 exp of it (the former
     # float64 w and np.exp), ~1.5x quicker and no float64 array

@@ -18,7 +18,7 @@ from . import reduce as R
 from .activation import log_sigmoid, softplus
 from .bce import bce_logits
 from .bce import fusable as bce_fusable
-from .core import apply_xy, compiled_input, const, remember, require_float
+from .core import apply_xy, compiled_input, compiled_kernels, const, remember, require_float
 from .cosine import cosine
 from .derivative import binary, kernel_scalars
 from .loss import _as_float, _check_reduction, _labels, _reduce
@@ -140,6 +140,10 @@ _SM_SCALARS = {np.dtype(np.float32): (np.float32(0), np.float32(-1)),
                np.dtype(np.float64): (np.float64(0), np.float64(-1))}
 
 
+# (float32_math.softplus's beta 1, no threshold)
+_SM_F32 = (np.float32(1), np.float32(np.inf), False, np.float32(-1))
+
+
 def _soft_margin_forward(x, y):
     found = compiled_input("forward_loss", x, y) if x.shape == y.shape else None
     if found is None:
@@ -150,8 +154,12 @@ def _soft_margin_forward(x, y):
     negy, z, a = np.empty_like(xf), np.empty_like(xf), np.empty_like(xf)
     k.soft_margin_parts(xf, yd.reshape(-1), negy, z, a)
     np.exp(a, out=a)
-    a = rounded.log1p(a)
     out, b = np.empty_like(xf), np.empty_like(xf)
+    f32 = compiled_kernels("float32_math") if xd.dtype == np.float32 else None
+    if f32 is not None:     # softplus without a threshold: log1p, expm1 and the rest in one
+        f32.softplus(z, a, out, b, *_SM_F32)      # pass (vm/float32_math.py), these values
+        return out.reshape(shape), (b.reshape(shape), negy.reshape(shape), x)
+    a = rounded.log1p(a)
     k.soft_margin_finish(z, a, out, b, *_SM_SCALARS[xd.dtype])
     b = rounded.expm1(b)
     np.negative(b, out=b)

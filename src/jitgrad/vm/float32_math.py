@@ -12,9 +12,11 @@ pass asks the C library for those elements, so the float32 result is the C libra
 rounded for every input (perf/check_float32_exhaustive.py checks all 2^32 of them for each
 function).
 
-The same arithmetic also serves erfinv's float32 forward (forward_special's kernel with
-this file's log, and its saved factor's exp): one call, the values of the passes it
-replaces bit for bit (perf/check_fused_exhaustive.py).
+The same arithmetic also serves ops whose float32 forward chained several of these passes:
+erfinv (forward_special's kernel with this file's log, and its saved factor's exp),
+softplus, log_sigmoid, soft_margin (log1p and the factor's expm1 after numpy's exp) and
+celu (expm1 and the factor's exp): one call each, the values of the passes they replace
+bit for bit (perf/check_fused_exhaustive.py).
 """
 
 from __future__ import annotations
@@ -549,4 +551,154 @@ def erfinv(y, out, factor, c):  # pragma: no cover - compiled
                 s = np.float64(o * o)
                 if _near_boundary(_exp(s)):
                     factor[i] = np.float32(math.exp(s)) * c
+
+
+# ---- softplus, log_sigmoid, celu in float32: their passes after numpy's exp in one ----------
+# ops/activation.py's float32 paths: each transcendental as the kernels above give it (with
+# the C library's value where the rounding test doubts, in a scalar pass), the rest as
+# vm/forward_activation.py's loops compute it, in float32: the same values bit for bit,
+# in one call instead of three to five with their temporaries.
+
+_F32_ZERO = np.float32(0.0)
+_F32_ONE = np.float32(1.0)
+_F32_MINUS_INF = np.float32(-np.inf)
+
+
+@jit(inline="always", fastmath=False)
+def _add_nan_first(m, lg):  # pragma: no cover - compiled
+    """m + lg, m's NaN (quieted) where both are NaN, as forward_activation's loops give it
+    (m + lg[i]: LLVM may swap the operands of an addition of two registers)."""
+    s = m + lg
+    return s if m == m else m + m
+
+
+@jit(inline="always", fastmath=False)
+def _softplus_out(v, lg, beta, threshold, scaled):  # pragma: no cover - compiled
+    """forward_activation.softplus's output at float32 v from lg = log1p(exp(-|beta v|))."""
+    z = beta * v if scaled else v
+    m = z if (z > _F32_ZERO or z != z) else _F32_ZERO          # np.maximum(z, 0)
+    s = _add_nan_first(m, lg)
+    return v if z > threshold else (s / beta if scaled else s)
+
+
+@jit(inline="always", fastmath=False)
+def _softplus_b(v, o, beta, threshold, scaled, minus_one):  # pragma: no cover - compiled
+    """forward_activation.softplus's b: the factor's expm1 argument, from the output o."""
+    z = beta * v if scaled else v
+    return _F32_MINUS_INF if z > threshold else ((o * beta if scaled else o) * minus_one)
+
+
+# Two loops each (the output, then the factor): one loop holding both transcendentals
+# vectorised worse than the two (register spills), and ran no quicker than separate calls.
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def softplus(x, e, out, f, beta, threshold, scaled, minus_one):  # pragma: no cover
+    """ops/activation.py's float32 softplus after numpy's exp: e = exp(-|z|) (z = beta x, x
+    itself unless scaled), out = where(z > threshold, x, (max(z, 0) + log1p(e)) [/ beta])
+    and, unless f is empty, the factor f = -expm1(-(out [* beta])) (-expm1(-inf) = 1 above
+    the threshold), log1p and expm1 rounded as this file's kernels round them. minus_one:
+    -1, an argument (a constant -1 product would compile to a negation: a NaN's sign)."""
+    doubt = False
+    for i in range(x.size):
+        r = _log1p(np.float64(e[i]))
+        out[i] = _softplus_out(x[i], np.float32(r), beta, threshold, scaled)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(e[i])
+            if _near_boundary(_log1p(v)):
+                out[i] = _softplus_out(x[i], np.float32(math.log1p(v)), beta, threshold,
+                                       scaled)
+    if f.size:
+        doubt = False
+        for i in range(x.size):
+            r = _expm1(np.float64(_softplus_b(x[i], out[i], beta, threshold, scaled,
+                                              minus_one)))
+            f[i] = -np.float32(r)
+            doubt |= _near_boundary(r)
+        if doubt:
+            for i in range(x.size):
+                v = np.float64(_softplus_b(x[i], out[i], beta, threshold, scaled, minus_one))
+                if _near_boundary(_expm1(v)):
+                    f[i] = -np.float32(math.expm1(v))
+
+
+@jit(inline="always", fastmath=False)
+def _log_sigmoid_out(v, lg):  # pragma: no cover - compiled
+    """forward_activation.log_sigmoid's output at float32 v from lg = log1p(exp(-|v|))."""
+    z = -v
+    m = z if (z > _F32_ZERO or z != z) else _F32_ZERO         # np.maximum(-x, 0)
+    return -_add_nan_first(m, lg)
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def log_sigmoid(x, e, out, f):  # pragma: no cover - compiled
+    """ops/activation.py's float32 log_sigmoid after numpy's exp: e = exp(-|x|), out =
+    -(max(-x, 0) + log1p(e)) and, unless f is empty, the factor f = -expm1(out)."""
+    doubt = False
+    for i in range(x.size):
+        r = _log1p(np.float64(e[i]))
+        out[i] = _log_sigmoid_out(x[i], np.float32(r))
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(e[i])
+            if _near_boundary(_log1p(v)):
+                out[i] = _log_sigmoid_out(x[i], np.float32(math.log1p(v)))
+    if f.size:
+        doubt = False
+        for i in range(x.size):
+            r = _expm1(np.float64(out[i]))
+            f[i] = -np.float32(r)
+            doubt |= _near_boundary(r)
+        if doubt:
+            for i in range(x.size):
+                v = np.float64(out[i])
+                if _near_boundary(_expm1(v)):
+                    f[i] = -np.float32(math.expm1(v))
+
+
+@jit(inline="always", fastmath=False)
+def _celu_z(v, alpha):  # pragma: no cover - compiled
+    """celu_parts' z = minimum(v, 0) / alpha in float32, as float64."""
+    m = v if (v < _F32_ZERO or v != v) else _F32_ZERO         # np.minimum(v, 0)
+    return np.float64(m / alpha)
+
+
+@jit(inline="always", fastmath=False)
+def _celu_w(v, k):  # pragma: no cover - compiled
+    """celu_parts' w = where(v > 0, 0, v) * k in float32, as float64."""
+    return np.float64((_F32_ZERO if v > _F32_ZERO else v) * k)
+
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def celu(x, out, d, alpha, k):  # pragma: no cover - compiled
+    """ops/activation.py's float32 celu: out = where(x > 0, x, alpha expm1(min(x, 0) /
+    alpha)) and its factor d = where(x > 0, 1, exp(where(x > 0, 0, x) k)), k = 1 / alpha,
+    expm1 and exp rounded as this file's kernels round them (forward_activation's
+    celu_parts and celu)."""
+    doubt = False
+    for i in range(x.size):
+        v = x[i]
+        r = _expm1(_celu_z(v, alpha))
+        out[i] = v if v > _F32_ZERO else alpha * np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = x[i]
+            z = _celu_z(v, alpha)
+            if _near_boundary(_expm1(z)) and not v > _F32_ZERO:
+                out[i] = alpha * np.float32(math.expm1(z))
+    doubt = False
+    for i in range(x.size):
+        v = x[i]
+        r = _exp(_celu_w(v, k))
+        d[i] = _F32_ONE if v > _F32_ZERO else np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = x[i]
+            w = _celu_w(v, k)
+            if _near_boundary(_exp(w)) and not v > _F32_ZERO:
+                d[i] = np.float32(math.exp(w))
 
