@@ -132,7 +132,8 @@ def log1p_exp(fs, f32, k) -> int:
     return bad
 
 
-CHECKS = {"erfinv": erfinv, "softplus": softplus, "log_sigmoid": log_sigmoid, "celu": celu}
+CHECKS = {"erfinv": erfinv, "softplus": softplus, "log_sigmoid": log_sigmoid, "celu": celu,
+          "log1p_exp": log1p_exp}
 
 
 def main() -> int:

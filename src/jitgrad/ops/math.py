@@ -15,8 +15,8 @@ import numpy as np
 from ..core.tensor import Tensor
 from ..core import tape
 from ..core.quiet import quiet
-from .core import NO_ATTRS, apply_xy, binary_operands, compiled_input, float_input, \
-    require_float
+from .core import NO_ATTRS, apply_xy, binary_operands, compiled_input, compiled_kernels, \
+    float_input, require_float
 from . import rounded
 from . import elementwise as E
 from .derivative import NumpyMath, Select, apply_unary, binary, numpy_function, unary
@@ -357,7 +357,12 @@ def _logaddexp_compiled(x: Tensor, y: Tensor) -> tuple | None:
     m = np.empty(n, dt)                         # -|x - y| (then its exp, for the slopes)
     k.logaddexp_parts(a, b, m, zero)
     if dt.itemsize == 4:                        # (the slopes take numpy's float32 exp)
-        lg = rounded.log1p(rounded.exp(m))
+        f32 = compiled_kernels("float32_math")
+        if f32 is not None:                     # (rounded.log1p(rounded.exp(m)), one pass)
+            lg = np.empty(n, dt)
+            f32.log1p_exp(m, lg)
+        else:
+            lg = rounded.log1p(rounded.exp(m))
         if nx or ny:
             np.exp(m, out=m)
     else:                                       # (one exp for both)

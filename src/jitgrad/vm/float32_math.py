@@ -14,9 +14,9 @@ function).
 
 The same arithmetic also serves ops whose float32 forward chained several of these passes:
 erfinv (forward_special's kernel with this file's log, and its saved factor's exp),
-softplus, log_sigmoid, soft_margin (log1p and the factor's expm1 after numpy's exp) and
-celu (expm1 and the factor's exp): one call each, the values of the passes they replace
-bit for bit (perf/check_fused_exhaustive.py).
+softplus, log_sigmoid, soft_margin (log1p and the factor's expm1 after numpy's exp), celu
+(expm1 and the factor's exp) and logaddexp's log1p(exp(x)): one call each, the values of
+the passes they replace bit for bit (perf/check_fused_exhaustive.py).
 """
 
 from __future__ import annotations
@@ -702,3 +702,31 @@ def celu(x, out, d, alpha, k):  # pragma: no cover - compiled
             if _near_boundary(_exp(w)) and not v > _F32_ZERO:
                 d[i] = np.float32(math.exp(w))
 
+
+@jit(fastmath=False, stamp_with=_SPECIAL)
+def log1p_exp(x, out):  # pragma: no cover - compiled
+    """out = log1p(exp(x)) for float32 x, each rounded to float32 as the exp and log1p
+    kernels round it (ops/math.py's logaddexp: rounded.log1p(rounded.exp(m))): the two
+    passes in one call, exp's float32 result kept in out."""
+    doubt = False
+    for i in range(x.size):
+        r = _exp(np.float64(x[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            if _near_boundary(_exp(v)):
+                out[i] = np.float32(math.exp(v))
+    doubt = False
+    for i in range(x.size):
+        r = _log1p(np.float64(out[i]))
+        out[i] = np.float32(r)
+        doubt |= _near_boundary(r)
+    if doubt:
+        for i in range(x.size):
+            v = np.float64(x[i])
+            e = _exp(v)
+            w = np.float64(np.float32(math.exp(v)) if _near_boundary(e) else np.float32(e))
+            if _near_boundary(_log1p(w)):
+                out[i] = np.float32(math.log1p(w))
