@@ -117,6 +117,18 @@ def argsort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = 
     d = -x._data if descending else x._data
     if d.dtype.char in "fd" and d.ndim and d.size and axis in (-1, d.ndim - 1):
         kernels = order_kernels()
+        if kernels is not None and d.dtype.char == "f" and d.shape[-1] < 2 ** 32:
+            # one sort of integer keys, value above index (vm/forward_order.py order_keys):
+            # the stable order below, NaN last, in one numpy sort of uint64 keys
+            rows = np.ascontiguousarray(d).reshape(-1, d.shape[-1])
+            if not rows.flags.writeable:
+                rows = rows.copy()              # (read-only: another compiled variant)
+            keys = np.empty(rows.shape, np.uint64)
+            kernels.order_keys(rows.view(np.uint32), keys)
+            keys.sort(axis=1)
+            order = np.empty(d.shape, np.int64)
+            kernels.order_of_keys(keys.reshape(-1), order.reshape(-1))
+            return _t(order)
         if kernels is not None:         # an unstable sort, then its ties put in order
             order = np.argsort(d, axis=-1)
             kernels.stabilize(np.ascontiguousarray(d).reshape(-1, d.shape[-1]),

@@ -135,3 +135,41 @@ def stabilize(a, order):  # pragma: no cover - compiled
                     s -= 1
                 o[s + 1] = j
             p = q
+
+
+# ---- a stable float32 argsort by one integer sort --------------------------------------------
+# Each element's bits become a 32-bit key in the values' order (negative floats' bits
+# inverted, positive ones' sign bit set; -0 as +0, every NaN as the largest key: numpy's
+# order, NaN last), shifted up, its column index below: numpy's sort of these uint64 keys
+# (its SIMD sort, ~6 us for 32 x 64 where argsort took ~33) orders the row stably, equal
+# values by index, and the low halves are the stable argsort (stabilize's result).
+
+_KEY_ABS = np.uint64(0x7FFFFFFF)
+_KEY_SIGN = np.uint64(0x80000000)
+_KEY_LOW = np.uint64(0xFFFFFFFF)
+_KEY_INF = np.uint64(0x7F800000)
+_KEY_ZERO = np.uint64(0)
+_KEY_SHIFT = np.uint64(32)
+
+
+@jit(fastmath=False)
+def order_keys(bits, keys):  # pragma: no cover - compiled
+    """keys[i, j] = key(bits[i, j]) << 32 | j for the float32 rows whose bits (uint32) are
+    `bits` [m, n], n < 2^32 (key: above)."""
+    m, n = bits.shape
+    for i in range(m):
+        b, k = bits[i], keys[i]
+        for j in range(n):
+            v = np.uint64(b[j])
+            mag = v & _KEY_ABS
+            v = v if mag != _KEY_ZERO else _KEY_ZERO
+            key = (v ^ _KEY_LOW) if (v & _KEY_SIGN) != _KEY_ZERO else (v | _KEY_SIGN)
+            key = key if mag <= _KEY_INF else _KEY_LOW
+            k[j] = (key << _KEY_SHIFT) | np.uint64(j)
+
+
+@jit(fastmath=False)
+def order_of_keys(keys, order):  # pragma: no cover - compiled
+    """order = the low 32 bits of the sorted keys (flat, same size), as int64."""
+    for i in range(keys.size):
+        order[i] = np.int64(keys[i] & _KEY_LOW)
