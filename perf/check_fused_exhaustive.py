@@ -3,6 +3,7 @@
 
     /work/venv/bin/python perf/check_fused_exhaustive.py                    # all five
     /work/venv/bin/python perf/check_fused_exhaustive.py softplus celu      # some
+    /work/venv/bin/python perf/check_fused_exhaustive.py --every 16         # every 16th
 
 For float32 bit patterns, each fused kernel's outputs have the same bits as the earlier
 multi-pass path, run in the same process from the kernels it used (which stay, for
@@ -36,6 +37,7 @@ from jitgrad.ops import rounded  # noqa: E402
 from jitgrad.ops.core import compiled_kernels  # noqa: E402
 
 CHUNK = 1 << 24
+EVERY = 1           # --every N: only every N-th bit pattern (a quicker, sparser sweep)
 T = np.float32
 ONE, ZERO, MINUS_ONE, MINUS_INF = T(1), T(0), T(-1), T(-np.inf)
 
@@ -45,8 +47,9 @@ def _diff(a: np.ndarray, b: np.ndarray) -> int:
 
 
 def _chunks():
-    for start in range(0, 1 << 32, CHUNK):
-        yield np.arange(start, start + CHUNK, dtype=np.uint64).astype(np.uint32).view(T)
+    for start in range(0, 1 << 32, CHUNK * EVERY):
+        bits = np.arange(start, start + CHUNK * EVERY, EVERY, dtype=np.uint64)
+        yield bits.astype(np.uint32).view(T)
 
 
 def erfinv(fs, f32, k) -> int:
@@ -66,8 +69,8 @@ def erfinv(fs, f32, k) -> int:
 
     top = 0x3F800000 + 1                # the patterns of 0 ... 1
     for sign in (0, 0x80000000):
-        for lo in range(0, top, CHUNK):
-            bits = np.arange(lo, min(lo + CHUNK, top), dtype=np.uint64) | sign
+        for lo in range(0, top, CHUNK * EVERY):
+            bits = np.arange(lo, min(lo + CHUNK * EVERY, top), EVERY, dtype=np.uint64) | sign
             bad += one(bits.astype(np.uint32).view(T))
         rest = np.arange(top, 0x80000000, 97, dtype=np.uint64) | sign
         bad += one(rest.astype(np.uint32).view(T))
@@ -76,7 +79,7 @@ def erfinv(fs, f32, k) -> int:
 
 def softplus(fs, f32, k) -> int:
     bad = 0
-    o2, f2 = np.empty(CHUNK, T), np.empty(CHUNK, T)
+    o2, f2 = np.empty(CHUNK, T), np.empty(CHUNK, T)     # (the chunks' size)
     for x in _chunks():
         for beta, th, scaled in ((T(1), T(20), False), (T(2), T(5), True),
                                  (T(1), T(np.inf), False)):
@@ -94,7 +97,7 @@ def softplus(fs, f32, k) -> int:
 
 def log_sigmoid(fs, f32, k) -> int:
     bad = 0
-    o2, f2 = np.empty(CHUNK, T), np.empty(CHUNK, T)
+    o2, f2 = np.empty(CHUNK, T), np.empty(CHUNK, T)     # (the chunks' size)
     for x in _chunks():
         a = np.empty_like(x)
         k.neg_abs(x, a)
@@ -110,7 +113,7 @@ def log_sigmoid(fs, f32, k) -> int:
 
 def celu(fs, f32, k) -> int:
     bad = 0
-    o2, f2 = np.empty(CHUNK, T), np.empty(CHUNK, T)
+    o2, f2 = np.empty(CHUNK, T), np.empty(CHUNK, T)     # (the chunks' size)
     for x in _chunks():
         for alpha in (1.0, 0.5, -1.5):
             z, w = np.empty_like(x), np.empty_like(x)
@@ -125,7 +128,7 @@ def celu(fs, f32, k) -> int:
 
 def log1p_exp(fs, f32, k) -> int:
     bad = 0
-    out = np.empty(CHUNK, T)
+    out = np.empty(CHUNK, T)       # (the chunks' size)
     for x in _chunks():
         f32.log1p_exp(x, out)
         bad += _diff(rounded.log1p(rounded.exp(x)), out)
@@ -137,11 +140,15 @@ CHECKS = {"erfinv": erfinv, "softplus": softplus, "log_sigmoid": log_sigmoid, "c
 
 
 def main() -> int:
+    global EVERY
+    args = sys.argv[1:]
+    if args[:1] == ["--every"]:
+        EVERY, args = int(args[1]), args[2:]
     jitgrad.warmup()
     kernels = (compiled_kernels("forward_special"), compiled_kernels("float32_math"),
                compiled_kernels("forward_activation"))
     failed = 0
-    for name in sys.argv[1:] or CHECKS:
+    for name in args or CHECKS:
         t0 = time.perf_counter()
         with np.errstate(all="ignore"):
             bad = CHECKS[name](*kernels)

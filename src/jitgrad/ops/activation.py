@@ -161,7 +161,8 @@ def _softplus_compiled(x: Tensor, beta: float, threshold: float) -> tuple | None
     ops/rounded.py's log1p (as _softplus_fwd), a loop writes the output and the factor's
     expm1 argument (-inf above the threshold), rounded.expm1 and negative: _softplus_fwd's
     and _softplus_deriv's values bit for bit, ~3x quicker than their ~14 numpy passes.
-    None: the numpy path (factor None when no gradient is needed)."""
+    For float32 everything after numpy's exp is one call (vm/float32_math.py's softplus:
+    the same values). None: the numpy path (factor None when no gradient is needed)."""
     found = compiled_input("forward_activation", x._data)
     if found is None:
         return None
