@@ -20,6 +20,12 @@ float64 and before Numba is loaded): NaN signs and payloads included.
                rounded.exp and forward_activation.celu;
   log1p_exp    against rounded.log1p(rounded.exp(x)) (logaddexp's).
 All 2^32 patterns but for erfinv.
+
+Measured 2026-12-07 05:10-06:09 UTC (AVX2, numpy 2.4.6, the kernels of commits cc6e4c6,
+9284778, 01a6268), on the shared host: erfinv 0 differing of 2,153,018,402 inputs (all
+2,130,706,434 with |y| <= 1, every 97th other; output and factor); log1p_exp 0 of 2^32
+(192 s), log_sigmoid 0 (172 s), softplus 0 for each of its three attribute sets (509 s),
+celu 0 for each of its three alphas (397 s).
 """
 
 from __future__ import annotations
