@@ -45,8 +45,13 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-07 03:57-04:10 UTC on the AVX2 machine, a fresh clone of main at d3b1329
+2026-12-07 06:18-06:31 UTC on the AVX2 machine, a fresh clone of main at 2abadf3
 (perf/op_steps.json holds this run): 219 rows, every one a program-cache hit, geometric
+mean 2.23x, median 2.17x, none slower (closest topk 1.29x, pad 1.38x, grad:conv2d 1.41x);
+the forward alone 0.80x torch's (161 rows slower), the rest 3.94x; miss line 1.00x
+(torch's own steps 3.0% longer than in the run below, jitgrad's 3.8%).
+2026-12-07 03:57-04:10 UTC on the AVX2 machine, a fresh clone of main at d3b1329
+219 rows, every one a program-cache hit, geometric
 mean 2.25x, median 2.20x, none slower (closest erfinv 1.30x, quantile 1.32x, topk 1.46x);
 the forward alone 0.84x torch's (153 rows slower), the rest 3.80x; miss line 1.22x
 (torch's own steps 5.7% longer than in the run below: the host).

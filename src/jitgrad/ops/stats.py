@@ -11,6 +11,7 @@ import numpy as np
 
 from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
+from ..core.torch_kwargs import out_param
 from . import elementwise as E
 from . import reduce as R
 from .core import (apply_internal, apply_xy, compiled_input, const, float_input, norm_axis,
@@ -434,12 +435,10 @@ def norm(x: Tensor, p: Any = None, axis: Any = None, keepdim: bool = False,
     """Paddle 3.x's norm: axis None or one int gives a vector norm (over all elements when
     None; p None or 'fro' mean 2), two axes a matrix norm (p None means 'fro'); see
     vector_norm and matrix_norm. dtype casts x first; out= takes the result
-    (core/torch_kwargs.py)."""
-    from ..core.torch_kwargs import out_param
-    return out_param("norm", out, _norm(x, p, axis, keepdim, dtype))
-
-
-def _norm(x: Tensor, p: Any, axis: Any, keepdim: bool, dtype: Any) -> Tensor:
+    (core/torch_kwargs.py). One frame for the common case (the call-site walk of the
+    recorded op looks at most two jitgrad frames up before it walks the stack)."""
+    if out is not None:
+        return out_param("norm", out, norm(x, p, axis, keepdim, None, dtype))
     if dtype is not None:
         x = E.astype(x, dtype)
     if isinstance(axis, (list, tuple)):
