@@ -707,17 +707,8 @@ def celu(x, out, d, alpha, k):  # pragma: no cover - compiled
 def log1p_exp(x, out):  # pragma: no cover - compiled
     """out = log1p(exp(x)) for float32 x, each rounded to float32 as the exp and log1p
     kernels round it (ops/math.py's logaddexp: rounded.log1p(rounded.exp(m))): the two
-    passes in one call, exp's float32 result kept in out."""
-    doubt = False
-    for i in range(x.size):
-        r = _exp(np.float64(x[i]))
-        out[i] = np.float32(r)
-        doubt |= _near_boundary(r)
-    if doubt:
-        for i in range(x.size):
-            v = np.float64(x[i])
-            if _near_boundary(_exp(v)):
-                out[i] = np.float32(math.exp(v))
+    passes in one call, exp's float32 result (the exp kernel's) kept in out."""
+    exp(x, out)
     doubt = False
     for i in range(x.size):
         r = _log1p(np.float64(out[i]))
