@@ -129,6 +129,12 @@ def retry(fn: Callable, wrapper: Any, kwargs: dict) -> tuple[dict, dict] | None:
     return again, extras
 
 
+def _wrapper(fn: Callable) -> Any:
+    """fn's alias wrapper (fn itself when it is one), made with no alias when fn has none:
+    the wrapper whose retry reads the keywords added to it."""
+    return with_aliases(fn, None if hasattr(fn, "param_aliases") or aliases_of(fn) else {})
+
+
 def with_torch_kwargs(fn: Callable, names: Any) -> Callable:
     """fn taking the torch-style keywords `names` too (torch_kwargs.TABLE's): its alias
     wrapper, made with no alias when it has none, takes them (the names of every table
@@ -136,8 +142,7 @@ def with_torch_kwargs(fn: Callable, names: Any) -> Callable:
     names = frozenset(names) - _own_params(fn)
     if not names:
         return fn
-    wrapped = with_aliases(fn, None if hasattr(fn, "param_aliases") or aliases_of(fn)
-                           else {})
+    wrapped = _wrapper(fn)
     wrapped.torch_kwargs = wrapped.torch_kwargs | names     # type: ignore[attr-defined]
     return wrapped
 
@@ -191,8 +196,7 @@ def with_extra_aliases(fn: Callable, mapping: dict[str, str]) -> Callable:
         mapping = {a: t for a, t in mapping.items() if t in own and a not in own}
     if not mapping:
         return fn
-    wrapped = with_aliases(fn, None if hasattr(fn, "param_aliases") or aliases_of(fn)
-                           else {})
+    wrapped = _wrapper(fn)
     wrapped.param_aliases = {**wrapped.param_aliases, **mapping}    # type: ignore
     return wrapped
 
