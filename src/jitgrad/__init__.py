@@ -18,7 +18,8 @@ from .core.grad_mode import enable_grad, no_grad, set_grad_enabled
 from .core.tape import is_grad_enabled
 from .core.size import Size
 from .core.tensor import Tensor, user_to_tensor as to_tensor
-from .vm import set_vm, warmup
+from .precompile import warmup
+from .vm import set_vm
 from .core.compat import (CPUPlace, disable_static, dtype, enable_static, get_device,  # noqa: F401
                           in_dynamic_mode, is_floating_point, is_tensor, set_device,
                           is_complex, is_integer, is_empty, tolist, finfo, iinfo)

@@ -51,6 +51,24 @@ KERNEL_MODULES = (
 INTERPRETER_MODULES = ("interpreter", "kernels", "norm_kernels", "blas")
 
 
+def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False,
+           forward: bool = False) -> float:
+    """`jitgrad.warmup`: compile (or load from Numba's disk cache) the backward interpreter
+    now (vm.warmup); returns the seconds. Call it at the top of a notebook or a benchmark
+    so the first backward does not pause; prints how long it took unless quiet.
+
+    forward=True: also every forward kernel the ops use (precompile below; what `python -m
+    jitgrad warmup --all` runs), so that no later op call compiles one: minutes on a
+    machine whose Numba cache is empty (a Docker image build), ~seconds once cached.
+    Prints one line per kernel module unless quiet."""
+    from . import vm
+    seconds = vm.warmup(dtypes, quiet)
+    if forward:
+        seconds += precompile(dtypes=tuple(np.dtype(d) for d in dtypes),
+                              quiet=quiet)["total_seconds"]
+    return seconds
+
+
 def kernels_of(module: str) -> dict[str, Any]:
     """The Numba dispatchers defined in vm.<module> (imported here), by name; those inlined
     at IR level (inline='always') are left out: they never compile on their own."""

@@ -272,17 +272,13 @@ def compiled_call(code: np.ndarray, arena: np.ndarray, itab: np.ndarray,
     return interpreter.bound_call(code, arena, itab, consts)
 
 
-def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False,
-           forward: bool = False) -> float:
+def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False) -> float:
     """Compile (or load from Numba's disk cache) the interpreter now; returns the seconds.
 
     Call it at the top of a notebook or a benchmark so the first backward does not pause.
     Prints one line saying how long it took unless quiet=True.
 
-    forward=True: also every forward kernel the ops use (jitgrad/precompile.py; what
-    `python -m jitgrad warmup --all` runs), so that no later op call compiles one: minutes
-    on a machine whose Numba cache is empty (a Docker image build), ~seconds once cached.
-    Prints one line per kernel module unless quiet.
+    (jitgrad.warmup is precompile.warmup: this, and with forward=True the forward kernels.)
     """
     dts = []
     for dt in dtypes:
@@ -306,7 +302,4 @@ def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False,
         names = ", ".join(d.name for d in dts)
         print(f"jitgrad: backward interpreter ready for {names} in {seconds:.2f} s ({how})",
               flush=True)
-    if forward:
-        from ..precompile import precompile
-        seconds += precompile(dtypes=tuple(dts), quiet=quiet)["total_seconds"]
     return seconds
