@@ -384,6 +384,18 @@ def require_float(x: Tensor, opname: str) -> None:
                         "cast it with .astype('float32')")
 
 
+def int_entry(s: Any, what: str, entries: Any) -> int:
+    """An entry of a shape, perm or sections list that is not a Python int, as one: a numpy
+    int or an int 0-d tensor. A float (int() would truncate it: Paddle 3.3.1 refuses one)
+    or a bool raises TypeError `what`, with the entry and the list (callers test `type(s)
+    is int` first, inline: the common case costs no call)."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+        raise TypeError(f"{what}, got {s!r} in {list(entries)}")
+    return int(s)
+
+
 def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
     """Paddle's axis argument (None, int, list or tuple) as sorted non-negative ints."""
     if axis is None:

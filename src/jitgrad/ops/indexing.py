@@ -14,7 +14,7 @@ import numpy as np
 
 from . import siblings
 from ..core.tensor import Tensor
-from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, const,
+from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, const, int_entry,
                    tensor_arg_error)
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .linear import IDENTITY, linear, step
@@ -143,7 +143,8 @@ def split(x: Tensor, num_or_sections: Any, axis: int = 0, name: str | None = Non
         if not isinstance(num_or_sections, (list, tuple, np.ndarray)):
             raise TypeError(f"split: num_or_sections must be an int or a list of ints, got "
                             f"{num_or_sections!r}")
-        sizes = [s if type(s) is int else _section(s, num_or_sections)
+        sizes = [s if type(s) is int else
+                 int_entry(s, "split: sections must be ints", num_or_sections)
                  for s in num_or_sections]
         if sizes.count(-1) > 1:
             raise ValueError("split: at most one section may be -1")
@@ -156,16 +157,6 @@ def split(x: Tensor, num_or_sections: Any, axis: int = 0, name: str | None = Non
     for key, table in _split_maps(d.shape, ax, tuple(sizes)):
         out.append(apply_xy(getitem_op, x, None, {"key": key}, out=d[key], saved=(table,)))
     return siblings.note(out)
-
-
-def _section(s: Any, sections: Any) -> int:
-    """A section that is not a Python int: a numpy int or an int 0-d tensor (int() would
-    truncate a float: Paddle 3.3.1 refuses one)."""
-    if isinstance(s, Tensor):
-        s = s.item()
-    if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-        raise TypeError(f"split: sections must be ints, got {s!r} in {list(sections)}")
-    return int(s)
 
 
 @functools.lru_cache(maxsize=32)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.size import Size
 from ..core.tensor import Tensor
-from .core import apply_xy, broadcast_axes, compiled_kernels, remember
+from .core import apply_xy, broadcast_axes, compiled_kernels, int_entry, remember
 from .linear import Chain, Recorded, linear, shaped, step
 from .registry import REGISTRY
 
@@ -285,10 +285,8 @@ def _resolve_general(x: Tensor, shape: Any) -> tuple[int, ...]:
         shape = [shape]
     out = []
     for i, s in enumerate(shape):
-        s = s.item() if isinstance(s, Tensor) else s
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"reshape: shape must hold ints, got {s!r} in {list(shape)}")
-        s = int(s)
+        if type(s) is not int:
+            s = int_entry(s, "reshape: shape must hold ints", shape)
         if s == 0 and i >= x.ndim:
             raise ValueError(f"reshape: a 0 in shape {list(shape)} keeps x's dim {i}, but x "
                              f"of shape {list(x.shape)} has {x.ndim} dims")
@@ -437,14 +435,13 @@ _PERMS: dict = {}
 
 def _checked_perm(perm: Sequence[int], nd: int) -> tuple:
     """perm as non-negative ints, or the ValueError of a perm that is not one."""
-    given = list(perm)
+    given = [p if type(p) is int else int_entry(p, "transpose: perm must hold ints", perm)
+             for p in perm]
     for p in given:
-        if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
-            raise TypeError(f"transpose: perm must hold ints, got {p!r} in {given}")
-        if not -max(nd, 1) <= int(p) < max(nd, 1):
+        if not -max(nd, 1) <= p < max(nd, 1):
             raise ValueError(f"transpose: perm {given} is not a permutation of {nd} axes "
                              f"(axis {p} is out of range)")
-    perm = tuple(int(p) % max(nd, 1) for p in given)
+    perm = tuple(p % max(nd, 1) for p in given)
     if sorted(perm) != list(range(nd)):
         raise ValueError(f"transpose: perm {given} is not a permutation of {nd} axes")
     return perm
@@ -455,24 +452,15 @@ def t(x: Tensor, name: str | None = None) -> Tensor:
 
 
 def broadcast_to(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
-    shape = tuple([s if type(s) is int else _dim(s, shape) for s in shape])
+    shape = tuple([s if type(s) is int else
+                   int_entry(s, "expand / broadcast_to: shape must hold ints", shape)
+                   for s in shape])
     if not _broadcasts(x._data.shape, shape):
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to "
                          f"{list(shape)}")
     if shape == x._data.shape:
         return x
     return apply_xy(broadcast_op, x, None, {"shape": shape})
-
-
-def _dim(s: Any, shape: Any) -> int:
-    """A requested dim that is not a Python int: a numpy int or an int 0-d tensor (int()
-    would truncate a float: Paddle 3.3.1 refuses one)."""
-    if isinstance(s, Tensor):
-        s = s.item()
-    if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-        raise TypeError(f"expand / broadcast_to: shape must hold ints, got {s!r} in "
-                        f"{list(shape)}")
-    return int(s)
 
 
 def expand(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
