@@ -120,6 +120,39 @@ def test_no_notice_inside_silenced(monkeypatch):
     assert err.getvalue().startswith("jitgrad: compiling the kernel forward_probe.")
 
 
+def test_the_background_loader_shortens_the_switch_interval_while_it_loads(monkeypatch):
+    # a busy main thread would otherwise hold the GIL for 5 ms each time the loader gives
+    # it up (llvmlite's ctypes calls, file reads): a 0.36 s load took 6.5 s
+    seen = []
+    monkeypatch.setattr(vm, "_load", lambda dtypes: seen.append(sys.getswitchinterval()))
+    monkeypatch.setattr(vm, "_load_error", None)
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        vm._background_load()
+        assert seen == [pytest.approx(vm.LOADER_SWITCH_INTERVAL)]
+        assert sys.getswitchinterval() == pytest.approx(0.005)       # restored
+    finally:
+        sys.setswitchinterval(before)
+
+
+def test_the_background_loader_keeps_a_switch_interval_set_meanwhile(monkeypatch):
+    monkeypatch.setattr(vm, "_load", lambda dtypes: sys.setswitchinterval(0.002))
+    monkeypatch.setattr(vm, "_load_error", None)
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        vm._background_load()
+        assert sys.getswitchinterval() == pytest.approx(0.002)       # the user's, kept
+        sys.setswitchinterval(1e-5)                 # already shorter: not lengthened
+        monkeypatch.setattr(vm, "_load", lambda dtypes: seen.append(sys.getswitchinterval()))
+        seen: list = []
+        vm._background_load()
+        assert seen == [pytest.approx(1e-5)] and sys.getswitchinterval() == pytest.approx(1e-5)
+    finally:
+        sys.setswitchinterval(before)
+
+
 TIERED = """
 import time
 import jitgrad as paddle

@@ -36,6 +36,13 @@ _generation = 0                       # bumped whenever what execute() runs chan
 _lock = threading.Lock()
 _loader: threading.Thread | None = None
 
+# The GIL switch interval while the background loader runs. Loading calls into llvmlite
+# (ctypes, which releases the GIL) and reads files thousands of times; with Python's default
+# 5 ms interval, a main thread busy with small backwards made it wait up to 5 ms to get the
+# GIL back after each, and a 0.36 s load took 6.5 s (200,000 steps on the slower reference
+# interpreter). At 50 us it takes ~0.7 s (perf/background_load.py).
+LOADER_SWITCH_INTERVAL = 5e-5
+
 # Programs touching more elements than this wait for the compiled interpreter rather than
 # run in the reference one while it loads (numpy per row is fine for small rows only).
 TIER_MAX_WORK = 200_000
@@ -181,10 +188,16 @@ _load_error: BaseException | None = None
 
 def _background_load() -> None:
     global _load_error
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(min(before, LOADER_SWITCH_INTERVAL))
+    ours = sys.getswitchinterval()          # (as stored: whole microseconds)
     try:
         _load((np.float32, np.float64))
     except BaseException as e:          # reported by the next backward that needs it
         _load_error = e
+    finally:
+        if sys.getswitchinterval() == ours:     # (unless someone set their own meanwhile)
+            sys.setswitchinterval(before)
 
 
 def _wait_compiled(dtype: np.dtype) -> Callable:
