@@ -41,6 +41,27 @@ def test_argsort_and_sort_are_stable(nan, descending):
 
 
 @pytest.mark.parametrize("largest", [True, False])
+def test_topk_for_every_k_keeps_equal_values_and_signed_zeros_in_index_order(largest):
+    x = np.array([[0.0, -0.0, 2.0, 0.0, -1.0, 2.0, -0.0]], np.float32)
+    for k in range(1, 8):
+        vals, idx = paddle.topk(paddle.to_tensor(x), k, largest=largest)
+        want = np.argsort(-x if largest else x, axis=-1, kind="stable")[..., :k]
+        assert np.array_equal(idx.numpy(), want)
+        got = vals.numpy()
+        assert np.array_equal(got, np.take_along_axis(x, want, -1))
+        assert np.array_equal(np.signbit(got), np.signbit(np.take_along_axis(x, want, -1)))
+
+
+def test_topk_gradient_lands_on_the_picked_elements():
+    x = paddle.to_tensor(np.array([[3.0, 1.0, 3.0, 2.0], [0.5, 4.0, -1.0, 4.0]], np.float32),
+                         stop_gradient=False)
+    vals, idx = paddle.topk(x, 2)
+    assert idx.numpy().tolist() == [[0, 2], [1, 3]]
+    (vals * paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    assert x.grad.numpy().tolist() == [[1.0, 0.0, 2.0, 0.0], [0.0, 3.0, 0.0, 4.0]]
+
+
+@pytest.mark.parametrize("largest", [True, False])
 def test_topk_picks_the_stable_order(largest):
     for x in _rows(2):
         k = x.shape[-1] // 2 + 1

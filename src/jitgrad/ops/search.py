@@ -170,21 +170,35 @@ def topk(x: Tensor, k: int, axis: int = -1, largest: bool = True, sorted: bool =
         raise TypeError(f"topk: k must be an int, got {k!r}")
     if not 0 < k <= x.shape[ax]:
         raise ValueError(f"topk: k={k} is out of range for axis {ax} of size {x.shape[ax]}")
-    found = last_axis_rows(x, ax)
-    if found is not None and np.isnan(found[2][:, -1]).any():
-        found = None                    # (NaN is the largest: the sort's order places it;
-        #                                 np.sort puts a row's NaNs last, so its last column
-        #                                 shows whether x has any)
-    if found is not None:
-        kernels, rows, srt = found
-        idx = np.empty((rows.shape[0], k), np.int64)
-        if kernels.top_indices(rows, srt, k, bool(largest), idx):
-            shape = x._data.shape[:-1] + (k,)
-            # (idx is this call's own C-contiguous array: no copy)
-            return TopKRetType(pick_rows(x, idx, shape), Tensor._make(idx.reshape(shape)))
+    top = _top_rows(x, ax, int(k), bool(largest))
+    if top is not None:
+        return top
     idx = argsort(x, ax, descending=largest)._data
     idx = np.take(idx, np.arange(k), axis=ax)
     return TopKRetType(take_along_axis(x, idx, ax), _t(idx))
+
+
+def _top_rows(x: Tensor, ax: int, k: int, largest: bool) -> TopKRetType | None:
+    """topk along the last axis of a float32/float64 x by one compiled pass (values, their
+    take_flat table and indices: vm/forward_order.top_rows), the values and indices of the
+    sort path below; None when it does not apply (another axis or dtype, NaN, no kernels)."""
+    a = x._data
+    dt = a.dtype
+    if ax != a.ndim - 1 or not (dt == _F32 or dt == _F64) or a.size == 0:
+        return None
+    kernels = order_kernels()
+    if kernels is None:
+        return None
+    rows = np.ascontiguousarray(a).reshape(-1, a.shape[-1])
+    m = rows.shape[0]
+    idx = np.empty((m, k), np.int64)
+    pos = np.empty(m * k, np.int64)
+    vals = np.empty((m, k), dt)
+    if not kernels.top_rows(rows, k, largest, idx, pos, vals):
+        return None
+    shape = a.shape[:-1] + (k,)
+    return TopKRetType(apply_xy(take_flat_op, x, None, {"idx": pos, "shape": shape},
+                                out=vals.reshape(shape)), Tensor._make(idx.reshape(shape)))
 
 
 def nonzero(x: Tensor, as_tuple: bool = False) -> Any:

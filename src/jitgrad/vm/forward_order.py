@@ -5,7 +5,8 @@ numpy has no stable selection: the ops took a stable argsort of every row (~18 u
 32 x 64 float32, against ~3.4 us for np.sort of the values), then a handful of small array
 operations per call, which made median, kthvalue, topk and cummax steps slower than
 torch's. Here the caller sorts the values with np.sort, and one pass per row finds the
-index a stable argsort would put at each rank: among equal values, the lower index first.
+index a stable argsort would put at each rank: among equal values, the lower index first
+(topk sorts nothing: top_rows keeps the k best of each row in one pass).
 Rows with NaN are the caller's (numpy's order puts NaN last; the kernels return False on
 seeing one and the op falls back to its numpy path). Like vm/forward.py, they run only
 once the backward interpreter has imported Numba; helpers stay in this file (Numba's cache
@@ -48,32 +49,34 @@ def kth_index(a, s, r, idx):  # pragma: no cover - compiled
 
 
 @jit
-def top_indices(a, s, k, largest, idx):  # pragma: no cover - compiled
-    """idx[i, :k] = what argsort(-row) (largest) or argsort(row), stable, puts first: the k
-    largest (smallest) of row i by value, equal values in index order. False on NaN."""
+def top_rows(a, k, largest, idx, pos, vals):  # pragma: no cover - compiled
+    """Per row i of a [m, n]: idx[i, :k] what a stable argsort of -row (largest) or of row
+    puts first, vals[i] those values and pos[i * k:(i + 1) * k] their flat positions in a
+    (a take_flat node's table), in one pass without sorting the row: the k best so far
+    kept in order, a new value going after those it does not beat (equal values in index
+    order). False on NaN (the caller's numpy path)."""
     m, n = a.shape
-    cand = np.empty(n, np.int64)
     for i in range(m):
-        row, si = a[i], s[i]
-        if si[n - 1] != si[n - 1]:
-            return False
-        edge = si[n - k] if largest else si[k - 1]
-        c = 0
-        for j in range(n):              # the candidates, in index order
+        row, ir, vr = a[i], idx[i], vals[i]
+        c = 0                           # kept so far (c <= k)
+        for j in range(n):
             v = row[j]
-            if (v >= edge) if largest else (v <= edge):
-                cand[c] = j
-                c += 1
-        for p in range(1, c):           # stable insertion sort of the candidates by value
-            j = cand[p]
-            v = row[j]
-            q = p - 1
-            while q >= 0 and ((row[cand[q]] < v) if largest else (row[cand[q]] > v)):
-                cand[q + 1] = cand[q]
+            if v != v:
+                return False
+            if c == k and ((v <= vr[k - 1]) if largest else (v >= vr[k - 1])):
+                continue                # (does not beat the k-th)
+            q = c - 1 if c < k else k - 2
+            while q >= 0 and ((vr[q] < v) if largest else (vr[q] > v)):
+                vr[q + 1] = vr[q]
+                ir[q + 1] = ir[q]
                 q -= 1
-            cand[q + 1] = j
+            vr[q + 1] = v
+            ir[q + 1] = j
+            if c < k:
+                c += 1
+        base = i * n
         for p in range(k):
-            idx[i, p] = cand[p]
+            pos[i * k + p] = base + ir[p]
     return True
 
 
