@@ -53,6 +53,29 @@ def _regularizer(owner: str, value: Any) -> tuple[str, float] | None:
     return ("l2", float(value)) if value else None
 
 
+_MASTER = optimizer_state.MASTER       # keys in a float16 parameter's state: its master,
+_WRITTEN = "_fp32_master_written"      # and the float16 array the last step gave it
+
+
+def _master_in(p: Tensor, state: dict) -> tuple[Tensor, dict]:
+    """Put p's float32 master in p._data for the update rule to read and replace. The
+    master is made from p at the first step, and again when p no longer holds the master
+    rounded (its values were set since, e.g. by loading a model without its optimizer)."""
+    master = state.get(_MASTER)
+    if master is None or (state.get(_WRITTEN) is not p._data and not np.array_equal(
+            master.astype(np.float16), p._data)):
+        master = p._data.astype(np.float32)
+    p._data = master
+    return p, state
+
+
+def _masters_out(swapped: list[tuple[Tensor, dict]]) -> None:
+    """Keep each updated master and give its parameter the master rounded to float16."""
+    for p, state in swapped:
+        state[_MASTER] = p._data
+        p._data = state[_WRITTEN] = p._data.astype(np.float16)
+
+
 class _Group:
     """One parameter group as a step reads it: its grad_clip, the hyperparameters it
     replaces (beta1, momentum...), AdamW's decoupled decay, and the rate scale and
@@ -87,7 +110,13 @@ class Optimizer:
     weight_decay (the optimizer's when absent) their regularizer, replacing a ParamAttr's
     (AdamW: its decoupled decay instead); a group's grad_clip (the optimizer's when absent)
     clips that group alone; and its keys listed in _group_keys (beta1, epsilon, momentum...)
-    replace the optimizer's for its parameters."""
+    replace the optimizer's for its parameters.
+
+    multi_precision=True keeps a float32 master copy of each float16 parameter (Paddle's
+    master weights): the step runs the same _update on the master, with a float32 gradient
+    (clipped in float32) and float32 accumulators, and the parameter becomes the master
+    rounded to float16, so updates smaller than half a float16 ulp add up instead of
+    vanishing. The swap happens in _step_rows alone; see _master_in."""
 
     _accumulators: tuple[str, ...] = ()     # Paddle's accumulator names, in its order
     _group_keys: ClassVar[dict[str, str]] = {}    # a group's key -> the attribute it sets
@@ -96,7 +125,8 @@ class Optimizer:
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
-                 grad_clip: Callable | None = None, name: str | None = None) -> None:
+                 grad_clip: Callable | None = None, name: str | None = None,
+                 multi_precision: bool = False) -> None:
         owner = type(self).__name__
         if parameters is None:
             raise ValueError(f"{owner} needs parameters=model.parameters() "
@@ -150,6 +180,7 @@ class Optimizer:
                       for p, grp in zip(self._params, groups)]
         self._clipped = any(grp.clip is not None for grp in groups)
         self._name = name
+        self._multi_precision = bool(multi_precision)
         optimizer_state.name_accumulators(self)
 
     def _group(self, owner: str, group: dict, weight_decay: Any, grad_clip: Any) -> _Group:
@@ -230,6 +261,9 @@ class Optimizer:
         """(row, gradient) of each parameter with a gradient, after each group's grad_clip."""
         live = [(row, row[0]._grad) for row in rows
                 if row[0]._grad is not None and not row[0]._stop_gradient]
+        if self._multi_precision:       # the master's gradient: float32, before any clip
+            live = [(row, g.astype(np.float32) if row[0]._data.dtype == np.float16 else g)
+                    for row, g in live]
         if not self._clipped or not live:
             return live
         by_group: dict[int, list[int]] = {}
@@ -251,17 +285,30 @@ class Optimizer:
 
     def _step_rows(self, rows: list[tuple]) -> None:
         lr = self.get_lr()
-        with grad_mode.no_grad():
-            for (p, state, grp), g in self._live(rows):
-                if type(g) is not np.ndarray or g.dtype != p._data.dtype:
-                    g = np.asarray(g, dtype=p._data.dtype)
-                scale, wd, reg = self._decay_of(p, grp)
-                if reg is None and grp.hyper is None:
-                    self._update(p, g, lr * scale, wd, state)
-                else:
-                    self._update_extra(p, g, lr * scale, wd, state, reg, grp.hyper)
-                p._version += 1
+        swapped: list[tuple[Tensor, dict]] = []    # parameters holding their master now
+        try:
+            with grad_mode.no_grad():
+                for (p, state, grp), g in self._live(rows):
+                    if type(g) is not np.ndarray or g.dtype != p._data.dtype:
+                        if self._multi_precision and p._data.dtype == np.float16:
+                            swapped.append(_master_in(p, state))
+                        g = np.asarray(g, dtype=p._data.dtype)
+                    scale, wd, reg = self._decay_of(p, grp)
+                    if reg is None and grp.hyper is None:
+                        self._update(p, g, lr * scale, wd, state)
+                    else:
+                        self._update_extra(p, g, lr * scale, wd, state, reg, grp.hyper)
+                    p._version += 1
+        finally:
+            if swapped:
+                _masters_out(swapped)
         tape.bump_epoch()
+
+    def _state_dtype(self, p: Tensor) -> np.dtype:
+        """The dtype of p's accumulators: float32 for a float16 parameter with master
+        weights (they update the master), else the parameter's."""
+        dt = p._data.dtype
+        return np.dtype(np.float32) if self._multi_precision and dt == np.float16 else dt
 
     def _update_extra(self, p: Tensor, g: np.ndarray, lr: float, wd: float, state: dict,
                       reg: tuple[str, float] | None, hyper: dict | None) -> None:
@@ -322,8 +369,10 @@ class SGD(Optimizer):
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | None = None, weight_decay: Any = None,
-                 grad_clip: Callable | None = None, name: str | None = None) -> None:
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+                 grad_clip: Callable | None = None, multi_precision: bool = False,
+                 name: str | None = None) -> None:
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         multi_precision)
 
     def _update(self, p, g, lr, wd, state):
         if wd:
@@ -345,7 +394,8 @@ class Momentum(Optimizer):
                  use_multi_tensor: bool = False, name: str | None = None) -> None:
         if momentum is None:
             raise ValueError("Momentum: momentum is not set")
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         multi_precision)
         self._mu, self._nesterov = float(momentum), bool(use_nesterov)
         self._rescale = float(rescale_grad)
 
@@ -378,7 +428,8 @@ class Adam(Optimizer):
         if self._amsgrad:       # Paddle's state dict lists moment2_max after moment2
             self._accumulators = ("moment1", "moment2", "moment2_max", "beta1_pow_acc",
                                   "beta2_pow_acc")
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         multi_precision)
         # a Tensor beta is read at every step, as Paddle reads it (a schedule may set it)
         self._b1, self._b2 = (b if isinstance(b, Tensor) else float(b) for b in (beta1, beta2))
         self._eps = float(epsilon)
@@ -437,7 +488,7 @@ class AdamW(Adam):
             raise TypeError(f"AdamW: lr_ratio must be a function of the parameter, got "
                             f"{lr_ratio!r}")
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay,
-                         grad_clip, amsgrad=amsgrad, name=name)
+                         grad_clip, multi_precision=multi_precision, amsgrad=amsgrad, name=name)
         self._apply_decay = apply_decay_param_fun
         self._lr_ratio = lr_ratio
 
@@ -613,7 +664,7 @@ class Lamb(Optimizer):
             if b is None or not 0 <= b < 1:
                 raise ValueError(f"Lamb: invalid {key}={b!r}, expected {key} in [0, 1)")
         _nonneg("Lamb", epsilon=epsilon)
-        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        super().__init__(learning_rate, parameters, None, grad_clip, name, multi_precision)
         self._b1, self._b2, self._eps = float(beta1), float(beta2), float(epsilon)
         self._lamb_wd = float(lamb_weight_decay)
         self._exclude = exclude_from_weight_decay_fn

@@ -171,12 +171,13 @@ class ASGD(Optimizer):
                             f"epoch), got {batch_num!r}")
         if not batch_num > 0:
             raise ValueError(f"ASGD: batch_num should be greater than 0, got {batch_num}")
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         multi_precision)
         self._n = int(batch_num)
 
     def _acc_spec(self, p: Tensor, kind: str) -> tuple[list[int], np.dtype] | None:
         if kind == "y":
-            return [self._n, *p._data.shape], p._data.dtype
+            return [self._n, *p._data.shape], self._state_dtype(p)
         if kind == "m":
             return [1], np.dtype(np.int64)
         return None
@@ -229,7 +230,7 @@ class Rprop(Optimizer):
         if not 0.0 < eta_minus < 1.0 < eta_plus:
             raise ValueError(f"Rprop: '0.0 < etas[0] < 1.0 < etas[1]' must be true, got "
                              f"etas={tuple(etas)}")
-        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        super().__init__(learning_rate, parameters, None, grad_clip, name, multi_precision)
         self._range, self._etas = (lo, hi), (eta_minus, eta_plus)
         self._initial_rate = float(learning_rate)
 

@@ -12,6 +12,10 @@ state; Paddle 3.3.1 refuses ("should in state dict"). Keys that match no paramet
 optimizer are named in a warning when others matched (an optimizer over part of the saved
 model, which Paddle loads silently), and raise ValueError when none did (a model built in
 another order: nothing would load).
+
+With multi_precision, a float16 parameter's float32 master is listed under
+`master_weights` ({param.name: Tensor named `<param.name>_fp32_master_<n>`}, as Paddle), and
+its accumulators are float32 and named after the master; loading takes the master back.
 """
 
 from __future__ import annotations
@@ -25,17 +29,25 @@ from ..core.tensor import Tensor
 from ..utils import unique_name
 
 _POWERS = ("beta1_pow_acc", "beta2_pow_acc")      # scalars in the state, [1] in the file
+MASTER = "_fp32_master"         # a parameter's state key for its float32 master weights
 
 
 def name_accumulators(opt: Any) -> None:
-    """Give every parameter (and its accumulators) a Paddle name, once, at construction."""
+    """Give every parameter (and its accumulators) a Paddle name, once, at construction.
+    A float16 parameter with master weights has its master named as Paddle names it,
+    `<param.name>_fp32_master_<n>`, and its accumulators after the master (Paddle keeps
+    them for the master: `<param.name>_fp32_master_0_moment1_0`)."""
     prefix = f"{opt._name}_" if opt._name else ""
     names: dict[tuple[int, str], str] = {}
+    masters: dict[int, str] = {}
     for p in opt._params:               # (an unnamed tensor's name is made when first read)
+        owner = p.name
+        if opt._multi_precision and p._data.dtype == np.float16 and id(p) not in masters:
+            owner = masters[id(p)] = unique_name.generate(f"{p.name}_fp32_master")
         for kind in opt._accumulators:
             if (id(p), kind) not in names:
-                names[id(p), kind] = unique_name.generate(f"{p.name}_{prefix}{kind}")
-    opt._acc_names = names
+                names[id(p), kind] = unique_name.generate(f"{owner}_{prefix}{kind}")
+    opt._acc_names, opt._master_names = names, masters
 
 
 def _spec(opt: Any, p: Tensor, kind: str) -> tuple[list[int], np.dtype]:
@@ -44,7 +56,7 @@ def _spec(opt: Any, p: Tensor, kind: str) -> tuple[list[int], np.dtype]:
     spec = opt._acc_spec(p, kind) if hasattr(opt, "_acc_spec") else None
     if spec is not None:
         return list(spec[0]), np.dtype(spec[1])
-    return ([1] if kind in _POWERS else list(p._data.shape)), p._data.dtype
+    return ([1] if kind in _POWERS else list(p._data.shape)), opt._state_dtype(p)
 
 
 def _as_array(opt: Any, p: Tensor, kind: str, value: Any) -> np.ndarray:
@@ -70,9 +82,42 @@ def state_dict(opt: Any) -> dict:
                 t = Tensor._make(_as_array(opt, p, kind, state.get(kind)))
                 t.name = name
                 out[name] = t
+    masters = _master_weights(opt)
+    if masters:
+        out["master_weights"] = masters
     if isinstance(opt._lr, LRScheduler):
         out["LR_Scheduler"] = opt._lr.state_dict()
     return out
+
+
+def _master_weights(opt: Any) -> dict[str, Tensor]:
+    """Paddle's `master_weights` entry: parameter name -> its float32 master (a copy),
+    named `<param.name>_fp32_master_<n>`, for the parameters that have one."""
+    out = {}
+    for p in opt._params:
+        master = opt._state.get(id(p), {}).get(MASTER)
+        if master is not None and p.name not in out:
+            t = Tensor._make(master.copy())
+            t.name = opt._master_names.get(id(p), f"{p.name}_fp32_master_0")
+            out[p.name] = t
+    return out
+
+
+def _load_masters(opt: Any, saved: Any) -> None:
+    """Take each parameter's float32 master from a state dict's `master_weights` (keyed by
+    parameter name, as Paddle's); a parameter without one gets it from its values at the
+    next step."""
+    if not isinstance(saved, dict):
+        raise TypeError(f"set_state_dict: 'master_weights' must be a dict of parameter name "
+                        f"-> Tensor, got {type(saved).__name__}")
+    for p in opt._params:
+        if p.name not in saved or opt._state_dtype(p) == p._data.dtype:
+            continue
+        arr = _value(f"master_weights[{p.name!r}]", saved[p.name])
+        if list(arr.shape) != list(p._data.shape):
+            raise ValueError(f"set_state_dict: master_weights[{p.name!r}] has shape "
+                             f"{list(arr.shape)}, but the parameter has shape {p.shape}")
+        opt._state.setdefault(id(p), {})[MASTER] = np.array(arr, dtype=np.float32, copy=True)
 
 
 def _value(key: str, value: Any) -> np.ndarray:
@@ -91,7 +136,7 @@ def set_state_dict(opt: Any, state: Any) -> None:
         raise TypeError(f"set_state_dict: state_dict must be a dict, got {type(state).__name__}")
     state = dict(state)
     lr_state = state.pop("LR_Scheduler", None)
-    state.pop("master_weights", None)            # jitgrad keeps no low-precision copies
+    masters = state.pop("master_weights", None)
     if isinstance(opt._lr, LRScheduler):
         if lr_state is None and not isinstance(opt._lr, LambdaDecay):
             raise ValueError("set_state_dict: the optimizer's rate is a scheduler, so the state "
@@ -106,7 +151,10 @@ def set_state_dict(opt: Any, state: Any) -> None:
             if exact in state:
                 key = exact
             else:
-                pattern = re.compile(re.escape(f"{p.name}_{prefix}{kind}_") + r"\d+")
+                # with or without a master's name in between (saved with or without
+                # multi_precision: the values are cast to this optimizer's dtype)
+                pattern = re.compile(re.escape(p.name) + r"(?:_fp32_master_\d+)?"
+                                     + re.escape(f"_{prefix}{kind}_") + r"\d+")
                 found = [k for k in state if pattern.fullmatch(k)]
                 if len(found) > 1:
                     raise ValueError(f"set_state_dict: several entries for {p.name}'s {kind}: "
@@ -138,6 +186,8 @@ def set_state_dict(opt: Any, state: Any) -> None:
         warnings.warn(msg, stacklevel=3)
     for p, kind, value in updates:
         opt._state.setdefault(id(p), {})[kind] = value
+    if masters is not None:
+        _load_masters(opt, masters)
 
 
 def minimize(opt: Any, loss: Tensor, parameters: Any = None, no_grad_set: Any = None
