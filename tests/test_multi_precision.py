@@ -191,3 +191,21 @@ def test_optimizers_paddle_gives_no_multi_precision_refuse_it():
         cls = getattr(opt_ns, name)
         with pytest.raises(TypeError):
             cls(learning_rate=LR, parameters=[w], multi_precision=True)
+
+
+def test_a_replicas_state_gives_the_master_weights_as_numpy(monkeypatch):
+    # (DataParallel's state(): was a dict of Tensors inside the numpy state)
+    from jitgrad.distributed import replica
+    monkeypatch.setattr(replica, "worker_address", lambda: "test-worker")
+    model = paddle.nn.Linear(2, 1)
+    model.to(dtype="float16")
+    r = replica.Replica(model, None, None, mean=False)
+    r.optimizer = opt_ns.SGD(LR, parameters=r.params, multi_precision=True)
+    model(paddle.ones([1, 2], "float16")).astype("float32").sum().backward()
+    r.optimizer.step()
+    monkeypatch.setitem(replica._REPLICAS, ("mp", "test-worker"), r)
+    _, opt_state = replica.state("mp")
+    masters = opt_state["master_weights"]
+    assert sorted(masters) == sorted(p.name for p in model.parameters())
+    for p in model.parameters():
+        assert type(masters[p.name]) is np.ndarray and masters[p.name].dtype == np.float32

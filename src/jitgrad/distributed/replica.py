@@ -186,9 +186,16 @@ def state(tid: str) -> tuple[dict, dict]:
     """The replica's model and optimizer state dicts, as numpy arrays."""
     r = _get(tid)
     model = {k: np.array(v.numpy()) for k, v in r.model.state_dict().items()}
-    opt = {k: (np.array(v.numpy()) if hasattr(v, "numpy") else v)
-           for k, v in r.optimizer.state_dict().items()}
-    return model, opt
+    return model, _as_numpy(r.optimizer.state_dict())
+
+
+def _as_numpy(value: Any) -> Any:
+    """Tensors as numpy arrays, also inside dicts (an optimizer's master_weights)."""
+    if hasattr(value, "numpy"):
+        return np.array(value.numpy())
+    if isinstance(value, dict):
+        return {k: _as_numpy(v) for k, v in value.items()}
+    return value
 
 
 def drop(tid: str) -> bool:
