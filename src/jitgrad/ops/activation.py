@@ -17,7 +17,7 @@ from .core import NO_ATTRS, apply_xy, compiled_input, compiled_kernels, const, r
 from .elementwise import _sigmoid
 from .derivative import (NumpyMath, Select, apply_unary, binary, kernel_scalars,
                          numpy_function, unary)
-from .math import _erf, special_kernel
+from .math import NO_FACTOR, _erf, special_kernel
 from .shape import getitem_op, reshape
 from .registry import UNARY_CASES, defop
 from .indexing import take_along_axis
@@ -131,7 +131,6 @@ softplus_op = unary(
 
 _F32_MAX = float(np.finfo(np.float32).max)
 _F32 = np.dtype(np.float32)
-_NO_F32 = np.empty(0, np.float32)     # (a factor not needed: the kernels skip it)
 _ONE_ZERO = {t: (t(1), t(0)) for t in (np.float32, np.float64)}
 
 
@@ -192,7 +191,7 @@ def _softplus_kernels(k: Any, d: np.ndarray, need: bool, scalars: tuple) -> tupl
     f32 = compiled_kernels("float32_math") if flat.dtype == _F32 else None
     if f32 is not None:       # (the rest in one pass: vm/float32_math.py's softplus)
         out = np.empty_like(flat)
-        f = np.empty_like(flat) if need else _NO_F32
+        f = np.empty_like(flat) if need else NO_FACTOR
         f32.softplus(flat, a, out, f, b, th, scaled, minus_one)
         return out.reshape(d.shape), ((f.reshape(d.shape),) if need else None)
     a = rounded.log1p(a)
@@ -470,7 +469,7 @@ def log_sigmoid(x: Tensor, name: str | None = None) -> Tensor:
     np.exp(a, out=a)
     f32 = compiled_kernels("float32_math") if t is np.float32 else None
     if f32 is not None:       # (the rest in one pass: vm/float32_math.py's log_sigmoid)
-        f = np.empty_like(flat) if need else _NO_F32
+        f = np.empty_like(flat) if need else NO_FACTOR
         f32.log_sigmoid(flat, a, out, f)
         return apply_xy(log_sigmoid_op, x, None, NO_ATTRS, out.reshape(d.shape),
                         (f.reshape(d.shape),) if need else None)

@@ -24,6 +24,10 @@ from .derivative import NumpyMath, Select, apply_unary, binary, numpy_function, 
 
 _SQRT_PI_2 = 2.0 / _m.sqrt(_m.pi)
 
+# The factor array passed to a fused float32 kernel when the caller needs no factor (no
+# gradient is recorded): empty, so the kernel skips writing it (activation.py, special.py).
+NO_FACTOR = np.empty(0, np.float32)
+
 
 def special_kernels(x: np.ndarray) -> tuple[Any, np.ndarray] | None:
     """compiled_input of vm/forward_special.py for x, x also writeable (a read-only one is

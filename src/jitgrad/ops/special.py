@@ -24,7 +24,7 @@ from ..core import tape
 from ..core.tensor import Tensor
 from .core import _F32, NO_ATTRS, apply_internal, apply_xy, compiled_kernels, require_float
 from .derivative import numpy_function, unary
-from .math import special_kernels
+from .math import NO_FACTOR, special_kernels
 from .registry import UNARY_CASES
 
 # B_2, B_4, ..., B_20
@@ -287,8 +287,8 @@ def _erfinv(y: np.ndarray) -> np.ndarray:
     return out
 
 
-_ERFINV_C = np.float32(_m.sqrt(_m.pi) / 2)       # (erfinv_op's factor's constant, as numpy
-_NO_FACTOR = np.empty(0, np.float32)              # rounds it for a float32 product)
+# (erfinv_op's factor's constant, as numpy rounds it for a float32 product)
+_ERFINV_C = np.float32(_m.sqrt(_m.pi) / 2)
 
 
 def _erfinv32(y: np.ndarray, factor: bool) -> tuple | None:
@@ -302,7 +302,7 @@ def _erfinv32(y: np.ndarray, factor: bool) -> tuple | None:
     if not (y.flags.c_contiguous and y.flags.writeable):
         y = np.array(y, order="C")              # (read-only: another compiled variant)
     out = np.empty(y.shape, np.float32)
-    f = np.empty(y.shape, np.float32) if factor else _NO_FACTOR
+    f = np.empty(y.shape, np.float32) if factor else NO_FACTOR
     kernels.erfinv(y.reshape(-1), out.reshape(-1), f.reshape(-1), _ERFINV_C)
     return out, ((f,) if factor else None)
 
