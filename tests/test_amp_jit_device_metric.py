@@ -62,9 +62,12 @@ def test_to_static_runs_the_function_eagerly():
 
 
 def test_device_queries_of_a_cpu_library():
-    assert paddle.device.get_device() == "cpu" and paddle.device.get_all_device_type() == ["cpu"]
+    # Paddle 3.3.1's CPU build: get_all_device_type() is [] (accelerators only) and
+    # synchronize() raises TypeError (tests/test_devices.py has the whole table)
+    assert paddle.device.get_device() == "cpu" and paddle.device.get_all_device_type() == []
     assert not paddle.device.is_compiled_with_cuda() and paddle.device.cuda.device_count() == 0
-    paddle.device.synchronize()
+    with pytest.raises(TypeError, match="CPU only"):
+        paddle.device.synchronize()
 
 
 def test_accuracy_function_and_metric():

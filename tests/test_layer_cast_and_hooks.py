@@ -55,7 +55,7 @@ def test_to_accepts_cpu_and_refuses_other_devices():
     assert net.cpu() is net and net.fc.weight.dtype == paddle.float32
     with pytest.raises(ValueError, match="CPU only"):
         net.to("gpu:0")
-    with pytest.raises(ValueError, match="device should be a str"):
+    with pytest.raises(ValueError, match="device must be a str"):
         net.to(3)
 
 

@@ -131,7 +131,8 @@ def test_tensor_dim_is_a_method_and_ndim_a_property():
 
 
 def test_device_and_mode_switches_of_a_cpu_script():
-    assert paddle.set_device("cpu") == "cpu" and paddle.get_device() == "cpu"
+    # (Paddle 3.3.1's set_device returns the place: Place(cpu), a CPUPlace)
+    assert paddle.set_device("cpu") == paddle.CPUPlace() and paddle.get_device() == "cpu"
     with pytest.raises(ValueError, match="CPU only"):
         paddle.set_device("gpu:0")
     assert paddle.disable_static() is None and paddle.in_dynamic_mode() is True

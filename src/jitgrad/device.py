@@ -1,5 +1,8 @@
-"""paddle.device for a CPU-only library: one device, 'cpu'; the accelerator queries say no
-and the CUDA helpers are the no-ops (or zeros) Paddle's CPU build gives."""
+"""paddle.device (and paddle.cuda) as Paddle 3.3.1's CPU build has them: one device, 'cpu';
+no accelerator device types (get_all_device_type() is [] there: it lists GPU and custom
+devices, not the CPU); the compiled-with queries say no, except distribute (Paddle's CPU
+build has paddle.distributed, and so has jitgrad); the CUDA helpers give zeros or raise
+as Paddle's do (perf/paddle_devices.py measures them; tests/test_devices.py pins them)."""
 
 from __future__ import annotations
 
@@ -12,15 +15,16 @@ __all__ = ["get_device", "set_device", "get_all_device_type", "get_available_dev
            "get_all_custom_device_type", "get_available_custom_device",
            "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
            "is_compiled_with_ipu", "is_compiled_with_cinn", "is_compiled_with_distribute",
-           "is_compiled_with_custom_device", "synchronize", "cuda"]
+           "is_compiled_with_custom_device", "is_available", "device_count", "synchronize",
+           "cuda"]
 
 
 def get_all_device_type() -> list[str]:
-    return ["cpu"]
+    return []
 
 
 def get_available_device() -> list[str]:
-    return ["cpu"]
+    return []
 
 
 def get_all_custom_device_type() -> list[str]:
@@ -36,16 +40,52 @@ def _no(*args: Any, **kwargs: Any) -> bool:
 
 
 is_compiled_with_cuda = is_compiled_with_rocm = is_compiled_with_xpu = _no
-is_compiled_with_ipu = is_compiled_with_cinn = is_compiled_with_distribute = _no
-is_compiled_with_custom_device = _no
+is_compiled_with_ipu = is_compiled_with_cinn = is_compiled_with_custom_device = _no
+is_available = _no                          # (an accelerator: none)
+
+
+def is_compiled_with_distribute() -> bool:
+    return True
+
+
+def device_count() -> int:
+    """How many accelerators: none."""
+    return 0
 
 
 def synchronize(device: Any = None) -> None:
-    return None
+    """Refused as by Paddle 3.3.1's CPU build (TypeError): there is no accelerator stream to
+    wait for; jitgrad's CPU ops are done when they return."""
+    raise TypeError(f"synchronize({'' if device is None else repr(device)}): device should be "
+                    "a gpu or xpu device and jitgrad runs on the CPU only, where there is "
+                    "nothing to wait for (remove the call)")
+
+
+def _cuda_synchronize(device: Any = None) -> None:
+    raise RuntimeError("paddle.device.cuda.synchronize(): jitgrad is not compiled with CUDA, "
+                       "it runs on the CPU only (as Paddle's CPU build: RuntimeError)")
+
+
+def _cuda_only(name: str) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError(f"paddle.device.cuda.{name} is not supported on the CPU: jitgrad "
+                         "runs on the CPU only (as Paddle's CPU-only build: ValueError)")
+    refuse.__name__ = name
+    return refuse
+
+
+def _empty_cache() -> None:
+    """Nothing cached on a device: a no-op (Paddle's CPU build too)."""
 
 
 cuda = types.SimpleNamespace(
-    device_count=lambda: 0, is_available=lambda: False, synchronize=synchronize,
-    empty_cache=lambda: None, current_device=lambda: None,
-    max_memory_allocated=lambda device=None: 0, memory_allocated=lambda device=None: 0,
-    max_memory_reserved=lambda device=None: 0, memory_reserved=lambda device=None: 0)
+    device_count=device_count, synchronize=_cuda_synchronize, empty_cache=_empty_cache,
+    **{name: _cuda_only(name) for name in (
+        "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+        "reset_max_memory_allocated", "get_device_properties", "get_device_name",
+        "get_device_capability")})
+
+# paddle.cuda (torch-style): its CPU build's answers for the calls a device check makes
+cuda_module = types.SimpleNamespace(
+    is_available=is_available, device_count=device_count, current_device=lambda: 0,
+    synchronize=synchronize)

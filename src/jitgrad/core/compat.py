@@ -1,7 +1,7 @@
 """Paddle's device and mode switches, for scripts that call them before any math.
 
 jitgrad runs eagerly on the CPU only: `set_device('cpu')` and `disable_static()` are
-accepted no-ops, anything else raises instead of silently running somewhere unexpected.
+accepted no-ops, another device raises instead of silently running somewhere unexpected.
 """
 
 from __future__ import annotations
@@ -11,27 +11,23 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DType, to_dtype
-from .tensor import Place, Tensor
+from .places import CPU_PLACE, CPUPlace, Place, to_place
+from .tensor import Tensor
 
 dtype = DType                       # isinstance(t.dtype, paddle.dtype)
 
 
-class CPUPlace(Place):
-    """The only place jitgrad computes on; `to_tensor(..., place=CPUPlace())` accepts it,
-    and it equals every tensor's `.place`."""
-
-    __slots__ = ()
-
-
-def set_device(device: str) -> str:
-    if not isinstance(device, str) or device.split(":")[0] != "cpu":
-        raise ValueError(f"jitgrad runs on the CPU only; set_device({device!r}) is not "
-                         "supported (use 'cpu')")
-    return "cpu"
+def set_device(device: Any) -> Place:
+    """Paddle's global device: only the CPU (places.py reads `device` with set_device's
+    rules: 'cpu' in any case and spacing, None, 0, a CPU place); returns its place."""
+    place = to_place(device, "set_device", set_device=True)
+    return CPUPlace() if place is CPU_PLACE else place
 
 
-def get_device() -> str:
-    return "cpu"
+def get_device(input: Any = None) -> str | int:
+    """'cpu', the only device; for a Tensor, its device index as Paddle gives it for a
+    tensor on the CPU: -1."""
+    return -1 if isinstance(input, Tensor) else "cpu"
 
 
 def in_dynamic_mode() -> bool:

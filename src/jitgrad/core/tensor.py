@@ -9,6 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes, tape, tensor_copy
+from .places import CPU_PLACE, Place, to_place
 from .grad_store import (GRAPH_GRADS, detach_graph_grad, graph_grad, note_assigned,
                          note_grad_view, was_assigned)
 from .printing import tensor_to_string
@@ -22,42 +23,6 @@ _function = type(lambda: None)
 # call through it, so the core never imports the ops.
 _ops: Any = None
 _REVERSED = [tuple(range(n))[::-1] for n in range(8)]   # x.T's perm by ndim
-
-
-class Place:
-    """Where a tensor lives: always the CPU. `x.place` (Paddle's Place: printed `Place(cpu)`,
-    `is_cpu_place()` True, the other devices' queries False, equal to `paddle.CPUPlace()`)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "Place(cpu)"
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, Place)
-
-    def __hash__(self) -> int:
-        return hash("Place(cpu)")
-
-    def is_cpu_place(self) -> bool:
-        return True
-
-    def _no(self) -> bool:
-        return False
-
-    is_gpu_place = is_xpu_place = is_custom_place = is_ipu_place = _no
-    is_cuda_pinned_place = is_xpu_pinned_place = _no
-
-    def gpu_device_id(self) -> int:
-        return 0
-
-    xpu_device_id = ipu_device_id = custom_device_id = gpu_device_id
-
-    def custom_device_type(self) -> str:
-        return ""
-
-
-CPU_PLACE = Place()
 
 
 class Tensor(TensorOperators):
@@ -473,6 +438,8 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
     """
     if not isinstance(stop_gradient, bool):
         raise TypeError(f"stop_gradient must be a bool, got {stop_gradient!r}")
+    if place is not None:
+        to_place(place, "to_tensor(place=...)")
     t = Tensor._make(_infer_array(data, dtype), stop_gradient=True)
     t.stop_gradient = stop_gradient
     return t

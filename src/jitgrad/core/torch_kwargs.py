@@ -11,8 +11,8 @@ Semantics, as measured on Paddle 3.3.1 (CPU build):
   function returning a tuple (topk) takes a tuple of as many tensors. jitgrad's `t` is
   the same object as the one returned; anything but a Tensor raises TypeError (Paddle
   ignores it).
-- `device=`: None, 'cpu' (any case, 'cpu:N') or a CPU place run as without it; any other
-  device raises ValueError (jitgrad computes on the CPU only).
+- `device=`: None, 'cpu' (any case) or a CPU place run as without it; any other device
+  raises ValueError ('cpu:0' too, as in Paddle; jitgrad computes on the CPU only).
 - `requires_grad=True` (the bool True only, as Paddle's `requires_grad is True`): the new
   tensor has stop_gradient=False (so has `out`).
 - `pin_memory=True` raises RuntimeError as Paddle's CPU build does; False is accepted.
@@ -31,6 +31,8 @@ methods (x.new_zeros ...) are wrapped for device=, requires_grad=, pin_memory=.
 from __future__ import annotations
 
 from typing import Any, Callable
+
+from .places import to_place
 
 KWARGS = frozenset(("out", "device", "requires_grad", "pin_memory"))
 
@@ -97,19 +99,10 @@ TABLE: dict[str, tuple[str, ...]] = {
 
 
 def check_device(device: Any, where: str) -> None:
-    """device= as Paddle reads it, on the CPU only: None, 'cpu' or a CPU place pass."""
-    if device is None:
-        return
-    if isinstance(device, str):
-        kind, _, index = device.lower().partition(":")
-        if kind == "cpu" and (not index or index.isdigit()):
-            return
-    else:
-        is_cpu = getattr(device, "is_cpu_place", None)
-        if callable(is_cpu) and is_cpu():
-            return
-    raise ValueError(f"{where}(): device={device!r} is not supported: jitgrad runs on the CPU "
-                     "only (pass device='cpu' or leave it out)")
+    """device= as Paddle 3.3.1 reads it (places.to_place): None, 'cpu' in any case or a
+    place pass; anything else raises ValueError (jitgrad computes on the CPU only)."""
+    if device is not None:
+        to_place(device, f"{where}()")
 
 
 def split(fn_name: str, allowed: Any, kwargs: dict) -> tuple[dict, dict] | None:

@@ -301,6 +301,11 @@ class Layer:
     def cpu(self) -> Layer:
         return self
 
+    def cuda(self, device: Any = None) -> Layer:
+        """Refused: no GPU (Paddle 3.3.1's CPU build raises ValueError too)."""
+        raise ValueError(f"{type(self).__name__}.cuda(): no GPU here; jitgrad runs on the "
+                         "CPU only (the layer already is on the CPU)")
+
     def extra_repr(self) -> str:
         return ""
 

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core import dtypes
+from ..core.places import to_place
 from ..core.tensor import Tensor
 
 _VALID = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
@@ -64,16 +65,10 @@ def cast(layer: Any, dtype: Any, floating_only: bool, include_sublayers: bool,
 
 
 def _check_device(device: Any, where: str) -> None:
-    from ..core.tensor import Place
-    if device is None or isinstance(device, Place):    # (CPUPlace(), a tensor's .place)
-        return
-    if isinstance(device, str):
-        if device.split(":")[0].lower() == "cpu":
-            return
-        raise ValueError(f"{where}: jitgrad runs on the CPU only; device {device!r} is not "
-                         "supported (use 'cpu')")
-    raise ValueError(f"{where}: device should be a str such as 'cpu' or paddle.CPUPlace(), "
-                     f"got {type(device).__name__}")
+    """None, 'cpu' (any case) or a place, as Paddle 3.3.1's Layer.to reads its device
+    (core/places.py); anything else raises ValueError."""
+    if device is not None:
+        to_place(device, where)
 
 
 def to(layer: Any, device: Any = None, dtype: Any = None, blocking: bool | None = None,

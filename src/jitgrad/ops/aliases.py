@@ -5,10 +5,13 @@ are handled here."""
 
 from __future__ import annotations
 
+import copy as _copy
 from typing import Any, Sequence
 
 import numpy as np
 
+from ..core.dtypes import DType, to_dtype
+from ..core.places import is_dtype_name, to_place
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import search as S
@@ -156,34 +159,61 @@ def _view(x: Tensor, shape_or_dtype: Any, name: str | None = None) -> Tensor:
     return Tensor._make(x._data.view(dtypes.to_dtype(shape_or_dtype).np))
 
 
+_TO_KEYWORDS = frozenset(("device", "dtype", "blocking", "other"))
+
+
+def _to_arguments(args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    """(device, dtype) of x.to(...), read as Paddle 3.3.1 reads them: x.to(dtype[, blocking]),
+    x.to(device[, dtype[, blocking]]), x.to(other[, blocking]) or by keyword (device,
+    dtype, blocking, other); a first argument is a dtype if it is a dtype object or a dtype
+    name, else a device (x.to('float') and x.to(np.float32) are devices, and raise)."""
+    if not 1 <= len(args) + len(kwargs) <= 3:
+        raise TypeError("to() takes 1 to 3 arguments: to(dtype, blocking), "
+                        "to(device, dtype, blocking) or to(other_tensor, blocking)")
+    unknown = set(kwargs) - _TO_KEYWORDS
+    if unknown:
+        raise TypeError(f"to() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    if not args:
+        device, dtype = kwargs.get("device"), kwargs.get("dtype")
+        other = kwargs.get("other")
+        if device is None and dtype is None and other is not None:
+            return other.place, other.dtype
+        return device, dtype
+    first = args[0]
+    if isinstance(first, Tensor):
+        return first.place, first.dtype          # (a second argument is blocking)
+    if isinstance(first, (DType, np.dtype)) or is_dtype_name(first):
+        return None, first
+    dtype = args[1] if len(args) > 1 else kwargs.get("dtype")
+    return first, dtype
+
+
 def _to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """x.to('cpu'), x.to('float64'), x.to(other_tensor), x.to(device=..., dtype=...): a dtype
-    casts; the CPU is the only device."""
-    from ..core import dtypes
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
-    kwargs.pop("blocking", None)
-    kwargs.pop("copy", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument {next(iter(kwargs))!r}")
-    for a in args:
-        if isinstance(a, Tensor):
-            dtype = a.dtype
-        elif isinstance(a, str) and a.split(":")[0].lower() in ("cpu", "gpu", "cuda", "xpu"):
-            device = a
-        elif isinstance(a, bool):
-            continue                                     # non_blocking / copy flags
-        else:
-            dtype = a
-    if device is not None and str(device).split(":")[0].lower() not in ("cpu", "place(cpu)"):
-        raise ValueError(f"to({device!r}): jitgrad runs on the CPU only")
-    if dtype is None:
-        return x
-    return E.astype(x, dtypes.to_dtype(dtype).name)
+    """x.to('cpu'), x.to('float64'), x.to(other_tensor), x.to(device=..., dtype=...),
+    non_blocking= and copy= too (Paddle 3.3.1's rules: _to_arguments). A device must be the
+    CPU (core/places.py); a dtype casts, unless it is x's own paddle dtype (then x itself
+    is returned, as Paddle: a dtype name or numpy dtype always makes a new tensor);
+    copy=True returns a copy when nothing else did."""
+    kwargs.pop("non_blocking", None)
+    copy = kwargs.pop("copy", False)
+    device, dtype = _to_arguments(args, kwargs)
+    if device is not None:
+        to_place(device, "Tensor.to")
+    if dtype is not None and not (isinstance(dtype, DType) and dtype == x.dtype):
+        name = dtype.lower() if isinstance(dtype, str) else dtype
+        return E.astype(x, to_dtype(name).name)
+    return _copy.deepcopy(x) if copy else x
 
 
 def _cuda(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     raise ValueError("cuda(): no GPU here; jitgrad runs on the CPU only")
+
+
+def _pin_memory(x: Tensor, blocking: bool = True) -> Tensor:
+    """Refused, as by Paddle 3.3.1's CPU build (RuntimeError: no CUDA pinned memory)."""
+    raise RuntimeError("pin_memory(): jitgrad has no pinned memory, it runs on the CPU only "
+                       "(as Paddle's CPU build: 'Cannot use CUDAPinnedPlace in CPU only "
+                       "version'); leave the tensor where it is")
 
 
 def _new(fill: Any):
@@ -209,6 +239,7 @@ METHODS = {"float": _cast_to("float32"), "double": _cast_to("float64"),
            "is_contiguous": lambda x: True, "view": _view,
            "view_as": lambda x, other, name=None: _view(x, other.shape), "to": _to,
            "type_as": lambda x, other: E.astype(x, other.dtype.name), "cuda": _cuda,
+           "pin_memory": _pin_memory,
            "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0),
            "new_full": _new(None), "element_size": lambda x: x._data.dtype.itemsize,
            "repeat": _repeat}
