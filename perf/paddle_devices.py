@@ -153,6 +153,26 @@ CASES = [
     "paddle.nn.Linear(1, 1).to(device=x.place) is not None",
     "paddle.nn.Linear(1, 1).to('float64')", "paddle.nn.Linear(1, 1).cuda()",
     "paddle.nn.Linear(1, 1).cpu().weight.place",
+    # the layers' device= (Paddle's _convert_to_place), fill_constant's place=, the rng state
+    "paddle.nn.Conv2D(1, 1, 1, device='gpu')", "paddle.nn.Conv2D(1, 1, 1, device='cpu:0')",
+    "paddle.nn.Conv2D(1, 1, 1, device='CPU').weight.place",
+    "paddle.nn.Conv2D(1, 1, 1, device=paddle.CPUPlace()).weight.place",
+    "paddle.nn.Conv2D(1, 1, 1, device='abc')", "paddle.nn.Conv1D(1, 1, 1, device='gpu:0')",
+    "paddle.nn.Conv3D(1, 1, 1, device='gpu:0')", "paddle.nn.LayerNorm(2, device='gpu:0')",
+    "paddle.nn.LayerNorm(2, device='cpu:0')", "paddle.nn.LayerNorm(2, device='cpu').weight.place",
+    "paddle.nn.Embedding(2, 2, device='gpu:0')", "paddle.nn.Embedding(2, 2, device='cpu:0')",
+    "paddle.nn.Embedding(2, 2, device='cpu').weight.place",
+    "paddle.nn.GroupNorm(1, 2, device='gpu:0')", "paddle.nn.GroupNorm(1, 2, device='cpu:0')",
+    "paddle.nn.GroupNorm(1, 2, device='cpu').weight.place",
+    "paddle.tensor.fill_constant([1], 'float32', 1.0, place='gpu:0')",
+    "paddle.tensor.fill_constant([1], 'float32', 1.0, place='cpu:0')",
+    "paddle.tensor.fill_constant([1], 'float32', 1.0, place=paddle.CPUPlace()).place",
+    "paddle.get_rng_state('gpu')", "paddle.get_rng_state('cpu:0')", "paddle.get_rng_state('abc')",
+    "len(paddle.get_rng_state('cpu'))", "len(paddle.get_rng_state(paddle.CPUPlace()))",
+    "paddle.set_rng_state(paddle.get_rng_state(), device='gpu:0')",
+    "paddle.set_rng_state(paddle.get_rng_state(), device='cpu:0')",
+    "paddle.set_rng_state(paddle.get_rng_state(), device='cpu')",
+    "paddle.linspace(0, 1, 3, device='cpu:0')", "paddle.range(0, 3, device='cpu:0')",
 ]
 
 CHILD = r'''

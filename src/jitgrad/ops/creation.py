@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..core import dtypes
+from ..core.places import to_place
 from ..core.tensor import Tensor
 
 _rng = np.random.default_rng(0)
@@ -339,11 +340,16 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None, *,
 
 
 def get_rng_state(device: Any = None) -> list:
-    """The generator's state, for set_rng_state (a list, as Paddle's, of one state)."""
+    """The generator's state, for set_rng_state (a list, as Paddle's, of one state); device
+    must name the CPU (None, 'cpu', a place: Paddle 3.3.1 reads it as Tensor.to does)."""
+    if device is not None:
+        to_place(device, "get_rng_state")
     return [_rng.bit_generator.state]
 
 
 def set_rng_state(state_list: Sequence, device: Any = None) -> None:
+    if device is not None:
+        to_place(device, "set_rng_state")
     if not isinstance(state_list, (list, tuple)) or len(state_list) != 1 or \
             not isinstance(state_list[0], dict):
         raise TypeError("set_rng_state: pass the list get_rng_state() returned")

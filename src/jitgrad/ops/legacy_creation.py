@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.places import to_place
 from ..core.tensor import Tensor
 from . import creation
 
@@ -15,7 +16,9 @@ def fill_constant(shape: Any, dtype: Any, value: Any, force_cpu: bool = False,
                   out: Tensor | None = None, place: Any = None, name: str | None = None
                   ) -> Tensor:
     """A tensor of `shape` filled with value cast to dtype (3.7 fills an int64 tensor with
-    3, as Paddle); with out=, writes into out and returns it."""
+    3, as Paddle); with out=, writes into out and returns it. place= must name the CPU."""
+    if place is not None:
+        to_place(place, "fill_constant(place=...)")
     if isinstance(value, Tensor):
         if value.size != 1:
             raise ValueError(f"fill_constant: a Tensor value must have one element, got shape "
