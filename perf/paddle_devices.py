@@ -173,6 +173,14 @@ CASES = [
     "paddle.set_rng_state(paddle.get_rng_state(), device='cpu:0')",
     "paddle.set_rng_state(paddle.get_rng_state(), device='cpu')",
     "paddle.linspace(0, 1, 3, device='cpu:0')", "paddle.range(0, 3, device='cpu:0')",
+    # the device context (set_device's rules) and cuDNN
+    "paddle.device.device('cpu').place", "paddle.device.device('CPU').place",
+    "paddle.device.device(None).place", "paddle.device.device(0).place",
+    "paddle.device.device(paddle.CPUPlace()).place", "paddle.device.device('gpu')",
+    "paddle.device.device('cpu:0')", "paddle.device.device(1)",
+    "paddle.cuda.device('cpu').place",
+    "[paddle.get_device() for _ in [paddle.device.device('cpu').__enter__()]]",
+    "paddle.get_cudnn_version()", "paddle.device.get_cudnn_version()",
 ]
 
 CHILD = r'''

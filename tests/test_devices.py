@@ -299,6 +299,19 @@ TABLE = [
     ("paddle.set_rng_state(paddle.get_rng_state(), device='cpu')", 'None'),
     ("paddle.linspace(0, 1, 3, device='cpu:0')", ValueError),
     ("paddle.range(0, 3, device='cpu:0')", ValueError),
+    # the device context (set_device's rules) and cuDNN
+    ("paddle.device.device('cpu').place", 'Place(cpu)'),
+    ("paddle.device.device('CPU').place", 'Place(cpu)'),
+    ('paddle.device.device(None).place', 'Place(cpu)'),
+    ('paddle.device.device(0).place', 'Place(cpu)'),
+    ('paddle.device.device(paddle.CPUPlace()).place', 'Place(cpu)'),
+    ("paddle.device.device('gpu')", ValueError),
+    ("paddle.device.device('cpu:0')", ValueError),
+    ('paddle.device.device(1)', ValueError),
+    ("paddle.cuda.device('cpu').place", 'Place(cpu)'),
+    ("[paddle.get_device() for _ in [paddle.device.device('cpu').__enter__()]]", "['cpu']"),
+    ('paddle.get_cudnn_version()', 'None'),
+    ('paddle.device.get_cudnn_version()', 'None'),
 ]
 
 

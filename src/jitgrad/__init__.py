@@ -39,9 +39,10 @@ from . import distribution  # noqa: E402  (paddle.distribution)
 from . import geometric  # noqa: E402  (paddle.geometric)
 from . import amp, device, jit, metric, static  # noqa: E402  (CPU-only forms of these)
 from .core.places import CUDAPinnedPlace, CUDAPlace, CustomPlace, XPUPlace  # noqa: E402,F401
-from .device import (is_compiled_with_cinn, is_compiled_with_cuda,  # noqa: E402,F401
-                     is_compiled_with_custom_device, is_compiled_with_distribute,
-                     is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu)
+from .device import (get_cudnn_version, is_compiled_with_cinn,  # noqa: E402,F401
+                     is_compiled_with_cuda, is_compiled_with_custom_device,
+                     is_compiled_with_distribute, is_compiled_with_ipu,
+                     is_compiled_with_rocm, is_compiled_with_xpu)
 from .device import cuda_module as cuda  # noqa: E402,F401  (paddle.cuda)
 from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: E402
                   get_autocast_gpu_dtype, is_autocast_enabled)

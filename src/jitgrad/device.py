@@ -10,13 +10,14 @@ import types
 from typing import Any
 
 from .core.compat import get_device, set_device
+from .core.places import Place, to_place
 
 __all__ = ["get_device", "set_device", "get_all_device_type", "get_available_device",
            "get_all_custom_device_type", "get_available_custom_device",
            "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
            "is_compiled_with_ipu", "is_compiled_with_cinn", "is_compiled_with_distribute",
            "is_compiled_with_custom_device", "is_available", "device_count", "synchronize",
-           "cuda"]
+           "get_cudnn_version", "device", "cuda"]
 
 
 def get_all_device_type() -> list[str]:
@@ -61,6 +62,25 @@ def synchronize(device: Any = None) -> None:
                     "nothing to wait for (remove the call)")
 
 
+def get_cudnn_version() -> None:
+    """No cuDNN: None (as Paddle's CPU build)."""
+    return None
+
+
+class device:                                       # noqa: N801  (Paddle's name)
+    """`with paddle.device.device('cpu'):` selects a device for the block; only the CPU,
+    read with set_device's rules (core/places.py), so the block changes nothing."""
+
+    def __init__(self, device: Any = None) -> None:
+        self.place: Place = to_place(device, "paddle.device.device", set_device=True)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
 def _cuda_synchronize(device: Any = None) -> None:
     raise RuntimeError("paddle.device.cuda.synchronize(): jitgrad is not compiled with CUDA, "
                        "it runs on the CPU only (as Paddle's CPU build: RuntimeError)")
@@ -88,4 +108,4 @@ cuda = types.SimpleNamespace(
 # paddle.cuda (torch-style): its CPU build's answers for the calls a device check makes
 cuda_module = types.SimpleNamespace(
     is_available=is_available, device_count=device_count, current_device=lambda: 0,
-    synchronize=synchronize)
+    synchronize=synchronize, device=device)
