@@ -57,8 +57,10 @@ def test_compiled_rows_with_an_inf_gradient_agree_with_the_reference(case, dtype
     ref = _grads(fn, [xv], g, "reference")[0]
     got = _grads(fn, [xv], g, "numba")[0]
     # (the same NaN and inf positions; finite values to rounding: the two interpreters sum
-    # in different orders)
-    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-7)
+    # in different orders, the compiled one by vector width: 16 float32 lanes on AVX-512,
+    # where group_norm's float32 row differed by 4e-7 of 0.16)
+    tol = 1e-6 if dtype == "float32" else 1e-7
+    np.testing.assert_allclose(got, ref, rtol=10 * tol, atol=tol)
     assert np.isfinite(ref).sum() >= ref.size // 2
 
 

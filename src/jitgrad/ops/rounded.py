@@ -21,13 +21,25 @@ import numpy as np
 from .core import _F32, compiled_kernels
 
 
+# The NaN a float32 log, log2 or log10 of a negative number gives: Paddle 3.3.1's (measured
+# on x86-64: -nan, -nan, nan). numpy's float64 functions differ there between builds (an
+# AVX-512 numpy's log gives -nan, an AVX2 one's nan), so the numpy path sets it too.
+INVALID_NAN = {"log": -np.float32(np.nan), "log2": -np.float32(np.nan),
+               "log10": np.float32(np.nan)}
+
+
 def _rounded(fn: Callable, kernel: str) -> Callable:
+    invalid = INVALID_NAN.get(kernel)
+
     def forward(x: np.ndarray) -> np.ndarray:
         if x.dtype is not _F32 and x.dtype != _F32:
             return fn(x)
         kernels = compiled_kernels("float32_math")
         if kernels is None:
-            return fn(x.astype(np.float64)).astype(np.float32)
+            out = fn(x.astype(np.float64)).astype(np.float32)
+            if invalid is not None:
+                out[x < 0] = invalid
+            return out
         if not (x.flags.c_contiguous and x.flags.writeable):
             x = np.array(x, order="C")          # (read-only: another compiled variant)
         out = np.empty(x.shape, np.float32)     # (never x: the kernel reads x twice)

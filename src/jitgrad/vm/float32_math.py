@@ -114,8 +114,9 @@ def _log_parts(y):  # pragma: no cover - compiled
 
 @jit(inline="always", fastmath=False)
 def _log_edges(y, r, invalid):  # pragma: no cover - compiled
-    """r, or what the C library gives at y's edges: -inf at 0, inf at inf, a NaN y itself,
-    `invalid` below 0 (numpy's float64 log, log2, log10: nan; log1p: -nan)."""
+    """r, or the function's value at y's edges: -inf at 0, inf at inf, a NaN y itself,
+    `invalid` below 0 (ops/rounded.INVALID_NAN: Paddle 3.3.1's NaN, whose sign numpy's
+    float64 functions do not keep alike between builds)."""
     r = r if y < np.inf else y
     r = r if y != 0.0 else -np.inf
     r = r if y >= 0.0 else invalid
@@ -125,13 +126,13 @@ def _log_edges(y, r, invalid):  # pragma: no cover - compiled
 @jit(inline="always", fastmath=False)
 def _log(y):  # pragma: no cover - compiled
     k, lm = _log_parts(y if y > 0.0 else 1.0)
-    return _log_edges(y, (k * _LN2_HI + lm) + k * _LN2_LO, np.nan)
+    return _log_edges(y, (k * _LN2_HI + lm) + k * _LN2_LO, _bits_to_float64(_MINUS_NAN_BITS))
 
 
 @jit(inline="always", fastmath=False)
 def _log2(y):  # pragma: no cover - compiled
     k, lm = _log_parts(y if y > 0.0 else 1.0)
-    return _log_edges(y, k + lm * _LOG2E, np.nan)
+    return _log_edges(y, k + lm * _LOG2E, _bits_to_float64(_MINUS_NAN_BITS))
 
 
 @jit(inline="always", fastmath=False)
