@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core import tape
 from ..ops.core import apply
-from ..ops.registry import defop
+from ..ops.registry import SELECTS, defop
 from ..core.tensor import Tensor
 
 def _lower(b, node, g, gins) -> None:
@@ -36,7 +36,7 @@ def _lower(b, node, g, gins) -> None:
 grad_link_op = defop(
     "grad_link",
     fused="an engine link: its second input gets an explicit zero gradient, not none",
-    grad_reads=(), forward=lambda c, x: c.copy(), nin=2,
+    grad_reads=(), forward=lambda c, x: c.copy(), nin=2, float16_exact=SELECTS,
     vjp=lambda g, out, c, x: (g, Tensor._make(np.zeros(x._data.shape, x._data.dtype))),
     lower=_lower,
     doc="c, recorded as depending on x with a zero derivative (a double-grad node's input)")

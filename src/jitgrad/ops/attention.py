@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import ops
 from ..core.tensor import Tensor
-from .core import const
+from .core import FLOAT16, call_in_float32, const
 from .linear_embedding import dropout
 from .nn import softmax
 
@@ -29,6 +29,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     """softmax(q k^T * scale + mask) v over [B, L, heads, D] inputs (3-D: no batch axis).
     The causal mask is -inf above the diagonal (top-left aligned; Paddle 3.3.1 adds -1e4,
     which lets scores 1e4 apart leak through)."""
+    if isinstance(query, Tensor) and query._data.dtype is FLOAT16:
+        return call_in_float32(scaled_dot_product_attention, locals())
     batched = query.ndim == 4
     if query.ndim not in (3, 4) or key.ndim != query.ndim or value.ndim != query.ndim:
         raise ValueError("scaled_dot_product_attention: query, key and value must all be 4-D "

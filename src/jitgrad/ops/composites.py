@@ -19,6 +19,7 @@ from . import elementwise as E
 from . import reduce as R
 from .addmm_fused import addmm_op, fits as addmm_fits
 from .core import apply, apply_internal, apply_xy, compiled_input, const
+from .core import FLOAT16, call_in_float32
 from .registry import defop
 from .indexing import _axis, _index_array, _take, concat, put_flat
 from .shape import (_flat_positions, _select_compiled, broadcast_to, reshape, transpose,
@@ -271,6 +272,8 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
     product (a few small nodes instead of the [.., m, n, d] differences; rounding as
     Paddle's; one node for two float matrices: ops/pair_distance.py), else from the
     differences."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(cdist, locals())
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"cdist: compute_mode must be one of {', '.join(_CDIST_MODES)}, "
                          f"got {compute_mode!r}")
@@ -312,6 +315,8 @@ def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float =
     """beta * input + alpha * (x @ y), for 2-D x and y and an input that broadcasts to
     the product's shape (Paddle's checks and ValueErrors). beta = alpha = 1 with float
     matrices: one node (ops/addmm_fused.py, the same values)."""
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(addmm, locals())
     if type(beta) in _UNIT and beta == 1 and type(alpha) in _UNIT and alpha == 1 and \
             isinstance(input, Tensor) and isinstance(x, Tensor) and isinstance(y, Tensor) and \
             addmm_fits(input._data, x._data, y._data):

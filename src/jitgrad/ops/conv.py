@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import remember, require_float
+from .core import FLOAT16, call_in_float32, remember, require_float
 from .im2col import _positions, im2col, im2col_node, out_size
 from .indexing import concat
 from .indexing import pad as _pad
@@ -122,8 +122,11 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
            padding: Any = 0, dilation: Any = 1, groups: int = 1, data_format: str = "NCHW",
            name: str | None = None) -> Tensor:
     """2-D convolution (cross-correlation, as Paddle): x [N, C, H, W], weight
-    [O, C / groups, kh, kw], bias [O]."""
+    [O, C / groups, kh, kw], bias [O]. A float16 x: computed in float32 and rounded once
+    (core.call_in_float32)."""
     require_float(x, "conv2d")
+    if x._data.dtype is FLOAT16:
+        return call_in_float32(conv2d, locals())
     if data_format == "NCHW" and type(groups) is int and \
             (type(stride) is int or _ints(stride)) and \
             (type(padding) in _PLAIN or _ints(padding)) and \
@@ -231,6 +234,8 @@ def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
            padding: Any = 0, dilation: Any = 1, groups: int = 1, data_format: str = "NCL",
            name: str | None = None) -> Tensor:
     """1-D convolution: x [N, C, L], weight [O, C / groups, k]; conv2d with H = 1."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(conv1d, locals())
     x, last = _channels_first(x, data_format)
     if x.ndim != 3 or weight.ndim != 3:
         raise ValueError(f"conv1d needs a 3-D input and weight, got {x.shape} and "
@@ -301,6 +306,8 @@ def conv2d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stri
 
     A composite: one batched GEMM gives the columns W^T x [N, G, O/G * kh * kw, H * W], which
     a scatter adds onto the padded output (col2im), then the padding is cropped."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(conv2d_transpose, locals())
     require_float(x, "conv2d_transpose")
     x, last = _channels_first(x, data_format)
     if x.ndim != 4 or weight.ndim != 4:
@@ -356,6 +363,8 @@ def conv1d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stri
                      name: str | None = None) -> Tensor:
     """1-D transposed convolution: x [N, C, L], weight [C, O / groups, k]; conv2d_transpose
     over [N, C, 1, L] (Paddle's order: groups before dilation here)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(conv1d_transpose, locals())
     x, last = _channels_first(x, data_format)
     if x.ndim != 3 or weight.ndim != 3:
         raise ValueError(f"conv1d_transpose needs a 3-D input and weight, got {x.shape} and "

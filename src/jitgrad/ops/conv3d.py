@@ -14,6 +14,7 @@ from ..core.tensor import Tensor
 from . import elementwise as E
 from .conv import _pair, _padding, conv2d
 from .core import require_float
+from .core import FLOAT16, call_in_float32
 from .indexing import concat
 from .pool import _fit_one_window, avg_pool2d, max_pool2d, window_counts
 from .shape import getitem, reshape, transpose
@@ -72,6 +73,8 @@ def conv3d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
            name: str | None = None) -> Tensor:
     """3-D convolution (cross-correlation, as Paddle): x [N, C, D, H, W], weight
     [O, C / groups, kd, kh, kw], bias [O]."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(conv3d, locals())
     require_float(x, "conv3d")
     x, last = _to_ncdhw(x, data_format, "conv3d")
     if weight.ndim != 5:

@@ -11,6 +11,7 @@ import numpy as np
 from ..core import dtypes, tape
 from ..core.tape import Node, new_node, walk_site
 from ..core.tensor import Tensor
+from . import registry as _registry
 from .registry import OpDef
 
 
@@ -27,6 +28,8 @@ def _applier(depth: int) -> Callable[..., Tensor]:
             datas = (inputs[0]._data, inputs[1]._data)
         else:
             datas = tuple([t._data for t in inputs])
+        if op.compute16 and _any_float16(datas):
+            return in_float32(op, inputs, attrs)
         out = op.forward(*datas, **attrs)
         saved = None
         if op.forward_saves:                    # forward returns (out, saved) in one pass
@@ -70,6 +73,7 @@ apply_internal.__doc__ = """apply, for callers inside jitgrad (the op functions:
 _ndarray = np.ndarray
 _array = np.array
 _F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
 _make = Tensor._make
 _weakref = weakref.ref
 _new_object = object.__new__
@@ -105,6 +109,8 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     """
     d = x._data
     e = None if y is None else y._data
+    if op.compute16 and (d.dtype is _F16 or e is not None and e.dtype is _F16):
+        return in_float32(op, (x,) if y is None else (x, y), attrs)     # (out recomputed)
     if out is None:
         if y is None:
             out = op.forward(d, **attrs) if attrs else op.forward(d)
@@ -179,6 +185,72 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     if tape._saved_hooks is not None:
         _pack_node(node, t)
     return t
+
+
+def _any_float16(datas: tuple) -> bool:
+    for d in datas:
+        if d.dtype is _F16:
+            return True
+    return False
+
+
+def in_float32(op: OpDef, inputs: tuple, attrs: dict) -> Tensor:
+    """`op` (OpDef.compute16) on inputs some of which are float16: those are cast to float32,
+    the op computed in float32, and its float32 output rounded to float16 once (unless an
+    input was float32 or float64 already, which the output keeps): the result and, through
+    the two recorded casts, the gradient of `op(x.astype('float32')).astype('float16')`.
+    Numpy's float16 arithmetic rounds every intermediate (softmax's exp and sum, a
+    derivative's factors): up to thousands of ulps near 0 (layer_norm, gelu)."""
+    cast = _registry.REGISTRY["cast"]
+    wide = tuple([apply_internal(cast, t, dtype=_F32) if t._data.dtype == _F16 else t
+                  for t in inputs])
+    out = apply_internal(op, *wide, **attrs)
+    if out._data.dtype != _F32 or any(t._data.dtype.kind == "f" and t._data.dtype.itemsize > 2
+                                      for t in inputs):
+        return out
+    return apply_internal(cast, out, dtype=_F16)
+
+
+FLOAT16 = _F16      # (public composites test `x._data.dtype is FLOAT16` first thing)
+
+
+def call_in_float32(fn: Callable, params: dict) -> Any:
+    """fn(**params) with its float16 Tensors (and lists of them) cast to float32 and its
+    float32 results rounded to float16 once: what a public function composed of several
+    ops (cross_entropy's softmax and mean, linear's matmul and bias add) returns for a
+    float16 input, `fn(x.astype('float32'), ...).astype('float16')`, forward and gradient,
+    as in_float32 does for one op. Such a function starts with
+    `if isinstance(x, Tensor) and x._data.dtype is FLOAT16: return call_in_float32(fn,
+    locals())`: a check inline (a decorator's call layer cost mse_loss 1 us of 15, most of
+    it the node call-site walk through one more frame)."""
+    cast = _registry.REGISTRY["cast"]
+    wider = False
+
+    def widen(v: Any) -> Any:
+        nonlocal wider
+        if isinstance(v, Tensor):
+            dt = v._data.dtype
+            if dt == _F16:
+                return apply_internal(cast, v, dtype=_F32)
+            wider = wider or (dt.kind == "f" and dt.itemsize > 2)
+        elif isinstance(v, (list, tuple)) and any(isinstance(u, Tensor) for u in v):
+            return type(v)([widen(u) for u in v])
+        return v
+
+    out = fn(**{k: widen(v) for k, v in params.items()})
+    if wider:                               # (a float32 or float64 input: its result)
+        return out
+
+    def narrow(v: Any) -> Any:
+        if isinstance(v, Tensor) and v._data.dtype == _F32:
+            return apply_internal(cast, v, dtype=_F16)
+        if isinstance(v, tuple) and any(isinstance(u, Tensor) for u in v):
+            return type(v)(*[narrow(u) for u in v]) if hasattr(v, "_fields") else \
+                tuple([narrow(u) for u in v])
+        if isinstance(v, list) and any(isinstance(u, Tensor) for u in v):
+            return [narrow(u) for u in v]
+        return v
+    return narrow(out)
 
 
 def _pack_node(node: Node, out: Tensor) -> None:

@@ -18,7 +18,7 @@ from .core import (_KERNELS, NO_ATTRS, apply_internal, apply_xy, binary_operands
 from .derivative import Select, Weight, apply_unary, binary, numpy_function, unary
 from . import rounded
 from .linear import linear, step
-from .registry import OpDef
+from .registry import ADDS, SELECTS, OpDef
 from ..core import dtypes, tape
 from ..core.quiet import quiet
 
@@ -30,7 +30,7 @@ def _mask(t: Tensor, m: np.ndarray) -> Tensor:
 
 # ---- unary -------------------------------------------------------------------------------
 
-neg_op = unary("neg", np.negative, lambda m, x, out: -1.0, quiet=False)
+neg_op = unary("neg", np.negative, lambda m, x, out: -1.0, quiet=False, float16_exact=SELECTS)
 square_op = unary("square", np.square, lambda m, x, out: 2.0 * x, quiet=False)
 sqrt_op = unary("sqrt", np.sqrt, lambda m, x, out: 0.5 / out, domain=(0.3, 3.0))
 
@@ -42,7 +42,8 @@ log_op = unary("log", rounded.log, lambda m, x, out: 1.0 / x, domain=(0.3, 3.0))
 numpy_function("exp", exp_op.forward)
 numpy_function("log", log_op.forward)
 
-abs_op = unary("abs", np.abs, lambda m, x, out: m.mask(np.sign(m.data(x))), quiet=False)
+abs_op = unary("abs", np.abs, lambda m, x, out: m.mask(np.sign(m.data(x))), quiet=False,
+               float16_exact=SELECTS)
 
 tanh_op = unary("tanh", np.tanh, lambda m, x, out: 1.0 - out * out, quiet=False)
 
@@ -164,7 +165,8 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _empty = np.empty
 
 
-relu_op = unary("relu", _relu, lambda m, x, out: m.mask(m.data(out) > 0), quiet=False)
+relu_op = unary("relu", _relu, lambda m, x, out: m.mask(m.data(out) > 0), quiet=False,
+                float16_exact=SELECTS)
 
 
 def _fpow(x: np.ndarray, p: Any) -> np.ndarray:
@@ -197,6 +199,7 @@ pow_scalar_op = unary(
 clip_op = unary(
     "clip", lambda x, lo, hi: np.clip(x, lo, hi).astype(x.dtype, copy=False),
     Select(lambda m, x, out, lo, hi: (m.data(x) >= lo) & (m.data(x) <= hi)), quiet=False,
+    float16_exact=SELECTS,
     cases=({"shapes": ((6,),), "attrs": {"lo": -0.5, "hi": 0.7}},
            {"shapes": ((),), "attrs": {"lo": -0.5, "hi": 0.7}}),
     compiled=("clamp", lambda t, lo, hi: (t(lo), t(hi), True, t(1), t(0))))
@@ -209,15 +212,16 @@ cast_op = linear(
     cases=({"shapes": ((3,),), "attrs": {"dtype": np.float64}},
            {"shapes": ((),), "attrs": {"dtype": np.float64}}))
 
-clone_op = unary("clone", lambda x: x.copy(), lambda m, x, out: 1.0, quiet=False)
+clone_op = unary("clone", lambda x: x.copy(), lambda m, x, out: 1.0, quiet=False,
+                 float16_exact=SELECTS)
 
 
 # ---- binary ------------------------------------------------------------------------------
 
 add_op = binary("add", np.add, lambda m, x, y, out: 1.0, lambda m, x, y, out: 1.0,
-                quiet=False)
+                quiet=False, float16_exact=ADDS)
 subtract_op = binary("subtract", np.subtract, lambda m, x, y, out: 1.0,
-                     lambda m, x, y, out: -1.0, quiet=False)
+                     lambda m, x, y, out: -1.0, quiet=False, float16_exact=ADDS)
 multiply_op = binary("multiply", np.multiply, lambda m, x, y, out: y,
                      lambda m, x, y, out: x, quiet=False)
 divide_op = binary("divide", np.true_divide, lambda m, x, y, out: 1.0 / y,
@@ -355,11 +359,13 @@ def _tie_weight(m: Any, x: Any, y: Any, bigger: bool) -> np.ndarray:
 # (the loser's weight is 0: it gets 0 whatever arrives, an inf or NaN too; Weight)
 maximum_op = binary(
     "maximum", np.maximum, Weight(lambda m, x, y, out: _tie_weight(m, x, y, True)),
-    Weight(lambda m, x, y, out: _tie_weight(m, y, x, True)), quiet=False)
+    Weight(lambda m, x, y, out: _tie_weight(m, y, x, True)), quiet=False,
+    float16_exact=SELECTS)
 
 minimum_op = binary(
     "minimum", np.minimum, Weight(lambda m, x, y, out: _tie_weight(m, x, y, False)),
-    Weight(lambda m, x, y, out: _tie_weight(m, y, x, False)), quiet=False)
+    Weight(lambda m, x, y, out: _tie_weight(m, y, x, False)), quiet=False,
+    float16_exact=SELECTS)
 
 
 def _where_mask(m, out, cond):
@@ -371,6 +377,7 @@ where_op = binary(
     "where", lambda x, y, cond: np.where(cond, x, y),
     Select(lambda m, x, y, out, cond: _where_mask(m, out, cond)),
     Select(lambda m, x, y, out, cond: ~_where_mask(m, out, cond)), bound_attrs=("cond",),
+    float16_exact=SELECTS,
     quiet=False, cases=tuple({"shapes": s, "attrs": {"cond": np.array([True, False, True])}}
                 for s in (((3,), (3,)), ((2, 3), (1, 3)))) +
     ({"shapes": ((), ()), "attrs": {"cond": np.array(False)}},))

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
-from .core import const, require_float
+from .core import FLOAT16, call_in_float32, const, require_float
 from .indexing import _take
 from .linalg import matmul
 from .shape import getitem, reshape, transpose
@@ -31,6 +31,8 @@ def affine_grid(theta: Tensor, out_shape: Any, align_corners: bool = True,
     """[N, H, W, 2] (x, y) coordinates: theta [N, 2, 3] applied to the output pixels'
     normalised positions in [-1, 1] (pixel corners with align_corners, else pixel centres);
     or, for out_shape [N, C, D, H, W] and theta [N, 3, 4], [N, D, H, W, 3] (x, y, z)."""
+    if isinstance(theta, Tensor) and theta._data.dtype is FLOAT16:
+        return call_in_float32(affine_grid, locals())
     require_float(theta, "affine_grid")
     shape = [int(v) for v in (out_shape._data.tolist() if isinstance(out_shape, Tensor)
                               else out_shape)]
@@ -73,6 +75,8 @@ def grid_sample(x: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: s
     """out[n, c, h, w] = x[n, c] read at grid[n, h, w] = (x, y) in [-1, 1]; for a 5-D x
     [N, C, D, H, W], out[n, c, d, h, w] read at grid[n, d, h, w] = (x, y, z) (trilinear
     for 'bilinear', as Paddle)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(grid_sample, locals())
     require_float(x, "grid_sample")
     if mode not in ("bilinear", "nearest"):
         raise ValueError(f"grid_sample: mode must be 'bilinear' or 'nearest', got {mode!r}")

@@ -112,6 +112,11 @@ class Rule(NamedTuple):
     view: bool
 
 
+# registry.py's float16_exact of a linear op: it moves or copies values, or sums them in float32
+# (sum); mean (1 / n), cumsum and the scatters (adding in their dtype) say float16_exact=None
+MOVES_VALUES = "moves or copies values, or sums them in float32"
+
+
 def linear(name: str, *, forward: Callable, transpose: Callable,
            into: Callable | None = None, view: bool = False, nin: int = 1,
            save: Callable | None = None, interp: Callable | None = None,
@@ -158,6 +163,7 @@ def linear(name: str, *, forward: Callable, transpose: Callable,
             if gi is not None and ci is not None:
                 lower_chain(b, ci, gi, g)
 
+    extra.setdefault("float16_exact", MOVES_VALUES)
     return defop(name, forward=forward, vjp=vjp, lower=lower, nin=nin, save=save,
                  linear=Rule(transpose, into, view),
                  interp=chain_interp if interp is None else interp, **extra)

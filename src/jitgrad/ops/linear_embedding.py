@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import creation
-from .core import apply_xy, const, require_float
+from .core import FLOAT16, apply_xy, call_in_float32, const, require_float
 from .linalg import matmul
 from .indexing import _index_array
 from .shape import take_flat_op
@@ -17,7 +17,10 @@ from .shape import take_flat_op
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | None = None
            ) -> Tensor:
-    """x @ weight + bias, with Paddle's weight layout [in_features, out_features]."""
+    """x @ weight + bias, with Paddle's weight layout [in_features, out_features]. A float16
+    x: computed in float32 and rounded once (core.call_in_float32)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(linear, locals())
     y = matmul(x, weight)
     if bias is None:
         return y

@@ -16,6 +16,7 @@ from .bce import bce, bce_logits
 from .bce import fusable as bce_fusable
 from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, const,
                    require_float, tensor_arg_error)
+from .core import FLOAT16, call_in_float32
 from .cosine import cosine
 from .derivative import binary
 from .elementwise import _compiled_forward
@@ -140,6 +141,8 @@ def _target(label: Any, like: Tensor) -> Tensor:
 
 def mse_loss(input: Tensor, label: Any, reduction: str = "mean", name: str | None = None
              ) -> Tensor:
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(mse_loss, locals())
     d = input - _as_float(label, input)
     return _reduce(d * d, reduction)
 
@@ -209,9 +212,12 @@ def cross_entropy(input: Tensor, label: Any, weight: Tensor | None = None,
     ignore_index count for nothing); soft labels have the input's shape. 'mean' divides by
     the summed weights of the counted rows, as Paddle does; without weight and with a
     negative ignore_index (the default -100) Paddle 3.3.1 divides by every row, ignored ones
-    included (its mean_all), and so does this."""
+    included (its mean_all), and so does this. A float16 input: computed in float32 and
+    rounded once (core.call_in_float32)."""
     if not isinstance(input, Tensor):
         raise tensor_arg_error("cross_entropy", "input", input)
+    if input._data.dtype is FLOAT16:
+        return call_in_float32(cross_entropy, locals())
     if label_smoothing and not 0 <= label_smoothing <= 1:
         # (Paddle 3.3.1 refuses it; above 1 the smoothed targets went negative)
         raise ValueError(f"cross_entropy: label_smoothing must lie in [0, 1], got "
@@ -557,6 +563,8 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Any, weight: Tensor |
                                      reduction: str = "mean", pos_weight: Tensor | None = None,
                                      name: str | None = None) -> Tensor:
     """(1 - y) x + (1 + (pw - 1) y) softplus(-x): stable for large |x|, exact at x = 0."""
+    if isinstance(logit, Tensor) and logit._data.dtype is FLOAT16:
+        return call_in_float32(binary_cross_entropy_with_logits, locals())
     y = _target(label, logit)
     if y._data.shape != logit._data.shape:
         raise ValueError(f"binary_cross_entropy_with_logits: label shape {y.shape} must equal "
@@ -629,10 +637,14 @@ def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) 
 def normalize(x: Tensor, p: float = 2, axis: int = 1, epsilon: float = 1e-12,
               name: str | None = None) -> Tensor:
     """x divided by its p-norm along axis (at least epsilon)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(normalize, locals())
     n = norm(x, p=p, axis=axis, keepdim=True)
     return x / E.maximum(n, epsilon)
 
 
 def square_error_cost(input: Tensor, label: Any) -> Tensor:
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(square_error_cost, locals())
     d = input - _as_float(label, input)
     return d * d

@@ -11,7 +11,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
-from .core import const, require_float
+from .core import FLOAT16, call_in_float32, const, require_float
 from .linalg import matmul
 from .nn import log_softmax
 from .shape import reshape, transpose
@@ -61,6 +61,8 @@ def multi_margin_loss(input: Tensor, label: Any, p: int = 1, margin: float = 1.0
                       name: str | None = None) -> Tensor:
     """Per row, mean over classes of w[y] * max(0, margin - x[y] + x[c])^p, the target
     class's own term (margin^p) taken out, as Paddle."""
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(multi_margin_loss, locals())
     require_float(input, "multi_margin_loss")
     lab = _labels(label, "multi_margin_loss").reshape(-1)
     if input.ndim != 2 or lab.shape[0] != input.shape[0]:
@@ -88,6 +90,8 @@ def npair_loss(anchor: Tensor, positive: Tensor, labels: Any, l2_reg: float = 0.
                ) -> Tensor:
     """Soft-label cross entropy of anchor @ positive^T against the same-label pairs, plus
     l2_reg / 4 times the anchors' and positives' mean squared norms (Paddle's N-pair loss)."""
+    if isinstance(anchor, Tensor) and anchor._data.dtype is FLOAT16:
+        return call_in_float32(npair_loss, locals())
     for what, t in (("anchor", anchor), ("positive", positive)):
         require_float(t, "npair_loss")
         if t._data.size == 0:
@@ -108,6 +112,8 @@ def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative:
                                       ) -> Tensor:
     """max(d(input, positive) - d(input, negative) + margin, 0), d pairwise_distance (p = 2)
     unless given; swap: the negative distance is the smaller of d(a, n) and d(p, n)."""
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(triplet_margin_with_distance_loss, locals())
     from .margin_losses import pairwise_distance
     if margin < 0:
         raise ValueError("The margin between positive samples and negative samples should "
@@ -130,6 +136,8 @@ def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Tensor | None = None,
              name: str | None = None) -> Tensor:
     """out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]: x1 [N, I], x2 [N, J], weight
     [O, I, J], bias [1, O]."""
+    if isinstance(x1, Tensor) and x1._data.dtype is FLOAT16:
+        return call_in_float32(bilinear, locals())
     if x1.ndim != 2 or x2.ndim != 2 or weight.ndim != 3 or x1.shape[0] != x2.shape[0] or \
             weight.shape[1] != x1.shape[1] or weight.shape[2] != x2.shape[1]:
         raise ValueError(f"bilinear: need x1 [N, I], x2 [N, J] and weight [O, I, J], got "

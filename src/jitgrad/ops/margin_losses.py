@@ -19,6 +19,7 @@ from .activation import log_sigmoid, softplus
 from .bce import bce_logits
 from .bce import fusable as bce_fusable
 from .core import apply_xy, compiled_input, compiled_kernels, const, remember, require_float
+from .core import FLOAT16, call_in_float32
 from .cosine import cosine
 from .derivative import binary, kernel_scalars
 from .loss import _as_float, _check_reduction, _labels, _reduce
@@ -234,6 +235,8 @@ def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer: Tensor | None =
     alpha_t pick sigmoid(logit) / alpha for label 1 and their complements for label 0.
     As in Paddle, the label's gradient flows through p_t and alpha_t but not through the
     cross entropy term (Paddle's sigmoid_cross_entropy_with_logits gives the label none)."""
+    if isinstance(logit, Tensor) and logit._data.dtype is FLOAT16:
+        return call_in_float32(sigmoid_focal_loss, locals())
     _check_reduction(reduction)
     _tensor(logit, "sigmoid_focal_loss", "logit")
     _tensor(label, "sigmoid_focal_loss", "label")
@@ -261,6 +264,8 @@ def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full:
     adds Stirling's label log label - label + log(2 pi label) / 2 where label > 1. The
     label's gradient there is 0 elsewhere (Paddle's is nan where label <= 0: it takes
     log(label) before masking)."""
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(poisson_nll_loss, locals())
     if epsilon <= 0:
         raise ValueError(f"poisson_nll_loss: epsilon must be positive, got {epsilon}")
     _check_reduction(reduction)
@@ -287,6 +292,8 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
     3.3.1, whose no_grad clip cuts it off, variance gets a gradient: its docs say input and
     variance are what the network predicts. The clamp itself is not differentiated (as in
     PyTorch, whose code Paddle's follows)."""
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(gaussian_nll_loss, locals())
     for t, arg in ((input, "input"), (label, "label"), (variance, "variance")):
         _tensor(t, "gaussian_nll_loss", arg)
     if list(variance.shape) != list(input.shape):
@@ -474,6 +481,8 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
                         reduction: str = "mean", name: str | None = None) -> Tensor:
     """max(d(input, positive) - d(input, negative) + margin, 0) with pairwise_distance d;
     swap uses min(d(input, negative), d(positive, negative)) for the negative distance."""
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(triplet_margin_loss, locals())
     _check_reduction(reduction)
     if margin < 0:
         raise ValueError(f"triplet_margin_loss: margin must be >= 0, got {margin}")
@@ -493,6 +502,8 @@ def multi_label_soft_margin_loss(input: Tensor, label: Any, weight: Tensor | Non
     """-(label log sigmoid(input) + (1 - label) log sigmoid(-input)) * weight, averaged
     over the last axis (classes), then reduced over the batch; label and weight get
     gradients too, as in Paddle."""
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(multi_label_soft_margin_loss, locals())
     _check_reduction(reduction)
     _same_shape(_tensor(input, "multi_label_soft_margin_loss", "input"), label,
                 "multi_label_soft_margin_loss")
@@ -511,6 +522,8 @@ def label_smooth(label: Tensor, prior_dist: Tensor | None = None, epsilon: float
     """(1 - epsilon) * label + epsilon * prior_dist (uniform 1 / C over the last axis when
     None); prior_dist ([C], [1, C] or broadcastable) is a constant, as in Paddle. A 0-d
     label has no class axis: an error here (Paddle returns (1 - epsilon) * label)."""
+    if isinstance(label, Tensor) and label._data.dtype is FLOAT16:
+        return call_in_float32(label_smooth, locals())
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"label_smooth: epsilon must lie in [0, 1], got {epsilon}")
     _tensor(label, "label_smooth", "label")

@@ -16,9 +16,10 @@ from ..core.tensor import Tensor
 from ..core import tape
 from ..core.quiet import quiet
 from .core import NO_ATTRS, apply_xy, binary_operands, compiled_input, compiled_kernels, \
-    float_input, require_float
+    FLOAT16, call_in_float32, float_input, require_float
 from . import rounded
 from . import elementwise as E
+from .registry import SELECTS
 from .derivative import NumpyMath, Select, apply_unary, binary, numpy_function, unary
 
 
@@ -110,18 +111,18 @@ erf_op = unary("erf", _erf, _erf_deriv,
 numpy_function("erf", _erf)
 
 
-floor_op = unary("floor", np.floor, lambda m, x, out: 0.0, quiet=False)
-ceil_op = unary("ceil", np.ceil, lambda m, x, out: 0.0, quiet=False)
-round_op = unary("round", np.round, lambda m, x, out: 0.0, quiet=False)
-sign_op = unary("sign", np.sign, lambda m, x, out: 0.0, quiet=False)
-trunc_op = unary("trunc", np.trunc, lambda m, x, out: 0.0, quiet=False)
+floor_op = unary("floor", np.floor, lambda m, x, out: 0.0, quiet=False, float16_exact=SELECTS)
+ceil_op = unary("ceil", np.ceil, lambda m, x, out: 0.0, quiet=False, float16_exact=SELECTS)
+round_op = unary("round", np.round, lambda m, x, out: 0.0, quiet=False, float16_exact=SELECTS)
+sign_op = unary("sign", np.sign, lambda m, x, out: 0.0, quiet=False, float16_exact=SELECTS)
+trunc_op = unary("trunc", np.trunc, lambda m, x, out: 0.0, quiet=False, float16_exact=SELECTS)
 frac_op = unary("frac", lambda x: x - np.trunc(x), lambda m, x, out: 1.0,
                 doc="x - trunc(x); gradient 1 (also where x is inf or nan, as Paddle's)")
 
 
 heaviside_op = binary(
     "heaviside", np.heaviside, lambda m, x, y, out: 0.0,
-    Select(lambda m, x, y, out: m.data(x) == 0), quiet=False,
+    Select(lambda m, x, y, out: m.data(x) == 0), quiet=False, float16_exact=SELECTS,
     doc="0 where x < 0, y where x == 0, 1 where x > 0; Paddle's gradients: 0 for x, and "
         "for y the upstream gradient where x == 0")
 
@@ -248,6 +249,8 @@ def atan2(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 def lerp(x: Any, y: Any, weight: Any, name: str | None = None) -> Tensor:
     """x + weight * (y - x); weight may be a float or a Tensor (composite)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(lerp, locals())
     return x + weight * (y - x)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import reduce as R
 from .activation import log_sigmoid, silu
-from .core import require_float
+from .core import FLOAT16, call_in_float32, require_float
 from .creation import generator
 from .indexing import chunk, pad
 from .linear_embedding import dropout
@@ -33,6 +33,8 @@ _SELU_ALPHA_PRIME = -1.0507009873554805 * 1.6732632423543772
 
 def swiglu(x: Tensor, y: Tensor | None = None, name: str | None = None) -> Tensor:
     """silu(x) * y; with y None, x's last axis is split in half: silu(first) * second."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(swiglu, locals())
     if y is None:
         if x.shape[-1] % 2:
             raise ValueError(f"swiglu: without y, x's last dim must be even, got {x.shape[-1]}")
@@ -45,6 +47,8 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     """(input / sqrt(mean(input^2) + eps) * weight, 1 / sqrt(mean(input^2) + eps)), the mean
     over the trailing normalized_shape dims (Paddle 3.3.1's CPU build has no kernel for it:
     this follows its docs)."""
+    if isinstance(input, Tensor) and input._data.dtype is FLOAT16:
+        return call_in_float32(rms_norm, locals())
     require_float(input, "rms_norm")
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     n = len(shape)
@@ -228,6 +232,8 @@ def lp_pool2d(x: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
               name: str | None = None) -> Tensor:
     """(sum over each window of x^p)^(1 / p), p = norm_type (padding adds zeros); for
     p = inf the window's maximum (max pooling, as Paddle 3.3.1)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(lp_pool2d, locals())
     from .pool import avg_pool2d, max_pool2d
     if norm_type == 0:
         raise ValueError("`norm_type` cannot be 0.")
@@ -249,6 +255,8 @@ def lp_pool1d(x: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
               padding: Any = 0, ceil_mode: bool = False, data_format: str = "NCL",
               name: str | None = None) -> Tensor:
     """lp_pool2d over [N, C, 1, L] (or [N, L, 1, C] for NLC)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(lp_pool1d, locals())
     if data_format not in ("NCL", "NLC"):
         raise ValueError(f"lp_pool1d: data_format must be 'NCL' or 'NLC', got {data_format!r}")
     last = data_format == "NLC"
@@ -378,6 +386,8 @@ def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float
                         name: str | None = None) -> Tensor:
     """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta, the window
     [c - size // 2, c + (size - 1) // 2] zero-padded at the ends (Paddle's formula)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(local_response_norm, locals())
     from .indexing import concat
     from .creation import zeros
     from .shape import getitem

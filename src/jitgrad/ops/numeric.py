@@ -24,6 +24,7 @@ from .core import (
     const,
     require_float,
 )
+from .core import FLOAT16, call_in_float32
 from .derivative import NumpyMath, apply_unary, binary, unary
 from .indexing import _axis, _slice_along, concat
 from .scan import cumsum
@@ -81,6 +82,8 @@ def fmin(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 def hypot(x: Any, y: Any, name: str | None = None) -> Tensor:
     """sqrt(x^2 + y^2); the gradient at (0, 0) is NaN, as Paddle's."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(hypot, locals())
     x, y = binary_operands(x, y, zero_dim=True)
     return E.sqrt(x * x + y * y)
 
@@ -144,6 +147,8 @@ def logcumsumexp(x: Tensor, axis: int | None = None, dtype: Any = None,
                  name: str | None = None) -> Tensor:
     """log(cumsum(exp(x))) along axis (flattened when None), shifted by the max for range;
     an int x is read as float32 (Paddle 3.3.1)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(logcumsumexp, locals())
     if isinstance(x, Tensor) and x._data.dtype.kind in "iu" and dtype is None:
         x = E.astype(x, "float32")
     require_float(x, "logcumsumexp")
@@ -229,6 +234,8 @@ def renorm(x: Tensor, p: float, axis: int, max_norm: float) -> Tensor:
     p = 2 over slices along the first axis (contiguous rows) of a float32 / float64 tensor,
     one compiled pass computes both nodes' values and saves once Numba is loaded
     (vm/forward.py's renorm_rows: numpy's operations, bit for bit)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(renorm, locals())
     require_float(x, "renorm")
     ax = _axis(axis, x.ndim, "renorm")
     others = tuple(d for d in range(x.ndim) if d != ax)

@@ -15,6 +15,7 @@ from . import reduce as R
 from .conv import (_back, _channels_first, _drop_h, _one, _pad1d, _padding, _pair,
                    _unit_h)
 from .core import apply_xy, compiled_kernels, const, require_float
+from .core import FLOAT16, call_in_float32
 from .im2col import im2col, out_size
 from .maxpool import (block_mean, max_pool, max_pool_op, pool_attrs, window_offsets,
                       winners)
@@ -149,6 +150,8 @@ def _block_mean(x: Tensor, kh: int, kw: int) -> Tensor:
 def adaptive_avg_pool2d(x: Tensor, output_size: Any, data_format: str = "NCHW",
                         name: str | None = None) -> Tensor:
     """Average over adaptive windows (start floor(i*H/Ho), end ceil((i+1)*H/Ho))."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(adaptive_avg_pool2d, locals())
     if (type(output_size) is int and output_size == 1 and data_format == "NCHW" and
             type(x) is Tensor):
         found = _global_mean(x)
@@ -221,6 +224,8 @@ def avg_pool1d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
                ) -> Tensor:
     """Mean over windows of x [N, C, L]: avg_pool2d over [N, C, 1, L]. Note Paddle's order:
     exclusive comes before ceil_mode here (after it in avg_pool2d)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(avg_pool1d, locals())
     k = _one(kernel_size, "kernel_size")
     st = [1, k] if stride is None else [1, _one(stride, "stride")]
     return _drop_h(avg_pool2d(_unit_h(x, "avg_pool1d"), [1, k], st, _pad1d(padding),

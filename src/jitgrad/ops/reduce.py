@@ -14,7 +14,7 @@ from ..core.tensor import Tensor
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, compiled_input, const,
                    norm_axis, remember, tensor_arg_error)
 from .linear import IDENTITY, Chain, Recorded, linear, shaped
-from .registry import OpDef, defop
+from .registry import SELECTS, OpDef, defop
 from .shape import _broadcast, broadcast_op, reshape_op
 
 
@@ -122,8 +122,8 @@ sum_op = linear(
     "sum", grad_reads=(), forward=_sum_forward, cases=REDUCE_CASES, into=_sum_into,
     transpose=lambda n, axes, keepdim: _spread_chain(n, axes), interp=_spread_interp(False))
 
-mean_op = linear(
-    "mean", grad_reads=(), forward=_mean_forward, cases=REDUCE_CASES,
+mean_op = linear(      # (not float16_exact: its gradient scales by 1 / n in its dtype)
+    "mean", float16_exact=None, grad_reads=(), forward=_mean_forward, cases=REDUCE_CASES,
     transpose=lambda n, axes, keepdim: _spread_chain(
         n, axes, 1.0 / builtins.max(_count(n.ins[0], axes), 1)),
     interp=_spread_interp(True))
@@ -261,11 +261,13 @@ EXTREME_CASES = REDUCE_CASES + ({"shapes": ((4,),), "attrs": {"axes": None, "kee
 
 max_op = weighted_reduction(
     "max", lambda x, axes, keepdim: np.max(x, axis=axes, keepdims=keepdim),
-    lambda out, x, axes, keepdim: _tie_mask(out, x, axes), cases=EXTREME_CASES)
+    lambda out, x, axes, keepdim: _tie_mask(out, x, axes), cases=EXTREME_CASES,
+    float16_exact=SELECTS)
 
 min_op = weighted_reduction(
     "min", lambda x, axes, keepdim: np.min(x, axis=axes, keepdims=keepdim),
-    lambda out, x, axes, keepdim: _tie_mask(out, x, axes), cases=EXTREME_CASES)
+    lambda out, x, axes, keepdim: _tie_mask(out, x, axes), cases=EXTREME_CASES,
+    float16_exact=SELECTS)
 
 
 def _reduce(op, x: Tensor, axis: Any, keepdim: bool, fused: Callable | None = None

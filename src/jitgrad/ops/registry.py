@@ -68,6 +68,14 @@ Every entry states, in one place:
 ``grad_reads_for`` (optional, in ``extra``)
     ``needs -> grad_reads`` for a node whose inputs do not all need gradients (derivative.py
     sets it for kernel-factor ops: ``y * 2.0`` with only y needing one reads the constant).
+``float16_exact`` (optional, in ``extra``)
+    Why the op's numpy forward and gradient rules already round a float16 result once
+    (an op that moves, copies, selects or masks values; one numpy ufunc, which computes
+    float16 in float32). Every other differentiable op computes a float16 input in
+    float32 and rounds its output once (``compute16``: ops/core.py's apply records
+    cast -> op -> cast, so its gradient is float32's rounded once as well), the result of
+    ``op(x.astype('float32')).astype('float16')``: Paddle 3.3.1's CPU build has no
+    float16 kernel for nearly all of them.
 ``quiet`` (optional, in ``extra``)
     True for ops whose forward (or save) can meet log(-1), 1/0 or overflow: numpy's
     RuntimeWarnings are switched off around them, as Paddle returns nan/inf silently.
@@ -84,6 +92,10 @@ from typing import Any, Callable
 from ..core.quiet import quiet
 
 REGISTRY: dict[str, "OpDef"] = {}
+
+# float16_exact reasons shared by several ops
+SELECTS = "selects, masks, copies or negates values: a gradient of g times 0, 1/2, 1 or -1"
+ADDS = "one numpy ufunc (float16 computed in float32, rounded once) with a gradient of +-g"
 
 # Shapes the generated gradient tests try for each arity, broadcasting included.
 UNARY_CASES = (((),), ((5,),), ((2, 3),), ((1, 4),), ((4, 1),), ((2, 3, 2),))
@@ -109,12 +121,14 @@ class OpDef:
     save_needs: bool = field(init=False, repr=False)
     interp: Callable[..., tuple] | None = field(init=False, repr=False)
     lower_first: bool = field(init=False, repr=False)
+    compute16: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.forward_saves = bool(self.extra.get("forward_saves"))
         self.save_needs = bool(self.extra.get("save_needs"))
         self.interp = self.extra.get("interp")
         self.lower_first = bool(self.extra.get("lower_first"))
+        self.compute16 = self.differentiable and not self.extra.get("float16_exact")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

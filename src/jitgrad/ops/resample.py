@@ -15,7 +15,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from .conv import _channels_first, _back, _pair, _padding
 from .im2col import im2col
-from .core import apply_xy, const, remember, require_float
+from .core import FLOAT16, call_in_float32, apply_xy, const, remember, require_float
 from .shape import _flat_positions, _take_flat, reshape, reshape_op, transpose, transpose_op
 
 
@@ -128,6 +128,8 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
     sizes floor(in * scale_factor), then resampled as if `size` had been given (the
     coordinates map by in / out, not by 1 / scale_factor), as Paddle and torch. Nearest
     also takes int32, int64 and uint8 input and keeps its dtype (Paddle's kernels)."""
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(interpolate, locals())
     if not (mode.lower() == "nearest" and x._data.dtype in _NEAREST_INTS):
         require_float(x, "interpolate")
     if antialias:

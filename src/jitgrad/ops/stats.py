@@ -16,6 +16,7 @@ from . import elementwise as E
 from . import reduce as R
 from .core import (apply_internal, apply_xy, compiled_input, const, float_input, norm_axis,
                    require_float)
+from .core import FLOAT16, call_in_float32
 from .reduce import REDUCE_CASES, _kept_shape, _spread
 from .elementwise import _compiled_forward
 from .registry import defop
@@ -250,6 +251,8 @@ def var(x: Tensor, axis: Any = None, unbiased: bool | None = None, keepdim: bool
 
 def std(x: Tensor, axis: Any = None, unbiased: bool | None = None, keepdim: bool = False,
         name: str | None = None, *, correction: float = 1) -> Tensor:
+    if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
+        return call_in_float32(std, locals())
     return E.sqrt(var(x, axis, unbiased, keepdim, correction=correction))
 
 
