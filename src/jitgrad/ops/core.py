@@ -24,11 +24,14 @@ def _applier(depth: int) -> Callable[..., Tensor]:
         n = len(inputs)
         if n == 1:
             datas = (inputs[0]._data,)
+            f16 = datas[0].dtype is _F16
         elif n == 2:
             datas = (inputs[0]._data, inputs[1]._data)
+            f16 = datas[0].dtype is _F16 or datas[1].dtype is _F16
         else:
             datas = tuple([t._data for t in inputs])
-        if op.compute16 and _any_float16(datas):
+            f16 = _any_float16(datas)
+        if f16 and op.compute16:
             return in_float32(op, inputs, attrs)
         out = op.forward(*datas, **attrs)
         saved = None
@@ -109,7 +112,7 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     """
     d = x._data
     e = None if y is None else y._data
-    if op.compute16 and (d.dtype is _F16 or e is not None and e.dtype is _F16):
+    if (d.dtype is _F16 or e is not None and e.dtype is _F16) and op.compute16:
         return in_float32(op, (x,) if y is None else (x, y), attrs)     # (out recomputed)
     if out is None:
         if y is None:

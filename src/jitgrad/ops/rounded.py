@@ -38,7 +38,9 @@ def _rounded(fn: Callable, kernel: str) -> Callable:
         if kernels is None:
             out = fn(x.astype(np.float64)).astype(np.float32)
             if invalid is not None:
-                out[x < 0] = invalid
+                negative = x < 0
+                if negative.any():          # (out may be a numpy scalar: not written in)
+                    out = np.where(negative, invalid, out)
             return out
         if not (x.flags.c_contiguous and x.flags.writeable):
             x = np.array(x, order="C")          # (read-only: another compiled variant)
