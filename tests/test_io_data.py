@@ -127,11 +127,6 @@ def test_iterable_datasets_batch_in_order_and_have_no_len():
         len(Stream())
 
 
-def test_worker_processes_are_refused_clearly():
-    with pytest.raises(NotImplementedError, match="num_workers=2 is not supported.*num_workers=0"):
-        DataLoader(Items([1]), num_workers=2)
-
-
 def test_tensor_dataset_indexes_every_tensor():
     td = TensorDataset([paddle.arange(6).reshape([3, 2]).astype("float32"),
                         paddle.to_tensor([0, 1, 2])])

@@ -7,7 +7,8 @@ field (as lists). The DataLoader then turns every numpy array of the batch into 
 Unlike Paddle 3.3.1, which yields nothing at all when a batch holds no array (a batch of
 strings, or a collate_fn returning a list of ints), jitgrad yields that batch.
 
-num_workers > 0 raises: jitgrad loads in the calling process only.
+num_workers > 0 loads in worker processes (io/workers.py: the same batches in the same
+order; Paddle's seeds, get_worker_info, prefetch_factor, timeout, persistent_workers).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import numpy as np
 from ..core.tensor import Tensor
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, batches
+from .workers import check_worker_options, worker_batches
+from .workers import get_worker_info  # noqa: F401  (paddle.io's, re-exported)
 
 
 def default_collate_fn(batch: list) -> Any:
@@ -74,11 +77,6 @@ class NoLengthError(TypeError, ValueError):
     Python's "no len()", so that list(loader) works (in Paddle 3.3.1 it raises)."""
 
 
-def get_worker_info() -> None:
-    """Paddle's worker information: always None, jitgrad has no worker processes."""
-    return None
-
-
 class DataLoader:
     """Batches from a Dataset (map-style or iterable): `for x, y in loader:` (or loader())."""
 
@@ -95,14 +93,13 @@ class DataLoader:
             raise ValueError(f"DataLoader: num_workers should be a non-negative int, got "
                              f"{num_workers!r}")
         if num_workers > 0:
-            raise NotImplementedError(f"DataLoader: num_workers={num_workers} is not supported; "
-                                      "jitgrad loads batches in the calling process, so pass "
-                                      "num_workers=0")
+            check_worker_options(prefetch_factor, timeout, worker_init_fn)
         if collate_fn is not None and not callable(collate_fn):
             raise TypeError(f"DataLoader: collate_fn must be callable, got "
                             f"{type(collate_fn).__name__}")
         self.dataset, self.collate_fn, self.return_list = dataset, collate_fn, return_list
-        self.num_workers = 0
+        self.num_workers, self.prefetch_factor, self.timeout = num_workers, prefetch_factor, timeout
+        self.worker_init_fn, self.persistent_workers = worker_init_fn, persistent_workers
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle:
@@ -141,6 +138,9 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         collate = self.collate_fn or (default_collate_fn if self.auto_collate_batch
                                       else default_convert_fn)
+        if self.num_workers > 0:
+            yield from worker_batches(self, collate, _to_tensors)
+            return
         for samples in self._samples():
             yield _to_tensors(collate(samples))
 

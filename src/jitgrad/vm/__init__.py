@@ -164,6 +164,16 @@ def load_in_background() -> None:
         _start_loading()
 
 
+def finish_background_load() -> None:
+    """Wait for the background loader if it is running (announced when long). Called before
+    a fork (DataLoader workers): a child forked while the loader runs inherits, held
+    forever, the locks it held (Numba's compiler lock, the import locks of the modules it
+    was importing) and would hang at its first compiled op or import."""
+    loader = _loader
+    if loader is not None and loader.is_alive():
+        run_announced(loader.join)
+
+
 def _finish_loading_at_exit() -> None:
     """A process ending while the loader compiles would kill it inside LLVM, which aborts
     the process (a short script on a machine with no Numba cache yet): wait for it instead.
