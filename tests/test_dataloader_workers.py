@@ -404,3 +404,33 @@ def test_forking_while_the_compiled_interpreter_loads_does_not_hang_the_workers(
                          timeout=240, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[[[0, 1]], [[1, 1]]]"
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_workers_and_reaches_only_the_main_process():
+    """SIGINT to the whole process group (a terminal's Ctrl-C): the workers ignore it, the
+    main process gets KeyboardInterrupt and stops them; no worker prints a traceback."""
+    script = textwrap.dedent("""
+        import multiprocessing, os, signal, threading, time
+        import numpy as np
+        from jitgrad.io import Dataset, DataLoader
+
+        class Slow(Dataset):
+            def __len__(self):
+                return 8
+
+            def __getitem__(self, i):
+                time.sleep(30 if i >= 2 else 0)
+                return np.array([i])
+
+        os.setpgid(0, 0)
+        threading.Timer(0.5, lambda: os.killpg(0, signal.SIGINT)).start()
+        try:
+            for b in DataLoader(Slow(), batch_size=1, num_workers=2):
+                pass
+        except KeyboardInterrupt:
+            print("interrupted", multiprocessing.active_children())
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == "interrupted []" and "Traceback" not in out.stderr, out.stderr

@@ -27,6 +27,7 @@ import os
 import pickle
 import queue
 import random
+import signal
 import sys
 import time
 import traceback
@@ -207,6 +208,7 @@ def _worker_main(spec: _WorkerSpec, worker_id: int, tasks: Any, results: Any,
     the loader stops (done) or the main process dies."""
     global _worker_info
     parent = os.getppid()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the main process's to handle
     try:
         _seed_worker(spec.base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=spec.num_workers,
@@ -218,8 +220,6 @@ def _worker_main(spec: _WorkerSpec, worker_id: int, tasks: Any, results: Any,
         except Exception:
             init_error = _WorkerError(worker_id)
         _answer_tasks(spec, worker_id, tasks, results, done, parent, init_error)
-    except KeyboardInterrupt:       # the main process gets it too and stops the workers
-        pass
     finally:
         if done.is_set():
             results.cancel_join_thread()    # exit without flushing what nobody reads
@@ -282,25 +282,28 @@ def _stop_workers(owner: int, workers: list, task_queues: list, results: Any,
     ones, so no worker outlives its pool and nothing hangs at exit."""
     if os.getpid() != owner:        # a forked child holding a copy of its parent's pool
         return
-    done.set()
-    for q in task_queues:
-        try:
-            q.put(None)
-        except (OSError, ValueError):
-            pass
-    deadline = time.monotonic() + JOIN_SECONDS
-    for w in workers:
-        w.join(max(0.0, deadline - time.monotonic()))
-    for w in workers:
-        if w.is_alive():
-            w.terminate()
-            w.join(JOIN_SECONDS)
-        if w.is_alive():
-            w.kill()
-            w.join()
-    for q in task_queues + [results]:
-        q.cancel_join_thread()
-        q.close()
+    workers = [w for w in workers if w.pid is not None]    # (started ones)
+    try:
+        done.set()
+        for q in task_queues:
+            try:
+                q.put(None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + JOIN_SECONDS
+        for w in workers:
+            w.join(max(0.0, deadline - time.monotonic()))
+    finally:                        # (even when a second Ctrl-C cuts the wait short)
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+                w.join(JOIN_SECONDS)
+            if w.is_alive():
+                w.kill()
+                w.join()
+        for q in task_queues + [results]:
+            q.cancel_join_thread()
+            q.close()
 
 
 class _WorkerPool:
@@ -322,8 +325,12 @@ class _WorkerPool:
         self.epoch, self.turn = 0, 0
         self._finalizer = weakref.finalize(self, _stop_workers, os.getpid(), self.workers,
                                            self.task_queues, self.results, self.done)
-        for w in self.workers:
-            w.start()
+        try:
+            for w in self.workers:
+                w.start()
+        except BaseException:           # (spawn: a dataset or collate_fn that won't pickle)
+            self.stop()
+            raise
 
     def stop(self) -> None:
         self._finalizer()
