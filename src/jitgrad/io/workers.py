@@ -427,12 +427,12 @@ class _Epoch:
             epoch, task, worker_id, kind, payload = reply
             if epoch != self.epoch:         # left over from an abandoned pass
                 continue
-            if kind == "drained":
-                self.drained.add(worker_id)
-            self.ready[task] = (kind, payload)
-        kind, payload = self.ready.pop(index)
+            self.ready[task] = (kind, payload, worker_id)
+        kind, payload, worker_id = self.ready.pop(index)
         if kind == "error":         # in its turn: the batches before it come first
             raise payload.exception()
+        if kind == "drained":       # known in task order, not arrival order: which worker
+            self.drained.add(worker_id)     # gets each task never depends on timing
         return kind, payload
 
 
