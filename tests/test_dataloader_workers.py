@@ -448,3 +448,16 @@ def test_ctrl_c_stops_the_workers_and_reaches_only_the_main_process():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == "interrupted []" and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_second_pass_over_a_persistent_loader_takes_its_workers_over():
+    loader = DataLoader(Pids(), batch_size=2, num_workers=2, persistent_workers=True)
+    old = iter(loader)
+    next(old)
+    assert [b.numpy()[:, 0].tolist() for b in loader] == [[0, 1], [2, 3], [4, 5]]
+    with pytest.raises(RuntimeError, match="a newer pass over this loader"):
+        next(old)
+    assert [b.numpy()[:, 0].tolist() for b in loader] == [[0, 1], [2, 3], [4, 5]]
+    del loader, old
+    gc.collect()
+    assert multiprocessing.active_children() == []

@@ -108,9 +108,8 @@ def _map_leaves(batch: Any, fn: Callable[[Any], Any]) -> Any:
     """batch with fn applied to every leaf, through dicts, lists and tuples (kept as such)."""
     if isinstance(batch, dict):
         return {key: _map_leaves(value, fn) for key, value in batch.items()}
-    if isinstance(batch, (list, tuple)):
-        return type(batch)(_map_leaves(value, fn) for value in batch) \
-            if type(batch) in (list, tuple) else fn(batch)
+    if type(batch) in (list, tuple):        # (a namedtuple is a leaf)
+        return type(batch)(_map_leaves(value, fn) for value in batch)
     return fn(batch)
 
 
@@ -411,11 +410,11 @@ class _Epoch:
                 yield payload
 
     def _wait(self, index: int) -> tuple:
+        if self.pool.epoch != self.epoch:
+            raise RuntimeError("DataLoader: a newer pass over this loader "
+                               "(persistent_workers=True) took over its workers")
         deadline = time.monotonic() + self.timeout if self.timeout else None
         while index not in self.ready:
-            if self.pool.epoch != self.epoch:
-                raise RuntimeError("DataLoader: a newer pass over this loader "
-                                   "(persistent_workers=True) took over its workers")
             seconds = POLL_SECONDS if deadline is None else \
                 min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))
             reply = self.pool.receive(seconds)
@@ -450,15 +449,16 @@ def worker_batches(loader: Any, collate: Callable, finish: Callable[[Any], Any]
         pool = _WorkerPool(loader, collate)
         if loader.persistent_workers:
             loader._worker_pool = pool
-    keep = loader.persistent_workers
+    keep, epoch = loader.persistent_workers, None
     try:
-        for batch in _Epoch(pool, loader).batches():
+        epoch = _Epoch(pool, loader)
+        for batch in epoch.batches():
             yield finish(_map_leaves(batch, _sent_to_tensor))
     except GeneratorExit:           # left early: a persistent pool serves the next pass
         raise
-    except BaseException:           # an error or an interrupt: these workers are done
-        keep = False
-        raise
+    except BaseException:           # an error or an interrupt: these workers are done,
+        keep = keep and epoch is not None and pool.epoch != epoch.epoch   # unless a newer
+        raise                                                    # pass took them over
     finally:
         if not keep:
             pool.stop()
