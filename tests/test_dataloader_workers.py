@@ -464,3 +464,38 @@ def test_a_second_pass_over_a_persistent_loader_takes_its_workers_over():
     del loader, old
     gc.collect()
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.slow
+def test_the_interpreter_exits_promptly_with_busy_and_persistent_workers_left_alive():
+    """A script ending with a half-read loader (its workers busy in a 30 s sample) and a
+    persistent loader: exit stops all four workers (terminating the busy ones) at once."""
+    script = textwrap.dedent("""
+        import multiprocessing, time
+        import numpy as np
+        from jitgrad.io import Dataset, DataLoader
+
+        class Slow(Dataset):
+            def __len__(self):
+                return 8
+
+            def __getitem__(self, i):
+                time.sleep(30 if i >= 2 else 0)
+                return np.array([i])
+
+        busy = iter(DataLoader(Slow(), batch_size=1, num_workers=2))
+        next(busy)
+        kept = DataLoader(Slow(), batch_size=1, num_workers=2, persistent_workers=True)
+        next(iter(kept))
+        print(" ".join(str(p.pid) for p in multiprocessing.active_children()))
+    """)
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert time.monotonic() - start < 15
+    pids = [int(p) for p in out.stdout.split()]
+    assert len(pids) == 4
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
