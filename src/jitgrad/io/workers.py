@@ -14,6 +14,9 @@ process with the worker's traceback in its message. Workers stop when an epoch e
 the loop is left early (break, an exception, garbage collection) and at exit; a persistent
 loader's when the loader is collected.
 
+Before forking, the pool waits for jitgrad's background Numba loader if it is running
+(vm.finish_background_load): a child forked mid-load would hang at its first compiled use.
+
 Seeds, as Paddle's: the main process draws base_seed = np.random.randint(0, sys.maxsize)
 before reading the sampler (so np.random.seed gives Paddle's shuffled order); worker i seeds
 `random` and jitgrad with base_seed + i and numpy with the same SeedSequence words as
