@@ -115,9 +115,15 @@ def _sinc_slope(x: np.ndarray, out: np.ndarray) -> np.ndarray:
 def _sinc_deriv(m: Any, x: Any, out: Any) -> Any:
     if isinstance(m, NumpyMath):
         return _sinc_slope(x, out)
-    zero = m.data(x) == 0           # (create_graph: the same slope in jitgrad ops)
-    safe = m.where(zero, 1.0, x)
-    return m.where(zero, 0.0, (m.cos(safe * _m.pi) - out) / safe)
+    # (create_graph: the same slope in jitgrad ops, the series where |pi x| < 0.5, so that
+    # it and its own derivatives keep their digits near 0)
+    small = np.abs(np.asarray(m.data(x), np.float64)) * _m.pi < 0.5
+    safe = m.where(small, 1.0, x)
+    u = m.where(small, x, 0.0) * _m.pi
+    u2, acc = u * u, 0.0
+    for c in reversed(SINC_SERIES):
+        acc = acc * u2 + c
+    return m.where(small, u * acc * _m.pi, (m.cos(safe * _m.pi) - out) / safe)
 
 
 @quiet
