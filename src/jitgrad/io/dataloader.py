@@ -3,7 +3,8 @@
 default_collate_fn stacks a batch's samples field by field as Paddle 3.3.1 does: numpy
 arrays with np.stack, Tensors with paddle.stack, numbers into a numpy array (Python floats
 give float64, ints int64), strings into a list, dicts key by key, lists and tuples field by
-field (as lists). The DataLoader then turns every numpy array of the batch into a Tensor.
+field (as lists). The DataLoader then turns every numpy array of the batch into a Tensor
+and detaches every Tensor (stop_gradient=True, as Paddle's copies).
 Unlike Paddle 3.3.1, which yields nothing at all when a batch holds no array (a batch of
 strings, or a collate_fn returning a list of ints), jitgrad yields that batch.
 
@@ -61,10 +62,17 @@ def default_convert_fn(batch: Any) -> Any:
 
 
 def _to_tensors(batch: Any) -> Any:
-    """numpy arrays -> Tensors through dicts, lists and tuples (tuples become lists)."""
+    """numpy arrays -> Tensors through dicts, lists and tuples (tuples become lists).
+
+    A Tensor comes out detached, as in Paddle 3.3.1 (its loader copies every batch into new
+    storage, stop_gradient=True): a dataset of tensors that need gradients must not put the
+    batch into their graph, where a loss's backward would reach (and fill) the dataset's
+    tensors."""
     if isinstance(batch, np.ndarray):
         from ..core.tensor import to_tensor
         return to_tensor(batch)
+    if isinstance(batch, Tensor):
+        return batch.detach()
     if isinstance(batch, Mapping):
         return {key: _to_tensors(value) for key, value in batch.items()}
     if isinstance(batch, (list, tuple)):
