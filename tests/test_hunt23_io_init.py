@@ -19,3 +19,18 @@ def test_dataloader_batch_of_tensors_needing_grad_is_detached():
     for batch in (stacked, unbatched, collated):
         assert batch.stop_gradient and batch is not w
         np.testing.assert_array_equal(batch.numpy(), [[1., 2.], [3., 4.]])
+
+
+def test_create_parameter_with_attr_false_makes_no_parameter():
+    # Paddle 3.3.1: paddle.create_parameter(..., attr=False) and Layer.create_parameter
+    # return None (no parameter, as bias_attr=False); jitgrad returned a parameter.
+    assert paddle.create_parameter([3], "float32", attr=False) is None
+
+    class NoBias(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.b = self.create_parameter([3], attr=False, is_bias=True)
+
+    layer = NoBias()
+    assert layer.b is None and layer.parameters() == []
+

@@ -69,11 +69,14 @@ class Parameter(Tensor):
 
 def create_parameter(shape: Sequence[int], dtype: Any = None, name: str | None = None,
                      attr: Any = None, is_bias: bool = False,
-                     default_initializer: Initializer | None = None) -> Parameter:
+                     default_initializer: Initializer | None = None) -> Parameter | None:
     """A new Parameter: attr's initializer, else default_initializer, else Xavier (weights)
     or zeros (biases). Named attr.name, else name, else `create_parameter_<n>.w_0` (Paddle's
-    name for a parameter made outside a Layer)."""
+    name for a parameter made outside a Layer). attr=False: no parameter (None), as in
+    Paddle, where `bias_attr=False` means none."""
     attr = as_param_attr(attr)
+    if attr is False:
+        return None
     dt = dtypes.default_float().np if dtype is None else dtypes.to_dtype(dtype).np
     init = attr.initializer if isinstance(attr, ParamAttr) and attr.initializer else \
         global_initializer(is_bias) or default_initializer or \
@@ -142,7 +145,7 @@ class Layer:
 
     def create_parameter(self, shape: Sequence[int], attr: Any = None, dtype: Any = None,
                          is_bias: bool = False,
-                         default_initializer: Initializer | None = None) -> Parameter:
+                         default_initializer: Initializer | None = None) -> Parameter | None:
         attr = as_param_attr(attr)
         name = None if isinstance(attr, ParamAttr) and attr.name else \
             unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
