@@ -34,3 +34,10 @@ def test_create_parameter_with_attr_false_makes_no_parameter():
     layer = NoBias()
     assert layer.b is None and layer.parameters() == []
 
+
+def test_calculate_gain_knows_the_conv_transpose_names():
+    # Paddle 3.3.1's table has conv_transpose1d/2d/3d (gain 1) besides conv2d_transpose.
+    gain = paddle.nn.initializer.calculate_gain
+    assert [gain(n) for n in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")] \
+        == [1, 1, 1]
+

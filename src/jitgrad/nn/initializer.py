@@ -28,7 +28,8 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     leaky_relu sqrt(2 / (1 + slope^2)) with slope param or 0.01, selu 3/4, else 1)."""
     name = str(nonlinearity).lower()
     if name in ("linear", "conv1d", "conv2d", "conv3d", "conv1d_transpose",
-                "conv2d_transpose", "conv3d_transpose", "sigmoid"):
+                "conv2d_transpose", "conv3d_transpose", "conv_transpose1d",
+                "conv_transpose2d", "conv_transpose3d", "sigmoid"):
         return 1
     if name == "tanh":
         return 5.0 / 3
