@@ -41,3 +41,26 @@ def test_calculate_gain_knows_the_conv_transpose_names():
     assert [gain(n) for n in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")] \
         == [1, 1, 1]
 
+
+def test_bilinear_initializer_is_the_bilinear_interpolation_kernel():
+    # Missing before (AttributeError). Paddle 3.3.1 has nn.initializer.Bilinear; its docs
+    # describe a (K, K) bilinear kernel, which jitgrad gives (3.3.1's K=4 row 0 is
+    # [0.0625, 0.28125, 0.375, 0.15625], from a true division: kept difference).
+    init = paddle.nn.initializer.Bilinear()
+    w = paddle.create_parameter([2, 1, 4, 4], "float32", default_initializer=init)
+    taps = np.array([0.25, 0.75, 0.75, 0.25])
+    np.testing.assert_array_equal(w.numpy()[1, 0], np.outer(taps, taps))
+    # the docs' recipe: a channel-wise stride-2 transposed conv upsamples a constant map
+    # to the same constant (away from the border)
+    up = paddle.nn.Conv2DTranspose(2, 2, 4, stride=2, padding=1, groups=2, bias_attr=False,
+                                   weight_attr=paddle.ParamAttr(initializer=init))
+    out = up(paddle.full([1, 2, 5, 5], 3.0)).numpy()
+    assert out.shape == (1, 2, 10, 10)
+    np.testing.assert_allclose(out[:, :, 1:-1, 1:-1], 3.0)
+    x = paddle.to_tensor(np.arange(5, dtype="float32").reshape(1, 1, 1, 5).repeat(5, 2)
+                         .repeat(2, 1))
+    row = up(x).numpy()[0, 0, 4, 1:-1]             # a ramp stays a ramp (linear interp)
+    np.testing.assert_allclose(np.diff(row), 0.5)
+    for shape in ([2, 3], [2, 2, 3, 4]):
+        with np.testing.assert_raises(ValueError):
+            paddle.create_parameter(shape, "float32", default_initializer=init)

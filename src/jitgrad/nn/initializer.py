@@ -196,6 +196,33 @@ class Dirac(Initializer):
         return out
 
 
+class Bilinear(Initializer):
+    """A (K, K) bilinear interpolation kernel in every [out, in] slot of a 4-D weight
+    [C_out, C_in, K, K]: a stride-f Conv2DTranspose with K = 2f - f % 2 then upsamples by f.
+
+    As Paddle's docs describe. Paddle 3.3.1 computes its row index as `(i / K) % K` with a
+    true division, so its kernels are lopsided (K=4: first row [0.0625, 0.28125, 0.375,
+    0.15625], a -0.03125 in the corner) where the bilinear kernel is the outer product of
+    [0.25, 0.75, 0.75, 0.25]."""
+
+    def __init__(self, name: str | None = None) -> None:
+        pass
+
+    def _values(self, shape, dtype):
+        if len(shape) != 4:
+            raise ValueError(f"Bilinear: the weight must be 4-D [C_out, C_in, K, K], got "
+                             f"shape {list(shape)}")
+        if shape[2] != shape[3]:
+            raise ValueError(f"Bilinear: the kernel must be square (shape[2] == shape[3]), "
+                             f"got shape {list(shape)}")
+        size = shape[3]
+        f = math.ceil(size / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        taps = 1 - np.abs(np.arange(size) / f - c)
+        kernel = np.outer(taps, taps).astype(np.float32)
+        return np.broadcast_to(kernel, shape).astype(dtype)
+
+
 _global: dict = {"weight": None, "bias": None}
 
 
