@@ -64,3 +64,22 @@ def test_bilinear_initializer_is_the_bilinear_interpolation_kernel():
     for shape in ([2, 3], [2, 2, 3, 4]):
         with np.testing.assert_raises(ValueError):
             paddle.create_parameter(shape, "float32", default_initializer=init)
+
+
+def _params_with_grads(*grads):
+    params = []
+    for g in grads:
+        p = paddle.create_parameter([len(g)], "float32")
+        p.grad = paddle.to_tensor(g, dtype="float32")
+        params.append(p)
+    return params
+
+
+def test_clip_grad_norm_with_a_nan_norm_makes_every_gradient_nan():
+    # Paddle 3.3.1 (and torch): clip coefficient min(1, max_norm / (NaN + 1e-6)) = NaN
+    # multiplies every gradient: [nan, nan] and [nan]. jitgrad left them unclipped
+    # ([nan, 1.0] and [12.0]), so the next step applied the others as if all was well.
+    a, b = _params_with_grads([float("nan"), 1.0], [12.0])
+    total = paddle.nn.utils.clip_grad_norm_([a, b], max_norm=1.0)
+    assert np.isnan(total.numpy())
+    assert np.isnan(a.grad.numpy()).all() and np.isnan(b.grad.numpy()).all()

@@ -33,7 +33,10 @@ def _params(parameters: Any) -> list[Tensor]:
 def clip_grad_norm_(parameters: Iterable[Tensor] | Tensor, max_norm: float,
                     norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
     """Scale the gradients in place so that their joint norm is at most max_norm (by
-    max_norm / (norm + 1e-6), as Paddle); returns the norm before clipping."""
+    max_norm / (norm + 1e-6), as Paddle); returns the norm before clipping.
+
+    As in Paddle 3.3.1 (and torch): a NaN norm scales every gradient by NaN, so the step
+    that follows shows the divergence instead of applying the other gradients unclipped."""
     grads = [p.grad for p in _params(parameters) if p.grad is not None]
     if not grads:
         return Tensor._make(np.array(0.0, np.float32))
@@ -48,8 +51,8 @@ def clip_grad_norm_(parameters: Iterable[Tensor] | Tensor, max_norm: float,
                            f"non-finite, so they cannot be clipped; pass "
                            f"error_if_nonfinite=False to clip anyway")
     coef = float(max_norm) / (total + 1e-6)
-    if coef < 1.0:
-        with no_grad():
+    if not coef >= 1.0:                                     # (NaN included)
+        with no_grad(), np.errstate(invalid="ignore"):      # (inf * 0: NaN, as Paddle)
             for g in grads:
                 g.scale_(coef)
     return Tensor._make(np.array(total, grads[0]._data.dtype))
