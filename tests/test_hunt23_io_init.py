@@ -83,3 +83,15 @@ def test_clip_grad_norm_with_a_nan_norm_makes_every_gradient_nan():
     total = paddle.nn.utils.clip_grad_norm_([a, b], max_norm=1.0)
     assert np.isnan(total.numpy())
     assert np.isnan(a.grad.numpy()).all() and np.isnan(b.grad.numpy()).all()
+
+
+def test_clip_grad_norm_order_0_counts_the_gradients_holding_a_nonzero():
+    # Paddle 3.3.1 (and torch): the L0 norm of the per-gradient L0 norms, here 2 (grads
+    # [3, 4] and [12] scaled by 1 / (2 + 1e-6)); jitgrad raised ZeroDivisionError.
+    a, b, c = _params_with_grads([3.0, 4.0], [12.0], [0.0])
+    total = paddle.nn.utils.clip_grad_norm_([a, b, c], max_norm=1.0, norm_type=0)
+    assert float(total) == 2.0
+    np.testing.assert_allclose(a.grad.numpy(), np.float32([3, 4]) / (2 + 1e-6), rtol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), np.float32([12]) / (2 + 1e-6), rtol=1e-6)
+    with np.testing.assert_raises(ValueError):
+        paddle.nn.utils.clip_grad_norm_([a], max_norm=1.0, norm_type=-1)

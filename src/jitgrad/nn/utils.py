@@ -36,14 +36,21 @@ def clip_grad_norm_(parameters: Iterable[Tensor] | Tensor, max_norm: float,
     max_norm / (norm + 1e-6), as Paddle); returns the norm before clipping.
 
     As in Paddle 3.3.1 (and torch): a NaN norm scales every gradient by NaN, so the step
-    that follows shows the divergence instead of applying the other gradients unclipped."""
+    that follows shows the divergence instead of applying the other gradients unclipped;
+    norm_type 0 counts the gradients holding a nonzero element (the L0 norm of their L0
+    norms)."""
     grads = [p.grad for p in _params(parameters) if p.grad is not None]
     if not grads:
         return Tensor._make(np.array(0.0, np.float32))
     norm_type = float(norm_type)
+    if not (norm_type >= 0):
+        raise ValueError(f"clip_grad_norm_: norm_type must be 0, a positive number or inf, "
+                         f"got {norm_type}")
     flat = [np.abs(g._data.astype(np.float64)).ravel() for g in grads]
     if norm_type == np.inf:
         total = max(float(f.max(initial=0.0)) for f in flat)
+    elif norm_type == 0:
+        total = float(sum(np.count_nonzero(f) > 0 for f in flat))
     else:
         total = sum(float((f ** norm_type).sum()) for f in flat) ** (1.0 / norm_type)
     if error_if_nonfinite and not np.isfinite(total):
