@@ -95,3 +95,16 @@ def test_clip_grad_norm_order_0_counts_the_gradients_holding_a_nonzero():
     np.testing.assert_allclose(b.grad.numpy(), np.float32([12]) / (2 + 1e-6), rtol=1e-6)
     with np.testing.assert_raises(ValueError):
         paddle.nn.utils.clip_grad_norm_([a], max_norm=1.0, norm_type=-1)
+
+
+def test_vector_to_parameters_reads_the_start_of_a_longer_vector():
+    # Paddle 3.3.1: a vec longer than the parameters fills them from its start (12 values
+    # into 6 + 3: weight [[0, 1, 2], [3, 4, 5]], bias [6, 7, 8]); jitgrad raised ValueError.
+    lin = paddle.nn.Linear(2, 3)
+    paddle.nn.utils.vector_to_parameters(paddle.arange(12, dtype="float32"),
+                                         lin.parameters())
+    np.testing.assert_array_equal(lin.weight.numpy(), [[0, 1, 2], [3, 4, 5]])
+    np.testing.assert_array_equal(lin.bias.numpy(), [6, 7, 8])
+    with np.testing.assert_raises(ValueError):              # shorter: refused, as Paddle
+        paddle.nn.utils.vector_to_parameters(paddle.arange(8, dtype="float32"),
+                                             lin.parameters())

@@ -80,12 +80,13 @@ def parameters_to_vector(parameters: Iterable[Tensor], name: str | None = None) 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor],
                          name: str | None = None) -> None:
-    """Copy consecutive slices of vec into the parameters, in place."""
+    """Copy consecutive slices of vec into the parameters, in place. A longer vec is read
+    from its start (its tail unused), as in Paddle 3.3.1."""
     params = _params(parameters)
     sizes = [p._data.size for p in params]
-    if vec.ndim != 1 or vec.shape[0] != sum(sizes):
-        raise ValueError(f"vector_to_parameters: vec must be 1-D with {sum(sizes)} elements "
-                         f"(the parameters'), got shape {list(vec.shape)}")
+    if vec.ndim != 1 or vec.shape[0] < sum(sizes):
+        raise ValueError(f"vector_to_parameters: vec must be 1-D with at least {sum(sizes)} "
+                         f"elements (the parameters'), got shape {list(vec.shape)}")
     start = 0
     for p, n in zip(params, sizes):
         set_value(p, vec._data[start:start + n].reshape(p._data.shape))
