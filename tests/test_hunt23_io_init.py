@@ -108,3 +108,17 @@ def test_vector_to_parameters_reads_the_start_of_a_longer_vector():
     with np.testing.assert_raises(ValueError):              # shorter: refused, as Paddle
         paddle.nn.utils.vector_to_parameters(paddle.arange(8, dtype="float32"),
                                              lin.parameters())
+
+
+def test_spectral_norm_of_conv3d_transpose_normalises_its_output_axis():
+    # Paddle 3.3.1: dim defaults to 1 for every transposed convolution, Conv3DTranspose
+    # included (weight [2, 3, 2, 2, 2]: weight_u [3], weight_v [16]); jitgrad used dim 0
+    # there (u [2], v [24]), dividing by the singular value of another matrix.
+    paddle.seed(0)
+    conv = paddle.nn.Conv3DTranspose(2, 3, 2)
+    paddle.nn.utils.spectral_norm(conv, n_power_iterations=30)
+    assert conv.weight_u.shape == [3] and conv.weight_v.shape == [16]
+    conv(paddle.ones([1, 2, 3, 3, 3]))
+    w = conv.weight.numpy()
+    sigma = np.linalg.svd(np.moveaxis(w, 1, 0).reshape(3, -1), compute_uv=False)[0]
+    assert abs(sigma - 1) < 1e-3

@@ -206,6 +206,7 @@ def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 
     vectors). dim None: 1 for Linear and the transposed convolutions (their output axis),
     else 0, as Paddle."""
     from .layers import Conv1DTranspose, Conv2DTranspose, Linear
+    from .layers3d import Conv3DTranspose
     if n_power_iterations <= 0:
         raise ValueError(f"Expected n_power_iterations to be positive, but got "
                          f"n_power_iterations={n_power_iterations}")
@@ -217,7 +218,8 @@ def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 
         raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter "
                            f"{name}")
     if dim is None:
-        dim = 1 if isinstance(layer, (Conv1DTranspose, Conv2DTranspose, Linear)) else 0
+        transposed = (Conv1DTranspose, Conv2DTranspose, Conv3DTranspose, Linear)
+        dim = 1 if isinstance(layer, transposed) else 0
     hook = _SpectralNorm(name, n_power_iterations, dim, eps)
     h, rest = hook.matrix(Tensor._make(w._data)).shape
     g = creation.generator()
