@@ -122,3 +122,18 @@ def test_spectral_norm_of_conv3d_transpose_normalises_its_output_axis():
     w = conv.weight.numpy()
     sigma = np.linalg.svd(np.moveaxis(w, 1, 0).reshape(3, -1), compute_uv=False)[0]
     assert abs(sigma - 1) < 1e-3
+
+
+def test_weight_norm_dim_minus_one_normalises_the_whole_weight():
+    # Paddle 3.3.1: "(dim = -1) == (dim = None)": weight_g is the 0-d norm of the whole
+    # weight (8.13941 for this one); jitgrad took the last axis (g [3.20156, 7.48331]).
+    lin = paddle.nn.Linear(3, 2)
+    w = np.float32([[1, 2], [3, -4], [0.5, 6]])
+    lin.weight.set_value(paddle.to_tensor(w))
+    paddle.nn.utils.weight_norm(lin, dim=-1)
+    assert lin.weight_g.shape == []
+    np.testing.assert_allclose(lin.weight_g.numpy(), np.linalg.norm(w), rtol=1e-6)
+    np.testing.assert_allclose(lin.weight.numpy(), w, rtol=1e-6)
+    lin(paddle.ones([1, 3])).sum().backward()                 # d/dg of sum(g * v / |v|)
+    np.testing.assert_allclose(lin.weight_g.grad.numpy(), w.sum() / np.linalg.norm(w),
+                               rtol=1e-5)

@@ -121,10 +121,14 @@ class _WeightNorm:
 
 def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Layer:
     """Replace parameter `name` by name_g (its norm over every axis but dim; a scalar for
-    dim None) and name_v (its direction), and recompute it from them before each forward."""
+    dim None) and name_v (its direction), and recompute it from them before each forward.
+    dim=-1 is dim None (every element normalised together), as in Paddle 3.3.1; other
+    negative dims count from the end."""
     w = layer._parameters.get(name)
     if not isinstance(w, Parameter):
         raise ValueError(f"weight_norm: the layer has no parameter {name!r}")
+    if dim == -1:
+        dim = None
     if dim is not None:
         if not -w.ndim <= dim < w.ndim:
             raise ValueError(f"weight_norm: dim {dim} is out of range for a {w.ndim}-D "
