@@ -137,3 +137,14 @@ def test_weight_norm_dim_minus_one_normalises_the_whole_weight():
     lin(paddle.ones([1, 3])).sum().backward()                 # d/dg of sum(g * v / |v|)
     np.testing.assert_allclose(lin.weight_g.grad.numpy(), w.sum() / np.linalg.norm(w),
                                rtol=1e-5)
+
+
+def test_normalising_a_weight_twice_says_so():
+    # Paddle 3.3.1: RuntimeError "Cannot register two weight_norm (spectral_norm) hooks on
+    # the same parameter weight"; jitgrad raised ValueError "the layer has no parameter
+    # 'weight'", which hid the cause.
+    U = paddle.nn.utils
+    for normalise in (U.weight_norm, U.spectral_norm):
+        lin = normalise(paddle.nn.Linear(3, 2))
+        with np.testing.assert_raises_regex(RuntimeError, "Cannot register two"):
+            normalise(lin)

@@ -124,6 +124,9 @@ def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Laye
     dim None) and name_v (its direction), and recompute it from them before each forward.
     dim=-1 is dim None (every element normalised together), as in Paddle 3.3.1; other
     negative dims count from the end."""
+    if getattr(layer, "_weight_norm_hooks", {}).get(name) is not None:
+        raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter "
+                           f"{name}")
     w = layer._parameters.get(name)
     if not isinstance(w, Parameter):
         raise ValueError(f"weight_norm: the layer has no parameter {name!r}")
@@ -134,8 +137,6 @@ def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Laye
             raise ValueError(f"weight_norm: dim {dim} is out of range for a {w.ndim}-D "
                              f"parameter")
         dim %= w.ndim
-    if getattr(layer, "_weight_norm_hooks", {}).get(name) is not None:
-        raise RuntimeError(f"weight_norm: {name!r} is normalised already")
     with no_grad():
         norm = _norm_except(Tensor._make(w._data), dim)._data
     g_values = norm.reshape(-1) if dim is not None else norm.reshape(())
@@ -214,13 +215,13 @@ def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 
     if n_power_iterations <= 0:
         raise ValueError(f"Expected n_power_iterations to be positive, but got "
                          f"n_power_iterations={n_power_iterations}")
-    w = layer._parameters.get(name)
-    if not isinstance(w, Parameter):
-        raise ValueError(f"spectral_norm: the layer has no parameter {name!r}")
     if any(isinstance(h, _SpectralNorm) and h.name == name
            for h in layer._forward_pre_hooks.values()):
         raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter "
                            f"{name}")
+    w = layer._parameters.get(name)
+    if not isinstance(w, Parameter):
+        raise ValueError(f"spectral_norm: the layer has no parameter {name!r}")
     if dim is None:
         transposed = (Conv1DTranspose, Conv2DTranspose, Conv3DTranspose, Linear)
         dim = 1 if isinstance(layer, transposed) else 0
