@@ -148,3 +148,24 @@ def test_normalising_a_weight_twice_says_so():
         lin = normalise(paddle.nn.Linear(3, 2))
         with np.testing.assert_raises_regex(RuntimeError, "Cannot register two"):
             normalise(lin)
+
+
+def test_weight_norm_keeps_the_weight_under_a_global_initializer():
+    # Paddle 3.3.1 creates weight_g / weight_v and then assigns them, so a global
+    # initializer (Constant(0.7)) cannot reach them: weight, weight_v unchanged, weight_g
+    # the column norms [2.23607, 5.0, 6.0208]. jitgrad initialised them with the global
+    # Constant(0.7): the weight became 0.49497 everywhere, and 0.7 after remove_weight_norm.
+    init = paddle.nn.initializer
+    lin = paddle.nn.Linear(3, 2)
+    w = np.float32([[1, 2], [3, -4], [0.5, 6]])
+    lin.weight.set_value(paddle.to_tensor(w))
+    init.set_global_initializer(init.Constant(0.7), init.Constant(0.2))
+    try:
+        paddle.nn.utils.weight_norm(lin)
+        np.testing.assert_allclose(lin.weight.numpy(), w, rtol=1e-6)
+        np.testing.assert_array_equal(lin.weight_v.numpy(), w)
+        np.testing.assert_allclose(lin.weight_g.numpy(), np.linalg.norm(w, axis=1), rtol=1e-6)
+        paddle.nn.utils.remove_weight_norm(lin)
+        np.testing.assert_allclose(lin.weight.numpy(), w, rtol=1e-6)
+    finally:
+        init.set_global_initializer(None)

@@ -15,7 +15,6 @@ from ..ops.loss import normalize
 from ..ops.inplace import set_value
 from ..ops.stats import vector_norm
 from .layer import Layer, Parameter, create_parameter
-from .initializer import Assign
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters", "weight_norm", "remove_weight_norm", "spectral_norm"]
@@ -101,6 +100,15 @@ def _norm_except(v: Tensor, dim: int | None) -> Tensor:
     return vector_norm(v, axis=axes, keepdim=True) if axes else abs(v)
 
 
+def _parameter_of(values: np.ndarray, name: str | None) -> Parameter:
+    """A new parameter holding values. Made first and then written, as Paddle does: an
+    initializer would lose to set_global_initializer's, which outranks a default one."""
+    p = create_parameter(list(values.shape), values.dtype, name)
+    with no_grad():
+        set_value(p, values)
+    return p
+
+
 class _WeightNorm:
     """The forward pre-hook weight_norm registers: weight = g * v / ||v||."""
 
@@ -142,11 +150,8 @@ def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Laye
     g_values = norm.reshape(-1) if dim is not None else norm.reshape(())
     del layer._parameters[name]
     object.__delattr__(layer, name)
-    layer.add_parameter(name + "_v", create_parameter(
-        list(w.shape), w._data.dtype, w.name + "_v", default_initializer=Assign(w._data)))
-    layer.add_parameter(name + "_g", create_parameter(
-        list(g_values.shape), w._data.dtype, w.name + "_g",
-        default_initializer=Assign(g_values)))
+    layer.add_parameter(name + "_v", _parameter_of(w._data, w.name + "_v"))
+    layer.add_parameter(name + "_g", _parameter_of(g_values, w.name + "_g"))
     hook = _WeightNorm(name, dim)
     layer.register_buffer(name, None, persistable=False)    # the computed weight (Paddle's)
     handle = layer.register_forward_pre_hook(hook)
@@ -168,9 +173,8 @@ def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
     v = getattr(layer, name + "_v")
     for suffix in ("_g", "_v", ""):
         delattr(layer, name + suffix)
-    layer.add_parameter(name, create_parameter(
-        list(w.shape), w._data.dtype, v.name[:-2] if v.name.endswith("_v") else None,
-        default_initializer=Assign(w._data)))
+    layer.add_parameter(name, _parameter_of(w._data, v.name[:-2] if v.name.endswith("_v")
+                                            else None))
     return layer
 
 
