@@ -169,3 +169,21 @@ def test_weight_norm_keeps_the_weight_under_a_global_initializer():
         np.testing.assert_allclose(lin.weight.numpy(), w, rtol=1e-6)
     finally:
         init.set_global_initializer(None)
+
+
+def test_weight_norm_parameters_are_named_as_paddle_names_them():
+    # Paddle 3.3.1 makes weight_v, weight_g (and the weight remove_weight_norm restores)
+    # with layer.create_parameter: linear_0.w_1, linear_0.w_2, then linear_0.w_3, so an
+    # optimizer checkpoint names them so (linear_0.w_1_moment1_0). spectral_norm takes two
+    # such names for u and v. jitgrad named them linear_0.w_0_v, linear_0.w_0_g, linear_0.w_0.
+    lin = paddle.nn.Linear(3, 2)
+    base = lin.full_name()
+    paddle.nn.utils.weight_norm(lin)
+    assert (lin.weight_v.name, lin.weight_g.name) == (f"{base}.w_1", f"{base}.w_2")
+    paddle.nn.utils.remove_weight_norm(lin)
+    assert lin.weight.name == f"{base}.w_3"
+    conv = paddle.nn.Conv2D(2, 2, 1)
+    paddle.nn.utils.spectral_norm(conv)
+    paddle.nn.utils.weight_norm(conv, name="bias")
+    assert (conv.bias_v.name, conv.bias_g.name) == (f"{conv.full_name()}.w_3",
+                                                    f"{conv.full_name()}.w_4")

@@ -14,7 +14,8 @@ from ..ops import concat, creation, dot, matmul, mv, reshape, transpose
 from ..ops.loss import normalize
 from ..ops.inplace import set_value
 from ..ops.stats import vector_norm
-from .layer import Layer, Parameter, create_parameter
+from ..utils import unique_name
+from .layer import Layer, Parameter
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters", "weight_norm", "remove_weight_norm", "spectral_norm"]
@@ -100,10 +101,11 @@ def _norm_except(v: Tensor, dim: int | None) -> Tensor:
     return vector_norm(v, axis=axes, keepdim=True) if axes else abs(v)
 
 
-def _parameter_of(values: np.ndarray, name: str | None) -> Parameter:
-    """A new parameter holding values. Made first and then written, as Paddle does: an
-    initializer would lose to set_global_initializer's, which outranks a default one."""
-    p = create_parameter(list(values.shape), values.dtype, name)
+def _parameter_of(layer: Layer, values: np.ndarray) -> Parameter:
+    """A new parameter of layer holding values, named as Paddle 3.3.1 names it (the layer's
+    next `.w_N`, so optimizer checkpoints match). Made first and then written, as Paddle
+    does: an initializer would lose to set_global_initializer's, which outranks a default."""
+    p = layer.create_parameter(list(values.shape), dtype=values.dtype)
     with no_grad():
         set_value(p, values)
     return p
@@ -150,8 +152,8 @@ def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Laye
     g_values = norm.reshape(-1) if dim is not None else norm.reshape(())
     del layer._parameters[name]
     object.__delattr__(layer, name)
-    layer.add_parameter(name + "_v", _parameter_of(w._data, w.name + "_v"))
-    layer.add_parameter(name + "_g", _parameter_of(g_values, w.name + "_g"))
+    layer.add_parameter(name + "_v", _parameter_of(layer, w._data))
+    layer.add_parameter(name + "_g", _parameter_of(layer, g_values))
     hook = _WeightNorm(name, dim)
     layer.register_buffer(name, None, persistable=False)    # the computed weight (Paddle's)
     handle = layer.register_forward_pre_hook(hook)
@@ -170,11 +172,9 @@ def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
     with no_grad():
         w = hook.compute(layer)
     handle.remove()
-    v = getattr(layer, name + "_v")
     for suffix in ("_g", "_v", ""):
         delattr(layer, name + suffix)
-    layer.add_parameter(name, _parameter_of(w._data, v.name[:-2] if v.name.endswith("_v")
-                                            else None))
+    layer.add_parameter(name, _parameter_of(layer, w._data))
     return layer
 
 
@@ -234,6 +234,8 @@ def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 
     g = creation.generator()
     u, v = (Tensor._make(normalize(Tensor._make(g.normal(0.0, 1.0, n).astype(w._data.dtype)),
                                    axis=0, epsilon=eps)._data) for n in (h, rest))
+    for _ in (u, v):            # Paddle makes u and v with layer.create_parameter: their
+        unique_name.generate(f"{layer.full_name()}.w")      # names are taken
     del layer._parameters[name]
     object.__delattr__(layer, name)
     layer.add_parameter(name + "_orig", w)
