@@ -187,3 +187,12 @@ def test_weight_norm_parameters_are_named_as_paddle_names_them():
     paddle.nn.utils.weight_norm(conv, name="bias")
     assert (conv.bias_v.name, conv.bias_g.name) == (f"{conv.full_name()}.w_3",
                                                     f"{conv.full_name()}.w_4")
+
+
+def test_kaiming_fan_out_mode_refuses_a_fan_in():
+    # Paddle 3.3.1: ValueError "The mode of KaimingNormal/KaimingUniform is 'fan_out', but
+    # fan_in is set. Please set fan_in to None."; jitgrad used the fan_in, ignoring the mode.
+    init = paddle.nn.initializer
+    for kaiming in (init.KaimingNormal, init.KaimingUniform):
+        with np.testing.assert_raises_regex(ValueError, "fan_in"):
+            kaiming(fan_in=9, mode="fan_out")

@@ -126,6 +126,9 @@ class KaimingUniform(Initializer):
                  nonlinearity: str = "relu", mode: str = "fan_in") -> None:
         if mode not in ("fan_in", "fan_out"):
             raise ValueError(f"Kaiming: mode must be 'fan_in' or 'fan_out', got {mode!r}")
+        if mode == "fan_out" and fan_in is not None:
+            raise ValueError("Kaiming: mode='fan_out' uses the parameter's fan_out, but fan_in "
+                             "is set; set fan_in to None (as Paddle requires)")
         self.fan_in, self.negative_slope = fan_in, negative_slope
         self.nonlinearity, self.mode = nonlinearity, mode
 
