@@ -196,3 +196,16 @@ def test_kaiming_fan_out_mode_refuses_a_fan_in():
     for kaiming in (init.KaimingNormal, init.KaimingUniform):
         with np.testing.assert_raises_regex(ValueError, "fan_in"):
             kaiming(fan_in=9, mode="fan_out")
+
+
+def test_uniform_bounds_and_a_negative_normal_std_are_handled_up_front():
+    # Paddle 3.3.1: Uniform(2.0, 1.0) is refused when made ("high should greater or equal
+    # than low"; jitgrad raised numpy's "high - low < 0" at the parameter), and Normal(0, -1)
+    # draws mean + std * N(0, 1) (jitgrad raised numpy's "scale < 0").
+    init = paddle.nn.initializer
+    with np.testing.assert_raises_regex(ValueError, "Uniform: high"):
+        init.Uniform(2.0, 1.0)
+    paddle.seed(7)
+    values = paddle.create_parameter([20000], "float32",
+                                     default_initializer=init.Normal(1.0, -2.0)).numpy()
+    assert abs(values.mean() - 1.0) < 0.1 and abs(values.std() - 2.0) < 0.1

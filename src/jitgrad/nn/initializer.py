@@ -69,6 +69,8 @@ class Constant(Initializer):
 
 class Uniform(Initializer):
     def __init__(self, low: float = -1.0, high: float = 1.0, name: str | None = None) -> None:
+        if not high >= low:
+            raise ValueError(f"Uniform: high ({high}) must not be below low ({low})")
         self.low, self.high = low, high
 
     def _values(self, shape, dtype):
@@ -80,7 +82,8 @@ class Normal(Initializer):
         self.mean, self.std = mean, std
 
     def _values(self, shape, dtype):
-        return creation.generator().normal(self.mean, self.std, shape).astype(dtype)
+        # mean + std * N(0, 1), as Paddle draws it: a negative std is the same distribution
+        return creation.generator().normal(self.mean, abs(self.std), shape).astype(dtype)
 
 
 class TruncatedNormal(Initializer):
