@@ -209,3 +209,21 @@ def test_uniform_bounds_and_a_negative_normal_std_are_handled_up_front():
     values = paddle.create_parameter([20000], "float32",
                                      default_initializer=init.Normal(1.0, -2.0)).numpy()
     assert abs(values.mean() - 1.0) < 0.1 and abs(values.std() - 2.0) < 0.1
+
+
+def test_layer_create_parameter_takes_the_default_dtype_of_the_time():
+    # Paddle 3.3.1: Layer.create_parameter without a dtype uses set_default_dtype's dtype
+    # (float64 here), for a Layer subclass made without a dtype or with float32; jitgrad
+    # used the layer's "float32" and silently made float32 parameters.
+    class Custom(paddle.nn.Layer):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.p = self.create_parameter([2])
+
+    paddle.set_default_dtype("float64")
+    try:
+        assert Custom().p.dtype == paddle.float64
+        assert Custom(dtype="float32").p.dtype == paddle.float64
+    finally:
+        paddle.set_default_dtype("float32")
+    assert Custom().p.dtype == paddle.float32

@@ -146,11 +146,15 @@ class Layer:
     def create_parameter(self, shape: Sequence[int], attr: Any = None, dtype: Any = None,
                          is_bias: bool = False,
                          default_initializer: Initializer | None = None) -> Parameter | None:
+        """A parameter of this layer (see create_parameter). Without a dtype it takes the
+        default dtype of the time (set_default_dtype), as Paddle 3.3.1 does, unless the layer
+        was made with another dtype than float32, whose dtype it then takes."""
         attr = as_param_attr(attr)
         name = None if isinstance(attr, ParamAttr) and attr.name else \
             unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
-        return create_parameter(shape, dtype or self._dtype, name, attr, is_bias,
-                                default_initializer)
+        if dtype is None and dtypes.to_dtype(self._dtype).np != np.float32:
+            dtype = self._dtype
+        return create_parameter(shape, dtype, name, attr, is_bias, default_initializer)
 
     def add_parameter(self, name: str, parameter: Parameter) -> Parameter:
         if not isinstance(parameter, Parameter):
