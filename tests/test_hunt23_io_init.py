@@ -227,3 +227,23 @@ def test_layer_create_parameter_takes_the_default_dtype_of_the_time():
     finally:
         paddle.set_default_dtype("float32")
     assert Custom().p.dtype == paddle.float32
+
+
+def test_a_regularizer_as_weight_attr_reaches_the_parameter():
+    # Paddle 3.3.1 reads weight_attr=L2Decay(0.5) as ParamAttr(regularizer=L2Decay(0.5)):
+    # one SGD step (lr 0.1, zero data gradient) takes weight [1, 2] to [0.95, 1.9] and an
+    # L1Decay(0.5) bias 1 to 0.85. jitgrad dropped the regularizer (weight unchanged, bias
+    # 0.9), and ignored any other unknown attr ([1, 2], 0.5, a dict) where Paddle raises
+    # TypeError.
+    lin = paddle.nn.Linear(2, 1, weight_attr=paddle.regularizer.L2Decay(0.5),
+                           bias_attr=paddle.regularizer.L1Decay(0.5))
+    lin.weight.set_value(paddle.to_tensor([[1.0], [2.0]]))
+    lin.bias.set_value(paddle.to_tensor([1.0]))
+    opt = paddle.optimizer.SGD(0.1, parameters=lin.parameters())
+    lin(paddle.zeros([1, 2])).sum().backward()
+    opt.step()
+    np.testing.assert_allclose(lin.weight.numpy(), [[0.95], [1.9]], rtol=1e-6)
+    np.testing.assert_allclose(lin.bias.numpy(), [0.85], rtol=1e-6)
+    for bad in ([1, 2], 0.5, {"a": 1}):
+        with np.testing.assert_raises(TypeError):
+            paddle.nn.Linear(2, 2, weight_attr=bad)

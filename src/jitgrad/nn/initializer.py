@@ -264,13 +264,21 @@ class ParamAttr:
 
 def as_param_attr(attr: Any) -> Any:
     """A weight_attr / bias_attr / attr argument as a ParamAttr, as Paddle's ParamAttr._to_attr
-    reads it: a name (str) or an initializer on its own stands for a ParamAttr with just
-    that; None and True for the defaults (None); False (no parameter) and a ParamAttr are
-    returned as they are."""
+    reads it: a name (str), an initializer or a regularizer (L1Decay / L2Decay) on its own
+    stands for a ParamAttr with just that; None and True for the defaults (None); False (no
+    parameter) and a ParamAttr are returned as they are. Anything else raises TypeError (it
+    was ignored silently, a regularizer included)."""
+    from ..regularizer import WeightDecayRegularizer
+    if attr is None or attr is False or isinstance(attr, ParamAttr):
+        return attr
+    if attr is True:
+        return None
     if isinstance(attr, str):
         return ParamAttr(name=attr)
     if isinstance(attr, Initializer):
         return ParamAttr(initializer=attr)
-    if attr is True:
-        return None
-    return attr
+    if isinstance(attr, WeightDecayRegularizer):
+        return ParamAttr(regularizer=attr)
+    raise TypeError(f"a parameter attribute must be a ParamAttr, a name (str), an "
+                    f"initializer, a regularizer, a bool or None, got {type(attr).__name__} "
+                    f"{attr!r}")
