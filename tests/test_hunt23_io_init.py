@@ -247,3 +247,13 @@ def test_a_regularizer_as_weight_attr_reaches_the_parameter():
     for bad in ([1, 2], 0.5, {"a": 1}):
         with np.testing.assert_raises(TypeError):
             paddle.nn.Linear(2, 2, weight_attr=bad)
+
+
+def test_parameters_made_under_lazy_guard_can_be_initialized():
+    # Paddle 3.3.1: parameters made inside LazyGuard are initialised by p.initialize()
+    # (Constant(0.5): weight 0.5, y = [1.5, 1.5]); jitgrad raised AttributeError.
+    with paddle.LazyGuard():
+        lin = paddle.nn.Linear(3, 2, weight_attr=paddle.nn.initializer.Constant(0.5))
+    for p in lin.parameters():
+        assert p.initialize() is None
+    np.testing.assert_array_equal(lin(paddle.ones([1, 3])).numpy(), [[1.5, 1.5]])

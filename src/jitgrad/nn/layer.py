@@ -57,6 +57,10 @@ class Parameter(Tensor):
             raise ValueError(f"trainable must be True or False, got {value!r}")
         self.stop_gradient = not value
 
+    def initialize(self) -> None:
+        """Paddle runs the initializer LazyGuard delayed; jitgrad's LazyGuard initialises at
+        once, so there is nothing left to do (the values stand)."""
+
     def _set_grad_ivar(self, value: Tensor) -> None:
         """Paddle's private `p.grad = value` (Tensor's refuses: Parameters only)."""
         self.grad = value
