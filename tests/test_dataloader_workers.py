@@ -17,17 +17,7 @@ import pytest
 import jitgrad as paddle
 from jitgrad.io import DataLoader, Dataset, IterableDataset, TensorDataset, get_worker_info
 from jitgrad.io import workers
-
-
-class Items(Dataset):
-    def __init__(self, items):
-        self.items = items
-
-    def __getitem__(self, i):
-        return self.items[i]
-
-    def __len__(self):
-        return len(self.items)
+from io_helpers import Items
 
 
 class Stream(IterableDataset):

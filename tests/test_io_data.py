@@ -7,19 +7,9 @@ import pytest
 
 import jitgrad as paddle
 from jitgrad.io import (BatchSampler, ChainDataset, ComposeDataset, ConcatDataset, DataLoader,
-                        Dataset, IterableDataset, RandomSampler, Subset, SubsetRandomSampler,
+                        IterableDataset, RandomSampler, Subset, SubsetRandomSampler,
                         TensorDataset, WeightedRandomSampler, default_collate_fn, random_split)
-
-
-class Items(Dataset):
-    def __init__(self, items):
-        self.items = items
-
-    def __getitem__(self, i):
-        return self.items[i]
-
-    def __len__(self):
-        return len(self.items)
+from io_helpers import Items
 
 
 class Stream(IterableDataset):
