@@ -128,6 +128,24 @@ def test_inputs_next_to_a_rounding_boundary_are_the_c_librarys(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_doubted_inputs_in_any_block_of_a_large_array_are_the_c_librarys(name):
+    # the kernels redo one block of float32_math._BLOCK elements per doubt: a doubted input
+    # at a block's first or last element, or in the short last block, is still caught
+    block = float32_math._BLOCK
+    n = 3 * block + 5
+    x = np.full(n, 0.75, np.float32)
+    near = np.array(NEAR_BOUNDARY[name], np.float32)
+    where = [0, block - 1, block, 2 * block + 7, n - 1]
+    for k, pos in enumerate(where):
+        x[pos] = near[k % near.size]
+    out = np.empty_like(x)
+    getattr(float32_math, name)(x, out)
+    want = np.float32(np.array([math.__dict__[name](float(v)) for v in x[where]]))
+    _same_bits(out[where], want)
+    _same_bits(out, _c_library(name, x))
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_the_op_forward_and_gradient_use_it(name):
     rng = np.random.default_rng(3)
     low, high = {"atanh": (-0.9, 0.9), "acosh": (1.1, 4.0),
