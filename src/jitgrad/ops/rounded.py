@@ -5,7 +5,7 @@ Why float64 for float32: numpy's SIMD float32 exp is 1 ulp off (exp(1) gives 2.7
 Paddle and the correctly rounded value 2.71828175), and without AVX-512 its float32 sinh,
 cosh, expm1, log1p, tan, arctan ... are scalar C library loops (15-25 ns an element; torch's
 take 1-2). Once Numba is loaded (the first backward loads it), vm/float32_math.py gives the
-same values in one vectorised pass (~3 ns an element, against the detour's 6-13); before,
+same values in one vectorised pass (1.2-2.5 ns an element, against the detour's 6-13); before,
 numpy computes them in float64. Every op whose forward or saved factor uses one of these
 calls it here, on both of its paths, so the two agree bit for bit (where numpy's float64
 functions are the C library's, as on AVX2; an AVX-512 numpy has its own, which can differ
