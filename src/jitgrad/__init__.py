@@ -44,6 +44,9 @@ from .device import (get_cudnn_version, is_compiled_with_cinn,  # noqa: E402,F40
                      is_compiled_with_distribute, is_compiled_with_ipu,
                      is_compiled_with_rocm, is_compiled_with_xpu)
 from .device import cuda_module as cuda  # noqa: E402,F401  (paddle.cuda)
+from .device import device_guard, get_default_device  # noqa: E402,F401
+from .ops.legacy_creation import TENSOR_FACTORIES as _TENSOR_FACTORIES  # noqa: E402
+globals().update(_TENSOR_FACTORIES)     # paddle.FloatTensor ... (legacy constructors)
 from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: E402
                   get_autocast_gpu_dtype, is_autocast_enabled)
 
@@ -74,3 +77,10 @@ from .core import param_aliases as _param_aliases  # noqa: E402
 _param_aliases.install(_sys.modules[__name__], key="")
 _param_aliases.install(linalg, key="linalg")
 _param_aliases.install(nn.functional, key="nn.functional")
+
+# paddle.special: Paddle 3.3.1's three names, the top-level functions (keyword aliases too)
+from .core.namespace import Namespace as _Namespace  # noqa: E402
+special = _Namespace("jitgrad.special", "special",
+                     {"expm1": expm1, "logsumexp": logsumexp, "softmax": softmax},  # noqa: F405
+                     doc="Paddle's paddle.special: expm1, logsumexp, softmax.")
+_sys.modules["jitgrad.special"] = special

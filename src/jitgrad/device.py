@@ -17,7 +17,7 @@ __all__ = ["get_device", "set_device", "get_all_device_type", "get_available_dev
            "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
            "is_compiled_with_ipu", "is_compiled_with_cinn", "is_compiled_with_distribute",
            "is_compiled_with_custom_device", "is_available", "device_count", "synchronize",
-           "get_cudnn_version", "device", "cuda"]
+           "get_cudnn_version", "device", "cuda", "device_guard"]
 
 
 def get_all_device_type() -> list[str]:
@@ -79,6 +79,43 @@ class device:                                       # noqa: N801  (Paddle's name
 
     def __exit__(self, *exc: Any) -> None:
         return None
+
+
+class device_guard:                                 # noqa: N801  (Paddle's name)
+    """`with paddle.device_guard('cpu'):` (Paddle 3.3.1: paddle.device.device_guard): the
+    device is a str or a place, read as the other device readers read one ('CPU' is the CPU,
+    ' cpu ', 'cpu:0' and 'gpu' raise ValueError); None or an int raise ValueError too, as
+    Paddle's. Only the CPU, so the block changes nothing."""
+
+    def __init__(self, device: Any) -> None:
+        if not isinstance(device, (str, Place)):
+            raise ValueError(f"device_guard: 'device' must be a string or a place such as "
+                             f"paddle.CPUPlace(), but got {type(device)}")
+        self.place: Place = to_place(device, "paddle.device_guard")
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+class Device(str):
+    """What paddle.get_default_device() returns: a str naming the device ('cpu'), with
+    Paddle's .type ('cpu') and .index (None)."""
+
+    @property
+    def type(self) -> str:
+        return str(self).partition(":")[0]
+
+    @property
+    def index(self) -> int | None:
+        return None
+
+
+def get_default_device() -> Device:
+    """The default device: 'cpu' (jitgrad computes on the CPU only)."""
+    return Device("cpu")
 
 
 def _cuda_synchronize(device: Any = None) -> None:

@@ -29,6 +29,9 @@ def _tensor_resolver(sub: str) -> _Callable[[str], _Any]:
         from .ops import legacy_creation
         if name in ("fill_constant", "gaussian"):
             return getattr(legacy_creation, name)
+        if sub == "creation" and name in ("resize_", "set_"):   # (Tensor methods elsewhere)
+            from .ops import inplace_more
+            return getattr(inplace_more, name)
         if sub == "linalg" and name in jitgrad.linalg.__dict__:
             return jitgrad.linalg.__dict__[name]
         value = jitgrad.__dict__.get(name)

@@ -49,6 +49,7 @@ from .containers import LayerDict, ParameterDict, ParameterList  # noqa: E402
 __all__ += ["LayerDict", "ParameterDict", "ParameterList"]
 
 from . import utils  # noqa: E402
+from .utils import spectral_norm  # noqa: E402,F401  (Paddle 3.3.1: paddle.nn.spectral_norm)
 from .layer_torch_names import METHODS as _LAYER_METHODS  # noqa: E402
 for _n, _f in _LAYER_METHODS.items():
     setattr(Layer, _n, _f)

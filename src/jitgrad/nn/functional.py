@@ -79,6 +79,8 @@ from ..ops.softmax_ce import softmax_with_cross_entropy  # noqa: E402
 from ..ops.assemble import diag_embed  # noqa: E402  (Paddle 3.3.1 has it here too)
 softmax_with_cross_entropy = _check_tensor_args(softmax_with_cross_entropy)
 __all__ += ["softmax_with_cross_entropy", "diag_embed"]
+from ..ops import pdist  # noqa: E402,F401  (Paddle 3.3.1: here and at the top)
+from ..ops.linear_embedding import embedding_renorm_  # noqa: E402,F401
 
 from ..core.namespace import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr('jitgrad.nn.functional', 'nn.functional')   # a missing name says what Paddle has

@@ -116,6 +116,9 @@ CREATION = ["arange", "eye", "full", "full_like", "linspace", "normal", "ones", 
             "empty", "empty_like", "tril_indices", "triu_indices", "logspace",
             "manual_seed", "standard_normal", "rand_like", "randn_like", "randint_like",
             "as_tensor", "asarray", "from_numpy", "get_rng_state", "set_rng_state"]
+from . import windows as _windows  # noqa: E402  (paddle.hann_window ...: functions only)
+globals().update({_n: getattr(_windows, _n) for _n in _windows.NAMES})
+CREATION += _windows.NAMES
 
 
 def _multi_dot(x: list, name: str | None = None) -> Tensor:

@@ -16,6 +16,7 @@ from ..core.tensor import Tensor
 from . import bessel as BE
 from . import bitwise as BW
 from . import elementwise as E
+from . import indexing as IX
 from . import more_indexing as MI
 from . import more_manipulation as MM
 from . import more_math as MA
@@ -247,6 +248,54 @@ _CHANGING_BINARY = ("equal", "not_equal", "greater_equal", "greater_than", "less
                     "less_than", "less", "logical_and", "logical_or", "logical_xor",
                     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
                     "bitwise_right_shift")
+def _resized(x: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """x's elements in row-major order, cut or zero-padded to prod(dims), shaped dims."""
+    flat = SH.reshape_exact(x, [x._data.size])
+    size, have = int(np.prod(dims, dtype=np.int64)), x._data.size
+    if size <= have:
+        flat = flat[:size]
+    else:
+        pad = Tensor._make(np.zeros(size - have, x._data.dtype))
+        flat = IX.concat([flat, pad]) if have else pad
+    return SH.reshape_exact(flat, list(dims))
+
+
+def resize_(x: Tensor, shape: Any, fill_zero: bool = False, name: str | None = None
+            ) -> Tensor:
+    """x takes `shape`, keeping its first elements in row-major order (Paddle 3.3.1's
+    Tensor.resize_). New elements are zeros: Paddle leaves them uninitialised unless
+    fill_zero=True (README, kept differences). A recorded x passes its gradient to the
+    elements kept (Paddle 3.3.1 gives a grad of the new shape to x, a wrong shape)."""
+    if not isinstance(shape, (list, tuple)):
+        raise ValueError(f"resize_: Input (shape) should be list or tuple but received "
+                         f"{type(shape)}")
+    dims = tuple(int(d.item() if isinstance(d, Tensor) else d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise ValueError(f"resize_: each value of shape must be no less than 0, got "
+                         f"{list(dims)}")
+    return become(x, lambda s: _resized(s, dims), "resize_")
+
+
+def set_(x: Tensor, source: Tensor | None = None, shape: Any = None, stride: Any = None,
+         offset: int = 0, name: str | None = None) -> Tensor:
+    """x takes source's values (or the as_strided view of them given shape, stride in
+    elements and offset in bytes); without a source, x becomes empty (shape [0]). Its
+    gradient then flows to source, not to x's old value (Paddle 3.3.1). x holds a copy:
+    Paddle's x shares source's storage, jitgrad's tensors share none (README)."""
+    if source is None:
+        return become(x, lambda s: Tensor._make(np.zeros(0, x._data.dtype)), "set_")
+    if not isinstance(source, Tensor):
+        raise ValueError(f"set_: Input (source) should be paddle.Tensor but received "
+                         f"{type(source)}")
+    if source._data.dtype != x._data.dtype:
+        raise TypeError(f"set_: source has dtype {source.dtype}, x has {x.dtype}: they must "
+                        "match (Paddle 3.3.1 reads source's bytes as x's dtype); cast source")
+    dims = list(source.shape) if shape is None else list(shape)
+    if stride is None:
+        stride = [int(np.prod(dims[i + 1:], dtype=np.int64)) for i in range(len(dims))]
+    return become(x, lambda s: MI.as_strided(source, dims, list(stride), offset), "set_")
+
+
 MORE_INPLACE: dict[str, Callable] = {
     name + "_": _changing(fn, name + "_", Y if name in _CHANGING_BINARY else ())
     for name, fn in {
@@ -278,6 +327,8 @@ MORE_INPLACE.update(fill_diagonal_=MI.fill_diagonal_,
 MORE_INPLACE.update(normal_=normal_, uniform_=uniform_, exponential_=exponential_,
                     bernoulli_=bernoulli_, geometric_=geometric_, cauchy_=cauchy_,
                     log_normal_=log_normal_, random_=random_, where_=where_,
-                    increment=increment)
-# (Paddle 3.3.1 has these as Tensor methods only)
-METHOD_ONLY = ("uniform_", "exponential_", "random_", "fill_diagonal_", "fill_diagonal_tensor_")
+                    increment=increment, resize_=resize_, set_=set_)
+# (Paddle 3.3.1 has these as Tensor methods only; resize_ and set_ also as
+# paddle.tensor.creation's functions)
+METHOD_ONLY = ("uniform_", "exponential_", "random_", "fill_diagonal_", "fill_diagonal_tensor_",
+               "resize_", "set_")

@@ -57,3 +57,36 @@ def _write_out(out: Tensor, t: Tensor) -> Tensor:
     out._data = t._data
     bump(out)
     return out
+
+
+def _dtype_tensor_factory(name: str, dtype: str) -> type:
+    """Paddle 3.3.1's legacy paddle.FloatTensor ... (tensor.creation.dtype_tensor_factory):
+    a class whose call makes a tensor. FloatTensor() is empty (shape [0]); FloatTensor(data)
+    of a list or tuple converts it to the dtype; FloatTensor(2, 3) is an uninitialised 2x3
+    tensor (zeros here); a Tensor or numpy array keeps its own dtype (Paddle's
+    Tensor(value, dtype=...) ignores dtype there). Not a type of tensors: isinstance(x,
+    paddle.FloatTensor) is False, as in Paddle."""
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+        if not args:
+            return creation._t(np.zeros(0, creation._dt(dtype)))
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            from ..core.tensor import to_tensor
+            return to_tensor(args[0], dtype)
+        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            return creation._t(np.zeros(creation._shape(list(args)), creation._dt(dtype)))
+        if len(args) == 1 and isinstance(args[0], (Tensor, np.ndarray)):
+            value = args[0]._data if isinstance(args[0], Tensor) else args[0]
+            return creation._t(np.array(value, copy=True))
+        raise ValueError(f"paddle.{name}: the first argument should be a list, a tuple, ints "
+                         f"(a shape), a numpy array or a Tensor, got "
+                         f"{', '.join(type(a).__name__ for a in args)} (as Paddle 3.3.1: "
+                         "'the first argument should be PyArray or Tensor')")
+    return type(name, (), {"__new__": __new__, "__doc__": f"paddle.{name}: tensors of "
+                           f"dtype {dtype} (a legacy constructor, see _dtype_tensor_factory)",
+                           "__module__": "jitgrad"})
+
+
+TENSOR_FACTORIES = {name: _dtype_tensor_factory(name, dtype) for name, dtype in (
+    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"),
+    ("LongTensor", "int64"), ("IntTensor", "int32"), ("ShortTensor", "int16"),
+    ("CharTensor", "int8"), ("ByteTensor", "uint8"), ("BoolTensor", "bool"))}

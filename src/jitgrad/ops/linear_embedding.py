@@ -161,16 +161,45 @@ def embedding(x: Any, weight: Tensor, padding_idx: int | None = None,
 
 
 def _renorm_rows(weight: Tensor, rows: np.ndarray, max_norm: float, p: float) -> None:
-    """weight[rows] scaled in place to a p-norm of at most max_norm (no gradient)."""
+    """weight[rows] scaled in place to a p-norm of at most max_norm (no gradient), in
+    weight's dtype as Paddle 3.3.1 computes it (a float32 row [3, 4] renormed to 1 is
+    [0.6000000238, 0.8]: 5 + 1e-7 rounds to 5 in float32)."""
     from .inplace import set_value
     w = weight._data
-    norms = np.linalg.norm(w[rows].astype(np.float64), ord=p, axis=1)
+    dt = w.dtype.type
+    norms = np.linalg.norm(w[rows], ord=p, axis=1).astype(w.dtype)
     big = norms > max_norm
     if big.any():
         new = w.copy()
-        new[rows[big]] = (w[rows[big]] * (max_norm / (norms[big] + 1e-7))[:, None]).astype(
-            w.dtype)
+        scale = dt(max_norm) / (norms[big] + dt(1e-7))
+        new[rows[big]] = (w[rows[big]] * scale[:, None]).astype(w.dtype)
         set_value(weight, new)
+
+
+def embedding_renorm_(x: Any, weight: Tensor, max_norm: float, norm_type: float = 2.0
+                      ) -> Tensor:
+    """The rows of weight [n, d] that the ids in x pick, scaled in place to a
+    norm_type-norm of at most max_norm (by max_norm / (norm + 1e-7)): embedding(max_norm=)'s
+    renorm on its own (Paddle 3.3.1's nn.functional.embedding_renorm_, run without
+    recording a gradient, so a leaf weight that needs one is changed too). Returns weight."""
+    from ..core.grad_mode import no_grad
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"embedding_renorm_: weight must be a Tensor, got "
+                        f"{type(weight).__name__}")
+    if weight.ndim != 2:
+        raise ValueError(f"embedding_renorm_: weight must be 2-D [num_embeddings, dim], got "
+                         f"shape {list(weight.shape)}")
+    if isinstance(x, Tensor) and x._data.dtype.kind not in "iu":
+        raise ValueError(f"embedding_renorm_: x must hold int32 or int64 ids, got {x.dtype}")
+    ids = _index_array(x, "embedding_renorm_")
+    n = weight.shape[0]
+    if ids.size and (ids.min() < -n or ids.max() >= n):
+        raise ValueError(f"embedding_renorm_: ids must lie in [-{n}, {n}), got ids from "
+                         f"{int(ids.min())} to {int(ids.max())}")
+    with no_grad():
+        _renorm_rows(weight, np.unique(ids % n if ids.size else ids), float(max_norm),
+                     float(norm_type))
+    return weight
 
 
 def one_hot(x: Any, num_classes: int = -1, name: str | None = None) -> Tensor:
