@@ -349,3 +349,13 @@ def test_set_sends_the_gradient_to_the_source_not_the_old_value():
     # b holds s[0] and s[2]: d/ds = [3, 0, 5], and a no longer reaches the loss (Paddle 3.3.1
     # gives a a gradient of b's new shape, [2], and s none: README, kept differences)
     assert a.grad is None and s.grad.numpy().tolist() == [3.0, 0.0, 5.0]
+
+
+def test_set_of_a_tensor_to_itself_reads_its_current_value():
+    a = TT([1.0, 2.0, 3.0], stop_gradient=False)
+    b = a * 2
+    b.set_(b, [2])                       # Paddle 3.3.1's resize_ is x.set_(x, shape)
+    assert b.numpy().tolist() == [2.0, 4.0]                          # Paddle 3.3.1
+    (b * TT([1.0, 10.0])).sum().backward()
+    # d/da of 2 a[0] + 20 a[1] (Paddle 3.3.1: [2, 20], of b's shape, for the [3] a)
+    assert a.grad.numpy().tolist() == [2.0, 20.0, 0.0]

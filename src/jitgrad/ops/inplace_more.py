@@ -293,7 +293,9 @@ def set_(x: Tensor, source: Tensor | None = None, shape: Any = None, stride: Any
     dims = list(source.shape) if shape is None else list(shape)
     if stride is None:
         stride = [int(np.prod(dims[i + 1:], dtype=np.int64)) for i in range(len(dims))]
-    return become(x, lambda s: MI.as_strided(source, dims, list(stride), offset), "set_")
+    # (x.set_(x, shape) reads x's current value: the stand-in, not x, which is rebound)
+    return become(x, lambda s: MI.as_strided(s if source is x else source, dims, list(stride),
+                                             offset), "set_")
 
 
 MORE_INPLACE: dict[str, Callable] = {
