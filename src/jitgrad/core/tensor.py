@@ -360,6 +360,9 @@ class Tensor(TensorOperators):
     def __copy__(self) -> Tensor:
         return tensor_copy.shallow_copy(self)
 
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        return tensor_copy.reduce_ex(self, protocol)
+
     # ---- op methods (bound by jitgrad.ops; operators in tensor_operators.py) -------------
     @property
     def T(self) -> Tensor:

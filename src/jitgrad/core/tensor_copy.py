@@ -28,6 +28,23 @@ def deep_copy(t: Any, memo: dict, base: type) -> Any:
     return new
 
 
+# Slots a pickle leaves out: the graph, the gradient, hooks and version bookkeeping belong
+# to this process's tape (a non-leaf's node holds local functions, which cannot pickle).
+_NOT_PICKLED = frozenset(("_node", "_grad", "_retain", "_hooks", "_shadows", "_vgroup"))
+
+
+def reduce_ex(t: Any, protocol: int) -> tuple:
+    """Tensor.__reduce_ex__: a leaf of the same class with t's values, stop_gradient, name
+    and a subclass's attributes (a Parameter stays one, trainable and all). As Paddle
+    3.3.1's pickle, a non-leaf comes back as a leaf and the gradient is not kept."""
+    rebuild, args, state = object.__reduce_ex__(t, max(protocol, 2))[:3]
+    attrs, slots = state if isinstance(state, tuple) else (state, None)
+    slots = {k: v for k, v in (slots or {}).items() if k not in _NOT_PICKLED}
+    slots["_node"] = slots["_grad"] = slots["_retain"] = slots["_hooks"] = None
+    slots["_version"] = 0
+    return rebuild, args, (attrs, slots)
+
+
 def shallow_copy(t: Any) -> Any:
     """A new tensor of the same class whose attributes are t's (a shallow copy, as
     copy.copy of any object): it shares the values, the gradient and the graph."""
