@@ -1,8 +1,10 @@
 """Tensor interop, copying and pickling, as Paddle 3.3.1 does them (hunt 23)."""
 
+import copy
 import pickle
 
 import numpy as np
+import pytest
 
 import jitgrad as paddle
 from jitgrad import nn
@@ -43,3 +45,37 @@ def test_pickle_keeps_dtype_shape_and_a_parameter_class():
     back = pickle.loads(pickle.dumps(w))
     assert type(back) is type(w) and back.name == w.name and back.trainable is True
     np.testing.assert_array_equal(back.numpy(), w.numpy())
+
+
+def test_deepcopy_of_a_layer_after_backward_starts_without_gradients():
+    # Paddle 3.3.1: copy.deepcopy(lin) after a backward has bias.grad None, and the copy's
+    # own backward gives [1.0] (jitgrad copied the gradient: [2.0], the sum of both)
+    lin = nn.Linear(2, 1)
+    lin(paddle.ones([1, 2])).sum().backward()
+    c = copy.deepcopy(lin)
+    assert c.weight.grad is None and c.bias.grad is None
+    c(paddle.ones([1, 2])).sum().backward()
+    assert c.bias.grad.tolist() == [1.0] and lin.bias.grad.tolist() == [1.0]
+
+
+def test_deepcopy_renames_parameters_so_one_optimizer_keeps_both_states():
+    # Paddle 3.3.1: linear_0.b_0 -> linear_0.b_0_deepcopy_N; an optimizer's state keys
+    # (<param name>_moment1_0) then tell the original and its copy apart
+    lin = nn.Linear(2, 1)
+    c = copy.deepcopy(lin)
+    assert c.bias.name.startswith(lin.bias.name + "_deepcopy_")
+    opt = paddle.optimizer.Adam(parameters=list(lin.parameters()) + list(c.parameters()))
+    lin(paddle.ones([1, 2])).sum().backward()
+    (c(paddle.ones([1, 2])) * 3).sum().backward()
+    opt.step()
+    state = opt.state_dict()
+    assert state[lin.bias.name + "_moment1_0"].tolist() == [pytest.approx(0.1)]
+    assert state[c.bias.name + "_moment1_0"].tolist() == [pytest.approx(0.3)]
+
+
+def test_deepcopy_of_a_non_leaf_in_a_dict_copies_it():
+    # Paddle 3.3.1: copy.deepcopy({"a": x, "b": [x, x * 2]}) works, one copy of x
+    x = TT([1.0, 2.0], stop_gradient=False)
+    c = copy.deepcopy({"a": x, "b": [x, x * 2]})
+    assert c["a"] is c["b"][0] and c["a"] is not x
+    assert c["b"][1].tolist() == [2.0, 4.0] and c["b"][1].is_leaf

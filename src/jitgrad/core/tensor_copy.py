@@ -7,24 +7,20 @@ from typing import Any
 
 
 def deep_copy(t: Any, memo: dict, base: type) -> Any:
-    """A new leaf of the same class (a Parameter stays a Parameter) with copies of the
-    values and of the gradient, the same name and stop_gradient, and deep copies of any
-    attribute a subclass of `base` (Tensor) adds (Parameter.need_clip). Hooks, the version
-    count and the graph are not copied. Only leaves can be copied, as in Paddle: a tensor
-    computed by a recorded op holds its graph."""
-    if t._node is not None:
-        raise RuntimeError(
-            f"Only leaf tensors support the deepcopy protocol (as in Paddle); this one was "
-            f"computed by {t._node.op.name} and holds its graph. Copy its values with "
-            "copy.deepcopy(x.detach()), or x.clone() to keep the gradient path.")
+    """A new leaf of the same class (a Parameter stays a Parameter) with a copy of the
+    values, t's stop_gradient, deep copies of any attribute a subclass of `base` (Tensor)
+    adds (Parameter.trainable, need_clip) and, as Paddle 3.3.1 names it, t's name +
+    `_deepcopy_N` (an optimizer keys its state by name: a model and its copy must not
+    share one). As in Paddle 3.3.1, a non-leaf is copied too (its graph is not) and the
+    gradient is not: the copy's first backward gives its gradient, not a sum with t's.
+    Hooks and the version count are not copied."""
+    from ..utils import unique_name
     new = type(t)._make(t._data.copy(), t._stop_gradient)
     memo[id(t)] = new               # a structure holding t twice gets one copy
-    new.name = t.name
-    if t._grad is not None:
-        new._grad = t._grad.copy()
     if type(t) is not base:
         for name, value in _extra_attributes(t, base):
             setattr(new, name, deepcopy(value, memo))
+    new.name = t.name + unique_name.generate("_deepcopy")
     return new
 
 
