@@ -79,3 +79,35 @@ def test_deepcopy_of_a_non_leaf_in_a_dict_copies_it():
     c = copy.deepcopy({"a": x, "b": [x, x * 2]})
     assert c["a"] is c["b"][0] and c["a"] is not x
     assert c["b"][1].tolist() == [2.0, 4.0] and c["b"][1].is_leaf
+
+
+def test_numpy_clip_of_a_tensor_is_a_tensor_on_the_graph():
+    # Paddle 3.3.1: np.clip(v, 1.5, 2.5) is a float32 Tensor, stop_gradient=False
+    # (numpy calls v.clip(1.5, 2.5, out=None)); jitgrad refused out= and numpy returned
+    # a detached ndarray
+    v = TT([3.0, 1.0, 2.0], stop_gradient=False)
+    c = np.clip(v, 1.5, 2.5)
+    assert type(c) is paddle.Tensor and c.stop_gradient is False
+    assert c.tolist() == [2.5, 1.5, 2.0]
+    c.sum().backward()
+    assert v.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_numpy_round_of_a_tensor_is_a_tensor():
+    # Paddle 3.3.1: np.round(v) and np.around(v) are float32 Tensors [3.0, 1.0, 2.0]
+    v = TT([2.75, 1.25, -2.25], stop_gradient=False)
+    for r in (np.round(v), np.around(v)):
+        assert type(r) is paddle.Tensor and r.dtype == paddle.float32
+        assert r.tolist() == [3.0, 1.0, -2.0] and r.stop_gradient is False
+
+
+def test_numpy_argmax_and_argmin_of_a_tensor_are_int64_tensors():
+    # Paddle 3.3.1: np.argmax(x) is a 0-d int64 Tensor 3, np.argmax(x, axis=1) [0, 1],
+    # np.argmin(v) 1 (numpy calls x.argmax(axis=None, out=None)); jitgrad gave np.int64
+    x = TT([[3.0, 1.0], [2.0, 4.0]])
+    a = np.argmax(x)
+    assert type(a) is paddle.Tensor and a.dtype == paddle.int64 and a.shape == []
+    assert a.item() == 3
+    assert np.argmax(x, axis=1).tolist() == [0, 1]
+    m = np.argmin(TT([3.0, 1.0, 2.0]))
+    assert type(m) is paddle.Tensor and m.item() == 1

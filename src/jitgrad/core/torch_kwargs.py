@@ -24,8 +24,9 @@ wrapper, which every public function has (check_tensor_args', or with_aliases' f
 aliases, or one made for these keywords: arange, eye, linspace ...). A Tensor method has a
 wrapper only where it takes aliases (x.sum, x.add); the other methods Paddle gives only
 `out=` (x.exp, x.tanh, x.sqrt: methods_without_out()) stay bare functions and refuse it, as a
-wrapper would cost every call 0.1-0.3 us (measured on x.tanh(), ~1.2 us bare); the creation
-methods (x.new_zeros ...) are wrapped for device=, requires_grad=, pin_memory=.
+wrapper would cost every call 0.1-0.3 us (measured on x.tanh(), ~1.2 us bare), except
+x.clip and x.round, which numpy calls with out=None (param_aliases.NUMPY_CALLS_WITH_OUT);
+the creation methods (x.new_zeros ...) are wrapped for device=, requires_grad=, pin_memory=.
 """
 
 from __future__ import annotations
@@ -82,6 +83,10 @@ TABLE: dict[str, tuple[str, ...]] = {
         "stack", "sub", "subtract", "sum", "take_along_axis", "take_along_dim", "tanh",
         "topk", "tril", "triu", "true_divide", "var", "where"
     ), ("out",)),
+    # Paddle 3.3.1's x.argmax / x.argmin take out= (their signatures do not show it; a
+    # given Tensor is left alone there): numpy's np.argmax(t) calls t.argmax(axis=None,
+    # out=None), and jitgrad's refusal made numpy return an ndarray (Paddle: a Tensor)
+    **dict.fromkeys(("Tensor.argmax", "Tensor.argmin"), ("out",)),
     **dict.fromkeys((
         "Tensor.new_empty", "Tensor.new_full", "Tensor.new_ones", "Tensor.new_zeros",
         "as_tensor", "empty_like", "full_like", "ones_like", "zeros_like"
