@@ -111,3 +111,14 @@ def test_numpy_argmax_and_argmin_of_a_tensor_are_int64_tensors():
     assert np.argmax(x, axis=1).tolist() == [0, 1]
     m = np.argmin(TT([3.0, 1.0, 2.0]))
     assert type(m) is paddle.Tensor and m.item() == 1
+
+
+def test_a_sequence_times_a_0d_integer_tensor_repeats_it():
+    # Paddle 3.3.1: [0] * T(2) is [0, 0], 'ab' * T(2) 'abab', (1, 2) * T(2) (1, 2, 1, 2);
+    # jitgrad's __rmul__ raised TypeError (unsupported operand of type list)
+    n = TT(2)
+    assert [0] * n == [0, 0] and "ab" * n == "abab" and (1, 2) * n == (1, 2, 1, 2)
+    with pytest.raises(TypeError, match="integer tensors"):    # (Paddle: AssertionError)
+        [1.0, 2.0] * TT([1.0, 1.0])
+    with pytest.raises(TypeError, match="unsupported operand of type NoneType"):
+        None * n

@@ -555,11 +555,19 @@ maximum = _public_minmax(maximum_op)        # (Paddle promotes these as usual)
 minimum = _public_minmax(minimum_op)
 
 
-def _reflected(op: OpDef, true_divide: bool = False) -> Callable[[Tensor, Any], Tensor]:
+def _reflected(op: OpDef, true_divide: bool = False, repeats: bool = False
+               ) -> Callable[[Tensor, Any], Tensor]:
     """Tensor's reflected operator for op: `y.__rsub__(x)` is x - y (`1 - t`), without a
-    forwarding call to the public function."""
+    forwarding call to the public function. `repeats` (`*`): a str, list or tuple x gets
+    NotImplemented, so Python repeats it by t's __index__ (`[0] * t`, `'ab' * t` of a 0-d
+    integer t), as Paddle 3.3.1 does."""
     def reflected(y: Tensor, x: Any) -> Tensor:
-        x, y = binary_operands(x, y, true_divide, zero_dim=True)
+        try:
+            x, y = binary_operands(x, y, true_divide, zero_dim=True)
+        except TypeError:
+            if repeats and isinstance(x, (str, list, tuple)):
+                return NotImplemented
+            raise
         return apply_xy(op, x, y)
     reflected.__name__ = reflected.__qualname__ = f"r{op.name}"
     return reflected
@@ -659,5 +667,5 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
 bind_operators(__neg__=neg, __abs__=abs, __add__=add, __sub__=subtract,
                __mul__=multiply, __truediv__=divide)
 bind_operators(__radd__=_reflected(add_op), __rsub__=_reflected(subtract_op),
-               __rmul__=_reflected(multiply_op),
+               __rmul__=_reflected(multiply_op, repeats=True),
                __rtruediv__=_reflected(divide_op, true_divide=True))
