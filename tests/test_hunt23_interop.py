@@ -122,3 +122,32 @@ def test_a_sequence_times_a_0d_integer_tensor_repeats_it():
         [1.0, 2.0] * TT([1.0, 1.0])
     with pytest.raises(TypeError, match="unsupported operand of type NoneType"):
         None * n
+
+
+def test_copy_copy_of_a_leaf_gets_its_own_gradient():
+    # Paddle 3.3.1: x.grad [3, 3]; c = copy.copy(x) has grad None, and (c * c).sum()
+    # .backward() gives c.grad [2, 4], x.grad still [3, 3] (jitgrad shared the gradient
+    # array: both became [5, 7])
+    x = TT([1.0, 2.0], stop_gradient=False)
+    (x * 3).sum().backward()
+    c = copy.copy(x)
+    assert c.grad is None and c.is_leaf and c.stop_gradient is False
+    (c * c).sum().backward()
+    assert c.grad.tolist() == [2.0, 4.0] and x.grad.tolist() == [3.0, 3.0]
+
+
+def test_copy_copy_of_a_non_leaf_is_a_leaf_cut_from_the_graph():
+    # Paddle 3.3.1: copy.copy(x * 2) is a leaf, stop_gradient=False; its backward leaves
+    # x.grad None (jitgrad's copy shared the node: x.grad [2, 2])
+    x = TT([1.0, 2.0], stop_gradient=False)
+    c = copy.copy(x * 2)
+    assert c.is_leaf and c.stop_gradient is False and c.tolist() == [2.0, 4.0]
+    c.sum().backward()
+    assert x.grad is None and c.grad.tolist() == [1.0, 1.0]
+
+
+def test_copy_copy_shares_values_but_a_write_stays_its_own():
+    t = TT([1, 2])
+    c = copy.copy(t)
+    c[0] = 99
+    assert t.tolist() == [1, 2] and c.tolist() == [99, 2]

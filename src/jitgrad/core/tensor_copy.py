@@ -42,15 +42,18 @@ def reduce_ex(t: Any, protocol: int) -> tuple:
 
 
 def shallow_copy(t: Any) -> Any:
-    """A new tensor of the same class whose attributes are t's (a shallow copy, as
-    copy.copy of any object): it shares the values, the gradient and the graph."""
-    new = object.__new__(type(t))
-    for cls in type(t).__mro__:
-        for name in cls.__dict__.get("__slots__", ()):
-            if name != "__weakref__" and hasattr(t, name):
-                object.__setattr__(new, name, getattr(t, name))
-    if hasattr(t, "__dict__"):
-        new.__dict__.update(t.__dict__)
+    """copy.copy(t): a new leaf of the same class sharing t's values (writes are copy on
+    write, so neither sees the other's), with t's name, stop_gradient and a subclass's
+    attributes, but not its gradient, graph or hooks. As Paddle 3.3.1, whose copy.copy
+    rebuilds the tensor: a backward through the copy gives the copy a gradient of its own
+    and leaves t's (and a non-leaf t's graph) alone."""
+    rebuild, args, state = reduce_ex(t, 2)
+    new = rebuild(*args)
+    attrs, slots = state
+    for name, value in slots.items():
+        object.__setattr__(new, name, value)
+    if attrs:
+        new.__dict__.update(attrs)
     return new
 
 
