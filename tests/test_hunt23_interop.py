@@ -151,3 +151,15 @@ def test_copy_copy_shares_values_but_a_write_stays_its_own():
     c = copy.copy(t)
     c[0] = 99
     assert t.tolist() == [1, 2] and c.tolist() == [99, 2]
+
+
+def test_a_numpy_float32_scalar_counts_as_a_float_with_int_and_bool_tensors():
+    # as np.float64(1.5) and 1.5 do in Paddle 3.3.1 and here: float32 [2.5]. jitgrad gave
+    # bool + np.float32(1.5) int64 [2] (Paddle: bool [True]) and int64 + np.float32(1.5)
+    # int64 [2] (Paddle too: it truncates the scalar; kept difference, README)
+    for t in (TT([True]), TT([1]), TT([1], dtype="int32"), TT([1], dtype="uint8")):
+        for s in (np.float32(1.5), np.float16(1.5)):
+            for r in (t + s, s + t):
+                assert r.dtype == paddle.float32 and r.tolist() == [2.5]
+            assert (t * s).tolist() == [1.5] and (t * s).dtype == paddle.float32
+    assert (TT([3]) / np.float32(1.5)).tolist() == [2.0]

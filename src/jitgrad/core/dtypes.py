@@ -149,9 +149,12 @@ def scalar_result_dtype(t: np.dtype, scalar: object, true_divide: bool = False) 
     """Promotion of a tensor with a Python scalar: the tensor's dtype wins, except that an
     int tensor with a float scalar (or under true division) becomes float32 (Paddle 3.3.1,
     whatever the default dtype), and a bool one with an int int64; a bool tensor with a
-    bool stays bool (b + True is a logical or, b * True an and, as Paddle)."""
+    bool stays bool (b + True is a logical or, b * True an and, as Paddle). A numpy float
+    scalar of any width counts as a float (np.float64 is a Python float already): Paddle
+    3.3.1 truncates np.float32(1.5) to the int tensor's dtype (`x_i64 + np.float32(1.5)`
+    is 2, `x_i64 / np.float32(1.5)` divides by 1) and ors it into a bool one."""
     if t.kind in "iub":
-        if isinstance(scalar, float) or true_divide:
+        if isinstance(scalar, (float, np.floating)) or true_divide:
             return _F32
         if t.kind == "b" and not isinstance(scalar, (bool, np.bool_)):
             return np.dtype(np.int64)
