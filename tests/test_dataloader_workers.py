@@ -410,22 +410,28 @@ def test_forking_while_the_compiled_interpreter_loads_does_not_hang_the_workers(
     assert out.stdout.strip().splitlines()[-1] == "[[[0, 1]], [[1, 1]]]"
 
 
+# A subprocess script's start: a dataset whose samples from the third on take 30 s.
+SLOW_DATASET = textwrap.dedent("""
+    import multiprocessing, time
+    import numpy as np
+    from jitgrad.io import Dataset, DataLoader
+
+    class Slow(Dataset):
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, i):
+            time.sleep(30 if i >= 2 else 0)
+            return np.array([i])
+""")
+
+
 @pytest.mark.slow
 def test_ctrl_c_stops_the_workers_and_reaches_only_the_main_process():
     """SIGINT to the whole process group (a terminal's Ctrl-C): the workers ignore it, the
     main process gets KeyboardInterrupt and stops them; no worker prints a traceback."""
-    script = textwrap.dedent("""
-        import multiprocessing, os, signal, threading, time
-        import numpy as np
-        from jitgrad.io import Dataset, DataLoader
-
-        class Slow(Dataset):
-            def __len__(self):
-                return 8
-
-            def __getitem__(self, i):
-                time.sleep(30 if i >= 2 else 0)
-                return np.array([i])
+    script = SLOW_DATASET + textwrap.dedent("""
+        import os, signal, threading
 
         os.setpgid(0, 0)
         threading.Timer(0.5, lambda: os.killpg(0, signal.SIGINT)).start()
@@ -460,18 +466,7 @@ def test_a_second_pass_over_a_persistent_loader_takes_its_workers_over():
 def test_the_interpreter_exits_promptly_with_busy_and_persistent_workers_left_alive():
     """A script ending with a half-read loader (its workers busy in a 30 s sample) and a
     persistent loader: exit stops all four workers (terminating the busy ones) at once."""
-    script = textwrap.dedent("""
-        import multiprocessing, time
-        import numpy as np
-        from jitgrad.io import Dataset, DataLoader
-
-        class Slow(Dataset):
-            def __len__(self):
-                return 8
-
-            def __getitem__(self, i):
-                time.sleep(30 if i >= 2 else 0)
-                return np.array([i])
+    script = SLOW_DATASET + textwrap.dedent("""
 
         busy = iter(DataLoader(Slow(), batch_size=1, num_workers=2))
         next(busy)
