@@ -356,8 +356,6 @@ EXTRA_CALLS = {
     "concatenate": (f"paddle.concatenate(tensors=[{A}])", f"paddle.concatenate(x=[{A}])"),
     "stack": (f"paddle.stack(tensors=[{A}, {A}])", f"paddle.stack(x=[{A}, {A}])"),
     "eye": ("paddle.eye(n=2, m=3)", "paddle.eye(num_rows=2, num_columns=3)"),
-    "flatten": (f"paddle.flatten({A}, start_dim=0, end_dim=1)",
-                f"paddle.flatten({A}, start_axis=0, stop_axis=1)"),
     "group_norm": (f"paddle.group_norm({A}.reshape([1, 2, 3]), 1, eps=0.5)",
                    f"paddle.group_norm({A}.reshape([1, 2, 3]), 1, epsilon=0.5)"),
     "layer_norm": (f"paddle.layer_norm({A}, [3], eps=0.5)",
@@ -377,6 +375,8 @@ EXTRA_CALLS = {
                      "y=paddle.to_tensor([[2.0], [4.0]]))"),
     "linspace": ("paddle.linspace(0, end=1, steps=3)", "paddle.linspace(0, stop=1, num=3)"),
     "normal": ("paddle.normal(0.0, 1.0, size=[2])", "paddle.normal(0.0, 1.0, shape=[2])"),
+    "pow": (f"paddle.pow({A}, exponent=2)", f"paddle.pow({A}, y=2)"),
+    "roll": (f"paddle.roll({A}, 1, dims=0)", f"paddle.roll({A}, 1, axis=0)"),
     "searchsorted": ("paddle.searchsorted(paddle.to_tensor([1.0, 3.0]), "
                      "input=paddle.to_tensor([2.0]))",
                      "paddle.searchsorted(paddle.to_tensor([1.0, 3.0]), "

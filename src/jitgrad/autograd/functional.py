@@ -233,12 +233,12 @@ def hessian(ys: Tensor, xs: Tensor | Sequence[Tensor], batch_axis: int | None = 
     """
     ys = _as_tensor(ys, "ys")
     if batch_axis is None:
-        if ys.size != 1:
+        if ys._data.size != 1:
             raise ValueError(f"hessian needs ys with one element when batch_axis is None, got "
                              f"shape {list(ys.shape)}")
         ys = ys.reshape([])
     elif batch_axis == 0:
-        if ys.ndim == 0 or ys.size != ys.shape[0]:
+        if ys.ndim == 0 or ys._data.size != ys.shape[0]:
             raise ValueError(f"hessian with batch_axis=0 needs ys of shape [B] or [B, 1], got "
                              f"{list(ys.shape)}")
         ys = ys.reshape([-1])
@@ -340,7 +340,7 @@ def _as_tensor(t: Any, name: str) -> Tensor:
 
 
 def _width(x: Tensor, batched: bool) -> int:
-    return int(x.size // x.shape[0]) if batched else int(x.size)
+    return int(x._data.size // x.shape[0]) if batched else int(x._data.size)
 
 
 def _move_rows(block: Tensor, axis: int) -> Tensor:

@@ -177,11 +177,11 @@ EXTRA_ALIASES: dict[str, dict[str, str]] = {
                     {"lambd": "threshold"}),
     **dict.fromkeys(("take_along_axis", "take_along_dim"), {"input": "arr"}),
     "bucketize": {"boundaries": "sorted_sequence"}, "eye": {"n": "num_rows", "m": "num_columns"},
-    "flatten": {"start_dim": "start_axis", "end_dim": "stop_axis"},
     "index_add": {"source": "value"}, "is_tensor": {"obj": "x"},
     "isin": {"elements": "x", "test_elements": "test_x"},
     "linalg.solve": {"A": "x", "B": "y"}, "linspace": {"end": "stop", "steps": "num"},
-    "normal": {"size": "shape"}, "searchsorted": {"input": "values"},
+    "normal": {"size": "shape"}, "pow": {"exponent": "y"}, "roll": {"dims": "axis"},
+    "searchsorted": {"input": "values"},
     "tensor_split": {"indices": "num_or_indices", "sections": "num_or_indices"},
     "tile": {"dims": "repeat_times"}, "unflatten": {"sizes": "shape"},
     "unfold": {"dimension": "axis"},
@@ -251,11 +251,16 @@ METHOD_ALIASES: dict[str, tuple[str, ...]] = {
 
 
 # EXTRA_ALIASES' rows Paddle 3.3.1's methods accept too (measured; x.take_along_axis(input=)
-# and x.dot(other=) are refused there), on methods wrapped for METHOD_ALIASES anyway: the
-# others (x.flatten(start_dim=), x.tile(dims=)) would pay a wrapper on every call
+# and x.dot(other=) are refused there), and keywords only its methods take
+# (x.argmax(keepdims=True)). A method wrapped only for these (roll, tile, unfold, pow)
+# pays the wrapper's call layer on every call (~0.35 us, measured: none is a hot path;
+# flatten, transpose, view, permute and gather read their torch-style forms themselves).
 METHOD_EXTRA_ALIASES: dict[str, dict[str, str]] = {
     "index_add": {"source": "value"}, "unflatten": {"sizes": "shape"},
     "tensor_split": {"indices": "num_or_indices", "sections": "num_or_indices"},
+    "roll": {"dims": "axis"}, "tile": {"dims": "repeat_times"}, "unfold": {"dimension": "axis"},
+    "pow": {"exponent": "y"}, "argmax": {"keepdims": "keepdim"},
+    "argmin": {"keepdims": "keepdim"},
 }
 
 
@@ -263,14 +268,16 @@ def method_aliases(name: str, fn: Callable) -> dict[str, str]:
     """{alias: parameter} the method `name` (the function fn, its receiver first) takes:
     aliases_of(fn) as far as Paddle's method accepts them, never one for the receiver."""
     accepted = METHOD_ALIASES.get(name, ())
-    if not accepted:
+    extra = METHOD_EXTRA_ALIASES.get(name, {})
+    if not accepted and not extra:
         return {}
     try:
         receiver = next(iter(inspect.signature(fn).parameters))
     except (TypeError, ValueError, StopIteration):
         return {}
     found = {a: t for a, t in aliases_of(fn).items() if a in accepted and t != receiver}
-    return {**found, **METHOD_EXTRA_ALIASES.get(name, {})} if found else found
+    own = _own_params(fn)
+    return {**found, **{a: t for a, t in extra.items() if t in own and a not in own}}
 
 
 # Bare methods that get the out= wrapper all the same: numpy's np.clip(t, lo, hi) and
@@ -286,7 +293,8 @@ def install_methods(methods: dict[str, Callable], cls: type | None = None) -> No
     is unbound, to be bound again."""
     torch_names = {n.partition(".")[2]: kw for n, kw in torch_kwargs.TABLE.items()
                    if n.startswith("Tensor.")}
-    for name in {**dict.fromkeys(METHOD_ALIASES), **torch_names}:
+    for name in {**dict.fromkeys(METHOD_ALIASES), **dict.fromkeys(METHOD_EXTRA_ALIASES),
+                 **torch_names}:
         bound = fn = methods.get(name)
         if hasattr(fn, "param_aliases"):        # a public wrapper: its function (a method
             fn = fn.__wrapped__                 # takes only the aliases Paddle's does)

@@ -31,3 +31,28 @@ class Size(list):
         return f"paddle.Size({list.__repr__(self)})"
 
     __str__ = __repr__
+
+
+class TensorSize(int):
+    """`Tensor.size`: the number of elements (an int, as in Paddle 2.x) that is also
+    callable as Paddle 3.3.1's TensorSize is, torch-style: `x.size()` is the shape
+    (paddle.Size), `x.size(d)` / `x.size(dim=d)` its dim d (negative from the end).
+
+    Made on each read of `x.size` (~0.12 us more than a plain int); it keeps the shape
+    tuple, not the tensor. Arithmetic on it gives plain ints; it pickles as one.
+    """
+
+    def __call__(self, dim: Any = None) -> Any:
+        shape = self._shape     # type: ignore[attr-defined]  (set by Tensor.size)
+        if dim is None:
+            return Size(shape)
+        if not hasattr(type(dim), "__index__"):
+            raise TypeError(f"size(dim): dim must be an int, got {type(dim).__name__}")
+        d = dim.__index__()
+        if not -len(shape) <= d < len(shape):
+            raise IndexError(f"size(dim): dim {d} is out of range for a tensor of "
+                             f"{len(shape)} dims (shape {list(shape)})")
+        return shape[d]
+
+    def __reduce__(self) -> tuple:
+        return int, (int(self),)

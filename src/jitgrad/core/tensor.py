@@ -13,7 +13,7 @@ from .places import CPU_PLACE, Place, to_place
 from .grad_store import (GRAPH_GRADS, detach_graph_grad, graph_grad, note_assigned,
                          note_grad_view, was_assigned)
 from .printing import tensor_to_string
-from .size import Size
+from .size import Size, TensorSize
 from .tensor_operators import TensorOperators
 
 _new_object = object.__new__     # cached: _make runs for every op's output
@@ -87,8 +87,13 @@ class Tensor(TensorOperators):
         return self._data.dtype.kind == "f"
 
     @property
-    def size(self) -> int:
-        return int(self._data.size)
+    def size(self) -> TensorSize:
+        """The number of elements: an int, callable as Paddle 3.3.1's (`x.size()` the
+        shape, `x.size(1)` a dim: core/size.TensorSize). jitgrad reads `_data.size`."""
+        d = self._data
+        n = TensorSize(d.size)
+        n._shape = d.shape
+        return n
 
     def numel(self) -> Tensor:
         """The number of elements, as a 0-d int64 tensor (Paddle's; `.size` is the int)."""

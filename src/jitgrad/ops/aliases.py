@@ -75,21 +75,36 @@ lt = less = S.less_than
 le = S.less_equal
 
 
-def permute(input: Tensor, *dims: Any) -> Tensor:
-    """transpose: permute(x, [1, 0]) or permute(x, 1, 0)."""
-    perm = dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else list(dims)
+def permute(input: Tensor, *perm: Any, dims: Any = None) -> Tensor:
+    """transpose: permute(x, [1, 0]), permute(x, 1, 0) or permute(x, dims=[1, 0])."""
+    if dims is not None:
+        if perm:
+            raise TypeError("permute(): give the axes by position or as dims=, not both")
+        perm = (dims,)
+    perm = perm[0] if len(perm) == 1 and isinstance(perm[0], (list, tuple)) else list(perm)
     return transpose(input, list(perm))
 
 
-def swapaxes(x: Tensor, perm: Any, *axis1: Any, name: str | None = None) -> Tensor:
+def swapaxes(x: Tensor, perm: Any = None, *second: Any, name: str | None = None,
+             axis0: Any = None, axis1: Any = None, dim0: Any = None,
+             dim1: Any = None) -> Tensor:
     """Paddle 3.3.1's swapaxes and swapdims take a full permutation, as transpose does, or
-    two axes to swap, as torch's (swapaxes(x, 0, 2))."""
-    if not axis1:
+    two axes to swap, as torch's (swapaxes(x, 0, 2), swapaxes(x, axis0=0, axis1=2),
+    swapdims(x, dim0=0, dim1=2))."""
+    pairs = [p for p in ((axis0, axis1), (dim0, dim1)) if p != (None, None)]
+    if pairs:
+        if len(pairs) > 1 or None in pairs[0] or perm is not None or second:
+            raise TypeError("swapaxes(): give a permutation or two axes (axis0= and axis1=, "
+                            "or dim0= and dim1=)")
+        perm, second = pairs[0][0], (pairs[0][1],)
+    if not second:
+        if perm is None:
+            raise TypeError("swapaxes(): give a permutation or two axes")
         return transpose(x, list(perm))
-    if len(axis1) != 1 or isinstance(axis1[0], str):
+    if len(second) != 1 or isinstance(second[0], str):
         raise TypeError("swapaxes: give a permutation or two axes")
     order = list(range(x.ndim))
-    a, b = (_axis(int(v), x.ndim, "swapaxes") for v in (perm, axis1[0]))
+    a, b = (_axis(int(v), x.ndim, "swapaxes") for v in (perm, second[0]))
     order[a], order[b] = order[b], order[a]
     return transpose(x, order)
 
@@ -149,14 +164,35 @@ def _requires_grad_(x: Tensor, requires_grad: bool = True) -> Tensor:
     return x
 
 
-def _view(x: Tensor, shape_or_dtype: Any, name: str | None = None) -> Tensor:
-    """x.view(shape) is reshape; x.view(dtype) reinterprets the bytes (no gradient)."""
+def _view(x: Tensor, shape_or_dtype: Any = None, *more: Any, name: str | None = None,
+          size: Any = None, dtype: Any = None) -> Tensor:
+    """x.view(shape) is reshape; x.view(dtype) reinterprets the bytes (no gradient). As
+    Paddle 3.3.1's view_decorator: x.view(4, -1) (the shape's ints), x.view(size=[4, -1]),
+    x.view(dtype='int32'); a second argument that is not an int is the name."""
+    if more or size is not None or dtype is not None:
+        shape_or_dtype = _view_request(shape_or_dtype, more, size, dtype)
     if isinstance(shape_or_dtype, (list, tuple, Tensor)) or \
             isinstance(shape_or_dtype, (int, np.integer)):
         from .shape import reshape
         return reshape(x, shape_or_dtype)
     from ..core import dtypes
     return Tensor._make(x._data.view(dtypes.to_dtype(shape_or_dtype).np))
+
+
+def _view_request(first: Any, more: tuple, size: Any, dtype: Any) -> Any:
+    """The shape or dtype x.view was given in its torch-style forms (see _view)."""
+    given = [v for v in (size, dtype) if v is not None]
+    if len(given) > 1 or (given and first is not None):
+        raise TypeError("view(): give one shape or dtype (positional, size= or dtype=)")
+    if given:
+        if more:
+            raise TypeError("view(): too many arguments")
+        return given[0]
+    if all(isinstance(v, (int, np.integer)) for v in (first, *more)):
+        return [first, *more]
+    if len(more) == 1:          # view(shape, name)
+        return first
+    raise TypeError(f"view(): a shape by position must be ints, got {(first, *more)}")
 
 
 _TO_KEYWORDS = frozenset(("device", "dtype", "blocking", "other"))
@@ -217,11 +253,23 @@ def _pin_memory(x: Tensor, blocking: bool = True) -> Tensor:
 
 
 def _new(fill: Any):
-    def method(x: Tensor, size: Any, *args: Any, dtype: Any = None) -> Tensor:
-        value = args[0] if args else fill
+    """x.new_zeros / new_ones / new_empty: the size as a list or the ints themselves
+    (x.new_zeros(2, 3), as Paddle 3.3.1; jitgrad read the 3 as the fill value)."""
+    def method(x: Tensor, size: Any, *more: Any, dtype: Any = None) -> Tensor:
+        if more:
+            if not all(isinstance(v, (int, np.integer)) for v in (size, *more)):
+                raise TypeError(f"new_*(): the size by position must be ints, got "
+                                f"{(size, *more)}")
+            size = [size, *more]
         from .creation import full
-        return full(size, value, x.dtype if dtype is None else dtype)
+        return full(size, fill, x.dtype if dtype is None else dtype)
     return method
+
+
+def _new_full(x: Tensor, size: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
+    """x.new_full(size, fill_value): a tensor of x's dtype (or dtype) filled with it."""
+    from .creation import full
+    return full(size, fill_value, x.dtype if dtype is None else dtype)
 
 
 def _repeat(x: Tensor, *repeats: Any) -> Tensor:
@@ -241,5 +289,5 @@ METHODS = {"float": _cast_to("float32"), "double": _cast_to("float64"),
            "type_as": lambda x, other: E.astype(x, other.dtype.name), "cuda": _cuda,
            "pin_memory": _pin_memory,
            "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0),
-           "new_full": _new(None), "element_size": lambda x: x._data.dtype.itemsize,
+           "new_full": _new_full, "element_size": lambda x: x._data.dtype.itemsize,
            "repeat": _repeat}

@@ -224,11 +224,11 @@ def meshgrid(*args: Tensor, name: str | None = None) -> list[Tensor]:
         if t.ndim > 1:      # (Paddle 3.3.1 refuses: the size alone would be used)
             raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, got shape {t.shape} for "
                              f"tensor {i}")
-    shape = [t.size for t in args]
+    shape = [t._data.size for t in args]
     out = []
     for i, t in enumerate(args):
         view = [1] * len(args)
-        view[i] = t.size
+        view[i] = t._data.size
         out.append(broadcast_to(reshape(t, view), shape))
     return out
 

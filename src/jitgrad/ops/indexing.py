@@ -368,9 +368,20 @@ def index_select(x: Tensor, index: Any, axis: int = 0, name: str | None = None) 
                     out=d.ravel()[positions].reshape(shape))
 
 
-def gather(x: Tensor, index: Any, axis: int | None = None, name: str | None = None) -> Tensor:
+def gather(x: Tensor, index: Any = None, axis: Any = None, name: str | None = None, *,
+           dim: Any = None) -> Tensor:
     """Paddle's gather: rows (or slices along `axis`) picked by a 1-D index; a 0-d index
-    picks one slice and drops the axis (Paddle's 0-d rule)."""
+    picks one slice and drops the axis (Paddle's 0-d rule). Given torch's form,
+    gather(x, 1, index) or gather(x, dim=1, index=index), Paddle 3.3.1 runs torch's gather:
+    take_along_axis without broadcasting, and so does this."""
+    if dim is not None or isinstance(index, int):
+        if dim is None:
+            dim, index = index, axis
+        if index is None:
+            raise TypeError("gather(x, dim, index): index is missing")
+        return take_along_axis(x, index, dim, broadcast=False)
+    if index is None:
+        raise TypeError("gather() missing its index")
     idx = _index_array(index, "gather")
     ax = 0 if axis is None else axis
     if x.ndim == 0:

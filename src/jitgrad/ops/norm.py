@@ -30,12 +30,12 @@ def layer_norm(x: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     if x.shape[x.ndim - k:] != shape:
         raise ValueError(f"layer_norm: normalized_shape {shape} does not match the trailing "
                          f"dims of {x.shape}")
-    if fusable(x, weight, bias) and (weight is None or weight.size == math.prod(shape)) \
-            and (bias is None or bias.size == math.prod(shape)):
+    if fusable(x, weight, bias) and (weight is None or weight._data.size == math.prod(shape)) \
+            and (bias is None or bias._data.size == math.prod(shape)):
         L = math.prod(shape)
         return normalize_affine(x, weight, bias, (1, x._data.size // L, L), (L, 0), epsilon)
     for what, t in (("weight", weight), ("bias", bias)):
-        if t is not None and t.size != math.prod(shape):    # (the fused path checked it)
+        if t is not None and t._data.size != math.prod(shape):    # (the fused path checked it)
             raise ValueError(f"layer_norm: {what} must have {math.prod(shape)} elements "
                              f"(normalized_shape {shape}), got shape {list(t.shape)}")
     axes = list(range(x.ndim - k, x.ndim))
@@ -137,7 +137,7 @@ def _channels_error(x: Tensor, C: int, running_mean: Tensor, weight: Any) -> Non
     (numpy's 'cannot reshape array of size 4 into shape (3,1)' otherwise)."""
     raise ValueError(f"batch_norm: x of shape {list(x.shape)} has {C} channels, but "
                      f"running_mean has {running_mean._data.size} values"
-                     + ("" if weight is None else f" and weight {weight.size}")
+                     + ("" if weight is None else f" and weight {weight._data.size}")
                      + " (num_features of the layer must equal the channel count)")
 
 

@@ -189,7 +189,7 @@ def _median(x: Tensor, axis: Any, keepdim: bool, mode: str, ignore_nan: bool) ->
         out = Tensor._make(_median_forward(x._data, **attrs))
     if mode == "min" and axis is not None:
         if idx is None:
-            rows = _as_rows(x._data, None if axes is None else axes[0]) if x.size else None
+            rows = _as_rows(x._data, None if axes is None else axes[0]) if x._data.size else None
             idx = np.zeros(out._data.shape, np.int64) if rows is None else \
                 _median_rows(rows, mode, ignore_nan)[1].reshape(out._data.shape)
         return out, Tensor._make(idx.astype(np.int64))

@@ -394,14 +394,14 @@ def mean(x: Tensor, axis: Any = None, keepdim: bool = False,
 def max(x: Tensor, axis: Any = None, keepdim: bool = False,
         name: str | None = None) -> Tensor:
     """Largest value; tied maxima share the gradient equally."""
-    if x.size == 0:
+    if x._data.size == 0:
         _check_nonempty_groups(x, axis, "max")
     return _reduce(max_op, x, axis, keepdim, _max_forward)
 
 
 def min(x: Tensor, axis: Any = None, keepdim: bool = False,
         name: str | None = None) -> Tensor:
-    if x.size == 0:
+    if x._data.size == 0:
         _check_nonempty_groups(x, axis, "min")
     return _reduce(min_op, x, axis, keepdim, _min_forward)
 

@@ -143,7 +143,7 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = Tru
     if x.ndim == 0:
         return x
     order = argsort(x, axis, descending)
-    if axis in (-1, x.ndim - 1) and x.size:     # positions by arithmetic: one take_flat
+    if axis in (-1, x.ndim - 1) and x._data.size:     # positions by arithmetic: one take_flat
         return pick_rows(x, order._data.reshape(-1, x._data.shape[-1]), x._data.shape)
     return take_along_axis(x, order, axis)
 

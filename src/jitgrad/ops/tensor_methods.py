@@ -38,6 +38,19 @@ def _strides(x: Tensor) -> list[int]:
     return out[::-1]
 
 
+def _stride(x: Tensor, dim: Any = None) -> Any:
+    """x.stride() the strides, x.stride(d) / x.stride(dim=d) dim d's (Paddle 3.3.1)."""
+    strides = _strides(x)
+    if dim is None:
+        return strides
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"stride(dim): dim must be an int, got {type(dim).__name__}")
+    if not -len(strides) <= dim < len(strides):
+        raise IndexError(f"stride(dim): dim {dim} is out of range for a tensor of "
+                         f"{len(strides)} dims")
+    return strides[dim]
+
+
 def is_same_shape(x: Tensor, y: Tensor) -> bool:
     return isinstance(y, Tensor) and x._data.shape == y._data.shape
 
@@ -102,7 +115,7 @@ METHODS: dict[str, Callable] = {name: _cast_method(dt) for name, dt in _CASTS.it
 METHODS.update(
     is_dense=lambda x: True, is_sparse=_false, is_sparse_coo=_false, is_sparse_csr=_false,
     is_selected_rows=_false, is_dist=_false, is_same_shape=is_same_shape,
-    get_strides=_strides, stride=_strides, data_ptr=data_ptr, get_device=lambda x: -1,
+    get_strides=_strides, stride=_stride, data_ptr=data_ptr, get_device=lambda x: -1,
     value=lambda x: x, apply=apply, apply_=apply_, split_with_sizes=split_with_sizes,
     is_complex=compat.is_complex, is_integer=compat.is_integer, is_empty=compat.is_empty,
     conj=conj, angle=angle)
