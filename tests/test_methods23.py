@@ -136,3 +136,22 @@ def test_the_old_paddle_forms_still_run():
     assert x.gather(paddle.to_tensor([1, 0]), 1).numpy()[0, 0].tolist() == [4.0, 5.0, 6.0, 7.0]
     assert x.new_zeros([2, 3]).shape == [2, 3] and x.new_full([2], 3.0).numpy().tolist() == [3, 3]
     assert x.flatten(1).shape == [2, 12] and x.swapaxes(0, 2).shape == [4, 3, 2]
+
+
+@pytest.mark.parametrize("name, expected", [
+    # Paddle 3.3.1: x.exp(out=paddle.zeros([1])) [2, 3, 4], its [0, 0]
+    ("exp", [1.0, 2.7182817459106445, 7.389056205749512, 20.08553695678711]),
+    ("floor", [0.0, 1.0, 2.0, 3.0]), ("sign", [0.0, 1.0, 1.0, 1.0]),
+    ("sqrt", [0.0, 1.0, 1.4142135381698608, 1.7320507764816284]),
+])
+def test_a_method_writes_its_result_into_out(name, expected):
+    x, o = X(), paddle.zeros([1])
+    assert getattr(x, name)(out=o) is o
+    assert o.shape == [2, 3, 4] and o.numpy()[0, 0].tolist() == expected
+
+
+def test_gather_and_clip_methods_write_into_out():
+    x, o = X(), paddle.zeros([1])
+    assert x.gather(paddle.to_tensor([1]), 1, out=o) is o     # Paddle: [2, 1, 4], [4..7]
+    assert o.shape == [2, 1, 4] and o.numpy()[0, 0].tolist() == [4.0, 5.0, 6.0, 7.0]
+    assert x.clip(2.0, 3.0, out=o) is o and o.numpy()[0, 0].tolist() == [2.0, 2.0, 2.0, 3.0]

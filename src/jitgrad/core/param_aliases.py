@@ -280,13 +280,6 @@ def method_aliases(name: str, fn: Callable) -> dict[str, str]:
     return {**found, **{a: t for a, t in extra.items() if t in own and a not in own}}
 
 
-# Bare methods that get the out= wrapper all the same: numpy's np.clip(t, lo, hi) and
-# np.round(t) call t.clip(lo, hi, out=None) and t.round(decimals=0, out=None), and a
-# method refusing out= makes numpy compute on an array copy and return a detached ndarray
-# (Paddle 3.3.1: a Tensor on the graph). Their calls pay the wrapper's call layer.
-NUMPY_CALLS_WITH_OUT = frozenset(("clip", "round"))
-
-
 def install_methods(methods: dict[str, Callable], cls: type | None = None) -> None:
     """Replace the Tensor methods in `methods` (name -> function) that take aliases by
     their aliased forms; a form `cls` already bound (Tensor binds a method on first use)
@@ -302,9 +295,7 @@ def install_methods(methods: dict[str, Callable], cls: type | None = None) -> No
             continue
         mapping = method_aliases(name, fn)
         extra = frozenset(torch_names.get(name, ())) - _own_params(fn)
-        if not mapping and extra <= {"out"} and name not in NUMPY_CALLS_WITH_OUT:
-            extra = frozenset()     # a bare method stays bare: x.exp(out=o) is refused, the
-            #                         call layer would cost every x.exp() (torch_kwargs.py)
+        # (the hot ones read out= themselves, x.exp(out=o): no wrapper, torch_kwargs.py)
         if mapping or extra:
             wrapped = with_aliases(fn, mapping)
             wrapped.torch_kwargs = wrapped.torch_kwargs | extra  # type: ignore[attr-defined]

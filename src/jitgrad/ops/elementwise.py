@@ -20,6 +20,7 @@ from . import rounded
 from .linear import linear, step
 from .registry import ADDS, SELECTS, OpDef
 from ..core import dtypes, tape
+from ..core.torch_kwargs import out_param
 from ..core.quiet import quiet
 
 
@@ -385,11 +386,13 @@ where_op = binary(
 
 # ---- public functions ----------------------------------------------------------------------
 
-def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
+def _public_unary(op: OpDef, float_only: bool, takes_out: bool = False
+                  ) -> Callable[[Tensor], Tensor]:
     """The public function of a one-input op without attributes. It checks its argument
     itself (checks_own_tensor_args, require_float's message): these run on every step of
     small training loops, where a wrapper layer and a helper call are a visible part of
-    the op's cost."""
+    the op's cost. `takes_out`: Paddle 3.3.1's torch-style out= (x.exp(out=t) too), read
+    here (a positional-or-keyword default: the method has no wrapper to read it in)."""
     opname = op.name
 
     def public(x: Tensor, name: str | None = None) -> Tensor:
@@ -398,6 +401,17 @@ def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
                 return apply_xy(op, x)
             return apply_xy(op, float_input(x, opname))   # int, bool: float32 (Paddle)
         raise tensor_arg_error(opname, "x", x)
+
+    def public_out(x: Tensor, name: str | None = None, out: Tensor | None = None) -> Tensor:
+        if isinstance(x, Tensor):
+            if x._data.dtype.kind == "f" or not float_only:
+                y = apply_xy(op, x)
+            else:
+                y = apply_xy(op, float_input(x, opname))   # int, bool: float32 (Paddle)
+            return y if out is None else out_param(opname, out, y)
+        raise tensor_arg_error(opname, "x", x)
+    if takes_out:
+        public = public_out
     public.__name__ = public.__qualname__ = opname
     public.__doc__ = f"Elementwise {opname}" + (" of a float tensor." if float_only else ".")
     return checks_own_tensor_args(public)
@@ -405,20 +419,21 @@ def _public_unary(op: OpDef, float_only: bool) -> Callable[[Tensor], Tensor]:
 
 neg = _public_unary(neg_op, float_only=False)
 square = _public_unary(square_op, float_only=False)
-abs = _public_unary(abs_op, float_only=False)
+abs = _public_unary(abs_op, float_only=False, takes_out=True)
 relu = _public_unary(relu_op, float_only=False)
-sqrt = _public_unary(sqrt_op, float_only=True)
-exp = _public_unary(exp_op, float_only=True)
-log = _public_unary(log_op, float_only=True)
-tanh = _public_unary(tanh_op, float_only=True)
-sin = _public_unary(sin_op, float_only=True)
-cos = _public_unary(cos_op, float_only=True)
-sigmoid = _public_unary(sigmoid_op, float_only=True)
+sqrt = _public_unary(sqrt_op, float_only=True, takes_out=True)
+exp = _public_unary(exp_op, float_only=True, takes_out=True)
+log = _public_unary(log_op, float_only=True, takes_out=True)
+tanh = _public_unary(tanh_op, float_only=True, takes_out=True)
+sin = _public_unary(sin_op, float_only=True, takes_out=True)
+cos = _public_unary(cos_op, float_only=True, takes_out=True)
+sigmoid = _public_unary(sigmoid_op, float_only=True, takes_out=True)
 
 
 def clip(x: Tensor, min: float | None = None, max: float | None = None,
-         name: str | None = None) -> Tensor:
-    """Clamp to [min, max]; the gradient is 1 inside the closed interval, bounds included."""
+         name: str | None = None, out: Tensor | None = None) -> Tensor:
+    """Clamp to [min, max]; the gradient is 1 inside the closed interval, bounds included.
+    out: Paddle 3.3.1's torch-style out= (read here: x.clip has no wrapper)."""
     lo = -np.inf if min is None else float(min)
     hi = np.inf if max is None else float(max)
     if not lo <= hi:            # (also a NaN bound: it made every value NaN)
@@ -426,7 +441,8 @@ def clip(x: Tensor, min: float | None = None, max: float | None = None,
                          f"clip: min and max must not be NaN, got {lo} and {hi}")
     if x._data.dtype.kind in "iu" and (type(min) is float or type(max) is float):
         x = astype(x, dtypes.default_float())   # Paddle 3.3.1: clip(int, 0.5, 2) is float32
-    return apply_unary(clip_op, x, {"lo": lo, "hi": hi})
+    y = apply_unary(clip_op, x, {"lo": lo, "hi": hi})
+    return y if out is None else out_param("clip", out, y)
 
 
 def astype(x: Tensor, dtype: Any) -> Tensor:

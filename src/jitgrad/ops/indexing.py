@@ -14,6 +14,7 @@ import numpy as np
 
 from . import siblings
 from ..core.tensor import Tensor
+from ..core.torch_kwargs import out_param
 from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, const, int_entry,
                    tensor_arg_error)
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
@@ -369,11 +370,14 @@ def index_select(x: Tensor, index: Any, axis: int = 0, name: str | None = None) 
 
 
 def gather(x: Tensor, index: Any = None, axis: Any = None, name: str | None = None, *,
-           dim: Any = None) -> Tensor:
+           dim: Any = None, out: Tensor | None = None) -> Tensor:
     """Paddle's gather: rows (or slices along `axis`) picked by a 1-D index; a 0-d index
     picks one slice and drops the axis (Paddle's 0-d rule). Given torch's form,
     gather(x, 1, index) or gather(x, dim=1, index=index), Paddle 3.3.1 runs torch's gather:
-    take_along_axis without broadcasting, and so does this."""
+    take_along_axis without broadcasting, and so does this. out: torch-style out= (read
+    here: x.gather has no wrapper)."""
+    if out is not None:
+        return out_param("gather", out, gather(x, index, axis, dim=dim))
     if dim is not None or isinstance(index, int):
         if dim is None:
             dim, index = index, axis

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from ..core import tape
+from ..core.torch_kwargs import out_param
 from ..core.quiet import quiet
 from .core import NO_ATTRS, apply_xy, binary_operands, compiled_input, compiled_kernels, \
     FLOAT16, call_in_float32, float_input, require_float
@@ -146,8 +147,9 @@ remainder_op = binary(
 # ---- public functions ----------------------------------------------------------------------
 
 def _u(op):
-    def fn(x: Tensor, name: str | None = None) -> Tensor:
-        return apply_xy(op, float_input(x, op.name))
+    def fn(x: Tensor, name: str | None = None, out: Tensor | None = None) -> Tensor:
+        y = apply_xy(op, float_input(x, op.name))
+        return y if out is None else out_param(op.name, out, y)     # (torch-style out=)
     fn.__name__ = op.name
     fn.__doc__ = f"Elementwise {op.name} (Paddle's paddle.{op.name})."
     return fn
@@ -193,29 +195,35 @@ def logit(x: Tensor, eps: float | None = None, name: str | None = None) -> Tenso
 _QUIET_LOG = quiet(rounded.log)            # (log of a negative q: nan, silently, as Paddle)
 
 
-def floor(x: Tensor, name: str | None = None) -> Tensor:
+def floor(x: Tensor, name: str | None = None, out: Tensor | None = None) -> Tensor:
     """Round down; the gradient is zero (Paddle's convention)."""
-    return apply_xy(floor_op, x) if x._data.dtype.kind == "f" else x
+    y = apply_xy(floor_op, x) if x._data.dtype.kind == "f" else x
+    return y if out is None else out_param("floor", out, y)
 
 
-def ceil(x: Tensor, name: str | None = None) -> Tensor:
-    return apply_xy(ceil_op, x) if x._data.dtype.kind == "f" else x
+def ceil(x: Tensor, name: str | None = None, out: Tensor | None = None) -> Tensor:
+    y = apply_xy(ceil_op, x) if x._data.dtype.kind == "f" else x
+    return y if out is None else out_param("ceil", out, y)
 
 
-def round(x: Tensor, decimals: int = 0, name: str | None = None) -> Tensor:  # noqa: A001
+def round(x: Tensor, decimals: int = 0, name: str | None = None,  # noqa: A001
+          out: Tensor | None = None) -> Tensor:
     """Round half to even (numpy's rule) to `decimals` places (x * 10^decimals rounded, then
-    divided back, in x's dtype, as Paddle 3.3.1); zero gradient."""
+    divided back, in x's dtype, as Paddle 3.3.1); zero gradient. out: torch-style out=."""
     if x._data.dtype.kind != "f":
-        return x
-    if decimals:
+        y = x
+    elif decimals:
         scale = 10.0 ** int(decimals)
-        return apply_xy(round_op, x * scale) / scale
-    return apply_xy(round_op, x)
+        y = apply_xy(round_op, x * scale) / scale
+    else:
+        y = apply_xy(round_op, x)
+    return y if out is None else out_param("round", out, y)
 
 
-def sign(x: Tensor, name: str | None = None) -> Tensor:
+def sign(x: Tensor, name: str | None = None, out: Tensor | None = None) -> Tensor:
     """-1, 0 or 1; the gradient is zero (as Paddle's: x.grad becomes zeros, not None)."""
-    return apply_xy(sign_op, x) if x._data.dtype.kind == "f" else Tensor._make(np.sign(x._data))
+    y = apply_xy(sign_op, x) if x._data.dtype.kind == "f" else Tensor._make(np.sign(x._data))
+    return y if out is None else out_param("sign", out, y)
 
 
 def heaviside(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -273,12 +281,15 @@ def trunc(input: Tensor, name: str | None = None) -> Tensor:
     return apply_xy(trunc_op, input) if input._data.dtype.kind == "f" else input
 
 
-def frac(x: Tensor, name: str | None = None) -> Tensor:
+def frac(x: Tensor, name: str | None = None, out: Tensor | None = None) -> Tensor:
     """x - trunc(x), with the sign of x; the gradient is 1 everywhere (inf and nan give nan
-    values but still gradient 1, as in Paddle). Int tensors give zeros of their dtype."""
+    values but still gradient 1, as in Paddle). Int tensors give zeros of their dtype.
+    out: torch-style out=."""
     if x._data.dtype.kind != "f":
-        return Tensor._make(np.zeros_like(x._data))
-    return apply_xy(frac_op, x)
+        y = Tensor._make(np.zeros_like(x._data))
+    else:
+        y = apply_xy(frac_op, x)
+    return y if out is None else out_param("frac", out, y)
 
 
 def _float_of(x: Tensor) -> Tensor:
