@@ -46,6 +46,7 @@ SPECIAL = {
     "searchsorted": "{f}(sorted, x{kw})", "take_along_axis": "{f}(x, j, 0{kw})",
     "take_along_dim": "{f}(x, j, 0{kw})", "topk": "{f}(x, 2{kw})", "where": "{f}(b, x, y{kw})",
     "clip": "{f}(x, -0.3, 0.3{kw})", "clamp": "{f}(x, -0.3, 0.3{kw})",
+    "expand_as": "{f}(x, y{kw})", "roll": "{f}(x, 1{kw})",
     "quantile": "{f}(x, 0.5{kw})", "multinomial": "{f}(p, 2{kw})", "median": "{f}(x{kw})",
     "nonzero": "{f}(x{kw})", "diff": "{f}(x{kw})", "cumsum": "{f}(x{kw})",
     "cumprod": "{f}(x, 1{kw})", "logsumexp": "{f}(x{kw})", "msort": "{f}(x{kw})",

@@ -84,10 +84,11 @@ TABLE: dict[str, tuple[str, ...]] = {
         "stack", "sub", "subtract", "sum", "take_along_axis", "take_along_dim", "tanh",
         "topk", "tril", "triu", "true_divide", "var", "where"
     ), ("out",)),
-    # Paddle 3.3.1's x.argmax / x.argmin take out= (their signatures do not show it; a
-    # given Tensor is left alone there): numpy's np.argmax(t) calls t.argmax(axis=None,
-    # out=None), and jitgrad's refusal made numpy return an ndarray (Paddle: a Tensor)
-    **dict.fromkeys(("Tensor.argmax", "Tensor.argmin"), ("out",)),
+    # (found by calling Paddle 3.3.1's methods, not in their signatures: x.argmax(out=o)
+    # writes o, and numpy's np.argmax(t) calls t.argmax(axis=None, out=None); x.clone,
+    # x.detach and x.contiguous take any keyword and ignore it: left out)
+    **dict.fromkeys(("Tensor.argmax", "Tensor.argmin", "Tensor.diagonal", "Tensor.expand_as",
+                     "Tensor.roll"), ("out",)),
     **dict.fromkeys((
         "Tensor.new_empty", "Tensor.new_full", "Tensor.new_ones", "Tensor.new_zeros",
         "as_tensor", "empty_like", "full_like", "ones_like", "zeros_like"
