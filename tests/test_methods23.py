@@ -167,3 +167,22 @@ def test_out_on_methods_whose_paddle_signature_does_not_show_it(call, shape, fir
     o = paddle.zeros([1])
     eval(call, {"x": X(), "o": o})
     assert o.shape == shape and o.numpy().ravel()[0].item() == first
+
+
+def test_softmax_without_an_axis_takes_torchs_legacy_dim_as_paddle():
+    # Paddle 3.3.1's paddle.softmax / x.softmax (paddle.compat's): dim None is 0 for a
+    # 0-, 1- or 3-D tensor, else 1; F.softmax keeps axis -1. Printed there:
+    x = X()
+    np.testing.assert_allclose(x.softmax().numpy()[:, 0, 0], [6.144174e-06, 9.999938e-01],
+                               rtol=1e-6)
+    np.testing.assert_allclose(paddle.softmax(x).numpy()[:, 0, 0], [6.144174e-06, 9.999938e-01],
+                               rtol=1e-6)
+    y = paddle.to_tensor([[2.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    np.testing.assert_allclose(y.softmax().numpy()[0], [0.5761169, 0.21194157, 0.21194157],
+                               rtol=1e-6)       # 2-D: along dim 1
+    np.testing.assert_allclose(paddle.nn.functional.softmax(x).numpy()[0, 0],
+                               [0.0320586, 0.08714432, 0.23688284, 0.6439143], rtol=1e-6)
+    np.testing.assert_allclose(paddle.nn.Softmax()(x).numpy()[0, 0],
+                               [0.0320586, 0.08714432, 0.23688284, 0.6439143], rtol=1e-6)
+    x4 = paddle.to_tensor(np.arange(16, dtype="float32").reshape(2, 2, 2, 2))
+    assert x4.softmax().numpy().sum(axis=1).tolist() == np.ones((2, 2, 2)).tolist()

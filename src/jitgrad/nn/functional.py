@@ -1,6 +1,7 @@
 """Paddle's `paddle.nn.functional`: activations, losses, dropout, linear, padding."""
 
-from ..ops import log_softmax, relu, sigmoid, softmax, tanh
+from ..ops import log_softmax, relu, sigmoid, tanh
+from ..ops.nn import softmax     # (axis -1 by default; paddle.softmax: softmax_compat)
 from ..ops.activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, hardswish,
                               hardtanh, leaky_relu, log_sigmoid, maxout, mish, prelu, relu6, selu,
                               silu, softplus, softshrink, softsign, swish, tanhshrink,

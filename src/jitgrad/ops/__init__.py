@@ -15,7 +15,7 @@ from .elementwise import (abs, add, astype, cast, clip, clone, cos, divide, exp,
                           subtract, tanh, where)
 from .elementwise import power  # noqa: F401  (the operator x ** y: Tensor.__pow__)
 from .linalg import matmul
-from .nn import log_softmax, softmax
+from .nn import log_softmax, softmax_compat as softmax   # (F.softmax: nn.softmax, axis -1)
 from .reduce import max, mean, min, sum
 from .registry import REGISTRY, defop
 from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t, transpose,

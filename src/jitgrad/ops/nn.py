@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -134,6 +135,20 @@ def softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | None = 
         if out is not None:
             return apply_xy(softmax_op, x, None, _ROWS, out)
     return apply_xy(softmax_op, x, None, {"axis": _axis(x, axis)})
+
+
+def softmax_compat(x: Tensor, axis: Any = None, dtype: object = None,
+                   name: str | None = None) -> Tensor:
+    """paddle.softmax and x.softmax: Paddle 3.3.1's torch-compatible softmax (paddle.compat's),
+    whose axis (dim) defaults by torch's legacy rule: 0 for a 0-, 1- or 3-D x, else 1
+    (x.softmax() of a [B, H, L, L] tensor is along H there); F.softmax's is -1. Paddle
+    refuses axis= and name= on it; jitgrad takes them (README, kept)."""
+    if axis is None and isinstance(x, Tensor):
+        axis = 0 if x._data.ndim in (0, 1, 3) else 1
+    return softmax(x, -1 if axis is None else axis, dtype)
+
+
+softmax_compat.__name__ = softmax_compat.__qualname__ = "softmax"
 
 
 def _log_softmax_matrix(x: np.ndarray) -> tuple | None:
