@@ -186,3 +186,15 @@ def test_softmax_without_an_axis_takes_torchs_legacy_dim_as_paddle():
                                [0.0320586, 0.08714432, 0.23688284, 0.6439143], rtol=1e-6)
     x4 = paddle.to_tensor(np.arange(16, dtype="float32").reshape(2, 2, 2, 2))
     assert x4.softmax().numpy().sum(axis=1).tolist() == np.ones((2, 2, 2)).tolist()
+
+
+def test_median_given_dim_is_torchs_values_and_indices():
+    # Paddle 3.3.1: x.median(dim=1) [[2.0, 1.0], [2, 3]] (mode 'min': the lower middle and
+    # its index), keepdim=True [[[2.0], [1.0]], [[2], [3]]], mode='avg' [2.5, 2.5]
+    x = paddle.to_tensor([[3.0, 1.0, 2.0, 5.0], [4.0, 4.0, 0.0, 1.0]])
+    values, indices = x.median(dim=1)
+    assert values.numpy().tolist() == [2.0, 1.0] and indices.numpy().tolist() == [2, 3]
+    values, indices = paddle.median(x, dim=1, keepdim=True)
+    assert values.numpy().tolist() == [[2.0], [1.0]] and indices.numpy().tolist() == [[2], [3]]
+    assert x.median(dim=1, mode="avg").numpy().tolist() == [2.5, 2.5]
+    assert x.median(1).numpy().tolist() == [2.5, 2.5]

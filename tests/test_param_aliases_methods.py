@@ -92,11 +92,11 @@ ACCEPTED = {
 
 # Refused by Paddle 3.3.1's methods (a TypeError there; some a ValueError from its C++
 # argument parser), so a TypeError here: aliases its functions may take, or whose method
-# form means torch's op (median's (values, indices)). x.gather(i, dim=0) is refused there
+# form means torch's op. x.gather(i, dim=0) is refused there
 # too but runs torch's gather here, as x.gather(dim=0, index=i) does there (README).
 REFUSED = ["x.max(dim=0)", "x.min(dim=0)", "x.sort(dim=0)", "x.split(2, dim=0)",
            "x.std(dim=0)", "x.flip(dim=0)", "x.cummax(dim=0)", "x.nansum(dim=0)",
-           "x.roll(1, dim=0)", "x.median(dim=0)",
+           "x.roll(1, dim=0)",
            "x.add(tensor=y)", "x.add(vec2=y)", "s.matmul(mat2=s)", "s.mm(other=s)",
            "v.dot(other=w)", "v.outer(other=w)", "x.pow(other=y)", "x.atan2(other=y)",
            "ix.bitwise_and(other=iy)", "x13.cross(other=y13)", "s.trace(dim1=0)",

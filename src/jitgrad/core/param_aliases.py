@@ -227,9 +227,9 @@ def install(module: types.ModuleType, names: Any = None, key: str | None = None)
 # there means a TypeError here too). Paddle's methods are narrower than its functions:
 # x.max(dim=0), x.sort(dim=0), x.split(2, dim=0), x.std(dim=0), x.flip(dim=0),
 # x.add(tensor=y), x.matmul(mat2=y), x.pow(other=2), x.atan2(other=y) are refused;
-# x.median(dim=0) and x.gather(index, dim=0) are accepted but switch to torch's meaning
-# (a (values, indices) pair; torch.gather), which jitgrad's methods do not have, so they
-# stay refused here. tests/test_param_aliases_methods.py pins this table's calls.
+# x.median(dim=0) and x.gather(dim=0, index=i) are accepted but switch to torch's meaning
+# (a (values, indices) pair; torch.gather): median and gather read dim= themselves, so
+# no rename here. tests/test_param_aliases_methods.py pins this table's calls.
 _DIM = ("dim",)
 _OTHER = ("other",)
 METHOD_ALIASES: dict[str, tuple[str, ...]] = {

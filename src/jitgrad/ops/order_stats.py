@@ -196,8 +196,8 @@ def _median(x: Tensor, axis: Any, keepdim: bool, mode: str, ignore_nan: bool) ->
     return out
 
 
-def median(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
-           name: str | None = None) -> Any:
+def median(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str | None = None,
+           name: str | None = None, *, dim: Any = None) -> Any:
     """Paddle's median. mode 'avg' averages the two middle elements of an even count and
     gives float32 (float64 stays float64); mode 'min' takes the lower one in x's dtype, and
     with an axis returns (values, int64 indices). A group with nan has median nan.
@@ -206,8 +206,13 @@ def median(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str 
     shared equally by the elements equal to the median (ties split), and for an even count
     with two different middle values, half to each. Where such a middle value is tied,
     Paddle's choice among the tied elements follows its top-k order; here the first one is
-    taken (the value is the same)."""
-    return _median(x, axis, keepdim, mode, ignore_nan=False)
+    taken (the value is the same). dim=: torch's median, as Paddle 3.3.1 reads it: the axis,
+    with mode 'min' unless one is given ((values, indices), x.median(dim=1))."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError("median() got both axis and dim (the same argument)")
+        axis, mode = dim, "min" if mode is None else mode
+    return _median(x, axis, keepdim, "avg" if mode is None else mode, ignore_nan=False)
 
 
 def nanmedian(x: Tensor, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
