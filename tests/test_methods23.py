@@ -198,3 +198,31 @@ def test_median_given_dim_is_torchs_values_and_indices():
     assert values.numpy().tolist() == [[2.0], [1.0]] and indices.numpy().tolist() == [[2], [3]]
     assert x.median(dim=1, mode="avg").numpy().tolist() == [2.5, 2.5]
     assert x.median(1).numpy().tolist() == [2.5, 2.5]
+
+
+SCATTER_X = np.arange(12, dtype="float32").reshape(3, 4)
+SRC_ROWS = [[0.0, -1.0, 2.0, 3.0], [4.0, 5.0, -1.0, 7.0], [-1.0, 9.0, 10.0, -1.0]]
+SEVENS = [[0.0, 7.0, 2.0, 3.0], [7.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 7.0]]
+
+
+@pytest.mark.parametrize("call, expected", [
+    # torch's scatter (put_along_axis without broadcasting), printed by Paddle 3.3.1
+    ("x.scatter(0, idx, src)", SRC_ROWS), ("x.scatter(dim=0, index=idx, src=src)", SRC_ROWS),
+    ("x.scatter(0, idx, value=5.0)", [[0.0, 5.0, 2.0, 3.0], [4.0, 5.0, 5.0, 7.0],
+                                      [5.0, 9.0, 10.0, 5.0]]),
+    ("paddle.scatter(x, 0, idx, src, reduce='add')", [[0.0, 0.0, 2.0, 3.0], [4.0, 5.0, 5.0, 7.0],
+                                                      [7.0, 9.0, 10.0, 10.0]]),
+    ("x.scatter(1, paddle.to_tensor([[1], [0], [3]]), 7.0)", SEVENS),
+    ("x.scatter(dim=1, index=paddle.to_tensor([[1], [0], [3]]), value=7.0)", SEVENS),
+])
+def test_scatter_in_torchs_form_is_torchs_scatter(call, expected):
+    e = {"paddle": paddle, "x": paddle.to_tensor(SCATTER_X),
+         "idx": paddle.to_tensor(np.array([[2, 0, 1, 2]])),
+         "src": paddle.to_tensor(-np.ones((3, 4), "float32"))}
+    assert eval(call, e).numpy().tolist() == expected
+
+
+def test_paddles_own_scatter_still_replaces_rows():
+    x = paddle.to_tensor(SCATTER_X)
+    out = x.scatter(paddle.to_tensor([1]), paddle.to_tensor([[9.0, 9.0, 9.0, 9.0]]))
+    assert out.numpy()[1].tolist() == [9.0] * 4 and out.numpy()[0].tolist() == [0, 1, 2, 3]

@@ -21,7 +21,7 @@ from .addmm_fused import addmm_op, fits as addmm_fits
 from .core import apply, apply_internal, apply_xy, compiled_input, const
 from .core import FLOAT16, call_in_float32
 from .registry import defop
-from .indexing import _axis, _index_array, _take, concat, put_flat
+from .indexing import _axis, _index_array, _take, concat, put_along_axis, put_flat
 from .shape import (_flat_positions, _select_compiled, broadcast_to, reshape, transpose,
                     unsqueeze)
 from .linalg import matmul
@@ -52,10 +52,20 @@ def _nd_positions(shape: tuple, idx: np.ndarray) -> np.ndarray:
     return pos[tuple(np.moveaxis(idx, -1, 0))]
 
 
-def scatter(x: Tensor, index: Any, updates: Tensor, overwrite: bool = True,
-            name: str | None = None) -> Tensor:
+def scatter(x: Tensor, index: Any = None, updates: Any = None, overwrite: Any = True,
+            name: str | None = None, *, dim: Any = None, src: Any = None, value: Any = None,
+            reduce: str | None = None) -> Tensor:
     """Paddle's scatter: rows of x at a 1-D index replaced by (or, overwrite=False, added to,
-    after zeroing) the rows of updates."""
+    after zeroing) the rows of updates. Given torch's form, scatter(x, 0, index, src) or
+    scatter(x, dim=0, index=i, src=s) (value= for src, reduce=), Paddle 3.3.1 runs torch's
+    scatter, put_along_axis without broadcasting, and so does this."""
+    if dim is not None:
+        return _torch_scatter(x, dim, index, src, value, reduce)
+    if isinstance(index, int):          # scatter(x, dim, index, src, reduce): by position
+        return _torch_scatter(x, index, updates, overwrite if src is None and overwrite
+                              is not True else src, value, name if reduce is None else reduce)
+    if index is None or updates is None:
+        raise TypeError("scatter() needs index and updates (or torch's dim, index, src)")
     idx = _index_array(index, "scatter")
     if idx.ndim > 1 and (idx.ndim > 2 or idx.shape[1] != 1):     # (Paddle 3.3.1 refuses)
         raise ValueError(f"scatter: index must be 1-D or of shape [N, 1], got shape "
@@ -69,6 +79,21 @@ def scatter(x: Tensor, index: Any, updates: Tensor, overwrite: bool = True,
         return put_flat(x, pos, updates, "assign")
     zeroed = put_flat(x, pos, 0.0, "assign")
     return put_flat(zeroed, pos, updates, "add")
+
+
+def _torch_scatter(x: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: Any
+                   ) -> Tensor:
+    """torch's scatter as Paddle 3.3.1's _put_along_axis_wrapper runs it."""
+    if src is None:
+        src = value
+        if src is None:
+            raise TypeError("scatter(x, dim, index, src): src (or value) is missing")
+    elif value is not None:
+        raise TypeError("scatter(): give src or value, not both")
+    if index is None:
+        raise TypeError("scatter(x, dim, index, src): index is missing")
+    return put_along_axis(x, index, src, dim, "assign" if reduce is None else reduce,
+                          broadcast=False)
 
 
 def scatter_nd_add(x: Tensor, index: Any, updates: Tensor, name: str | None = None) -> Tensor:
