@@ -45,8 +45,14 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-07 06:18-06:31 UTC on the AVX2 machine, a fresh clone of main at 2abadf3
+2026-12-07 09:01-09:13 UTC on an AVX-512 host, a fresh clone of main at d199d61
 (perf/op_steps.json holds this run): 219 rows, every one a program-cache hit, geometric
+mean 2.63x, median 2.59x, none slower (closest pad 1.48x, group_norm 1.52x,
+adaptive_max_pool2d 1.66x); the forward alone 0.88x torch's (155 rows slower), the rest
+4.91x; miss line 1.08x. The host made the difference from the run below: on this host 20
+rows of 73893d0 against d199d61 gave new/old 0.994 (two runs each).
+2026-12-07 06:18-06:31 UTC on the AVX2 machine, a fresh clone of main at 2abadf3:
+219 rows, every one a program-cache hit, geometric
 mean 2.23x, median 2.17x, none slower (closest topk 1.29x, pad 1.38x, grad:conv2d 1.41x);
 the forward alone 0.80x torch's (161 rows slower), the rest 3.94x; miss line 1.00x
 (torch's own steps 3.0% longer than in the run below, jitgrad's 3.8%).
