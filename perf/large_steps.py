@@ -1,0 +1,96 @@
+"""A fresh-graph step per op at a large shape (1000 x 1000 float32), jitgrad against torch,
+single-threaded: op_steps.py's question for users with big tensors, where the per-op Python
+does not matter and memory passes and per-element kernels do.
+
+    python perf/large_steps.py                 # every case (~1 min)
+    python perf/large_steps.py exp softmax     # some
+
+Run it with the peers environment (torch 2.13.0 CPU); it puts this checkout's src/ first
+on sys.path. A step is `op(x).sum().backward()` and clearing x's gradient; x needs a
+gradient. Median of interleaved samples (_timing.interleaved); the ratio is torch/jitgrad
+(> 1: jitgrad faster).
+
+Measured 2026-12-07 09:40 UTC (AVX-512 host, main at 6676b09 plus this script; medians,
+interleaved): 15 of 24 slower than torch: softplus 0.34x, x**3 0.43x (numpy's float32 powf
+loop: Paddle's values), sum(axis=0) 0.50x (torch keeps the expanded gradient as a view;
+jitgrad writes it), sigmoid 0.58x, gelu 0.61x, softmax 0.68x, silu 0.69x, log 0.73x, relu
+0.73x, exp 0.76x, mul 0.76x, log_softmax 0.89x, logsumexp 0.89x, max(axis=1) 0.91x,
+layer_norm 0.93x; erf 1.01x, matmul 1.04x, atan 1.07x, sqrt 1.08x, cumsum 1.24x, sin 1.83x,
+tanh 3.37x, clip 4.88x, where 5.18x. (At op_steps.py's small shapes none is slower.)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")       # (before numpy and torch load their thread pools)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as TF  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "src"))
+sys.path.insert(0, HERE)
+import jitgrad as P  # noqa: E402
+import jitgrad.nn.functional as F  # noqa: E402
+from _timing import interleaved  # noqa: E402
+
+CASES = {
+    "exp": (P.exp, torch.exp),
+    "log": (lambda x: P.log(P.abs(x) + 1), lambda x: torch.log(torch.abs(x) + 1)),
+    "tanh": (P.tanh, torch.tanh),
+    "sigmoid": (F.sigmoid, torch.sigmoid),
+    "relu": (F.relu, torch.relu),
+    "gelu": (F.gelu, TF.gelu),
+    "silu": (F.silu, TF.silu),
+    "softplus": (F.softplus, TF.softplus),
+    "softmax": (lambda x: F.softmax(x, -1), lambda x: torch.softmax(x, -1)),
+    "log_softmax": (lambda x: F.log_softmax(x, -1), lambda x: torch.log_softmax(x, -1)),
+    "logsumexp": (lambda x: P.logsumexp(x, -1), lambda x: torch.logsumexp(x, -1)),
+    "layer_norm": (lambda x: F.layer_norm(x, [1000]), lambda x: TF.layer_norm(x, [1000])),
+    "sqrt": (lambda x: P.sqrt(P.abs(x)), lambda x: torch.sqrt(torch.abs(x))),
+    "pow3": (lambda x: x ** 3, lambda x: x ** 3),
+    "mul": (lambda x: x * x, lambda x: x * x),
+    "matmul": (lambda x: x @ x, lambda x: x @ x),
+    "sum_axis0": (lambda x: x.sum(axis=0), lambda x: x.sum(dim=0)),
+    "erf": (P.erf, torch.erf),
+    "sin": (P.sin, torch.sin),
+    "atan": (P.atan, torch.atan),
+    "clip": (lambda x: P.clip(x, -1, 1), lambda x: torch.clamp(x, -1, 1)),
+    "where": (lambda x: P.where(x > 0, x, x * 0.1), lambda x: torch.where(x > 0, x, x * 0.1)),
+    "max_axis1": (lambda x: x.max(axis=1), lambda x: x.max(dim=1).values),
+    "cumsum": (lambda x: P.cumsum(x, 1), lambda x: torch.cumsum(x, 1)),
+}
+
+
+def main(names: list[str]) -> None:
+    torch.set_num_threads(1)
+    P.warmup(quiet=True)
+    a = np.random.default_rng(0).uniform(-2, 2, (1000, 1000)).astype(np.float32)
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        raise SystemExit(f"unknown case(s) {unknown}; choose from {sorted(CASES)}")
+    for name in names or CASES:
+        fj, ft = CASES[name]
+        xj = P.to_tensor(a, stop_gradient=False)
+        xt = torch.from_numpy(a.copy()).requires_grad_(True)
+
+        def step_j() -> None:
+            fj(xj).sum().backward()
+            xj.clear_grad()
+
+        def step_t() -> None:
+            ft(xt).sum().backward()
+            xt.grad = None
+        med = interleaved({"jitgrad": step_j, "torch": step_t}, samples=30, warmup=2,
+                          budget_s=3.0, sample_s=0.0, shuffle=True)
+        print(f"{name:12s} jitgrad {med['jitgrad'] * 1e3:7.2f} ms  torch "
+              f"{med['torch'] * 1e3:7.2f} ms  torch/jitgrad {med['torch'] / med['jitgrad']:5.2f}x",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
