@@ -10,7 +10,7 @@ on sys.path. A step is `op(x).sum().backward()` and clearing x's gradient; x nee
 gradient. Median of interleaved samples (_timing.interleaved); the ratio is torch/jitgrad
 (> 1: jitgrad faster).
 
-Measured 2026-12-07 09:40 UTC (AVX-512 host, main at 6676b09 plus this script; medians,
+Measured 2026-12-07 09:32 UTC (AVX-512 host, main at 6676b09 plus this script; medians,
 interleaved): 15 of 24 slower than torch: softplus 0.34x, x**3 0.43x (numpy's float32 powf
 loop: Paddle's values), sum(axis=0) 0.50x (torch keeps the expanded gradient as a view;
 jitgrad writes it), sigmoid 0.58x, gelu 0.61x, softmax 0.68x, silu 0.69x, log 0.73x, relu
