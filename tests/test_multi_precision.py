@@ -209,3 +209,40 @@ def test_a_replicas_state_gives_the_master_weights_as_numpy(monkeypatch):
     assert sorted(masters) == sorted(p.name for p in model.parameters())
     for p in model.parameters():
         assert type(masters[p.name]) is np.ndarray and masters[p.name].dtype == np.float32
+
+
+def _steps(opt_cls, dtype, grad, steps, round_each=False, **kw):
+    """w (ones, [4]) after `steps` steps of opt_cls with d loss / d w = grad; round_each:
+    a float32 w put back through float16 after every step."""
+    w = paddle.create_parameter([4], dtype)
+    w.set_value(np.ones(4, dtype))
+    opt = opt_cls(learning_rate=1e-3, parameters=[w], **kw)
+    for _ in range(steps):
+        (w * paddle.to_tensor(np.full(4, grad, dtype))).sum().backward()
+        opt.step()
+        opt.clear_grad()
+        if round_each:
+            w.set_value(w.numpy().astype("float16").astype(dtype))
+    return w, opt
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Lamb", "Adamax", "Adagrad", "RMSProp"])
+def test_a_float16_update_without_master_weights_runs_in_float32(name):
+    # Adam's eps 1e-8 is 0 in float16 and (1 - b2) g^2 underflows: a 1e-4 gradient took w to
+    # -inf in three steps; now each step is the float32 rule on float32(w), rounded to float16
+    cls = getattr(opt_ns, name)
+    w16, _ = _steps(cls, "float16", 1e-4, 3)
+    w32, _ = _steps(cls, "float32", np.float32(np.float16(1e-4)), 3, round_each=True)
+    assert w16.dtype == paddle.float16 and np.isfinite(w16.numpy()).all()
+    np.testing.assert_array_equal(w16.numpy(), w32.numpy().astype("float16"))
+
+
+def test_a_float16_parameters_accumulators_are_float32_without_master_weights():
+    # (Paddle 3.3.1's state dict without multi_precision: Adam's moments float32, plain names)
+    w, opt = _steps(opt_ns.Adam, "float16", 1e-4, 1)
+    state = opt.state_dict()
+    assert "master_weights" not in state
+    moments = {k: v for k, v in state.items() if "moment" in k}
+    assert sorted(k.split(".")[-1].rsplit("_", 1)[0] for k in moments) == ["w_0_moment1",
+                                                                          "w_0_moment2"]
+    assert all(v.dtype == paddle.float32 for v in moments.values())

@@ -53,6 +53,7 @@ def _regularizer(owner: str, value: Any) -> tuple[str, float] | None:
     return ("l2", float(value)) if value else None
 
 
+_F16 = np.dtype(np.float16)
 _MASTER = optimizer_state.MASTER       # keys in a float16 parameter's state: its master,
 _WRITTEN = "_fp32_master_written"      # and the float16 array the last step gave it
 
@@ -69,9 +70,21 @@ def _master_in(p: Tensor, state: dict) -> tuple[Tensor, dict]:
     return p, state
 
 
-def _masters_out(swapped: list[tuple[Tensor, dict]]) -> None:
-    """Keep each updated master and give its parameter the master rounded to float16."""
+def _float32_in(p: Tensor) -> tuple[Tensor, None]:
+    """Put p's values as float32 in p._data for one update (no master kept): without
+    multi_precision a float16 parameter's update still runs in float32 (Adam's eps 1e-8 is
+    0 in float16 and v = (1 - b2) g^2 underflows: w went to -inf in three steps)."""
+    p._data = p._data.astype(np.float32)
+    return p, None
+
+
+def _masters_out(swapped: list[tuple[Tensor, dict | None]]) -> None:
+    """Keep each updated master (state None: none kept) and give its parameter the result
+    rounded to float16."""
     for p, state in swapped:
+        if state is None:
+            p._data = p._data.astype(np.float16)
+            continue
         state[_MASTER] = p._data
         p._data = state[_WRITTEN] = p._data.astype(np.float16)
 
@@ -259,11 +272,10 @@ class Optimizer:
 
     def _live(self, rows: list[tuple]) -> list[tuple[tuple, np.ndarray]]:
         """(row, gradient) of each parameter with a gradient, after each group's grad_clip."""
-        live = [(row, row[0]._grad) for row in rows
-                if row[0]._grad is not None and not row[0]._stop_gradient]
-        if self._multi_precision:       # the master's gradient: float32, before any clip
-            live = [(row, g.astype(np.float32) if row[0]._data.dtype == np.float16 else g)
-                    for row, g in live]
+        # (a float16 parameter's gradient as float32, before any clip: its update runs in
+        # float32, on its master with multi_precision)
+        live = [(row, g.astype(np.float32) if g.dtype == _F16 else g) for row in rows
+                if (g := row[0]._grad) is not None and not row[0]._stop_gradient]
         if not self._clipped or not live:
             return live
         by_group: dict[int, list[int]] = {}
@@ -290,8 +302,9 @@ class Optimizer:
             with grad_mode.no_grad():
                 for (p, state, grp), g in self._live(rows):
                     if type(g) is not np.ndarray or g.dtype != p._data.dtype:
-                        if self._multi_precision and p._data.dtype == np.float16:
-                            swapped.append(_master_in(p, state))
+                        if p._data.dtype == _F16:
+                            swapped.append(_master_in(p, state) if self._multi_precision
+                                           else _float32_in(p))
                         g = np.asarray(g, dtype=p._data.dtype)
                     scale, wd, reg = self._decay_of(p, grp)
                     if reg is None and grp.hyper is None:
@@ -305,10 +318,14 @@ class Optimizer:
         tape.bump_epoch()
 
     def _state_dtype(self, p: Tensor) -> np.dtype:
-        """The dtype of p's accumulators: float32 for a float16 parameter with master
-        weights (they update the master), else the parameter's."""
+        """The dtype of p's accumulators: float32 for a float16 parameter (its update runs in
+        float32, on its master with multi_precision), else the parameter's."""
         dt = p._data.dtype
-        return np.dtype(np.float32) if self._multi_precision and dt == np.float16 else dt
+        return np.dtype(np.float32) if dt == _F16 else dt
+
+    def _keeps_master(self, p: Tensor) -> bool:
+        """Does p have a float32 master kept across steps (multi_precision, float16)?"""
+        return self._multi_precision and p._data.dtype == _F16
 
     def _update_extra(self, p: Tensor, g: np.ndarray, lr: float, wd: float, state: dict,
                       reg: tuple[str, float] | None, hyper: dict | None) -> None:

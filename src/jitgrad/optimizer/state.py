@@ -111,7 +111,7 @@ def _load_masters(opt: Any, saved: Any) -> None:
         raise TypeError(f"set_state_dict: 'master_weights' must be a dict of parameter name "
                         f"-> Tensor, got {type(saved).__name__}")
     for p in opt._params:
-        if p.name not in saved or opt._state_dtype(p) == p._data.dtype:
+        if p.name not in saved or not opt._keeps_master(p):
             continue
         arr = _value(f"master_weights[{p.name!r}]", saved[p.name])
         if list(arr.shape) != list(p._data.shape):
