@@ -105,13 +105,6 @@ TABLE: dict[str, tuple[str, ...]] = {
 }
 
 
-def check_device(device: Any, where: str) -> None:
-    """device= as Paddle 3.3.1 reads it (places.to_place): None, 'cpu' in any case or a
-    place pass; anything else raises ValueError (jitgrad computes on the CPU only)."""
-    if device is not None:
-        to_place(device, f"{where}()")
-
-
 def split(fn_name: str, allowed: Any, kwargs: dict) -> tuple[dict, dict] | None:
     """(kwargs without the torch-style keywords in `allowed`, those keywords) after checking
     device and pin_memory; None when kwargs has none of them."""
@@ -121,7 +114,7 @@ def split(fn_name: str, allowed: Any, kwargs: dict) -> tuple[dict, dict] | None:
     for k, v in kwargs.items():
         (extras if k in allowed else rest)[k] = v
     if "device" in extras:
-        check_device(extras["device"], fn_name)
+        to_place(extras["device"], f"{fn_name}()")   # (None: the CPU)
     if extras.get("pin_memory"):
         raise RuntimeError(f"{fn_name}(): pin_memory=True is not supported: jitgrad has no "
                            "pinned memory, it runs on the CPU only (Paddle's CPU build: "

@@ -64,17 +64,10 @@ def cast(layer: Any, dtype: Any, floating_only: bool, include_sublayers: bool,
     return layer
 
 
-def check_device(device: Any, where: str) -> None:
-    """None, 'cpu' (any case) or a place, as Paddle 3.3.1's Layer.to and the layers' device=
-    read a device (core/places.py); anything else raises ValueError."""
-    if device is not None:
-        to_place(device, where)
-
-
 def to(layer: Any, device: Any = None, dtype: Any = None, blocking: bool | None = None,
        non_blocking: bool | None = None) -> Any:
     """Layer.to(device=None, dtype=None): every parameter, gradient and buffer to dtype."""
-    check_device(device, "Layer.to")
+    to_place(device, "Layer.to")        # (None: the CPU)
     for key, flag in (("blocking", blocking), ("non_blocking", non_blocking)):
         if flag is not None and not isinstance(flag, bool):
             raise TypeError(f"Layer.to: {key} must be True, False or None, got {flag!r}")

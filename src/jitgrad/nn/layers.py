@@ -11,7 +11,7 @@ from ..core.tensor import Tensor
 from . import functional as F
 from .initializer import Constant, Normal, ParamAttr, XavierUniform
 from .layer import Layer
-from .layer_cast import check_device
+from ..core.places import to_place
 from .layer_repr import conv_repr, name_suffix, pool_repr
 
 
@@ -88,7 +88,7 @@ class Conv2D(_ConvNd):
                  padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
                  data_format: str = "NCHW", *, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        check_device(device, "Conv2D")
+        to_place(device, "Conv2D")
         bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, weight_attr, bias_attr, data_format, padding_mode)
@@ -106,7 +106,7 @@ class Conv1D(_ConvNd):
                  padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
                  data_format: str = "NCL", *, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        check_device(device, "Conv1D")
+        to_place(device, "Conv1D")
         bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, weight_attr, bias_attr, data_format, padding_mode)
@@ -202,7 +202,7 @@ class LayerNorm(Layer):
                  bias_attr: Any = None, name: str | None = None, *,
                  elementwise_affine: bool = True, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        check_device(device, "LayerNorm")
+        to_place(device, "LayerNorm")
         super().__init__(dtype=get_default_dtype())
         if not elementwise_affine:          # (Paddle 3.3.1's keywords: no weight, no bias)
             weight_attr = bias_attr = False
@@ -238,7 +238,7 @@ class Embedding(Layer):
                  scale_grad_by_freq: bool = False, sparse: bool = False, _weight: Any = None,
                  _freeze: bool = False, device: Any = None, dtype: Any = None,
                  weight_attr: Any = None, name: str | None = None) -> None:
-        check_device(device, "Embedding")
+        to_place(device, "Embedding")
         super().__init__(dtype=get_default_dtype() if dtype is None else dtype)
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
             raise ValueError(f"Embedding: padding_idx must be within [-{num_embeddings}, "

@@ -11,7 +11,7 @@ from ..ops.padding import pad
 from ..ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d,
                           conv3d_transpose, max_pool3d)
 from .layer import Layer
-from .layer_cast import check_device
+from ..core.places import to_place
 from .layer_repr import pool_repr
 from .layers import BatchNorm2D, _BatchNorm, _ConvNd, _ConvTransposeNd, _InstanceNorm
 
@@ -24,7 +24,7 @@ class Conv3D(_ConvNd):
                  padding_mode: str = "zeros", weight_attr: Any = None, bias_attr: Any = None,
                  data_format: str = "NCDHW", *, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        check_device(device, "Conv3D")
+        to_place(device, "Conv3D")
         bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, weight_attr, bias_attr, data_format, padding_mode)

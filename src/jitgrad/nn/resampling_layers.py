@@ -15,7 +15,7 @@ from ..core.tensor import Tensor
 from . import functional as F
 from .initializer import Constant
 from .layer import Layer
-from .layer_cast import check_device
+from ..core.places import to_place
 from .layer_repr import name_suffix
 
 _DIMS = {1: "NCL", 2: "NCHW", 3: "NCDHW"}
@@ -206,7 +206,7 @@ class GroupNorm(Layer):
                  affine: bool = True, device: Any = None, dtype: Any = None,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
                  name: str | None = None) -> None:
-        check_device(device, "GroupNorm")
+        to_place(device, "GroupNorm")
         super().__init__(dtype=get_default_dtype() if dtype is None else dtype)
         if num_groups <= 0 or num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be a positive "

@@ -334,7 +334,7 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None, *,
         raise ValueError("range: step must not be 0")
     n = int(np.floor((vals[1] - vals[0]) / vals[2])) + 1
     from ..core import torch_kwargs
-    torch_kwargs.check_device(device, "range")
+    to_place(device, "range()")
     t = _t((vals[0] + vals[2] * np.arange(max(n, 0))).astype(_dt(dtype)))
     return torch_kwargs.finish("range", t, {"requires_grad": requires_grad, "out": out})
 
