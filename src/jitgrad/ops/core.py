@@ -203,15 +203,10 @@ def in_float32(op: OpDef, inputs: tuple, attrs: dict) -> Tensor:
     input was float32 or float64 already, which the output keeps): the result and, through
     the two recorded casts, the gradient of `op(x.astype('float32')).astype('float16')`.
     Numpy's float16 arithmetic rounds every intermediate (softmax's exp and sum, a
-    derivative's factors): up to thousands of ulps near 0 (layer_norm, gelu)."""
-    cast = _registry.REGISTRY["cast"]
-    wide = tuple([apply_internal(cast, t, dtype=_F32) if t._data.dtype == _F16 else t
-                  for t in inputs])
-    out = apply_internal(op, *wide, **attrs)
-    if out._data.dtype != _F32 or any(t._data.dtype.kind == "f" and t._data.dtype.itemsize > 2
-                                      for t in inputs):
-        return out
-    return apply_internal(cast, out, dtype=_F16)
+    derivative's factors): up to thousands of ulps near 0 (layer_norm, gelu). The casts are
+    call_in_float32's, on the op's inputs."""
+    return call_in_float32(lambda inputs: apply_internal(op, *inputs, **attrs),
+                           {"inputs": inputs})
 
 
 FLOAT16 = _F16      # (public composites test `x._data.dtype is FLOAT16` first thing)
