@@ -42,7 +42,7 @@ def name_accumulators(opt: Any) -> None:
     masters: dict[int, str] = {}
     for p in opt._params:               # (an unnamed tensor's name is made when first read)
         owner = p.name
-        if opt._multi_precision and p._data.dtype == np.float16 and id(p) not in masters:
+        if opt._keeps_master(p) and id(p) not in masters:
             owner = masters[id(p)] = unique_name.generate(f"{p.name}_fp32_master")
         for kind in opt._accumulators:
             if (id(p), kind) not in names:

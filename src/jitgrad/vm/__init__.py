@@ -212,9 +212,7 @@ def _background_load() -> None:
 
 def _wait_compiled(dtype: np.dtype) -> Callable:
     """The compiled interpreter for `dtype`, loading it now if needed (announced)."""
-    loader = _loader
-    if loader is not None and loader.is_alive():
-        run_announced(loader.join)
+    finish_background_load()
     if _load_error is not None:
         raise RuntimeError("jitgrad could not load its compiled backward interpreter "
                            f"({_load_error!r}); set JITGRAD_VM=reference to run without it"
