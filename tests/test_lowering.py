@@ -92,3 +92,53 @@ def test_a_gradient_summed_over_middle_broadcast_axes_is_one_midsum_row():
         # d/dx_n sum_m |x_n - y_m|^2 = 2 (M x_n - sum_m y_m), and for y with -N
         np.testing.assert_allclose(x.grad.numpy(), 2 * (4 * xa - ya.sum(0)), rtol=1e-12)
         np.testing.assert_allclose(y.grad.numpy(), 2 * (3 * ya - xa.sum(0)), rtol=1e-12)
+
+
+def _spread_case(shape, axes, rng):
+    """(x, loss, expected x.grad): a sum over `axes` weighted by c, so x's gradient is c
+    broadcast back over the summed axes."""
+    kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
+    xa, c = rng.standard_normal(shape), rng.standard_normal(kept)
+    x = TT(xa, stop_gradient=False)
+    loss = (paddle.sum(x, axis=list(axes), keepdim=True) * TT(c)).sum()
+    return x, loss, np.broadcast_to(c, shape)
+
+
+def test_a_reduction_gradient_is_spread_by_one_expand_row():
+    # sums over leading, trailing, middle and outer-and-inner axes: each gradient is one
+    # EXPAND row (an (outer, mid, inner) grid), not a GATHER over an index per element
+    rng = np.random.default_rng(1)
+    for axes in [(0,), (2,), (1,), (0, 2), (0, 1), (1, 2)]:
+        for step in range(3):   # interpreted, then lowered and cached, then a cache hit
+            x, loss, want = _spread_case((3, 4, 5), axes, rng)
+            if step == 0:
+                text = lower([loss])[0].text()
+                assert "EXPAND" in text and "GATHER" not in text, (axes, text)
+            loss.backward()
+            np.testing.assert_array_equal(x.grad.numpy(), want)
+
+
+def test_a_spread_over_two_separate_axis_blocks_still_gathers():
+    # kept, summed, kept, summed axes are four runs: no one grid, the index table stays
+    rng = np.random.default_rng(2)
+    for step in range(3):
+        x, loss, want = _spread_case((2, 3, 4, 5), (1, 3), rng)
+        if step == 0:
+            text = lower([loss])[0].text()
+            assert "GATHER" in text and "EXPAND" not in text
+        loss.backward()
+        np.testing.assert_array_equal(x.grad.numpy(), want)
+
+
+def test_max_along_an_axis_spreads_its_gradient_with_expand_mul():
+    xa = np.array([[1.0, 5.0, 5.0], [7.0, 2.0, 3.0]])
+    c = np.array([[2.0], [3.0]])
+    for step in range(3):
+        x = TT(xa, stop_gradient=False)
+        loss = (paddle.max(x, axis=1, keepdim=True) * TT(c)).sum()
+        if step == 0:
+            text = lower([loss])[0].text()
+            assert "EXPAND_MUL" in text and "GATHER" not in text
+        loss.backward()
+        # ties share the gradient equally (Paddle's max): row 0's two 5s get 1.0 each
+        np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 1.0, 1.0], [3.0, 0.0, 0.0]])

@@ -36,6 +36,8 @@ ITAB = {
     # R S L A Q: 2 statistics of 3 elements each, 3 channels along a row (Q = 0); c = the
     # 2 rstd then the 3 weights
     "NORM_BWD": [1, 2, 3, 3, 0],
+    "EXPAND": [2, 1, 3, 0, 0, 1],                # a[0:3] twice (a leading broadcast)
+    "EXPAND_MUL": [1, 3, 2, 0, 1, 0],            # a[0], a[1], a[2] twice each, times b
     "ROUND": [16],                               # to float16 (the values are in [0.5, 1.5))
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}

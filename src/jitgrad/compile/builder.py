@@ -369,9 +369,23 @@ class Builder:
             self.emit("AXPY", dest, src, k=k)
         elif src.n == 1:
             self.emit("BCAST", dest, src, k=k)
+        elif (grid := expand_grid(src.shape, dest.shape)) is not None:
+            self.emit("EXPAND", dest, src, p=self.table(grid), k=k)
         else:
             self.emit("GATHER", dest, src, p=self.table(broadcast_index(src.shape, dest.shape)),
                       k=k)
+
+    def spread_mul(self, dest: Slot, src: Slot, weight: Slot, small: tuple, big: tuple,
+                   start: int = 0) -> None:
+        """dest += (src from element `start` on, shape `small` with kept dims, broadcast to
+        `big`) * weight: EXPAND_MUL, or GATHER_MUL over an index table when the broadcast
+        is not one grid."""
+        grid = expand_grid(small, big) if start == 0 else None   # (a field at a slot start)
+        if grid is not None:
+            self.emit("EXPAND_MUL", dest, src, weight, p=self.table(grid))
+        else:
+            self.emit("GATHER_MUL", dest, src, weight,
+                      p=self.table(broadcast_index(small, big) + start))
 
     def gather(self, dest: Slot, src: Slot, idx: np.ndarray) -> None:
         """dest[i] += src[idx[i]]."""
@@ -417,6 +431,32 @@ def _middle_broadcast(small: tuple, big: tuple) -> list[int] | None:
     if outer == 1 or inner == 1:            # (ROWSUM's and CHANSUM's cases)
         return None
     return [math.prod(big[lo:hi]), inner]
+
+
+def expand_grid(small: tuple, big: tuple) -> list[int] | None:
+    """EXPAND's [outer, mid, inner, stride_outer, stride_mid, stride_inner] for `small`
+    (kept dims) broadcast to `big`, when its axes fall into at most three runs of kept and
+    broadcast axes (a reduction over leading, trailing, middle or outer-and-inner axes),
+    else None (GATHER's index table then)."""
+    small = (1,) * (len(big) - len(small)) + tuple(small)
+    runs: list[list] = []                   # [size, kept?], adjacent runs of one kind merged
+    for s, b in zip(small, big):
+        if b == 1:
+            continue
+        kept = s == b
+        if runs and runs[-1][1] == kept:
+            runs[-1][0] *= b
+        else:
+            runs.append([b, kept])
+    if len(runs) > 3:
+        return None
+    runs = [[1, False]] * (3 - len(runs)) + runs
+    sizes, strides, step = [], [], 1
+    for size, kept in reversed(runs):
+        sizes.append(size)
+        strides.append(step if kept else 0)
+        step *= size if kept else 1
+    return sizes[::-1] + strides[::-1]
 
 
 def broadcast_index(small: tuple, big: tuple) -> np.ndarray:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from ..core import tape
 from .core import NO_ATTRS, apply_xy, const
@@ -28,8 +27,7 @@ def _mat(g: Tensor) -> Tensor:
 def _lower_bcast_mul(b, node, g, gins):
     """gx[..., i, j] += g[...] * saved[..., i, j]."""
     x = node.inputs[0]._data
-    idx = broadcast_index(x.shape[:-2] + (1, 1), x.shape)
-    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
+    b.spread_mul(gins[0], g, b.value(node.saved[0]), x.shape[:-2] + (1, 1), x.shape)
 
 
 def _slogdet(x: np.ndarray) -> np.ndarray:
@@ -50,8 +48,8 @@ def _lower_slogdet(b, node, g, gins):
     """gx[..., i, j] += g[1, ...] * saved[..., i, j] (the sign row g[0] has no gradient)."""
     x = node.inputs[0]._data
     batch = x.shape[:-2]
-    idx = broadcast_index(batch + (1, 1), x.shape) + int(np.prod(batch, dtype=np.int64))
-    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
+    b.spread_mul(gins[0], g, b.value(node.saved[0]), batch + (1, 1), x.shape,
+                 start=int(np.prod(batch, dtype=np.int64)))
 
 
 slogdet_op = defop(

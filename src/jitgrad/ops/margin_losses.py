@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from . import rounded
 from . import elementwise as E
@@ -422,15 +421,15 @@ def _l2_distance_interp(node, g, want):
 
 
 def _lower_l2_distance(b, node, g, gins):
-    """gx += g[spread] * w (one GATHER_MUL), gy -= the same."""
+    """gx += g[spread] * w (one EXPAND_MUL), gy -= the same."""
     shape = node.inputs[0]._data.shape
-    idx = b.table(broadcast_index(_kept_shape(shape, node.attrs["axes"]), shape))
+    kept = _kept_shape(shape, node.attrs["axes"])
     w = b.value(node.saved[0])
     if gins[1] is None:
-        b.emit("GATHER_MUL", gins[0], g, w, p=idx)
+        b.spread_mul(gins[0], g, w, kept, shape)
         return
     gd = b.alloc(shape)
-    b.emit("GATHER_MUL", gd, g, w, p=idx, acc=False)
+    b.spread_mul(gd, g, w, kept, shape)
     if gins[0] is not None:
         b.emit("AXPY", gins[0], gd)
     b.emit("AXPY", gins[1], gd, k=-1.0)

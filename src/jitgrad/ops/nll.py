@@ -173,9 +173,7 @@ def _lower(b, node, g, gins):
         picked = b.alloc(rows)
         b.emit("RELU_BWD", picked, src, b.value(keep))
         if gins[1] is None:             # (x's gradient only: rows spread times dx, one pass)
-            from ..compile.builder import broadcast_index
-            b.emit("GATHER_MUL", gins[0], picked, b.value(node.saved[0]),
-                   p=b.table(broadcast_index(rows, x.shape)))
+            b.spread_mul(gins[0], picked, b.value(node.saved[0]), rows, x.shape)
             return
         src = picked
     gb = b.alloc(x.shape)

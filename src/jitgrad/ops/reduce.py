@@ -8,7 +8,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..compile.builder import broadcast_index
 from ..core import tape
 from ..core.tensor import Tensor
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, compiled_input, const,
@@ -202,18 +201,17 @@ def _min_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> tuple | No
 
 def _lower_extreme(b, node, g, gins):
     x = node.inputs[0]._data
-    idx = broadcast_index(_kept_shape(x.shape, node.attrs["axes"]), x.shape)
-    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
+    b.spread_mul(gins[0], g, b.value(node.saved[0]), _kept_shape(x.shape, node.attrs["axes"]),
+                 x.shape)
 
 
 def _lower_selected(b, node, g, gins):
     """_lower_extreme's product into a temporary, then RELU_BWD keeps it where the weight
     is > 0 (0 elsewhere, whatever g holds)."""
     x = node.inputs[0]._data
-    idx = broadcast_index(_kept_shape(x.shape, node.attrs["axes"]), x.shape)
     w = b.value(node.saved[0])
     tmp = b.alloc(x.shape)
-    b.emit("GATHER_MUL", tmp, g, w, p=b.table(idx), acc=False)
+    b.spread_mul(tmp, g, w, _kept_shape(x.shape, node.attrs["axes"]), x.shape)
     b.emit("RELU_BWD", gins[0], tmp, w)
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from ..core.torch_kwargs import out_param
 from . import elementwise as E
@@ -85,8 +84,8 @@ def _others_tensor(x: Tensor, axes: tuple | None) -> Tensor:
 
 def _lower_prod(b, node, g, gins):
     x = node.inputs[0]._data
-    idx = broadcast_index(_kept_shape(x.shape, node.attrs["axes"]), x.shape)
-    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]), p=b.table(idx))
+    b.spread_mul(gins[0], g, b.value(node.saved[0]), _kept_shape(x.shape, node.attrs["axes"]),
+                 x.shape)
 
 
 prod_op = defop(

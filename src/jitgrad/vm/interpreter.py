@@ -18,8 +18,8 @@ from .program import OP
 from ._numba import jit
 from . import blas, kernels, norm_kernels, threads
 from .blas import gemm
-from .kernels import (TILE, _chain, _col2im, _cumsum_rows, _linscan_rows, _pool_bwd,
-                      _round_into, _rows_bwd, _span, _view)
+from .kernels import (TILE, _chain, _col2im, _cumsum_rows, _expand, _linscan_rows,
+                      _pool_bwd, _round_into, _rows_bwd, _span, _view)
 from .norm_kernels import _chansum, _midsum, _norm_bwd
 
 ZERO, AXPY, MUL, DIV, MULDIV = OP["ZERO"], OP["AXPY"], OP["MUL"], OP["DIV"], OP["MULDIV"]
@@ -36,6 +36,7 @@ COL2IM = OP["COL2IM"]
 POOL_BWD = OP["POOL_BWD"]
 ROUND = OP["ROUND"]
 CHANSUM, NORM_BWD, MIDSUM = OP["CHANSUM"], OP["NORM_BWD"], OP["MIDSUM"]
+EXPAND, EXPAND_MUL = OP["EXPAND"], OP["EXPAND_MUL"]
 
 # the files whose code Numba compiles into this file's functions: their stamps join the
 # disk cache's key, so editing a kernel recompiles `run` as it did when they lived here
@@ -157,6 +158,9 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             else:
                 for i in range(n):
                     out[i] = K * arena[a + idx[i]]
+        elif op == EXPAND or op == EXPAND_MUL:
+            _expand(arena, itab, o, a, b, _span(itab, code[pc, 6], 6), K, acc,
+                    op == EXPAND_MUL)
         elif op == GATHER_MUL:
             idx = _span(itab, code[pc, 6], n)
             B = _view(arena, itab, b, n)

@@ -63,6 +63,56 @@ def _span(table, p, n):  # pragma: no cover - compiled
 
 
 @jit
+def _expand(arena, itab, o, a, b, prm, K, acc, times):  # pragma: no cover - compiled
+    """EXPAND (and EXPAND_MUL when `times`: each element times b[i] after): out (+)= K * a
+    broadcast over an (outer, mid, inner) grid whose source strides are prm[3:6] (0 along
+    a broadcast axis), one inner run at a time through views indexed from 0, so each run
+    vectorises (a fill of one value, or a scaled copy), where GATHER read an index per
+    element (8 bytes each) to the same values."""
+    outer, mid, inner, so, sm, si = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    q = 0
+    for r in range(outer):
+        for m in range(mid):
+            dst = _view(arena, itab, o + q, inner)
+            base = a + r * so + m * sm
+            if times:
+                B = _view(arena, itab, b + q, inner)
+                if si == 0:
+                    v = K * arena[base]
+                    if acc:
+                        for i in range(inner):
+                            dst[i] += v * B[i]
+                    else:
+                        for i in range(inner):
+                            dst[i] = v * B[i]
+                else:
+                    src = _span(arena, base, inner)
+                    if acc:
+                        for i in range(inner):
+                            dst[i] += K * src[i] * B[i]
+                    else:
+                        for i in range(inner):
+                            dst[i] = K * src[i] * B[i]
+            elif si == 0:
+                v = K * arena[base]
+                if acc:
+                    for i in range(inner):
+                        dst[i] += v
+                else:
+                    for i in range(inner):
+                        dst[i] = v
+            else:
+                src = _span(arena, base, inner)
+                if acc:
+                    for i in range(inner):
+                        dst[i] += K * src[i]
+                else:
+                    for i in range(inner):
+                        dst[i] = K * src[i]
+            q += inner
+
+
+@jit
 def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - compiled
     """softmax / log_softmax backward over rows of `length` elements spaced `inner` apart.
     Contiguous rows (inner 1) go through row slices indexed from 0: a loop indexing

@@ -165,6 +165,14 @@ def _midsum(r: Any) -> np.ndarray:
     return a.sum(axis=1).reshape(-1).astype(r.arena.dtype)
 
 
+def _expanded(r: Any) -> np.ndarray:
+    """K * a spread over EXPAND's (outer, mid, inner) grid."""
+    outer, mid, inner, so, sm, si = r.params(6)
+    idx = (np.arange(outer)[:, None, None] * so + np.arange(mid)[None, :, None] * sm +
+           np.arange(inner)[None, None, :] * si).ravel()
+    return r.K * r.arena[r.a + idx]
+
+
 def _norm_bwd(r: Any) -> np.ndarray:
     R, S, L, A, Q = r.params(5)
     aux = r.arena[r.c:r.c + S + A]
@@ -278,6 +286,16 @@ TABLE: tuple[Opcode, ...] = (
            "as SCATTER would add them)", (2,),
            core=True,
            ref=_midsum),
+    Opcode("EXPAND", "out[(r * itab[p+1] + m) * itab[p+2] + i] (+)= K * a[r * itab[p+3] + "
+           "m * itab[p+4] + i * itab[p+5]] for r < itab[p], m < itab[p+1], i < itab[p+2]   "
+           "(a broadcast onto an (outer, mid, inner) grid, strides 0 along its broadcast "
+           "axes: GATHER's values without an index per element; a reduction's gradient)",
+           (2,), core=True, one_add=True,
+           ref=_expanded),
+    Opcode("EXPAND_MUL", "out[i] (+)= EXPAND's K * a[...] times b[i]   (a reduction's "
+           "gradient times a per-element weight: max's ties, prod's others-product; "
+           "GATHER_MUL's values, K = 1)", (2, 3), core=True, one_add=True,
+           ref=lambda r: _expanded(r) * r.B),
 )
 
 # ---- derived: opcode numbers (their order is the table's) and the sets the passes use ------
