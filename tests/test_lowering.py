@@ -142,3 +142,23 @@ def test_max_along_an_axis_spreads_its_gradient_with_expand_mul():
         loss.backward()
         # ties share the gradient equally (Paddle's max): row 0's two 5s get 1.0 each
         np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 1.0, 1.0], [3.0, 0.0, 0.0]])
+
+
+def test_expand_grid_reads_what_the_index_table_reads():
+    # every (kept dims, full) shape pair up to 4 axes of sizes 1-3 that has a grid
+    import itertools
+    from jitgrad.compile.builder import broadcast_index, expand_grid
+    checked = 0
+    for nd in range(1, 5):
+        for big in itertools.product([1, 2, 3], repeat=nd):
+            for mask in itertools.product([0, 1], repeat=nd):
+                small = tuple(1 if m else s for m, s in zip(mask, big))
+                grid = expand_grid(small, big)
+                if grid is None:
+                    continue
+                outer, mid, inner, so, sm, si = grid
+                idx = (np.arange(outer)[:, None, None] * so + np.arange(mid)[None, :, None] *
+                       sm + np.arange(inner)[None, None, :] * si).ravel()
+                np.testing.assert_array_equal(idx, broadcast_index(small, big))
+                checked += 1
+    assert checked > 1000
