@@ -128,3 +128,13 @@ def test_grad_setter_copies_into_the_accumulator_a_kept_grad_sees():
     assert kept.tolist() == [1.0, 1.0] and x.grad.tolist() == [1.0, 1.0]
     (x * 3).sum().backward()
     assert x.grad.tolist() == [4.0, 4.0]
+
+
+def test_a_new_gradient_keeps_the_sign_of_a_negative_zero():
+    # Paddle 3.3.1: x.grad of (x * [-0., -0., 1.]).sum() is [-0., -0., 1.] (signbit set).
+    # A new .grad the row adds into starts at -0.0 (the identity of +), not +0.0
+    c = TT(np.array([-0.0, -0.0, 1.0], np.float32))
+    for step in range(3):       # interpreted, lowered, cache hit
+        x = TT(np.array([1.5, 2.0, 7.0], np.float32), stop_gradient=False)
+        (x * c).sum().backward()
+        np.testing.assert_array_equal(np.signbit(x.grad.numpy()), [True, True, False])

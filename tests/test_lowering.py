@@ -162,3 +162,28 @@ def test_expand_grid_reads_what_the_index_table_reads():
                 np.testing.assert_array_equal(idx, broadcast_index(small, big))
                 checked += 1
     assert checked > 1000
+
+
+def test_a_tensor_times_itself_gets_its_gradient_in_one_pass():
+    # x * x: g * x for each input, added (Paddle: v + v). The lowering computes v once and
+    # doubles it (2 * v is v + v exactly, overflow and signed zeros included): one writer
+    # of x's gradient, fused into one CHAIN with the seed
+    xa = np.array([1.5, -0.0, 3e38, -2e-45, np.nan, 7.0], np.float32)
+    want = xa + xa
+    for step in range(3):       # interpreted, then lowered and cached, then a cache hit
+        x = TT(xa, stop_gradient=False)
+        loss = (x * x).sum()
+        if step == 0:
+            text = lower([loss])[0].text()
+            assert text.count("MUL") == 1 and "AXPY" in text, text
+        loss.backward()
+        np.testing.assert_array_equal(x.grad.numpy(), want)
+        assert np.signbit(x.grad.numpy()[1])
+
+
+def test_a_tensor_plus_itself_accumulates_onto_a_kept_gradient():
+    xa = np.array([0.1, 0.2, 0.3], np.float32)
+    x = TT(xa, stop_gradient=False)
+    for _ in range(3):
+        (x + x).sum().backward()        # .grad kept: 2, then 4, then 6 (ones doubled)
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(3, 6, np.float32))

@@ -215,10 +215,14 @@ def seeds_written(ws: Workspace) -> None:
 def point_leaves(p: Program, ws: Workspace, outs: list, pointed: list | None
                  ) -> list | None:
     """Point each owned leaf's writer row at the leaf's `.grad` array, so the row adds
-    straight into it; a leaf without one gets a new zeroed array. A `.grad` of another
-    dtype, shape or layout keeps the row on its own slot, zeroed, and the slot is added
-    after the run: those are listed as (tensor, slot view, new .grad or None). `pointed`
-    (a retained Binding's) records the array each row writes into."""
+    straight into it; a leaf without one gets a new array of -0.0. A `.grad` of another
+    dtype, shape or layout keeps the row on its own slot, set to -0.0, and the slot is
+    added after the run: those are listed as (tensor, slot view, new .grad or None).
+    `pointed` (a retained Binding's) records the array each row writes into.
+
+    -0.0, not 0.0: -0.0 + v is v for every v, so the row's first addition gives the
+    gradient itself, a -0.0 one included (Paddle's fresh .grad of x * -0.0 is -0.0; +0.0
+    + -0.0 is +0.0)."""
     itab, last = ws.itab, ws.leaf_last
     to_slot = None
     for i, (j, pos) in enumerate(p.leaf_rows):
@@ -235,10 +239,10 @@ def point_leaves(p: Program, ws: Workspace, outs: list, pointed: list | None
         view = ws.out_views[j]
         fresh = None
         if g is None and t._data.dtype == view.dtype:
-            g = fresh = np.zeros(view.shape, view.dtype)    # (fits: no checks)
+            g = fresh = np.full(view.shape, -0.0, view.dtype)   # (fits: no checks)
         elif g is None or not (g.dtype == view.dtype and g.shape == view.shape and
                                g.flags.c_contiguous and g.flags.writeable):
-            view[...] = 0
+            view[...] = -0.0
             last[i] = None
             if pointed is not None:
                 pointed[i] = None

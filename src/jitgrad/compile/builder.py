@@ -291,8 +291,28 @@ class Builder:
             kidx = 0                        # (const(1.0): the table's first entry)
         else:
             kidx = k.index if isinstance(k, BoundK) else self.const(k)
-        self.rows.append([OP[name] << 1 | int(acc), o, a.off if a else 0, b.off if b else 0,
-                          c.off if c else 0, out.n if n is None else n, p, kidx])
+        row = [OP[name] << 1 | int(acc), o, a.off if a else 0, b.off if b else 0,
+               c.off if c else 0, out.n if n is None else n, p, kidx]
+        rows = self.rows
+        if acc and rows and rows[-1][0] == row[0] - 1 and rows[-1][1:] == row[1:] and \
+                row[0] >> 1 in _DOUBLED and row[5] == out.n and \
+                (not self.breaks or self.breaks[-1][0] < len(rows)) and \
+                not _reads_into(out, (a, b, c)):
+            self._double_last(out)
+            return
+        rows.append(row)
+        self.names.append(self.current)
+
+    def _double_last(self, out: Slot) -> None:
+        """The row just emitted again, adding: out = v then out += v, both from one node
+        (x * x: g * x for each input; x + x). v + v is 2 * v exactly, so the first row
+        writes v to a temporary and AXPY doubles it into out, a chain the peephole fuses
+        into one pass (one writer: a leaf's slot can then be its .grad), where the pair
+        computed v twice and read and wrote out twice."""
+        tmp = self.alloc(out.shape)
+        self.rows[-1][1] = tmp.off
+        self.written.add(tmp.off)
+        self.rows.append([OP["AXPY"] << 1, out.off, tmp.off, 0, 0, out.n, 0, self.const(2.0)])
         self.names.append(self.current)
 
     def ensure_zero(self, slot: Slot) -> None:
@@ -395,6 +415,22 @@ class Builder:
         """dest[idx[i]] += src[i] (repeated indices add up)."""
         self.ensure_zero(dest)
         self.emit("SCATTER", dest, src, n=src.n, p=self.table(idx), acc=True)
+
+
+# opcodes whose row writes one computed value per element of [out, out + n) and reads the
+# same values when run twice: an identical pair, the second adding, is 2 * v
+_DOUBLED = frozenset(OP[name] for name in (
+    "AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_BWD", "SIGMOID_BWD", "RELU_BWD", "BCAST",
+    "GATHER", "GATHER_MUL", "EXPAND", "EXPAND_MUL"))
+
+
+def _reads_into(out: Slot, operands: tuple) -> bool:
+    """Whether an operand slot overlaps `out` (a row reading what it writes)."""
+    hi = out.off + max(out.n, 1)
+    for s in operands:
+        if s is not None and s.off < hi and out.off < s.off + max(s.n, 1):
+            return True
+    return False
 
 
 def _leading_broadcast(small: tuple, big: tuple) -> bool:
