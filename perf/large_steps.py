@@ -4,6 +4,7 @@ does not matter and memory passes and per-element kernels do.
 
     python perf/large_steps.py                 # every case (~1 min)
     python perf/large_steps.py exp softmax     # some
+    python perf/large_steps.py --shape 256x256 # another shape (2-D: layer_norm's axis)
 
 Run it with the peers environment (torch 2.13.0 CPU); it puts this checkout's src/ first
 on sys.path. A step is `op(x).sum().backward()` and clearing x's gradient; x needs a
@@ -50,7 +51,8 @@ CASES = {
     "softmax": (lambda x: F.softmax(x, -1), lambda x: torch.softmax(x, -1)),
     "log_softmax": (lambda x: F.log_softmax(x, -1), lambda x: torch.log_softmax(x, -1)),
     "logsumexp": (lambda x: P.logsumexp(x, -1), lambda x: torch.logsumexp(x, -1)),
-    "layer_norm": (lambda x: F.layer_norm(x, [1000]), lambda x: TF.layer_norm(x, [1000])),
+    "layer_norm": (lambda x: F.layer_norm(x, x.shape[-1:]),
+                   lambda x: TF.layer_norm(x, x.shape[-1:])),
     "sqrt": (lambda x: P.sqrt(P.abs(x)), lambda x: torch.sqrt(torch.abs(x))),
     "pow3": (lambda x: x ** 3, lambda x: x ** 3),
     "mul": (lambda x: x * x, lambda x: x * x),
@@ -66,10 +68,10 @@ CASES = {
 }
 
 
-def main(names: list[str]) -> None:
+def main(names: list[str], shape: tuple = (1000, 1000)) -> None:
     torch.set_num_threads(1)
     P.warmup(quiet=True)
-    a = np.random.default_rng(0).uniform(-2, 2, (1000, 1000)).astype(np.float32)
+    a = np.random.default_rng(0).uniform(-2, 2, shape).astype(np.float32)
     unknown = [n for n in names if n not in CASES]
     if unknown:
         raise SystemExit(f"unknown case(s) {unknown}; choose from {sorted(CASES)}")
@@ -93,4 +95,10 @@ def main(names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    size = (1000, 1000)
+    if "--shape" in args:
+        i = args.index("--shape")
+        size = tuple(int(v) for v in args[i + 1].split("x"))
+        del args[i:i + 2]
+    main(args, size)

@@ -25,6 +25,11 @@ GRAPHS = {
     "log_softmax": lambda x, w: paddle.sum(F.log_softmax(x * w, axis=1) * w),
     "fused_chain_sharing_a_value": lambda x, w: paddle.sum(
         paddle.exp(paddle.tanh(x) * w) * paddle.tanh(x)),
+    # a reduction's saved weights (EXPAND_MUL's b; GATHER_MUL's when the axes are no grid)
+    "max_along_an_axis": lambda x, w: paddle.sum(paddle.max(x * w, axis=1) * 2.0),
+    "logsumexp": lambda x, w: paddle.sum(paddle.logsumexp(x * w, axis=0)),
+    "max_over_two_axis_blocks": lambda x, w: paddle.sum(paddle.amax(
+        paddle.reshape(x * w, [2, 3, 2, 4]), axis=[1, 3])),
 }
 
 

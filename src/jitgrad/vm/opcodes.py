@@ -216,7 +216,8 @@ TABLE: tuple[Opcode, ...] = (
            ref=lambda r: np.full(r.n, r.K * r.arena[r.a], r.arena.dtype)),
     Opcode("GATHER", "out[i] (+)= K * a[itab[p + i]]", (2,), core=True, one_add=True,
            ref=lambda r: r.K * r.arena[r.a + r.idx]),
-    Opcode("GATHER_MUL", "out[i] (+)= a[itab[p + i]] * b[i]", (2, 3), core=True, one_add=True,
+    Opcode("GATHER_MUL", "out[i] (+)= a[itab[p + i]] * b[i]", (2, 3), (3,), core=True,
+           one_add=True,
            ref=lambda r: r.arena[r.a + r.idx] * r.B),
     Opcode("SCATTER", "out[itab[p + i]] += a[i]  (always accumulates)", (2,), core=True,
            wide=True,
@@ -294,7 +295,7 @@ TABLE: tuple[Opcode, ...] = (
            ref=_expanded),
     Opcode("EXPAND_MUL", "out[i] (+)= EXPAND's K * a[...] times b[i]   (a reduction's "
            "gradient times a per-element weight: max's ties, prod's others-product; "
-           "GATHER_MUL's values, K = 1)", (2, 3), core=True, one_add=True,
+           "GATHER_MUL's values, K = 1)", (2, 3), (3,), core=True, one_add=True,
            ref=lambda r: _expanded(r) * r.B),
 )
 
