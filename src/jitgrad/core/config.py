@@ -17,6 +17,8 @@
     JITGRAD_BLAS=openblas|mkl|fallback    the GEMM library (vm/blas_lib.py)
     JITGRAD_NUM_THREADS=n       threads for large fused rows (also NUMBA_NUM_THREADS,
                                 OMP_NUM_THREADS; vm/threads.py)
+    JITGRAD_GC_FREEZE=0         leave Python's garbage collector alone once the compiled
+                                interpreter is loaded (default: gc.freeze(), vm/__init__.py)
 
 A variable set after import is not seen: change a setting with `override(...)` (a context
 manager, as the tests do) or by assigning `SETTINGS.<name>`; `set_vm`, `set_num_threads`
@@ -71,6 +73,7 @@ class Settings:
     exact_replay: bool
     blas: str
     num_threads: int | None
+    gc_freeze: bool
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -85,7 +88,8 @@ class Settings:
                    copy_values=_flag("JITGRAD_COPY_VALUES"),
                    exact_replay=_flag("JITGRAD_EXACT_REPLAY"),
                    blas=os.environ.get("JITGRAD_BLAS", "").strip().lower(),
-                   num_threads=_threads())
+                   num_threads=_threads(),
+                   gc_freeze=os.environ.get("JITGRAD_GC_FREEZE", "1").strip() != "0")
 
 
 SETTINGS = Settings.from_env()
