@@ -163,9 +163,8 @@ def _log_softmax_matrix(x: np.ndarray) -> tuple | None:
     s = np.empty(x.shape, x.dtype)
     kernels.row_shift(x, s)
     soft = _quiet_exp(s)
-    out = np.empty(x.shape, x.dtype)
-    kernels.log_softmax_finish(s, soft, out)
-    return out, (soft,)
+    kernels.log_softmax_finish(s, soft)     # (s becomes the output)
+    return s, (soft,)
 
 
 @checks_own_tensor_args

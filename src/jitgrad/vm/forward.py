@@ -595,19 +595,19 @@ def row_shift(x, s):  # pragma: no cover - compiled
 
 
 @jit
-def log_softmax_finish(s, e, out):  # pragma: no cover - compiled
-    """From s = x - max and e = exp(s) per row: out = log_softmax = s - log(sum e), and e
-    becomes the softmax e / sum e in place (sums in float64)."""
+def log_softmax_finish(s, e):  # pragma: no cover - compiled
+    """From s = x - max and e = exp(s) per row: s becomes log_softmax = s - log(sum e) and e
+    the softmax e / sum e, both in place (sums in float64; no output array of its own)."""
     R, C = s.shape
     for r in range(R):
-        sr, er, orow = s[r], e[r], out[r]
+        sr, er = s[r], e[r]
         se = 0.0
         for c in range(C):
             se += er[c]
         lse = np.log(se)
         inv = 1.0 / se
         for c in range(C):
-            orow[c] = sr[c] - lse
+            sr[c] = sr[c] - lse
             er[c] = er[c] * inv
 
 

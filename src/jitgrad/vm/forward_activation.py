@@ -76,13 +76,14 @@ def neg_abs(x, a):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
-def sigmoid(x, e, out, one, zero):  # pragma: no cover - compiled
-    """sigmoid from e = exp(-|x|) (numpy's): max(e, x >= 0) / (1 + e), as ops/elementwise.py's
-    _sigmoid computes it (np.maximum keeps a NaN e)."""
+def sigmoid(x, e, one, zero):  # pragma: no cover - compiled
+    """e = exp(-|x|) (numpy's) becomes sigmoid in place: max(e, x >= 0) / (1 + e), as
+    ops/elementwise.py's _sigmoid computes it (np.maximum keeps a NaN e). In place: no
+    output array of its own (a 1M-element one cost ~0.1-0.2 ms of page faults)."""
     for i in range(x.size):
         ev = e[i]
         m = one if x[i] >= 0 else zero
-        out[i] = (m if m > ev else ev) / (ev + one)
+        e[i] = (m if m > ev else ev) / (ev + one)
 
 
 @jit(fastmath=False)
@@ -246,16 +247,34 @@ def logit_parts(x, q, d, one, nan):  # pragma: no cover - compiled
         d[i] = nan if (v < 0 or v > 1) else one / (v * w)
 
 
+@jit(inline="always", fastmath=False)
+def _silu_parts(v, ei, one, zero):  # pragma: no cover - compiled
+    """(x sigmoid(x), its slope s + x s (1 - s)) at v, s = sigmoid(v) from ei = exp(-|v|) as
+    ops/elementwise.py's _sigmoid: max(e, x >= 0) / (e + 1)."""
+    s = (one if v >= zero else ei) / (ei + one)
+    return v * s, s + v * s * (one - s)
+
+
 @jit(fastmath=False)
 def silu(x, out, d, e, one, zero):  # pragma: no cover - compiled
-    """x sigmoid(x) and its slope s + x s (1 - s), s = sigmoid(x) from e = exp(-|x|) as
-    ops/elementwise.py's _sigmoid: max(e, x >= 0) / (e + 1)."""
+    """silu's output and slope from e = exp(-|x|) (apply_unary's kernel)."""
     for i in range(x.size):
-        v = x[i]
-        ei = e[i]
-        s = (one if v >= zero else ei) / (ei + one)
-        out[i] = v * s
-        d[i] = s + v * s * (one - s)
+        out[i], d[i] = _silu_parts(x[i], e[i], one, zero)
+
+
+@jit(fastmath=False)
+def silu_in_place(x, out, d, one, zero):  # pragma: no cover - compiled
+    """The kernel above with d holding e on entry (the slope replaces it: no array for e;
+    ops/activation.py's silu)."""
+    for i in range(x.size):
+        out[i], d[i] = _silu_parts(x[i], d[i], one, zero)
+
+
+@jit(fastmath=False)
+def silu_value(x, out, one, zero):  # pragma: no cover - compiled
+    """silu's output alone (no gradient recorded), in place over out = exp(-|x|)."""
+    for i in range(x.size):
+        out[i] = _silu_parts(x[i], out[i], one, zero)[0]
 
 
 @jit(fastmath=False)
@@ -351,6 +370,19 @@ def softplus(x, out, b, lg, beta, threshold, scaled, zero, minus_one, minus_inf
             o = v if above else m + lg[i]
             out[i] = o
             b[i] = minus_inf if above else o * minus_one
+
+
+@jit(fastmath=False)
+def softplus_arg(x, out, b, beta, threshold, scaled, minus_one, minus_inf
+                 ):  # pragma: no cover - compiled
+    """b as the kernel above writes it, from softplus's output out (float32: out from
+    vm/float32_math.py's softplus, whose factor loop makes the same b)."""
+    if scaled:
+        for i in range(x.size):
+            b[i] = minus_inf if beta * x[i] > threshold else (out[i] * beta) * minus_one
+    else:
+        for i in range(x.size):
+            b[i] = minus_inf if x[i] > threshold else out[i] * minus_one
 
 
 @jit(fastmath=False)
