@@ -287,6 +287,7 @@ def test_public_compiled_paths_give_the_numpy_values(name, call, attrs, dtype):
      {"threshold": -0.5, "value": 2.0}),
     ("softsign", lambda t: F.softsign(t), {}),
     ("gelu", lambda t: F.gelu(t), {"approximate": False}),
+    ("gelu", lambda t: F.gelu(t, True), {"approximate": True}),     # (its own no-grad kernel)
 ])
 def test_public_plain_kernel_paths_give_the_numpy_values(name, call, attrs, dtype):
     """The ops whose kernel takes no numpy arrays, through their public functions (_f's

@@ -407,18 +407,30 @@ def _gelu_tanh_compiled(x: Tensor) -> tuple | None:
     k_, c, half, one, c3, hk = _GELU_TANH_SCALARS[t]
     k.gelu_tanh_parts(flat, u, k_, c)
     np.tanh(u, out=u)
+    if not need:                        # (the output alone, in place of the tanh)
+        k.gelu_tanh_value(flat, u, half, one)
+        return u.reshape(d.shape), None
     out, f = np.empty_like(flat), np.empty_like(flat)
     k.gelu_tanh(flat, out, f, u, half, one, c3, hk)
-    return out.reshape(d.shape), ((f.reshape(d.shape),) if need else None)
+    return out.reshape(d.shape), (f.reshape(d.shape),)
+
+
+_GELU_EXACT = {"approximate": False}        # (the node's attributes: read only)
+_MODE = tape.MODE
 
 
 def gelu(x: Tensor, approximate: bool = False, name: str | None = None) -> Tensor:
-    """x * Phi(x) (exact, via erf) or its tanh approximation."""
+    """x * Phi(x) (exact, via erf) or its tanh approximation. Without a gradient to record
+    the exact one is gelu_op's forward alone (vm/forward_special.py's gelu: the compiled
+    kernel's output without computing and storing the slope)."""
     if approximate:
         require_float(x, "gelu")
         found = _gelu_tanh_compiled(x)
         if found is not None:
             return apply_xy(gelu_op, x, None, {"approximate": True}, *found)
+    elif x._stop_gradient or not _MODE.grad_enabled:
+        require_float(x, "gelu")
+        return apply_xy(gelu_op, x, None, _GELU_EXACT)
     return _f(x, gelu_op, approximate=bool(approximate))
 
 

@@ -458,6 +458,13 @@ def gelu_tanh(x, out, d, t, half, one, c3, hk):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
+def gelu_tanh_value(x, t, half, one):  # pragma: no cover - compiled
+    """t (numpy's tanh) becomes the kernel above's out in place: no gradient to record."""
+    for i in range(x.size):
+        t[i] = half * x[i] * (one + t[i])
+
+
+@jit(fastmath=False)
 def huber(x, y, out, dx, dy, delta, half_delta, half, one, zero, minus_one
           ):  # pragma: no cover - compiled
     """ops/loss.py's huber: d = x - y, out = d d 0.5 where |d| < delta, else
