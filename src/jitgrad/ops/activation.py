@@ -205,6 +205,7 @@ def _softplus_kernels(k: Any, d: np.ndarray, need: bool, scalars: tuple) -> tupl
     e = rounded.expm1(e)      # (-inf above the threshold: -1 there, the factor's 1)
     return out.reshape(d.shape), (np.negative(e, out=e).reshape(d.shape),)
 
+
 def _softplus_factor32(k: Any, f32: Any, flat: np.ndarray, out: np.ndarray, a: np.ndarray,
                        scalars: tuple) -> np.ndarray:
     """The float32 factor -expm1(b) of softplus, b its expm1 argument (k.softplus_arg, into
