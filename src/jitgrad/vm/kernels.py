@@ -66,7 +66,8 @@ def _span(table, p, n):  # pragma: no cover - compiled
 def _expand(arena, itab, o, a, b, prm, K, acc, times):  # pragma: no cover - compiled
     """EXPAND (and EXPAND_MUL when `times`: each element times b[i] after): out (+)= K * a
     broadcast over an (outer, mid, inner) grid whose source strides are prm[3:6] (0 along
-    a broadcast axis), one inner run at a time through views indexed from 0, so each run
+    a broadcast axis; the inner one 0 or 1), one inner run at a time through views indexed
+    from 0, so each run
     vectorises (a fill of one value, or a scaled copy), where GATHER read an index per
     element (8 bytes each) to the same values."""
     outer, mid, inner, so, sm, si = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]

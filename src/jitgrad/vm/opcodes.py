@@ -290,7 +290,8 @@ TABLE: tuple[Opcode, ...] = (
     Opcode("EXPAND", "out[(r * itab[p+1] + m) * itab[p+2] + i] (+)= K * a[r * itab[p+3] + "
            "m * itab[p+4] + i * itab[p+5]] for r < itab[p], m < itab[p+1], i < itab[p+2]   "
            "(a broadcast onto an (outer, mid, inner) grid, strides 0 along its broadcast "
-           "axes: GATHER's values without an index per element; a reduction's gradient)",
+           "axes, the inner one 0 or 1: GATHER's values without an index per element; a "
+           "reduction's gradient)",
            (2,), core=True, one_add=True,
            ref=_expanded),
     Opcode("EXPAND_MUL", "out[i] (+)= EXPAND's K * a[...] times b[i]   (a reduction's "
