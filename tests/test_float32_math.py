@@ -196,3 +196,17 @@ def test_float64_inputs_keep_numpys_float64_functions():
         with np.errstate(all="ignore"):
             want = _numpy(name)(data)
         assert np.array_equal(fn(paddle.to_tensor(data)).numpy(), want, equal_nan=True)
+
+
+def test_a_large_array_is_split_between_threads_with_the_same_bits(split_counter):
+    # the kernels release the GIL: threads.split shares a big array's blocks between
+    # threads; each element is computed alone, so any split gives the same values
+    from jitgrad.ops import rounded
+    from jitgrad.vm import threads
+    paddle.warmup(quiet=True)
+    x = np.random.default_rng(5).uniform(-3, 3, 20_000).astype(np.float32)
+    split = rounded.exp(x)
+    assert split_counter["n"] >= 1
+    threads.set_num_threads(1)
+    np.testing.assert_array_equal(split, rounded.exp(x))
+    np.testing.assert_array_equal(split, np.exp(x.astype(np.float64)).astype(np.float32))

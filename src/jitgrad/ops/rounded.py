@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from .core import _F32, compiled_kernels
+from ..vm import threads
 
 
 # The NaN a float32 log, log2 or log10 of a negative number gives: Paddle 3.3.1's (measured
@@ -45,11 +46,30 @@ def _rounded(fn: Callable, kernel: str) -> Callable:
         if not (x.flags.c_contiguous and x.flags.writeable):
             x = np.array(x, order="C")          # (read-only: another compiled variant)
         out = np.empty(x.shape, np.float32)     # (never x: the kernel reads x twice)
-        getattr(kernels, kernel)(x.reshape(-1), out.reshape(-1))
+        compiled = getattr(kernels, kernel)
+        if x.size >= threads.PAR_MIN and x.size >= threads.par_min():
+            threads.split(_on_slices(compiled), (x.reshape(-1), out.reshape(-1)), x.size,
+                          BLOCK)
+        else:
+            compiled(x.reshape(-1), out.reshape(-1))
         return out
     forward.__name__ = forward.__qualname__ = kernel
     forward.__doc__ = f"numpy's {kernel}(x); for float32 of float64(x), rounded; a new array."
     return forward
+
+
+# vm/float32_math.py's block: an element's value never depends on which block or part it
+# is in (a doubt redoes that element alone), so parts start at multiples of it only to
+# keep whole blocks together
+BLOCK = 4096
+
+
+def _on_slices(fn: Callable) -> Callable:
+    """fn(x, out) as threads.split calls it: elements lo..hi-1 (the kernels release the
+    GIL, so a million-element exp takes about half the time on two cores)."""
+    def part(x: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
+        fn(x[lo:hi], out[lo:hi])
+    return part
 
 
 exp = _rounded(np.exp, "exp")
