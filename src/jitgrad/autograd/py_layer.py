@@ -143,7 +143,20 @@ def _record(cls: type, ctx: PyLayerContext, inputs: list, seq: list) -> list | N
             ctx._slices[i] = weakref.ref(results[i]._node)
     for i, j in same.items():
         results[i] = IP.rebind(inputs[j], shadows[j], results[i])
+    _link_saved_outputs(ctx, seq, [i for i in diff if i not in same], node)
     return results
+
+
+def _link_saved_outputs(ctx: PyLayerContext, seq: list, linked: list, node: tape.Node
+                        ) -> None:
+    """Note which saved tensors are forward's own outputs: forward made them unrecorded,
+    and a differentiable backward (create_graph=True) must read them as the node's
+    recorded outputs, or the gradient through them is lost (Paddle 3.3.1 and torch hand
+    back the recorded output). The node is held weakly: it holds ctx."""
+    saved = ctx._saved or ()
+    ctx._saved_outputs = {k: i for k, s in enumerate(saved) for i in linked if s is seq[i]}
+    if ctx._saved_outputs:
+        ctx._node_ref = weakref.ref(node)
 
 
 def _opdef(cls: type) -> OpDef:

@@ -10,6 +10,7 @@ Measured on Paddle 3.3.1 (tests/test_pylayer_paddle.py pins each):
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from ..core import tape
@@ -31,6 +32,8 @@ class PyLayerContext:
         self.non_differentiable: tuple = ()
         self.not_inplace_tensors: tuple = ()
         self._arrived: dict = {}      # output position -> dtype its gradient arrived in
+        self._saved_outputs: dict = {}  # saved position -> output position (py_layer)
+        self._node_ref: Any = None      # weakref to the recorded node, when that is used
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward. Inside `saved_tensors_hooks`, each Tensor is packed
@@ -49,12 +52,32 @@ class PyLayerContext:
         """The tensors save_for_backward kept, as a tuple; None when forward saved nothing
         (Paddle 3.3.1; `save_for_backward()` with no arguments gives ())."""
         if self._packed is None:
+            node = self._node_ref() if self._node_ref is not None else None
+            if node is not None and tape.is_grad_enabled():
+                return tuple(self._recorded_output(node, self._saved_outputs[k])
+                             if k in self._saved_outputs else t
+                             for k, t in enumerate(self._saved))
             return self._saved
         from ..ops.saved_hooks import unpacked
         unpack, items = self._packed
         return tuple(obj if shape is None else unpacked(unpack, obj, shape, dtype, "a "
                                                         "PyLayer's saved tensor")
                      for obj, shape, dtype in items)
+
+    def _recorded_output(self, node: tape.Node, i: int) -> Tensor:
+        """Output i as the recorded node's output, differentiable (create_graph=True)."""
+        from ..ops.core import out_tensor
+        from ..ops.shape import _take_flat
+        idx = self._diff[i]
+        if idx is None:
+            return out_tensor(node)
+        piece = self._slices[i]()          # the slice apply handed out (the one whose
+        if piece is not None:              # gradient reaches backward: _output_grads)
+            return out_tensor(piece)
+        shape = next(s for j, s, _ in self._outputs if j == i)
+        out = _take_flat(out_tensor(node), idx, shape)
+        self._slices[i] = weakref.ref(out._node)
+        return out
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """These outputs get no gradient path (stop_gradient=True); backward still gets an

@@ -1,0 +1,62 @@
+"""Autograd API findings of hunt fnhunt24, each measured on Paddle 3.3.1 (comments)."""
+
+import numpy as np
+
+import jitgrad as paddle
+from jitgrad.autograd import PyLayer
+
+
+def _t(values, stop_gradient=False):
+    return paddle.to_tensor(np.asarray(values, dtype="float64"), stop_gradient=stop_gradient)
+
+
+class _ExpSavingOutput(PyLayer):
+    """exp whose backward reads the output forward saved (the usual exp/sigmoid pattern)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = paddle.exp(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensor()
+        return g * y
+
+
+class _ExpAndSquare(PyLayer):
+    """Two outputs, the second saved: its recorded version is a slice of the node output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        a, b = paddle.exp(x), x * x
+        ctx.save_for_backward(x, b)
+        return a, b
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        x, b = ctx.saved_tensor()
+        return ga * paddle.exp(x) + gb * 2 * b / x
+
+
+def test_pylayer_saved_output_is_differentiable_in_double_backward():
+    # Paddle 3.3.1: grad(g.sum(), x) is exp(x) = [2.71828, 7.38906]; it was None (the
+    # saved output was forward's unrecorded tensor, so the path through it was lost)
+    x = _t([1.0, 2.0])
+    (g,) = paddle.grad(_ExpSavingOutput.apply(x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), np.exp([1.0, 2.0]))
+    (gg,) = paddle.grad(g.sum(), x, allow_unused=True)
+    assert gg is not None
+    np.testing.assert_allclose(gg.numpy(), np.exp([1.0, 2.0]))
+
+
+def test_pylayer_saved_one_of_two_outputs_is_differentiable_in_double_backward():
+    # g = exp(x) + 2 b / x with b = x^2 the recorded output: d/dx sum(g) is exp(x) +
+    # 2 (b' / x - b / x^2) = exp(x) + 2 (2 - 1); it was exp(x) - 2 (b read as a constant)
+    x = _t([1.0, 2.0])
+    a, b = _ExpAndSquare.apply(x)
+    (g,) = paddle.grad((a + b).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), np.exp([1.0, 2.0]) + 2 * np.array([1.0, 2.0]))
+    (gg,) = paddle.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.numpy(), np.exp([1.0, 2.0]) + 2.0)
