@@ -60,3 +60,25 @@ def test_pylayer_saved_one_of_two_outputs_is_differentiable_in_double_backward()
     np.testing.assert_allclose(g.numpy(), np.exp([1.0, 2.0]) + 2 * np.array([1.0, 2.0]))
     (gg,) = paddle.grad(g.sum(), x)
     np.testing.assert_allclose(gg.numpy(), np.exp([1.0, 2.0]) + 2.0)
+
+
+def test_saved_tensors_hooks_doing_tensor_math_do_not_pack_their_own_ops():
+    # Paddle 3.3.1: pack and unpack each run once for tanh's saved output, the ops inside
+    # them are not packed, x.grad = 1 - tanh(x)^2; it recursed forever (RecursionError)
+    calls = []
+
+    def pack(t):
+        calls.append("pack")
+        return paddle.exp(t) * 1.0
+
+    def unpack(p):
+        calls.append("unpack")
+        return paddle.log(p * 1.0)
+
+    x = _t([1.0, 2.0])
+    with paddle.autograd.saved_tensors_hooks(pack, unpack):
+        y = paddle.tanh(x)
+        y.sum().backward()
+    assert calls == ["pack", "unpack"]
+    np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh([1.0, 2.0]) ** 2)
+

@@ -76,7 +76,8 @@ def pack_node(node: tape.Node, out: Tensor) -> None:
     roles: list = [i for i in range(len(node.inputs)) if reads is None or i in reads]
     if reads is None or "out" in reads:
         roles.append("out")
-    saved = tuple((role, pack(out if role == "out" else node.inputs[role])) for role in roles)
+    saved = tuple((role, paused(pack, out if role == "out" else node.inputs[role]))
+                  for role in roles)
     node.attrs = {**node.attrs, PACKED: (unpack, saved)}
     node.op = packed_op(op)
     node.saved = ()
@@ -128,9 +129,20 @@ def _what(role: Any) -> str:
     return "output" if role == "out" else f"input {role}"
 
 
+def paused(hook: Callable, arg: Any) -> Any:
+    """hook(arg) with the hooks paused: the ops a pack or unpack hook runs are not packed
+    (Paddle 3.3.1: `pack = lambda t: t * 1` packs each saved tensor once; it recursed
+    forever here)."""
+    hooks, tape._saved_hooks = tape._saved_hooks, None
+    try:
+        return hook(arg)
+    finally:
+        tape._saved_hooks = hooks
+
+
 def unpacked(unpack: Callable, packed: Any, shape: tuple, dtype: np.dtype, what: str) -> Tensor:
     """unpack(packed), checked: a Tensor of the saved value's shape, in its dtype."""
-    t = unpack(packed)
+    t = paused(unpack, packed)
     if not isinstance(t, Tensor):
         raise TypeError(f"unpack_hook must return a Tensor, got {type(t).__name__} for {what}")
     if tuple(t._data.shape) != tuple(shape):
