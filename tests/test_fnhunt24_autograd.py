@@ -82,3 +82,14 @@ def test_saved_tensors_hooks_doing_tensor_math_do_not_pack_their_own_ops():
     assert calls == ["pack", "unpack"]
     np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh([1.0, 2.0]) ** 2)
 
+
+
+def test_hessian_takes_a_tensor_listed_twice_in_xs():
+    # Paddle 3.3.1: hessian(sum(x^3), [x, x]) is ((H, H), (H, H)), H = diag(6x) = diag(6, 12);
+    # it raised RuntimeError "inputs contain duplicate tensor"
+    x = _t([1.0, 2.0])
+    blocks = paddle.autograd.hessian((x ** 3).sum(), [x, x])
+    assert len(blocks) == 2 and all(len(row) == 2 for row in blocks)
+    for row in blocks:
+        for h in row:
+            np.testing.assert_allclose(h[:].numpy(), [[6.0, 0.0], [0.0, 12.0]])

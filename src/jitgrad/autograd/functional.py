@@ -249,10 +249,12 @@ def hessian(ys: Tensor, xs: Tensor | Sequence[Tensor], batch_axis: int | None = 
     xs_list = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     for x in xs_list:
         _as_tensor(x, "xs")
-    # the gradient, recorded once (create_graph): its rows are then batched replays
-    firsts = grad(ys, xs_list, create_graph=True, allow_unused=True)
-    firsts = [Tensor._make(np.zeros_like(x._data)) if g is None else g
-              for g, x in zip(firsts, xs_list)]
+    # the gradient, recorded once (create_graph): its rows are then batched replays. A
+    # tensor listed twice in xs is differentiated once (Paddle 3.3.1 takes [x, x] here)
+    unique = list({id(x): x for x in xs_list}.values())
+    by_id = dict(zip(map(id, unique), grad(ys, unique, create_graph=True, allow_unused=True)))
+    firsts = [Tensor._make(np.zeros_like(x._data)) if by_id[id(x)] is None else by_id[id(x)]
+              for x in xs_list]
     if not isinstance(xs, (list, tuple)):
         return _as_hessian(Jacobian(firsts[0], xs, batched))
     return tuple(tuple(_as_hessian(Jacobian(g, x, batched)) for x in xs_list)
