@@ -93,3 +93,49 @@ def test_hessian_takes_a_tensor_listed_twice_in_xs():
     for row in blocks:
         for h in row:
             np.testing.assert_allclose(h[:].numpy(), [[6.0, 0.0], [0.0, 12.0]])
+
+
+class _ExpKeepingOutputOnCtx(PyLayer):
+    """exp whose backward reads the output from a ctx attribute (no save_for_backward)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.y = paddle.exp(x)
+        return ctx.y
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.y
+
+
+def test_pylayer_output_kept_on_ctx_is_differentiable_in_double_backward():
+    # Paddle 3.3.1 hands back forward's own tensor (apply(x) is ctx.y), so the double
+    # backward reads the recorded output: grad(g.sum(), x) = exp(x); it was None
+    x = _t([1.0, 2.0])
+    y = _ExpKeepingOutputOnCtx.apply(x)
+    (g,) = paddle.grad(y.sum(), x, create_graph=True)
+    (gg,) = paddle.grad(g.sum(), x, allow_unused=True)
+    assert gg is not None
+    np.testing.assert_allclose(gg.numpy(), np.exp([1.0, 2.0]))
+
+
+def test_pylayer_apply_returns_forwards_own_tensors():
+    # Paddle 3.3.1: `apply(x) is` the tensor forward returned, for one output and for each
+    # of several (measured); jitgrad returned new tensors
+    made = []
+
+    class TwoOutputs(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            made.extend([x * 2.0, x * 3.0])
+            return tuple(made)
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga * 2.0 + gb * 3.0
+
+    x = _t([1.0, 2.0])
+    a, b = TwoOutputs.apply(x)
+    assert a is made[0] and b is made[1] and not a.stop_gradient
+    (a.sum() + b.sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [5.0, 5.0])

@@ -143,20 +143,48 @@ def _record(cls: type, ctx: PyLayerContext, inputs: list, seq: list) -> list | N
             ctx._slices[i] = weakref.ref(results[i]._node)
     for i, j in same.items():
         results[i] = IP.rebind(inputs[j], shadows[j], results[i])
-    _link_saved_outputs(ctx, seq, [i for i in diff if i not in same], node)
+    own = [i for i in diff if i not in same]
+    adopted = [i for i in own if _adoptable(seq, i, results[i])]
+    for i in adopted:
+        results[i] = _adopt(seq[i], results[i])
+    _link_saved_outputs(ctx, seq, own, adopted, node)
     return results
 
 
-def _link_saved_outputs(ctx: PyLayerContext, seq: list, linked: list, node: tape.Node
-                        ) -> None:
-    """Note which saved tensors are forward's own outputs: forward made them unrecorded,
-    and a differentiable backward (create_graph=True) must read them as the node's
-    recorded outputs, or the gradient through them is lost (Paddle 3.3.1 and torch hand
-    back the recorded output). The node is held weakly: it holds ctx."""
+def _adoptable(seq: list, i: int, made: Tensor) -> bool:
+    """Can forward's output i itself become the recorded output `made`? Only a tensor in
+    no graph (forward ran unrecorded), returned once, of made's shape and dtype."""
+    t = seq[i]
+    return t._node is None and t._stop_gradient and \
+        sum(o is t for o in seq) == 1 and \
+        t._data.shape == made._data.shape and t._data.dtype == made._data.dtype
+
+
+def _adopt(t: Tensor, made: Tensor) -> Tensor:
+    """Forward's own tensor t becomes the recorded output `made` (its node and flag), as
+    Paddle 3.3.1 hands back forward's tensor itself: references forward kept (ctx
+    attributes, saved tensors) are then the graph's output, and a differentiable backward
+    reading them differentiates through them (they were unrecorded copies: the gradient
+    through them was lost)."""
+    node = made._node
+    t._node, t._stop_gradient = node, False
+    node.out_ref = weakref.ref(t)
+    node.versions = node.versions[:-1] + (t._version,)
+    return t
+
+
+def _link_saved_outputs(ctx: PyLayerContext, seq: list, own: list, adopted: list,
+                        node: tape.Node) -> None:
+    """Saved tensors that are forward's own outputs are read back through the node as its
+    recorded outputs (ctx._recorded_output): differentiable with create_graph=True, and
+    with the recorded values if the output is changed in place later. An adopted one is
+    not kept by ctx (it holds the node, which holds ctx); the node is held weakly."""
     saved = ctx._saved or ()
-    ctx._saved_outputs = {k: i for k, s in enumerate(saved) for i in linked if s is seq[i]}
+    ctx._saved_outputs = {k: i for k, s in enumerate(saved) for i in own if s is seq[i]}
     if ctx._saved_outputs:
         ctx._node_ref = weakref.ref(node)
+        ctx._saved = tuple(None if ctx._saved_outputs.get(k) in adopted else s
+                           for k, s in enumerate(saved))
 
 
 def _opdef(cls: type) -> OpDef:

@@ -52,12 +52,15 @@ class PyLayerContext:
         """The tensors save_for_backward kept, as a tuple; None when forward saved nothing
         (Paddle 3.3.1; `save_for_backward()` with no arguments gives ())."""
         if self._packed is None:
-            node = self._node_ref() if self._node_ref is not None else None
-            if node is not None and tape.is_grad_enabled():
-                return tuple(self._recorded_output(node, self._saved_outputs[k])
-                             if k in self._saved_outputs else t
-                             for k, t in enumerate(self._saved))
-            return self._saved
+            if not self._saved_outputs:
+                return self._saved
+            node = self._node_ref()
+            if node is None:
+                raise RuntimeError("a PyLayer's saved output is gone with its graph: call "
+                                   "saved_tensor() inside backward")
+            return tuple(self._recorded_output(node, self._saved_outputs[k])
+                         if k in self._saved_outputs else t
+                         for k, t in enumerate(self._saved))
         from ..ops.saved_hooks import unpacked
         unpack, items = self._packed
         return tuple(obj if shape is None else unpacked(unpack, obj, shape, dtype, "a "
@@ -65,7 +68,8 @@ class PyLayerContext:
                      for obj, shape, dtype in items)
 
     def _recorded_output(self, node: tape.Node, i: int) -> Tensor:
-        """Output i as the recorded node's output, differentiable (create_graph=True)."""
+        """Output i as the node recorded it: differentiable (create_graph=True), with the
+        values it had then."""
         from ..ops.core import out_tensor
         from ..ops.shape import _take_flat
         idx = self._diff[i]
