@@ -7,7 +7,8 @@ only for this node (node_call.py); such graphs are never cached.
 
 Several differentiable outputs are packed into one flat node output and handed out as
 slices of it, so the node sees all output gradients at once, as `backward(ctx, *grads)`
-expects. Measured on Paddle 3.3.1 (tests/test_pylayer_paddle.py pins each):
+expects. The tensors handed out are forward's own (each takes its slice's node), as in
+Paddle 3.3.1, so references forward kept to them are the recorded outputs. Measured on Paddle 3.3.1 (tests/test_pylayer_paddle.py pins each):
 - backward gets one gradient per Tensor output and none for the others (1, None, 'str').
   An output no gradient reached gets zeros of its dtype (None after
   ctx.set_materialize_grads(False)), and so do int/bool outputs and those marked
