@@ -139,3 +139,22 @@ def test_pylayer_apply_returns_forwards_own_tensors():
     assert a is made[0] and b is made[1] and not a.stop_gradient
     (a.sum() + b.sum()).backward()
     np.testing.assert_allclose(x.grad.numpy(), [5.0, 5.0])
+
+
+def test_pylayer_input_returned_after_mark_not_inplace_is_not_adopted():
+    # adopting forward's tensors must leave an input alone: a constant returned after
+    # ctx.mark_not_inplace comes back as a new tensor and stays a constant itself
+    class PassConstant(PyLayer):
+        @staticmethod
+        def forward(ctx, x, c):
+            ctx.mark_not_inplace(c)
+            return x * 2.0, c
+
+        @staticmethod
+        def backward(ctx, ga, gc):
+            return ga * 2.0, gc
+
+    x, c = _t([1.0, 2.0]), _t([3.0, 4.0], stop_gradient=True)
+    a, b = PassConstant.apply(x, c)
+    assert b is not c and c.stop_gradient and c.grad_fn is None
+    np.testing.assert_allclose(b.numpy(), [3.0, 4.0])

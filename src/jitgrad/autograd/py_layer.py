@@ -8,7 +8,8 @@ only for this node (node_call.py); such graphs are never cached.
 Several differentiable outputs are packed into one flat node output and handed out as
 slices of it, so the node sees all output gradients at once, as `backward(ctx, *grads)`
 expects. The tensors handed out are forward's own (each takes its slice's node), as in
-Paddle 3.3.1, so references forward kept to them are the recorded outputs. Measured on Paddle 3.3.1 (tests/test_pylayer_paddle.py pins each):
+Paddle 3.3.1, so references forward kept to them are the recorded outputs.
+Measured on Paddle 3.3.1 (tests/test_pylayer_paddle.py pins each):
 - backward gets one gradient per Tensor output and none for the others (1, None, 'str').
   An output no gradient reached gets zeros of its dtype (None after
   ctx.set_materialize_grads(False)), and so do int/bool outputs and those marked
@@ -145,7 +146,7 @@ def _record(cls: type, ctx: PyLayerContext, inputs: list, seq: list) -> list | N
     for i, j in same.items():
         results[i] = IP.rebind(inputs[j], shadows[j], results[i])
     own = [i for i in diff if i not in same]
-    adopted = [i for i in own if _adoptable(seq, i, results[i])]
+    adopted = [i for i in own if _adoptable(seq, i, results[i]) and not is_in(seq[i], inputs)]
     for i in adopted:
         results[i] = _adopt(seq[i], results[i])
     _link_saved_outputs(ctx, seq, own, adopted, node)
@@ -154,7 +155,8 @@ def _record(cls: type, ctx: PyLayerContext, inputs: list, seq: list) -> list | N
 
 def _adoptable(seq: list, i: int, made: Tensor) -> bool:
     """Can forward's output i itself become the recorded output `made`? Only a tensor in
-    no graph (forward ran unrecorded), returned once, of made's shape and dtype."""
+    no graph (forward ran unrecorded), returned once, of made's shape and dtype (and not
+    an input: one returned after ctx.mark_not_inplace comes back as a new tensor)."""
     t = seq[i]
     return t._node is None and t._stop_gradient and \
         sum(o is t for o in seq) == 1 and \
