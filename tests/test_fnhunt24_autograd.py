@@ -158,3 +158,32 @@ def test_pylayer_input_returned_after_mark_not_inplace_is_not_adopted():
     a, b = PassConstant.apply(x, c)
     assert b is not c and c.stop_gradient and c.grad_fn is None
     np.testing.assert_allclose(b.numpy(), [3.0, 4.0])
+
+
+class _Float32AndFloat64(PyLayer):
+    """Two outputs of different float dtypes."""
+
+    @staticmethod
+    def forward(ctx, x):
+        a, b = x * 2.0, (x * 3.0).astype("float64")
+        ctx.save_for_backward(a)
+        return a, b
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        (a,) = ctx.saved_tensor()
+        assert a.dtype == paddle.float32 and ga.dtype == paddle.float32
+        return ga * 2.0 + gb.astype("float32") * 3.0
+
+
+def test_pylayer_outputs_keep_their_own_float_dtypes():
+    # Paddle 3.3.1: a float32 output beside a float64 one stays float32 (and so does the
+    # saved output backward reads); it came back float64 (the flat node output's dtype)
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    a, b = _Float32AndFloat64.apply(x)
+    assert a.dtype == paddle.float32 and b.dtype == paddle.float64
+    (a.sum() + b.sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [5.0, 5.0])
+    a, b = _Float32AndFloat64.apply(x)
+    (g,) = paddle.grad((a * a).sum() + (b * b).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), [26.0, 52.0])

@@ -97,7 +97,6 @@ def _record(cls: type, ctx: PyLayerContext, inputs: list, seq: list) -> list | N
     """Record the node; the outputs, with the differentiable ones now its results (None:
     none is differentiable, nothing recorded)."""
     from ..ops import inplace as IP
-    from ..ops.shape import _take_flat
     tpos = [i for i, o in enumerate(seq) if isinstance(o, Tensor)]
     ctx._outputs = [(i, seq[i]._data.shape, seq[i]._data.dtype) for i in tpos]
     diff = [i for i in tpos if seq[i]._data.dtype.kind == "f" and
@@ -136,13 +135,12 @@ def _record(cls: type, ctx: PyLayerContext, inputs: list, seq: list) -> list | N
     flat = Tensor._make(data, False, node)
     node.out_ref = weakref.ref(flat)
     results = list(seq)
-    ctx._slices = {}
+    ctx._slices, ctx._made = {}, {}
     for i in diff:
         if ctx._diff[i] is None:
             results[i] = flat
         else:
-            results[i] = _take_flat(flat, ctx._diff[i], seq[i]._data.shape)
-            ctx._slices[i] = weakref.ref(results[i]._node)
+            results[i] = _output_piece(ctx, flat, i, seq[i]._data.shape, seq[i]._data.dtype)
     for i, j in same.items():
         results[i] = IP.rebind(inputs[j], shadows[j], results[i])
     own = [i for i in diff if i not in same]
@@ -151,6 +149,22 @@ def _record(cls: type, ctx: PyLayerContext, inputs: list, seq: list) -> list | N
         results[i] = _adopt(seq[i], results[i])
     _link_saved_outputs(ctx, seq, own, adopted, node)
     return results
+
+
+def _output_piece(ctx: PyLayerContext, flat: Tensor, i: int, shape: tuple, dtype: np.dtype
+                  ) -> Tensor:
+    """Output i of several: its slice of the flat node output (kept in ctx._slices), in
+    the output's own dtype (the flat output has the widest: a float32 output beside a
+    float64 one came back float64; Paddle 3.3.1 keeps float32). ctx._made keeps the node
+    that hands it out."""
+    from ..ops.elementwise import astype
+    from ..ops.shape import _take_flat
+    piece = _take_flat(flat, ctx._diff[i], shape)
+    ctx._slices[i] = weakref.ref(piece._node)
+    if piece._data.dtype != dtype:
+        piece = astype(piece, dtype)
+    ctx._made[i] = weakref.ref(piece._node)
+    return piece
 
 
 def _adoptable(seq: list, i: int, made: Tensor) -> bool:
@@ -260,12 +274,15 @@ def _note_arrival(t: Tensor, dtype: np.dtype) -> None:
     if "py_layer" in node.op.extra:                 # its single differentiable output
         ctx = node.attrs["ctx"]
         pos = next(i for i, idx in ctx._diff.items() if idx is None)
-    elif node.op.name == "take_flat" and node.inputs[0]._node is not None and \
-            "py_layer" in node.inputs[0]._node.op.extra:
-        ctx = node.inputs[0]._node.attrs["ctx"]
-        pos = next((i for i, ref in ctx._slices.items() if ref() is node), None)
     else:
-        return
+        piece = node
+        if node.op.name == "cast" and node.inputs[0]._node is not None:
+            piece = node.inputs[0]._node            # (a slice cast to its output's dtype)
+        if piece.op.name != "take_flat" or piece.inputs[0]._node is None or \
+                "py_layer" not in piece.inputs[0]._node.op.extra:
+            return
+        ctx = piece.inputs[0]._node.attrs["ctx"]
+        pos = next((i for i, ref in ctx._made.items() if ref() is node), None)
     if not ctx.grad_in_dtype_consistent and pos is not None:
         ctx._arrived[pos] = dtype
 

@@ -72,15 +72,19 @@ class PyLayerContext:
         values it had then."""
         from ..ops.core import out_tensor
         from ..ops.shape import _take_flat
+        from ..ops.elementwise import astype
         idx = self._diff[i]
         if idx is None:
             return out_tensor(node)
-        piece = self._slices[i]()          # the slice apply handed out (the one whose
-        if piece is not None:              # gradient reaches backward: _output_grads)
-            return out_tensor(piece)
-        shape = next(s for j, s, _ in self._outputs if j == i)
+        made = self._made[i]()             # the node that handed output i out (its slice,
+        if made is not None:               # or the slice's cast), on the path backward's
+            return out_tensor(made)        # gradient takes (_output_grads)
+        shape, dtype = next((s, d) for j, s, d in self._outputs if j == i)
         out = _take_flat(out_tensor(node), idx, shape)
         self._slices[i] = weakref.ref(out._node)
+        if out._data.dtype != dtype:
+            out = astype(out, dtype)
+        self._made[i] = weakref.ref(out._node)
         return out
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
