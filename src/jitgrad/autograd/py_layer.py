@@ -34,7 +34,9 @@ from ..compile import node_call
 from ..core import grad_mode, tape
 from ..core.errors import OutputTypeError
 from ..ops.core import sum_to
+from ..ops.elementwise import astype
 from ..ops.registry import OpDef
+from ..ops.shape import _take_flat
 from .py_layer_context import (PyLayerContext, flat_inputs, input_grads, input_slots, is_in,
                                slot_shapes)
 from ..core.tensor import Tensor
@@ -143,11 +145,13 @@ def _record(cls: type, ctx: PyLayerContext, inputs: list, seq: list) -> list | N
             results[i] = _output_piece(ctx, flat, i, seq[i]._data.shape, seq[i]._data.dtype)
     for i, j in same.items():
         results[i] = IP.rebind(inputs[j], shadows[j], results[i])
-    own = [i for i in diff if i not in same]
-    adopted = [i for i in own if _adoptable(seq, i, results[i]) and not is_in(seq[i], inputs)]
+    own = [i for i in diff if i not in same] if same else diff
+    taken = {id(t) for t in inputs}
+    adopted = [i for i in own if _adoptable(seq, i, results[i], taken)]
     for i in adopted:
         results[i] = _adopt(seq[i], results[i])
-    _link_saved_outputs(ctx, seq, own, adopted, node)
+    if ctx._saved:
+        _link_saved_outputs(ctx, seq, own, adopted, node)
     return results
 
 
@@ -157,8 +161,6 @@ def _output_piece(ctx: PyLayerContext, flat: Tensor, i: int, shape: tuple, dtype
     the output's own dtype (the flat output has the widest: a float32 output beside a
     float64 one came back float64; Paddle 3.3.1 keeps float32). ctx._made keeps the node
     that hands it out."""
-    from ..ops.elementwise import astype
-    from ..ops.shape import _take_flat
     piece = _take_flat(flat, ctx._diff[i], shape)
     ctx._slices[i] = weakref.ref(piece._node)
     if piece._data.dtype != dtype:
@@ -167,14 +169,15 @@ def _output_piece(ctx: PyLayerContext, flat: Tensor, i: int, shape: tuple, dtype
     return piece
 
 
-def _adoptable(seq: list, i: int, made: Tensor) -> bool:
+def _adoptable(seq: list, i: int, made: Tensor, inputs: set) -> bool:
     """Can forward's output i itself become the recorded output `made`? Only a tensor in
-    no graph (forward ran unrecorded), returned once, of made's shape and dtype (and not
-    an input: one returned after ctx.mark_not_inplace comes back as a new tensor)."""
+    no graph (forward ran unrecorded), returned once, of made's shape and dtype, and not
+    one of the `inputs` ids (one returned after ctx.mark_not_inplace comes back as a new
+    tensor)."""
     t = seq[i]
-    return t._node is None and t._stop_gradient and \
-        sum(o is t for o in seq) == 1 and \
-        t._data.shape == made._data.shape and t._data.dtype == made._data.dtype
+    return t._node is None and t._stop_gradient and id(t) not in inputs and \
+        t._data.dtype == made._data.dtype and t._data.shape == made._data.shape and \
+        (len(seq) == 1 or sum(o is t for o in seq) == 1)
 
 
 def _adopt(t: Tensor, made: Tensor) -> Tensor:
@@ -196,7 +199,7 @@ def _link_saved_outputs(ctx: PyLayerContext, seq: list, own: list, adopted: list
     recorded outputs (ctx._recorded_output): differentiable with create_graph=True, and
     with the recorded values if the output is changed in place later. An adopted one is
     not kept by ctx (it holds the node, which holds ctx); the node is held weakly."""
-    saved = ctx._saved or ()
+    saved = ctx._saved
     ctx._saved_outputs = {k: i for k, s in enumerate(saved) for i in own if s is seq[i]}
     if ctx._saved_outputs:
         ctx._node_ref = weakref.ref(node)
@@ -290,8 +293,6 @@ def _note_arrival(t: Tensor, dtype: np.dtype) -> None:
 def _output_grads(ctx: PyLayerContext, g: Tensor, reached: Any) -> list:
     """One gradient per Tensor output, in order: a slice of the flat `g`, or zeros (None
     without materialize_grads) for outputs with no gradient."""
-    from ..ops.elementwise import astype
-    from ..ops.shape import _take_flat
     grads = []
     for i, shape, dtype in ctx._outputs:
         gi = None
