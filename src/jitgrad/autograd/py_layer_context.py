@@ -16,6 +16,9 @@ from typing import Any
 from ..core import tape
 from ..core.errors import OutputTypeError
 from ..core.tensor import Tensor
+from ..ops.core import out_tensor
+from ..ops.elementwise import astype
+from ..ops.shape import _take_flat
 
 _MISSING = object()
 
@@ -70,9 +73,6 @@ class PyLayerContext:
     def _recorded_output(self, node: tape.Node, i: int) -> Tensor:
         """Output i as the node recorded it: differentiable (create_graph=True), with the
         values it had then."""
-        from ..ops.core import out_tensor
-        from ..ops.shape import _take_flat
-        from ..ops.elementwise import astype
         idx = self._diff[i]
         if idx is None:
             return out_tensor(node)
