@@ -48,11 +48,12 @@ def split_counter(monkeypatch):
     from jitgrad.vm.kernels import TILE
     monkeypatch.setattr(threads, "PAR_MIN", 2 * TILE)   # split a 5000-element row
     monkeypatch.setattr(threads, "_par_min", None)
-    calls = {"n": 0}
+    calls = {"n": 0, "chain": 0}
     real = threads.split
 
     def counted(*a):
         calls["n"] += 1
+        calls["chain"] += getattr(a[0], "__name__", "") == "chain_part"
         return real(*a)
 
     monkeypatch.setattr(threads, "split", counted)
