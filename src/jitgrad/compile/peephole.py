@@ -1,7 +1,8 @@
 """Peephole passes over a freshly lowered Program (switch off with JITGRAD_NO_PEEPHOLE=1).
 
-`optimize` runs five passes; the two that rename and fuse rows live here, the three that
-lay out slots in slot_layout.py, and the indexes they all query in slot_index.py.
+`optimize` runs six passes; the two that rename and fuse rows live here, a convolution's
+per-sample split in interleave.py, the three that lay out slots in slot_layout.py, and the
+indexes they all query in slot_index.py.
 
 1. Slot aliasing (here): `X = G` (AXPY, K=1, overwrite) followed only by reads of X becomes
    a rename of X to G: the copy disappears (add's and reshape's gradients are identities).
@@ -11,11 +12,13 @@ lay out slots in slot_layout.py, and the indexes they all query in slot_index.py
    reads each saved forward value once and writes the result once, instead of writing and
    re-reading every intermediate gradient. The steps evaluate the same float expressions in
    the same order as the unfused kernels, so results are bitwise identical.
-3. Dead-slot reuse (slot_layout.py): a big gradient slot takes the place of one that is dead
+3. Per-sample convolution gradients (interleave.py): a batched column-gradient GEMM and the
+   COL2IM reading it become a GEMM and a COL2IM per sample through one sample's columns.
+4. Dead-slot reuse (slot_layout.py): a big gradient slot takes the place of one that is dead
    by its first write (an MLP's activation gradients share two buffers).
-4. Compaction (slot_layout.py): slots nothing references any more leave the arena; lower()
+5. Compaction (slot_layout.py): slots nothing references any more leave the arena; lower()
    places the saved values only afterwards, so the larger first layout never costs memory.
-5. Owned leaf gradients (slot_layout.py): when one row writes a leaf's gradient slot, it
+6. Owned leaf gradients (slot_layout.py): when one row writes a leaf's gradient slot, it
    accumulates through an itab address, which a binding points at the leaf's `.grad` array
    (binding.py).
 
@@ -23,7 +26,7 @@ Safety rules: a slot is touched only when every instruction field pointing into 
 accounted for (an unknown opcode referencing it blocks the pass), seeds, outputs and the
 Program's `pinned` slots are never renamed or fused away, a Program with hook segments but
 no `pinned` set is left alone (hooks read and write gradient slots from Python), chains do
-not straddle a callback, and passes 3-5 skip Programs with callbacks.
+not straddle a callback, and passes 3-6 skip Programs with callbacks.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from ..core import config
 from ..vm.opcodes import ELEMENTWISE, K_FIRST, READERS, STEP_OPERANDS
 from ..vm.program import NAMES, OP, Program
 from .slot_index import _Refs, _intervals, _overlaps, _write_spans
+from .interleave import interleave_col2im
 from .slot_layout import compact, own_leaf_grads, reuse_slots
 
 # elements per CHAIN tile (1 KB of float32). A tile walks every step before the next, so
@@ -68,6 +72,7 @@ def optimize(prog: Program, backward: bool = True) -> Program:
     alias(prog, protected, avoid)
     fuse_chains(prog, protected, cuts)
     if not prog.segments:
+        interleave_col2im(prog, protected)
         reuse_slots(prog, protected)
         compact(prog)
     if backward and not prog.segments:
