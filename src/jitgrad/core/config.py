@@ -15,7 +15,8 @@
     JITGRAD_COPY_VALUES=1       copy every saved value into the arena (external.py)
     JITGRAD_EXACT_REPLAY=1      no folded replays of retained graphs (fold.py)
     JITGRAD_BLAS=openblas|mkl|fallback    the GEMM library (vm/blas_lib.py)
-    JITGRAD_NUM_THREADS=n       threads for large fused rows (also NUMBA_NUM_THREADS,
+    JITGRAD_NUM_THREADS=n       threads for large fused rows and float32 exp, log, ...
+                                of a million elements or more (also NUMBA_NUM_THREADS,
                                 OMP_NUM_THREADS; vm/threads.py)
     JITGRAD_GC_FREEZE=0         leave Python's garbage collector alone once the compiled
                                 interpreter is loaded (default: gc.freeze(), vm/__init__.py)

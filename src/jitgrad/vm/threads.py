@@ -1,4 +1,5 @@
-"""Sharing one big CHAIN row between threads (the compiled kernels release the GIL).
+"""Sharing one big CHAIN row between threads (the compiled kernels release the GIL), and
+a big float32 exp, log, ... (ops/rounded.py) the same way.
 
 A fused elementwise chain over millions of elements is bound by how fast one core can pull
 its operand streams from memory; two cores pull about twice as much (W3: 13 ms on one,
