@@ -463,13 +463,15 @@ def clone(x: Tensor, name: str | None = None) -> Tensor:
 
 def _public_binary(op: OpDef, kinds: tuple, true_divide: bool = False,
                    large_bias: Callable | None = None, zero_dim: bool = True,
-                   bias_min: int = 0) -> Callable[[Any, Any], Tensor]:
+                   bias_min: int = 0, repeats: bool = False) -> Callable[[Any, Any], Tensor]:
     """The public function of a two-input op without attributes: Paddle's promotion
     (binary_operands), which leaves two Tensors of one dtype as they are (but for ints under
     true division), so that case, the common one, skips it. Operands of different shapes
     where one is a row of the other take _row_broadcast (`kinds`); `large_bias(d, e)` may
     compute an array of at least `bias_min` elements with an operand of one dim less (a
-    per-channel scale), else None."""
+    per-channel scale), else None. `repeats` makes the operator `t * seq`: a str, list or
+    tuple y gets NotImplemented (only once promotion has refused it), so Python repeats it
+    by t's __index__, as Paddle 3.3.1's `paddle.to_tensor(3) * [0]` is [0, 0, 0]."""
     plain_ufunc = op.save is None and not op.forward_saves
 
     def public(x: Any, y: Any, name: str | None = None, *, alpha: Any = 1,
@@ -497,7 +499,12 @@ def _public_binary(op: OpDef, kinds: tuple, true_divide: bool = False,
                         return apply_xy(op, x, y)
                     return apply_xy(op, x, y, NO_ATTRS, out)
             return apply_xy(op, x, y)
-        x, y = binary_operands(x, y, true_divide, zero_dim)
+        try:
+            x, y = binary_operands(x, y, true_divide, zero_dim)
+        except TypeError:
+            if repeats and isinstance(y, (str, list, tuple)):
+                return NotImplemented
+            raise
         return apply_xy(op, x, y)
     public.__name__ = public.__qualname__ = op.name
     public.__doc__ = f"Elementwise {op.name}, with broadcasting and Paddle's dtype promotion."
@@ -533,6 +540,8 @@ def _binary_keywords(fn: Callable, opname: str, x: Any, y: Any, alpha: Any,
 add = _public_binary(add_op, (0, 0))
 subtract = _public_binary(subtract_op, (1, 4))
 multiply = _public_binary(multiply_op, (2, 2), large_bias=_mul_channels, bias_min=4096)
+_multiply_operator = _public_binary(multiply_op, (2, 2), large_bias=_mul_channels,
+                                    bias_min=4096, repeats=True)     # Tensor.__mul__
 divide = _public_binary(divide_op, (3, 5), true_divide=True)
 
 
@@ -681,7 +690,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
 
 
 bind_operators(__neg__=neg, __abs__=abs, __add__=add, __sub__=subtract,
-               __mul__=multiply, __truediv__=divide)
+               __mul__=_multiply_operator, __truediv__=divide)
 bind_operators(__radd__=_reflected(add_op), __rsub__=_reflected(subtract_op),
                __rmul__=_reflected(multiply_op, repeats=True),
                __rtruediv__=_reflected(divide_op, true_divide=True))
