@@ -1,6 +1,7 @@
 """Gaps found by hunt 24 against Paddle 3.3.1 (measured with its CPU build; each test
 quotes what Paddle gave)."""
 
+import numpy as np
 import pytest
 
 import jitgrad as paddle
@@ -38,3 +39,36 @@ def test_a_tensor_of_several_elements_times_a_list_raises_type_error():
 def test_other_ops_with_a_list_still_raise_type_error_as_paddle(op):
     with pytest.raises(TypeError):           # (Paddle: TypeError; multiply: ValueError)
         op(TT([1.0, 2.0]))
+
+
+# --- transpose with three or more int axes. Paddle 3.3.1's transpose_decorator takes the
+# first two as dim0 and dim1 and drops the rest: x.transpose(0, 2, 1) of shape [2, 3, 4]
+# is swapaxes(0, 2), shape [4, 3, 2] (numpy and x.permute: [2, 4, 3]).
+
+def _x234():
+    return paddle.arange(24).reshape([2, 3, 4])
+
+
+def test_transpose_of_several_axes_is_given_where_paddle_and_numpy_agree():
+    x = _x234()
+    got = x.transpose(1, 0, 2)                     # swap 0 and 1 = permutation [1, 0, 2]
+    assert got.shape == [3, 2, 4]
+    assert got.numpy().tolist() == np.arange(24).reshape(2, 3, 4).transpose(1, 0, 2).tolist()
+    assert paddle.transpose(x, -2, -3, 2).shape == [3, 2, 4]
+
+
+@pytest.mark.parametrize("axes", [(0, 2, 1), (2, 0, 1), (0, 1, 2), (0, 2, 5), (0, 1, 2, 3)])
+def test_transpose_of_several_axes_where_the_readings_differ_names_both(axes):
+    shown = ", ".join(map(str, axes))
+    with pytest.raises(TypeError, match=rf"swaps axes {axes[0]} and {axes[1]}.*"
+                                        rf"permute\({shown}\)"):
+        _x234().transpose(*axes)
+    with pytest.raises(TypeError, match="ignores the rest"):
+        paddle.transpose(_x234(), *axes)
+
+
+def test_transpose_of_two_axes_and_of_a_perm_list_are_unchanged():
+    x = _x234()
+    assert x.transpose(0, 2).shape == [4, 3, 2]
+    assert x.transpose([0, 2, 1]).shape == [2, 4, 3]
+    assert x.permute(0, 2, 1).shape == [2, 4, 3]

@@ -434,6 +434,8 @@ def _torch_transpose_perm(perm: Any, second: Any, dim0: Any, dim1: Any, nd: int)
     """The permutation that swaps two axes given torch-style (transpose(x, 0, 2): perm and
     name two ints; or dim0= and dim1=), as Paddle 3.3.1's transpose_decorator reads them;
     perm itself otherwise."""
+    if isinstance(perm, int) and isinstance(second, int) and dim0 is not None:
+        return _several_axes_perm([perm, second, dim0] + ([] if dim1 is None else [dim1]), nd)
     if dim0 is None and isinstance(perm, int):
         dim0, perm = perm, None
         if dim1 is None and isinstance(second, int):
@@ -446,6 +448,11 @@ def _torch_transpose_perm(perm: Any, second: Any, dim0: Any, dim1: Any, nd: int)
     if perm is not None or dim0 is None or dim1 is None:
         raise TypeError("transpose(): give perm (a list), or the two axes to swap "
                         "(transpose(x, 0, 1) or dim0= and dim1=), not one axis or both")
+    return _swap_perm(dim0, dim1, nd)
+
+
+def _swap_perm(dim0: Any, dim1: Any, nd: int) -> list:
+    """The permutation of nd axes that swaps dim0 and dim1."""
     pair = [int_entry(v, "transpose: dim0 and dim1 must be ints", (dim0, dim1))
             for v in (dim0, dim1)]
     if not all(-nd <= v < nd for v in pair):
@@ -454,6 +461,21 @@ def _torch_transpose_perm(perm: Any, second: Any, dim0: Any, dim1: Any, nd: int)
     order = list(range(nd))
     order[a], order[b] = order[b], order[a]
     return order
+
+
+def _several_axes_perm(axes: list, nd: int) -> list:
+    """x.transpose(0, 2, 1): Paddle 3.3.1 swaps the first two axes and ignores the rest
+    (shape [2, 3, 4] -> [4, 3, 2]), where numpy (and x.permute) read the permutation
+    [0, 2, 1] ([2, 4, 3]). Given when both readings agree (x.transpose(1, 0, 2)); otherwise
+    a TypeError that names both, rather than either silent guess."""
+    swap = _swap_perm(axes[0], axes[1], nd)
+    if len(axes) == nd and [a % nd if -nd <= a < nd else None for a in axes] == swap:
+        return swap
+    shown = ", ".join(map(str, axes))
+    raise TypeError(f"transpose({shown}): Paddle 3.3.1 swaps axes {axes[0]} and {axes[1]} "
+                    f"and ignores the rest, numpy permutes the axes to [{shown}]; write "
+                    f"x.transpose({axes[0]}, {axes[1]}) for the swap, or x.permute({shown}) "
+                    f"/ x.transpose([{shown}]) for the permutation")
 
 
 def _broadcasts(src: tuple, dst: tuple) -> bool:
