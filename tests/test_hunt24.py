@@ -72,3 +72,75 @@ def test_transpose_of_two_axes_and_of_a_perm_list_are_unchanged():
     assert x.transpose(0, 2).shape == [4, 3, 2]
     assert x.transpose([0, 2, 1]).shape == [2, 4, 3]
     assert x.permute(0, 2, 1).shape == [2, 4, 3]
+
+
+# --- gcd, lcm and ldexp of floats: Paddle 3.3.1 computes them (its gcd is a Euclid loop of
+# mod and where, so a float gcd has a gradient; lcm is floor(|x y| / gcd), none).
+
+def _gcd_inputs():
+    return (TT([12.0, 18.0, -4.0, 0.0, 7.5, 3.0], stop_gradient=False),
+            TT([8.0, 27.0, 6.0, 5.0, 2.5, 0.0], stop_gradient=False))
+
+
+def test_gcd_of_floats_gives_paddles_values_and_gradients():
+    x, y = _gcd_inputs()
+    g = paddle.gcd(x, y)
+    assert g.dtype == paddle.float32
+    assert g.numpy().tolist() == [4.0, 9.0, 2.0, 5.0, 2.5, 3.0]
+    (g * TT([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])).sum().backward()
+    # 4 = 12 - 8, 9 = 27 - 18, 2 = 6 - |-4|, 5 = y, 2.5 = y, 3 = x (Paddle 3.3.1's grads)
+    assert x.grad.numpy().tolist() == [1.0, -2.0, 3.0, 0.0, 0.0, 6.0]
+    assert y.grad.numpy().tolist() == [-1.0, 2.0, 3.0, 4.0, 5.0, 0.0]
+
+
+def test_gcd_of_floats_broadcasts_and_promotes_float64():
+    assert paddle.gcd(TT(12.0), TT([8.0, 6.0])).numpy().tolist() == [4.0, 6.0]
+    g = paddle.gcd(TT([12.0, 18.0]), TT([8.0, 27.0], "float64"))
+    assert g.dtype == paddle.float64 and g.numpy().tolist() == [4.0, 9.0]
+    # Paddle's float `y != 0` counts |y| < 1e-15 as 0, which ends its loop at once here
+    assert paddle.gcd(TT([1e30]), TT([1e-30])).numpy().tolist() == [np.float32(1e30).item()]
+
+
+def test_lcm_of_floats_is_floor_of_the_product_over_the_gcd_without_gradient():
+    x, y = _gcd_inputs()
+    m = paddle.lcm(x, y)
+    assert m.numpy().tolist() == [24.0, 54.0, 12.0, 0.0, 7.0, 0.0]     # 18.75 // 2.5 = 7
+    assert m.stop_gradient and m.dtype == paddle.float32
+
+
+def test_gcd_inplace_of_floats_counts_paddles_versions():
+    x = TT([12.0, 18.0, 7.5])
+    x.gcd_(TT([8.0, 27.0, 2.5]))
+    assert x.numpy().tolist() == [4.0, 9.0, 2.5] and x.inplace_version == 7   # (Paddle: 7)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_gcd_of_a_non_finite_float_raises_where_paddle_loops_forever(bad):
+    with pytest.raises(ValueError, match="finite"):
+        paddle.gcd(TT([bad, 2.0]), TT([2.0, 4.0]))
+
+
+def test_gcd_of_an_int_and_a_float_tensor_raises_type_error_as_paddle():
+    with pytest.raises(TypeError, match="two integer or two float"):
+        paddle.gcd(TT([4, 6]), TT([2.0, 3.0]))
+
+
+def test_ldexp_with_a_float_exponent_is_x_times_two_to_the_y_with_its_gradient():
+    x = TT([12.0, 7.5], stop_gradient=False)
+    y = TT([8.0, 2.5], stop_gradient=False)
+    out = paddle.ldexp(x, y)
+    assert out.dtype == paddle.float32
+    want = np.float32([12 * 256.0, 7.5 * 2 ** 2.5])
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)   # Paddle: 3072, 42.426407
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [256.0, 2 ** 2.5], rtol=1e-6)
+    np.testing.assert_allclose(y.grad.numpy(), want * np.log(2), rtol=1e-6)
+
+
+def test_ldexp_dtype_is_float64_or_the_default_float_as_paddle():
+    assert paddle.ldexp(TT([1.0, 2.0], "float16"), TT([1, 2])).dtype == paddle.float32
+    out = paddle.ldexp(TT([1.0]), TT([1.5], "float64"))
+    assert out.dtype == paddle.float64 and out.numpy().tolist() == [2 ** 1.5]
+    out = paddle.ldexp(TT([3.0, 3.0]), TT([True, False]))
+    assert out.dtype == paddle.float32 and out.numpy().tolist() == [6.0, 3.0]
+    assert paddle.ldexp(TT([1, 2]), TT([1.5, 2.0])).dtype == paddle.float32

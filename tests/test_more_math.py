@@ -46,8 +46,8 @@ def test_ldexp_scales_by_powers_of_two():
     assert x.grad.tolist() == [2.0, 4.0, 0.5]
     ints = paddle.ldexp(TT([1, 2]), TT([2, 3]))
     assert ints.dtype == paddle.float32 and ints.tolist() == [4.0, 16.0]
-    with pytest.raises(TypeError, match="y must be an integer tensor"):
-        paddle.ldexp(x, TT([1.0, 2.0, 3.0]))
+    # a float y is x * 2**y, as Paddle 3.3.1 (tests/test_hunt24.py)
+    assert paddle.ldexp(x, TT([1.0, 2.0, 3.0])).tolist() == [2.0, -8.0, 24.0]
 
 
 def test_vecdot_sums_products_along_an_axis():
@@ -114,8 +114,8 @@ def test_histogram_counts_over_the_data_range_or_a_given_one():
 def test_gcd_lcm_frexp_nextafter():
     assert paddle.gcd(TT([12, -18, 0]), TT([8, 12, 5])).tolist() == [4, 6, 5]
     assert paddle.lcm(TT([4, -6, 0]), TT([6, 4, 3])).tolist() == [12, 12, 0]
-    with pytest.raises(TypeError, match="integer tensors"):
-        paddle.gcd(TT([1.0]), TT([2.0]))
+    with pytest.raises(TypeError, match="two integer or two float tensors"):
+        paddle.gcd(TT([True]), TT([2]))
     x = TT([8.0, -3.0, 0.0, 0.75], stop_gradient=False)
     m, e = paddle.frexp(x)
     assert m.tolist() == [0.5, -0.75, 0.0, 0.75] and e.tolist() == [4.0, 2.0, 0.0, 0.0]

@@ -213,8 +213,9 @@ def ldexp_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
 
 def _gcd_steps(a: np.ndarray, b: np.ndarray) -> int:
     """How many rounds Paddle's gcd_ loop runs on |a|, |b| (each round is two where_ on x)."""
-    x = np.abs(a.astype(np.int64))
-    y = np.broadcast_to(np.abs(np.asarray(b).astype(np.int64)), x.shape)
+    wide = np.float64 if a.dtype.kind == "f" else np.int64     # (Paddle's float gcd too)
+    x = np.abs(a.astype(wide))
+    y = np.broadcast_to(np.abs(np.asarray(b).astype(wide)), x.shape)
     n = 0
     while (y != 0).any():
         n += 1

@@ -13,14 +13,15 @@ from typing import Any
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
 from .core import binary_operands, const, require_float, sum_to
 from .indexing import _take
 from .linalg import matmul
-from .math import sign
-from .shape import unsqueeze
+from .math import remainder, sign
+from .shape import broadcast_to, unsqueeze
 from .special import lgamma
 from .stats import vector_norm
 
@@ -60,16 +61,24 @@ def sgn(x: Tensor, name: str | None = None) -> Tensor:
 
 
 def ldexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
-    """x * 2**y for an integer y; integer x computes in float32 (Paddle). x's gradient is
-    2**y, y gets none."""
+    """x * 2**y. As Paddle 3.3.1, x (and a float y) are cast to float64 when x or y is
+    float64, else to the default float dtype (an int or float16 x gives float32). An int or
+    bool y scales exactly and gets no gradient (x's is 2**y); a float y is Paddle's
+    x * pow(2, y), y's gradient x 2**y ln 2 (ldexp(7.5, 2.5) is 42.426...)."""
     _tensor(x, "ldexp", "x")
     yd = y._data if isinstance(y, Tensor) else np.asarray(y)
-    if yd.dtype.kind not in "iu":
-        raise TypeError(f"ldexp: y must be an integer tensor, got {yd.dtype}")
-    if x._data.dtype.kind != "f":
-        x = x.astype("float32")
-    dt = x._data.dtype
-    return x * const(np.ldexp(np.ones((), dt), yd.astype(np.int32)).astype(dt, copy=False), dt)
+    if yd.dtype.kind not in "biuf":
+        raise TypeError(f"ldexp: y must be a real tensor, got {yd.dtype}")
+    f64 = np.dtype(np.float64)
+    dt = f64 if f64 in (x._data.dtype, yd.dtype) else dtypes.default_float().np
+    if x._data.dtype != dt:
+        x = E.astype(x, dt)
+    if yd.dtype.kind == "f":
+        y = y if isinstance(y, Tensor) else Tensor._make(yd)
+        return x * E.power(const(2, dt), y if yd.dtype == dt else E.astype(y, dt))
+    with np.errstate(over="ignore"):                  # (2**200 in float32 is inf, as Paddle)
+        scale = np.ldexp(np.ones((), dt), yd.astype(np.int32)).astype(dt, copy=False)
+    return x * const(scale, dt)
 
 
 def vecdot(x: Tensor, y: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
@@ -290,21 +299,65 @@ def _histdd_edges(pts: np.ndarray, bins: Any, ranges: Any, dt: np.dtype) -> list
     return [_linspace(lo[i], hi[i], int(c) + 1, dt) for i, c in enumerate(counts)]
 
 
-def _ints(x: Any, y: Any, fn: str) -> tuple[np.ndarray, np.ndarray]:
+def _gcd_operands(x: Any, y: Any, fn: str) -> tuple[Any, Any, bool]:
+    """x and y as arrays when both are integers, else as float Tensors of one dtype (Paddle
+    3.3.1 computes a float gcd; an int with a float, or a bool, it refuses); and which."""
     a, b = (np.asarray(v._data if isinstance(v, Tensor) else v) for v in (x, y))
-    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
-        raise TypeError(f"{fn}: x and y must be integer tensors, got {a.dtype} and {b.dtype}")
-    return a, b
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        return a, b, True
+    if a.dtype.kind != "f" or b.dtype.kind != "f":
+        raise TypeError(f"{fn}: x and y must be two integer or two float tensors, got "
+                        f"{a.dtype} and {b.dtype}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError(f"{fn}: x and y must be finite (Paddle 3.3.1's loop never ends on "
+                         "inf or NaN)")
+    x, y = (v if isinstance(v, Tensor) else Tensor._make(np.asarray(v)) for v in (x, y))
+    x, y = binary_operands(x, y)
+    if x._data.dtype != y._data.dtype:              # (float32 with float64: float64)
+        dt = np.promote_types(x._data.dtype, y._data.dtype)
+        x, y = (v if v._data.dtype == dt else E.astype(v, dt) for v in (x, y))
+    return x, y, False
+
+
+def _float_gcd(x: Tensor, y: Tensor) -> Tensor:
+    """Paddle 3.3.1's gcd of floats, its Euclid loop op for op on |x| and |y| (mod, and
+    where to keep the larger first), so values and gradients are its: gcd(7.5, 2.5) is 2.5;
+    the result is one input minus multiples of the others, its gradient those multiples.
+    Its `y != 0` is Paddle's float compare, which counts |y| < 1e-15 as 0 (so gcd(1e30,
+    1e-30) is 1e30 there and here)."""
+    shape = list(np.broadcast_shapes(x._data.shape, y._data.shape))
+    x, y = E.abs(broadcast_to(x, shape)), E.abs(broadcast_to(y, shape))
+    dt = x._data.dtype
+    ones, zeros = Tensor._make(np.ones(shape, dt)), Tensor._make(np.zeros(shape, dt))
+    while True:
+        nonzero = ~(np.abs(y._data.astype(np.float64)) < 1e-15)
+        if not nonzero.any():
+            break
+        y_safe = E.where(nonzero, y, ones)
+        x, y = E.where(nonzero, y, x), E.where(nonzero, remainder(x, y_safe), zeros)
+        less = x._data < y._data
+        x, y = E.where(less, y, x), E.where(less, x, y)
+    return x
 
 
 def gcd(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
-    """Greatest common divisor, elementwise (non-negative; gcd(0, 0) = 0)."""
-    return Tensor._make(np.gcd(*_ints(x, y, "gcd")))
+    """Greatest common divisor, elementwise (non-negative; gcd(0, 0) = 0). Floats take
+    Paddle's Euclid loop (_float_gcd); integers carry no gradient."""
+    a, b, ints = _gcd_operands(x, y, "gcd")
+    return Tensor._make(np.gcd(a, b)) if ints else _float_gcd(a, b)
 
 
 def lcm(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
-    """Least common multiple, elementwise (non-negative; 0 if either is 0)."""
-    return Tensor._make(np.lcm(*_ints(x, y, "lcm")))
+    """Least common multiple, elementwise (non-negative; 0 if either is 0). Floats as
+    Paddle 3.3.1: floor(|x y| / gcd(x, y)) with no gradient (lcm(7.5, 2.5) is 7.0)."""
+    a, b, ints = _gcd_operands(x, y, "lcm")
+    if ints:
+        return Tensor._make(np.lcm(a, b))
+    a, b = a._data, b._data
+    d = _float_gcd(Tensor._make(a), Tensor._make(b))._data
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(d == 0, 0, np.floor_divide(np.abs(a * b), np.where(d == 0, 1, d)))
+    return Tensor._make(out.astype(d.dtype, copy=False))
 
 
 def frexp(x: Tensor, name: str | None = None) -> tuple[Tensor, Tensor]:
