@@ -144,3 +144,38 @@ def test_ldexp_dtype_is_float64_or_the_default_float_as_paddle():
     out = paddle.ldexp(TT([3.0, 3.0]), TT([True, False]))
     assert out.dtype == paddle.float32 and out.numpy().tolist() == [6.0, 3.0]
     assert paddle.ldexp(TT([1, 2]), TT([1.5, 2.0])).dtype == paddle.float32
+
+
+# --- reductions over an axis list: Paddle 3.3.1's count_nonzero takes a list (or []: all
+# axes), and its linalg.norm with a numeric p over 0 or 3+ axes is the vector norm there.
+
+X234 = np.arange(24, dtype="float32").reshape(2, 3, 4) - 5      # one zero, at [0, 1, 1]
+
+
+@pytest.mark.parametrize("axis, keepdim, want", [
+    ([0, 2], False, [8, 7, 8]), ([-1, -3], True, [[[8], [7], [8]]]), ((0, 1), False,
+                                                                     [6, 5, 6, 6]),
+    ([], False, 23), ([0, 1, 2], True, [[[23]]])])
+def test_count_nonzero_takes_an_axis_list_as_paddle(axis, keepdim, want):
+    got = paddle.count_nonzero(TT(X234), axis=axis, keepdim=keepdim)
+    assert got.dtype == paddle.int64 and got.numpy().tolist() == want
+
+
+@pytest.mark.parametrize("axis", [[], [0, 1, 2], [0, 2, 1], (0, 1, 2)])
+@pytest.mark.parametrize("p, want", [(None, np.sqrt((X234 ** 2).sum())), (1, 186.0),
+                                     (np.inf, 18.0), (3, np.cbrt((np.abs(X234) ** 3).sum()))])
+def test_norm_over_no_or_three_axes_is_the_vector_norm_as_paddle(axis, p, want):
+    got = paddle.linalg.norm(TT(X234), p=p, axis=axis, keepdim=True)
+    assert got.shape == [1, 1, 1]
+    np.testing.assert_allclose(got.numpy().ravel(), [want], rtol=1e-6)   # Paddle: 46.518814
+
+
+def test_norm_over_three_axes_has_the_2_norm_gradient():
+    x = TT(X234, stop_gradient=False)
+    paddle.linalg.norm(x, axis=[0, 1, 2]).backward()
+    np.testing.assert_allclose(x.grad.numpy(), X234 / np.sqrt((X234 ** 2).sum()), rtol=1e-6)
+
+
+def test_norm_fro_over_three_axes_still_raises():
+    with pytest.raises(ValueError, match="p='fro'"):      # (Paddle: ValueError too)
+        paddle.linalg.norm(TT(X234), p="fro", axis=[0, 1, 2])

@@ -294,7 +294,10 @@ def equal_all(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
 
 def count_nonzero(x: Tensor, axis: Any = None, keepdim: bool = False,
                   name: str | None = None) -> Tensor:
-    return _t(np.asarray(np.count_nonzero(x._data, axis=axis, keepdims=keepdim), np.int64))
+    """How many elements are not 0 along axis (None, an int, or a list or tuple of them:
+    `axis=[0, 2]` and `[]`, all axes, as Paddle 3.3.1), as int64."""
+    axes = norm_axis(axis, x.ndim)
+    return _t(np.asarray(np.count_nonzero(x._data, axis=axes, keepdims=keepdim), np.int64))
 
 
 def unique(x: Tensor, return_index: bool = False, return_inverse: bool = False,

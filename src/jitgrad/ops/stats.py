@@ -447,7 +447,11 @@ def norm(x: Tensor, p: Any = None, axis: Any = None, keepdim: bool = False,
         if len(axis) == 1:
             axis = axis[0]
         elif len(axis) != 2:
-            raise ValueError(f"norm: axis must be None, an int or two ints, got {axis!r}")
+            if isinstance(p, str):
+                raise ValueError(f"norm: p={p!r} needs axis None, an int or two ints, got "
+                                 f"{axis!r}")
+            # a vector norm over those axes ([]: all), as Paddle 3.3.1
+            return vector_norm(x, 2.0 if p is None else p, list(axis) or None, keepdim)
     if isinstance(axis, (list, tuple)):
         return matrix_norm(x, "fro" if p is None else p, axis, keepdim)
     if axis is None and isinstance(p, str) and p == "nuc":
