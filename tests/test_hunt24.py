@@ -179,3 +179,35 @@ def test_norm_over_three_axes_has_the_2_norm_gradient():
 def test_norm_fro_over_three_axes_still_raises():
     with pytest.raises(ValueError, match="p='fro'"):      # (Paddle: ValueError too)
         paddle.linalg.norm(TT(X234), p="fro", axis=[0, 1, 2])
+
+
+# --- version counters: where's gradient is its condition, so changing x or y in place
+# before the backward is allowed, as Paddle 3.3.1 allows it (its where_grad keeps neither);
+# an op that reads the changed values still raises.
+
+def test_where_input_changed_in_place_before_backward_keeps_the_recorded_mask():
+    x = TT([2.0, 3.0], stop_gradient=False)
+    y = x * 1
+    z = paddle.where(y > 2, y, TT([0.0, 0.0]))
+    y.add_(TT(1.0))
+    z.sum().backward()
+    assert z.numpy().tolist() == [0.0, 3.0]
+    assert x.grad.numpy().tolist() == [0.0, 1.0]          # (Paddle 3.3.1: [0, 1])
+
+
+def test_where_other_branch_changed_in_place_and_create_graph():
+    x = TT([2.0, 3.0], stop_gradient=False)
+    w = TT([5.0, 6.0], stop_gradient=False) * 1
+    z = paddle.where(x > 2, x * 1, w)
+    w.zero_()
+    (g,) = paddle.grad(z.sum(), x, create_graph=True)
+    assert g.numpy().tolist() == [0.0, 1.0]
+
+
+def test_a_reader_of_the_changed_value_under_where_still_raises():
+    x = TT([2.0, 3.0], stop_gradient=False)
+    y = x * 1
+    z = paddle.where(y > 2, y * y, TT([0.0, 0.0]))
+    y.add_(TT(1.0))
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        z.sum().backward()
