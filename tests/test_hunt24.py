@@ -211,3 +211,41 @@ def test_a_reader_of_the_changed_value_under_where_still_raises():
     y.add_(TT(1.0))
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         z.sum().backward()
+
+
+# --- dropout in eval: Paddle 3.3.1's kernel returns a new tensor (axis None), so an
+# in-place change of x afterwards leaves the result alone (and the reverse); with p == 0,
+# or with an axis (dropout2d), it returns x itself.
+
+def _changed_after_dropout(fn):
+    x = TT([2.0, 3.0], stop_gradient=False)
+    y = x * 1
+    z = fn(y)
+    y[0] = 100.0
+    (z * TT([1.0, 2.0])).sum().backward()
+    return z, x.grad
+
+
+@pytest.mark.parametrize("fn", [lambda y: paddle.nn.functional.dropout(y, training=False),
+                                lambda y: paddle.nn.functional.dropout(y, 0.3, training=False)])
+def test_dropout_in_eval_is_a_new_tensor_that_keeps_its_values(fn):
+    z, grad = _changed_after_dropout(fn)
+    assert z.numpy().tolist() == [2.0, 3.0]               # (Paddle 3.3.1: [2, 3])
+    assert grad.numpy().tolist() == [1.0, 2.0]            # (Paddle: the full gradient)
+
+
+def test_dropout_layer_in_eval_output_is_not_its_input():
+    layer = paddle.nn.Dropout(0.5)
+    layer.eval()
+    x = TT([1.0, 2.0])
+    y = layer(x)
+    y.add_(TT(1.0))
+    assert y is not x and x.numpy().tolist() == [1.0, 2.0]
+
+
+def test_dropout_with_p_zero_or_an_axis_in_eval_returns_x_itself_as_paddle():
+    x = TT(np.ones((1, 2, 2, 2), "float32"))
+    assert paddle.nn.functional.dropout(x, p=0.0) is x
+    assert paddle.nn.functional.dropout(x, p=0.0, training=False,
+                                        mode="downscale_in_infer") is x
+    assert paddle.nn.functional.dropout2d(x, training=False) is x

@@ -12,7 +12,7 @@ from . import creation
 from .core import FLOAT16, apply_xy, call_in_float32, const, require_float
 from .linalg import matmul
 from .indexing import _index_array
-from .shape import take_flat_op
+from .shape import fresh, take_flat_op
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | None = None
@@ -47,10 +47,13 @@ def dropout(x: Tensor, p: float = 0.5, axis: Any = None, training: bool = True,
     if mode not in ("upscale_in_train", "downscale_in_infer"):
         raise ValueError(f"dropout: unknown mode {mode!r}")
     require_float(x, "dropout")
-    if not training:
-        return x if mode == "upscale_in_train" else x * (1.0 - p)
     if p == 0:
         return x
+    if not training:
+        if mode == "upscale_in_train":
+            # Paddle 3.3.1: its dropout kernel's new tensor; with an axis (dropout2d) x
+            return fresh(x) if axis is None else x
+        return x * (1.0 - p)
     shape = list(x.shape)
     if axis is not None:
         axes = [axis] if isinstance(axis, int) else list(axis)

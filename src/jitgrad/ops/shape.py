@@ -362,6 +362,18 @@ def reshape_exact(x: Tensor, shape: Sequence[int]) -> Tensor:
     return reshape_to(x, attrs)
 
 
+def fresh(x: Tensor) -> Tensor:
+    """x's values as a new tensor (one reshape node to x's own shape, sharing its array:
+    in-place writes copy on write, so neither sees the other's), for a public op that
+    Paddle 3.3.1 answers with a new tensor where jitgrad would return x itself: an
+    in-place change of the result must not change x, nor one of x the result."""
+    key = x._data.shape
+    attrs = _EXACT.get(key)
+    if attrs is None:
+        attrs = remember(_EXACT, key, {"shape": key}, _EXACT_MAX)
+    return apply_xy(reshape_op, x, None, attrs, x._data.view())
+
+
 _EXACT: dict = {}               # shape -> {"shape": shape}: reshape_exact's node attributes
 _EXACT_MAX = 1024
 
