@@ -249,3 +249,33 @@ def test_dropout_with_p_zero_or_an_axis_in_eval_returns_x_itself_as_paddle():
     assert paddle.nn.functional.dropout(x, p=0.0, training=False,
                                         mode="downscale_in_infer") is x
     assert paddle.nn.functional.dropout2d(x, training=False) is x
+
+
+# gather, index_select, sort and roll (take_flat) read only their indices and x's shape,
+# softmax and log_softmax only their output: Paddle 3.3.1 lets x change in place first.
+_F = paddle.nn.functional
+
+
+@pytest.mark.parametrize("op, want", [
+    (lambda y: paddle.gather(y, TT([1])), [0.0, 1.0]),
+    (lambda y: paddle.index_select(y, TT([0])), [1.0, 0.0]),
+    (lambda y: paddle.sort(y), [1.0, 1.0]),
+    (lambda y: paddle.roll(y, 1) * TT([1.0, 2.0]), [2.0, 1.0]),
+    (lambda y: _F.softmax(y) * TT([1.0, 2.0]), [-0.196612, 0.196612]),
+    (lambda y: _F.log_softmax(y), [0.462117, -0.462117])])
+def test_ops_that_do_not_read_x_allow_x_to_change_in_place_before_backward(op, want):
+    x = TT([2.0, 3.0], stop_gradient=False)
+    y = x * 1
+    z = op(y)
+    y.add_(TT(1.0))
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-6)   # (Paddle's)
+
+
+def test_cumsum_input_changed_in_place_still_raises_as_paddle():
+    x = TT([2.0, 3.0], stop_gradient=False)
+    y = x * 1
+    z = paddle.cumsum(y, 0)
+    y.add_(TT(1.0))
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        z.sum().backward()

@@ -72,13 +72,14 @@ softmax_op = defop(
     "softmax",
     fused="the fused SOFTMAX_BWD row kernel",
     quiet=True, forward=_softmax, lower=_lower("SOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    grad_reads=("out",),    # (x may change in place before the backward, as in Paddle 3.3.1)
     vjp=lambda g, out, x, axis: (out * (g - (g * out).sum(axis=axis, keepdim=True)),))
 
 log_softmax_op = defop(
     "log_softmax",
     fused="softmax's fused LOG_SOFTMAX_BWD row kernel",
     quiet=True, forward=_log_softmax, forward_saves=True,
-    lower=_lower("LOGSOFTMAX_BWD"), cases=SOFTMAX_CASES,
+    lower=_lower("LOGSOFTMAX_BWD"), cases=SOFTMAX_CASES, grad_reads=("out",),
     vjp=lambda g, out, x, axis: (g - out.exp() * g.sum(axis=axis, keepdim=True),))
 
 

@@ -217,7 +217,7 @@ getitem_op = linear(
            {"shapes": ((),), "attrs": {"key": ()}}))
 
 scatter_flat_op = linear(      # (not float16_exact: adds duplicates in its dtype)
-    "scatter_flat", float16_exact=None, bound_attrs=("idx",),
+    "scatter_flat", float16_exact=None, grad_reads=(), bound_attrs=("idx",),
     forward=lambda g, idx, shape: _add_at(np.zeros(int(np.prod(shape)), g.dtype), idx,
                                           g.ravel()).reshape(shape),
     transpose=lambda n, idx, shape: step(take_flat_op, idx=idx, shape=n.ins[0]),
@@ -236,7 +236,10 @@ def _take_flat_into(b: Any, dest: Any, src: Any, idx: np.ndarray, shape: tuple,
 
 
 take_flat_op = linear(
-    "take_flat", bound_attrs=("idx",), forward=lambda x, idx, shape: x.ravel()[idx].reshape(shape),
+    # (gather, index_select, sort, roll: the gradient reads idx and x's shape, not x, so x
+    # may change in place before the backward, as Paddle 3.3.1 lets it)
+    "take_flat", grad_reads=(), bound_attrs=("idx",),
+    forward=lambda x, idx, shape: x.ravel()[idx].reshape(shape),
     transpose=lambda n, idx, shape: step(scatter_flat_op, idx=idx, shape=n.ins[0]),
     into=_take_flat_into,
     cases=({"shapes": ((3,),), "attrs": {"idx": np.array([0, 2, 2, 1]), "shape": (2, 2)}},
