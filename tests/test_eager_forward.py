@@ -147,8 +147,10 @@ def test_scalars_the_shortcut_leaves_to_paddles_promotion():
     t = TT(np.ones(2, np.float32))
     assert (t * np.float64(2.0)).dtype == paddle.float32     # a numpy scalar: general path
     assert (t * True).dtype == paddle.float32
+    with pytest.raises(TypeError, match="index"):       # (Python's str repeat by t, as
+        t * "2"                                         # Paddle's __mul__ leaves it)
     with pytest.raises(TypeError, match="unsupported operand"):
-        t * "2"
+        t + "2"
 
 
 def test_apply_xy_records_exactly_when_the_general_apply_does():

@@ -279,3 +279,23 @@ def test_cumsum_input_changed_in_place_still_raises_as_paddle():
     y.add_(TT(1.0))
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         z.sum().backward()
+
+
+# --- concat of one tensor, expand, expand_as and broadcast_to to x's own shape: Paddle
+# 3.3.1 returns a new tensor (measured: changing x afterwards leaves the result), jitgrad
+# returned x itself.
+
+@pytest.mark.parametrize("op", [lambda x: paddle.concat([x]), lambda x: x.expand([2, 2]),
+                                lambda x: paddle.expand(x, [-1, 2]),
+                                lambda x: paddle.broadcast_to(x, [2, 2]),
+                                lambda x: x.broadcast_to([2, 2]),
+                                lambda x: x.expand_as(TT(np.zeros((2, 2), "float32")))])
+def test_ops_to_the_same_shape_return_a_new_tensor_as_paddle(op):
+    x = TT([[1.0, 2.0], [3.0, 4.0]], stop_gradient=False)
+    y = x * 1
+    z = op(y)
+    assert z is not y
+    y[0, 0] = 100.0
+    assert z.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    (z * TT([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    assert x.grad.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]

@@ -18,8 +18,9 @@ from .linalg import matmul
 from .nn import log_softmax, softmax_compat as softmax   # (F.softmax: nn.softmax, axis -1)
 from .reduce import max, mean, min, sum
 from .registry import REGISTRY, defop
-from .shape import (broadcast_to, expand, flatten, getitem, reshape, squeeze, t, transpose,
+from .shape import (expand, flatten, getitem, reshape, squeeze, t, transpose,
                     unsqueeze)
+from .shape import broadcast_to_new as broadcast_to     # (a new tensor: shape.py)
 from .math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cosh, erf, expm1, floor,
                    lerp, log1p, log2, log10, reciprocal, round, rsqrt, sign, sinh, tan)
 from .math import floor_mod, heaviside, mod, remainder

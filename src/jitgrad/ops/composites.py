@@ -22,8 +22,8 @@ from .core import apply, apply_internal, apply_xy, compiled_input, const
 from .core import FLOAT16, call_in_float32
 from .registry import defop
 from .indexing import _axis, _index_array, _take, concat, put_along_axis, put_flat
-from .shape import (_flat_positions, _select_compiled, broadcast_to, reshape, transpose,
-                    unsqueeze)
+from .shape import (_flat_positions, _select_compiled, broadcast_to, broadcast_to_new, reshape,
+                    transpose, unsqueeze)
 from .linalg import matmul
 from .margin_losses import l2_distance
 from .pair_distance import euclid_cdist
@@ -275,7 +275,7 @@ def moveaxis(x: Tensor, source: Any, destination: Any, name: str | None = None) 
 
 
 def expand_as(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
-    return broadcast_to(x, y.shape)
+    return broadcast_to_new(x, y.shape)
 
 
 def rot90(x: Tensor, k: int = 1, axes: Sequence[int] = (0, 1), name: str | None = None

@@ -19,7 +19,7 @@ from .core import (apply, apply_xy, checks_own_tensor_args, compiled_kernels, co
                    tensor_arg_error)
 from .padding import pad  # noqa: F401  (imported from here by ops/__init__, conv, scan ...)
 from .linear import IDENTITY, linear, step
-from .shape import reshape_exact
+from .shape import fresh, reshape_exact
 from .shape import (_along_axis_positions, _flat_positions, _getitem_map, _in_range,
                     _select_positions,
                     _take_flat,
@@ -94,8 +94,8 @@ def concat(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tenso
                 a != c for i, (a, c) in enumerate(zip(t.shape, xs[0].shape)) if i != ax):
             raise ValueError(f"concat: shapes {xs[0].shape} and {t.shape} differ outside "
                              f"axis {ax}")
-    if len(xs) == 1:
-        return xs[0]
+    if len(xs) == 1:        # a new tensor, as Paddle 3.3.1's (not the one given)
+        return fresh(xs[0])
     return apply(concat_op, *xs, axis=ax)
 
 

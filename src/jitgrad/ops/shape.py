@@ -539,13 +539,22 @@ def broadcast_to(x: Tensor, shape: Sequence[int], name: str | None = None) -> Te
     return apply_xy(broadcast_op, x, None, {"shape": shape})
 
 
+def broadcast_to_new(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
+    """paddle.broadcast_to and the method: broadcast_to, and a new tensor (fresh) where x
+    has the shape already, as Paddle 3.3.1's kernel makes one (so an in-place change of
+    either leaves the other); the ops' own calls keep x itself."""
+    y = broadcast_to(x, shape)
+    return fresh(x) if y is x else y
+
+
 def expand(x: Tensor, shape: Sequence[int], name: str | None = None) -> Tensor:
+    """x broadcast to shape (-1 keeps a dim of x); a new tensor, as broadcast_to_new."""
     off = len(shape) - x.ndim
     if off > 0 and -1 in shape[:off]:   # (-1 keeps a dim of x: a new dim has none)
         raise ValueError(f"expand: shape {list(shape)} has -1 for a new leading dim (x has "
                          f"shape {list(x.shape)}); -1 only keeps one of x's dims")
     shape = [x.shape[i - off] if s == -1 else s for i, s in enumerate(shape)]
-    return broadcast_to(x, shape)
+    return broadcast_to_new(x, shape)
 
 
 def _normalize_key(key: Any, shape: tuple | None = None) -> Any:
