@@ -299,3 +299,18 @@ def test_ops_to_the_same_shape_return_a_new_tensor_as_paddle(op):
     assert z.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
     (z * TT([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
     assert x.grad.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+# --- to_tensor of a Python int from 2**63 on: numpy makes it uint64, and the cast to
+# int64 wrapped it to -2**63 silently; Paddle 3.3.1 raises ValueError.
+
+@pytest.mark.parametrize("data", [2 ** 63, [2 ** 63], [2 ** 64 - 1]])
+def test_to_tensor_of_an_int_beyond_int64_raises_value_error(data):
+    with pytest.raises(ValueError, match="does not fit int64"):
+        paddle.to_tensor(data)
+
+
+def test_to_tensor_of_ints_at_the_int64_edges_and_with_a_float_dtype_work():
+    assert paddle.to_tensor(2 ** 63 - 1).item() == 2 ** 63 - 1
+    assert paddle.to_tensor(-2 ** 63).item() == -2 ** 63
+    assert paddle.to_tensor([2 ** 63], dtype="float64").numpy().tolist() == [2.0 ** 63]

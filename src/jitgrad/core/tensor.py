@@ -408,6 +408,9 @@ class Tensor(TensorOperators):
         return lambda *a, **k: fn(self, *a, **k)
 
 
+_INT64_MAX = np.iinfo(np.int64).max
+
+
 def _infer_array(data: Any, dtype: Any) -> np.ndarray:
     if isinstance(data, Tensor):
         arr = data._data
@@ -425,6 +428,11 @@ def _infer_array(data: Any, dtype: Any) -> np.ndarray:
             if arr.dtype.kind == "f":
                 arr = arr.astype(dtypes.default_float().np)
             elif arr.dtype.kind in "iu":
+                if arr.dtype == np.uint64 and arr.size and arr.max() > _INT64_MAX:
+                    # (numpy makes ints from 2**63 on uint64: int64 would wrap them)
+                    raise ValueError(f"to_tensor: {int(arr.max())} does not fit int64; pass "
+                                     "dtype='float32' or 'float64' (Paddle 3.3.1 refuses it "
+                                     "too)")
                 arr = arr.astype(np.int64)
             elif arr.dtype.kind not in "b":
                 raise TypeError(f"to_tensor cannot convert {type(data).__name__} with numpy "
