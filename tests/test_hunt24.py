@@ -314,3 +314,29 @@ def test_to_tensor_of_ints_at_the_int64_edges_and_with_a_float_dtype_work():
     assert paddle.to_tensor(2 ** 63 - 1).item() == 2 ** 63 - 1
     assert paddle.to_tensor(-2 ** 63).item() == -2 ** 63
     assert paddle.to_tensor([2 ** 63], dtype="float64").numpy().tolist() == [2.0 ** 63]
+
+
+# --- reshape of a zero-size tensor follows Paddle 3.3.1's rule: a 0 is a zero-size dim,
+# and a -1 beside a 0 is the product of x's nonzero dims over the other entries (measured).
+
+@pytest.mark.parametrize("shape, new, want", [
+    ((0, 3), [0, -1], [0, 3]), ((0, 3, 2), [0, -1], [0, 6]), ((0, 3), [3, -1], [3, 0]),
+    ((0, 3), [-1, 3], [0, 3]), ((0, 6), [0, 2, -1], [0, 2, 3]), ((3, 0), [0, -1], [0, 3]),
+    ((3, 0), [-1, 0], [3, 0]), ((0, 3), [0, 0], [0, 0]), ((0,), [0, -1], [0, 1]),
+    ((0, 3), [1, 0, -1], [1, 0, 3])])
+def test_reshape_of_a_zero_size_tensor_as_paddle(shape, new, want):
+    x = TT(np.zeros(shape, "float32"), stop_gradient=False)
+    y = x.reshape(new)
+    assert y.shape == want
+    y.sum().backward()
+    assert x.grad.shape == list(shape)
+
+
+@pytest.mark.parametrize("new", [[2, 3], [0, 4, -1], [0, -2]])
+def test_reshape_of_a_zero_size_tensor_to_an_impossible_shape_raises(new):
+    with pytest.raises(ValueError, match="reshape"):         # (Paddle: ValueError too)
+        TT(np.zeros((0, 3), "float32")).reshape(new)
+
+
+def test_reshape_zero_still_keeps_a_dim_of_a_nonempty_tensor():
+    assert TT(np.zeros((2, 3), "float32")).reshape([0, -1]).shape == [2, 3]

@@ -286,6 +286,8 @@ def _resolve_general(x: Tensor, shape: Any) -> tuple[int, ...]:
         shape = shape.tolist()
     if isinstance(shape, (int, np.integer)):
         shape = [shape]
+    if x._data.size == 0:
+        return _resolve_empty(x, shape)
     out = []
     for i, s in enumerate(shape):
         if type(s) is not int:
@@ -304,6 +306,32 @@ def _resolve_general(x: Tensor, shape: Any) -> tuple[int, ...]:
     if math.prod(out) != x._data.size:
         raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} ({x._data.size} "
                          f"elements) into {list(shape)}")
+    return tuple(out)
+
+
+def _resolve_empty(x: Tensor, shape: Any) -> tuple[int, ...]:
+    """Paddle 3.3.1's reshape of a zero-size x: a 0 is a zero-size dim (not "keep x's
+    dim"), and a -1 is 0, or, beside a 0, the product of x's nonzero dims over that of the
+    others ((0, 3) as [0, -1] is [0, 3], as [3, -1] is [3, 0]; (3, 0) as [0, -1] is
+    [0, 3])."""
+    out = [s if type(s) is int else int_entry(s, "reshape: shape must hold ints", shape)
+           for s in shape]
+    if out.count(-1) > 1 or any(s < -1 for s in out):
+        raise ValueError(f"reshape: shape {list(shape)} may hold one -1 and no other "
+                         "negative size")
+    if -1 in out:
+        rest = math.prod([s for s in out if s not in (0, -1)])
+        have = math.prod([s for s in x._data.shape if s])
+        if 0 not in out:
+            fill = 0
+        elif have % rest:
+            raise ValueError(f"reshape: cannot reshape {x.shape} into {list(shape)}")
+        else:
+            fill = have // rest
+        out[out.index(-1)] = fill
+    if 0 not in out:
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} (0 elements) "
+                         f"into {list(shape)}")
     return tuple(out)
 
 
