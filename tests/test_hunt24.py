@@ -340,3 +340,14 @@ def test_reshape_of_a_zero_size_tensor_to_an_impossible_shape_raises(new):
 
 def test_reshape_zero_still_keeps_a_dim_of_a_nonempty_tensor():
     assert TT(np.zeros((2, 3), "float32")).reshape([0, -1]).shape == [2, 3]
+
+
+@pytest.mark.parametrize("op", [lambda x: paddle.concat([x]), lambda x: x.expand([2]),
+                                lambda x: paddle.nn.functional.dropout(x, training=False)])
+def test_ops_returning_a_new_tensor_of_a_constant_keep_both_apart(op):
+    x = TT([1.0, 2.0])
+    z = op(x)
+    x.add_(TT(1.0))
+    z[0] = 9.0
+    assert x.numpy().tolist() == [2.0, 3.0] and z.numpy().tolist() == [9.0, 2.0]
+    assert z.stop_gradient

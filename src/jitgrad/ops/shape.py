@@ -397,7 +397,10 @@ def fresh(x: Tensor) -> Tensor:
     """x's values as a new tensor (one reshape node to x's own shape, sharing its array:
     in-place writes copy on write, so neither sees the other's), for a public op that
     Paddle 3.3.1 answers with a new tensor where jitgrad would return x itself: an
-    in-place change of the result must not change x, nor one of x the result."""
+    in-place change of the result must not change x, nor one of x the result. A constant
+    x needs no node: a new leaf on the array (~0.3 us where the node costs ~1.5)."""
+    if x._stop_gradient:
+        return Tensor._make(x._data.view())
     key = x._data.shape
     attrs = _EXACT.get(key)
     if attrs is None:
