@@ -56,17 +56,7 @@ class _Recompute(PyLayer):
                 inputs.append(d)
             else:
                 inputs.append(a)
-        state = None
-        if ctx.rng is not None:
-            state = get_rng_state()
-            set_rng_state(ctx.rng)
-        try:
-            with enable_grad():
-                outs = ctx.function(*inputs, **ctx.kwargs)
-        finally:
-            if state is not None:
-                set_rng_state(state)
-        outs = [outs] if isinstance(outs, Tensor) else list(outs)
+        outs = _rerun(ctx, tuple(inputs))
         pairs = [(o, g) for o, g in zip([o for o in outs if isinstance(o, Tensor)], grads)
                  if not o.stop_gradient and g is not None]
         if pairs:
