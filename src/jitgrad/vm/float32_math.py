@@ -59,7 +59,6 @@ _PIO2_2 = 6.077100506303966e-11     # formula in integers): k * _PIO2_1, k * _PI
 _PIO2_3 = 2.0222662487959506e-21    # for |k| < 2^20
 _TAN_TOP = 524288.0                 # |x| from 2^19: tan's reduction is the C library's
 _MINUS_NAN_BITS = -0x8000000000000  # 0xFFF8000000000000: -nan (a -nan constant loses its sign)
-_SINH_SMALL = 1.0                   # |x| below: sinh's odd series (no cancellation)
 
 # The thirteen kernels below let LLVM fuse a * b + c into one FMA ("contract", Numba's
 # fastmath flag): each step rounds once instead of twice, so the float64 value stays within
@@ -198,24 +197,12 @@ def _expm1(x):  # pragma: no cover - compiled
 
 @jit(inline="always", fastmath=False, stamp_with=_SPECIAL)
 def _sinh(x):  # pragma: no cover - compiled
-    """The odd series to x^21 / 21! below |x| = 1, else (e - 1/e) / 2 with e = exp(|x|)."""
-    z = x * x
-    p = 1.0 / 51090942171709440000.0
-    p = p * z + 1.0 / 121645100408832000.0
-    p = p * z + 1.0 / 355687428096000.0
-    p = p * z + 1.0 / 1307674368000.0
-    p = p * z + 1.0 / 6227020800.0
-    p = p * z + 1.0 / 39916800.0
-    p = p * z + 1.0 / 362880.0
-    p = p * z + 1.0 / 5040.0
-    p = p * z + 1.0 / 120.0
-    p = p * z + 1.0 / 6.0
-    small = x + x * (z * p)
+    """(E + E / (E + 1)) / 2 with E = expm1(|x|), x's sign: the two terms have one sign and
+    E is accurate near 0, so nothing cancels; one expm1 instead of a series below 1 and
+    exp above (and the -0.0 of x = -0.0 kept)."""
     a = abs(x)
-    e = _exp(a)
-    big = 0.5 * e - 0.5 / e
-    big = big if x > 0.0 else -big
-    r = small if a < _SINH_SMALL else big
+    e = _expm1(a)
+    r = math.copysign(0.5 * (e + e / (e + 1.0)), x)
     return r if x == x else x
 
 
