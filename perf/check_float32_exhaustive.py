@@ -16,6 +16,11 @@ Measured 2026-12-06 11:21-11:40 UTC (5addd57's kernels, AVX2, numpy 2.4.6), two 
 0 of 2^32 inputs differ for each of the thirteen; 93-195 s a function, tan 517 s (half of
 its inputs, |x| >= 2^19 and non-finite, go to the C library in both).
 2026-12-07 08:05 UTC, AVX-512 host, with INVALID_NAN: log, log2, log10 0 of 2^32 differ.
+2026-12-07 11:01-11:22 UTC, AVX-512 host (znver4), the FMA-contracted kernels (be9f059,
+f6546b7's sinh): 0 of 2^32 differ for eleven; asinh 4 and acosh 2 (+-4.190058e18,
++-2.749153e28), where this numpy's float64 arcsinh and arccosh are an ulp off the C
+library's (math.acosh(4.190058e18) = 43.5723934173584, numpy 43.57239341735839) on a float32
+rounding boundary: the kernels give the C library's float32, as e9f0e86's did.
 """
 
 from __future__ import annotations
