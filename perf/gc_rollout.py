@@ -5,9 +5,9 @@
 
 20 backwards of a 500-step rollout y <- y + dt (tanh(y @ theta) - 0.1 y), float64 [4, 16]:
 the total seconds and, per generation, (collections, milliseconds in them). Measured
-2026-12-07 ~11:10 UTC on the busy 2-core AVX-512 host, two runs each: full (generation 2)
-collections 8.7 and 13.2 ms frozen, 433 and 280 ms with JITGRAD_GC_FREEZE=0 (totals 0.51
-and 0.80 s against 1.31 and 0.80 s).
+2026-12-07 11:42 UTC on the 2-core AVX-512 host, otherwise idle, two runs each,
+alternating: 0.55 and 0.55 s in all, full (generation 2) collections 8.9 and 10.1 ms;
+with JITGRAD_GC_FREEZE=0 0.80 and 0.85 s, full collections 283 and 287 ms.
 """
 
 from __future__ import annotations
