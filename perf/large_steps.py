@@ -11,7 +11,13 @@ on sys.path. A step is `op(x).sum().backward()` and clearing x's gradient; x nee
 gradient. Median of interleaved samples (_timing.interleaved); the ratio is torch/jitgrad
 (> 1: jitgrad faster).
 
-Measured 2026-12-07 09:32 UTC (AVX-512 host, main at 6676b09 plus this script; medians,
+Measured 2026-12-07 11:41 UTC (the idle AVX-512 host, main at 4a95763): 12 of 24 slower
+than torch: softplus 0.45x, pow3 0.53x, gelu 0.61x, sigmoid 0.65x, silu 0.75x, exp, relu
+and softmax 0.80x, log 0.82x, log_softmax 0.90x, layer_norm 0.93x, erf 0.98x; mul, matmul,
+sum(axis=0) 1.03x, sqrt 1.19x, logsumexp 1.23x, cumsum 1.32x, max(axis=1) 1.74x, sin 1.79x,
+tanh 2.98x, clip 4.65x, where 4.73x. `--shape 128x128` (busy host, 10:41): all faster but
+softplus 0.61x and pow3 0.94x.
+Before, 2026-12-07 09:32 UTC (AVX-512 host, main at 6676b09 plus this script; medians,
 interleaved): 15 of 24 slower than torch: softplus 0.34x, x**3 0.43x (numpy's float32 powf
 loop: Paddle's values), sum(axis=0) 0.50x (torch keeps the expanded gradient as a view;
 jitgrad writes it), sigmoid 0.58x, gelu 0.61x, softmax 0.68x, silu 0.69x, log 0.73x, relu

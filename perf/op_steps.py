@@ -45,8 +45,13 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-07 09:01-09:13 UTC on an AVX-512 host, a fresh clone of main at d199d61
+2026-12-07 11:45-11:57 UTC on the AVX-512 host, a fresh clone of main at 4a95763
 (perf/op_steps.json holds this run): 219 rows, every one a program-cache hit, geometric
+mean 2.63x, median 2.61x, none slower (closest pad 1.50x, group_norm 1.55x,
+batch_norm2d 1.69x); the forward alone 0.89x torch's (154 rows slower), the rest 4.86x;
+miss line 1.10x.
+09:01-09:13 UTC on the same host, a fresh clone of main at d199d61: 219 rows, every one a
+program-cache hit, geometric
 mean 2.63x, median 2.59x, none slower (closest pad 1.48x, group_norm 1.52x,
 adaptive_max_pool2d 1.66x); the forward alone 0.88x torch's (155 rows slower), the rest
 4.91x; miss line 1.08x. The host made the difference from the run below: on this host 20
