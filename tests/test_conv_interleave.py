@@ -76,3 +76,4 @@ def test_a_new_structures_interpreted_conv_gradient_is_the_compiled_ones(name, m
     assert paddle.cache_info().interpreted == 0
     for a, b in zip(interpreted, compiled):
         np.testing.assert_array_equal(a, b)
+

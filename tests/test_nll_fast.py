@@ -335,3 +335,36 @@ def test_bad_inputs_raise_the_general_paths_errors(case):
     for _ in range(2):                  # (and again after the first: nothing cached wrongly)
         with pytest.raises(exc, match=match):
             fn()
+
+
+TT = paddle.to_tensor
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("ignore", [False, True])
+def test_a_new_structures_interpreted_cross_entropy_gradient_is_the_compiled_ones(
+        reduction, ignore, monkeypatch, fresh_cache):
+    # nll's array rule multiplies the forward's saved factors, as its lowered rows do
+    # (the vjp recomputed the softmax in Tensor ops)
+    from jitgrad import vm
+    from jitgrad.core import config
+    vm.warmup(quiet=True)
+    rng = np.random.default_rng(3)
+    xa = rng.standard_normal((6, 5)).astype(np.float32)
+    labels = np.array([0, 4, 2, 2, 1, 3])
+    if ignore:
+        labels[2] = -100
+
+    def grad():
+        x = TT(xa, stop_gradient=False)
+        loss = F.cross_entropy(x, TT(labels), reduction=reduction)
+        (loss * TT(np.linspace(0.5, 1.5, loss.size).reshape(loss.shape)
+                   .astype(np.float32))).sum().backward()
+        return x.grad.numpy()
+
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)     # (conftest's is off)
+    interpreted = grad()
+    assert paddle.cache_info().interpreted == 1
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
+    paddle.cache_clear()
+    np.testing.assert_array_equal(interpreted, grad())

@@ -190,6 +190,35 @@ def _lower(b, node, g, gins):
             b.mul(gins[i], x.shape, gb, node.saved[i], k=1.0 if i == 0 else -1.0)
 
 
+def _interp(node, g, want):
+    """The interpreted rule (a new structure's first backward) on the forward's saved
+    arrays, the same products as _lower's rows (the vjp recomputes the softmax in Tensor
+    ops: 0.62 ms of a 256 x 512 cross entropy's first backward)."""
+    x = node.inputs[0]._data
+    attrs = node.attrs
+    dt = x.dtype
+    zero = dt.type(0)
+    rows = tuple(1 if i == attrs["axis"] else s for i, s in enumerate(x.shape))
+    g = np.asarray(g, dt).reshape(() if attrs["total"] else rows)
+    keep = node.saved[2] if attrs.get("select") else None
+    if keep is not None and keep.shape != x.shape:      # softmax: g selected per row
+        g = np.where(keep > 0, g, zero)
+    gb = np.broadcast_to(g, x.shape)
+    gx = gc = None
+    if want[0]:
+        w = node.saved[0]
+        if keep is not None and keep.shape == x.shape:
+            if attrs["use_softmax"]:
+                gx = np.where(keep > 0, gb, zero) * w
+            else:
+                gx = np.where(keep > 0, gb * w, zero)
+        else:
+            gx = gb * w
+    if want[1]:
+        gc = -gb * node.saved[1]
+    return gx, gc
+
+
 def _case(shape, axis, total, use_softmax, select=False):
     return {"shapes": (shape, shape),
             "attrs": dict(axis=axis, total=total, use_softmax=use_softmax, select=select)}
@@ -198,7 +227,8 @@ def _case(shape, axis, total, use_softmax, select=False):
 nll_op = defop(
     "nll",
     fused="the fused softmax cross entropy: its gradient computed by the forward's row kernel",
-    nin=2, forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower, quiet=True,
+    nin=2, forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower, interp=_interp,
+    quiet=True,
     min_ndim=1,
     cases=(_case((3, 4), 1, True, True), _case((3, 4), 1, False, True),
            _case((2, 3, 2), 1, True, True), _case((4,), 0, False, True),
