@@ -131,13 +131,12 @@ def _im2col_interp(node, g, want):
     if not want[0]:
         return (None,)
     x = node.inputs[0]._data
-    kernels = compiled_kernels("kernels")
+    kernels = compiled_kernels("forward_window")
     if kernels is None or g.dtype != x.dtype or g.dtype.char not in "fd":
         (gx,) = _im2col_vjp(Tensor._make(np.asarray(g)), None, node.inputs[0], **node.attrs)
         return (gx._data,)
     out = np.empty(x.shape, x.dtype)
-    kernels._col2im(out.reshape(-1), _ascontiguousarray(g).reshape(-1), _col2im_params(node),
-                    False)
+    kernels.col2im(out.reshape(-1), _ascontiguousarray(g).reshape(-1), _col2im_params(node))
     return (out,)
 
 

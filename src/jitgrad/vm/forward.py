@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._numba import jit
+from . import norm_kernels as _norm_backward
 
 
 @jit
@@ -1100,3 +1101,10 @@ def renorm_rows(x, n, w, f, y, fn, mx, eps, R, K):  # pragma: no cover - compile
         for k in range(K):
             yr[k] = xr[k] * fr
             fnr[k] = xr[k] * c
+
+
+@jit(stamp_with=(_norm_backward.__file__,))
+def norm_bwd(out, g, xh, aux, prm):  # pragma: no cover - compiled
+    """The backward interpreter's NORM_BWD kernel on arrays, overwriting out:
+    normalize_affine's interpreted rule (ops/normalization.py)."""
+    _norm_backward._norm_bwd(out, g, xh, aux, prm, False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._numba import jit
+from . import kernels as _backward
 
 _U = np.uint64
 
@@ -255,3 +256,10 @@ def row_means(x, out, n):  # pragma: no cover - compiled
                     top -= 1
         out[r] = (zero + sx) / count
         out[s] = (zero + sy) / count
+
+
+@jit(stamp_with=(_backward.__file__,))
+def col2im(out, a, prm):  # pragma: no cover - compiled
+    """The backward interpreter's COL2IM kernel on arrays, overwriting out: im2col's
+    interpreted rule (ops/im2col.py), the lowered row's values."""
+    _backward._col2im(out, a, prm, False)
