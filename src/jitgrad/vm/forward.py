@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._numba import jit
-from . import norm_kernels as _norm_backward
+from . import kernels as _backward, norm_kernels as _norm_backward
 
 
 @jit
@@ -1108,3 +1108,10 @@ def norm_bwd(out, g, xh, aux, prm):  # pragma: no cover - compiled
     """The backward interpreter's NORM_BWD kernel on arrays, overwriting out:
     normalize_affine's interpreted rule (ops/normalization.py)."""
     _norm_backward._norm_bwd(out, g, xh, aux, prm, False)
+
+
+@jit(stamp_with=(_backward.__file__,))
+def softmax_bwd(out, g, y, outer, length, inner, log):  # pragma: no cover - compiled
+    """The backward interpreter's SOFTMAX_BWD (log: LOGSOFTMAX_BWD) row kernel on arrays,
+    overwriting out: softmax's and log_softmax's interpreted rule (ops/nn.py)."""
+    _backward._rows_bwd(out, g, y, outer, length, inner, False, log)

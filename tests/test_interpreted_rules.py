@@ -1,7 +1,8 @@
-"""A new structure's first backward runs normalize_affine's array rule (layer_norm,
-batch_norm, group_norm): x's gradient by the NORM_BWD kernel, the weight's and bias's by
-numpy sums; the compiled Program's gradients within float32 rounding (the kernel's sums
-may reassociate differently inlined in the interpreter than called alone)."""
+"""A new structure's first backward runs the array rules of normalize_affine (layer_norm,
+batch_norm, group_norm: x's gradient by the NORM_BWD kernel, the weight's and bias's by
+numpy sums) and of softmax / log_softmax (their row kernel): the compiled Program's
+gradients within float32 rounding (a kernel's sums may reassociate differently inlined in
+the interpreter than called alone)."""
 
 import numpy as np
 import pytest
@@ -57,3 +58,27 @@ def test_before_numba_loads_the_rule_is_the_vjp(monkeypatch, fresh_cache):
     without = _grads("layer_norm")
     for a, b in zip(with_kernel, without):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_rows_interpreted_give_the_compiled_gradient(fn, axis, monkeypatch,
+                                                             fresh_cache):
+    from jitgrad import vm
+    from jitgrad.core import config
+    vm.warmup(quiet=True)
+    rng = np.random.default_rng(11)
+    xa = rng.standard_normal((5, 6, 4)).astype(np.float32)
+    c = rng.standard_normal((5, 6, 4)).astype(np.float32)
+
+    def grad():
+        x = TT(xa, stop_gradient=False)
+        (getattr(F, fn)(x, axis=axis) * TT(c)).sum().backward()
+        return x.grad.numpy()
+
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)     # (conftest's is off)
+    interpreted = grad()
+    assert paddle.cache_info().interpreted == 1
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
+    paddle.cache_clear()
+    np.testing.assert_allclose(interpreted, grad(), rtol=1e-5, atol=1e-6)
