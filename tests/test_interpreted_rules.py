@@ -1,8 +1,8 @@
 """A new structure's first backward runs the array rules of normalize_affine (layer_norm,
 batch_norm, group_norm: x's gradient by the NORM_BWD kernel, the weight's and bias's by
-numpy sums) and of softmax / log_softmax (their row kernel): the compiled Program's
-gradients within float32 rounding (a kernel's sums may reassociate differently inlined in
-the interpreter than called alone)."""
+numpy sums), of softmax / log_softmax (their row kernel) and of max_pool2d (POOL_BWD):
+the compiled Program's gradients, within float32 rounding where a kernel sums (its sums
+may reassociate differently inlined in the interpreter than called alone)."""
 
 import numpy as np
 import pytest
@@ -82,3 +82,26 @@ def test_softmax_rows_interpreted_give_the_compiled_gradient(fn, axis, monkeypat
     monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
     paddle.cache_clear()
     np.testing.assert_allclose(interpreted, grad(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=2, stride=1, ceil_mode=True)])
+def test_max_pool_interpreted_gives_the_compiled_gradient(kw, monkeypatch, fresh_cache):
+    from jitgrad import vm
+    from jitgrad.core import config
+    vm.warmup(quiet=True)
+    rng = np.random.default_rng(13)
+    xa = rng.standard_normal((2, 3, 7, 6)).astype(np.float32)
+
+    def grad():
+        x = TT(xa, stop_gradient=False)
+        y = F.max_pool2d(x, **kw)
+        (y * TT(np.linspace(-1, 1, y.size, dtype=np.float32).reshape(y.shape))).sum().backward()
+        return x.grad.numpy()
+
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)     # (conftest's is off)
+    interpreted = grad()
+    assert paddle.cache_info().interpreted == 1
+    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
+    paddle.cache_clear()
+    np.testing.assert_array_equal(interpreted, grad())

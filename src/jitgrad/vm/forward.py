@@ -1115,3 +1115,10 @@ def softmax_bwd(out, g, y, outer, length, inner, log):  # pragma: no cover - com
     """The backward interpreter's SOFTMAX_BWD (log: LOGSOFTMAX_BWD) row kernel on arrays,
     overwriting out: softmax's and log_softmax's interpreted rule (ops/nn.py)."""
     _backward._rows_bwd(out, g, y, outer, length, inner, False, log)
+
+
+@jit(stamp_with=(_backward.__file__,))
+def pool_bwd(out, g, code, prm):  # pragma: no cover - compiled
+    """The backward interpreter's POOL_BWD kernel on arrays, overwriting out: max_pool2d's
+    interpreted rule (ops/maxpool.py)."""
+    _backward._pool_bwd(out, g, code, prm, False)
