@@ -37,3 +37,38 @@ def test_adam_moments_and_parameter_round_as_paddles_fma_kernel():
         0.0013471549609676003, 0.003124801442027092, 0.0030777622014284134,
         0.002017868682742119, 0.0027691738214343786, 0.003011922584846616,
         0.002764000091701746, 0.004124375991523266], "float32"))
+
+
+def _four_steps(make_optimizer):
+    rng = np.random.RandomState(2)
+    p0 = rng.randn(12).astype("float32")
+    grads = rng.randn(4, 12).astype("float32")
+    p = paddle.create_parameter([12], "float32")
+    p.set_value(paddle.to_tensor(p0))
+    opt = make_optimizer([p])
+    for g in grads:
+        (p * paddle.to_tensor(g)).sum().backward()
+        opt.step()
+        opt.clear_grad()
+    return p.numpy()
+
+
+def test_adam_parameter_step_rounds_as_paddles_fma_kernel():
+    # was: p - lr_t * step rounded twice, 1 ulp off Paddle in 2 of 12 values after 4 steps
+    # (Paddle 3.3.1's printed values for the same run)
+    got = _four_steps(lambda ps: paddle.optimizer.Adam(0.01, parameters=ps))
+    np.testing.assert_array_equal(got, np.array([
+        -0.4190973937511444, -0.022482777014374733, -2.147698402404785, 1.6694728136062622,
+        -1.7617897987365723, -0.8701474070549011, 0.5358865261077881, -1.2799572944641113,
+        -1.031915307044983, -0.8936365842819214, 0.5125942230224609, 2.3016679286956787],
+        "float32"))
+
+
+def test_adamw_decoupled_decay_rounds_as_paddles_fma_kernel():
+    # was: p - float32(lr * coeff) * p rounded twice, 1 ulp off Paddle (Paddle 3.3.1's values)
+    got = _four_steps(lambda ps: paddle.optimizer.AdamW(0.01, parameters=ps, weight_decay=0.1))
+    np.testing.assert_array_equal(got, np.array([
+        -0.417413592338562, -0.02231302671134472, -2.1391401290893555, 1.6628676652908325,
+        -1.7546790838241577, -0.8667369484901428, 0.5338218808174133, -1.2749302387237549,
+        -1.0277414321899414, -0.890044093132019, 0.5104511976242065, 2.2924888134002686],
+        "float32"))
