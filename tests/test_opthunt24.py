@@ -1,5 +1,6 @@
 """Optimizer results measured bitwise against Paddle 3.3.1 (CPU, float32, OMP_NUM_THREADS=1)."""
 import numpy as np
+import pytest
 
 import jitgrad as paddle
 
@@ -72,3 +73,18 @@ def test_adamw_decoupled_decay_rounds_as_paddles_fma_kernel():
         -1.7546790838241577, -0.8667369484901428, 0.5338218808174133, -1.2749302387237549,
         -1.0277414321899414, -0.890044093132019, 0.5104511976242065, 2.2924888134002686],
         "float32"))
+
+
+def test_multistep_decay_refuses_milestones_that_do_not_increase():
+    # was: [5, 3] sorted silently and [3, 3] decayed twice at epoch 3 (rate 0.001 there);
+    # Paddle 3.3.1 raises "ValueError: The elements of milestones must be incremented"
+    for milestones in ([5, 3], [3, 3]):
+        with pytest.raises(ValueError, match="strictly increasing"):
+            paddle.optimizer.lr.MultiStepDecay(0.1, milestones)
+    sched = paddle.optimizer.lr.MultiStepDecay(0.1, (2, 5))
+    rates = []
+    for _ in range(6):
+        sched.step()
+        rates.append(sched())
+    # Paddle 3.3.1: [0.1, 0.010000000000000002 x3, 0.0010000000000000002 x2]
+    assert rates == [0.1] + [0.1 * 0.1] * 3 + [0.1 * 0.1 ** 2] * 2

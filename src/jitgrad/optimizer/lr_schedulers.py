@@ -104,7 +104,12 @@ class StepDecay(LRScheduler):
 class MultiStepDecay(LRScheduler):
     def __init__(self, learning_rate: float, milestones: list[int], gamma: float = 0.1,
                  last_epoch: int = -1, verbose: bool = False) -> None:
-        self.milestones, self.gamma = sorted(milestones), _decay_gamma(gamma, "MultiStepDecay")
+        if not all(a < b for a, b in zip(milestones, milestones[1:])):
+            # Paddle 3.3.1 raises too; sorting [5, 3] or keeping [3, 3] (which decays twice
+            # at epoch 3) silently gave another schedule than the one asked for
+            raise ValueError(f"MultiStepDecay: milestones must be strictly increasing, got "
+                             f"{list(milestones)}")
+        self.milestones, self.gamma = milestones, _decay_gamma(gamma, "MultiStepDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self) -> float:
