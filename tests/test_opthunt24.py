@@ -88,3 +88,23 @@ def test_multistep_decay_refuses_milestones_that_do_not_increase():
         rates.append(sched())
     # Paddle 3.3.1: [0.1, 0.010000000000000002 x3, 0.0010000000000000002 x2]
     assert rates == [0.1] + [0.1 * 0.1] * 3 + [0.1 * 0.1 ** 2] * 2
+
+
+def test_momentum_on_float64_reads_mu_as_paddles_float32_attribute():
+    # was: mu = 0.9 in float64, ~2e-8 relative off Paddle 3.3.1 on float64 parameters
+    # (its kernel reads mu as a float32 attribute). Values printed by Paddle 3.3.1.
+    expected = {
+        False: [1.582764755349993, -0.5896588266340025, -0.5473531389155538,
+                -1.0567599884288694, 0.8200447339032423, -2.234054518685999],
+        True: [1.5722767341034911, -0.5862441254439804, -0.5489568934048203,
+               -1.0563354728585252, 0.8026683200260484, -2.216447890229204]}
+    for nesterov, values in expected.items():
+        rng = np.random.RandomState(1)
+        p = paddle.create_parameter([6], "float64")
+        p.set_value(paddle.to_tensor(rng.randn(6)))
+        opt = paddle.optimizer.Momentum(0.01, 0.9, parameters=[p], use_nesterov=nesterov)
+        for _ in range(3):
+            (p * paddle.to_tensor(rng.randn(6))).sum().backward()
+            opt.step()
+            opt.clear_grad()
+        np.testing.assert_array_equal(p.numpy(), np.array(values))

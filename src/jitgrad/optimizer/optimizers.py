@@ -432,9 +432,12 @@ class Momentum(Optimizer):
         if wd:
             g = g + wd * p._data
         v = state.get("velocity")
-        v = g.copy() if v is None else self._mu * v + g
+        # mu as the float32 attribute Paddle's kernel reads, also for float64 parameters
+        # (3.3.1: velocity 0.9 * 1 + 1 = 1.899999976158142 in float64)
+        mu = float(np.float32(self._mu))
+        v = g.copy() if v is None else mu * v + g
         state["velocity"] = v
-        step = g + self._mu * v if self._nesterov else v
+        step = g + mu * v if self._nesterov else v
         p._data = p._data - (lr * step).astype(p._data.dtype)
 
 
