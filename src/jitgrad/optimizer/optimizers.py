@@ -99,6 +99,12 @@ def _fused_multiply_add(a: Any, b: Any, c: Any) -> Any:
     return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(np.float32)
 
 
+def _attr(value: float, dt: type) -> Any:
+    """A hyperparameter as Paddle's kernels read it: a float32 attribute, widened to the
+    parameter's precision (so float64 parameters see 0.95 as 0.949999988079071)."""
+    return dt(np.float32(value))
+
+
 class _Group:
     """One parameter group as a step reads it: its grad_clip, the hyperparameters it
     replaces (beta1, momentum...), AdamW's decoupled decay, and the rate scale and
@@ -576,14 +582,14 @@ class RMSProp(Optimizer):
     def _update(self, p, g, lr, wd, state):
         g = _l2(p, g, wd)
         dt = p._data.dtype.type
-        rho = dt(self._rho)
+        rho = _attr(self._rho, dt)
         ms = state["mean_square"] = rho * state.get("mean_square", 0.0) + (1 - rho) * g * g
         if self._centered:
             mg = state["mean_grad"] = rho * state.get("mean_grad", 0.0) + (1 - rho) * g
             ms = ms - mg * mg
-        mom = dt(lr) * g / np.sqrt(ms + dt(self._eps))
+        mom = dt(lr) * g / np.sqrt(ms + _attr(self._eps, dt))
         if "momentum" in state:
-            mom = dt(self._mu) * state["momentum"] + mom
+            mom = _attr(self._mu, dt) * state["momentum"] + mom
         state["momentum"] = mom
         p._data = p._data - mom.astype(p._data.dtype, copy=False)
 
@@ -639,10 +645,12 @@ class Adamax(Optimizer):
         g = _l2(p, g, wd)
         dt = p._data.dtype.type
         b1p = state.get("beta1_pow_acc", dt(self._b1))   # beta1^t, as Paddle keeps it
-        b1 = dt(self._b1)       # 1 - b1 rounded as Paddle's kernel rounds it (see Adam)
+        # 1 - b1 rounded as Paddle's kernel rounds it (see Adam), its betas and epsilon
+        # float32 attributes (beta1^t stays a running product in the parameter's precision)
+        b1 = _attr(self._b1, dt)
         m = state["moment"] = b1 * state.get("moment", 0.0) + (1 - b1) * g
-        u = state["inf_norm"] = np.maximum(dt(self._b2) * state.get("inf_norm", 0.0)
-                                           + dt(self._eps), np.abs(g))
+        u = state["inf_norm"] = np.maximum(_attr(self._b2, dt) * state.get("inf_norm", 0.0)
+                                           + _attr(self._eps, dt), np.abs(g))
         lr_t = dt(lr / (1 - b1p))
         state["beta1_pow_acc"] = b1p * dt(self._b1)
         p._data = p._data - (lr_t * m / u).astype(p._data.dtype, copy=False)
@@ -669,7 +677,7 @@ class Adadelta(Optimizer):
     def _update(self, p, g, lr, wd, state):
         g = _l2(p, g, wd)
         dt = p._data.dtype.type
-        rho, eps = dt(self._rho), dt(self._eps)
+        rho, eps = _attr(self._rho, dt), _attr(self._eps, dt)
         eg = state["_avg_squared_grad"] = rho * state.get("_avg_squared_grad", 0.0) + \
             (1 - rho) * g * g
         edx = state.get("_avg_squared_update", 0.0)
@@ -709,16 +717,18 @@ class Lamb(Optimizer):
 
     def _update(self, p, g, lr, wd, state):
         dt = p._data.dtype.type
-        b1, b2 = dt(self._b1), dt(self._b2)
-        # beta^t as Paddle keeps it: a running product in the parameter's precision
-        b1p, b2p = state.get("beta1_pow_acc", b1), state.get("beta2_pow_acc", b2)
+        b1, b2 = _attr(self._b1, dt), _attr(self._b2, dt)    # float32 attributes in Paddle
+        # beta^t as Paddle keeps it: a running product in the parameter's precision,
+        # starting from the exact beta
+        b1p = state.get("beta1_pow_acc", dt(self._b1))
+        b2p = state.get("beta2_pow_acc", dt(self._b2))
         state["beta1_pow_acc"], state["beta2_pow_acc"] = b1p * b1, b2p * b2
         m = state["moment1"] = b1 * state.get("moment1", 0.0) + (1 - b1) * g
         v = state["moment2"] = b2 * state.get("moment2", 0.0) + (1 - b2) * g * g
         wd = 0.0 if self._exclude is not None and self._exclude(p) else self._lamb_wd
-        r = (m / (1 - b1p)) / (np.sqrt(v / (1 - b2p)) + dt(self._eps))
+        r = (m / (1 - b1p)) / (np.sqrt(v / (1 - b2p)) + _attr(self._eps, dt))
         if wd:
-            r = r + dt(wd) * p._data
+            r = r + _attr(wd, dt) * p._data
         ratio = 1.0
         if wd > 0 or self._always_adapt:
             p_norm, r_norm = float(np.linalg.norm(p._data)), float(np.linalg.norm(r))
