@@ -116,10 +116,13 @@ def test_momentum_on_float64_reads_mu_as_paddles_float32_attribute():
     ("Adadelta", [0.9999099884757068, 2.0000900123295513]),
     ("Adamax", [0.9799999953571119, 2.0200000046428883]),
     ("Lamb", [0.9678549831019276, 2.0311902394364494]),
+    ("AdamW", [0.9798010102044377, 2.019599019942299]),
+    ("Adagrad", [0.982928947188121, 2.0170710628118673]),
 ])
 def test_float64_parameters_see_paddles_float32_hyperparameters(name, expected):
-    # was: rho / betas / epsilon exact in float64, up to 4e-5 relative off Paddle 3.3.1, whose
-    # kernels read them as float32 attributes (RMSProp mean_square 0.09750002264976487)
+    # was: rho / betas / epsilon / AdamW's coeff exact in float64, up to 4e-5 relative off
+    # Paddle 3.3.1, whose kernels read them as float32 attributes (RMSProp mean_square
+    # 0.09750002264976487)
     p = paddle.create_parameter([2], "float64")
     p.set_value(paddle.to_tensor(np.array([1.0, 2.0])))
     opt = getattr(paddle.optimizer, name)(0.01, parameters=[p])

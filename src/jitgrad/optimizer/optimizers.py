@@ -542,7 +542,7 @@ class AdamW(Adam):
             # lr * coeff in the parameter's precision, then fused into p - (lr coeff) p, as
             # Paddle 3.3.1's FMA CPU kernel rounds it (measured: 1 ulp off otherwise)
             dt = p._data.dtype.type
-            p._data = _fused_multiply_add(-(dt(lr) * dt(wd)), p._data, p._data)
+            p._data = _fused_multiply_add(-(dt(lr) * _attr(wd, dt)), p._data, p._data)
         return g
 
 
@@ -619,7 +619,7 @@ class Adagrad(Optimizer):
         if acc is None:
             acc = np.full_like(p._data, self._init_acc)
         acc = state["moment"] = acc + g * g
-        p._data = p._data - (dt(lr) * g / (np.sqrt(acc) + dt(self._eps))).astype(
+        p._data = p._data - (dt(lr) * g / (np.sqrt(acc) + _attr(self._eps, dt))).astype(
             p._data.dtype, copy=False)
 
 
