@@ -131,3 +131,18 @@ def test_float64_parameters_see_paddles_float32_hyperparameters(name, expected):
         opt.step()
         opt.clear_grad()
     np.testing.assert_array_equal(p.numpy(), np.array(expected))
+
+
+def test_momentum_weight_decay_on_float64_is_paddles_float32_coefficient():
+    # was: coeff 0.01 exact in float64, 480 of 480 values ~3e-9 relative off Paddle 3.3.1
+    # (its momentum kernel reads regularization_coeff as a float32 attribute)
+    for decay in (0.01, paddle.regularizer.L2Decay(0.01)):
+        p = paddle.create_parameter([2], "float64")
+        p.set_value(paddle.to_tensor(np.array([1.0, 2.0])))
+        opt = paddle.optimizer.Momentum(0.01, 0.9, parameters=[p], weight_decay=decay)
+        for _ in range(2):
+            (p * paddle.to_tensor(np.array([1.0, -3.0]))).sum().backward()
+            opt.step()
+            opt.clear_grad()
+        # Paddle 3.3.1's values
+        np.testing.assert_array_equal(p.numpy(), np.array([0.970711010247262, 2.086417019302543]))

@@ -435,8 +435,8 @@ class Momentum(Optimizer):
     def _update(self, p, g, lr, wd, state):
         if self._rescale != 1.0:        # Paddle's kernel: g * rescale_grad, then + wd * p
             g = g * p._data.dtype.type(self._rescale)
-        if wd:
-            g = g + wd * p._data
+        if wd:      # the kernel's regularization_coeff: a float32 attribute, as mu below
+            g = g + _attr(wd, p._data.dtype.type) * p._data
         v = state.get("velocity")
         # mu as the float32 attribute Paddle's kernel reads, also for float64 parameters
         # (3.3.1: velocity 0.9 * 1 + 1 = 1.899999976158142 in float64)
