@@ -146,3 +146,27 @@ def test_momentum_weight_decay_on_float64_is_paddles_float32_coefficient():
             opt.clear_grad()
         # Paddle 3.3.1's values
         np.testing.assert_array_equal(p.numpy(), np.array([0.970711010247262, 2.086417019302543]))
+
+
+def test_clip_grad_by_global_norm_rounds_as_paddle_in_float32():
+    # was: the norm and scale in float64, 1 ulp off Paddle 3.3.1 in some clipped values;
+    # Paddle sums float32 squared norms in float32 and scales by clip / max(norm, clip)
+    grads = [np.array([0.7610377073287964, 0.12167501449584961, 0.44386324286460876,
+                       0.3336743414402008, 1.4940791130065918, -0.2051582634449005,
+                       0.3130677044391632, -0.8540957570075989, -2.5529897212982178,
+                       0.653618574142456, 0.8644362092018127, -0.7421650290489197],
+                      "float32").reshape(3, 4),
+             np.array([2.269754648208618, -1.4543657302856445, 0.04575851559638977,
+                       -0.18718385696411133], "float32")]
+    params = [paddle.create_parameter(list(g.shape), "float32") for g in grads]
+    out = paddle.nn.ClipGradByGlobalNorm(1.0)(
+        [(p, paddle.to_tensor(g)) for p, g in zip(params, grads)])
+    # Paddle 3.3.1's values
+    np.testing.assert_array_equal(out[0][1].numpy().ravel(), np.array([
+        0.1721147894859314, 0.027517780661582947, 0.10038323700428009, 0.07546313107013702,
+        0.33789798617362976, -0.046398188918828964, 0.07080277055501938,
+        -0.19316060841083527, -0.5773791074752808, 0.1478210836648941, 0.19549918174743652,
+        -0.16784657537937164], "float32"))
+    np.testing.assert_array_equal(out[1][1].numpy(), np.array([
+        0.5133232474327087, -0.3289164900779724, 0.01034865528345108, -0.04233312979340553],
+        "float32"))

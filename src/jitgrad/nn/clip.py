@@ -88,10 +88,22 @@ class ClipGradByGlobalNorm(_ArrayClip):
         self.group_name, self.auto_skip_clip = group_name, bool(auto_skip_clip)
 
     def _clip_arrays(self, grads: list[np.ndarray]) -> list[np.ndarray]:
-        n = float(np.sqrt(sum(np.sum(np.square(g, dtype=np.float64)) for g in grads)))
-        if n <= self.clip_norm:
+        # as Paddle 3.3.1 rounds it: each squared norm in the gradient's precision (float32
+        # for half types), summed in float64 if any gradient is float64, else in float32,
+        # and every gradient scaled by clip / max(norm, clip) in that precision
+        if not grads:
             return grads
-        return [(g * (self.clip_norm / n)).astype(g.dtype) for g in grads]
+        wide = [np.float64 if g.dtype == np.float64 else np.float32 for g in grads]
+        total_dtype = np.float64 if np.float64 in wide else np.float32
+        total = total_dtype(0)
+        for g, dt in zip(grads, wide):
+            total = total + total_dtype(np.sum(np.square(g.astype(dt, copy=False))))
+        norm = np.sqrt(total)
+        if norm <= self.clip_norm:
+            return grads
+        clip = total_dtype(self.clip_norm)
+        scale = clip / np.maximum(norm, clip)
+        return [(g * scale).astype(g.dtype, copy=False) for g in grads]
 
     def __str__(self) -> str:
         return f"Gradient Clip By GlobalNorm, global_norm={self.clip_norm:f}"
