@@ -127,8 +127,21 @@ def _binary() -> list[Call]:
         lambda w: w.P.isclose(w.t(32, 64), w.t(32, 64)),
         lambda w: w.P.equal(w.t(32, 64), w.t(32, 64)),
         lambda w: w.t(32, 64) > w.t(32, 64),
+        _adam_steps,                                         # scale_add32 (float32 only)
     ]
     return calls
+
+
+def _adam_steps(w: Inputs) -> Any:
+    """Two Adam and AdamW steps on one parameter: their fused multiply-adds."""
+    p = w.t(32, 64)
+    for cls in (w.P.optimizer.Adam, w.P.optimizer.AdamW):
+        opt = cls(learning_rate=1e-3, parameters=[p])
+        for _ in range(2):
+            (p * p).sum().backward()
+            opt.step()
+            opt.clear_grad()
+    return p
 
 
 def _activations() -> list[Call]:

@@ -17,6 +17,7 @@ from . import state as optimizer_state
 from ..core import grad_mode, tape
 from .lr_schedulers import LRScheduler
 from ..core.tensor import Tensor
+from ..ops.core import compiled_kernels
 from ..regularizer import L1Decay, L2Decay
 
 
@@ -95,6 +96,14 @@ def _fused_multiply_add(a: Any, b: Any, c: Any) -> Any:
     (twice, float64 then float32: a 1-ulp slip is possible but rare)."""
     if np.result_type(a, b, c) != np.float32:
         return a * b + c
+    if type(b) is np.ndarray and type(c) is np.ndarray and b.shape == c.shape and \
+            b.dtype == c.dtype == np.float32 and b.flags.c_contiguous and \
+            c.flags.c_contiguous and np.ndim(a) == 0:
+        kernels = compiled_kernels("forward_binary")
+        if kernels is not None:         # (one pass; numpy's form below made three copies)
+            out = np.empty(b.shape, np.float32)
+            kernels.scale_add32(float(a), b.reshape(-1), c.reshape(-1), out.reshape(-1))
+            return out
     wide = np.float64
     return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(np.float32)
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ._numba import jit
 
 # ---- maximum, minimum: the output and both tie weights ----------------------------------
@@ -194,3 +196,13 @@ def atan2_slopes(x, y, dx, dy, nx, ny):  # pragma: no cover - compiled
         for i in range(x.size):
             a, b = x[i], y[i]
             dy[i] = -a / (a * a + b * b)
+
+
+@jit(fastmath=False)
+def scale_add32(s, b, c, out):  # pragma: no cover - compiled
+    """out = float32(s b + c) with the product exact in float64 and the sum rounded there,
+    then to float32: the optimizers' fused multiply-add (optimizer/optimizers.py), in one
+    pass where numpy made three float64 copies."""
+    w = np.float64(s)
+    for i in range(out.size):
+        out[i] = np.float32(w * np.float64(b[i]) + np.float64(c[i]))
