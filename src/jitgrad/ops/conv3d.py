@@ -16,7 +16,7 @@ from .conv import _pair, _padding, conv2d
 from .core import require_float
 from .core import FLOAT16, call_in_float32
 from .indexing import concat
-from .pool import _fit_one_window, avg_pool2d, max_pool2d, window_counts
+from .pool import _fit_one_window, max_pool2d, sum_pool2d, window_counts
 from .shape import getitem, reshape, transpose
 
 NAMES = ["conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
@@ -170,17 +170,18 @@ def avg_pool3d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
                ceil_mode: bool = False, exclusive: bool = True, divisor_override: Any = None,
                data_format: str = "NCDHW", name: str | None = None) -> Tensor:
     """The mean of each window: over its elements inside the input (exclusive, Paddle's
-    default) or also over the padding it covers (as avg_pool2d counts it), or the sum over
-    divisor_override."""
+    default) or also over the padding it covers (as avg_pool2d counts it); divisor_override
+    scales that mean by the kernel's volume over it (Paddle 3.3.1's formula)."""
     def sum2d(t: Tensor, k: Any, s: Any, p: Any, c: bool) -> Tensor:
-        return avg_pool2d(t, k, s, p, ceil_mode=c, exclusive=False, divisor_override=1)
+        return sum_pool2d(t, k, s, p, ceil_mode=c)
     total, last, Do, (k, st, widths) = _pool3d(
         x, kernel_size, stride, padding, ceil_mode, data_format, "avg_pool3d", sum2d,
         lambda a, b: a + b, 0.0)
-    if divisor_override:
-        return _from_ncdhw(total / float(divisor_override), last)
     count = window_counts(k, x.shape[1:4] if last else x.shape[2:], [a for a, _ in widths],
                           st, total.shape[2:], not exclusive)
+    if divisor_override:        # Paddle 3.3.1: the mean times kd * kh * kw / divisor_override
+        scale = k[0] * k[1] * k[2] / (count * float(divisor_override))
+        return _from_ncdhw(total * Tensor._make(scale.astype(x._data.dtype)), last)
     if not exclusive:
         return _from_ncdhw(total * Tensor._make((1.0 / count).astype(x._data.dtype)), last)
     return _from_ncdhw(total / Tensor._make(count.astype(x._data.dtype)), last)

@@ -234,7 +234,7 @@ def lp_pool2d(x: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
     p = inf the window's maximum (max pooling, as Paddle 3.3.1)."""
     if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
         return call_in_float32(lp_pool2d, locals())
-    from .pool import avg_pool2d, max_pool2d
+    from .pool import max_pool2d, sum_pool2d
     if norm_type == 0:
         raise ValueError("`norm_type` cannot be 0.")
     p = float(norm_type)
@@ -246,8 +246,8 @@ def lp_pool2d(x: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
                              f"padding (the window's maximum), got padding={padding!r}")
         return max_pool2d(x, kernel_size, stride, 0, ceil_mode=ceil_mode,
                           data_format=data_format)
-    sums = avg_pool2d(x ** p, kernel_size, stride, padding, ceil_mode=ceil_mode,
-                      exclusive=False, divisor_override=1, data_format=data_format)
+    sums = sum_pool2d(x ** p, kernel_size, stride, padding, ceil_mode=ceil_mode,
+                      data_format=data_format)
     return sums ** (1.0 / p)
 
 

@@ -99,7 +99,9 @@ def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
                divisor_override: float | None = None, data_format: str = "NCHW",
                name: str | None = None) -> Tensor:
     """Mean over each window; exclusive=True leaves padding out of the count (Paddle's
-    default)."""
+    default). divisor_override scales that mean by kh * kw / divisor_override, as Paddle
+    3.3.1 does (so the sum over the divisor only where the window holds kh * kw counted
+    elements)."""
     require_float(x, "avg_pool2d")
     x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
                                          data_format)
@@ -107,13 +109,30 @@ def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     if (list(st) == list(k) and not any(map(any, widths)) and H % k[0] == 0 and
             W % k[1] == 0 and not divisor_override):    # non-overlapping, no padding
         return _back(_block_mean(x, k[0], k[1]), last)
+    total = _window_totals(x, k, st, widths)
+    count = window_counts(k, (H, W), [a for a, _ in widths], st, total.shape[2:], not exclusive)
+    if divisor_override:        # Paddle 3.3.1: the mean times kh * kw / divisor_override
+        return _back(total * const(k[0] * k[1] / (count * float(divisor_override)),
+                                   x._data.dtype), last)
+    return _back(total * const(1.0 / count, x._data.dtype), last)
+
+
+def _window_totals(x: Tensor, k: Sequence[int], st: Sequence[int], widths: Any) -> Tensor:
+    """The sum over each window of x [N, C, H, W] (padding counts as zeros)."""
+    N, C, H, W = x.shape
     Ho, Wo = (out_size(*a) for a in zip((H, W), k, st, (1, 1), widths))
     cols = im2col(x, k, st, (1, 1), widths, groups=C)      # [N, C, kh * kw, Ho * Wo]
-    total = reshape(R.sum(cols, axis=2), [N, C, Ho, Wo])
-    if divisor_override:
-        return _back(total / float(divisor_override), last)
-    count = window_counts(k, (H, W), [a for a, _ in widths], st, (Ho, Wo), not exclusive)
-    return _back(total * const(1.0 / count, x._data.dtype), last)
+    return reshape(R.sum(cols, axis=2), [N, C, Ho, Wo])
+
+
+def sum_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, data_format: str = "NCHW") -> Tensor:
+    """The sum over each window (padding as zeros): avg_pool3d's and lp_pool2d's numerator,
+    which avg_pool2d's divisor_override cannot give (Paddle scales its mean instead)."""
+    require_float(x, "sum_pool2d")
+    x, last, k, st, widths = _pool_setup(x, kernel_size, stride, padding, ceil_mode,
+                                         data_format)
+    return _back(_window_totals(x, k, st, widths), last)
 
 
 def window_counts(k: Sequence[int], sizes: Sequence[int], before: Sequence[int],
