@@ -44,3 +44,38 @@ def test_avg_pool3d_divisor_override_scales_the_exclusive_mean():
     x = paddle.arange(8, dtype="float32").reshape([1, 1, 2, 2, 2])
     assert nn.AvgPool3D(3, 2, 1, divisor_override=4)(x).item() == 23.625
     assert nn.AvgPool3D(3, 2, 1, exclusive=False, divisor_override=4)(x).item() == 7.0
+
+
+def test_interpolate_scale_that_keeps_the_size_copies_the_input():
+    # floor(4 * 1.2) = 4, floor(3 * 1.2) = 3: Paddle 3.3.1's kernels copy the input when no
+    # spatial size changes, whatever the scale (measured: bilinear, bicubic, nearest and
+    # trilinear give x back, the gradient passes unchanged); the 1 / 1.2 coordinate map
+    # would give bilinear [0, 0.75, 1.5833, 2.25] for the first row
+    x = paddle.arange(12, dtype="float32").reshape([1, 1, 4, 3])
+    x.stop_gradient = False
+    for mode in ("nearest", "bilinear", "bicubic"):
+        y = nn.Upsample(scale_factor=1.2, mode=mode)(x)
+        assert y.numpy().ravel().tolist() == list(range(12))
+    w = paddle.arange(12, dtype="float32").reshape([1, 1, 4, 3])
+    (nn.Upsample(scale_factor=1.2, mode="bilinear")(x) * w).sum().backward()
+    assert x.grad.numpy().ravel().tolist() == list(range(12))
+    x3 = paddle.arange(24, dtype="float32").reshape([1, 1, 2, 4, 3])
+    y3 = nn.Upsample(scale_factor=1.2, mode="trilinear")(x3)
+    assert y3.numpy().ravel().tolist() == list(range(24))
+
+
+def test_interpolate_scale_that_keeps_one_size_still_resamples_the_other():
+    # scale [1.13, 1.5] on [4, 3] -> [4, 4]: not a copy; Paddle 3.3.1 measured bilinear
+    # first column [0, 2.482301, 5.1371684, 7.7920356] (the height mapped by 1 / 1.13)
+    x = paddle.arange(12, dtype="float32").reshape([1, 1, 4, 3])
+    y = nn.functional.interpolate(x, scale_factor=[1.13, 1.5], mode="bilinear")
+    assert y.shape == [1, 1, 4, 4]
+    assert abs(y.numpy()[0, 0, :, 0] - [0.0, 2.482301, 5.1371684, 7.7920356]).max() < 1e-5
+
+
+def test_interpolate_same_size_output_is_a_new_tensor():
+    # a copy, as Paddle's: writing into the result leaves x alone
+    x = paddle.ones([1, 1, 2, 2])
+    y = nn.functional.interpolate(x, scale_factor=1.3, mode="bilinear")
+    y[0, 0, 0, 0] = 5.0
+    assert x.numpy().ravel().tolist() == [1.0, 1.0, 1.0, 1.0]
