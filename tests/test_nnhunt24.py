@@ -79,3 +79,28 @@ def test_interpolate_same_size_output_is_a_new_tensor():
     y = nn.functional.interpolate(x, scale_factor=1.3, mode="bilinear")
     y[0, 0, 0, 0] = 5.0
     assert x.numpy().ravel().tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_bilinear_and_bicubic_to_size_one_read_from_the_start():
+    # Paddle 3.3.1's 2-D kernels set the ratio of a dim resized to 1 to 0 (align_corners
+    # False): bilinear reads source index 0, bicubic the taps around -0.5. Measured on
+    # arange(6) as [1, 1, 6, 1] to [1, 1]: bilinear 0.0, bicubic -0.09375 (weights
+    # 1.09375 on x[0], -0.09375 on x[1]), and bicubic's x gradient of y * y
+    # [-0.20507812, 0.01757812, 0, 0, 0, 0]; trilinear (5-D) keeps the centre, 2.5
+    x = paddle.arange(6, dtype="float32").reshape([1, 1, 6, 1])
+    x.stop_gradient = False
+    F = nn.functional
+    assert F.interpolate(x, size=[1, 1], mode="bilinear").item() == 0.0
+    y = F.interpolate(x, size=[1, 1], mode="bicubic")
+    assert y.item() == -0.09375
+    (y * y).sum().backward()
+    assert abs(x.grad.numpy().ravel() - [-0.20507812, 0.01757812, 0, 0, 0, 0]).max() < 1e-7
+    x5 = paddle.arange(6, dtype="float32").reshape([1, 1, 6, 1, 1])
+    assert F.interpolate(x5, size=[1, 1, 1], mode="trilinear").item() == 2.5
+
+
+def test_bilinear_scale_that_leaves_one_row_reads_the_first():
+    # scale [0.2, 1] on [6, 2]: one row; Paddle 3.3.1 measured [0, 1] (row 0), not row 2
+    x = paddle.arange(12, dtype="float32").reshape([1, 1, 6, 2])
+    y = nn.Upsample(scale_factor=[0.2, 1], mode="bilinear")(x)
+    assert y.numpy().ravel().tolist() == [0.0, 1.0]

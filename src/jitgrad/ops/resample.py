@@ -177,6 +177,8 @@ def interpolate(x: Tensor, size: Any = None, scale_factor: Any = None, mode: str
         sel = _nearest_positions(tuple(x.shape), tuple(out), tuple(ratios),
                                  bool(align_corners))
         return _back(_take_flat(x, sel, (*x.shape[:2], *out)), last)
+    if mode in ("bilinear", "bicubic"):     # Paddle 3.3.1's 2-D kernels: ratio 0 for a
+        ratios = [0.0 if o == 1 else r for o, r in zip(out, ratios)]    # dim resized to 1
     maps = [_source(i, o, r, mode, align_corners, align_mode, x._data.dtype)
             for i, o, r in zip(sp, out, ratios)]
     reps = [_repeat_factor(i, o, m) for i, o, m in zip(sp, out, maps)]
