@@ -42,3 +42,20 @@ def grad(outs, ins, path, **kw):
         return paddle.grad(outs, ins, create_graph=True, **kw)
     with _using(path):
         return paddle.grad(outs, ins, **kw)
+
+
+def interpreted_and_compiled(grads):
+    """(interpreted, compiled): `grads()` (a fresh graph's backward, returning arrays) run
+    as a new structure's first backward (the interpret state, which conftest switches off
+    for the rest of the suite), then lowered into a Program; the cache emptied before
+    each. For an op's array rule (its `interp`) against its lowered rows."""
+    paddle.warmup(quiet=True)           # (the compiled kernels the array rules call)
+    paddle.cache_clear()
+    with config.override(interpret_new=True):
+        interpreted = grads()
+    assert paddle.cache_info().interpreted == 1
+    paddle.cache_clear()
+    with config.override(interpret_new=False):
+        compiled = grads()
+    assert paddle.cache_info().interpreted == 0
+    return interpreted, compiled

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
+from backward_paths import interpreted_and_compiled
 from jitgrad.compile import peephole
 from jitgrad.compile.lower import lower
 
@@ -60,20 +61,9 @@ def test_one_sample_keeps_its_two_rows(fresh_cache):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_a_new_structures_interpreted_conv_gradient_is_the_compiled_ones(name, monkeypatch,
-                                                                         fresh_cache):
+def test_a_new_structures_interpreted_conv_gradient_is_the_compiled_ones(name, fresh_cache):
     # the first backward of a new structure runs im2col's array rule (the COL2IM kernel
     # once Numba is loaded, where the vjp's scatter took 7.4 ms of an 8x16x32x32 conv2d)
-    from jitgrad import vm
-    from jitgrad.core import config
-    vm.warmup(quiet=True)
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)     # (conftest's is off)
-    _, interpreted = _grads(name, text=False)
-    assert paddle.cache_info().interpreted == 1
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
-    paddle.cache_clear()
-    _, compiled = _grads(name, text=False)
-    assert paddle.cache_info().interpreted == 0
+    interpreted, compiled = interpreted_and_compiled(lambda: _grads(name, text=False)[1])
     for a, b in zip(interpreted, compiled):
         np.testing.assert_array_equal(a, b)
-

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
+from backward_paths import interpreted_and_compiled
 
 F = paddle.nn.functional
 TT = paddle.to_tensor
@@ -34,16 +35,8 @@ def _grads(name):
 
 
 @pytest.mark.parametrize("name", sorted(LAYERS))
-def test_the_interpreted_rule_gives_the_compiled_gradients(name, monkeypatch, fresh_cache):
-    from jitgrad import vm
-    from jitgrad.core import config
-    vm.warmup(quiet=True)
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)     # (conftest's is off)
-    interpreted = _grads(name)
-    assert paddle.cache_info().interpreted == 1
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
-    paddle.cache_clear()
-    compiled = _grads(name)
+def test_the_interpreted_rule_gives_the_compiled_gradients(name, fresh_cache):
+    interpreted, compiled = interpreted_and_compiled(lambda: _grads(name))
     for a, b in zip(interpreted, compiled):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
@@ -62,11 +55,7 @@ def test_before_numba_loads_the_rule_is_the_vjp(monkeypatch, fresh_cache):
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
 @pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
-def test_softmax_rows_interpreted_give_the_compiled_gradient(fn, axis, monkeypatch,
-                                                             fresh_cache):
-    from jitgrad import vm
-    from jitgrad.core import config
-    vm.warmup(quiet=True)
+def test_softmax_rows_interpreted_give_the_compiled_gradient(fn, axis, fresh_cache):
     rng = np.random.default_rng(11)
     xa = rng.standard_normal((5, 6, 4)).astype(np.float32)
     c = rng.standard_normal((5, 6, 4)).astype(np.float32)
@@ -76,20 +65,13 @@ def test_softmax_rows_interpreted_give_the_compiled_gradient(fn, axis, monkeypat
         (getattr(F, fn)(x, axis=axis) * TT(c)).sum().backward()
         return x.grad.numpy()
 
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)     # (conftest's is off)
-    interpreted = grad()
-    assert paddle.cache_info().interpreted == 1
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
-    paddle.cache_clear()
-    np.testing.assert_allclose(interpreted, grad(), rtol=1e-5, atol=1e-6)
+    interpreted, compiled = interpreted_and_compiled(grad)
+    np.testing.assert_allclose(interpreted, compiled, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
                                 dict(kernel_size=2, stride=1, ceil_mode=True)])
-def test_max_pool_interpreted_gives_the_compiled_gradient(kw, monkeypatch, fresh_cache):
-    from jitgrad import vm
-    from jitgrad.core import config
-    vm.warmup(quiet=True)
+def test_max_pool_interpreted_gives_the_compiled_gradient(kw, fresh_cache):
     rng = np.random.default_rng(13)
     xa = rng.standard_normal((2, 3, 7, 6)).astype(np.float32)
 
@@ -99,9 +81,5 @@ def test_max_pool_interpreted_gives_the_compiled_gradient(kw, monkeypatch, fresh
         (y * TT(np.linspace(-1, 1, y.size, dtype=np.float32).reshape(y.shape))).sum().backward()
         return x.grad.numpy()
 
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)     # (conftest's is off)
-    interpreted = grad()
-    assert paddle.cache_info().interpreted == 1
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
-    paddle.cache_clear()
-    np.testing.assert_array_equal(interpreted, grad())
+    interpreted, compiled = interpreted_and_compiled(grad)
+    np.testing.assert_array_equal(interpreted, compiled)

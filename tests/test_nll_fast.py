@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
+from backward_paths import interpreted_and_compiled
 import jitgrad.nn.functional as F
 from jitgrad.ops import loss as L
 from jitgrad.ops import nn as NN
@@ -343,12 +344,9 @@ TT = paddle.to_tensor
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("ignore", [False, True])
 def test_a_new_structures_interpreted_cross_entropy_gradient_is_the_compiled_ones(
-        reduction, ignore, monkeypatch, fresh_cache):
+        reduction, ignore, fresh_cache):
     # nll's array rule multiplies the forward's saved factors, as its lowered rows do
     # (the vjp recomputed the softmax in Tensor ops)
-    from jitgrad import vm
-    from jitgrad.core import config
-    vm.warmup(quiet=True)
     rng = np.random.default_rng(3)
     xa = rng.standard_normal((6, 5)).astype(np.float32)
     labels = np.array([0, 4, 2, 2, 1, 3])
@@ -362,9 +360,5 @@ def test_a_new_structures_interpreted_cross_entropy_gradient_is_the_compiled_one
                    .astype(np.float32))).sum().backward()
         return x.grad.numpy()
 
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", True)     # (conftest's is off)
-    interpreted = grad()
-    assert paddle.cache_info().interpreted == 1
-    monkeypatch.setattr(config.SETTINGS, "interpret_new", False)
-    paddle.cache_clear()
-    np.testing.assert_array_equal(interpreted, grad())
+    interpreted, compiled = interpreted_and_compiled(grad)
+    np.testing.assert_array_equal(interpreted, compiled)
