@@ -26,7 +26,7 @@ from ..core import dtypes, grad_mode, hooks, tape
 from ..core.grad_store import deliver_grad, graph_grad, set_graph_grad
 from ..core.quiet import quiet
 from ..core.tensor import Tensor
-from ..ops.core import out_tensor, sum_to, sum_to_array
+from ..ops.core import out_tensor, sum_to, sum_to_array, vjp_on_arrays
 from ..ops.elementwise import astype
 from . import grad_links, py_layer
 
@@ -37,12 +37,6 @@ _make = Tensor._make
 
 def _data(t: Tensor | None) -> np.ndarray | None:
     return None if t is None else t._data
-
-
-def _tensor_rule(node: Any, g: np.ndarray, want: tuple) -> tuple:
-    """An op without an array rule, interpreted: its vjp on Tensors (grad mode is off)."""
-    cs = node.op.vjp(_make(g), out_tensor(node), *node.inputs, **node.attrs)
-    return tuple([None if c is None or not w else c._data for c, w in zip(cs, want)])
 
 
 _NO_SITE = contextlib.nullcontext()     # (reusable: a backward that records nothing)
@@ -172,7 +166,7 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
                 py = True
                 contribs = [unwrap(c) for c in py_layer.run_node(node, wrap(g), useful)]
             elif on_arrays:
-                contribs = _tensor_rule(node, g, tuple(want))
+                contribs = vjp_on_arrays(node, g, tuple(want))
             else:
                 contribs = op.vjp(g, out_tensor(node), *ins, **node.attrs)
                 if create_graph:

@@ -313,6 +313,14 @@ def out_tensor(node: Node) -> Tensor:
     return t
 
 
+def vjp_on_arrays(node: Node, g: np.ndarray, want: tuple) -> tuple:
+    """The node's vjp run on Tensors over the arrays (grad mode off: nothing recorded), its
+    gradients as arrays, None where not wanted: the interpret state's rule for an op
+    without an array rule, and the fallback of those whose array rule needs Numba."""
+    cs = node.op.vjp(Tensor._make(g), out_tensor(node), *node.inputs, **node.attrs)
+    return tuple([None if c is None or not w else c._data for c, w in zip(cs, want)])
+
+
 def const(value: Any, dtype: np.dtype) -> Tensor:
     """A constant Tensor holding a copy of `value` (a user's numpy array, say a loss's label,
     may be written after the op is recorded; the node must keep the values it saw)."""

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..core.quiet import quiet
 from ..core.tensor import Tensor
-from .core import apply_xy, checks_own_tensor_args, require_float, tensor_arg_error
+from .core import (apply_xy, checks_own_tensor_args, require_float, tensor_arg_error,
+                   vjp_on_arrays)
 from .elementwise import _compiled_forward
 from .registry import defop
 
@@ -72,9 +73,7 @@ def _interp(log: bool):
         y = node.saved[0] if node.saved else node.out_data
         kernels = _compiled_forward()
         if kernels is None or y.ndim == 0 or g.dtype != y.dtype or y.dtype.char not in "fd":
-            (gx,) = node.op.vjp(Tensor._make(np.asarray(g)), Tensor._make(node.out_data),
-                                *node.inputs, **node.attrs)
-            return (gx._data,)
+            return vjp_on_arrays(node, np.asarray(g), want)
         outer, length, inner = _row_layout(y.shape, node.attrs["axis"])
         out = np.empty(y.shape, y.dtype)
         kernels.softmax_bwd(out.reshape(-1), np.ascontiguousarray(g).reshape(-1),
