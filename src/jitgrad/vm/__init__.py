@@ -143,6 +143,7 @@ def _load(dtypes: tuple) -> None:
             _ready.add(dt)
             _compiled = run_program
             _generation += 1
+    freeze_long_lived()
 
 
 def _start_loading() -> None:
@@ -199,7 +200,8 @@ _frozen = False
 
 
 def freeze_long_lived() -> None:
-    """Once, after the interpreter's load: collect, then gc.freeze() what is alive.
+    """Once, after the interpreter's first load (_load's end): collect, then gc.freeze()
+    what is alive.
 
     Why: loading Numba leaves ~80,000 long-lived Python objects (its types, compiler and
     LLVM bindings), and every full collection of the cyclic garbage collector walks them
@@ -226,7 +228,6 @@ def _background_load() -> None:
     ours = sys.getswitchinterval()          # (as stored: whole microseconds)
     try:
         _load((np.float32, np.float64))
-        freeze_long_lived()
     except BaseException as e:          # reported by the next backward that needs it
         _load_error = e
     finally:
@@ -243,7 +244,6 @@ def _wait_compiled(dtype: np.dtype) -> Callable:
                            ) from _load_error
     if dtype not in _ready:
         run_announced(lambda: _load((dtype,)))
-        freeze_long_lived()
     assert _compiled is not None
     return _compiled
 
@@ -338,7 +338,6 @@ def warmup(dtypes: tuple = (np.float32, np.float64), quiet: bool = False) -> flo
         loader.join()
     hits0, misses0, _ = _compile_stats()
     _load(tuple(dts))
-    freeze_long_lived()
     seconds = time.perf_counter() - t0
     if not quiet:
         hits, misses, cached = _compile_stats()
