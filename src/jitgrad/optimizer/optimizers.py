@@ -449,7 +449,7 @@ class Momentum(Optimizer):
         v = state.get("velocity")
         # mu as the float32 attribute Paddle's kernel reads, also for float64 parameters
         # (3.3.1: velocity 0.9 * 1 + 1 = 1.899999976158142 in float64)
-        mu = float(np.float32(self._mu))
+        mu = _attr(self._mu, p._data.dtype.type)
         v = g.copy() if v is None else mu * v + g
         state["velocity"] = v
         step = g + mu * v if self._nesterov else v
