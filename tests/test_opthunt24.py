@@ -170,3 +170,36 @@ def test_clip_grad_by_global_norm_rounds_as_paddle_in_float32():
     np.testing.assert_array_equal(out[1][1].numpy(), np.array([
         0.5133232474327087, -0.3289164900779724, 0.01034865528345108, -0.04233312979340553],
         "float32"))
+
+
+def test_clip_grad_by_global_norm_scales_the_gradient_in_place():
+    # Paddle 3.3.1 runs g.multiply_(scale): after opt.step() the parameter's .grad reads the
+    # clipped gradient, [6, 8] with clip_norm 1 -> [0.6, 0.8] (measured, SGD, Adam and
+    # Momentum alike); ClipGradByNorm and ClipGradByValue leave .grad as it was ([6, 8])
+    w = paddle.to_tensor(np.array([3.0, 4.0], "float32"), stop_gradient=False)
+    opt = paddle.optimizer.SGD(0.1, parameters=[w], grad_clip=paddle.nn.ClipGradByGlobalNorm(1.0))
+    (w * w).sum().backward()
+    opt.step()
+    scale = np.float32(1) / np.float32(10)
+    np.testing.assert_array_equal(w.grad.numpy(), np.float32([6, 8]) * scale)
+    np.testing.assert_array_equal(w.numpy(), np.float32([3, 4]) - np.float32(0.1) *
+                                  (np.float32([6, 8]) * scale))
+    v = paddle.to_tensor(np.array([3.0, 4.0], "float32"), stop_gradient=False)
+    opt = paddle.optimizer.SGD(0.1, parameters=[v], grad_clip=paddle.nn.ClipGradByNorm(1.0))
+    (v * v).sum().backward()
+    opt.step()
+    np.testing.assert_array_equal(v.grad.numpy(), [6, 8])
+
+
+def test_clip_grad_by_global_norm_rounds_the_scale_to_each_gradients_dtype():
+    # a float64 gradient makes the norm float64; Paddle 3.3.1 casts the scale to float32
+    # before multiplying a float32 gradient (it multiplied in float64: [0.53041303, ...]
+    # rounded once). Values printed by Paddle 3.3.1; the arguments are clipped in place
+    a = paddle.to_tensor(np.array([3.0, 4.0], "float32"))
+    b = paddle.to_tensor(np.array([1.1, 2.3, 0.7], "float64"))
+    out = paddle.nn.ClipGradByGlobalNorm(1.0)([(paddle.create_parameter([2], "float32"), a),
+                                               (paddle.create_parameter([3], "float64"), b)])
+    np.testing.assert_array_equal(out[0][1].numpy(), np.float32([0.530413, 0.7072173]))
+    np.testing.assert_array_equal(a.numpy(), out[0][1].numpy())
+    np.testing.assert_array_equal(b.numpy(), [0.1944847554437912, 0.40664994320065423,
+                                              0.12376302619150346])
