@@ -1,5 +1,5 @@
 """vm/forward_binary.py's compiled forwards of where, maximum, minimum, fmax, fmin, logaddexp,
-pow, pow_scalar and atan2 give what their numpy paths give, bit for bit: outputs, the factors
+pow and pow_scalar give what their numpy paths give, bit for bit: outputs, the factors
 each node saves (None for an input needing no gradient) and the where node's condition (fmax,
 fmin), over shapes, both float dtypes, NaN, infinities, signed zeros and ties; the nodes recorded
 are the same, and so are the gradients."""
@@ -105,7 +105,6 @@ BINARY = {
     "fmin": (paddle.fmin, True),
     "logaddexp": (paddle.logaddexp, False),
     "pow": (paddle.pow, False),
-    "atan2": (paddle.atan2, True),
 }
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import vm
 from .external import address
-from ..vm.opcodes import STEP_OPERANDS, chain_steps
+from ..vm.opcodes import NONLINEAR_STEPS, STEP_OPERANDS, chain_steps
 from ..vm.program import EXT, OP
 
 _CHAIN, _MUL = OP["CHAIN"], OP["MUL"]
@@ -48,9 +48,11 @@ def plan(prog) -> list[int]:
             continue
         ok = True
         for q in chain_steps(itab, p):
-            reads = _STEP_READS.get(int(itab[q]))
-            if reads is None or not all(is_fixed(int(itab[q + 1 + j]), n)
-                                        for j in range(reads)):
+            op = int(itab[q])
+            reads = _STEP_READS.get(op)
+            # (a factor's arithmetic, 1 / (x * x + 1), is no product of a with D)
+            if reads is None or op in NONLINEAR_STEPS or not all(
+                    is_fixed(int(itab[q + 1 + j]), n) for j in range(reads)):
                 ok = False
                 break
         if ok:

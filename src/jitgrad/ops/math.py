@@ -235,24 +235,11 @@ def heaviside(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def atan2(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """arctan(x / y) in the right quadrant (Paddle's argument order: x is the numerator)."""
+    """arctan(x / y) in the right quadrant (Paddle's argument order: x is the numerator).
+    Its two factors, y / (x x + y y) and -x / (x x + y y), are computed by the backward
+    (ops/factor_kernels.py's expressions): the forward is numpy's arctan2 alone."""
     x, y = binary_operands(x, y, true_divide=True)
-    d, e = x._data, y._data
-    found = compiled_input("forward_binary", d, e) if d.shape == e.shape else None
-    if found is None or not tape.is_grad_enabled() or (x._stop_gradient and y._stop_gradient):
-        return apply_xy(atan2_op, x, y)
-    # numpy's arctan2, then both saved factors in one compiled loop (forward_binary.py's
-    # atan2_slopes): the numpy lambdas' values bit for bit, without their 9 passes
-    k, d, e = found
-    nx, ny = not x._stop_gradient, not y._stop_gradient
-    out = np.asarray(np.arctan2(x._data, y._data))     # (as apply_xy's: the inputs' layout)
-    a, b = d.reshape(-1), e.reshape(-1)
-    dx = np.empty_like(a) if nx else E.NO_ARRAY[d.dtype]
-    dy = np.empty_like(a) if ny else E.NO_ARRAY[d.dtype]
-    k.atan2_slopes(a, b, dx, dy, nx, ny)
-    return apply_xy(atan2_op, x, y, NO_ATTRS, out,
-                    (dx.reshape(d.shape) if nx else None, dy.reshape(d.shape) if ny else None))
-
+    return apply_xy(atan2_op, x, y)
 
 
 def lerp(x: Any, y: Any, weight: Any, name: str | None = None) -> Tensor:

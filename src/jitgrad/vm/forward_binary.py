@@ -175,29 +175,6 @@ def pow_slopes(x, y, out, p1, w, dx, dy):  # pragma: no cover - compiled
         dy[i] = 0.0 if (u == 0 and v >= 0) else out[i] * dy[i]
 
 
-# ---- atan2: numpy's arctan2, then both slopes in one loop -------------------------------
-
-@jit(fastmath=False)
-def atan2_slopes(x, y, dx, dy, nx, ny):  # pragma: no cover - compiled
-    """ops/math.py's atan2 factors y / (x x + y y) and -x / (x x + y y), in x's dtype, the
-    numpy lambdas' operations in their order (-x: numpy's negative, the sign bit). A factor
-    no input needs is not written (one loop per case: each vectorises)."""
-    if nx and ny:
-        for i in range(x.size):
-            a, b = x[i], y[i]
-            q = a * a + b * b
-            dx[i] = b / q
-            dy[i] = -a / q
-    elif nx:
-        for i in range(x.size):
-            a, b = x[i], y[i]
-            dx[i] = b / (a * a + b * b)
-    elif ny:
-        for i in range(x.size):
-            a, b = x[i], y[i]
-            dy[i] = -a / (a * a + b * b)
-
-
 @jit(fastmath=False)
 def scale_add32(s, b, c, out):  # pragma: no cover - compiled
     """out = float32(s b + c) with the product exact in float64 and the sum rounded there,

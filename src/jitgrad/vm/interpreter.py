@@ -19,7 +19,7 @@ from ._numba import jit
 from . import blas, kernels, norm_kernels, threads
 from .blas import gemm
 from .kernels import (TILE, _chain, _col2im, _cumsum_rows, _expand, _linscan_rows,
-                      _pool_bwd, _round_into, _rows_bwd, _span, _view)
+                      _pool_bwd, _round_into, _rows_bwd, _sign, _span, _view)
 from .norm_kernels import _chansum, _midsum, _norm_bwd
 
 ZERO, AXPY, MUL, DIV, MULDIV = OP["ZERO"], OP["AXPY"], OP["MUL"], OP["DIV"], OP["MULDIV"]
@@ -37,6 +37,7 @@ POOL_BWD = OP["POOL_BWD"]
 ROUND = OP["ROUND"]
 CHANSUM, NORM_BWD, MIDSUM = OP["CHANSUM"], OP["NORM_BWD"], OP["MIDSUM"]
 EXPAND, EXPAND_MUL = OP["EXPAND"], OP["EXPAND_MUL"]
+ADDK, RECIP, SQRT, SIGN = OP["ADDK"], OP["RECIP"], OP["SQRT"], OP["SIGN"]
 
 # the files whose code Numba compiles into this file's functions: their stamps join the
 # disk cache's key, so editing a kernel recompiles `run` as it did when they lived here
@@ -236,6 +237,34 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             prm = _span(itab, p, 5)
             _norm_bwd(out, A, _view(arena, itab, b, n), arena[code[pc, 4]:code[pc, 4] +
                       prm[1] + prm[3]], prm, acc)
+        elif op == ADDK:
+            if acc:
+                for i in range(n):
+                    out[i] += A[i] + K
+            else:
+                for i in range(n):
+                    out[i] = A[i] + K
+        elif op == RECIP:
+            if acc:
+                for i in range(n):
+                    out[i] += K / A[i]
+            else:
+                for i in range(n):
+                    out[i] = K / A[i]
+        elif op == SQRT:
+            if acc:
+                for i in range(n):
+                    out[i] += np.sqrt(A[i])
+            else:
+                for i in range(n):
+                    out[i] = np.sqrt(A[i])
+        elif op == SIGN:
+            if acc:
+                for i in range(n):
+                    out[i] += _sign(A[i], one, zero)
+            else:
+                for i in range(n):
+                    out[i] = _sign(A[i], one, zero)
         else:
             return op                    # unknown opcode: the caller raises
     return -1

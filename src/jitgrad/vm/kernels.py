@@ -23,6 +23,7 @@ from ._numba import jit
 
 AXPY, MUL, DIV, DIVK = OP["AXPY"], OP["MUL"], OP["DIV"], OP["DIVK"]
 TANH_BWD, SIGMOID_BWD, RELU_BWD = OP["TANH_BWD"], OP["SIGMOID_BWD"], OP["RELU_BWD"]
+ADDK, RECIP, SQRT, SIGN = OP["ADDK"], OP["RECIP"], OP["SQRT"], OP["SIGN"]
 TILE = 256      # peephole.TILE: CHAIN's scratch tile, in elements
 
 
@@ -160,6 +161,12 @@ def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - 
                     out[q] = v
 
 
+@jit(inline="always")
+def _sign(v, one, zero):  # pragma: no cover - compiled
+    """numpy's sign: +-1, +0 for either zero, a NaN itself (one, zero: a's dtype)."""
+    return one if v > zero else (-one if v < zero else (zero if v == zero else v))
+
+
 @jit
 def _chain(arena, itab, consts, o, a, lo, hi, p, acc, tile):  # pragma: no cover - compiled
     """CHAIN over elements lo..hi-1: fused elementwise gradient steps, tile by tile.
@@ -231,6 +238,18 @@ def _chain(arena, itab, consts, o, a, lo, hi, p, acc, tile):  # pragma: no cover
             elif op == DIVK:
                 for i in range(m):
                     buf[i] = buf[i] / K
+            elif op == ADDK:
+                for i in range(m):
+                    buf[i] = buf[i] + K
+            elif op == RECIP:
+                for i in range(m):
+                    buf[i] = K / buf[i]
+            elif op == SQRT:
+                for i in range(m):
+                    buf[i] = np.sqrt(buf[i])
+            elif op == SIGN:
+                for i in range(m):
+                    buf[i] = _sign(buf[i], one, zero)
             else:                        # MULDIV
                 C = _view(arena, itab, itab[q + 2] + t0, m)
                 for i in range(m):

@@ -32,6 +32,7 @@ class Opcode:
     external: tuple[int, ...] = ()    # of those, the fields read through plain n-element
                                       # views, where both interpreters resolve EXT operands
     step: int | None = None           # a CHAIN step: how many of b, c it reads (a is v)
+    linear: bool = True               # a step's v is linear in its a: fold.py may fold it
     k_first: bool = False             # a step computing K * v first: a K step before folds
     elementwise: bool = False         # out/a/b/c all n-element ranges at the field values
     core: bool = False                # reads its operand fields only, so passes may rename
@@ -298,6 +299,19 @@ TABLE: tuple[Opcode, ...] = (
            "gradient times a per-element weight: max's ties, prod's others-product; "
            "GATHER_MUL's values, K = 1)", (2, 3), (3,), core=True, one_add=True,
            ref=lambda r: _expanded(r) * r.B),
+    # (appended: opcode numbers are the table's order)
+    # the arithmetic of a derivative's factor computed in the backward from forward values
+    # (ops/factor_kernels.py's expressions: 1 / (x * x + 1), rsqrt(1 - x * x), sign(x)):
+    # steps, but not linear in a (fold.py leaves their chains alone)
+    Opcode("ADDK", "out[i] (+)= a[i] + K", (2,), (2,), step=0, linear=False, **_STEP,
+           value=lambda K, A, B, C: A + K),
+    Opcode("RECIP", "out[i] (+)= K / a[i]", (2,), (2,), step=0, linear=False, **_STEP,
+           value=lambda K, A, B, C: K / A),
+    Opcode("SQRT", "out[i] (+)= sqrt(a[i])", (2,), (2,), step=0, linear=False, **_STEP,
+           value=lambda K, A, B, C: np.sqrt(A)),
+    Opcode("SIGN", "out[i] (+)= 1 if a[i] > 0, -1 if a[i] < 0, else +0 (a NaN: itself; "
+           "numpy's sign)", (2,), (2,), step=0, linear=False, **_STEP,
+           value=lambda K, A, B, C: np.sign(A)),
 )
 
 # ---- derived: opcode numbers (their order is the table's) and the sets the passes use ------
@@ -327,6 +341,7 @@ def chain_steps(itab, p: int) -> range:
     return range(p + 2, p + 2 + 4 * int(itab[p]), 4)
 
 K_FIRST = _codes(lambda o: o.k_first)
+NONLINEAR_STEPS = _codes(lambda o: o.step is not None and not o.linear)
 ELEMENTWISE = _codes(lambda o: o.elementwise)
 READERS = _codes(lambda o: o.core)
 ONE_ADD = _codes(lambda o: o.one_add)
