@@ -411,6 +411,18 @@ class Builder:
         """dest[i] += src[idx[i]]."""
         self.emit("GATHER", dest, src, p=self.table(idx))
 
+    def take_positions(self, dest: Slot, src: Slot, positions: np.ndarray,
+                       flat: np.ndarray) -> None:
+        """dest += src.ravel()[positions], for positions taken from `flat` (np.arange of
+        src's size, shaped as src) by slicing and transposing: a view of it, whose strides
+        and first element are STRIDED's grid, read without a table; any other (an index
+        array's copy) a GATHER table. The positions are structure (shapes, axes, slices)."""
+        grid = strided_grid(positions, flat)
+        if grid is None:
+            self.gather(dest, src, positions.ravel())
+        else:
+            self.emit("STRIDED", dest, src, p=self.table(grid))
+
     def scatter(self, dest: Slot, src: Slot, idx: np.ndarray) -> None:
         """dest[idx[i]] += src[i] (repeated indices add up)."""
         self.ensure_zero(dest)
@@ -421,7 +433,7 @@ class Builder:
 # same values when run twice: an identical pair, the second adding, is 2 * v
 _DOUBLED = frozenset(OP[name] for name in (
     "AXPY", "MUL", "DIV", "DIVK", "MULDIV", "TANH_BWD", "SIGMOID_BWD", "RELU_BWD", "BCAST",
-    "GATHER", "GATHER_MUL", "EXPAND", "EXPAND_MUL"))
+    "GATHER", "GATHER_MUL", "EXPAND", "EXPAND_MUL", "STRIDED"))
 
 
 def _reads_into(out: Slot, operands: tuple) -> bool:
@@ -493,6 +505,32 @@ def expand_grid(small: tuple, big: tuple) -> list[int] | None:
         strides.append(step if kept else 0)
         step *= size if kept else 1
     return sizes[::-1] + strides[::-1]
+
+
+_STRIDED_DIMS = 8                       # (the kernel's odometer)
+
+
+def strided_grid(positions: np.ndarray, flat: np.ndarray) -> list[int] | None:
+    """STRIDED's [d, sizes, strides, offset] for `positions`, a view of the C-ordered
+    arange `flat` (its value at an index is offset + the index dotted with its element
+    strides), with size-1 axes dropped and axes that step as one merged; None when it is
+    not such a view (a copy: any values) or needs more than 8 axes."""
+    if positions.size == 0 or not np.may_share_memory(positions, flat):
+        return None
+    item = positions.itemsize
+    dims = [(n, st // item) for n, st in zip(positions.shape, positions.strides) if n != 1]
+    merged: list[list[int]] = []
+    for n, st in dims:
+        if merged and merged[-1][1] == st * n:
+            merged[-1] = [merged[-1][0] * n, st]
+        else:
+            merged.append([n, st])
+    if not merged:
+        merged = [[1, 0]]
+    if len(merged) > _STRIDED_DIMS:
+        return None
+    return [len(merged)] + [n for n, _ in merged] + [st for _, st in merged] + \
+        [int(positions.flat[0])]
 
 
 def broadcast_index(small: tuple, big: tuple) -> np.ndarray:

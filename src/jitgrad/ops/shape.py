@@ -96,13 +96,11 @@ def _select_positions(shape: tuple, idx: np.ndarray, ax: int, what: str) -> np.n
 
 
 @functools.lru_cache(maxsize=64)
-def _transpose_map(shape: tuple, perm: tuple) -> np.ndarray:
-    """For each element of transpose(x, perm), x of shape `shape`, its flat position in x:
-    one read-only array per (shape, perm), transpose's gather table (structure: the
-    program cache keys shapes and perm)."""
-    t = np.ascontiguousarray(_flat_positions(shape).transpose(perm).ravel())
-    t.setflags(write=False)
-    return t
+def _transposed_positions(shape: tuple, perm: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, flat): the flat positions in x of transpose(x, perm)'s elements as a
+    view of x's (Builder.take_positions: a strided read, no table)."""
+    flat = _flat_positions(shape)
+    return flat.transpose(perm), flat
 
 
 def _inverse(perm: tuple) -> tuple:
@@ -122,7 +120,8 @@ reshape_op = linear(
 transpose_op = linear(
     "transpose", grad_reads=(), forward=lambda x, perm: np.transpose(x, perm),
     transpose=lambda n, perm: step(transpose_op, perm=_inverse(perm)),
-    into=lambda b, dest, src, perm: b.gather(dest, src, _transpose_map(src.shape, perm)),
+    into=lambda b, dest, src, perm: b.take_positions(dest, src, *_transposed_positions(
+        src.shape, perm)),
     cases=({"shapes": ((2, 3, 4),), "attrs": {"perm": (2, 0, 1)}},
            {"shapes": ((),), "attrs": {"perm": ()}}))
 
@@ -160,7 +159,8 @@ def _getitem_into(b: Any, dest: Any, src: Any, key: tuple) -> None:
     if any(isinstance(k, np.ndarray) for k in key):
         raise NotImplementedError("getitem's into: an index array would make a table "
                                   "the program cache does not bind")
-    b.gather(dest, src, _flat_positions(src.shape)[key].ravel())
+    flat = _flat_positions(src.shape)
+    b.take_positions(dest, src, flat[key], flat)
 
 
 def _basic_key(key: tuple) -> tuple | None:

@@ -19,7 +19,7 @@ from ._numba import jit
 from . import blas, kernels, norm_kernels, threads
 from .blas import gemm
 from .kernels import (TILE, _chain, _col2im, _cumsum_rows, _expand, _linscan_rows,
-                      _pool_bwd, _round_into, _rows_bwd, _sign, _span, _view)
+                      _pool_bwd, _round_into, _rows_bwd, _sign, _span, _strided, _view)
 from .norm_kernels import _chansum, _midsum, _norm_bwd
 
 ZERO, AXPY, MUL, DIV, MULDIV = OP["ZERO"], OP["AXPY"], OP["MUL"], OP["DIV"], OP["MULDIV"]
@@ -38,6 +38,7 @@ ROUND = OP["ROUND"]
 CHANSUM, NORM_BWD, MIDSUM = OP["CHANSUM"], OP["NORM_BWD"], OP["MIDSUM"]
 EXPAND, EXPAND_MUL = OP["EXPAND"], OP["EXPAND_MUL"]
 ADDK, RECIP, SQRT, SIGN = OP["ADDK"], OP["RECIP"], OP["SQRT"], OP["SIGN"]
+STRIDED = OP["STRIDED"]
 
 # the files whose code Numba compiles into this file's functions: their stamps join the
 # disk cache's key, so editing a kernel recompiles `run` as it did when they lived here
@@ -237,6 +238,9 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
             prm = _span(itab, p, 5)
             _norm_bwd(out, A, _view(arena, itab, b, n), arena[code[pc, 4]:code[pc, 4] +
                       prm[1] + prm[3]], prm, acc)
+        elif op == STRIDED:
+            p = code[pc, 6]
+            _strided(arena, itab, o, a, _span(itab, p, 2 * itab[p] + 2), K, acc)
         elif op == ADDK:
             if acc:
                 for i in range(n):

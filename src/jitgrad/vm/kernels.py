@@ -161,6 +161,49 @@ def _rows_bwd(out, g, y, outer, length, inner, acc, log):  # pragma: no cover - 
                     out[q] = v
 
 
+@jit
+def _strided(arena, itab, o, a, prm, K, acc):  # pragma: no cover - compiled
+    """STRIDED: out (+)= K * a read over a grid of prm[0] dims (sizes prm[1:d+1], strides
+    prm[d+1:2d+1], offset prm[2d+1]), one inner run at a time: a contiguous run vectorises
+    as a scaled copy, another reads with its stride; the outer index steps like an
+    odometer, its source offset updated by one addition per run."""
+    d = prm[0]
+    inner = prm[d]
+    si = prm[2 * d]
+    runs = 1
+    for j in range(d - 1):
+        runs *= prm[1 + j]
+    count = np.zeros(8, np.int64)
+    base = a + prm[2 * d + 1]
+    q = 0
+    for _ in range(runs):
+        dst = _view(arena, itab, o + q, inner)
+        if si == 1:
+            src = _span(arena, base, inner)
+            if acc:
+                for i in range(inner):
+                    dst[i] += K * src[i]
+            else:
+                for i in range(inner):
+                    dst[i] = K * src[i]
+        elif acc:
+            for i in range(inner):
+                dst[i] += K * arena[base + i * si]
+        else:
+            for i in range(inner):
+                dst[i] = K * arena[base + i * si]
+        q += inner
+        j = d - 2
+        while j >= 0:
+            count[j] += 1
+            base += prm[1 + d + j]
+            if count[j] < prm[1 + j]:
+                break
+            base -= prm[1 + d + j] * prm[1 + j]
+            count[j] = 0
+            j -= 1
+
+
 @jit(inline="always")
 def _sign(v, one, zero):  # pragma: no cover - compiled
     """numpy's sign: +-1, +0 for either zero, a NaN itself (one, zero: a's dtype)."""

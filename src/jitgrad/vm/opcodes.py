@@ -174,6 +174,20 @@ def _expanded(r: Any) -> np.ndarray:
     return r.K * r.arena[r.a + idx]
 
 
+def _strided(r: Any) -> np.ndarray:
+    """K * a read over STRIDED's grid: itab[p] = d dims, their sizes, their strides, then
+    an element offset."""
+    d = int(r.itab[r.p])
+    prm = [int(v) for v in r.itab[r.p + 1:r.p + 2 + 2 * d]]
+    sizes, strides, off = prm[:d], prm[d:2 * d], prm[2 * d]
+    idx = np.full(sizes, off, np.int64)
+    for j, (size, stride) in enumerate(zip(sizes, strides)):
+        shape = [1] * d
+        shape[j] = size
+        idx = idx + (np.arange(size) * stride).reshape(shape)
+    return r.K * r.arena[r.a + idx.ravel()]
+
+
 def _norm_bwd(r: Any) -> np.ndarray:
     R, S, L, A, Q = r.params(5)
     aux = r.arena[r.c:r.c + S + A]
@@ -300,6 +314,12 @@ TABLE: tuple[Opcode, ...] = (
            "GATHER_MUL's values, K = 1)", (2, 3), (3,), core=True, one_add=True,
            ref=lambda r: _expanded(r) * r.B),
     # (appended: opcode numbers are the table's order)
+    Opcode("STRIDED", "out[i] (+)= K * a[off + sum_j i_j * stride_j] for i the row-major "
+           "index (i_0, ..., i_d-1) of a grid of d <= 8 dims; itab[p] = d, then the d sizes, "
+           "the d strides (elements, any sign) and off   (a transpose, a slice, a permute: "
+           "GATHER's values without an index per element)",
+           (2,), core=True, one_add=True,
+           ref=_strided),
     # the arithmetic of a derivative's factor computed in the backward from forward values
     # (ops/factor_kernels.py's expressions: 1 / (x * x + 1), rsqrt(1 - x * x), sign(x)):
     # steps, but not linear in a (fold.py leaves their chains alone)
