@@ -68,10 +68,18 @@ def _mul_lower(b, node, g, gins):
             b.mul(gins[i], shape, g, node.saved[i])
 
 
+def _mul_interp(node, g, want):
+    """The interpreted rule (a new structure's first backward): g times each input's saved
+    factor, _mul_lower's rows on arrays (the vjp recomputed bce's logs, or the sigmoid, in
+    Tensor ops: 256 x 512 bce 0.95 ms where torch's backward takes 0.2)."""
+    return tuple([np.multiply(g, f) if w else None for f, w in zip(node.saved, want)])
+
+
 bce_op = defop("bce",
                fused="a fused loss: each input's gradient factor saved by the forward",
                nin=2, forward=_bce_forward, forward_saves=True, vjp=_bce_vjp,
-               lower=_mul_lower, quiet=True, domain=(0.05, 0.95), cases=_CASES)
+               lower=_mul_lower, interp=_mul_interp, quiet=True, domain=(0.05, 0.95),
+               cases=_CASES)
 
 
 def _logits_forward(x, y):
@@ -102,7 +110,8 @@ def _logits_vjp(g, out, x, y):
 bce_logits_op = defop("bce_logits",
                       fused="a fused loss: sigmoid(x) - y and -x saved by the forward",
                       nin=2, forward=_logits_forward, forward_saves=True,
-                      vjp=_logits_vjp, lower=_mul_lower, quiet=True, cases=_CASES)
+                      vjp=_logits_vjp, lower=_mul_lower, interp=_mul_interp, quiet=True,
+                      cases=_CASES)
 
 
 def fusable(x: Tensor, y: Tensor) -> bool:

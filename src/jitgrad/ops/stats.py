@@ -88,13 +88,22 @@ def _lower_prod(b, node, g, gins):
                  x.shape)
 
 
+def _prod_interp(node, g, want):
+    """The interpreted rule (a new structure's first backward): _lower_prod's row on
+    arrays, g spread over its groups times the saved others-product (the vjp divided
+    out / x in Tensor ops, or rebuilt the others-product where x has zeros)."""
+    x = node.inputs[0]._data
+    spread = np.reshape(g, _kept_shape(x.shape, node.attrs["axes"]))
+    return (np.multiply(spread, node.saved[0]),)
+
+
 prod_op = defop(
     "prod",
     fused=("a product whose gradient needs the exact others-product at zeros (and its own "
            "derivative for higher orders)"),
     forward=lambda x, axes, keepdim: _multiply_reduce(x, axes, None, None, keepdim),
     save=lambda out, x, axes, keepdim: (_others_product(x, axes),),
-    vjp=_prod_vjp, lower=_lower_prod, domain=(0.5, 1.5),
+    vjp=_prod_vjp, lower=_lower_prod, interp=_prod_interp, domain=(0.5, 1.5),
     cases=REDUCE_CASES + ({"shapes": ((3,),), "attrs": {"axes": None, "keepdim": False},
                            "values": [[2.0, 0.0, 3.0]], "smooth": True},
                           {"shapes": ((2, 3),), "attrs": {"axes": (1,), "keepdim": True},

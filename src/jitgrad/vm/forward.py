@@ -1122,3 +1122,10 @@ def pool_bwd(out, g, code, prm):  # pragma: no cover - compiled
     """The backward interpreter's POOL_BWD kernel on arrays, overwriting out: max_pool2d's
     interpreted rule (ops/maxpool.py)."""
     _backward._pool_bwd(out, g, code, prm, False)
+
+
+@jit(stamp_with=(_backward.__file__,))
+def linscan(out, a, b, outer, length, inner, reverse):  # pragma: no cover - compiled
+    """The backward interpreter's LINSCAN kernel on arrays, overwriting out: the
+    interpreted rules of cumprod and linscan (ops/scan.py)."""
+    _backward._linscan_rows(out, a, b, outer, length, inner, False, reverse)
