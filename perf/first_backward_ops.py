@@ -16,6 +16,20 @@ Tensors -> the op's array rule:
   prod 256x64 rows     0.081 (1.18x)       -> 0.046 (0.72x)
   cumprod 256x64 rows  0.240 (2.70x)       -> 0.066 (0.75x)
   cross 1024x3         0.078 (1.66x)       -> 0.051 (1.11x)
+  inverse 8x32x32      0.081 (0.96x)       -> 0.072 (0.85x)
+  solve 8x32x32, k=4   0.214 (2.15x)       -> 0.061 (0.64x)
+  cholesky 8x32x32     0.286 (1.56x)       -> 0.131 (0.70x)
+  det 8x32x32          0.233 (1.11x)       -> 0.061 (0.30x)
+  slogdet 8x32x32      0.246 (1.38x)       -> 0.073 (0.41x)
+  eigh 8x32x32 (two)   0.554 (2.46x)       -> 0.396 (1.58x)
+  eigvalsh 8x32x32     0.789 (7.53x)       -> 0.124 (1.10x)
+  svd 8x32x16 (s)      0.348 (3.82x)       -> 0.178 (2.20x)
+  svdvals 8x32x16      0.596 (6.50x)       -> 0.092 (1.01x)
+  qr 8x32x16           0.474 (2.37x)       -> 0.285 (1.45x)
+  pinv 8x32x16         0.171 (0.97x)       -> 0.125 (0.79x)
+  block_mean 8x16x32x32 to 4x4  0.167 (1.83x) -> 0.098 (1.09x)
+eigh, svd and qr keep ~50 us a node in take_flat's rule (the factor sliced out of the packed
+output: its transpose scatters into a zeroed packed gradient).
 """
 
 from __future__ import annotations
@@ -59,6 +73,7 @@ def _cases():
     M = _spd(32, (8,))
     R = _normal((8, 32, 4))
     W = _normal((8, 32, 32))
+    T, S = _normal((8, 32, 16)), _normal((8, 16))
     return {
         "bce": ((P, Y), 1, lambda F, p, y: F.binary_cross_entropy(p, y),
                 lambda F, p, y: F.binary_cross_entropy(p, y)),
@@ -80,6 +95,23 @@ def _cases():
                 lambda F, m: _torch().linalg.det(m * 0.2).sum()),
         "slogdet": ((M,), 1, lambda F, m: paddle.linalg.slogdet(m)[1].sum(),
                     lambda F, m: _torch().linalg.slogdet(m)[1].sum()),
+        "eigh": ((M, W), 1, lambda F, m, w: (paddle.linalg.eigh(m)[0].sum()
+                                             + (paddle.linalg.eigh(m)[1] ** 2 * w).sum()),
+                 lambda F, m, w: (_torch().linalg.eigh(m)[0].sum()
+                                  + (_torch().linalg.eigh(m)[1] ** 2 * w).sum())),
+        "eigvalsh": ((M, W[:, 0]), 1, lambda F, m, w: (paddle.linalg.eigvalsh(m) * w).sum(),
+                     lambda F, m, w: (_torch().linalg.eigvalsh(m) * w).sum()),
+        "svd": ((T, S), 1, lambda F, t, w: (paddle.linalg.svd(t)[1] * w).sum(),
+                lambda F, t, w: (_torch().linalg.svd(t, full_matrices=False)[1] * w).sum()),
+        "svdvals": ((T, S), 1, lambda F, t, w: (paddle.linalg.svdvals(t) * w).sum(),
+                    lambda F, t, w: (_torch().linalg.svdvals(t) * w).sum()),
+        "qr": ((T, T), 1, lambda F, t, w: (paddle.linalg.qr(t)[1].sum()
+                                           + (paddle.linalg.qr(t)[0] * w).sum()),
+               lambda F, t, w: (_torch().linalg.qr(t)[1].sum()
+                                + (_torch().linalg.qr(t)[0] * w).sum())),
+        "pinv": ((T, _normal((8, 16, 32))), 1,
+                 lambda F, t, w: (paddle.linalg.pinv(t) * w).sum(),
+                 lambda F, t, w: (_torch().linalg.pinv(t) * w).sum()),
         "block_mean": ((_normal((8, 16, 32, 32)),), 1,
                        lambda F, x: (F.adaptive_avg_pool2d(x, 4) ** 2).sum(),
                        lambda F, x: (F.adaptive_avg_pool2d(x, 4) ** 2).sum()),

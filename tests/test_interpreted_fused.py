@@ -55,24 +55,84 @@ CASES = {
     "cross_middle": ("cross", (_u(-2, 2, 2, 3, 2), _u(-2, 2, 2, 3, 2)),
                      lambda x, y: paddle.cross(x, y, axis=1)),
 }
+
+def _wellcond(*shape):
+    return _u(-0.5, 0.5, *shape) + 2 * np.eye(*shape[-2:])
+
+
+def _spd(*shape):
+    a = _u(-0.5, 0.5, *shape)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _sym(a):
+    """The symmetric part: the loss then depends on every entry, and finite differences
+    see the symmetric gradient cholesky and eigh give (they read one triangle)."""
+    return (a + paddle.linalg.matrix_transpose(a)) * 0.5
+
+
+def _eigh(a):
+    w, v = paddle.linalg.eigh(_sym(a))
+    return w, v * v                         # (eigenvectors' signs: LAPACK's choice)
+
+
+def _svd(a):
+    u, s, vh = paddle.linalg.svd(a)
+    return u * u, s, vh * vh
+
+
+# The linear algebra rules multiply by numpy's matmul, the lowered rows by the VM's GEMM:
+# the same gradients within float32 rounding. The others multiply as their rows do.
+GEMM_CASES = {
+    "inverse": ("inverse", (_wellcond(2, 4, 4),), lambda a: paddle.linalg.inv(a)),
+    "solve": ("solve", (_wellcond(2, 4, 4), _u(-1, 1, 2, 4, 3)), paddle.linalg.solve),
+    "cholesky": ("cholesky", (_spd(2, 4, 4),), lambda a: paddle.linalg.cholesky(_sym(a))),
+    "eigh": ("eigh", (_u(-1, 1, 2, 4, 4),), _eigh),
+    "eigvalsh": ("eigvalsh", (_u(-1, 1, 4, 4),), lambda a: paddle.linalg.eigvalsh(_sym(a))),
+    "svd_tall": ("svd", (_u(-1, 1, 5, 3),), _svd),
+    "svd_wide_batch": ("svd", (_u(-1, 1, 2, 3, 5),), _svd),
+    "svdvals": ("svdvals", (_u(-1, 1, 2, 5, 3),), lambda a: paddle.linalg.svdvals(a)),
+    "pinv_tall": ("pinv", (_wellcond(5, 3),), lambda a: paddle.linalg.pinv(a)),
+    "pinv_wide_batch": ("pinv", (_wellcond(2, 3, 3)[..., :2, :],),
+                        lambda a: paddle.linalg.pinv(a)),
+    "pinv_hermitian": ("pinv", (_spd(3, 3),),
+                       lambda a: paddle.linalg.pinv(_sym(a), hermitian=True)),
+    "pinv_truncated": ("pinv", (np.diag([2.0, 1.0, 0.4]) + 0.1 * _u(-1, 1, 3, 3),),
+                       lambda a: paddle.linalg.pinv(a, rcond=0.3)),
+    "qr_tall": ("qr", (_u(-1, 1, 5, 3),), paddle.linalg.qr),
+    "qr_square_batch": ("qr", (_wellcond(2, 3, 3),), paddle.linalg.qr),
+}
+CASES.update({
+    "det": ("det", (_wellcond(2, 3, 3),), paddle.linalg.det),
+    "slogdet": ("slogdet", (_wellcond(2, 3, 3),), lambda a: paddle.linalg.slogdet(a)[1]),
+    "block_mean": ("block_mean", (_u(-1, 1, 2, 3, 4, 6),),
+                   lambda x: F.adaptive_avg_pool2d(x, (2, 2))),
+    "block_mean_3x3": ("block_mean", (_u(-1, 1, 1, 2, 6, 6),),
+                       lambda x: F.adaptive_avg_pool2d(x, 2)),
+})
+ALL = {**CASES, **GEMM_CASES}
 WEIGHTS: dict = {}
 
 
 def _loss(name, tensors):
-    """sum(op(...) * fixed weights): each output element gets its own gradient."""
-    out = CASES[name][2](*tensors)
-    w = WEIGHTS.setdefault(name, RNG.uniform(-1, 1, out.shape))
-    return (out * paddle.to_tensor(w.astype(out.numpy().dtype))).sum()
+    """sum(op(...) * fixed weights), over each output: each element gets its own
+    gradient."""
+    outs = ALL[name][2](*tensors)
+    total = 0
+    for i, out in enumerate(outs if isinstance(outs, (tuple, list)) else [outs]):
+        w = WEIGHTS.setdefault((name, i), RNG.uniform(-1, 1, out.shape))
+        total = total + (out * paddle.to_tensor(w.astype(out.numpy().dtype))).sum()
+    return total
 
 
 def _grads(name, dtype="float32"):
-    ts = [paddle.to_tensor(a.astype(dtype), stop_gradient=False) for a in CASES[name][1]]
+    ts = [paddle.to_tensor(a.astype(dtype), stop_gradient=False) for a in ALL[name][1]]
     _loss(name, ts).backward()
     return [t.grad.numpy() for t in ts]
 
 
 def _finite_differences(name, eps=1e-6):
-    arrays = [a.astype(np.float64) for a in CASES[name][1]]
+    arrays = [a.astype(np.float64) for a in ALL[name][1]]
 
     def f():
         with paddle.no_grad():
@@ -99,7 +159,14 @@ def test_the_interpreted_rule_gives_the_compiled_gradient_bitwise(name, fresh_ca
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(GEMM_CASES))
+def test_the_interpreted_rule_gives_the_compiled_gradient(name, fresh_cache):
+    interpreted, compiled = interpreted_and_compiled(lambda: _grads(name))
+    for a, b in zip(interpreted, compiled):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6 * np.abs(b).max())
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
 def test_the_interpreted_rule_gives_finite_differences(name, fresh_cache, monkeypatch):
     monkeypatch.setattr(config.SETTINGS, "interpret_new", True)
     paddle.warmup(quiet=True)
@@ -109,10 +176,10 @@ def test_the_interpreted_rule_gives_finite_differences(name, fresh_cache, monkey
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(ALL))
 def test_the_interpreted_backward_runs_the_array_rule_not_the_vjp(name, fresh_cache,
                                                                    monkeypatch):
-    op = REGISTRY[CASES[name][0]]
+    op = REGISTRY[ALL[name][0]]
     ran = []
 
     def tensor_rule(*args, **kw):
@@ -142,3 +209,27 @@ def test_before_numba_loads_linscan_is_numpys_loop_with_the_same_bits(monkeypatc
     without = _grads("cumprod_columns")
     for a, b in zip(with_kernel, without):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_double_grad_graphs_links_interpreted_give_the_closed_form(fresh_cache,
+                                                                     monkeypatch):
+    # d/dx sum(x * w) = w, linked to x (grad_link: Paddle's explicit zero gradient for x);
+    # the backward of sum(w * c) through it: w.grad = c, x.grad = 0
+    link = REGISTRY["grad_link"]
+
+    def tensor_rule(*args, **kw):
+        raise AssertionError("the interpreted backward ran grad_link's vjp")
+    c = np.array([0.5, -2.0, 3.0], np.float32)
+
+    def grads():
+        x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+        w = paddle.to_tensor([4.0, 5.0, 6.0], stop_gradient=False)
+        (gx,) = paddle.grad((x * w).sum(), x, create_graph=True)
+        (gx * paddle.to_tensor(c)).sum().backward()
+        return x.grad.numpy(), w.grad.numpy()
+
+    interpreted, compiled = interpreted_and_compiled(grads)
+    monkeypatch.setattr(link, "vjp", tensor_rule)
+    for found in (interpreted, compiled, interpreted_and_compiled(grads)[0]):
+        np.testing.assert_array_equal(found[0], [0.0, 0.0, 0.0])
+        np.testing.assert_array_equal(found[1], c)

@@ -33,12 +33,18 @@ def _lower(b, node, g, gins) -> None:
         b.contribute(gins[0], node.out_data.shape, "AXPY", g)
 
 
+def _interp(node, g, want):
+    """The interpreted rule (a double-grad graph's first backward): g for c, zeros for x."""
+    x = node.inputs[1]._data
+    return g, (np.zeros(x.shape, x.dtype) if want[1] else None)
+
+
 grad_link_op = defop(
     "grad_link",
     fused="an engine link: its second input gets an explicit zero gradient, not none",
     grad_reads=(), forward=lambda c, x: c.copy(), nin=2, float16_exact=SELECTS,
     vjp=lambda g, out, c, x: (g, Tensor._make(np.zeros(x._data.shape, x._data.dtype))),
-    lower=_lower,
+    lower=_lower, interp=_interp,
     doc="c, recorded as depending on x with a zero derivative (a double-grad node's input)")
 
 def _scalar(t: Tensor) -> bool:

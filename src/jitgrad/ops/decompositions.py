@@ -25,7 +25,7 @@ from ..core.tensor import Tensor
 from .core import apply, const, require_float
 from .indexing import _take, concat
 from .linalg import matmul
-from .matrix import _batch, _gemm, _mT, _square, _transpose_index
+from .matrix import _batch, _gemm, _mT, _square, _swapT, _transpose_index
 from .registry import defop
 from .shape import _flat_positions, unsqueeze
 
@@ -148,13 +148,32 @@ def _lower_eigh(b, node, g, gins):
     _gemm(b, gins[0], T, V, n, n, n, False, True, nb)
 
 
+def _diag_added(m: np.ndarray, vec: np.ndarray) -> np.ndarray:
+    """m with vec added to each matrix's diagonal, in place (_diag_into on arrays)."""
+    n = m.shape[-1]
+    m.reshape(m.shape[:-2] + (n * n,))[..., ::n + 1] += vec
+    return m
+
+
+def _eigh_interp(node, g, want):
+    """The interpreted rule (a new structure's first backward): _lower_eigh's products by
+    numpy's matmul on the saved V and gaps (the vjp sliced the packed output and rebuilt
+    the gaps in Tensor ops)."""
+    V, F = node.saved
+    g = np.asarray(g)
+    half = V.dtype.type(0.5)
+    X = (_swapT(V) @ g[..., 1:, :]) * F
+    inner = _diag_added(X * half + _swapT(X) * half, g[..., 0, :])
+    return ((V @ inner) @ _swapT(V),)
+
+
 _EIGH_CASES = tuple({**c, "attrs": {"uplo": "sym"}} for c in _cases(
     [_rand((3, 3), 1), _rand((2, 3, 3), 2), [[0.7]]]))
 
 eigh_op = defop("eigh",
                 fused="linear algebra: the eigenvector gradient",
                 min_ndim=2, forward=_eigh_forward, save=_eigh_save, vjp=_eigh_vjp,
-                lower=_lower_eigh, cases=_EIGH_CASES)
+                lower=_lower_eigh, interp=_eigh_interp, cases=_EIGH_CASES)
 
 
 def _eigvalsh_forward(x: np.ndarray, uplo: str) -> np.ndarray:
@@ -176,12 +195,19 @@ def _lower_eigvalsh(b, node, g, gins):
     _gemm(b, gins[0], T, V, n, n, n, False, True, nb)
 
 
+def _scaled_outer_interp(node, g, want):
+    """The interpreted rule of eigvalsh and svdvals: (U diag(g)) V^T on the saved vectors
+    (U = V for eigvalsh), as their lowered rows (the vjps ran eigh / svd again)."""
+    U, V = node.saved[0], node.saved[-1]
+    return ((U * np.asarray(g)[..., None, :]) @ _swapT(V),)
+
+
 eigvalsh_op = defop(
     "eigvalsh",
     fused="linear algebra: the eigenvalue gradient",
     min_ndim=2, forward=_eigvalsh_forward,
     save=lambda out, x, uplo: (_eigh_np(x, uplo)[1],),
-    vjp=_eigvalsh_vjp, lower=_lower_eigvalsh,
+    vjp=_eigvalsh_vjp, lower=_lower_eigvalsh, interp=_scaled_outer_interp,
     cases=_EIGH_CASES)
 
 
@@ -285,12 +311,33 @@ def _lower_svd(b, node, g, gins):
         _gemm(b, gins[0], U, Rs, m, n, k, False, True, nb)
 
 
+def _svd_interp(node, g, want):
+    """The interpreted rule: _lower_svd's products by numpy's matmul on the saved factors
+    (the vjp sliced the packed output and rebuilt the gaps in Tensor ops)."""
+    U, V, s, F, sinv = node.saved
+    m, n = U.shape[-2], V.shape[-2]
+    k = min(m, n)
+    g = np.asarray(g)
+    gU, gs, gV = g[..., :m, :], g[..., m, :], g[..., m + 1:, :]
+    P1, P2 = _swapT(U) @ gU, _swapT(V) @ gV
+    X, Y = P1 * F, P2 * F
+    inner = s[..., None, :] * (X + _swapT(X))
+    inner += s[..., :, None] * (Y + _swapT(Y))
+    T = U @ _diag_added(inner, gs)
+    if m > k:
+        T += sinv[..., None, :] * (gU - U @ P1)
+    gx = T @ _swapT(V)
+    if n > k:
+        gx += U @ _swapT(sinv[..., None, :] * (gV - V @ P2))
+    return (gx,)
+
+
 _SVD_VALUES = [_rand((3, 2), 3), _rand((2, 3), 4), _rand((2, 3, 3), 5), _rand((4, 1), 6)]
 
 svd_op = defop("svd",
                fused="linear algebra: the SVD gradient",
                min_ndim=2, forward=_svd_forward, save=_svd_save, vjp=_svd_vjp,
-               lower=_lower_svd, quiet=True, cases=_cases(_SVD_VALUES))
+               lower=_lower_svd, interp=_svd_interp, quiet=True, cases=_cases(_SVD_VALUES))
 
 
 def _svdvals_save(out: np.ndarray, x: np.ndarray) -> tuple:
@@ -318,6 +365,7 @@ svdvals_op = defop(
     "svdvals",
     fused="linear algebra: U^T-weighted outer products",
     min_ndim=2, save=_svdvals_save, vjp=_svdvals_vjp, lower=_lower_svdvals,
+    interp=_scaled_outer_interp,
     forward=lambda x: np.linalg.svd(x, compute_uv=False).astype(x.dtype),
     cases=_cases(_SVD_VALUES))
 

@@ -30,6 +30,17 @@ def _lower_bcast_mul(b, node, g, gins):
     b.spread_mul(gins[0], g, b.value(node.saved[0]), x.shape[:-2] + (1, 1), x.shape)
 
 
+def _bcast_mul_interp(node, g, want):
+    """The interpreted rule (a new structure's first backward): _lower_bcast_mul's product
+    on arrays, each matrix's g times its saved matrix (the vjp inverted x again)."""
+    return (np.multiply(np.asarray(g)[..., None, None], node.saved[0]),)
+
+
+def _slogdet_interp(node, g, want):
+    """_lower_slogdet's product on arrays: g[1] (log|det|'s) times the saved inverse^T."""
+    return (np.multiply(np.asarray(g)[1][..., None, None], node.saved[0]),)
+
+
 def _slogdet(x: np.ndarray) -> np.ndarray:
     """[sign(det), log|det|] stacked on a new leading axis: one LU per matrix gives both."""
     sign, logabs = np.linalg.slogdet(x)
@@ -56,7 +67,8 @@ slogdet_op = defop(
     "slogdet",
     fused="linear algebra: sign and log|det| from one LU, the inverse transpose saved",
     min_ndim=2, forward=_slogdet, save=lambda out, x: (_inv_T(x),),
-    lower=_lower_slogdet, vjp=_slogdet_vjp, cases=inverse_op.cases[:2])
+    lower=_lower_slogdet, interp=_slogdet_interp, vjp=_slogdet_vjp,
+    cases=inverse_op.cases[:2])
 
 
 def _others_prod(s: np.ndarray) -> np.ndarray:
@@ -106,7 +118,8 @@ det_op = defop(
     "det",
     fused="linear algebra: the cofactor matrix (singular inputs included)",
     min_ndim=2, forward=lambda x: np.asarray(np.linalg.det(x), dtype=x.dtype),
-    save=lambda out, x: (_cofactor(x, out),), lower=_lower_bcast_mul, vjp=_det_vjp,
+    save=lambda out, x: (_cofactor(x, out),), lower=_lower_bcast_mul,
+    interp=_bcast_mul_interp, vjp=_det_vjp,
     cases=inverse_op.cases + ({"shapes": ((3, 3),), "smooth": True,
                                "values": [[[1., 2., 3.], [2., 4., 6.], [1., 0., 1.]]]},))
 

@@ -48,6 +48,11 @@ def _gemm(b, out, A, B, m, n, k, ta, tb, nb, acc=None):
     b.emit("GEMM", out, A, B, p=p, acc=acc)
 
 
+def _swapT(a: np.ndarray) -> np.ndarray:
+    """A batch of matrices transposed (a view): the array rules' A^T."""
+    return np.swapaxes(a, -1, -2)
+
+
 def _batch(shape: tuple) -> int:
     return math.prod(shape[:-2])
 
@@ -68,6 +73,13 @@ def _lower_inverse(b, node, g, gins):
     _gemm(b, t1, inv, g, n, n, n, True, False, nb, acc=False)
     _gemm(b, t2, t1, inv, n, n, n, False, True, nb, acc=False)
     b.emit("AXPY", gins[0], t2, k=-1.0)
+
+
+def _inverse_interp(node, g, want):
+    """The interpreted rule (a new structure's first backward): _lower_inverse's products
+    by numpy's matmul on the saved inverse (the vjp ran them through apply)."""
+    inv = node.out_data
+    return (np.negative((_swapT(inv) @ g) @ _swapT(inv)),)
 
 
 def _spd_values(n: int, batch: tuple = ()) -> np.ndarray:
@@ -139,6 +151,7 @@ inverse_op = defop(
     "inverse",
     fused="linear algebra: -A^-T G A^-T by two GEMMs",
     min_ndim=2, forward=_nonsingular("inverse", np.linalg.inv), lower=_lower_inverse,
+    interp=_inverse_interp,
     vjp=lambda g, out, x: (-matmul(matmul(out, g, transpose_x=True), out, transpose_y=True),),
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_wellcond(3)]},
            {"shapes": ((2, 2, 2),), "smooth": True, "values": [_wellcond(2, (2,))]},
@@ -191,6 +204,14 @@ def _lower_solve(b, node, g, gins):
         b.emit("AXPY", gins[0], t, k=-1.0)
 
 
+def _solve_interp(node, g, want):
+    """The interpreted rule: _lower_solve's products by numpy's matmul on the saved inverse
+    (the vjp inverted x again)."""
+    gy = _swapT(node.saved[0]) @ g
+    return (np.negative(gy @ _swapT(node.out_data)) if want[0] else None,
+            gy if want[1] else None)
+
+
 solve_op = defop(
     "solve",
     fused="linear algebra: a solve with A^T and a GEMM",
@@ -198,7 +219,7 @@ solve_op = defop(
     forward=_nonsingular("solve", lambda x, y: np.linalg.solve(x, y).astype(
         np.result_type(x, y))),
     save=lambda out, x, y: (np.linalg.inv(x).astype(out.dtype, copy=False),),
-    vjp=_solve_vjp, lower=_lower_solve,
+    vjp=_solve_vjp, lower=_lower_solve, interp=_solve_interp,
     cases=({"shapes": ((3, 3), (3, 2)), "smooth": True,
             "values": [_wellcond(3), [[1., 2.], [0., -1.], [0.5, .3]]]},
            {"shapes": ((2, 2, 2), (2, 2, 1)), "smooth": True,
@@ -297,10 +318,20 @@ def _lower_chol(b, node, g, gins):
     b.emit("GATHER", gins[0], t4, p=b.table(_transpose_index(shape)), k=0.5)
 
 
+def _chol_interp(node, g, want):
+    """The interpreted rule: _lower_chol's products by numpy's matmul on the factor and
+    its saved inverse (the vjp inverted the factor again)."""
+    L, Linv = node.out_data, node.saved[0]
+    t2 = (_swapT(L) @ g) * _phi_mask(L.shape[-1]).astype(L.dtype)
+    t4 = (_swapT(Linv) @ t2) @ Linv
+    half = L.dtype.type(0.5)
+    return (t4 * half + _swapT(t4) * half,)
+
+
 cholesky_op = defop(
     "cholesky",
     fused="linear algebra: the gradient through the factor's inverse, saved",
-    min_ndim=2, forward=_chol_forward, lower=_lower_chol,
+    min_ndim=2, forward=_chol_forward, lower=_lower_chol, interp=_chol_interp,
     save=lambda out, x, uplo="L": (np.linalg.inv(out).astype(out.dtype, copy=False),),
     vjp=_chol_vjp,
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)],

@@ -22,7 +22,7 @@ from ..core.tensor import Tensor
 from .core import apply, const
 from .decompositions import _check_matrix, _part, _rand, svd
 from .linalg import matmul
-from .matrix import _batch, _gemm, _mT, _square, _transpose_index
+from .matrix import _batch, _gemm, _mT, _square, _swapT, _transpose_index
 from .registry import defop
 from .shape import unsqueeze
 
@@ -172,6 +172,41 @@ def _lower_truncation(b, node, gB, mn: tuple):
     return out
 
 
+def _pinv_interp(node, g, want):
+    """The interpreted rule (a new structure's first backward): _lower_pinv's products by
+    numpy's matmul on P, x and the saved factors (the vjp ran them through apply, and the
+    truncation's SVD again)."""
+    attrs, saved = node.attrs, node.saved
+    A = saved[0] if attrs["hermitian"] else node.inputs[0]._data
+    P, g = node.out_data, np.asarray(g)
+    L = (_swapT(g) @ P) @ _swapT(P)
+    neg = A @ (P @ L)
+    Mx = _swapT(P) @ (P @ _swapT(g))
+    neg += (Mx @ P) @ A
+    neg += (_swapT(P) @ g) @ _swapT(P)
+    gx = (L + Mx) - neg                     # (Golub and Pereyra's formula)
+    if attrs["truncated"]:
+        gx = _truncation_interp(saved[-6:], gx)
+    if not attrs["hermitian"]:
+        return (gx,)
+    half = gx.dtype.type(0.5)
+    return (gx * half + _swapT(gx) * half,)
+
+
+def _truncation_interp(saved: tuple, gB: np.ndarray) -> np.ndarray:
+    """_lower_truncation on arrays."""
+    U, V, Ur, Vr, D1, D2 = saved
+    T1 = _swapT(U) @ gB
+    X = T1 @ V
+    inner = X * D1
+    inner += _swapT(X) * D2
+    S = U @ inner
+    S += gB @ Vr
+    out = S @ _swapT(V)
+    out += Ur @ T1
+    return out
+
+
 def _full_rank(shape: tuple, seed: int) -> np.ndarray:
     return _rand(shape, seed) + 1.5 * np.eye(*shape[-2:])
 
@@ -186,7 +221,7 @@ pinv_op = defop(
     "pinv",
     fused="linear algebra: the pseudo-inverse gradient",
     min_ndim=2, forward=_pinv_forward, save=_pinv_save, vjp=_pinv_vjp,
-    lower=_lower_pinv,
+    lower=_lower_pinv, interp=_pinv_interp,
     cases=(_case(_full_rank((3, 2), 11)), _case(_full_rank((2, 3), 12)),
            _case(_full_rank((2, 2, 2), 13)),
            _case(np.diag([2.0, 1.0, 0.4]) + 0.1 * _rand((3, 3), 14), 0.3, truncated=True),

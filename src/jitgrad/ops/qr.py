@@ -11,7 +11,7 @@ from .core import apply, const
 from .decompositions import _cases, _check_matrix, _extract, _part, _rand, _sym_into
 from .indexing import _take, concat
 from .linalg import matmul
-from .matrix import _batch, _gemm, _inv_or_nan, _mT, inverse
+from .matrix import _batch, _gemm, _inv_or_nan, _mT, _swapT, inverse
 from .registry import defop
 from .shape import _flat_positions
 
@@ -67,10 +67,21 @@ def _lower_qr(b, node, g, gins):
     _gemm(b, gins[0], B, Rinv, m, n, n, False, True, nb)
 
 
+def _qr_interp(node, g, want):
+    """The interpreted rule (a new structure's first backward): _lower_qr's products by
+    numpy's matmul on the saved Q, R, R^-1 (the vjp inverted R again)."""
+    Q, R, Rinv = node.saved
+    m, n = Q.shape[-2:]
+    g = np.asarray(g)
+    gQ, gR = g[..., :m, :], g[..., m:, :]
+    Mh = (gR @ _swapT(R) - _swapT(Q) @ gQ) * _triu_half(n).astype(Q.dtype)
+    return ((gQ + Q @ (Mh + _swapT(Mh))) @ _swapT(Rinv),)
+
+
 qr_op = defop("qr",
               fused="linear algebra: the QR gradient",
               min_ndim=2, forward=_qr_forward, save=_qr_save, vjp=_qr_vjp,
-              lower=_lower_qr, quiet=True,
+              lower=_lower_qr, interp=_qr_interp, quiet=True,
               cases=_cases([_rand((3, 3), 7), _rand((4, 2), 8), _rand((2, 3, 2), 9)]))
 
 
