@@ -51,12 +51,16 @@ Every entry states, in one place:
     Every other op is cacheable: its lowering must name every forward value it reads
     (node inputs, output, saved arrays, array attributes), which the program cache
     verification (JITGRAD_VERIFY_CACHE=1, tests/test_op_cache.py) checks.
-``interp`` (derived, in ``extra``: never written by hand)
+``interp`` (in ``extra``; derived, except for fused ops)
     The gradient rule on numpy arrays, ``interp(node, g, want) -> tuple``: what the
     interpret state runs (autograd/eager.py's node_gradients: a graph structure met for
     the first time). ``unary``/``binary``, ``linear`` and ``weighted_reduction`` derive it
-    from their one rule, matmul writes its products once for Tensors and arrays; any
-    other op's backward runs its ``vjp`` on Tensors under no_grad there.
+    from their one rule, matmul writes its products once for Tensors and arrays; a fused
+    op writes its ``lower``'s rows once more on arrays, on the same saved values (the
+    compiled gradient: bit for bit where the rows' products are numpy's, within rounding
+    where a VM kernel sums or multiplies matrices; tests/test_interpreted_fused.py,
+    test_interpreted_rules.py). An op without one (perf/interp_coverage.py lists them)
+    runs its ``vjp`` on Tensors under no_grad there.
 ``lower_first`` (optional, in ``extra``)
     Why a graph holding this op is lowered at its first backward rather than interpreted:
     an op without an array rule whose Tensor rule is much slower than its compiled kernel
