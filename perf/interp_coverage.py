@@ -3,9 +3,6 @@ backward (the interpret state, autograd/interpret.py) runs their vjp on Tensors 
 (ops/core.vjp_on_arrays), op by op through apply.
 
     PYTHONPATH=src python perf/interp_coverage.py
-
-`lower_first` ops are never interpreted: a graph holding one is lowered at its first
-backward (compile/executor.py).
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ def main() -> None:
     ops = [op for op in REGISTRY.values() if op.differentiable]
     missing = sorted((op for op in ops if op.interp is None), key=lambda op: op.name)
     for op in missing:
-        print(f"{op.name:14s} {'lowered first' if op.lower_first else 'vjp on Tensors'}")
+        print(op.name)
     print(f"{len(missing)} of {len(ops)} differentiable ops have no array rule")
 
 

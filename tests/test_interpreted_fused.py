@@ -1,8 +1,9 @@
 """A new structure's first backward runs the array rules of the fused ops that had only a
 Tensor rule (their vjp, run on Tensors by ops/core.vjp_on_arrays): bce, bce_logits, prod,
-cumprod, linscan, cross. Each gives the compiled Program's gradient bit for bit (the same
-products as its lowered rows), the finite-difference gradient in float64, and never calls
-the vjp."""
+cumprod, linscan, cross, det, slogdet, block_mean (the compiled Program's gradient bit for
+bit: the same products as their lowered rows), the linear algebra and the recurrent scans
+(within float32 rounding: numpy's matmul for the VM's GEMM) and grad_link. Each gives the
+finite-difference gradient in float64, and never calls the vjp."""
 
 import numpy as np
 import pytest
@@ -81,8 +82,23 @@ def _svd(a):
     return u * u, s, vh * vh
 
 
-# The linear algebra rules multiply by numpy's matmul, the lowered rows by the VM's GEMM:
-# the same gradients within float32 rounding. The others multiply as their rows do.
+MASK = np.array([[True, True], [True, False], [True, False], [False, False]])
+
+
+def _scan_inputs(G, states, T=4, B=2, H=3):
+    """gx [T, B, G*H], w [G*H, H], b [G*H] and the initial states [B, H]."""
+    return (_u(-1, 1, T, B, G * H), _u(-0.7, 0.7, G * H, H), _u(-0.5, 0.5, G * H)) + \
+        tuple(_u(-1, 1, B, H) for _ in range(states))
+
+
+def _scan(mode, reverse=False, mask=None):
+    from jitgrad.ops.recurrent import recurrence
+    return lambda gx, w, b, *state: recurrence(mode, gx, w, b, state, reverse, mask)
+
+
+# The linear algebra and recurrence rules multiply by numpy's matmul, the lowered rows by
+# the VM's GEMM: the same gradients within float32 rounding. The others multiply as their
+# rows do.
 GEMM_CASES = {
     "inverse": ("inverse", (_wellcond(2, 4, 4),), lambda a: paddle.linalg.inv(a)),
     "solve": ("solve", (_wellcond(2, 4, 4), _u(-1, 1, 2, 4, 3)), paddle.linalg.solve),
@@ -99,6 +115,12 @@ GEMM_CASES = {
                        lambda a: paddle.linalg.pinv(_sym(a), hermitian=True)),
     "pinv_truncated": ("pinv", (np.diag([2.0, 1.0, 0.4]) + 0.1 * _u(-1, 1, 3, 3),),
                        lambda a: paddle.linalg.pinv(a, rcond=0.3)),
+    "lstm": ("lstm_scan", _scan_inputs(4, 2), _scan("LSTM")),
+    "lstm_reverse_masked": ("lstm_scan", _scan_inputs(4, 2), _scan("LSTM", True, MASK)),
+    "gru": ("gru_scan", _scan_inputs(3, 1), _scan("GRU")),
+    "gru_reverse_masked": ("gru_scan", _scan_inputs(3, 1), _scan("GRU", True, MASK)),
+    "rnn_tanh_masked": ("rnn_scan", _scan_inputs(1, 1), _scan("RNN_TANH", False, MASK)),
+    "rnn_relu_reverse": ("rnn_scan", _scan_inputs(1, 1), _scan("RNN_RELU", True)),
     "qr_tall": ("qr", (_u(-1, 1, 5, 3),), paddle.linalg.qr),
     "qr_square_batch": ("qr", (_wellcond(2, 3, 3),), paddle.linalg.qr),
 }

@@ -3,8 +3,8 @@ retained replay.
 
 For each op and case, four graphs go through `paddle.autograd.backward` as a user's would,
 with production's settings and a random seed: graph N, the structure's first backward (the
-interpret state: rules on arrays, no Program; lowered instead for an op that declares
-`lower_first`), graph A of the same structure (it recurs: lowered and cached), graph B with other values, other index data and other seeds (a cache
+interpret state: rules on arrays, no Program), graph A of the same structure (it recurs:
+lowered and cached), graph B with other values, other index data and other seeds (a cache
 hit: A's Program bound to B's values), and graph C retained and replayed. A, B and C must
 give exactly the gradients of a fresh lowering of the same graph with the cache off; every
 one agrees with the numpy reference interpreter's to float32 rounding. On every hit the
@@ -120,12 +120,8 @@ def test_op_runs_the_production_path_fresh_cached_and_retained(name, i):
     before = executor.cache_info()
     paddle.autograd.backward([out], [_seed(out, 0)])
     after = executor.cache_info()
-    if op.lower_first:          # (its Tensor rule is slow: lowered, and A hits N's Program)
-        assert (after.interpreted, after.misses) == (before.interpreted, before.misses + 1), \
-            f"{name}: declares lower_first, yet its first backward was not lowered"
-    else:
-        assert (after.interpreted, after.misses) == (before.interpreted + 1, before.misses), \
-            f"{name}: a new structure's first backward was not interpreted"
+    assert (after.interpreted, after.misses) == (before.interpreted + 1, before.misses), \
+        f"{name}: a new structure's first backward was not interpreted"
     _reference(op, case, 0, interpreted=_grads(leaves))
     first_leaves, first = leaves, _grads(leaves)
     for variant in (0, 1):
@@ -133,7 +129,7 @@ def test_op_runs_the_production_path_fresh_cached_and_retained(name, i):
         before = executor.cache_info()
         paddle.autograd.backward([out], [_seed(out, variant)])
         after = executor.cache_info()
-        if variant == 0 and not op.lower_first:
+        if variant == 0:
             assert after.misses == before.misses + 1, f"{name}: not cached"
         else:
             assert after.hits == before.hits + 1, f"{name}: missed the cached Program"

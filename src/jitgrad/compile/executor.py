@@ -135,8 +135,7 @@ def _state(roots: list, targets: list | None, stop: set | None, once: bool,
             return Ran(graph)
         return Binding(prog, graph, CACHE.take(entry), entry)
     quick = once and caching_enabled()
-    if quick and may_interpret and config.SETTINGS.interpret_new and \
-            not any([n.op.lower_first for n in graph.nodes]):
+    if quick and may_interpret and config.SETTINGS.interpret_new:
         if graph.key is None:               # no Program can serve it: never worth lowering
             CACHE.count_interpreted()
             return graph

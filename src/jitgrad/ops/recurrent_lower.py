@@ -94,3 +94,53 @@ def lower_scan(b, node, g, gins):
         b.emit("GEMM", gins[1], dgh, hprev, p=b.table([1, GH, H, T * B, 1, 0, 0, 0, 0]))
     if gins[2] is not None:
         b.emit("ROWSUM", gins[2], dgh, p=b.table([T * B]))
+
+
+def scan_interp(node, g, want):
+    """lower_scan's rows on arrays, step by step with numpy (its GEMMs by numpy's matmul):
+    the interpreted rule of a new structure's first backward (the vjp reran every step's
+    gates in ~30 Tensor ops)."""
+    lstm, gru = node.op.name == "lstm_scan", node.op.name == "gru_scan"
+    w = node.inputs[1]._data
+    T, B, GH = node.inputs[0]._data.shape
+    H = w.shape[1]
+    s = 2 if lstm else 1
+    hprev, px = node.saved[0], node.saved[1]
+    cm = node.saved[2] if len(node.saved) > 2 else None
+    extra = node.saved[3] if lstm or gru else None          # q or ph
+    full_carry = node.attrs["mask"] is not None or gru
+    sel = np.array((1, 1, 1, 0) if lstm else (0, 0, 0)) if GH != H else None
+    g = np.asarray(g).reshape(T, s, B, H)
+    dgx = np.empty((T, B, GH), hprev.dtype)
+    dgh = np.empty((T, B, GH), hprev.dtype) if gru else dgx
+    order = range(T) if node.attrs["reverse"] else range(T - 1, -1, -1)   # newest first
+    need_state = want[3] or (lstm and want[4])
+    N = g[order[0]].copy()
+    for j, t in enumerate(order):
+        last = j == T - 1
+        if lstm:
+            N[1] += N[0] * extra[t]
+        Ng = N[0] if sel is None else N[sel].transpose(1, 0, 2).reshape(B, GH)
+        dgx[t] = Ng * px[t]
+        if gru:
+            dgh[t] = Ng * extra[t]
+        if last and not need_state:
+            break
+        C = N * cm[t] if full_carry else np.empty_like(N)
+        if lstm and not full_carry:
+            C[1] = N[1] * cm[t, 1]
+        if full_carry:
+            C[0] += dgh[t] @ w
+        else:
+            C[0] = dgh[t] @ w
+        if not last:
+            C += g[order[j + 1]]
+        N = C
+    rows = dgh.reshape(T * B, GH)
+    found = [dgx if want[0] else None,
+             rows.T @ hprev.reshape(T * B, H) if want[1] else None,
+             rows.sum(0) if want[2] else None,
+             N[0] if want[3] else None]
+    if lstm:
+        found.append(N[1] if want[4] else None)
+    return tuple(found)

@@ -61,10 +61,6 @@ Every entry states, in one place:
     where a VM kernel sums or multiplies matrices; tests/test_interpreted_fused.py,
     test_interpreted_rules.py). An op without one (perf/interp_coverage.py lists them)
     runs its ``vjp`` on Tensors under no_grad there.
-``lower_first`` (optional, in ``extra``)
-    Why a graph holding this op is lowered at its first backward rather than interpreted:
-    an op without an array rule whose Tensor rule is much slower than its compiled kernel
-    (the recurrent scans loop over time steps in Python).
 ``grad_reads`` (optional, in ``extra``)
     Which recorded values the backward (vjp and lower) reads: input positions and/or
     ``"out"``; default all. An in-place change of a value not listed does not block the
@@ -124,14 +120,12 @@ class OpDef:
     forward_saves: bool = field(init=False, repr=False)
     save_needs: bool = field(init=False, repr=False)
     interp: Callable[..., tuple] | None = field(init=False, repr=False)
-    lower_first: bool = field(init=False, repr=False)
     compute16: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.forward_saves = bool(self.extra.get("forward_saves"))
         self.save_needs = bool(self.extra.get("save_needs"))
         self.interp = self.extra.get("interp")
-        self.lower_first = bool(self.extra.get("lower_first"))
         self.compute16 = self.differentiable and not self.extra.get("float16_exact")
 
     def __repr__(self) -> str:
