@@ -118,14 +118,15 @@ def test_a_reduction_gradient_is_spread_by_one_expand_row():
             np.testing.assert_array_equal(x.grad.numpy(), want)
 
 
-def test_a_spread_over_two_separate_axis_blocks_still_gathers():
-    # kept, summed, kept, summed axes are four runs: no one grid, the index table stays
+def test_a_spread_over_two_separate_axis_blocks_reads_with_strides():
+    # kept, summed, kept, summed axes are four runs: no one EXPAND grid; STRIDED reads the
+    # four axes with strides 0 along the summed ones, no index table
     rng = np.random.default_rng(2)
     for step in range(3):
         x, loss, want = _spread_case((2, 3, 4, 5), (1, 3), rng)
         if step == 0:
             text = lower([loss])[0].text()
-            assert "GATHER" in text and "EXPAND" not in text
+            assert "STRIDED" in text and "GATHER" not in text and "EXPAND" not in text
         loss.backward()
         np.testing.assert_array_equal(x.grad.numpy(), want)
 

@@ -391,9 +391,10 @@ class Builder:
             self.emit("BCAST", dest, src, k=k)
         elif (grid := expand_grid(src.shape, dest.shape)) is not None:
             self.emit("EXPAND", dest, src, p=self.table(grid), k=k)
-        else:
-            self.emit("GATHER", dest, src, p=self.table(broadcast_index(src.shape, dest.shape)),
-                      k=k)
+        else:                               # (more than three runs of axes: strides 0)
+            small = (1,) * (len(dest.shape) - len(src.shape)) + tuple(src.shape)
+            flat = np.arange(math.prod(small), dtype=np.int64).reshape(small)
+            self.take_positions(dest, src, np.broadcast_to(flat, dest.shape), flat, k)
 
     def spread_mul(self, dest: Slot, src: Slot, weight: Slot, small: tuple, big: tuple,
                    start: int = 0) -> None:
@@ -412,16 +413,23 @@ class Builder:
         self.emit("GATHER", dest, src, p=self.table(idx))
 
     def take_positions(self, dest: Slot, src: Slot, positions: np.ndarray,
-                       flat: np.ndarray) -> None:
-        """dest += src.ravel()[positions], for positions taken from `flat` (np.arange of
-        src's size, shaped as src) by slicing and transposing: a view of it, whose strides
-        and first element are STRIDED's grid, read without a table; any other (an index
-        array's copy) a GATHER table. The positions are structure (shapes, axes, slices)."""
+                       flat: np.ndarray, k: float = 1.0) -> None:
+        """dest (+)= k * src.ravel()[positions], for positions taken from `flat` (np.arange
+        of src's size, shaped) by slicing, transposing and broadcasting: a view of it, whose
+        strides and first element are STRIDED's grid, read without a table; any other (an
+        index array's copy) a GATHER table. The positions are structure (shapes, axes,
+        slices)."""
         grid = strided_grid(positions, flat)
         if grid is None:
-            self.gather(dest, src, positions.ravel())
+            self.emit("GATHER", dest, src, p=self.table(positions.ravel()), k=k)
         else:
-            self.emit("STRIDED", dest, src, p=self.table(grid))
+            self.emit("STRIDED", dest, src, p=self.table(grid), k=k)
+
+    def swap_last_axes(self, dest: Slot, src: Slot, shape: tuple, k: float = 1.0) -> None:
+        """dest (+)= k * src (of `shape`) with its last two axes swapped: a batch of
+        matrices transposed."""
+        flat = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+        self.take_positions(dest, src, np.swapaxes(flat, -1, -2), flat, k)
 
     def scatter(self, dest: Slot, src: Slot, idx: np.ndarray) -> None:
         """dest[idx[i]] += src[i] (repeated indices add up)."""

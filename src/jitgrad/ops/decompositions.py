@@ -25,17 +25,18 @@ from ..core.tensor import Tensor
 from .core import apply, const, require_float
 from .indexing import _take, concat
 from .linalg import matmul
-from .matrix import _batch, _gemm, _mT, _square, _swapT, _transpose_index
+from .matrix import _batch, _gemm, _mT, _square, _swapT
 from .registry import defop
 from .shape import _flat_positions, unsqueeze
 
 # ---- shared helpers ------------------------------------------------------------------------
 
 
-def _rows(shape: tuple, start: int, stop: int | None = None) -> np.ndarray:
+def _rows(shape: tuple, start: int, stop: int | None = None,
+          flat: np.ndarray | None = None) -> np.ndarray:
     """Flat positions of rows [start, stop) of each packed matrix (one row, squeezed, when
-    stop is None)."""
-    pos = _flat_positions(shape)
+    stop is None): a view of `flat` (the positions of `shape`) when given."""
+    pos = _flat_positions(shape) if flat is None else flat
     return pos[..., start, :] if stop is None else pos[..., start:stop, :]
 
 
@@ -45,16 +46,17 @@ def _part(t: Tensor, start: int, stop: int | None = None) -> Tensor:
 
 def _extract(b, g, shape: tuple, start: int, stop: int | None = None):
     """A fresh slot holding rows [start, stop) of the packed gradient g."""
-    pos = _rows(shape, start, stop)
+    flat = _flat_positions(shape)
+    pos = _rows(shape, start, stop, flat)
     out = b.alloc(pos.shape)
-    b.gather(out, g, pos.ravel())
+    b.take_positions(out, g, pos, flat)
     return out
 
 
 def _sym_into(b, dest, src, shape: tuple, k: float = 1.0) -> None:
     """dest (+)= k * (src + src^T) for a batch of square matrices."""
     b.emit("AXPY", dest, src, k=k)
-    b.emit("GATHER", dest, src, p=b.table(_transpose_index(shape)), k=k)
+    b.swap_last_axes(dest, src, shape, k)
 
 
 def _scale(b, out, vec, mat, shape: tuple, axis: int) -> None:

@@ -57,11 +57,6 @@ def _batch(shape: tuple) -> int:
     return math.prod(shape[:-2])
 
 
-def _transpose_index(shape: tuple) -> np.ndarray:
-    """Flat positions that read a batch of matrices transposed."""
-    return np.swapaxes(_flat_positions(shape), -1, -2).ravel()
-
-
 # ---- inverse -------------------------------------------------------------------------------
 
 def _lower_inverse(b, node, g, gins):
@@ -315,7 +310,7 @@ def _lower_chol(b, node, g, gins):
     _gemm(b, t3, Linv, t2, n, n, n, True, False, nb, acc=False)
     _gemm(b, t4, t3, Linv, n, n, n, False, False, nb, acc=False)
     b.emit("AXPY", gins[0], t4, k=0.5)
-    b.emit("GATHER", gins[0], t4, p=b.table(_transpose_index(shape)), k=0.5)
+    b.swap_last_axes(gins[0], t4, shape, 0.5)
 
 
 def _chol_interp(node, g, want):

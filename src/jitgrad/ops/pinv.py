@@ -22,7 +22,7 @@ from ..core.tensor import Tensor
 from .core import apply, const
 from .decompositions import _check_matrix, _part, _rand, svd
 from .linalg import matmul
-from .matrix import _batch, _gemm, _mT, _square, _swapT, _transpose_index
+from .matrix import _batch, _gemm, _mT, _square, _swapT
 from .registry import defop
 from .shape import unsqueeze
 
@@ -149,7 +149,7 @@ def _lower_pinv(b, node, g, gins):
         b.emit("AXPY", gins[0], pos)
         return
     b.emit("AXPY", gins[0], pos, k=0.5)
-    b.emit("GATHER", gins[0], pos, p=b.table(_transpose_index(mn)), k=0.5)
+    b.swap_last_axes(gins[0], pos, mn, 0.5)
 
 
 def _lower_truncation(b, node, gB, mn: tuple):
@@ -162,7 +162,7 @@ def _lower_truncation(b, node, gB, mn: tuple):
                                 b.alloc(mk), b.alloc(mn))
     _gemm(b, T1, U, gB, k, n, m, True, False, nb, acc=False)       # U^T gB
     _gemm(b, X, T1, V, k, k, n, False, False, nb, acc=False)
-    b.gather(XT, X, _transpose_index(kk))
+    b.swap_last_axes(XT, X, kk)
     b.emit("MUL", inner, X, D1, acc=False)
     b.emit("MUL", inner, XT, D2)
     _gemm(b, S, U, inner, m, k, k, False, False, nb, acc=False)
