@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
@@ -100,10 +99,10 @@ def _cos_interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
 
 def _lower_cos(b: Any, node: Any, g: Any, gins: list) -> None:
     shape = node.inputs[0]._data.shape
-    idx = b.table(broadcast_index(_kept_shape(shape, (node.attrs["axis"],)), shape))
+    kept = _kept_shape(shape, (node.attrs["axis"],))
     for gi, f in zip(gins, node.saved):
         if gi is not None:
-            b.emit("GATHER_MUL", gi, g, b.value(f), p=idx)
+            b.spread_mul(gi, g, b.value(f), kept, shape)
 
 
 cosine_op = defop(

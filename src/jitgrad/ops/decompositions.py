@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from .core import apply, const, require_float
 from .indexing import _take, concat
@@ -63,7 +62,7 @@ def _scale(b, out, vec, mat, shape: tuple, axis: int) -> None:
     """out (+)= mat scaled by vec along its columns (axis -1: mat[.., i, j] * vec[.., j]) or
     rows (axis -2: mat[.., i, j] * vec[.., i])."""
     small = shape[:-2] + ((1, shape[-1]) if axis == -1 else (shape[-2], 1))
-    b.emit("GATHER_MUL", out, vec, mat, p=b.table(broadcast_index(small, shape)))
+    b.spread_mul(out, vec, mat, small, shape)
 
 
 def _diag_into(b, dest, vec, shape: tuple) -> None:

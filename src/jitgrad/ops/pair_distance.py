@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compile.builder import broadcast_index
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import reduce as R
@@ -77,7 +76,7 @@ def _lower(b, node, g, gins):
         b.reduce_into(sums, gs)
         neg = b.alloc((k, 1))
         b.emit("AXPY", neg, sums, k=-1.0, acc=False)
-        b.emit("GATHER_MUL", dest, neg, b.value(own), p=b.table(broadcast_index((k, 1), (k, d))))
+        b.spread_mul(dest, neg, b.value(own), (k, 1), (k, d))
 
 
 sq_distance_op = defop(
@@ -155,8 +154,7 @@ def _kron_lower(b, node, g, gins):
         if dest is None:
             continue
         tmp = b.alloc(out4)
-        b.emit("GATHER_MUL", tmp, b.value(other), g,
-               p=b.table(broadcast_index(other4, out4)), acc=False)
+        b.spread_mul(tmp, b.value(other), g, other4, out4)
         b.reduce_into(shaped(dest, own4), tmp)
 
 
