@@ -691,16 +691,11 @@ def _glu_vjp(g: Tensor, out: Tensor, x: Tensor, axis: int) -> tuple:
     return (concat([g * s, g * (a * (s * (1.0 - s)))], axis=axis),)
 
 
-def _glu_index(shape: tuple, axis: int) -> np.ndarray:
-    """For each element of x, its half's position in the output gradient."""
-    R, H, K = _glu_layout(shape, axis)
-    return np.broadcast_to(np.arange(R * H * K).reshape(R, 1, H * K), (R, 2, H * K)).ravel()
-
-
 def _glu_lower(b: Any, node: Any, g: Any, gins: list) -> None:
-    shape = node.inputs[0]._data.shape
-    b.emit("GATHER_MUL", gins[0], g, b.value(node.saved[0]),
-           p=b.table(_glu_index(shape, node.attrs["axis"])))
+    """x's gradient: the output gradient spread over both halves ([R, 1, H K] onto
+    [R, 2, H K]) times the saved factors."""
+    R, H, K = _glu_layout(node.inputs[0]._data.shape, node.attrs["axis"])
+    b.spread_mul(gins[0], g, b.value(node.saved[0]), (R, 1, H * K), (R, 2, H * K))
 
 
 def _glu_interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
