@@ -55,10 +55,11 @@ def _scalar(t: Tensor) -> bool:
 def tie(node: tape.Node, contribs: tuple, carries: list[bool]) -> tuple:
     """`contribs` (the node's rule's result, create_graph) with Paddle's links added."""
     name = node.op.name
-    if name not in ("multiply", "divide", "matmul") or type(node.site) is tape.BackwardSite:
+    if name not in ("multiply", "divide", "matmul", "conv_product") or \
+            type(node.site) is tape.BackwardSite:
         return contribs
     x, y = node.inputs[:2]
-    if name == "matmul":
+    if name == "matmul" or name == "conv_product":       # (a convolution's matmul)
         if not all(carries[:2]):
             return contribs
     elif _scalar(x) or _scalar(y):

@@ -2,8 +2,9 @@
 
 The im2col primitive (ops/im2col.py) unrolls windows with a strided view; its backward is the
 compiled COL2IM. The bias rides in the GEMM as an extra weight column against a ones row of
-the columns, so a convolution's compiled backward is two GEMMs + COL2IM, and its double
-gradient comes from those primitives."""
+the columns, so a convolution's compiled backward is two GEMMs + COL2IM (the weights' one
+computed transposed: ops/conv_product.py), and its double gradient comes from those
+primitives."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
+from .conv_product import conv_product
 from .core import FLOAT16, call_in_float32, remember, require_float
 from .im2col import _positions, im2col, im2col_node, out_size
 from .indexing import concat
@@ -145,7 +147,7 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
             w = reshape_to(weight, w_attrs)
             if bias is not None:
                 w = concat([w, reshape_to(bias, b_attrs)], axis=2)
-            return reshape_to(matmul(w, cols), y_attrs)
+            return reshape_to(conv_product(w, cols), y_attrs)
     return _conv2d(x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
@@ -226,7 +228,7 @@ def _conv2d(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding
     if bias is not None:        # a ones row in cols: the bias gradient comes out of the GEMM
         w = concat([w, reshape(bias, [G, O // G, 1])], axis=2)
     Ho, Wo = (out_size(*a) for a in zip((H, W), (kh, kw), st, dl, widths))
-    y = reshape(matmul(w, cols), [N, O, Ho, Wo])
+    y = reshape(conv_product(w, cols), [N, O, Ho, Wo])
     return _back(y, last)
 
 

@@ -1,0 +1,127 @@
+"""conv2d's weight gradient is computed transposed (ops/conv_product.py): one GEMM per group
+gives cols @ dY^T [R, O/G] summed over the samples, a GATHER puts it in the weight's layout.
+The input gradient keeps its GEMMs and COL2IM (bitwise the matmul composition's); the weight
+and bias gradients agree with it to float32 rounding (another BLAS kernel order)."""
+
+import numpy as np
+import pytest
+
+import jitgrad as paddle
+from jitgrad.compile.lower import lower
+from jitgrad.ops.im2col import im2col
+from jitgrad.ops.indexing import concat
+from jitgrad.ops.linalg import matmul
+from jitgrad.ops.shape import reshape
+from jitgrad.vm.program import OP
+
+F = paddle.nn.functional
+TT = paddle.to_tensor
+
+CASES = {   # x shape, weight shape, bias, stride, padding, dilation, groups
+    "plain": ((3, 4, 9, 8), (5, 4, 3, 3), False, 1, 1, 1, 1),
+    "bias_stride": ((2, 3, 11, 10), (4, 3, 3, 2), True, 2, 0, 1, 1),
+    "groups_dilation": ((3, 4, 12, 12), (6, 2, 3, 3), True, 1, 2, 2, 2),
+    "more_filters_than_rows": ((2, 1, 7, 7), (12, 1, 2, 2), True, 1, 1, 1, 1),  # 12 > 5
+}
+OUTPUT_PIXELS = {"plain": 9 * 8, "bias_stride": 5 * 5, "groups_dilation": 12 * 12,
+                 "more_filters_than_rows": 8 * 8}
+
+
+def _inputs(name, dtype="float32"):
+    xs, ws, bias = CASES[name][:3]
+    rng = np.random.default_rng(0)
+    x = TT(rng.standard_normal(xs).astype(dtype), stop_gradient=False)
+    w = TT(rng.standard_normal(ws).astype(dtype), stop_gradient=False)
+    b = TT(rng.standard_normal(ws[0]).astype(dtype), stop_gradient=False) if bias else None
+    return x, w, b
+
+
+def _matmul_conv2d(x, w, b, stride, padding, dilation, groups):
+    """conv2d as it was recorded before conv_product: im2col, matmul, reshape."""
+    N, C, H, W = x.shape
+    out_ch, Cg, kh, kw = w.shape
+    p = ((padding, padding), (padding, padding))
+    cols = im2col(x, (kh, kw), (stride, stride), (dilation, dilation), p, groups,
+                  ones_row=b is not None)
+    w3 = reshape(w, [groups, out_ch // groups, Cg * kh * kw])
+    if b is not None:
+        w3 = concat([w3, reshape(b, [groups, out_ch // groups, 1])], axis=2)
+    Ho = (H + 2 * padding - dilation * (kh - 1) - 1) // stride + 1
+    Wo = (W + 2 * padding - dilation * (kw - 1) - 1) // stride + 1
+    return reshape(matmul(w3, cols), [N, out_ch, Ho, Wo])
+
+
+def _grads(conv, name, dtype="float32"):
+    x, w, b = _inputs(name, dtype)
+    stride, padding, dilation, groups = CASES[name][3:]
+    y = conv(x, w, b, stride, padding, dilation, groups)
+    c = TT(np.random.default_rng(1).standard_normal(y.shape).astype(dtype))
+    loss = (y * c).sum()
+    prog = lower([loss])[0]
+    loss.backward()
+    return prog, [t.grad.numpy() for t in (x, w, b) if t is not None]
+
+
+def _conv2d(x, w, b, stride, padding, dilation, groups):
+    return F.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation,
+                    groups=groups)
+
+
+def _weight_gemms(prog):
+    """(batches, m, n, k) of each GEMM row summing over its batches (stride of C 0)."""
+    out = []
+    for row in prog.code:
+        if int(row[0]) >> 1 == OP["GEMM"]:
+            nb, m, n, k = (int(v) for v in prog.itab[row[6]:row[6] + 4])
+            if int(prog.itab[row[6] + 8]) == 0:
+                out.append((nb, m, n, k))
+    return out
+
+
+@pytest.mark.parametrize("name", ["plain", "bias_stride", "groups_dilation"])
+def test_the_weight_gradient_is_one_transposed_gemm_per_group_over_the_samples(name):
+    xs, ws, bias, _, _, _, groups = CASES[name]
+    rows = ws[1] * ws[2] * ws[3] + bias                 # R: the columns' rows
+    prog, _ = _grads(_conv2d, name)
+    # (matmul's rows were one GEMM [O, R] of m = O, or a batched one then a ROWSUM)
+    assert _weight_gemms(prog) == [(xs[0], rows, ws[0] // groups, OUTPUT_PIXELS[name])] * groups
+
+
+def test_more_filters_than_column_rows_keep_matmuls_orientation():
+    prog, _ = _grads(_conv2d, "more_filters_than_rows")
+    assert _weight_gemms(prog) == [(2, 12, 5, OUTPUT_PIXELS["more_filters_than_rows"])]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gradients_are_the_matmul_compositions(name, dtype, fresh_cache):
+    _, new = _grads(_conv2d, name, dtype)
+    _, old = _grads(_matmul_conv2d, name, dtype)
+    np.testing.assert_array_equal(new[0], old[0])       # the input's: the same rows
+    transposed = name != "more_filters_than_rows"
+    for a, b in zip(new[1:], old[1:]):
+        if transposed:
+            np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-12,
+                                       atol=1e-5 if dtype == "float32" else 1e-12)
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
+def test_weight_gradient_matches_finite_differences():
+    x, w, b = (t.numpy().astype(np.float64) for t in _inputs("groups_dilation"))
+    stride, padding, dilation, groups = CASES["groups_dilation"][3:]
+    c = np.random.default_rng(1).standard_normal((3, 6, 12, 12))
+
+    def loss(wv):
+        y = _conv2d(TT(x), TT(wv), TT(b), stride, padding, dilation, groups)
+        return float((y.numpy() * c).sum())
+
+    wt = TT(w, stop_gradient=False)
+    (_conv2d(TT(x), wt, TT(b), stride, padding, dilation, groups) * TT(c)).sum().backward()
+    eps, fd = 1e-6, np.zeros_like(w)
+    for i in np.ndindex(w.shape):
+        up, down = w.copy(), w.copy()
+        up[i] += eps
+        down[i] -= eps
+        fd[i] = (loss(up) - loss(down)) / (2 * eps)
+    np.testing.assert_allclose(wt.grad.numpy(), fd, rtol=1e-6, atol=1e-6)
