@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import jitgrad as paddle
+from backward_paths import interpreted_and_compiled
 from jitgrad.compile.lower import lower
 from jitgrad.ops.im2col import im2col
 from jitgrad.ops.indexing import concat
@@ -22,9 +23,15 @@ CASES = {   # x shape, weight shape, bias, stride, padding, dilation, groups
     "bias_stride": ((2, 3, 11, 10), (4, 3, 3, 2), True, 2, 0, 1, 1),
     "groups_dilation": ((3, 4, 12, 12), (6, 2, 3, 3), True, 1, 2, 2, 2),
     "more_filters_than_rows": ((2, 1, 7, 7), (12, 1, 2, 2), True, 1, 1, 1, 1),  # 12 > 5
+    # 9 * 1024 * 16 per channel: blocks of 6 channels (then 2) under OpenBLAS's 100^3
+    "channel_blocks": ((2, 8, 32, 32), (16, 8, 3, 3), True, 1, 1, 1, 1),
+    "channel_blocks_stride": ((2, 12, 64, 63), (16, 12, 3, 3), False, 2, 1, 1, 1),
+    "channel_blocks_dilation": ((3, 8, 40, 40), (16, 8, 3, 3), True, 1, 2, 2, 1),
 }
 OUTPUT_PIXELS = {"plain": 9 * 8, "bias_stride": 5 * 5, "groups_dilation": 12 * 12,
                  "more_filters_than_rows": 8 * 8}
+BLOCKED = {"channel_blocks": [6, 2], "channel_blocks_stride": [6, 6],
+           "channel_blocks_dilation": [4, 4]}
 
 
 def _inputs(name, dtype="float32"):
@@ -97,7 +104,10 @@ def test_more_filters_than_column_rows_keep_matmuls_orientation():
 def test_gradients_are_the_matmul_compositions(name, dtype, fresh_cache):
     _, new = _grads(_conv2d, name, dtype)
     _, old = _grads(_matmul_conv2d, name, dtype)
-    np.testing.assert_array_equal(new[0], old[0])       # the input's: the same rows
+    if name in BLOCKED:     # the input's: OpenBLAS's small-matrix kernel on each block
+        np.testing.assert_allclose(new[0], old[0], rtol=1e-5, atol=1e-5)
+    else:                   # the same products
+        np.testing.assert_array_equal(new[0], old[0])
     transposed = name != "more_filters_than_rows"
     for a, b in zip(new[1:], old[1:]):
         if transposed:
@@ -125,3 +135,23 @@ def test_weight_gradient_matches_finite_differences():
         down[i] -= eps
         fd[i] = (loss(up) - loss(down)) / (2 * eps)
     np.testing.assert_allclose(wt.grad.numpy(), fd, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKED))
+def test_the_input_gradient_runs_blocks_of_channels_per_sample(name):
+    xs, ws = CASES[name][:2]
+    prog, _ = _grads(_conv2d, name)
+    code = prog.code
+    col2im = [r for r in range(len(code)) if int(code[r, 0]) >> 1 == OP["COL2IM"]]
+    channels = [int(prog.itab[code[r, 6] + 1]) for r in col2im]
+    assert channels == BLOCKED[name] * xs[0]
+    rows = [int(prog.itab[code[r - 1, 6] + 1]) for r in col2im]     # each one's GEMM
+    assert rows == [c * ws[2] * ws[3] for c in channels]
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKED))
+def test_blocked_input_gradients_interpreted_are_the_compiled_ones(name, fresh_cache):
+    # (the input's only: with 1024+ pixels BLAS splits the weight's sum over them, adding
+    # each part into C, where the array rule adds each sample's whole product)
+    interpreted, compiled = interpreted_and_compiled(lambda: _grads(_conv2d, name)[1])
+    np.testing.assert_array_equal(interpreted[0], compiled[0])

@@ -13,7 +13,8 @@ indexes they all query in slot_index.py.
    re-reading every intermediate gradient. The steps evaluate the same float expressions in
    the same order as the unfused kernels, so results are bitwise identical.
 3. Per-sample convolution gradients (interleave.py): a batched column-gradient GEMM and the
-   COL2IM reading it become a GEMM and a COL2IM per sample through one sample's columns.
+   COL2IM reading it become a GEMM and a COL2IM per sample through one sample's columns
+   (per block of its channels, for OpenBLAS's small-matrix kernel, when the GEMM allows).
 4. Dead-slot reuse (slot_layout.py): a big gradient slot takes the place of one that is dead
    by its first write (an MLP's activation gradients share two buffers).
 5. Compaction (slot_layout.py): slots nothing references any more leave the arena; lower()

@@ -54,7 +54,30 @@ def _lower_rule(b, node, g, gins):
     if gins[0] is not None and transposed_weight_gradient(w.shape, cols.shape):
         _lower_weight_gradient(b, b.value(cols), g, gins[0], w.shape, cols.shape)
         gins = [None, gins[1]]
+    if gins[1] is not None and _rows_gradient_from_transpose(w.shape, cols.shape):
+        _lower_columns_gradient(b, b.value(w), g, gins[1], w.shape, cols.shape)
+        gins = [gins[0], None]
     _lower(b, node, g, gins)
+
+
+def _rows_gradient_from_transpose(w_shape: tuple, cols_shape: tuple) -> bool:
+    """Whether the columns' gradient reads w^T laid out [R, O] (one group): its GEMM's rows
+    are then contiguous runs of w^T, which compile/interleave.py may split into blocks of
+    channels (matmul's GEMM reads w [O, R] transposed, its rows strided)."""
+    return len(w_shape) == 3 and len(cols_shape) == 4 and w_shape[0] == 1 and \
+        cols_shape[1] == 1 and cols_shape[2] == w_shape[2]
+
+
+def _lower_columns_gradient(b, w: Slot, g: Slot, dest: Slot, w_shape: tuple,
+                            cols_shape: tuple) -> None:
+    """dest [N, 1, R, S] (+)= w^T [R, O] @ g[n] [O, S] for each sample n: a GATHER lays out
+    w^T, one batched GEMM reads it untransposed (the same products as matmul's ta = 1
+    GEMM: 0.87 vs 0.86 ms for 8 samples of R 145, S 1024, O 16)."""
+    _, Og, R = w_shape
+    N, S = cols_shape[0], cols_shape[3]
+    wt = b.alloc((R, Og))
+    b.emit("GATHER", wt, w, p=b.table(_transpose_index(1, R, Og)))
+    b.emit("GEMM", dest, wt, g, p=b.table([N, R, S, Og, 0, 0, 0, Og * S, R * S]))
 
 
 def _lower_weight_gradient(b, cols: Slot, g: Slot, dest: Slot, w_shape: tuple,
