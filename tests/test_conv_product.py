@@ -168,3 +168,37 @@ def test_many_pixels_split_the_weight_gradient_into_blocks_of_rows(name, rows):
     pixels = {"channel_blocks": 1024, "channel_blocks_stride": 1024,
               "channel_blocks_dilation": 1600}[name]
     assert _weight_gemms(prog) == [(xs[0], m, ws[0], pixels) for m in rows]
+
+
+def _blocked_operands(groups, seed=2):
+    rng = np.random.default_rng(seed)       # R 73 rows, 16 filters a group, S 1024
+    w = rng.standard_normal((groups, 16, 73)).astype(np.float32)
+    cols = rng.standard_normal((2, groups, 73, 1024)).astype(np.float32)
+    return w, cols
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_the_blocked_forward_makes_the_same_calls_with_or_without_numba(groups, monkeypatch):
+    from jitgrad.ops import conv_product as CP
+    from jitgrad.vm import blas_lib
+    paddle.warmup(quiet=True)
+    w, cols = _blocked_operands(groups)
+    compiled = CP._product(w, cols)
+    blocks, calls = [], blas_lib.conv_forward_blocks
+
+    def spy(wt, c, out, block):
+        blocks.append(block)
+        return calls(wt, c, out, block)
+    monkeypatch.setattr(CP, "compiled_kernels", lambda module: None)   # (Numba not loaded)
+    monkeypatch.setattr(blas_lib, "conv_forward_blocks", spy)
+    np.testing.assert_array_equal(CP._product(w, cols), compiled)
+    assert blocks == [61]                   # 100^3 // (16 * 1024)
+    want = np.matmul(w.astype(np.float64), cols.astype(np.float64))
+    np.testing.assert_allclose(compiled, want, rtol=1e-5, atol=1e-5)
+
+
+def test_few_pixels_keep_numpys_product():
+    from jitgrad.ops import conv_product as CP
+    w, cols = _blocked_operands(1)
+    cols = np.ascontiguousarray(cols[..., :512])            # S 512: one GEMM
+    np.testing.assert_array_equal(CP._product(w, cols), np.matmul(w, cols))

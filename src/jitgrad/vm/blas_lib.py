@@ -143,3 +143,27 @@ def forward_matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     f(101, 111, 111, m, n, k, 1.0, x.ctypes.data, k, y.ctypes.data, n, 0.0,
       out.ctypes.data, n)
     return out
+
+
+def conv_forward_blocks(wt: np.ndarray, cols: np.ndarray, out: np.ndarray, block: int
+                        ) -> bool:
+    """out[n, j] = wt[j]^T @ cols[n, j] for wt [G, R, O/G], cols [N, G, R, S] and out
+    [N, G, O/G, S] (C-contiguous, one float dtype): per sample and group, one GEMM per
+    block of `block` rows of cols, each after the first added to out (beta 1), to run on
+    numpy's OpenBLAS's small-matrix kernel (ops/conv_product.py; vm/forward_window.py's
+    conv_product_blocks makes the same calls once Numba is loaded). False, nothing written,
+    when numpy's OpenBLAS is not the bound library."""
+    if FOUND is None or FOUND.kind != "openblas":
+        return False
+    f = FOUND.sgemm if out.dtype == np.float32 else FOUND.dgemm
+    N, G, R, S = cols.shape
+    Og, size = wt.shape[2], out.itemsize
+    wa, ca, oa = wt.ctypes.data, cols.ctypes.data, out.ctypes.data
+    for n in range(N):
+        for j in range(G):
+            c = ca + (n * G + j) * R * S * size
+            o = oa + (n * G + j) * Og * S * size
+            for k0 in range(0, R, block):
+                f(101, 112, 111, Og, S, min(block, R - k0), 1.0, wa + (j * R + k0) * Og * size,
+                  Og, c + k0 * S * size, S, 0.0 if k0 == 0 else 1.0, o, S)
+    return True
