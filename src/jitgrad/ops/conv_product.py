@@ -9,8 +9,17 @@ transpose cols_n [R, S] @ dY_n^T [S, O/G] takes 0.53 ms instead of 1.06 for an 8
 16 x 3 x 64 x 64; 0.87x where O/G > R: 64 filters on 3 channels, which keeps matmul's
 orientation). The lowering accumulates the transposed product over the samples in one
 batched GEMM per group (beta = 1 after the first sample, as matmul's broadcast weight
-gradient did) and one GATHER of O * R elements puts it in the weight's layout. The forward,
-the columns' gradient and the Tensor rule (create_graph) are matmul's.
+gradient did) and one GATHER of O * R elements puts it in the weight's layout. The Tensor
+rule (create_graph) is matmul's.
+
+OpenBLAS's small-matrix kernel (m * n * k <= 100^3, compile/interleave.py SMALL_GEMM) runs
+these thin products at up to twice the speed of its packed one, so, all within float32
+rounding of matmul's values:
+- with one group, the columns' gradient reads w^T laid out [R, O] (a GATHER), whose rows
+  compile/interleave.py hands to each sample's GEMM + COL2IM in blocks of channels;
+- with at most 32 filters a group and 1024+ output pixels (_row_block), the weight
+  gradient is one GEMM per block of rows of the columns, and the forward sums the products
+  of the same blocks (_product; np.matmul otherwise).
 """
 
 from __future__ import annotations
