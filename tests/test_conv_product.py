@@ -1,5 +1,6 @@
 """conv2d's weight gradient is computed transposed (ops/conv_product.py): one GEMM per group
-gives cols @ dY^T [R, O/G] summed over the samples, a GATHER puts it in the weight's layout.
+gives cols @ dY^T [R, O/G] summed over the samples, a strided read (STRIDED) puts it in the
+weight's layout.
 The input gradient keeps its GEMMs and COL2IM (bitwise the matmul composition's); the weight
 and bias gradients agree with it to float32 rounding (another BLAS kernel order)."""
 

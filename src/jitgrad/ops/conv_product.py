@@ -9,13 +9,13 @@ transpose cols_n [R, S] @ dY_n^T [S, O/G] takes 0.53 ms instead of 1.06 for an 8
 16 x 3 x 64 x 64; 0.87x where O/G > R: 64 filters on 3 channels, which keeps matmul's
 orientation). The lowering accumulates the transposed product over the samples in one
 batched GEMM per group (beta = 1 after the first sample, as matmul's broadcast weight
-gradient did) and one GATHER of O * R elements puts it in the weight's layout. The Tensor
-rule (create_graph) is matmul's.
+gradient did) and one strided read of O * R elements (STRIDED, Builder.swap_last_axes) puts
+it in the weight's layout. The Tensor rule (create_graph) is matmul's.
 
 OpenBLAS's small-matrix kernel (m * n * k <= 100^3, compile/interleave.py SMALL_GEMM) runs
 these thin products at up to twice the speed of its packed one, so, all within float32
 rounding of matmul's values:
-- with one group, the columns' gradient reads w^T laid out [R, O] (a GATHER), whose rows
+- with one group, the columns' gradient reads w^T laid out [R, O] (a strided read), whose rows
   compile/interleave.py hands to each sample's GEMM + COL2IM in blocks of channels;
 - with at most 32 filters a group and 1024+ output pixels (_row_block), the weight
   gradient is one GEMM per block of rows of the columns, and the forward sums the products
@@ -81,20 +81,21 @@ def _rows_gradient_from_transpose(w_shape: tuple, cols_shape: tuple) -> bool:
 
 def _lower_columns_gradient(b, w: Slot, g: Slot, dest: Slot, w_shape: tuple,
                             cols_shape: tuple) -> None:
-    """dest [N, 1, R, S] (+)= w^T [R, O] @ g[n] [O, S] for each sample n: a GATHER lays out
+    """dest [N, 1, R, S] (+)= w^T [R, O] @ g[n] [O, S] for each sample n: a strided read lays out
     w^T, one batched GEMM reads it untransposed (the same products as matmul's ta = 1
     GEMM: 0.87 vs 0.86 ms for 8 samples of R 145, S 1024, O 16)."""
     _, Og, R = w_shape
     N, S = cols_shape[0], cols_shape[3]
     wt = b.alloc((R, Og))
-    b.emit("GATHER", wt, w, p=b.table(_transpose_index(1, R, Og)))
+    b.swap_last_axes(wt, w, (1, Og, R))
     b.emit("GEMM", dest, wt, g, p=b.table([N, R, S, Og, 0, 0, 0, Og * S, R * S]))
 
 
 def _lower_weight_gradient(b, cols: Slot, g: Slot, dest: Slot, w_shape: tuple,
                            cols_shape: tuple) -> None:
     """dest [G, O/G, R] (+)= the sum over samples n of (cols[n, j] @ g[n, j]^T)^T, per
-    group j: GEMMs into a [G, R, O/G] scratch slot (one per block of rows), then a GATHER."""
+    group j: GEMMs into a [G, R, O/G] scratch slot (one per block of rows), then a strided
+    read into the weight's layout."""
     G, Og, R = w_shape
     N, S = cols_shape[0], cols_shape[3]
     tmp = b.alloc((G, R, Og))
@@ -107,7 +108,7 @@ def _lower_weight_gradient(b, cols: Slot, g: Slot, dest: Slot, w_shape: tuple,
             b.emit("GEMM", Slot(tmp.off + (j * R + r0) * Og, m * Og, (m, Og)),
                    Slot(cols.off + (j * R + r0) * S, m * S, (m, S)),
                    Slot(g.off + j * Og * S, Og * S, (Og, S)), p=tables[m], acc=False)
-    b.emit("GATHER", dest, tmp, p=b.table(_transpose_index(G, Og, R)))
+    b.swap_last_axes(dest, tmp, (G, R, Og))
 
 
 def _row_block(Og: int, R: int, S: int) -> int:
@@ -125,12 +126,6 @@ _MANY_PIXELS = 1024
 
 
 @functools.lru_cache(maxsize=64)
-def _transpose_index(G: int, Og: int, R: int) -> list:
-    """idx[(j * Og + o) * R + r] = (j * R + r) * Og + o: [G, R, O/G] read as [G, O/G, R]."""
-    j, o, r = np.ogrid[:G, :Og, :R]
-    return ((j * R + r) * Og + o).ravel().tolist()
-
-
 def conv_product(w: Tensor, cols: Tensor) -> Tensor:
     """w [G, O/G, R] @ cols [N, G, R, S] as a conv_product node; matmul itself for operands
     of two dtypes (its promotion)."""
