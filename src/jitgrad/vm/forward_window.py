@@ -14,6 +14,7 @@ import numpy as np
 
 from ._numba import jit
 from . import kernels as _backward
+from . import blas
 from .blas import gemm
 
 _U = np.uint64
@@ -266,7 +267,7 @@ def col2im(out, a, prm):  # pragma: no cover - compiled
     _backward._col2im(out, a, prm, False)
 
 
-@jit
+@jit(stamp_with=(blas.__file__,))
 def conv_product_blocks(wt, cols, out, N, G, R, S, Og, block):  # pragma: no cover - compiled
     """out[n, j] = wt[j]^T @ cols[n, j] for wt [G, R, Og], cols [N, G, R, S], out [N, G, Og,
     S], flat and C-contiguous: the GEMM calls of blas_lib.conv_forward_blocks (one per block
