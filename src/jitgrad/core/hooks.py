@@ -65,14 +65,17 @@ _node_chains: "weakref.WeakKeyDictionary[tape.Node, HookChain]" = weakref.WeakKe
 
 
 def chain_of(t: Tensor, create: bool = False) -> HookChain | None:
-    chain = t._hooks
-    if chain is None and t._node is not None:
-        chain = _node_chains.get(t._node)
+    """t's hooks: a leaf's own chain, a non-leaf's that of its current node. An in-place op
+    gives t a new node, so a hook registered after it runs on the new value's gradient and
+    one registered before on the old value's (Paddle 3.3.1 and torch; t._hooks still held
+    the old node's chain, which ran both hooks on the old value's gradient)."""
+    node = t._node
+    chain = t._hooks if node is None else _node_chains.get(node)
     if chain is None and create:
         chain = HookChain()
         t._hooks = chain
-        if t._node is not None:
-            _node_chains[t._node] = chain
+        if node is not None:
+            _node_chains[node] = chain
     return chain
 
 
