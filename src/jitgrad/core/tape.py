@@ -343,9 +343,7 @@ def check_versions(node: Node) -> bool:
     for i, (t, v) in enumerate(pairs):
         now = getattr(t, "_version", 0)
         if now != v:
-            extra = getattr(node.op, "extra", {})
-            reads_for = extra.get("grad_reads_for")     # (what the needed edges read)
-            reads = reads_for(node.needs) if reads_for is not None else extra.get("grad_reads")
+            reads = grad_reads(node)
             if reads is not None and (i if i < n_in else "out") not in reads or \
                     i < n_in and _same_values(t, v):
                 if i < n_in:
@@ -359,6 +357,18 @@ def check_versions(node: Node) -> bool:
                 f"[Paddle's words: received tensor_version:{now} != "
                 f"wrapper_version_snapshot:{v}]")
     return rewired
+
+
+def grad_reads(node: Node) -> tuple | None:
+    """The recorded values node's gradient reads (input positions, "out"), None for all:
+    its op's `grad_reads_of(attrs)`, `grad_reads_for(needs)` (what the edges that carry
+    gradient read) or `grad_reads` (ops/registry.py)."""
+    extra = getattr(node.op, "extra", {})
+    reads_of = extra.get("grad_reads_of")
+    if reads_of is not None:
+        return reads_of(node.attrs)
+    reads_for = extra.get("grad_reads_for")
+    return reads_for(node.needs) if reads_for is not None else extra.get("grad_reads")
 
 
 # Tensors whose version went up without a value changing (detach_ moved them out of their

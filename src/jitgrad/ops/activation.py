@@ -35,8 +35,10 @@ def _mask(x: Tensor, m: np.ndarray) -> Tensor:
 
 relu6_op = unary(
     "relu6", lambda x, threshold: np.clip(x, 0, threshold).astype(x.dtype, copy=False),
-    Select(lambda m, x, out, threshold: (m.data(x) > 0) & (m.data(x) < threshold)),
-    domain=(-3.0, 8.0), cases=_cases(threshold=6.0),
+    # (0 < x < threshold read from the output: x may change in place before the backward,
+    # as in Paddle 3.3.1, whose relu6_grad keeps only the output)
+    Select(lambda m, x, out, threshold: (m.data(out) > 0) & (m.data(out) < threshold)),
+    domain=(-3.0, 8.0), cases=_cases(threshold=6.0), grad_reads=("out",),
     compiled=("clamp", lambda t, threshold: (t(0), t(threshold), False, t(1), t(0))))
 
 leaky_relu_op = unary(
@@ -52,14 +54,24 @@ def _elu_fwd(x, alpha, scale):
 def _elu_deriv(m: Any, x: Any, out: Any, alpha: float, scale: float) -> Any:
     """scale where x > 0, else scale * alpha * exp(x), as Paddle's kernel computes it: from
     the output (out + scale * alpha) for alpha >= 0, where the slope cancels to 0 once
-    exp(x) is below alpha's ulp, and from x itself for alpha < 0 (exact in the tail)."""
-    if alpha < 0:
+    exp(x) is below alpha's ulp, and from x itself for alpha < 0 (exact in the tail).
+    With alpha >= 0 and scale >= 1 (selu, elu) x > 0 where out > 0: the output alone is
+    read (_elu_reads), so x may change in place before the backward (Paddle's selu)."""
+    if not _elu_from_out(alpha, scale):
         return m.where(m.data(x) > 0, scale, scale * alpha * m.exp(m.minimum(x, 0.0)))
-    return m.where(m.data(x) > 0, scale, out + scale * alpha)
+    return m.where(m.data(out) > 0, scale, out + scale * alpha)
+
+
+def _elu_from_out(alpha: float, scale: float) -> bool:
+    return alpha >= 0 and scale >= 1
+
+
+def _elu_reads(attrs: dict) -> tuple:
+    return ("out",) if _elu_from_out(attrs["alpha"], attrs["scale"]) else (0, "out")
 
 
 elu_op = unary(
-    "elu", _elu_fwd, _elu_deriv,
+    "elu", _elu_fwd, _elu_deriv, grad_reads_of=_elu_reads,
     cases=_cases(alpha=1.0, scale=1.0) + (
         {"shapes": ((2, 3),), "attrs": {"alpha": 1.6732632423543772,
                                         "scale": 1.0507009873554805}},),
@@ -231,16 +243,17 @@ hardtanh_op = unary(
     compiled=("clamp", lambda t, lo, hi: (t(lo), t(hi), False, t(1), t(0))))
 
 
-def _hsig_mask(x, slope, offset):
-    z = slope * x + offset
-    return (z > 0) & (z < 1)
+def _hsig_mask(out):
+    """Where slope * x + offset is inside (0, 1): read from the output, as Paddle 3.3.1's
+    hardsigmoid_grad does (x may change in place before the backward)."""
+    return (out > 0) & (out < 1)
 
 
 hardsigmoid_op = unary(
     "hardsigmoid",
     lambda x, slope, offset: np.clip(slope * x + offset, 0, 1).astype(x.dtype),
-    lambda m, x, out, slope, offset: m.mask(_hsig_mask(m.data(x), slope, offset)) * slope,
-    domain=(-5.0, 5.0), cases=_cases(slope=1 / 6, offset=0.5),
+    lambda m, x, out, slope, offset: m.mask(_hsig_mask(m.data(out))) * slope,
+    domain=(-5.0, 5.0), cases=_cases(slope=1 / 6, offset=0.5), grad_reads=("out",),
     compiled=("hardsigmoid", lambda t, slope, offset: (t(slope), t(offset), t(1), t(0))))
 
 

@@ -149,6 +149,8 @@ im2col_op = defop(
     fused="the convolution's window unrolling: its transpose is the COL2IM kernel",
     forward=_im2col_np, vjp=_im2col_vjp, lower=_lower_im2col, interp=_im2col_interp,
     min_ndim=4,
+    grad_reads=(),      # (x's shape only: x may change in place before the backward, as
+                        # in Paddle 3.3.1's unfold)
     cases=(_case((2, 4, 5, 4), (2, 2), (2, 1), (1, 2), ((1, 2), (0, 1)), 2, False),
            _case((1, 2, 4, 3), (3, 2), (1, 1), (1, 1), ((1, 1), (0, 0)), 1, True),
            _case((2, 1, 3, 3), (2, 2), (1, 1), (1, 1), ((0, 0), (0, 0)), 1, False)))

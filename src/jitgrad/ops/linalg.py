@@ -156,11 +156,19 @@ def _lower(b, node, g, gins):
             _gemm(b, gins[1], ys, g, gmat, X, sx, n, k, m, True, tx, nb, batch)
 
 
+def _matmul_reads(needs: tuple) -> tuple:
+    return (1,) * needs[0] + (0,) * needs[1]
+
+
 matmul_op = defop(
     "matmul",
     fused="GEMM: bilinear, each gradient a GEMM with the other input",
     forward=_forward,
     nin=2, vjp=_vjp, lower=_lower, interp=_interp, min_ndim=1,
+    # each input's gradient reads the other input: one that needs no gradient may change
+    # in place before the backward (Paddle 3.3.1's linear interpolate and affine_grid
+    # allow it; they are matmuls by a constant here)
+    grad_reads_for=_matmul_reads,
     cases=tuple({"shapes": s, "attrs": {"transpose_x": tx, "transpose_y": ty}}
                 for s, tx, ty in (
                     (((2, 3), (3, 4)), False, False), (((3, 2), (3, 4)), True, False),

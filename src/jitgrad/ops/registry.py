@@ -68,6 +68,9 @@ Every entry states, in one place:
 ``grad_reads_for`` (optional, in ``extra``)
     ``needs -> grad_reads`` for a node whose inputs do not all need gradients (derivative.py
     sets it for kernel-factor ops: ``y * 2.0`` with only y needing one reads the constant).
+``grad_reads_of`` (optional, in ``extra``)
+    ``attrs -> grad_reads`` for an op whose rules read other values for other attributes
+    (elu reads its output alone for alpha >= 0). tape.grad_reads(node) says which applies.
 ``float16_exact`` (optional, in ``extra``)
     Why the op's numpy forward and gradient rules already round a float16 result once
     (an op that moves, copies, selects or masks values; one numpy ufunc, which computes

@@ -72,7 +72,8 @@ def pack_node(node: tape.Node, out: Tensor) -> None:
     """Called by ops/core.py for each node recorded inside the block (out: its result)."""
     pack, unpack = tape._saved_hooks
     op = node.op
-    reads = op.extra.get("grad_reads")
+    reads = op.extra.get("grad_reads") if "grad_reads_of" not in op.extra else \
+        tape.grad_reads(node)
     roles: list = [i for i in range(len(node.inputs)) if reads is None or i in reads]
     if reads is None or "out" in reads:
         roles.append("out")

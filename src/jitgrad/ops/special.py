@@ -309,7 +309,8 @@ def _erfinv32(y: np.ndarray, factor: bool) -> tuple | None:
 
 erfinv_op = unary(
     "erfinv", _erfinv,
-    lambda m, x, out: m.exp(out * out) * (_m.sqrt(_m.pi) / 2), domain=(-0.8, 0.8))
+    lambda m, x, out: m.exp(out * out) * (_m.sqrt(_m.pi) / 2), domain=(-0.8, 0.8),
+    grad_reads=("out",))        # (x may change in place before the backward, as in Paddle)
 
 
 # ---- the regularized incomplete gamma functions ------------------------------------------------
