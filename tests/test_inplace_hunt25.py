@@ -115,3 +115,26 @@ def test_elu_with_a_negative_alpha_still_refuses_a_changed_input():
     y.add_(paddle.to_tensor(0.25))
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         z.sum().backward()
+
+
+def test_data_view_written_with_a_value_that_needs_a_gradient_changes_its_tensor():
+    # Paddle 3.3.1: w.grad has stop_gradient=False, so lr * w.grad needs a gradient and
+    # w.data.subtract_(...) is recorded; w still takes the values: [0.8, 1.6, 2.4], its
+    # gradient [2, 4, 6] kept (w stayed [1, 2, 3] here: a training step that did nothing)
+    w = leaf([1.0, 2.0, 3.0])
+    (w * w).sum().backward()
+    assert not (w.grad * 0.1).stop_gradient
+    w.data.subtract_(w.grad * 0.1)
+    np.testing.assert_allclose(w.numpy(), [0.8, 1.6, 2.4], rtol=1e-6)
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0, 6.0])
+    assert w.is_leaf and not w.stop_gradient
+
+
+def test_data_view_setitem_with_a_value_that_needs_a_gradient_changes_its_tensor():
+    # Paddle 3.3.1: buf [1, 2, 3] (a constant), buf.data[0] = v * 10 with v needing a
+    # gradient: buf [5, 2, 3]
+    buf = paddle.to_tensor([1.0, 2.0, 3.0])
+    v = leaf([0.5])
+    buf.data[0] = v[0] * 10
+    np.testing.assert_array_equal(buf.numpy(), [5.0, 2.0, 3.0])
+    assert buf.stop_gradient

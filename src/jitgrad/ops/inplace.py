@@ -108,14 +108,28 @@ def rebind(x: Tensor, shadow: Tensor, new: Tensor, keep_dtype: bool = True) -> T
     of x's old version reach its old node through the stand-in, and x's version goes up.
     Returns x."""
     leave_stand_in(x, shadow)
-    if keep_dtype and new._data.dtype != x._data.dtype:
-        new = E.astype(new, x._data.dtype)
+    old = x._data
+    if keep_dtype and new._data.dtype != old.dtype:
+        new = E.astype(new, old.dtype)
     x._data, x._node, x._stop_gradient = new._data, new._node, new._stop_gradient
     new._node.out_ref = weakref.ref(x)
     bump(x)
     node = x._node
     node.versions = node.versions[:-1] + (x._version,)
+    _write_through_data_view(x, old)
     return x
+
+
+def _write_through_data_view(x: Tensor, old: np.ndarray) -> None:
+    """x is `source.data` still holding source's buffer `old`: source takes x's new values
+    (not its graph), as _write does; also when the change was recorded, a value that needs
+    a gradient (`p.data.subtract_(lr * p.grad)`: Paddle 3.3.1's p changes; p kept its
+    values). (The version went up with x's: they share the counter.)"""
+    source = _DATA_VIEWS.owner(x)
+    if source is not None and source._data is old:
+        d = x._data
+        if d.shape == old.shape and d.dtype == old.dtype:
+            source._data = d
 
 
 def leave_stand_in(x: Tensor, shadow: Tensor) -> None:
