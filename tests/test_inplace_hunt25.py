@@ -138,3 +138,71 @@ def test_data_view_setitem_with_a_value_that_needs_a_gradient_changes_its_tensor
     buf.data[0] = v[0] * 10
     np.testing.assert_array_equal(buf.numpy(), [5.0, 2.0, 3.0])
     assert buf.stop_gradient
+
+
+# Ops that are composites in Paddle 3.3.1 keeping neither x nor their output (sinc, var,
+# std, glu, pairwise_distance, cross entropy's softmax) or a value of their own (huber_loss
+# its residual): `y = x * 1; z = op(y); y.add_(0.25)` (or under no_grad) and the backward
+# runs there with the recorded values, e.g. smooth_l1_loss's x.grad [[0, 1, 2], [0.9, -4, 5]]
+# at x [[0.7, 1.1, 1.9], [0.4, -1.3, 0.9]] against W below. jitgrad's one op each raised.
+_W = [[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]]
+COMPOSITES_IN_PADDLE = {
+    "sinc": paddle.sinc,
+    "var": lambda y: paddle.var(y, axis=1),
+    "std": paddle.std,
+    "glu": lambda y: F.glu(y, axis=0),
+    "pairwise_distance": lambda y: F.pairwise_distance(y, paddle.to_tensor(_W)),
+    "smooth_l1_loss": lambda y: F.smooth_l1_loss(y, paddle.to_tensor(_W), reduction="none"),
+    "cross_entropy": lambda y: F.cross_entropy(y, paddle.to_tensor([[0], [2]]),
+                                               reduction="none"),
+    "cross_entropy_soft": lambda y: F.cross_entropy(y, F.softmax(paddle.to_tensor(_W)),
+                                                    soft_label=True, reduction="none"),
+}
+_X = [[0.7, 1.1, 1.9], [0.4, -1.3, 0.9]]
+
+
+def _composite_clean_gradient(op):
+    x = leaf(_X)
+    _weighted_sum(op(x * 1.0) + 0.0).backward()
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", sorted(COMPOSITES_IN_PADDLE))
+def test_input_changed_in_place_after_an_op_paddle_builds_as_a_composite(name, path):
+    op = COMPOSITES_IN_PADDLE[name]
+    x = leaf(_X)
+    y = x * 1.0
+    z = op(y)
+    y.add_(paddle.to_tensor(0.25))
+    backward(_weighted_sum(z + 0.0), path)
+    np.testing.assert_allclose(x.grad.numpy(), _composite_clean_gradient(op), rtol=1e-5,
+                               atol=1e-7)
+
+
+@pytest.mark.parametrize("path", ["numba", "reference", "interpret"])
+@pytest.mark.parametrize("name", sorted(COMPOSITES_IN_PADDLE))
+def test_input_written_under_no_grad_after_such_an_op(name, path):
+    op = COMPOSITES_IN_PADDLE[name]
+    x = leaf(_X)
+    y = x * 1.0
+    z = op(y)
+    with paddle.no_grad():
+        y.add_(paddle.to_tensor(0.25))
+    backward(_weighted_sum(z + 0.0), path)
+    np.testing.assert_allclose(x.grad.numpy(), _composite_clean_gradient(op), rtol=1e-5,
+                               atol=1e-7)
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES_IN_PADDLE))
+def test_create_graph_refuses_an_input_written_without_a_graph_after_such_an_op(name):
+    # (the Tensor rule reads y, which holds its new values: kept difference, Paddle's
+    # composites differentiate the values they kept)
+    op = COMPOSITES_IN_PADDLE[name]
+    x = leaf(_X)
+    y = x * 1.0
+    z = op(y)
+    with paddle.no_grad():
+        y.add_(paddle.to_tensor(0.25))
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        paddle.grad(_weighted_sum(z + 0.0), x, create_graph=True)

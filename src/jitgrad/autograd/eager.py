@@ -168,6 +168,7 @@ def node_gradients(roots: list[Tensor], seeds: list[Tensor | None],
             elif on_arrays:
                 contribs = vjp_on_arrays(node, g, tuple(want))
             else:
+                tape.check_rule_reads(node)
                 contribs = op.vjp(g, out_tensor(node), *ins, **node.attrs)
                 if create_graph:
                     contribs = grad_links.tie(node, contribs, want)

@@ -349,14 +349,37 @@ def check_versions(node: Node) -> bool:
                 if i < n_in:
                     rewired |= _rewire_to_version(node, i, t, v)
                 continue
-            what = "its output" if i == n_in else f"its input {i}"
-            raise RuntimeError(
-                f"{node.grad_name} ({node.op.name}) needs {what}, which was modified by an "
-                f"in-place operation after it was recorded (version {v}, now {now}). "
-                "Run backward before the in-place change, or change a copy (x.clone()). "
-                f"[Paddle's words: received tensor_version:{now} != "
-                f"wrapper_version_snapshot:{v}]")
+            raise _changed(node, "its output" if i == n_in else f"its input {i}", v, now)
     return rewired
+
+
+def _changed(node: Node, what: str, v: int, now: int) -> RuntimeError:
+    return RuntimeError(
+        f"{node.grad_name} ({node.op.name}) needs {what}, which was modified by an "
+        f"in-place operation after it was recorded (version {v}, now {now}). "
+        "Run backward before the in-place change, or change a copy (x.clone()). "
+        f"[Paddle's words: received tensor_version:{now} != wrapper_version_snapshot:{v}]")
+
+
+def check_rule_reads(node: Node) -> None:
+    """Before node's Tensor rule (its op's vjp) runs: the values that rule reads beyond
+    `grad_reads` (the op's `rule_reads`: its array rules read the forward's saved arrays
+    instead, as Paddle's kernels read what they kept) must be the recorded ones. One
+    changed in place by a write that left no stand-in (under no_grad, a leaf's) would be
+    read with its new values: raise, as for `grad_reads`."""
+    reads = node.op.extra.get("rule_reads")
+    vs = getattr(node, "versions", None)
+    if not reads or vs is None:
+        return
+    for r in reads:
+        if r == "out":
+            t = node.out_ref() if node.out_ref is not None else None
+            v = vs[-1]
+        else:
+            t, v = node.inputs[r], vs[r]
+        now = getattr(t, "_version", v)
+        if now != v:
+            raise _changed(node, "its output" if r == "out" else f"its input {r}", v, now)
 
 
 def grad_reads(node: Node) -> tuple | None:

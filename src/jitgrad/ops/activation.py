@@ -719,6 +719,9 @@ def _glu_interp(node: Any, g: np.ndarray, want: tuple) -> tuple:
 glu_op = defop(
     "glu", forward=_glu_forward, forward_saves=True, vjp=_glu_vjp, lower=_glu_lower,
     interp=_glu_interp, quiet=True, min_ndim=1,
+    # (the array rules read the saved factor: x may change in place before the backward,
+    # as in Paddle 3.3.1, whose glu is a composite of x's halves)
+    grad_reads=(), rule_reads=(0,),
     fused="the gated linear unit: one gather-multiply row by the factor [sigmoid(b), "
           "a sigmoid'(b)] its forward saves",
     cases=({"shapes": ((2, 4),), "attrs": {"axis": 1}},

@@ -317,6 +317,7 @@ def vjp_on_arrays(node: Node, g: np.ndarray, want: tuple) -> tuple:
     """The node's vjp run on Tensors over the arrays (grad mode off: nothing recorded), its
     gradients as arrays, None where not wanted: the interpret state's rule for an op
     without an array rule, and the fallback of those whose array rule needs Numba."""
+    tape.check_rule_reads(node)
     cs = node.op.vjp(Tensor._make(g), out_tensor(node), *node.inputs, **node.attrs)
     return tuple([None if c is None or not w else c._data for c, w in zip(cs, want)])
 

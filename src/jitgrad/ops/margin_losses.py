@@ -440,6 +440,10 @@ l2_distance_op = defop(
     fused="a reduction of two inputs' difference: l2_norm's weights, for x and negated for y",
     nin=2, forward=_l2_distance_forward, forward_saves=True, vjp=_l2_distance_vjp,
     lower=_lower_l2_distance, interp=_l2_distance_interp, quiet=True,
+    # (the array rules read the saved weights: x and y may change in place before the
+    # backward, as in Paddle 3.3.1's pairwise_distance, a composite of x - y; its dist
+    # keeps them and refuses)
+    grad_reads=(), rule_reads=(0, 1, "out"),
     cases=tuple({"shapes": (s, s), "attrs": {"eps": e, "axes": a, "keepdim": k}}
                 for s, e, a, k in (((2, 3), 1e-6, (1,), False), ((2, 3), 0.0, None, False),
                                    ((), 1e-6, None, False), ((4,), 0.5, (0,), True),

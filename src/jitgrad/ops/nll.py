@@ -229,6 +229,9 @@ nll_op = defop(
     fused="the fused softmax cross entropy: its gradient computed by the forward's row kernel",
     nin=2, forward=_forward, forward_saves=True, vjp=_vjp, lower=_lower, interp=_interp,
     quiet=True,
+    # (the array rules read the saved dx and logp: the logits may change in place before
+    # the backward, as in Paddle 3.3.1, whose cross entropy keeps the softmax)
+    grad_reads=(1,), rule_reads=(0,),
     min_ndim=1,
     cases=(_case((3, 4), 1, True, True), _case((3, 4), 1, False, True),
            _case((2, 3, 2), 1, True, True), _case((4,), 0, False, True),

@@ -133,8 +133,11 @@ def _sinc_arrays(x: np.ndarray) -> tuple:
     return px, np.sin(px), np.cos(px)
 
 
+# (the array rules read the saved slope: x and the output may change in place before the
+# backward, as in Paddle 3.3.1, whose sinc is a composite keeping neither)
 sinc_op = unary("sinc", _sinc_forward, _sinc_deriv,
-                compiled=("sinc", lambda t: (t(1), t(0), t(0.5)), _sinc_arrays))
+                compiled=("sinc", lambda t: (t(1), t(0), t(0.5)), _sinc_arrays),
+                grad_reads=(), rule_reads=(0, "out"))
 
 
 def sinc(x: Tensor, name: str | None = None) -> Tensor:

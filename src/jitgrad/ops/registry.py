@@ -68,6 +68,11 @@ Every entry states, in one place:
 ``grad_reads_for`` (optional, in ``extra``)
     ``needs -> grad_reads`` for a node whose inputs do not all need gradients (derivative.py
     sets it for kernel-factor ops: ``y * 2.0`` with only y needing one reads the constant).
+``rule_reads`` (optional, in ``extra``)
+    What the Tensor rule (vjp) reads beyond ``grad_reads``, for an op whose array rules
+    read only the forward's saved arrays (sinc, var, glu, ...: ``grad_reads`` then says
+    what Paddle's kernels keep). A backward running the Tensor rule (create_graph=True)
+    through a value written in place without a stand-in raises (tape.check_rule_reads).
 ``grad_reads_of`` (optional, in ``extra``)
     ``attrs -> grad_reads`` for an op whose rules read other values for other attributes
     (elu reads its output alone for alpha >= 0). tape.grad_reads(node) says which applies.

@@ -118,6 +118,7 @@ def packed_op(op: OpDef) -> OpDef:
 
 def _run_rule(node: tape.Node, g: Tensor, reached: Any) -> list:
     """A packed node's input gradients inside a compiled Program (compile/node_call.py)."""
+    tape.check_rule_reads(node)
     res = node.op.vjp(g, out_tensor(node), *node.inputs, **node.attrs)
     return [None if r is None else sum_to(r, t._data.shape) for r, t in zip(res, node.inputs)]
 

@@ -232,6 +232,9 @@ def _var_smooth(out: Tensor, x: Tensor, axes: tuple | None, keepdim: bool,
 var_op = R.weighted_reduction(
     "var", _var_forward, lambda out, x, **attrs: _var_forward(x, **attrs)[1][0],
     forward_saves=True, quiet=True, smooth=_var_smooth,
+    # (the array rules read the saved deviations: x may change in place before the
+    # backward, as in Paddle 3.3.1, whose var is a composite that does not keep x)
+    grad_reads=(), rule_reads=(0,),
     cases=tuple({"shapes": c["shapes"], "attrs": dict(c["attrs"], unbiased=u)}
                 for c in REDUCE_CASES + _MORE_CASES for u in (True, False)
                 if c["shapes"] != ((),) or not u),
