@@ -206,3 +206,24 @@ def test_create_graph_refuses_an_input_written_without_a_graph_after_such_an_op(
         y.add_(paddle.to_tensor(0.25))
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         paddle.grad(_weighted_sum(z + 0.0), x, create_graph=True)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_index_fill_with_a_0d_tensor_value_gives_it_the_filled_positions_gradient(inplace):
+    # Paddle 3.3.1: x [0.5, 1, 1.5, 2], fill [0, 2] with v = 3, weights [1, 2, 3, 4]:
+    # out [3, 1, 3, 2], x.grad [0, 2, 0, 4], v.grad 4 (1 + 3); v got None here
+    x = leaf([0.5, 1.0, 1.5, 2.0])
+    v = paddle.to_tensor(3.0, stop_gradient=False)
+    y = x * 1.0
+    index = paddle.to_tensor([0, 2])
+    out = y.index_fill_(index, 0, v) if inplace else paddle.index_fill(y, index, 0, v)
+    (out * paddle.to_tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    np.testing.assert_array_equal(out.numpy(), [3.0, 1.0, 3.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 2.0, 0.0, 4.0])
+    assert v.grad is not None and float(v.grad) == 4.0
+
+
+def test_index_fill_refuses_a_value_that_is_not_0d():
+    # Paddle 3.3.1: ValueError "value must be scalar or 0-D tensor" for shape [1]
+    with pytest.raises(ValueError, match="0-D tensor"):
+        paddle.index_fill(paddle.ones([4]), paddle.to_tensor([0]), 0, paddle.to_tensor([2.0]))

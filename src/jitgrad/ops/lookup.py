@@ -249,12 +249,16 @@ def index_sample(x: Tensor, index: Any) -> Tensor:
 
 def index_fill(x: Tensor, index: Any, axis: int, value: Any, name: str | None = None
                ) -> Tensor:
-    """A copy of x with the slices at `index` along axis set to value (no gradient there)."""
+    """A copy of x with the slices at `index` along axis set to value (x gets no gradient
+    there). A 0-d Tensor value gets the sum of the filled positions' gradients, as in Paddle
+    3.3.1 (it was taken as a number: no gradient); another shape raises, as there."""
     ax = _axis(axis, x.ndim, "index_fill")
     idx = _index_array(index, "index_fill").reshape(-1)
     positions = np.take(_flat_positions(x._data.shape), idx, axis=ax)
-    v = value.item() if isinstance(value, Tensor) else value
-    return put_flat(x, positions, v, "assign")
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise ValueError(f"index_fill: value must be a Python number or a 0-D tensor, got "
+                         f"shape {list(value.shape)} (take value[0] or value.reshape([]))")
+    return put_flat(x, positions, value, "assign")
 
 
 NAMES = ["searchsorted", "bucketize", "bincount", "isin", "tril_indices", "triu_indices",
