@@ -227,3 +227,30 @@ def test_index_fill_refuses_a_value_that_is_not_0d():
     # Paddle 3.3.1: ValueError "value must be scalar or 0-D tensor" for shape [1]
     with pytest.raises(ValueError, match="0-D tensor"):
         paddle.index_fill(paddle.ones([4]), paddle.to_tensor([0]), 0, paddle.to_tensor([2.0]))
+
+
+@pytest.mark.parametrize("fill", ["uniform_", "normal_", "exponential_", "bernoulli_",
+                                  "cauchy_", "geometric_", "log_normal_"])
+def test_random_fill_of_a_data_view_changes_its_tensor(fill):
+    # Paddle 3.3.1: w.data.uniform_(...) (the usual initialisation idiom) and the other
+    # random fills change w: w equals w.data after; w had kept [1, 2, 3]
+    args = {"geometric_": (0.5,)}.get(fill, ())
+    paddle.seed(7)
+    w = leaf([1.0, 2.0, 3.0])
+    d = w.data
+    getattr(d, fill)(*args)
+    np.testing.assert_array_equal(w.numpy(), d.numpy())
+    assert not np.array_equal(w.numpy(), [1.0, 2.0, 3.0])
+    assert w.is_leaf and not w.stop_gradient
+
+
+def test_cast_and_reshape_of_a_data_view_change_its_tensor():
+    # Paddle 3.3.1: w.data.cast_('float64') makes w float64; w.data.reshape_([1, 3]) gives
+    # w shape [1, 3] (w.data shares w's storage)
+    w = leaf([1.0, 2.0, 3.0])
+    w.data.cast_("float64")
+    assert w.dtype == paddle.float64
+    v = leaf([1.0, 2.0, 3.0])
+    v.data.reshape_([1, 3])
+    assert v.shape == [1, 3]
+    np.testing.assert_array_equal(v.numpy(), [[1.0, 2.0, 3.0]])

@@ -124,12 +124,12 @@ def _write_through_data_view(x: Tensor, old: np.ndarray) -> None:
     """x is `source.data` still holding source's buffer `old`: source takes x's new values
     (not its graph), as _write does; also when the change was recorded, a value that needs
     a gradient (`p.data.subtract_(lr * p.grad)`: Paddle 3.3.1's p changes; p kept its
-    values). (The version went up with x's: they share the counter.)"""
+    values), and when it gave x another shape or dtype (`p.data.uniform_()`, `cast_`,
+    `reshape_`: Paddle's p shares x's storage). (The version went up with x's: they share
+    the counter.)"""
     source = _DATA_VIEWS.owner(x)
     if source is not None and source._data is old:
-        d = x._data
-        if d.shape == old.shape and d.dtype == old.dtype:
-            source._data = d
+        source._data = x._data
 
 
 def leave_stand_in(x: Tensor, shadow: Tensor) -> None:
@@ -678,8 +678,10 @@ def take_result(x: Tensor, shadow: Tensor, new: Tensor) -> Tensor:
     if x._node is not None:             # readers of the old value reach its node (rebind)
         leave_stand_in(x, shadow)
         x._node, x._stop_gradient = None, True
+    old = x._data
     x._data = new._data
     bump(x)
+    _write_through_data_view(x, old)
     return x
 
 
