@@ -254,3 +254,20 @@ def test_cast_and_reshape_of_a_data_view_change_its_tensor():
     v.data.reshape_([1, 3])
     assert v.shape == [1, 3]
     np.testing.assert_array_equal(v.numpy(), [[1.0, 2.0, 3.0]])
+
+
+@pytest.mark.parametrize("fill", ["uniform_", "normal_", "bernoulli_"])
+def test_random_fill_of_a_grad_under_no_grad_changes_the_gradient(fill):
+    # Paddle 3.3.1: with no_grad(): w.grad.uniform_() changes w.grad (the next backward adds
+    # to the new values); w.grad had kept [2, 4, 6]
+    paddle.seed(3)
+    w = leaf([1.0, 2.0, 3.0])
+    (w * w).sum().backward()
+    g = w.grad
+    with paddle.no_grad():
+        getattr(g, fill)()
+    filled = g.numpy().copy()
+    np.testing.assert_array_equal(w.grad.numpy(), filled)
+    assert not np.array_equal(filled, [2.0, 4.0, 6.0])
+    (w * w).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), filled + [2.0, 4.0, 6.0], rtol=1e-6)

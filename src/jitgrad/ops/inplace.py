@@ -675,6 +675,10 @@ def take_result(x: Tensor, shadow: Tensor, new: Tensor) -> Tensor:
     goes up. Returns x."""
     if new._node is not None:
         return rebind(x, shadow, new, keep_dtype=False)
+    if x._node is None and _grad_owner(x) is not None and \
+            new._data.shape == x._data.shape and new._data.dtype == x._data.dtype:
+        _write(x, new._data)            # x.grad's wrapper: into the accumulator it shares
+        return x                        # (p.grad.normal_(): Paddle 3.3.1 changes p.grad)
     if x._node is not None:             # readers of the old value reach its node (rebind)
         leave_stand_in(x, shadow)
         x._node, x._stop_gradient = None, True
