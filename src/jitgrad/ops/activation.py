@@ -57,9 +57,10 @@ def _elu_deriv(m: Any, x: Any, out: Any, alpha: float, scale: float) -> Any:
     exp(x) is below alpha's ulp, and from x itself for alpha < 0 (exact in the tail).
     With alpha >= 0 and scale >= 1 (selu, elu) x > 0 where out > 0: the output alone is
     read (_elu_reads), so x may change in place before the backward (Paddle's selu)."""
-    if not _elu_from_out(alpha, scale):
+    if alpha < 0:
         return m.where(m.data(x) > 0, scale, scale * alpha * m.exp(m.minimum(x, 0.0)))
-    return m.where(m.data(out) > 0, scale, out + scale * alpha)
+    positive = m.data(out) > 0 if _elu_from_out(alpha, scale) else m.data(x) > 0
+    return m.where(positive, scale, out + scale * alpha)
 
 
 def _elu_from_out(alpha: float, scale: float) -> bool:
