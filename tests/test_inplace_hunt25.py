@@ -271,3 +271,18 @@ def test_random_fill_of_a_grad_under_no_grad_changes_the_gradient(fill):
     assert not np.array_equal(filled, [2.0, 4.0, 6.0])
     (w * w).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), filled + [2.0, 4.0, 6.0], rtol=1e-6)
+
+
+def test_optimizer_step_between_two_backwards_of_a_linear_on_a_constant_input():
+    # Paddle 3.3.1: weight [[0.5], [-0.25]], bias [0.1], x [[1, 2]], loss = lin(x)^2;
+    # backward(retain_graph=True), SGD step, backward again: weight.grad [[0.4], [0.8]]
+    # (twice x^T * 2 * 0.1: the weight's gradient reads x, not the weight; jitgrad raised)
+    lin = paddle.nn.Linear(2, 1)
+    lin.weight.set_value(np.array([[0.5], [-0.25]], "float32"))
+    lin.bias.set_value(np.array([0.1], "float32"))
+    opt = paddle.optimizer.SGD(0.1, parameters=lin.parameters())
+    loss = lin(paddle.to_tensor([[1.0, 2.0]])).square().sum()
+    loss.backward(retain_graph=True)
+    opt.step()
+    loss.backward()
+    np.testing.assert_allclose(lin.weight.grad.numpy(), [[0.4], [0.8]], rtol=1e-6)

@@ -155,9 +155,12 @@ def test_global_norm_clip_and_lr_scheduler():
 
 
 def test_optimizer_step_invalidates_graphs_recorded_before_it():
+    # (the input needs a gradient, which reads the weight the step changed; with a constant
+    # input the weight's gradient reads only the input and the next backward runs, as in
+    # Paddle 3.3.1: tests/test_inplace_hunt25.py)
     lin = nn.Linear(2, 1)
     opt = paddle.optimizer.SGD(0.1, parameters=lin.parameters())
-    loss = lin(paddle.ones([1, 2])).sum()
+    loss = lin(paddle.to_tensor([[1.0, 1.0]], stop_gradient=False)).sum()
     loss.backward(retain_graph=True)
     opt.step()
     with pytest.raises(RuntimeError, match="in-place"):
