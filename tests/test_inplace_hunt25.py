@@ -286,3 +286,15 @@ def test_optimizer_step_between_two_backwards_of_a_linear_on_a_constant_input():
     opt.step()
     loss.backward()
     np.testing.assert_allclose(lin.weight.grad.numpy(), [[0.4], [0.8]], rtol=1e-6)
+
+
+def test_sinc_inplace_counts_paddles_four_steps():
+    # Paddle 3.3.1: x.sinc_() and paddle.sinc_(x) leave x.inplace_version at 4 (its sinc_ is
+    # a composite of in-place steps); here it counted 1. x holds sinc(x) in both.
+    x = paddle.to_tensor([0.5, 1.5])
+    assert x.sinc_() is x
+    assert x.inplace_version == 4
+    np.testing.assert_allclose(x.numpy(), [0.63661977, -0.21220659], rtol=1e-6)
+    y = paddle.to_tensor([0.0, 2.0])
+    paddle.sinc_(y)
+    assert y.inplace_version == 4

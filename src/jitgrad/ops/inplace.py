@@ -555,7 +555,8 @@ _OPS = {
 _OPERANDS = dict.fromkeys(("add", "subtract", "multiply", "divide", "remainder", "mod",
                            "floor_mod", "floor_divide", "sub", "mul", "div"), Y)
 _OPERANDS.update(lerp=(("y", 0), ("weight", 1)), masked_fill=(("mask", 0), ("value", 1)))
-_VERSIONS = {"nan_to_num": 3}           # three where_ in Paddle
+_VERSIONS = {"nan_to_num": 3,           # three where_ in Paddle
+             "sinc": 4}                 # its composite's in-place steps in Paddle 3.3.1
 
 _KEEP_DTYPE = ("clip", "clamp")          # Paddle 3.3.1's clip_(int x, 0.5, 2.5) stays int
 INPLACE = {name + "_": _method(fn, name + "_", _keeping_dtype if name in _KEEP_DTYPE else None,
