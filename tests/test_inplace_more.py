@@ -25,13 +25,17 @@ CASES = [
 ]
 
 
+# the in-place steps Paddle 3.3.1 counts for one call, where more than one
+STEPS = {"sinc_": 4}
+
+
 @pytest.mark.parametrize("name, x, args, fn", CASES, ids=[c[0] for c in CASES])
 def test_inplace_method_matches_the_op_and_its_gradient(name, x, args, fn):
     a = TT(x, stop_gradient=False)
     y = a * 1.0
     version = y._version
     assert getattr(y, name)(*args) is y
-    assert y._version == version + 1
+    assert y._version == version + STEPS.get(name, 1)
     (y * y).sum().backward()
     b = TT(x, stop_gradient=False)
     want = fn(b * 1.0, *args)
