@@ -298,3 +298,21 @@ def test_sinc_inplace_counts_paddles_four_steps():
     y = paddle.to_tensor([0.0, 2.0])
     paddle.sinc_(y)
     assert y.inplace_version == 4
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_put_along_axis_refuses_values_wider_than_the_indices(inplace):
+    # Paddle 3.3.1: indices [[1], [1]], values [[10, 20], [30, 40]] along axis 1 raise
+    # ValueError (values broadcast to the indices' shape [2, 1]); here the indices were
+    # spread to the values' shape and both values landed on column 1
+    y = paddle.to_tensor(np.arange(6, dtype="float32").reshape([2, 3]))
+    index = paddle.to_tensor([[1], [1]])
+    values = paddle.to_tensor([[10.0, 20.0], [30.0, 40.0]])
+    with pytest.raises(ValueError, match="broadcast"):
+        if inplace:
+            y.put_along_axis_(index, values, 1, reduce="add")
+        else:
+            paddle.put_along_axis(y, index, values, 1)
+    # (a scalar, or values of the indices' shape, as before)
+    out = paddle.put_along_axis(y, paddle.to_tensor([[1], [0]]), 5.0, 1)
+    np.testing.assert_array_equal(out.numpy(), [[0.0, 5.0, 2.0], [5.0, 4.0, 5.0]])

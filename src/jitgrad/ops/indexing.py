@@ -724,6 +724,15 @@ def put_along_compiled(x: Tensor, idx: np.ndarray, values: Tensor, axis: int, re
                     saved)
 
 
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    """Whether an array of `shape` broadcasts to `target` (leading ones dropped first, as
+    _values_for does)."""
+    while len(shape) > len(target) and shape[0] == 1:
+        shape = shape[1:]
+    return len(shape) <= len(target) and all(
+        a == 1 or a == b for a, b in zip(shape[::-1], target[::-1]))
+
+
 def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: str = "assign",
                    include_self: bool = True, broadcast: bool = True) -> Tensor:
     """Write values at indices along axis; gradients reach arr (where not overwritten) and
@@ -751,11 +760,14 @@ def put_along_axis(arr: Tensor, indices: Any, values: Any, axis: int, reduce: st
             # the first idx.shape values, as torch's scatter reads its src
             values = values[tuple(slice(0, k) for k in idx.shape)]
     else:
+        # indices broadcast to arr's shape but along axis, values to theirs (Paddle 3.3.1:
+        # values of more positions along axis than the indices raise, they are not spread)
+        shape = ashape[:ax] + (idx.shape[ax],) + ashape[ax + 1:]
         vshape = np.shape(values._data if isinstance(values, Tensor) else values)
-        k = idx.shape[ax]
-        if len(vshape) == len(ashape):
-            k = builtins.max(k, vshape[ax])
-        shape = ashape[:ax] + (k,) + ashape[ax + 1:]
+        if not _broadcasts_to(vshape, shape):
+            raise ValueError(f"put_along_axis: values of shape {list(vshape)} do not broadcast "
+                             f"to the indices' shape {list(shape)} (arr's shape but along "
+                             "axis); give as many indices as values along axis")
         if idx.shape != shape:
             idx = np.broadcast_to(idx, shape)
         if idx.shape[:ax] == ashape[:ax] and idx.shape[ax + 1:] == ashape[ax + 1:]:
