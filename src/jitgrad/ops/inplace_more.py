@@ -60,13 +60,26 @@ def _fill(x: Tensor, sample: Callable[[np.random.Generator, tuple], np.ndarray],
           name: str, versions: int = 1) -> Tensor:
     """x's values replaced by samples; `versions`: the in-place steps Paddle counts (its
     cauchy_ is normal_ then five in-place arithmetic steps: 6)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name} needs a jitgrad Tensor, got {type(x).__name__}")
+    _check_fill_dtype(x, name)
     values = np.asarray(sample(generator(), x._data.shape)).astype(x._data.dtype)
     node = x._node
     become(x, lambda s: Tensor._make(values), name)
     more_versions(x, versions - 1, node)
     return x
+
+
+def _check_fill_dtype(x: Any, name: str) -> None:
+    """The random fills take float tensors (random_ integer ones too): Paddle 3.3.1 has no
+    kernel for the others, and their samples were truncated here (uniform_ gave zeros)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name} needs a jitgrad Tensor, got {type(x).__name__}")
+    kind = x._data.dtype.kind
+    if kind == "f" or name == "random_" and kind in "iu":
+        return
+    what, other = ("an integer or float", "") if name == "random_" else \
+        ("a float", " or use random_ for integers")
+    raise TypeError(f"{name} fills {what} tensor, got {x._data.dtype.name}; cast it first "
+                    f"(x.astype('float32')){other}")
 
 
 def _value(v: Any) -> Any:
@@ -116,6 +129,7 @@ def log_normal_(x: Tensor, mean: float = 1.0, std: float = 2.0,
 def random_(x: Tensor, from_: int = 0, to: int | None = None, *,
             generator: Any = None) -> Tensor:
     """Integers in [from_, to) (to None: up to the largest integer x's dtype holds exactly)."""
+    _check_fill_dtype(x, "random_")
     dt = x._data.dtype
     if to is None:
         to = 2 ** (np.finfo(dt).nmant + 1) if dt.kind == "f" else int(np.iinfo(dt).max)
