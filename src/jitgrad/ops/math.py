@@ -62,19 +62,19 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.frompyfunc(_m.erf, 1, 1)(x.astype(np.float64)), dtype=x.dtype)
 
 
-# (expm1, rsqrt, reciprocal: the derivative from the output alone, so x may change in place
-# before the backward, as in Paddle 3.3.1, whose kernels keep only the output)
-expm1_op = unary("expm1", rounded.expm1, lambda m, x, out: out + 1.0, grad_reads=("out",))
+# (expm1, rsqrt, reciprocal: derivatives of the output alone, which the backward computes
+# from it (factor_kernels' expressions read out only), so x may change in place before the
+# backward, as in Paddle 3.3.1, whose kernels keep only the output)
+expm1_op = unary("expm1", rounded.expm1, lambda m, x, out: out + 1.0)
 log1p_op = unary("log1p", rounded.log1p, lambda m, x, out: 1.0 / (x + 1.0), domain=(-0.5, 2.0))
 log2_op = unary("log2", rounded.log2,
                 lambda m, x, out: 1.0 / (x * _m.log(2.0)), domain=(0.3, 3.0))
 log10_op = unary("log10", rounded.log10,
                  lambda m, x, out: 1.0 / (x * _m.log(10.0)), domain=(0.3, 3.0))
 rsqrt_op = unary("rsqrt", lambda x: (1 / np.sqrt(x)).astype(x.dtype),
-                 lambda m, x, out: out * out * out * -0.5, domain=(0.3, 3.0),
-                 grad_reads=("out",))
+                 lambda m, x, out: out * out * out * -0.5, domain=(0.3, 3.0))
 reciprocal_op = unary("reciprocal", lambda x: (1 / x).astype(x.dtype),
-                      lambda m, x, out: -(out * out), domain=(0.5, 2.0), grad_reads=("out",))
+                      lambda m, x, out: -(out * out), domain=(0.5, 2.0))
 sinh_op = unary("sinh", rounded.sinh, lambda m, x, out: m.cosh(x))
 cosh_op = unary("cosh", rounded.cosh, lambda m, x, out: m.sinh(x))
 for _op in (sinh_op, cosh_op, expm1_op, log1p_op):   # (m.sinh ... on arrays: these, not numpy's)
