@@ -334,3 +334,22 @@ def test_random_float_fills_refuse_integer_and_bool_tensors(fill, dtype):
     args = (0.5,) if fill == "geometric_" else ()
     with pytest.raises(TypeError, match="fills"):
         getattr(x, fill)(*args)
+
+
+def test_hand_written_sgd_with_stop_gradient_toggled_keeps_training():
+    # w.grad needs a gradient (Paddle), so w.subtract_(lr * w.grad) is recorded and w turns
+    # into a non-leaf; its .grad kept the cleared zeros and the loss stalled at 35.645 from
+    # step 1 on. Paddle 3.3.1: step 1's w.grad [14.76, 43.52], then SystemError at step 2.
+    w = paddle.to_tensor(np.array([1.0, 2.0], "float32"), stop_gradient=False)
+    x = paddle.to_tensor(np.array([3.0, 4.0], "float32"))
+    wn, xn = np.array([1.0, 2.0], "float32"), np.array([3.0, 4.0], "float32")
+    for _ in range(4):
+        ((w * x) ** 2).sum().backward()
+        gn = 2 * wn * xn * xn
+        np.testing.assert_array_equal(w.grad.numpy(), gn)
+        w.stop_gradient = True
+        w.subtract_(0.01 * w.grad)
+        w.stop_gradient = False
+        w.clear_grad()
+        wn = wn - np.float32(0.01) * gn
+    np.testing.assert_array_equal(w.numpy(), wn)

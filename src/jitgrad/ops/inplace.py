@@ -111,12 +111,20 @@ def rebind(x: Tensor, shadow: Tensor, new: Tensor, keep_dtype: bool = True) -> T
     old = x._data
     if keep_dtype and new._data.dtype != old.dtype:
         new = E.astype(new, old.dtype)
+    trained_leaf = x._node is None and x._grad is not None
     x._data, x._node, x._stop_gradient = new._data, new._node, new._stop_gradient
     new._node.out_ref = weakref.ref(x)
     bump(x)
     node = x._node
     node.versions = node.versions[:-1] + (x._version,)
     _write_through_data_view(x, old)
+    if trained_leaf and not x._retain:
+        # a leaf with a gradient made a non-leaf by a recorded write: the hand-written SGD
+        # step `w.stop_gradient = True; w.subtract_(lr * w.grad); w.stop_gradient = False`
+        # records it (w.grad needs a gradient, as in Paddle). w keeps getting its gradient
+        # in .grad, as Paddle 3.3.1 gives it at the next backward (which then fails at the
+        # one after: its graph of w reaches the freed step); it stalled silently here
+        x.retain_grads()
     return x
 
 
