@@ -63,6 +63,18 @@ def _span(table, p, n):  # pragma: no cover - compiled
     return carray(_pointer_like(table, table.ctypes.data + p * table.itemsize), n)
 
 
+@jit(inline="always")
+def _scaled_run(dst, src, K, n, acc):  # pragma: no cover - compiled
+    """dst[:n] (+)= K * src[:n]: one contiguous run of EXPAND and STRIDED (views indexed
+    from 0, so the loop vectorises)."""
+    if acc:
+        for i in range(n):
+            dst[i] += K * src[i]
+    else:
+        for i in range(n):
+            dst[i] = K * src[i]
+
+
 @jit
 def _expand(arena, itab, o, a, b, prm, K, acc, times):  # pragma: no cover - compiled
     """EXPAND (and EXPAND_MUL when `times`: each element times b[i] after): out (+)= K * a
@@ -104,13 +116,7 @@ def _expand(arena, itab, o, a, b, prm, K, acc, times):  # pragma: no cover - com
                     for i in range(inner):
                         dst[i] = v
             else:
-                src = _span(arena, base, inner)
-                if acc:
-                    for i in range(inner):
-                        dst[i] += K * src[i]
-                else:
-                    for i in range(inner):
-                        dst[i] = K * src[i]
+                _scaled_run(dst, _span(arena, base, inner), K, inner, acc)
             q += inner
 
 
@@ -179,13 +185,7 @@ def _strided(arena, itab, o, a, prm, K, acc):  # pragma: no cover - compiled
     for _ in range(runs):
         dst = _view(arena, itab, o + q, inner)
         if si == 1:
-            src = _span(arena, base, inner)
-            if acc:
-                for i in range(inner):
-                    dst[i] += K * src[i]
-            else:
-                for i in range(inner):
-                    dst[i] = K * src[i]
+            _scaled_run(dst, _span(arena, base, inner), K, inner, acc)
         elif acc:
             for i in range(inner):
                 dst[i] += K * arena[base + i * si]
