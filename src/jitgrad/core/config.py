@@ -19,7 +19,8 @@
                                 of a million elements or more (also NUMBA_NUM_THREADS,
                                 OMP_NUM_THREADS; vm/threads.py)
     JITGRAD_GC_FREEZE=0         leave Python's garbage collector alone once the compiled
-                                interpreter is loaded (default: gc.freeze(), vm/__init__.py)
+                                interpreter is loaded (default: gc.freeze(), and the oldest
+                                generation's threshold 10 -> 100; vm/__init__.py)
 
 A variable set after import is not seen: change a setting with `override(...)` (a context
 manager, as the tests do) or by assigning `SETTINGS.<name>`; `set_vm`, `set_num_threads`

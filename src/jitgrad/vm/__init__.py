@@ -210,8 +210,15 @@ def freeze_long_lived() -> None:
     rollout spent 533 ms of 1.48 s in full collections, 35 ms once frozen. Frozen objects
     are skipped by collections; reference counting still frees them. The cost: a reference
     cycle among objects alive at this moment is never collected if it later becomes
-    garbage (the collect before it frees those already garbage). JITGRAD_GC_FREEZE=0 (or
-    SETTINGS.gc_freeze = False before the first backward) turns it off."""
+    garbage (the collect before it frees those already garbage).
+
+    A full collection still walks the graph being recorded, and such a graph promotes
+    enough objects to the oldest generation to pass CPython's 25% rule at each of them, so
+    one ran every 10 young ones (threshold2, the default 10): about one per step of a
+    10,000-node rollout, 21-79 ms of its 120-160. Left at the default, threshold2 becomes
+    100 (full collections 10x rarer; cyclic garbage that reached the oldest generation
+    waits longer). JITGRAD_GC_FREEZE=0 (or SETTINGS.gc_freeze = False before the first
+    backward) turns both off."""
     global _frozen
     with _lock:
         if _frozen or not config.SETTINGS.gc_freeze:
@@ -219,6 +226,13 @@ def freeze_long_lived() -> None:
         _frozen = True
     gc.collect()
     gc.freeze()
+    young, middle, old = gc.get_threshold()
+    if old == DEFAULT_OLD_THRESHOLD:        # (a threshold the user set is kept)
+        gc.set_threshold(young, middle, OLD_THRESHOLD)
+
+
+DEFAULT_OLD_THRESHOLD = 10      # CPython's threshold2
+OLD_THRESHOLD = 100
 
 
 def _background_load() -> None:
