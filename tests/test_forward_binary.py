@@ -241,12 +241,44 @@ def test_the_kernels_run_and_record_the_numpy_paths_nodes():
             names = [paddle.maximum(a, b)._node.op.name, paddle.minimum(a, b)._node.op.name,
                      paddle.fmax(a, b)._node.op.name, paddle.fmin(a, b)._node.op.name,
                      paddle.logaddexp(a, b)._node.op.name, paddle.pow(b, a)._node.op.name,
-                     (a ** 3)._node.op.name]
+                     (a ** 3)._node.op.name, (a ** 2.5)._node.op.name]
     finally:
         core._KERNELS["forward_binary"] = real
-    assert names == ["maximum", "minimum", "where", "where", "logaddexp", "pow", "pow_scalar"]
+    assert names == ["maximum", "minimum", "where", "where", "logaddexp", "pow", "pow_scalar",
+                     "pow_scalar"]
     assert {"maximum", "minimum", "fmax", "logaddexp_slopes", "pow_slopes",
-            "pow_scalar"} <= set(calls)
+            "pow_scalar", "pow_scalar_cube"} <= set(calls)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cube_calls_numpys_power_once_with_the_numpy_paths_bits(dtype, monkeypatch):
+    """x ** 3 needing a gradient: numpy's power for the output only; the factor 3 x^2 is the
+    square of numpy's |x| (np.power(|x|, 2) is numpy's square), NaN signs included (LLVM
+    would fold |x| |x| into x x, which keeps -nan's sign)."""
+    x, _ = _pairs((33, 65), dtype)
+    x = np.concatenate([x.ravel(), _svml_squares(dtype), -_svml_squares(dtype)])
+    want = _run(lambda t: t ** 3, (x,), (True,), True)
+    powers = []
+    real = np.power
+    monkeypatch.setattr(np, "power", lambda *a, **k: powers.append(a[1]) or real(*a, **k))
+    got = _run(lambda t: t ** 3, (x,), (True,), False)
+    monkeypatch.undo()
+    assert powers == [3]
+    _same_result(got, want, True)
+
+
+def test_cube_takes_two_powers_where_numpy_has_no_square_fast_path(monkeypatch):
+    """Where np.power(x, 2) were not x * x (a numpy without that fast path), x ** 3 keeps
+    numpy's second power call for its factor."""
+    from jitgrad.ops import elementwise
+    monkeypatch.setitem(elementwise._SQUARES, np.dtype(np.float32), False)
+    x = _svml_squares(np.float32)
+    want = _run(lambda t: t ** 3, (x,), (True,), True)
+    got = _run(lambda t: t ** 3, (x,), (True,), False)
+    _same_result(got, want, True)
+    monkeypatch.undo()
+    assert elementwise._power_two_is_square(np.dtype(np.float32))
+    assert elementwise._power_two_is_square(np.dtype(np.float64))
 
 
 @pytest.mark.parametrize("compiled", [True, False])

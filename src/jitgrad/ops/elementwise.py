@@ -304,9 +304,33 @@ def _pow_scalar_compiled(x: Tensor, p: float) -> tuple | None:
     v = d.reshape(-1)
     a = np.abs(v) if ip or iq else v
     out = np.power(a if ip else v, tp)
+    if tq == 2 and _power_two_is_square(d.dtype):      # x ** 3: the factor's |x| ** 2
+        k.pow_scalar_cube(v, out, a, tp)                # (a becomes the factor)
+        return out.reshape(d.shape), (a.reshape(d.shape),)
     f = np.power(a if iq else v, tq)
     k.pow_scalar(v, out, f, odd, odd_q, tp)
     return out.reshape(d.shape), (f.reshape(d.shape),)
+
+
+_SQUARES: dict = {}             # dtype -> whether np.power(x, 2) is x * x here
+
+
+def _power_two_is_square(dt: np.dtype) -> bool:
+    """Whether numpy's np.power(x, 2) with a scalar exponent 2 gives x * x (its fast path
+    for that exponent, numpy 2.x), checked once per dtype on random values (SVML's power
+    of a strided 2 is not x * x for some, tests/test_forward_binary.py's _svml_squares)
+    and on exact ties of x * x (odd mantissas m with m * m one bit too long): then
+    vm/forward_binary.py's pow_scalar_cube squares instead of calling np.power."""
+    found = _SQUARES.get(dt)
+    if found is None:
+        rng = np.random.default_rng(3)
+        x = (np.abs(rng.standard_normal(1 << 12)) * 3).astype(dt)
+        lo, hi = (4097, 5793) if dt == _F32 else (94906267, 134217728)  # 2^12..2^12.5 (2^26.5..)
+        ties = np.arange(lo, hi, 2 * ((hi - lo) // 1024) + 2, dtype=np.float64)
+        x = np.concatenate([x, (ties * 2.0 ** -20).astype(dt)])
+        with np.errstate(all="ignore"):
+            found = _SQUARES[dt] = bool(np.array_equal(np.power(x, dt.type(2)), x * x))
+    return found
 
 
 @quiet

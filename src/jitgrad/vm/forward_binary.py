@@ -149,6 +149,20 @@ def pow_scalar(x, out, f, odd, odd_f, p):  # pragma: no cover - compiled
         f[i] = p * g
 
 
+@jit(fastmath=False)
+def pow_scalar_cube(x, out, a, p):  # pragma: no cover - compiled
+    """The kernel above for p = 3, whose factor's power np.power(|x|, 2) is numpy's square
+    |x| |x| (its fast path for a scalar exponent 2; ops/elementwise.py checks that numpy
+    takes it): out = np.power(|x|, 3) given x's sign, and a = |x| (numpy's) becomes the
+    factor p (a a) in place: no second np.power call and no array of its own (~0.3 ms of
+    1M float32). (a from numpy, not abs(x) here: LLVM folds |x| |x| into x x, which keeps a
+    NaN's sign.)"""
+    for i in range(x.size):
+        out[i] = math.copysign(out[i], x[i])
+        v = a[i]
+        a[i] = p * (v * v)
+
+
 # ---- pow: numpy's power and log between the loops ----------------------------------------
 
 @jit(fastmath=False)
