@@ -266,3 +266,68 @@ def test_bce_logits_kernel_gives_the_numpy_values(dtype, monkeypatch):
         nan = np.isnan(w)
         np.testing.assert_array_equal(np.isnan(g), nan)
         _same_bits(g[~nan], w[~nan])
+
+
+# ---- numpy's float32 exp inside sigmoid's and silu's one pass --------------------------------
+
+def _exp_inputs():
+    """float32: _inputs, exp's saturation and denormal edges and their neighbours, random
+    bits (NaNs of both signs and payloads among them)."""
+    edges = np.array([88.72283935546875, -103.97208404541015625, 88.3762626647949, -87.33654,
+                      -126 * np.log(2), -149 * np.log(2), 20.0, -20.0], np.float32)
+    near = (edges[:, None].view(np.int32) + np.arange(-8, 9, dtype=np.int32)).view(np.float32)
+    bits = np.random.default_rng(5).integers(0, 2 ** 32, 4000, dtype=np.uint64)
+    return np.concatenate([_inputs(np.float32).ravel(), edges, -edges, near.ravel(),
+                           -near.ravel(), bits.astype(np.uint32).view(np.float32)])
+
+
+@pytest.mark.parametrize("shape", [(), (7,), (33, 65), (0,), (2, 0, 3)])
+@pytest.mark.parametrize("name", ["sigmoid", "silu"])
+def test_float32_sigmoid_and_silu_take_numpys_exp_in_one_pass(name, shape, monkeypatch):
+    """No np.exp call: the kernel's own numpy exp, with the three-pass path's bits (neg_abs,
+    np.exp, a loop): the output and silu's saved slope, NaN signs included, with and
+    without a gradient."""
+    from jitgrad.ops import elementwise
+    f = getattr(F, name)
+    x = np.resize(_exp_inputs(), shape).astype(np.float32)
+    results = []
+    for emulated in (True, False):
+        monkeypatch.setattr(elementwise, "_EXP_EMULATED", [emulated])
+        calls = []
+        real = np.exp
+        monkeypatch.setattr(np, "exp", lambda *a, **k: calls.append(1) or real(*a, **k))
+        with np.errstate(all="ignore"):
+            y = f(paddle.to_tensor(x, stop_gradient=False))
+            y_plain = f(paddle.to_tensor(x))
+        monkeypatch.setattr(np, "exp", real)
+        assert calls == ([] if emulated else [1, 1])
+        results.append((y, y_plain))
+    (got, got_plain), (want, want_plain) = results
+    for a, b in ((got._data, want._data), (got_plain._data, want_plain._data)):
+        assert a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    assert got_plain._node is None
+    assert len(got._node.saved) == len(want._node.saved)
+    for a, b in zip(got._node.saved, want._node.saved):
+        assert a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def test_the_numpy_exp_emulation_is_checked_against_np_exp(monkeypatch):
+    """numpy_exp_emulated compares the kernel with np.exp once; an exp of other bits (the C
+    library's, through float64) keeps sigmoid's and silu's three passes."""
+    from jitgrad.ops import elementwise
+    from jitgrad.ops.core import compiled_kernels
+    kernels = compiled_kernels("forward_activation")
+    monkeypatch.setattr(elementwise, "_EXP_EMULATED", [])
+    assert elementwise.numpy_exp_emulated(kernels)
+    real = np.exp
+    monkeypatch.setattr(elementwise, "_EXP_EMULATED", [])
+    monkeypatch.setattr(np, "exp", lambda x, out=None: real(x.astype(np.float64)).astype(x.dtype))
+    assert not elementwise.numpy_exp_emulated(kernels)
+    monkeypatch.setattr(np, "exp", real)
+    assert not elementwise.numpy_exp_emulated(kernels)      # (checked once)
+    x = _exp_inputs()
+    with np.errstate(all="ignore"):
+        want = elementwise._sigmoid(x)
+        monkeypatch.setattr(elementwise, "compiled_input", lambda *a: None)
+        plain = elementwise._sigmoid(x)
+    assert want.tobytes() == plain.tobytes()

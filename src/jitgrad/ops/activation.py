@@ -144,6 +144,7 @@ softplus_op = unary(
 
 _F32_MAX = float(np.finfo(np.float32).max)
 _F32 = np.dtype(np.float32)
+_NO_FACTOR32 = np.empty(0, np.float32)      # (silu_fused: no slope wanted)
 _ONE_ZERO = {t: (t(1), t(0)) for t in (np.float32, np.float64)}
 
 
@@ -460,6 +461,11 @@ def silu(x: Tensor, name: str | None = None) -> Tensor:
     one_zero = _ONE_ZERO[d.dtype.type]
     out = np.empty_like(flat)
     need = not x._stop_gradient and tape.is_grad_enabled()
+    if d.dtype is _F32 and E.numpy_exp_emulated(k):      # (one pass, numpy's exp inside)
+        f = np.empty_like(flat) if need else _NO_FACTOR32
+        k.silu_fused(flat, out, f)
+        return apply_xy(silu_op, x, None, NO_ATTRS, out.reshape(d.shape),
+                        (f.reshape(d.shape),) if need else None)
     e = np.empty_like(flat) if need else out    # (exp(-|x|): the factor's array, else out's)
     k.neg_abs(flat, e)                  # (np.negative(np.abs(x)), a NaN's sign included)
     np.exp(e, out=e)

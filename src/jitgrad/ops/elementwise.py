@@ -66,6 +66,9 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
         kernels, d = found
         flat = d.reshape(-1)
         e = np.empty_like(flat)         # (exp(-|x|), then the output in place)
+        if d.dtype is _F32 and numpy_exp_emulated(kernels):    # (one pass, numpy's exp)
+            kernels.sigmoid_fused(flat, e)
+            return e.reshape(d.shape)
         kernels.neg_abs(flat, e)
         np.exp(e, out=e)
         kernels.sigmoid(flat, e, *_ONE_ZERO[d.dtype])
@@ -73,6 +76,36 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))
     one = x.dtype.type(1)
     return np.divide(np.maximum(e, (x >= 0).astype(x.dtype)), e + one)
+
+
+_EXP_EMULATED: list = []        # [whether numpy's float32 exp is the kernels' _numpy_exp32]
+
+
+def numpy_exp_emulated(kernels: Any) -> bool:
+    """Whether vm/forward_activation.py's emulation of numpy's float32 exp gives np.exp's
+    bits here, checked once on ~200k values (the exp's whole range, its saturation and
+    denormal edges, random bits, NaN, infinities, signed zeros): numpy's AVX512F and
+    AVX2 bodies do, another exp (the C library's expf) would differ in many of them.
+    Its kernels (sigmoid, silu) then take numpy's exp inside their one pass."""
+    if not _EXP_EMULATED:
+        rng = np.random.default_rng(7)
+        edges = np.array([88.72283935546875, -103.97208404541015625, 88.3762626647949,
+                          -87.33654, -126 * np.log(2), -149 * np.log(2)], np.float32)
+        near = (edges[:, None].view(np.int32) + np.arange(-64, 65, dtype=np.int32)).view(
+            np.float32)
+        x = np.concatenate([
+            np.linspace(-110, 95, 1 << 16, dtype=np.float32), near.ravel(),
+            rng.uniform(-1, 1, 1 << 15).astype(np.float32),
+            rng.integers(0, 2 ** 32, 1 << 16, dtype=np.uint64).astype(np.uint32).view(
+                np.float32),
+            np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45],
+                     np.float32)])
+        with np.errstate(all="ignore"):
+            want = np.exp(x)
+        got = np.empty_like(x)
+        kernels.numpy_exp(x, got)
+        _EXP_EMULATED.append(got.tobytes() == want.tobytes())
+    return _EXP_EMULATED[0]
 
 
 sigmoid_op = unary("sigmoid", _sigmoid, lambda m, x, out: out * (1.0 - out), quiet=False)
