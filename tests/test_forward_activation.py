@@ -315,16 +315,14 @@ def test_the_numpy_exp_emulation_is_checked_against_np_exp(monkeypatch):
     """numpy_exp_emulated compares the kernel with np.exp once; an exp of other bits (the C
     library's, through float64) keeps sigmoid's and silu's three passes."""
     from jitgrad.ops import elementwise
-    from jitgrad.ops.core import compiled_kernels
-    kernels = compiled_kernels("forward_activation")
     monkeypatch.setattr(elementwise, "_EXP_EMULATED", [])
-    assert elementwise.numpy_exp_emulated(kernels)
+    assert elementwise.numpy_exp_emulated()
     real = np.exp
     monkeypatch.setattr(elementwise, "_EXP_EMULATED", [])
     monkeypatch.setattr(np, "exp", lambda x, out=None: real(x.astype(np.float64)).astype(x.dtype))
-    assert not elementwise.numpy_exp_emulated(kernels)
+    assert not elementwise.numpy_exp_emulated()
     monkeypatch.setattr(np, "exp", real)
-    assert not elementwise.numpy_exp_emulated(kernels)      # (checked once)
+    assert not elementwise.numpy_exp_emulated()      # (checked once)
     x = _exp_inputs()
     with np.errstate(all="ignore"):
         want = elementwise._sigmoid(x)

@@ -36,10 +36,13 @@ def test_pairwise_sum_is_numpys_add_reduce_bit_for_bit(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_softmax_compiled_equals_numpy_path(dtype, monkeypatch):
+    """The rows' compiled passes give numpy's values; float32 rows in one call with numpy's
+    exp inside (softmax_rows32), float64 rows around numpy's exp (softmax_finish)."""
     rng = np.random.default_rng(1)
     calls = []
-    kernel = forward.softmax_finish
-    monkeypatch.setattr(forward, "softmax_finish", lambda e: calls.append(1) or kernel(e))
+    name = "softmax_rows32" if dtype == np.float32 else "softmax_finish"
+    kernel = getattr(forward, name)
+    monkeypatch.setattr(forward, name, lambda *a: calls.append(1) or kernel(*a))
     cases = [rng.standard_normal((32, 64)), rng.standard_normal((3, 5, 7)) * 50,
              rng.standard_normal((2, 300)), rng.standard_normal((4, 1)), rng.standard_normal(9)]
     special = rng.standard_normal((6, 10))
@@ -194,3 +197,22 @@ def test_batch_norm_running_statistics(monkeypatch):
     assert rm.numpy().dtype == np.float32
     assert np.allclose(rm.numpy(), want_m, rtol=1e-6, atol=1e-7)
     assert np.allclose(rv.numpy(), want_v, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("C", [1, 3, 15, 16, 17, 64, 129, 1000])
+def test_float32_softmax_rows_in_one_call_give_the_three_passes_bits(C, monkeypatch):
+    """softmax_rows32 (numpy's exp inside) against row_shift, np.exp and softmax_finish, on
+    random bit patterns (NaN, infinities, zeros of both signs, denormals, huge values) and
+    rows of exp's saturation edges, NaN bits included."""
+    from jitgrad.ops import elementwise
+    rng = np.random.default_rng(C)
+    bits = rng.integers(0, 2 ** 32, (12, C), dtype=np.uint64).astype(np.uint32)
+    edges = np.array([88.72284, -103.97208, -87.33654, 0.0, -0.0, 1e-45], np.float32)
+    x = np.concatenate([bits.view(np.float32), rng.choice(edges, (6, C)),
+                        (rng.standard_normal((6, C)) * 40).astype(np.float32)])
+    assert elementwise.numpy_exp_emulated()
+    with np.errstate(all="ignore"):
+        got = nn._softmax_matrix(x)
+        monkeypatch.setattr(elementwise, "_EXP_EMULATED", [False])
+        want = nn._softmax_matrix(x)
+    assert got.tobytes() == want.tobytes()

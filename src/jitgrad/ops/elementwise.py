@@ -66,7 +66,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
         kernels, d = found
         flat = d.reshape(-1)
         e = np.empty_like(flat)         # (exp(-|x|), then the output in place)
-        if d.dtype is _F32 and numpy_exp_emulated(kernels):    # (one pass, numpy's exp)
+        if d.dtype is _F32 and numpy_exp_emulated():      # (one pass, numpy's exp)
             kernels.sigmoid_fused(flat, e)
             return e.reshape(d.shape)
         kernels.neg_abs(flat, e)
@@ -81,13 +81,17 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 _EXP_EMULATED: list = []        # [whether numpy's float32 exp is the kernels' _numpy_exp32]
 
 
-def numpy_exp_emulated(kernels: Any) -> bool:
-    """Whether vm/forward_activation.py's emulation of numpy's float32 exp gives np.exp's
-    bits here, checked once on ~200k values (the exp's whole range, its saturation and
-    denormal edges, random bits, NaN, infinities, signed zeros): numpy's AVX512F and
-    AVX2 bodies do, another exp (the C library's expf) would differ in many of them.
-    Its kernels (sigmoid, silu) then take numpy's exp inside their one pass."""
+def numpy_exp_emulated() -> bool:
+    """Whether vm/numpy_exp.py's emulation of numpy's float32 exp gives np.exp's bits here,
+    checked once (once Numba is loaded; False before) on ~200k values (the exp's whole
+    range, its saturation and denormal edges, random bits, NaN, infinities, signed zeros):
+    numpy's AVX512F and AVX2 bodies do, another exp (the C library's expf) would differ in
+    many of them. The kernels calling it (sigmoid, silu, softmax rows) then take numpy's
+    exp inside their one pass."""
     if not _EXP_EMULATED:
+        kernels = compiled_kernels("numpy_exp")
+        if kernels is None:
+            return False
         rng = np.random.default_rng(7)
         edges = np.array([88.72283935546875, -103.97208404541015625, 88.3762626647949,
                           -87.33654, -126 * np.log(2), -149 * np.log(2)], np.float32)

@@ -11,7 +11,7 @@ from ..core.quiet import quiet
 from ..core.tensor import Tensor
 from .core import (apply_xy, checks_own_tensor_args, require_float, tensor_arg_error,
                    vjp_on_arrays)
-from .elementwise import _compiled_forward
+from .elementwise import _compiled_forward, numpy_exp_emulated
 from .registry import defop
 
 
@@ -130,10 +130,16 @@ def _softmax_matrix(x: np.ndarray) -> np.ndarray | None:
     if kernels is None:
         return None
     e = np.empty(x.shape, x.dtype)
+    if x.dtype is _F32 and numpy_exp_emulated():     # (one pass: numpy's exp inside)
+        kernels.softmax_rows32(x, e)
+        return e
     kernels.row_shift(x, e)
     _quiet_exp(e, out=e)
     kernels.softmax_finish(e)
     return e
+
+
+_F32 = np.dtype(np.float32)
 
 
 # numpy's vectorised exp with its warnings off: quiet around the exp alone (the kernels

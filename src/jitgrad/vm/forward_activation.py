@@ -13,8 +13,8 @@ Like vm/forward.py, they run only once the backward interpreter has imported Num
 Transcendentals come from the caller (numpy's SIMD exp is not the C library's, and Numba
 has no vector math here; ops/rounded.py's expm1 and log1p are vm/float32_math.py's): silu
 gets exp(-|x|) from numpy and does the rest, elu expm1(minimum(x, 0)); float32 sigmoid and
-silu compute numpy's exp themselves (_numpy_exp32, numpy's own float32 algorithm, checked
-against np.exp at run time): one pass. erf and
+silu compute numpy's exp themselves (vm/numpy_exp.py: numpy's own float32 algorithm,
+checked against np.exp at run time): one pass. erf and
 the exact gelu use vm/forward_special.py's own vectorisable erf and exp (float64).
 softplus, log_sigmoid, mish and the tanh gelu put numpy's transcendentals between compiled
 loops (ops/activation.py: one loop makes their arguments, one the output and factor;
@@ -28,16 +28,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from llvmlite import ir as llvm_ir
-from numba import types
-from numba.extending import intrinsic
 
 from ..core import series
 from ..core.series import SINC_SERIES
-from . import forward_special
+from . import forward_special, numpy_exp as _numpy_exp_file
 from ._numba import jit
 from .forward_special import _erf_and_exp, _gelu_parts
 from .forward_special import bessel_pair  # noqa: F401 - i0, i1, i0e, i1e (apply_unary)
+from .numpy_exp import _F32_ONE, _F32_ZERO, _numpy_exp32
+from .numpy_exp import numpy_exp  # noqa: F401 - ops/elementwise.py's numpy_exp_emulated
+
+_NUMPY_EXP = (_numpy_exp_file.__file__,)
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -91,85 +92,9 @@ def sigmoid(x, e, one, zero):  # pragma: no cover - compiled
         e[i] = (m if m > ev else ev) / (ev + one)
 
 
-# ---- numpy's float32 exp, inside the loops of sigmoid and silu --------------------------
-# numpy's float32 exp (simd_exp_FLOAT of its loops_exponent_log.dispatch.c.src, the AVX512F
-# and AVX2/FMA3 bodies: Cody-Waite reduction, a 5/2 rational function, scalef) step for
-# step in float32 with its FMAs: the same bits for all 2^32 inputs on the AVX-512 host
-# (perf/check_numpy_exp_exhaustive.py). sigmoid's and silu's kernels call it instead of
-# neg_abs, numpy's exp pass and a second loop: one pass over x. ops/elementwise.py's
-# numpy_exp_emulated checks once that numpy's exp here is that one (another build's or
-# CPU's, the C library's expf for one, is not: the three passes stay).
+# ---- sigmoid and silu with numpy's float32 exp inside (vm/numpy_exp.py): one pass ---------
 
-def _f32(bits: int) -> np.float32:
-    return np.array([bits], np.uint32).view(np.float32)[0]
-
-
-_EXP_C1, _EXP_C2 = _f32(0xBF317200), _f32(0xB5BFBE8E)        # -ln2 in two parts
-_EXP_MAGIC, _EXP_LOG2E = _f32(0x4B400000), _f32(0x3FB8AA3B)   # 1.5 * 2^23, log2(e)
-_EXP_P = [_f32(b) for b in (0x3F800000, 0x3F39CBD5, 0x3E7D4C58, 0x3D517D8C, 0x3BDD7159,
-                            0x3A053DD8)]
-_EXP_P0, _EXP_P1, _EXP_P2, _EXP_P3, _EXP_P4, _EXP_P5 = _EXP_P
-_EXP_Q0, _EXP_Q1, _EXP_Q2 = (_f32(b) for b in (0x3F800000, 0xBE8C6857, 0x3CB0E832))
-_EXP_XMAX, _EXP_XMIN = np.float32(88.72283935546875), np.float32(-103.97208404541015625)
-_F32_ZERO, _F32_ONE = np.float32(0), np.float32(1)
-_F32_NAN, _F32_INF = np.float32(np.nan), np.float32(np.inf)     # (numpy's NaN: +, quiet)
-
-
-@intrinsic
-def _fma32(typingctx, a, b, c):  # pragma: no cover - compiled
-    """a * b + c in float32, rounded once (LLVM's fma)."""
-    def codegen(context, builder, signature, args):
-        return builder.fma(*args)
-    return types.float32(types.float32, types.float32, types.float32), codegen
-
-
-@intrinsic
-def _float32_from_bits(typingctx, n):  # pragma: no cover - compiled
-    """The float32 whose bits are the int32 n (a bitcast: vectorises)."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], llvm_ir.FloatType())
-    return types.float32(types.int32), codegen
-
-
-@jit(inline="always", fastmath=False)
-def _numpy_exp32(v):  # pragma: no cover - compiled
-    """numpy's float32 exp of the float32 v: NaN gives +nan, from xmax up inf, to xmin down
-    0; scalef's poly 2^q (one rounding) as two float32 products, the first exact (2^-126 <=
-    2^n1 <= 2^127) and the second rounding (2^n2 = 1, 2 at q = 128, 2^-24 below -126)."""
-    nan = v != v
-    x = _F32_ZERO if nan else v
-    big = x >= _EXP_XMAX
-    small = x <= _EXP_XMIN
-    x = _F32_ZERO if (nan or big or small) else x
-    q = x * _EXP_LOG2E
-    q = (q + _EXP_MAGIC) - _EXP_MAGIC
-    x = _fma32(q, _EXP_C1, x)
-    x = _fma32(q, _EXP_C2, x)
-    x = _fma32(q, _F32_ZERO, x)
-    num = _fma32(_EXP_P5, x, _EXP_P4)
-    num = _fma32(num, x, _EXP_P3)
-    num = _fma32(num, x, _EXP_P2)
-    num = _fma32(num, x, _EXP_P1)
-    num = _fma32(num, x, _EXP_P0)
-    den = _fma32(_EXP_Q2, x, _EXP_Q1)
-    den = _fma32(den, x, _EXP_Q0)
-    poly = num / den
-    n = np.int32(q)
-    n2 = np.int32(-24) if n < -126 else (np.int32(1) if n > 127 else np.int32(0))
-    r = (poly * _float32_from_bits((n - n2 + 127) << 23)) * _float32_from_bits((n2 + 127) << 23)
-    r = _F32_NAN if nan else r
-    r = _F32_INF if big else r
-    return _F32_ZERO if small else r
-
-
-@jit(fastmath=False)
-def numpy_exp(x, out):  # pragma: no cover - compiled
-    """out = numpy's exp of float32 x (the emulation's check, and perf/'s)."""
-    for i in range(x.size):
-        out[i] = _numpy_exp32(x[i])
-
-
-@jit(fastmath=False)
+@jit(fastmath=False, stamp_with=_NUMPY_EXP)
 def sigmoid_fused(x, out):  # pragma: no cover - compiled
     """The sigmoid kernel above, with e = numpy's exp(-|x|) computed here: float32 only."""
     for i in range(x.size):
@@ -370,7 +295,7 @@ def silu_value(x, out, one, zero):  # pragma: no cover - compiled
         out[i] = _silu_parts(x[i], out[i], one, zero)[0]
 
 
-@jit(fastmath=False)
+@jit(fastmath=False, stamp_with=_NUMPY_EXP)
 def silu_fused(x, out, d):  # pragma: no cover - compiled
     """silu's output and slope with numpy's exp(-|x|) computed here (_numpy_exp32): float32
     only; d may be empty (no gradient: the output alone)."""
