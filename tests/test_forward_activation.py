@@ -329,3 +329,36 @@ def test_the_numpy_exp_emulation_is_checked_against_np_exp(monkeypatch):
         monkeypatch.setattr(elementwise, "compiled_input", lambda *a: None)
         plain = elementwise._sigmoid(x)
     assert want.tobytes() == plain.tobytes()
+
+
+@pytest.mark.parametrize("name, call", [
+    ("softplus", F.softplus), ("softplus", lambda t: F.softplus(t, 2.0, 5.0)),
+    ("log_sigmoid", F.log_sigmoid), ("mish", F.mish),
+    ("bce", lambda t: F.binary_cross_entropy_with_logits(
+        t, paddle.to_tensor(np.linspace(0, 1, t.size).reshape(t.shape).astype(np.float32)),
+        reduction="none"))])
+def test_float32_exp_of_minus_abs_takes_numpys_exp_in_one_pass(name, call, monkeypatch):
+    """Their exp(-|x|) (exp(-|beta x|)) in one pass (vm/numpy_exp.py's exp_neg_abs, no
+    np.exp call) with neg_abs's and np.exp's bits: outputs and saved factors, NaN signs
+    included, with and without a gradient."""
+    from jitgrad.ops import elementwise
+    x = np.resize(_exp_inputs(), (41, 50)).astype(np.float32)
+    results = []
+    for emulated in (True, False):
+        monkeypatch.setattr(elementwise, "_EXP_EMULATED", [emulated])
+        calls = []
+        real = np.exp
+        monkeypatch.setattr(np, "exp", lambda *a, **k: calls.append(1) or real(*a, **k))
+        with np.errstate(all="ignore"):
+            y = call(paddle.to_tensor(x, stop_gradient=False))
+            y_plain = call(paddle.to_tensor(x))
+        monkeypatch.setattr(np, "exp", real)
+        assert (len(calls) == 0) == emulated
+        results.append((y, y_plain))
+    (got, got_plain), (want, want_plain) = results
+    assert got._data.tobytes() == want._data.tobytes()
+    assert got_plain._data.tobytes() == want_plain._data.tobytes()
+    for a, b in zip(got._node.saved, want._node.saved):
+        assert (a is None) == (b is None)
+        if b is not None:
+            assert a.tobytes() == b.tobytes()

@@ -201,8 +201,7 @@ def _softplus_kernels(k: Any, d: np.ndarray, need: bool, scalars: tuple) -> tupl
     flat = d.reshape(-1)
     b, th, scaled, zero, minus_one, minus_inf = scalars
     a = np.empty_like(flat)
-    k.softplus_parts(flat, a, b, scaled)
-    np.exp(a, out=a)
+    E.exp_neg_abs(k, flat, a, b if scaled else None)
     f32 = compiled_kernels("float32_math") if flat.dtype == _F32 else None
     if f32 is not None:       # (the output in one pass: vm/float32_math.py's softplus)
         out = np.empty_like(flat)
@@ -519,8 +518,7 @@ def log_sigmoid(x: Tensor, name: str | None = None) -> Tensor:
     # -expm1(out) from numpy: the numpy path's values bit for bit
     flat = d.reshape(-1)
     a, out = np.empty_like(flat), np.empty_like(flat)
-    k.neg_abs(flat, a)
-    np.exp(a, out=a)
+    E.exp_neg_abs(k, flat, a)
     f32 = compiled_kernels("float32_math") if t is np.float32 else None
     if f32 is not None:       # (the rest in one pass: vm/float32_math.py's log_sigmoid)
         f = np.empty_like(flat) if need else NO_FACTOR
@@ -564,8 +562,7 @@ def _mish_compiled(k: Any, d: np.ndarray, t: type, need: bool) -> tuple:
     for bit."""
     flat = d.reshape(-1)
     e = np.empty_like(flat)
-    k.neg_abs(flat, e)
-    np.exp(e, out=e)
+    E.exp_neg_abs(k, flat, e)
     sp = rounded.log1p(e)
     twenty, one, zero = _MISH_SCALARS[t]
     k.softplus_unit(flat, sp, twenty, zero)

@@ -112,6 +112,25 @@ def numpy_exp_emulated() -> bool:
     return _EXP_EMULATED[0]
 
 
+_ONE32 = np.float32(1)
+
+
+def exp_neg_abs(kernels: Any, flat: np.ndarray, out: np.ndarray, beta: Any = None) -> None:
+    """out = np.exp(-|z|) for a 1-D contiguous float32/float64 flat, z = beta * flat in its
+    dtype (beta None: flat itself), numpy's values: one compiled pass for float32 once
+    numpy_exp_emulated (vm/numpy_exp.py's exp_neg_abs), else vm/forward_activation.py's
+    neg_abs (softplus_parts) then numpy's exp. kernels: vm.forward_activation."""
+    if flat.dtype is _F32 and numpy_exp_emulated():
+        compiled_kernels("numpy_exp").exp_neg_abs(flat, out, _ONE32 if beta is None else beta,
+                                                  beta is not None)
+        return
+    if beta is None:
+        kernels.neg_abs(flat, out)
+    else:
+        kernels.softplus_parts(flat, out, beta, True)
+    np.exp(out, out=out)
+
+
 sigmoid_op = unary("sigmoid", _sigmoid, lambda m, x, out: out * (1.0 - out), quiet=False)
 
 def _compiled_forward() -> Any:

@@ -86,3 +86,13 @@ def numpy_exp(x, out):  # pragma: no cover - compiled
     """out = numpy's exp of float32 x (the emulation's check, and perf/'s)."""
     for i in range(x.size):
         out[i] = _numpy_exp32(x[i])
+
+
+@jit(fastmath=False)
+def exp_neg_abs(x, a, beta, scaled):  # pragma: no cover - compiled
+    """a = numpy's exp(-|z|) of float32 x, z = beta x (x itself unless scaled) in float32:
+    vm/forward_activation.py's neg_abs (softplus_parts) and np.exp in one pass (softplus,
+    log_sigmoid, mish, binary_cross_entropy_with_logits; ops/elementwise.py's exp_neg_abs)."""
+    for i in range(x.size):
+        z = beta * x[i] if scaled else x[i]
+        a[i] = _numpy_exp32(-abs(z))
