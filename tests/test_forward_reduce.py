@@ -246,3 +246,45 @@ def test_gradients_through_the_kernels_all_orders():
     t = _leaf(ties)
     paddle.max(t, axis=1).sum().backward()
     np.testing.assert_array_equal(t.grad.numpy(), [[0, 0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3, 0]])
+
+
+# ---- sum of a large float array: numpy's pairwise sum, its leaves eight lanes at a time -----
+
+def _sum_inputs(dtype, n, seed):
+    """n values of several kinds: normal, huge (the rounding order shows), all -0.0, zeros
+    and denormals of both signs, specials (NaN, infinities) and random float32 bits."""
+    rng = np.random.default_rng(seed)
+    kinds = [rng.standard_normal(n) * 10, rng.standard_normal(n) * 1e30, np.full(n, -0.0),
+             rng.choice(np.array([0.0, -0.0, 1e-45, -1e-45, 1e-40]), n),
+             rng.choice(SPECIAL, n),
+             rng.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)]
+    with np.errstate(all="ignore"):
+        return [k.astype(dtype) for k in kinds]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(65536,), (65537,), (256, 257), (3, 40001), (2, 3, 11111)])
+def test_large_float_sum_is_numpys_without_its_reduce(shape, dtype, monkeypatch):
+    """x.sum() of a large contiguous float array: numpy's add.reduce bits (vm/forward.py's
+    pairwise_sum plus numpy's starting 0: -0.0 sums to +0.0), without calling it, but for a
+    NaN total (numpy's NaN bits come from the order its compiled code adds two NaNs in);
+    the gradient unchanged; a non-contiguous view takes numpy's reduce."""
+    n = int(np.prod(shape))
+    for x in _sum_inputs(dtype, n, n):
+        x = x.reshape(shape)
+        with np.errstate(all="ignore"):
+            want = np.add.reduce(x, None, out=...)
+        calls = []
+        real = R._add_reduce
+        monkeypatch.setattr(R, "_add_reduce", lambda *a, **k: calls.append(1) or real(*a, **k))
+        t = paddle.to_tensor(x, stop_gradient=False)
+        with np.errstate(all="ignore"):
+            s = t.sum()
+        monkeypatch.setattr(R, "_add_reduce", real)
+        assert s._data.shape == () and s._data.dtype == x.dtype
+        assert s._data.tobytes() == want.tobytes()
+        assert calls == ([1] if np.isnan(want) else [])
+        s.backward()
+        assert t.grad.numpy().tobytes() == np.ones(shape, dtype).tobytes()
+    view = paddle.to_tensor(np.arange(2 * n, dtype=dtype))[::2]
+    assert view.sum().item() == float(np.arange(0, 2 * n, 2, dtype=dtype).sum())
