@@ -288,3 +288,20 @@ def test_large_float_sum_is_numpys_without_its_reduce(shape, dtype, monkeypatch)
         assert t.grad.numpy().tobytes() == np.ones(shape, dtype).tobytes()
     view = paddle.to_tensor(np.arange(2 * n, dtype=dtype))[::2]
     assert view.sum().item() == float(np.arange(0, 2 * n, 2, dtype=dtype).sum())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_large_float_mean_is_numpys_without_its_reduce(dtype, monkeypatch):
+    """x.mean() of a large contiguous float array: the large sum's total (numpy's), then
+    _mean_forward's float64 division; numpy's reduce only for a NaN total."""
+    for x in _sum_inputs(dtype, 70001, 3):
+        with np.errstate(all="ignore"):
+            want = R._mean_forward(x, None, False)
+        calls = []
+        real = R._add_reduce
+        monkeypatch.setattr(R, "_add_reduce", lambda *a, **k: calls.append(1) or real(*a, **k))
+        with np.errstate(all="ignore"):
+            got = paddle.to_tensor(x).mean()._data
+        monkeypatch.setattr(R, "_add_reduce", real)
+        assert got.shape == () and got.dtype == x.dtype and got.tobytes() == want.tobytes()
+        assert calls == ([1] if np.isnan(want) else [])

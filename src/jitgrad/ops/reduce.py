@@ -406,8 +406,10 @@ def mean(x: Tensor, axis: Any = None, keepdim: bool = False,
         if (d.dtype is _F32 or d.dtype is _F64) and d.size:
             # (_mean_forward's full reduction, called directly: the numpy sum, then the
             # float64 division as a Python float, rounded once to x's dtype)
-            return apply_xy(mean_op, x, None, _ALL_AXES,
-                            _zero_d(float(_add_reduce(d, None)) / d.size, d.dtype))
+            total = _large_sum(d) if d.size >= _LARGE_SUM else None
+            if total is None:
+                total = _add_reduce(d, None)
+            return apply_xy(mean_op, x, None, _ALL_AXES, _zero_d(float(total) / d.size, d.dtype))
         return apply_xy(mean_op, x, None, _ALL_AXES)
     return _reduce(mean_op, x, axis, keepdim)
 
