@@ -11,6 +11,12 @@ on sys.path. A step is `op(x).sum().backward()` and clearing x's gradient; x nee
 gradient. Median of interleaved samples (_timing.interleaved); the ratio is torch/jitgrad
 (> 1: jitgrad faster).
 
+Measured 2026-12-07 13:54 UTC (the AVX-512 host at load ~3, base 483e6a2 -> dbd7c48, two
+runs each, one after the other): sigmoid 0.60/0.60 -> 0.80/0.90x, silu 0.79/0.71 ->
+1.02/0.87x, relu 0.74/0.77 -> 0.84/0.86x, pow3 0.49/0.52 -> 0.56/0.59x, softmax 0.80/0.78
+-> 0.81/0.84x, softplus 0.26/0.44 -> 0.43/0.48x, gelu 0.42/0.54 -> 0.58/0.67x (unchanged
+op: its sum), exp 0.77/0.87 -> 0.81/0.85x, mul 1.13/1.05 -> 1.24/1.14x (same-process A/Bs
+of each change: the commit messages).
 Measured 2026-12-07 11:41 UTC (the idle AVX-512 host, main at 4a95763): 12 of 24 slower
 than torch: softplus 0.45x, pow3 0.53x, gelu 0.61x, sigmoid 0.65x, silu 0.75x, exp, relu
 and softmax 0.80x, log 0.82x, log_softmax 0.90x, layer_norm 0.93x, erf 0.98x; mul, matmul,
