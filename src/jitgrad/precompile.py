@@ -45,7 +45,7 @@ import numpy as np
 KERNEL_MODULES = (
     "forward", "forward_activation", "forward_binary", "forward_gather", "forward_linalg",
     "forward_loss", "forward_matrix", "forward_order", "forward_reduce", "forward_scatter",
-    "forward_special", "forward_window", "float32_math",
+    "forward_special", "forward_window", "float32_math", "numpy_exp",
 )
 
 INTERPRETER_MODULES = ("interpreter", "kernels", "norm_kernels", "blas")

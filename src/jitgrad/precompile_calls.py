@@ -177,6 +177,20 @@ def _activations() -> list[Call]:
     return calls
 
 
+def _numpy_exp() -> list[Call]:
+    """float32 ops whose one pass computes numpy's exp (vm/numpy_exp.py; the float64 calls
+    take numpy's exp) and the run-time check of that exp (numpy_exp)."""
+    def F() -> Any:
+        import jitgrad.nn.functional as F
+        return F
+    return [lambda w: F().sigmoid(w.t(32, 64)), lambda w: F().silu(w.t(32, 64)),
+            lambda w: F().softplus(w.t(32, 64)), lambda w: F().softplus(w.t(32, 64), 2.0, 10.0),
+            lambda w: F().log_sigmoid(w.t(32, 64)), lambda w: F().mish(w.t(32, 64)),
+            lambda w: F().softmax(w.t(32, 64), axis=-1),
+            lambda w: F().binary_cross_entropy_with_logits(w.t(32, 64),
+                                                           w.c(32, 64, lo=0, hi=1))]
+
+
 def _reductions() -> list[Call]:
     def p(w: Inputs) -> Any:
         return w.P
@@ -298,6 +312,7 @@ def _norms() -> list[Call]:
         lambda w: F().local_response_norm(w.t(2, 8, 6, 6), 3),
         lambda w: F().rms_norm(w.t(32, 64), 64, weight=w.t(64))[0]
         if hasattr(F(), "rms_norm") else None,
+        lambda w: w.t(256, 256).sum() + w.t(256, 256).mean(),   # (pairwise_sum: 65536 up)
     ]
 
 
@@ -525,4 +540,5 @@ CALLS: dict[str, Callable[[], list[Call]]] = {
     "forward_window": _windows,
     "forward_gather": lambda: _indexing() + _moves(),
     "forward_linalg": _linalg,
+    "numpy_exp": _numpy_exp,
 }
