@@ -362,3 +362,60 @@ def test_float32_exp_of_minus_abs_takes_numpys_exp_in_one_pass(name, call, monke
         assert (a is None) == (b is None)
         if b is not None:
             assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1024,), (33, 65), (2, 3, 700)])
+def test_abs_with_a_gradient_saves_its_sign_from_one_pass(dtype, shape, monkeypatch):
+    """abs of 1024 or more float elements needing a gradient: np.abs's output and
+    np.sign's saved factor from one compiled pass (abs_sign), no np.sign call: the same
+    bits (NaN payloads and signs, signalling ones too, +-0, +-inf, denormals), the same
+    gradient; out= still written."""
+    from jitgrad.ops import elementwise
+    bits = np.random.default_rng(9).integers(0, 2 ** 32, int(np.prod(shape)), dtype=np.uint64)
+    x = bits.astype(np.uint32).view(np.float32)
+    x[:12] = np.array([0x7FC00001, 0xFFC00002, 0x7F800003, 0xFF800004], np.uint32).view(
+        np.float32).tolist() + [0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 2.0, -3.0]
+    with np.errstate(all="ignore"):
+        x = x.astype(dtype).reshape(shape)
+    t = paddle.to_tensor(x, stop_gradient=False)
+    want = elementwise.apply_xy(elementwise.abs_op, t)
+    calls = []
+    real = np.sign
+    monkeypatch.setattr(np, "sign", lambda *a, **k: calls.append(1) or real(*a, **k))
+    got = paddle.abs(t)
+    monkeypatch.setattr(np, "sign", real)
+    assert calls == []
+    assert got._data.tobytes() == want._data.tobytes()
+    assert got._node.op is want._node.op and len(got._node.saved) == 1
+    assert got._node.saved[0].tobytes() == want._node.saved[0].tobytes()
+    g = np.linspace(-1, 1, x.size).reshape(shape).astype(dtype)
+    grads = []
+    for compiled in (True, False):
+        leaf = paddle.to_tensor(x, stop_gradient=False)
+        y = paddle.abs(leaf) if compiled else elementwise.apply_xy(elementwise.abs_op, leaf)
+        with np.errstate(all="ignore"):
+            paddle.autograd.backward([y], [paddle.to_tensor(g)])
+        grads.append(leaf.grad.numpy().tobytes())
+    assert grads[0] == grads[1]
+    out = paddle.zeros(shape, dtype=str(np.dtype(dtype)))
+    assert paddle.abs(t, out=out) is out and out._data.tobytes() == want._data.tobytes()
+
+
+def test_abs_of_small_int_and_no_gradient_inputs_keeps_numpys_passes(monkeypatch):
+    from jitgrad.ops import core
+    k = core.compiled_kernels("forward_activation")
+    calls = []
+
+    class Spy:
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(k, name)
+    monkeypatch.setitem(core._KERNELS, "forward_activation", Spy())
+    small = paddle.abs(paddle.to_tensor(np.linspace(-1, 1, 1023, dtype=np.float32),
+                                        stop_gradient=False))
+    plain = paddle.abs(paddle.to_tensor(np.linspace(-1, 1, 4096, dtype=np.float32)))
+    ints = paddle.abs(paddle.to_tensor(np.arange(-3000, 3000)))
+    assert calls == []
+    assert small._node is not None and plain._node is None
+    assert ints.numpy().tolist() == np.abs(np.arange(-3000, 3000)).tolist()
