@@ -173,7 +173,6 @@ def _activations() -> list[Call]:
         lambda w: F().binary_cross_entropy_with_logits(w.t(32, 64), w.c(32, 64, lo=0, hi=1)),
         lambda w: F().binary_cross_entropy(w.P.nn.functional.sigmoid(w.t(32, 64)),
                                            w.c(32, 64, lo=0, hi=1)),
-        lambda w: w.P.abs(w.t(32, 64)),                 # (abs_sign: 1024 elements up)
     ]
     return calls
 

@@ -469,16 +469,13 @@ where_op = binary(
 
 # ---- public functions ----------------------------------------------------------------------
 
-def _public_unary(op: OpDef, float_only: bool, takes_out: bool = False,
-                  compiled: Callable | None = None, compiled_from: int = 0
+def _public_unary(op: OpDef, float_only: bool, takes_out: bool = False
                   ) -> Callable[[Tensor], Tensor]:
     """The public function of a one-input op without attributes. It checks its argument
     itself (checks_own_tensor_args, require_float's message): these run on every step of
     small training loops, where a wrapper layer and a helper call are a visible part of
     the op's cost. `takes_out`: Paddle 3.3.1's torch-style out= (x.exp(out=t) too), read
-    here (a positional-or-keyword default: the method has no wrapper to read it in).
-    `compiled(x)`: the op's node from a compiled forward for an x needing a gradient, of
-    compiled_from elements or more, or None (apply_xy then)."""
+    here (a positional-or-keyword default: the method has no wrapper to read it in)."""
     opname = op.name
 
     def public(x: Tensor, name: str | None = None) -> Tensor:
@@ -496,19 +493,7 @@ def _public_unary(op: OpDef, float_only: bool, takes_out: bool = False,
                 y = apply_xy(op, float_input(x, opname))   # int, bool: float32 (Paddle)
             return y if out is None else out_param(opname, out, y)
         raise tensor_arg_error(opname, "x", x)
-    def public_compiled(x: Tensor, name: str | None = None, out: Tensor | None = None
-                        ) -> Tensor:
-        if isinstance(x, Tensor):
-            y = None if (x._stop_gradient or x._data.size < compiled_from
-                         or not _GRAD.grad_enabled) else compiled(x)
-            if y is None:
-                y = apply_xy(op, x if not float_only or x._data.dtype.kind == "f"
-                             else float_input(x, opname))
-            return y if out is None else out_param(opname, out, y)
-        raise tensor_arg_error(opname, "x", x)
-    if compiled is not None:
-        public = public_compiled
-    elif takes_out:
+    if takes_out:
         public = public_out
     public.__name__ = public.__qualname__ = opname
     public.__doc__ = f"Elementwise {opname}" + (" of a float tensor." if float_only else ".")
@@ -517,27 +502,7 @@ def _public_unary(op: OpDef, float_only: bool, takes_out: bool = False,
 
 neg = _public_unary(neg_op, float_only=False)
 square = _public_unary(square_op, float_only=False)
-
-
-def _abs_compiled(x: Tensor) -> Tensor | None:
-    """abs of a float32/float64 x that needs a gradient, of 1024 elements or more (its
-    public function checks both: below, numpy's two tiny passes cost less than the kernel's
-    call): the output and its saved sign in one compiled pass (vm/forward_activation.py's
-    abs_sign: np.abs's and np.sign's bits); None otherwise (apply_xy)."""
-    found = compiled_input("forward_activation", x._data)
-    if found is None:
-        return None
-    k, d = found
-    out, sign = np.empty(d.shape, d.dtype), np.empty(d.shape, d.dtype)
-    k.abs_sign(d.reshape(-1), out.reshape(-1), sign.reshape(-1), *_SIGNS[d.dtype])
-    return apply_xy(abs_op, x, None, NO_ATTRS, out, (sign,))
-
-
-_SIGNS = {np.dtype(t): (t(1), t(-1), t(0)) for t in (np.float32, np.float64)}
-
-
-abs = _public_unary(abs_op, float_only=False, takes_out=True, compiled=_abs_compiled,
-                    compiled_from=1024)
+abs = _public_unary(abs_op, float_only=False, takes_out=True)
 relu = _public_unary(relu_op, float_only=False)
 sqrt = _public_unary(sqrt_op, float_only=True, takes_out=True)
 exp = _public_unary(exp_op, float_only=True, takes_out=True)
