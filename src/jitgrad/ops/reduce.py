@@ -74,9 +74,42 @@ def _sum_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
         # Paddle sums float16 in float32 and rounds once; numpy's float16 reduction over a
         # non-inner axis rounds after each addition (50 x 0.1 over axis 0: 5.004, not 5.0)
         return np.asarray(_add_reduce(x, axes, _F32, None, keepdim)).astype(_F16)
+    if axes is not None:
+        out = _axis_sum(x, axes, keepdim)
+        if out is not None:
+            return out
     if _ARRAY_OUT:          # what np.sum(x, axes) runs, as an array (apply needs one)
         return _add_reduce(x, axes, out=..., keepdims=keepdim)
     return _add_reduce(x, axes, None, None, keepdim)        # pragma: no cover
+
+
+def _axis_sum(x: np.ndarray, axes: tuple, keepdim: bool) -> np.ndarray | None:
+    """add.reduce(x, axes) by vm/forward_reduce.py's axis_sums, bit for bit numpy's, where
+    numpy runs its inner loop once per short row: a C-contiguous float32 / float64 x over a
+    contiguous run of axes, viewed as [P, n, Q], where numpy's inner loop would run at least
+    _MANY_ROWS times on rows of fewer than _SHORT elements, once Numba is loaded; else None
+    (numpy's own call)."""
+    if not x.flags.c_contiguous:       # (numpy's order for other layouts is its own)
+        return None
+    layout = _groups(x.shape, axes, keepdim)
+    if layout is None:
+        return None
+    p, n, q, shape = layout
+    # numpy's inner loop runs once per row of n (Q = 1) or of Q (else): the kernel only
+    # where those rows are short and many (an axis of 1 numpy drops: a copy)
+    if n == 1 or (n if q == 1 else q) >= _SHORT or (p if q == 1 else p * n) < _MANY_ROWS:
+        return None
+    found = compiled_input("forward_reduce", x)
+    if found is None:
+        return None
+    kernels, x = found
+    out = np.empty(shape, x.dtype)
+    kernels.axis_sums(x.reshape(-1), out.reshape(-1), p, n, q)
+    return out
+
+
+_SHORT = 32         # (row length below which numpy's per-row loop calls dominate)
+_MANY_ROWS = 16     # (fewer rows: numpy's few calls cost less than the kernel's call)
 
 
 def _mean_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
@@ -85,7 +118,9 @@ def _mean_forward(x: np.ndarray, axes: tuple | None, keepdim: bool) -> Any:
     dt = x.dtype
     if (dt is not _F32 and dt is not _F64) or x.size == 0:
         return np.mean(x, axis=axes, keepdims=keepdim).astype(dt)
-    s = _add_reduce(x, axes, None, None, keepdim)
+    s = None if axes is None else _axis_sum(x, axes, keepdim)
+    if s is None:
+        s = _add_reduce(x, axes, None, None, keepdim)
     n = x.size if axes is None else math.prod([x.shape[a] for a in axes])
     if isinstance(s, np.ndarray):
         if n <= _EXACT_COUNT[dt]:
