@@ -232,6 +232,8 @@ def _fpow(x: np.ndarray, p: Any) -> np.ndarray:
     one). Equal to np.power except rarely 1 ulp (numpy's negative-base path rounds
     differently from its positive one, e.g. float32 (-7.1) ** -2)."""
     if x.dtype.kind == "f" and float(p).is_integer() and -2 ** 53 < p < 2 ** 53:
+        if p == 2:          # numpy's power of 2 is its square: x * x, without the abs pass
+            return x * x    # (bit for bit; 8192 float64 ~1.6 us where abs + power took ~7)
         out = np.power(np.abs(x), x.dtype.type(p))
         return np.copysign(out, x) if int(p) % 2 else out
     return np.power(x, x.dtype.type(p))
@@ -692,6 +694,10 @@ def pow(x: Any, y: Any, name: str | None = None) -> Tensor:
     return power(x, y)
 
 
+# x ** 2's node attributes: one dict, never written (core.NO_ATTRS)
+_SQUARE_ATTRS = {"p": 2.0}
+
+
 def power(x: Any, y: Any) -> Tensor:
     """x ** y, the operator; a Python-number exponent records a cheaper single-input op."""
     if isinstance(x, Tensor) and isinstance(y, (int, float, np.integer, np.floating)) \
@@ -705,6 +711,9 @@ def power(x: Any, y: Any) -> Tensor:
         p = float(y)
         found = _pow_scalar_compiled(x, p)
         if found is None:
+            if p == 2.0 and x._data.dtype.kind == "f":     # x ** 2: _fpow's x * x, direct
+                d = x._data
+                return apply_xy(pow_scalar_op, x, None, _SQUARE_ATTRS, d * d)
             return apply_internal(pow_scalar_op, x, p=p)
         return apply_xy(pow_scalar_op, x, None, {"p": p}, *found)
     x, y = binary_operands(x, y, zero_dim=True)
