@@ -19,7 +19,7 @@ import numpy as np
 from ..core import dtypes, tape, torch_kwargs
 from ..core.grad_store import ViewLinks
 from ..core.grad_store import grad_owner as _grad_owner
-from ..core.tensor import Tensor
+from ..core.tensor import VERSION_GROUPS_MADE, Tensor
 from .core import apply_xy
 from . import aliases as AL
 from . import elementwise as E
@@ -45,6 +45,7 @@ def check_inplace(x: Tensor, opname: str) -> None:
 # The slots themselves: reading an unset one raises AttributeError at once, where getattr(x,
 # name, None) first goes through Tensor.__getattr__ (~1 us each, twice per setitem step).
 _vgroup_of = Tensor._vgroup.__get__
+_MODE = tape.MODE
 _shadows_of = Tensor._shadows.__get__
 
 
@@ -52,10 +53,12 @@ def bump(x: Tensor) -> None:
     """Record that x's values changed in place (and those of the tensors sharing its version
     counter: its detach()es, tensor.share_version)."""
     x._version += 1
-    try:
-        group = _vgroup_of(x)
-    except AttributeError:
-        group = None
+    group = None
+    if VERSION_GROUPS_MADE[0]:
+        try:
+            group = _vgroup_of(x)
+        except AttributeError:
+            pass
     if group is not None:
         v = x._version
         for t in group:
@@ -69,7 +72,8 @@ def inplace(x: Tensor, fn: Callable[[Tensor], Tensor], opname: str,
     A float result of an integer or bool x, or a wider float one, gives x its dtype (as
     Paddle 3.3.1's in-place ops do), unless `keep_dtype` (clip_: Paddle casts it back)."""
     check_inplace(x, opname)
-    shadow = stand_in(x)
+    # (a stand-in only where fn may record a node: without grad mode a leaf x is read as is)
+    shadow = x if x._node is None and not _MODE.grad_enabled else stand_in(x)
     new = fn(shadow)
     if not isinstance(new, Tensor):
         raise TypeError(f"{opname} produced {type(new).__name__}, not a Tensor")
@@ -161,8 +165,7 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None, dtype: Any = None) ->
     wrapper: it writes through into x's accumulator, which it shares (Paddle, item 18).
     With `dtype` (and no key), x takes the values in that dtype (the accumulator of a
     `.grad` wrapper keeps its own)."""
-    from ..core.grad_store import grad_owner
-    owner = grad_owner(x)
+    owner = _grad_owner(x)
     if owner is not None and owner._grad is x._data:
         if key is None:
             np.copyto(x._data, values, casting="unsafe")
@@ -173,6 +176,9 @@ def _write(x: Tensor, values: np.ndarray, key: Any = None, dtype: Any = None) ->
     old = x._data
     if dtype is not None and key is None:
         data = np.array(values, dtype=dtype, copy=True)
+    elif key is None and values.shape == old.shape and values.flags.c_contiguous \
+            and old.flags.c_contiguous:
+        data = np.array(values, dtype=old.dtype, copy=True)    # (one pass: copy and cast)
     else:
         data = np.array(old, copy=True)
         if key is None:
