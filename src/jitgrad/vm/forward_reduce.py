@@ -1,6 +1,7 @@
 """Compiled one-pass forwards of reductions and a scan: max / min with their tie-split
 weights (ops/reduce.py), the Euclidean norm with its weights (ops/stats.py's l2_norm),
-logsumexp with its softmax weights (ops/stats.py) and cumsum (ops/scan.py).
+logsumexp with its softmax weights (ops/stats.py), cumsum (ops/scan.py), and sums over a
+short axis (ops/reduce.py's _axis_sum, where numpy's reduction loops per short row).
 
 numpy took several passes over the array for each (max's saved weights: a comparison, a
 count per group, a float64 division and a cast, ~10 us on a 32 x 64 float32 array where
