@@ -43,9 +43,21 @@ def scale(x: Tensor, scale: Any = 1.0, bias: float = 0.0, bias_after_scale: bool
     if act is not None:
         raise NotImplementedError("scale(act=...) is not supported; apply the activation "
                                   "to the result")
-    if isinstance(x, Tensor) and x._data.dtype.kind in "biu":
-        return _int_scale(x, scale, bias, bias_after_scale)
+    if isinstance(x, Tensor):
+        d = x._data
+        if d.dtype.kind in "biu":
+            return _int_scale(x, scale, bias, bias_after_scale)
+        if (x._stop_gradient or not _MODE.grad_enabled) and (d.dtype is _F32 or d.dtype is _F64) \
+                and type(scale) in _NUMBERS and type(bias) in _NUMBERS:
+            # nothing to record (scale_ under no_grad, a constant): the two numpy steps the
+            # ops below run, without their Tensors (~2.3 us of x.scale_'s ~10)
+            return Tensor._make(d * scale + bias if bias_after_scale else (d + bias) * scale)
     return x * scale + bias if bias_after_scale else (x + bias) * scale
+
+
+_MODE = tape.MODE
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_NUMBERS = (int, float)
 
 
 def _int_scale(x: Tensor, scale: Any, bias: Any, bias_after_scale: bool) -> Tensor:
