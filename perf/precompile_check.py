@@ -6,14 +6,17 @@
 
 In a new process on the same cache, with a listener on Numba's "numba:compile" event (a
 cache load raises none), this runs: the named ops users meet first (softmax, layer_norm,
-cross_entropy, lgamma, erfinv, conv2d ...) in float32 and float64, forward and two
-backwards (the first of a new graph is interpreted, the second runs the compiled Program);
-three small models trained for two steps each (a CNN with batch norm and Adam, an LSTM and
-a GRU with AdamW, a Transformer encoder layer with SGD), float32, gradients clipped; then
-the jitgrad side of every perf/op_steps.py row (211 model-like steps, float32; torch is
-replaced by a stub, its side is never run), and the same rows with their float inputs in
-float64. It prints each compile it saw (kernel and signature) and the count; 0 means the
-precompile left nothing for these ops to compile.
+cross_entropy, lgamma, erfinv, conv2d ...) in float32 and float64, each as an inference
+forward (no_grad), a new structure's first backward (program cache emptied, graph not
+retained: interpreted by the ops' array rules, some of which call vm kernels) and two
+retained backwards of another graph (lowered, then the cached Program); four small models
+trained for two steps each (a CNN with batch norm and Adam, an LSTM and a GRU with AdamW, a
+Transformer encoder layer with SGD; the first step's backward interpreted), float32,
+gradients clipped, then one inference forward in eval mode; then the jitgrad side of every
+perf/op_steps.py row (211 model-like steps, float32; torch is replaced by a stub, its side
+is never run) as the named ops, and the same rows with their float inputs in float64. It
+prints each compile it saw (kernel and signature) and the count; 0 means the precompile
+left nothing for these ops to compile.
 
 Measured 2026-12-07 on the shared 2-core AVX2 host (load 3-5), after the precompile on an
 empty cache (641.1 s wall, 301.2 s CPU, the interpreter's ~90 s included): 0 compiles left
@@ -112,6 +115,9 @@ def named_ops(P: Any, F: Any, dt: str) -> dict:
         "topk": lambda: P.topk(t(32, 64), 5)[0],
         "embedding": lambda: F.embedding(lab, t(10, 16)),
         "dropout": lambda: F.dropout(t(32, 64), 0.5),
+        "nll_loss_weight": lambda: F.nll_loss(F.log_softmax(t(32, 10)), lab,
+                                              weight=t(10, lo=0.5, hi=1.0, grad=False)),
+        "pad3d_reflect": lambda: F.pad(t(1, 2, 6, 6, 6), [1] * 6, mode="reflect"),
     }
 
 
@@ -153,15 +159,32 @@ def train(build: Any, P: Any) -> None:
         loss.backward()
         opt.step()
         opt.clear_grad()
+    net.eval()
+    with P.no_grad():
+        loss_fn()                       # (inference)
 
 
-def _run(loss: Any) -> None:
+def _run(make: Any, interpreted: list) -> None:
+    """Three backwards of `make()`'s loss: a fresh graph's backward() as a new structure
+    (the program cache emptied before), which runs the ops' array rules (their `interp`,
+    some calling vm kernels), then two retained backwards of another graph (the first
+    lowers it, the second runs the cached Program). `interpreted` counts the first kind."""
     P = sys.modules["jitgrad"]
-    loss = P.sum(loss) if loss.ndim else loss
-    if loss.stop_gradient:
+
+    def loss() -> Any:
+        out = make()
+        return P.sum(out) if out.ndim else out
+    with P.no_grad():
+        loss()                          # (inference: some forwards skip the saved factors)
+    P.cache_clear()
+    first = loss()
+    if first.stop_gradient:
         return
+    first.backward()
+    interpreted.append(P.cache_info().interpreted)
+    again = loss()
     for _ in range(2):
-        loss.backward(retain_graph=True)
+        again.backward(retain_graph=True)
 
 
 def main() -> int:
@@ -173,19 +196,21 @@ def main() -> int:
     event.register("numba:compile", counter)
     t0 = time.perf_counter()
     P.warmup(quiet=True)
-    failed = []
+    failed: list = []
+    interpreted: list = []
     warnings.simplefilter("ignore")
     np.seterr(all="ignore")
     for dt in ("float32", "float64"):
         for name, f in named_ops(P, F, dt).items():
             counter.where = f"{name}/{dt}"
             try:
-                _run(f())
+                _run(f, interpreted)
             except Exception as e:          # noqa: BLE001
                 failed.append((counter.where, repr(e)[:100]))
     named = len(counter.seen)
     for name, build in models(P, F).items():
         counter.where = f"model:{name}"
+        P.cache_clear()                 # (its first step's backward is interpreted)
         try:
             train(build, P)
         except Exception as e:          # noqa: BLE001
@@ -205,7 +230,7 @@ def main() -> int:
                     a = a.astype(dt)
                 ns[k] = P.to_tensor(a, stop_gradient=not spec.p)
             try:
-                _run(jf(types.SimpleNamespace(**ns)))
+                _run(lambda ns=ns: jf(types.SimpleNamespace(**ns)), interpreted)
             except Exception as e:          # noqa: BLE001
                 failed.append((counter.where, repr(e)[:100]))
     event.unregister("numba:compile", counter)
@@ -215,7 +240,8 @@ def main() -> int:
         print(f"failed: {where}: {e}")
     print(f"{len(counter.seen)} compiles ({named} in the named ops, {in_models} in the "
           f"models, {len(counter.seen) - named - in_models} in the op_steps rows); "
-          f"{len(failed)} calls failed; "
+          f"{len(failed)} calls failed; {sum(interpreted)} of {len(interpreted)} first "
+          f"backwards interpreted; "
           f"{time.perf_counter() - t0:.1f} s")
     return 0
 
