@@ -22,6 +22,14 @@ Measured 2026-12-07 on the shared 2-core AVX2 host (load 3-5), after the precomp
 empty cache (641.1 s wall, 301.2 s CPU, the interpreter's ~90 s included): 0 compiles left
 (of 102 after a precompile of the registry ops alone), 6.5 s. With a since dropped third
 step (each signature's other float dtype compiled too): 549.8 s wall, 337.7 s CPU, also 0.
+Later that day, with the inference forwards, the models' eval forward, the interpreted
+first backwards and the nll_loss_weight and pad3d_reflect ops added here: 10 compiles left
+by the precompile of f27bd3a (whose runs of this check without them still found 0):
+silu_value, gelu_tanh_value and times (the silu, gelu_tanh and mish rows under no_grad),
+weighted_total (nll_loss with class weights) and pad4 (a 5-D pad), each in float32 and
+float64; 0 once the precompile runs its calls under no_grad too and calls those two ops
+(precompile: 608 s wall, 222.7 s CPU, 270 kernels compiled, was 420 s, 205.4 s, 258;
+this check 4.3 s; 468 of its first backwards interpreted).
 """
 
 from __future__ import annotations

@@ -113,3 +113,52 @@ def test_cli_warmup(monkeypatch, capsys):
     assert calls == [{"quiet": True, "forward": True}, {"quiet": False, "forward": False}]
     assert main(["bogus"]) == 2
     assert "usage" in capsys.readouterr().err
+
+
+def test_precompile_runs_each_call_without_gradients_too(monkeypatch):
+    """An inference forward (no_grad) takes kernels of its own (silu_value ...): each call
+    runs once with gradients off, then twice with them on, per dtype."""
+    seen = []
+
+    def call(w):
+        seen.append((w.dt, paddle.is_grad_enabled()))
+        return w.t(4, 5).sum()
+    monkeypatch.setitem(precompile_calls.CALLS, "forward_matrix", lambda: [call])
+    precompile.precompile(modules=("forward_matrix",), quiet=True)
+    f32, f64 = np.dtype("float32"), np.dtype("float64")
+    assert seen == [(f32, False), (f32, True), (f32, True),
+                    (f64, False), (f64, True), (f64, True)]
+
+
+def _inference_and_new_calls():
+    """Calls whose kernels the precompile missed: activations' inference forwards, nll_loss
+    with class weights, 5-D pads."""
+    import jitgrad.nn.functional as F
+
+    def act(name, **kw):
+        return lambda w: getattr(F, name)(w.t(32, 64), **kw)
+    return [act("silu"), act("gelu", approximate=True), act("mish"),
+            precompile_calls.weighted_nll_loss, precompile_calls.pads_5d]
+
+
+def test_precompile_leaves_no_inference_or_new_kernel_to_compile(monkeypatch):
+    listed = {c for calls in precompile_calls.CALLS.values() for c in calls()}
+    assert {precompile_calls.weighted_nll_loss, precompile_calls.pads_5d} <= listed
+    monkeypatch.setitem(precompile_calls.CALLS, "forward_matrix", _inference_and_new_calls)
+    precompile.precompile(modules=("forward_matrix",), quiet=True)
+    counter = precompile.compile_counter()
+    try:
+        for dt in ("float32", "float64"):
+            for call in _inference_and_new_calls():
+                with paddle.no_grad():
+                    call(precompile_calls.Inputs(dt))
+                call(precompile_calls.Inputs(dt))
+    finally:
+        precompile.stop_counting(counter)
+    assert counter.names == []
+    for module, name in (("forward_activation", "silu_value"),
+                         ("forward_activation", "gelu_tanh_value"),
+                         ("forward_activation", "times"), ("forward", "weighted_total"),
+                         ("forward_gather", "pad4")):
+        dts = {str(sig[0].dtype) for sig in precompile.kernels_of(module)[name].signatures}
+        assert {"float32", "float64"} <= dts, (name, dts)

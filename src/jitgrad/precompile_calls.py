@@ -4,8 +4,9 @@ registry cases skip (softmax, cross_entropy and the norms from 64-256 elements o
 per-channel scale from 4096, a constant pad from 8192), integer tensors and int32 / int64
 indices where the data-moving kernels take them. Each call takes an `Inputs` for one float
 dtype and returns a loss (or None when there is nothing to differentiate); precompile runs
-its backward twice (the first backward of a new graph is interpreted, the second runs a
-compiled Program, and the two use different forward kernels).
+it once under no_grad (an inference forward: some ops skip their saved factors by kernels of
+their own), then its backward twice (the first backward of a new graph is interpreted, the
+second runs a compiled Program, and the two use different forward kernels).
 
 The grouping by module only orders the progress lines: a call may reach kernels of other
 modules too, and whatever it compiles is compiled either way.
@@ -269,6 +270,7 @@ def _losses() -> list[Call]:
                                     use_softmax=False),
         lambda w: F().nll_loss(F().log_softmax(w.t(32, 10)), w.i(32, n=10)),
         lambda w: F().nll_loss(F().log_softmax(w.t(32, 10)), w.i(32, n=10), reduction="sum"),
+        weighted_nll_loss,
         lambda w: F().mse_loss(w.t(32, 64), w.c(32, 64)),
         lambda w: F().l1_loss(w.t(32, 64), w.c(32, 64)),
         lambda w: F().smooth_l1_loss(w.t(32, 64), w.c(32, 64)),
@@ -291,6 +293,27 @@ def _losses() -> list[Call]:
         lambda w: F().huber_loss(w.t(32, 64), w.c(32, 64)) if hasattr(F(), "huber_loss")
         else None,
     ]
+
+
+def weighted_nll_loss(w: Inputs) -> Any:
+    """nll_loss with class weights: its total by vm/forward.py's weighted_total (the
+    unweighted one takes forward_loss's fused kernel)."""
+    import jitgrad.nn.functional as F
+    return F.nll_loss(F.log_softmax(w.t(32, 10)), w.i(32, n=10),
+                      weight=w.c(10, lo=0.5, hi=1.0))
+
+
+def pads_5d(w: Inputs) -> Any:
+    """Pads of an NCDHW tensor, floats and integers: their values by vm/forward_gather.py's
+    pad4 (the 4-D pads above take pad_hw or numpy's copies)."""
+    import jitgrad.nn.functional as F
+    x = w.t(1, 2, 6, 6, 6)
+    loss = F.pad(x, [1] * 6, mode="reflect") + F.pad(x, [1] * 6, mode="replicate") + \
+        F.pad(x, [1] * 6, mode="circular")
+    for idt in ("int32", "int64"):
+        loss = loss + F.pad(w.ints(1, 2, 6, 6, 6, dtype=idt), [1] * 6,
+                            mode="replicate").astype(w.dt)
+    return loss
 
 
 def _norms() -> list[Call]:
@@ -358,6 +381,7 @@ def _windows() -> list[Call]:
         lambda w: F().pad(w.t(2, 3, 40, 40), [1, 1, 1, 1], mode="circular"),
         lambda w: F().pad(w.t(2, 3, 16, 16), [1, 2, 1, 2], value=0.5),
         lambda w: F().pad(w.t(2, 3, 32), [2, 2], mode="reflect", data_format="NCL"),
+        pads_5d,
         lambda w: F().pad(w.ints(2, 3, 40, 40), [1, 1, 1, 1]).astype(w.dt),
         lambda w: F().pad(w.ints(2, 3, 40, 40, dtype="int32"), [1, 1, 1, 1]).astype(w.dt),
         lambda w: F().grid_sample(w.t(2, 3, 8, 8), w.t(2, 6, 6, 2, lo=-1, hi=1)),
