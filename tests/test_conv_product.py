@@ -203,3 +203,18 @@ def test_few_pixels_keep_numpys_product():
     w, cols = _blocked_operands(1)
     cols = np.ascontiguousarray(cols[..., :512])            # S 512: one GEMM
     np.testing.assert_array_equal(CP._product(w, cols), np.matmul(w, cols))
+
+
+def test_a_convolution_keeps_nothing_alive_after_its_graph_is_gone():
+    # conv_product was memoised by its tensors (an lru_cache left over from a removed
+    # helper): 64 outputs, their columns and graphs stayed alive, and a call with the same
+    # tensors after an in-place change would have returned the old output
+    import gc
+    import weakref
+    x = paddle.to_tensor(np.ones((2, 3, 6, 6), "float32"))
+    k = paddle.to_tensor(np.ones((4, 3, 3, 3), "float32"), stop_gradient=False)
+    y = paddle.nn.functional.conv2d(x, k, padding=1)
+    alive = weakref.ref(y)
+    del y
+    gc.collect()
+    assert alive() is None

@@ -24,7 +24,6 @@ rounding of matmul's values:
 
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
@@ -125,7 +124,6 @@ def _row_block(Og: int, R: int, S: int) -> int:
 _MANY_PIXELS = 1024
 
 
-@functools.lru_cache(maxsize=64)
 def conv_product(w: Tensor, cols: Tensor) -> Tensor:
     """w [G, O/G, R] @ cols [N, G, R, S] as a conv_product node; matmul itself for operands
     of two dtypes (its promotion)."""

@@ -95,7 +95,6 @@ def _select_positions(shape: tuple, idx: np.ndarray, ax: int, what: str) -> np.n
     return _along_axis_positions(shape, along, ax, what)
 
 
-@functools.lru_cache(maxsize=64)
 def _transposed_positions(shape: tuple, perm: tuple) -> tuple[np.ndarray, np.ndarray]:
     """(positions, flat): the flat positions in x of transpose(x, perm)'s elements as a
     view of x's (Builder.take_positions: a strided read, no table)."""
