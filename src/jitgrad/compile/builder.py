@@ -408,10 +408,6 @@ class Builder:
             self.emit("GATHER_MUL", dest, src, weight,
                       p=self.table(broadcast_index(small, big) + start))
 
-    def gather(self, dest: Slot, src: Slot, idx: np.ndarray) -> None:
-        """dest[i] += src[idx[i]]."""
-        self.emit("GATHER", dest, src, p=self.table(idx))
-
     def take_positions(self, dest: Slot, src: Slot, positions: np.ndarray,
                        flat: np.ndarray, k: float = 1.0) -> None:
         """dest (+)= k * src.ravel()[positions], for positions taken from `flat` (np.arange

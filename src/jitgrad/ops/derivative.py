@@ -163,8 +163,7 @@ def _weighted_rule(g: np.ndarray, w: np.ndarray) -> np.ndarray:
 def _reads(*plans: FK.Plan) -> tuple:
     """grad_reads: the values the kernels read (an in-place change of another one is no
     obstacle to the backward)."""
-    roles = {r for plan in plans for r in plan[2]}
-    return tuple(sorted(r for r in roles if r != "out")) + (("out",) if "out" in roles else ())
+    return FK.roles_in_order({r for plan in plans for r in plan[2]})
 
 
 def unary(name: str, forward: Callable, deriv: Callable,

@@ -192,7 +192,8 @@ def _expression(e: tuple) -> set:
     return set().union(*(_expression(a) for a in args if a[0] != "num"))
 
 
-def _roles_in_order(roles: set) -> tuple:
+def roles_in_order(roles: set) -> tuple:
+    """Input roles sorted, then "out": the order of a plan's roles and of grad_reads."""
     return tuple(sorted(r for r in roles if r != "out")) + (("out",) if "out" in roles else ())
 
 
@@ -207,7 +208,7 @@ def trace(deriv: Callable, roles: tuple) -> Plan | None:
     except NotAKernel:
         pass
     try:
-        return ("EXPR", e, _roles_in_order(_expression(e)))
+        return ("EXPR", e, roles_in_order(_expression(e)))
     except NotAKernel:
         return None
 
