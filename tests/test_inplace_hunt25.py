@@ -2,6 +2,8 @@
 repro of each finding is in the hunt's notes): hooks on a tensor changed in place, and which
 in-place changes of a recorded value a backward refuses."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -167,31 +169,32 @@ def _composite_clean_gradient(op):
     return x.grad.numpy()
 
 
+def _gradient_after_a_write(op, path, under_no_grad):
+    """x's gradient through op(x * 1) with that input changed in place (under no_grad or
+    recorded) after the op and before the backward."""
+    x = leaf(_X)
+    y = x * 1.0
+    z = op(y)
+    with paddle.no_grad() if under_no_grad else contextlib.nullcontext():
+        y.add_(paddle.to_tensor(0.25))
+    backward(_weighted_sum(z + 0.0), path)
+    return x.grad.numpy()
+
+
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("name", sorted(COMPOSITES_IN_PADDLE))
 def test_input_changed_in_place_after_an_op_paddle_builds_as_a_composite(name, path):
     op = COMPOSITES_IN_PADDLE[name]
-    x = leaf(_X)
-    y = x * 1.0
-    z = op(y)
-    y.add_(paddle.to_tensor(0.25))
-    backward(_weighted_sum(z + 0.0), path)
-    np.testing.assert_allclose(x.grad.numpy(), _composite_clean_gradient(op), rtol=1e-5,
-                               atol=1e-7)
+    np.testing.assert_allclose(_gradient_after_a_write(op, path, False),
+                               _composite_clean_gradient(op), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("path", ["numba", "reference", "interpret"])
 @pytest.mark.parametrize("name", sorted(COMPOSITES_IN_PADDLE))
 def test_input_written_under_no_grad_after_such_an_op(name, path):
     op = COMPOSITES_IN_PADDLE[name]
-    x = leaf(_X)
-    y = x * 1.0
-    z = op(y)
-    with paddle.no_grad():
-        y.add_(paddle.to_tensor(0.25))
-    backward(_weighted_sum(z + 0.0), path)
-    np.testing.assert_allclose(x.grad.numpy(), _composite_clean_gradient(op), rtol=1e-5,
-                               atol=1e-7)
+    np.testing.assert_allclose(_gradient_after_a_write(op, path, True),
+                               _composite_clean_gradient(op), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("name", sorted(COMPOSITES_IN_PADDLE))
