@@ -352,3 +352,96 @@ def test_a_value_the_lowering_cannot_name_is_counted_uncacheable(fresh_cache):
         np.testing.assert_array_equal(x.grad.numpy(), [2.0, 6.0])
     info = paddle.cache_info()
     assert (info.misses, info.hits, info.uncacheable, info.programs) == (0, 0, 2, 0)
+
+
+def _count_quick_runs(monkeypatch) -> list:
+    """executor's quick runs (binding.run_quick that ran), counted into the returned list;
+    with the compiled interpreter loaded (until then small backwards run in the reference
+    one, whose rows do not add into .grad arrays: never quick)."""
+    from jitgrad import vm
+    from jitgrad.compile import executor
+    vm.warmup(quiet=True)
+    ran = []
+    real = executor.run_quick
+
+    def counted(ws, nodes, tensors):
+        done = real(ws, nodes, tensors)
+        ran.append(done)
+        return done
+    monkeypatch.setattr(executor, "run_quick", counted)
+    return ran
+
+
+def test_a_training_loop_step_runs_quick_and_matches_numpy(monkeypatch):
+    """Steps of one structure on a kept parameter take the quick run (the Workspace's
+    rows add straight into W.grad); every step's gradient is x^T (1 - tanh^2) / n."""
+    ran = _count_quick_runs(monkeypatch)
+    rng = np.random.default_rng(3)
+    W = TT(rng.standard_normal((5, 3)).astype(np.float32), stop_gradient=False)
+    for step in range(6):
+        xv = rng.standard_normal((4, 5)).astype(np.float32)
+        paddle.tanh(TT(xv) @ W).mean().backward()
+        t = np.tanh(xv @ W.numpy())
+        np.testing.assert_allclose(W.grad.numpy(), xv.T @ (1 - t * t) / t.size, rtol=1e-5)
+        W.clear_grad()
+    assert ran.count(True) >= 3
+
+
+def test_quick_steps_accumulate_until_cleared(monkeypatch):
+    """Without clear_grad the quick run adds into the same .grad: after three steps on one
+    x, W.grad is three times one step's gradient (Paddle accumulates)."""
+    ran = _count_quick_runs(monkeypatch)
+    x = TT(np.arange(6, dtype=np.float32).reshape(2, 3))
+    W = TT(np.ones((3, 2), np.float32), stop_gradient=False)
+    for _ in range(5):
+        (x @ W).sum().backward()
+    np.testing.assert_array_equal(W.grad.numpy(), 5 * np.array([[3, 3], [5, 5], [7, 7]],
+                                                               np.float32))
+    assert True in ran
+
+
+def test_quick_steps_from_threads_each_get_their_own_gradients(monkeypatch):
+    """Four threads train their own parameter on one structure (one Program, its spare
+    Workspaces borrowed under the run lock): every step's gradient is that thread's."""
+    import threading
+    ran = _count_quick_runs(monkeypatch)
+    wrong = []
+
+    def worker(seed):
+        rng = np.random.default_rng(seed)
+        W = TT(rng.standard_normal((6, 4)).astype(np.float32), stop_gradient=False)
+        for _ in range(300):
+            xv = rng.standard_normal((3, 6)).astype(np.float32)
+            paddle.tanh(TT(xv) @ W).sum().backward()
+            t = np.tanh(xv @ W.numpy())
+            if not np.allclose(W.grad.numpy(), xv.T @ (1 - t * t), rtol=1e-5, atol=1e-6):
+                wrong.append(seed)
+            W.clear_grad()
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert wrong == []
+    assert ran.count(True) > 100
+
+
+def test_quick_steps_from_threads_on_a_shared_parameter_add_every_step(monkeypatch):
+    """Four threads add 200 steps each into one shared W.grad, never cleared: it ends as
+    800 times one step's gradient (exact: small integers in float32)."""
+    import threading
+    ran = _count_quick_runs(monkeypatch)
+    W = TT(np.ones((3, 2), np.float32), stop_gradient=False)
+
+    def worker(seed):
+        x = TT(np.arange(6, dtype=np.float32).reshape(2, 3))
+        for _ in range(200):
+            (x @ W).sum().backward()
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    np.testing.assert_array_equal(W.grad.numpy(), 800 * np.array([[3, 3], [5, 5], [7, 7]],
+                                                                 np.float32))
+    assert ran.count(True) > 100

@@ -50,7 +50,7 @@ class Workspace:
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
                  "private", "call", "call_gen", "nbytes", "deliver_items", "leaf_js",
                  "code", "folded", "tables_bound", "out_tensor_index", "copies", "binds_more",
-                 "leaf_checks", "__weakref__")
+                 "leaf_checks", "quick", "__weakref__")
 
     def __init__(self, prog: Program) -> None:
         dtype = prog.dtype
@@ -103,6 +103,10 @@ class Workspace:
         index = self.out_tensor_index
         self.leaf_checks = None if index is None else \
             [(i, index[j]) for i, (j, _) in enumerate(prog.leaf_rows)]
+        # run_quick may serve this Workspace: it binds by copies of a node's saved value, a
+        # tensor or a node's output only, and its outputs are all owned leaves
+        self.quick = self.leaf_checks is not None and not self.deliver_items and \
+            not self.binds_more and all(c[1] in "sto" for c in self.copies)
 
 
 SMALL_ROWS = 64         # below this, Python lists answer _seeds_clean faster than numpy
@@ -140,7 +144,14 @@ def bind_values(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
     """This graph's values into the Workspace: values copied into the arena, externals'
     addresses (arrays listed in `keep` while the itab addresses them), index tables and
     scalars."""
-    nodes, tensors = g.nodes, g.tensors
+    copy_values(ws, g.nodes, g.tensors, g)
+    if ws.binds_more:
+        _bind_addresses(p, ws, g, keep)
+
+
+def copy_values(ws: Workspace, nodes: list, tensors: list, g: Graph | None) -> None:
+    """bind_values' copies into the arena (g: for sources other than a node's saved value,
+    a tensor or a node's output; None when the Workspace has none: ws.quick)."""
     for view, kind, i, k, vshape, src in ws.copies:
         if kind == "s":                 # g.source(src), its three common cases inline
             v = nodes[i].saved[k]
@@ -151,8 +162,6 @@ def bind_values(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
         else:
             v = g.source(src)
         view[...] = v if v.shape == vshape else v.reshape(vshape)
-    if ws.binds_more:
-        _bind_addresses(p, ws, g, keep)
 
 
 def _bind_addresses(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
@@ -356,6 +365,30 @@ def run_once_held(p: Program, ws: Workspace, graph: Graph, want_outs: bool = Fal
     if want_outs and outs is None:
         outs = out_tensors(p, ws, graph)
     return outs
+
+
+def run_quick(ws: Workspace, nodes: list, tensors: list) -> bool:
+    """run_once_held's training-loop case on a Workspace that is `quick`, for a caller holding
+    RUN_LOCK, without a Graph: every owned leaf's .grad is the array its row added into
+    last time (the itab holds its address), so a run is the copies and the compiled call.
+    False, with nothing done: take run_once_held."""
+    if GRAPH_GRADS:
+        return False
+    last = ws.leaf_last
+    for i, k in ws.leaf_checks:
+        prev = last[i]
+        if prev is None:
+            return False
+        g = tensors[k]._grad
+        if g is None or prev[0]() is not g:
+            return False
+    copy_values(ws, nodes, tensors, None)
+    if not ws.ones_ready:
+        write_seeds(ws, None)
+    execute(ws)
+    if ws.seeds_dirty:
+        seeds_written(ws)
+    return True
 
 
 def target_results(p: Program, ws: Workspace, outs: list, skip: Any = _NO_SKIP

@@ -32,7 +32,8 @@ from typing import Any, NamedTuple
 
 from .. import vm
 from ..core import config, tape
-from .binding import RUN_LOCK, Binding, Workspace, run_once, run_once_held, target_results
+from .binding import (RUN_LOCK, Binding, Workspace, run_once, run_once_held, run_quick,
+                      target_results)
 from .graph import Graph
 from .lower import lower
 from .program_cache import (CACHE, CacheInfo, cache_clear, cache_info,  # noqa: F401
@@ -193,7 +194,7 @@ def run_plain(t: Any) -> None:
     layers cost ~3 us of a ~11 us backward."""
     entry, graph, ran, _ = _step(t, None)
     if ran:
-        tape.free_nodes(graph.nodes)
+        tape.free_nodes(graph)
     elif entry is None:
         run_backward([t], ONES, False)
     else:
@@ -216,9 +217,13 @@ def _step(root: Any, targets: list | None) -> tuple:
     """A training loop's step on the graph of one of the two most recently used Programs,
     with ones seeds, under one acquisition of RUN_LOCK (the cache's lock too: the match,
     the run and the Workspace's return took one each, ~0.5-1 us a step): (entry, graph,
-    ran, grad()'s answers when `targets`). entry None: no recent Program matched, or the
-    graph is not for this path (retained, caching off, every hit checked); ran False: the
-    matched one needs the general path (not yet fully lowered, callbacks)."""
+    ran, grad()'s answers when `targets`); when ran, `graph` is the graph's nodes (to
+    free). entry None: no recent Program matched, or the graph is not for this path
+    (retained, caching off, every hit checked); ran False: the matched one needs the
+    general path (not yet fully lowered, callbacks).
+
+    The entry's last spare Workspace is borrowed in place, not taken and given back:
+    every use of a spare Workspace holds RUN_LOCK, as this does until the run is done."""
     node = root._node
     settings = config.SETTINGS
     if node is None or node.programs is not None or not settings.program_cache or \
@@ -226,22 +231,31 @@ def _step(root: Any, targets: list | None) -> tuple:
         return None, None, False, None
     roots = [root]
     with RUN_LOCK:
-        hit = CACHE.match_recent_held(roots, targets, True)
+        hit = CACHE.match_step(roots, targets)
         if hit is None:
             return None, None, False, None
-        entry, graph, ws = hit
-        if ws is None:
-            if not entry.plain:
-                return entry, graph, False, None
-            ws = Workspace(entry.program)   # (no spare left: a new one)
+        entry, nodes, tensors = hit
+        spare = entry.spare
+        if targets is None and spare and entry.plain:
+            ws = spare[-1]
+            if ws.quick and run_quick(ws, nodes, tensors):
+                return entry, nodes, True, None
+        graph = _matched(roots, targets, nodes, tensors, entry.key)
+        if not entry.plain:
+            return entry, graph, False, None
         prog = entry.program
+        if spare:
+            ws = CACHE.take(entry)
+        else:
+            ws = Workspace(prog)            # (no spare left: a new one)
         outs = run_once_held(prog, ws, graph, targets is not None)
         found = None if targets is None else target_results(prog, ws, outs)
         CACHE.give_back_held(entry, ws, prog)
-    return entry, graph, True, found
+    return entry, nodes, True, found
 
 
 ONES = [None]       # the seeds of one root: ones (a None seed is ones)
+_matched = Graph.matched
 
 
 def run_backward(roots: list, seeds: list, retain_graph: bool,

@@ -101,19 +101,23 @@ class ProgramCache:
             self.bytes = 0
             self.hits = self.misses = self.uncacheable = self.interpreted = 0
 
-    def match_recent(self, roots: list, targets: list | None, take: bool = False
-                     ) -> tuple[Entry, Graph, Workspace | None] | None:
+    def match_recent(self, roots: list, targets: list | None
+                     ) -> tuple[Entry, Graph] | None:
         """The previous steps' graph again (a training loop's case): the entry of one of
         the two most recently used Programs whose matcher accepts this graph, counted as a
-        hit, the graph, and (`take`, when the Program is fully optimised and runs without
-        callbacks: executor.run_plain's case) a spare Workspace as take() would give, in
-        the same locked step. None: the walk decides."""
+        hit, and the graph. None: the walk decides."""
         with self._lock:
-            return self.match_recent_held(roots, targets, take)
+            found = self.match_step(roots, targets)
+        if found is None:
+            return None
+        entry, nodes, tensors = found
+        return entry, Graph.matched(roots, targets, nodes, tensors, entry.key)
 
-    def match_recent_held(self, roots: list, targets: list | None, take: bool
-                          ) -> tuple[Entry, Graph, Workspace | None] | None:
-        """match_recent, for a caller holding the lock (RUN_LOCK)."""
+    def match_step(self, roots: list, targets: list | None
+                   ) -> tuple[Entry, list, list] | None:
+        """match_recent's matching, for a caller holding the lock: (entry, the
+        graph's nodes, its tensors), counted as a hit, or None. (executor._step borrows
+        the entry's last spare Workspace in place while it holds the lock.)"""
         ep = tape.epoch()
         for entry in self._recent:
             if entry is None or not entry.match or not entry.cached:
@@ -127,15 +131,7 @@ class ProgramCache:
             if self._recent[0] is not entry:
                 self._touch(entry)
             self.hits += 1
-            spare = entry.spare
-            if take and spare and entry.plain:
-                ws = spare.pop()
-                n = ws.nbytes
-                entry.nbytes -= n
-                self.bytes -= n
-            else:
-                ws = None
-            return entry, Graph.matched(roots, targets, found[0], found[1], entry.key), ws
+            return entry, found[0], found[1]
         return None
 
     def lookup(self, roots: list, targets: list | None, stop: set | None
