@@ -445,3 +445,21 @@ def test_quick_steps_from_threads_on_a_shared_parameter_add_every_step(monkeypat
     np.testing.assert_array_equal(W.grad.numpy(), 800 * np.array([[3, 3], [5, 5], [7, 7]],
                                                                  np.float32))
     assert ran.count(True) > 100
+
+
+def test_steps_stay_quick_beside_a_live_create_graph_gradient(monkeypatch):
+    """A differentiable .grad kept alive elsewhere (create_graph=True) no longer sends every
+    other graph's step off the quick run; a leaf holding one itself takes the general run
+    once (which detaches it), and its gradients accumulate onto those values."""
+    ran = _count_quick_runs(monkeypatch)
+    z = TT(np.array([1.0, 2.0], np.float32), stop_gradient=False)
+    (z * z * z).sum().backward(create_graph=True)          # z.grad = 3 z^2, differentiable
+    x = TT(np.arange(6, dtype=np.float32).reshape(2, 3))
+    W = TT(np.ones((3, 2), np.float32), stop_gradient=False)
+    (W * W).sum().backward(create_graph=True)               # W.grad = 2 W, differentiable
+    for _ in range(4):
+        (x @ W).sum().backward()
+    np.testing.assert_array_equal(W.grad.numpy(), 2 + 4 * np.array([[3, 3], [5, 5], [7, 7]],
+                                                                   np.float32))
+    assert ran.count(True) >= 2
+    np.testing.assert_array_equal(z.grad.numpy(), [3.0, 12.0])

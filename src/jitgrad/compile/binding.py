@@ -371,16 +371,17 @@ def run_quick(ws: Workspace, nodes: list, tensors: list) -> bool:
     """run_once_held's training-loop case on a Workspace that is `quick`, for a caller holding
     RUN_LOCK, without a Graph: every owned leaf's .grad is the array its row added into
     last time (the itab holds its address), so a run is the copies and the compiled call.
-    False, with nothing done: take run_once_held."""
-    if GRAPH_GRADS:
-        return False
+    False, with nothing done: take run_once_held (which also detaches a leaf's
+    differentiable .grad: create_graph's, GRAPH_GRADS; other tensors' keep this path)."""
+    graph_grads = GRAPH_GRADS
     last = ws.leaf_last
     for i, k in ws.leaf_checks:
         prev = last[i]
         if prev is None:
             return False
-        g = tensors[k]._grad
-        if g is None or prev[0]() is not g:
+        t = tensors[k]
+        g = t._grad
+        if g is None or prev[0]() is not g or graph_grads and id(t) in graph_grads:
             return False
     copy_values(ws, nodes, tensors, None)
     if not ws.ones_ready:
