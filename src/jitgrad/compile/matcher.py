@@ -4,7 +4,7 @@ building or hashing a key (graph.py has the walk and the key it mirrors)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -16,6 +16,82 @@ from .graph import Graph, Uncacheable, _node_chains, _norm, _target_parts, attrs
 # PlanMatcher, which reads the same checks from tables: generating and compiling a function
 # for 10,000 nodes took 3.4 s, and the walk it replaces costs ~4 us a node every backward
 MATCH_MAX_NODES = 400
+
+
+_NODE, _NEW, _MET = 0, 1, 2       # an input's kinds in a KeyPlan
+
+
+class KeyPlan(NamedTuple):
+    """A key read back into the walk's layout, for both matchers. roots: per root (shape,
+    dtype, node number or -1); nodes: per node (op, needs, input count, inputs, attrs
+    key part or None, the keyed node's attrs dict when a matcher may recognise it by
+    identity (else None), output shape, output dtype), each input (kind, number, shape,
+    dtype, leaf): a node (_NODE), a tensor met for the first time (_NEW) or met before
+    (_MET, its number); targets: grad()'s key parts or None; shared: graph.aliases."""
+    roots: tuple
+    nodes: tuple
+    nnodes: int
+    ntensors: int
+    targets: tuple | None
+    shared: tuple
+
+
+def plan_of(key: tuple, g: Graph) -> KeyPlan | None:
+    """`key` read back (g: the graph it was walked from, for each node's op and attrs dict),
+    or None for a key this reading does not understand (the walk then decides, as for
+    any graph)."""
+    i, roots, nnodes = 0, [], 0
+    while i < len(key) and not isinstance(key[i], str):
+        shape, dtype, ni = key[i:i + 3]
+        if ni >= 0:
+            if ni > nnodes:
+                return None
+            nnodes += ni == nnodes
+        roots.append((shape, dtype, ni))
+        i += 3
+    plan, ntensors = [], len(roots)
+    for node in g.nodes:
+        if i + 3 > len(key):
+            return None
+        name, nin, needs = key[i:i + 3]
+        i += 3
+        if node.op.name != name:
+            return None                   # (cannot happen: key and nodes come together)
+        ins = []
+        for _ in range(nin):
+            part = key[i]
+            i += 1
+            if isinstance(part, tuple):         # a tensor met for the first time
+                ti, shape, dtype, leaf = part
+                if ti != ntensors:
+                    return None
+                ins.append((_NEW, ti, shape, dtype, leaf))
+                ntensors += 1
+            elif part < 0:                      # a tensor met before
+                ins.append((_MET, -1 - part, None, None, None))
+            else:                               # a node
+                if part > nnodes:
+                    return None
+                nnodes += part == nnodes
+                ins.append((_NODE, part, None, None, None))
+        attrs = key[i]
+        shared = node.attrs if attrs and _plain_attrs(node.attrs) else None
+        plan.append((node.op, needs, nin, tuple(ins), attrs or None, shared,
+                     key[i + 1], key[i + 2]))
+        i += 3
+    targets = None
+    if g.targets is not None:
+        if i >= len(key) or key[i] != "targets":
+            return None
+        targets = tuple(key[i + 1:i + 1 + len(g.targets)])
+        i += 1 + len(g.targets)
+    shared_pairs: tuple = ()
+    if i < len(key) and key[i] == "alias":
+        shared_pairs = key[i + 1]
+        i += 2
+    if i != len(key) or nnodes != len(g.nodes):
+        return None
+    return KeyPlan(tuple(roots), tuple(plan), nnodes, ntensors, targets, shared_pairs)
 
 
 def compile_matcher(key: tuple, g: Graph) -> Callable | None:
@@ -40,11 +116,13 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     too large, or a key with a stop set (grad()'s no_grad_vars take the walk). For grad()'s
     keys the new graph's `targets` are checked as the walk numbers them.
     """
-    nodes = g.nodes
     if g.stop is not None:
         return None
-    if len(nodes) > MATCH_MAX_NODES:
+    if len(g.nodes) > MATCH_MAX_NODES:
         return PlanMatcher.of(key, g)
+    plan = plan_of(key, g)
+    if plan is None:
+        return None
     consts: list = []
 
     def c(value: Any) -> str:
@@ -55,44 +133,31 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     facts: list = []                    # (expression, wanted value): one tuple comparison
     same: list = []                     # identity and other tests after the comparison
     attrs_lines: list = []
-    i = nroots = nnodes = 0
-    while i < len(key) and not isinstance(key[i], str):      # roots: shape, dtype, node
-        shape, dtype, ni = key[i:i + 3]
-        r = nroots
+    nnodes = 0
+    for r, (shape, dtype, ni) in enumerate(plan.roots):
         facts += [(f"T{r}._data.shape", shape), (f"T{r}._data.dtype", dtype)]
         if ni < 0:
             facts.append((f"T{r}._node", None))
         else:
             facts += [(f"T{r}._hooks", None), (f"T{r}._retain", None)]
             nnodes = _name_node(walk, same, f"T{r}._node", ni, nnodes)
-        nroots += 1
-        i += 3
+    nroots = len(plan.roots)
     walk.insert(0, f"{', '.join(f'T{r}' for r in range(nroots))}, = roots")
-    ntensors = nroots
     # what the checks fix about each object: two with different signatures cannot be the
     # same object, so only equal signatures need the distinctness check
-    tensor_sigs = [(key[3 * r], key[3 * r + 1], key[3 * r + 2] < 0) for r in range(nroots)]
+    tensor_sigs = [(shape, dtype, ni < 0) for shape, dtype, ni in plan.roots]
     node_sigs: list = []
-    for k, node in enumerate(nodes):
-        name, nin, needs = key[i], key[i + 1], key[i + 2]
-        i += 3
-        if node.op.name != name:
-            return None                   # (cannot happen: key and nodes come together)
+    for k, (op, needs, nin, ins, attrs, shared, oshape, odtype) in enumerate(plan.nodes):
         N = f"N{k}"
-        facts += [(f"{N}.op", node.op), (f"{N}.needs", needs)]
+        facts += [(f"{N}.op", op), (f"{N}.needs", needs)]
         if nin:
             walk.append(f"{', '.join(f'a{k}_{p}' for p in range(nin))}, = {N}.inputs")
         else:
             walk.append(f"if {N}.inputs: return None")
-        for p in range(nin):
-            part = key[i]
-            i += 1
+        for p, (kind, a, shape, dtype, leaf) in enumerate(ins):
             t = f"a{k}_{p}"
-            if isinstance(part, tuple):   # a tensor met for the first time
-                ti, shape, dtype, leaf = part
-                if ti != ntensors:
-                    return None
-                walk.append(f"T{ti} = {t}")
+            if kind == _NEW:              # a tensor met for the first time
+                walk.append(f"T{a} = {t}")
                 facts += [(f"{t}._hooks", None), (f"{t}._retain", None),
                           (f"{t}._data.shape", shape), (f"{t}._data.dtype", dtype)]
                 if leaf:
@@ -100,40 +165,27 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
                 else:
                     same.append(f"if {t}._node is None: return None")
                 tensor_sigs.append((shape, dtype, leaf))
-                ntensors += 1
-            elif part < 0:                # a tensor met before: that very object
-                same.append(f"if {t} is not T{-1 - part}: return None")
+            elif kind == _MET:            # a tensor met before: that very object
+                same.append(f"if {t} is not T{a}: return None")
             else:                         # a node (no hook test for a node's output beyond
                 # its tensor's: hooks or retain_grads added after the node was recorded
                 # bumped the epoch, and every node's own epoch is checked)
                 facts += [(f"{t}._hooks", None), (f"{t}._retain", None)]
-                nnodes = _name_node(walk, same, f"{t}._node", part, nnodes)
-        attrs = key[i]
+                nnodes = _name_node(walk, same, f"{t}._node", a, nnodes)
         if attrs:
             lines: list = []
-            _emit_attrs(lines.append, c, N, attrs, node.op.extra.get("bound_attrs", ()))
-            if _plain_attrs(node.attrs):  # (a shared constant dict: one identity test)
-                attrs_lines.append(f"    if {N}.attrs is not {c(node.attrs)}:")
+            _emit_attrs(lines.append, c, N, attrs, op.extra.get("bound_attrs", ()))
+            if shared is not None:        # (a shared constant dict: one identity test)
+                attrs_lines.append(f"    if {N}.attrs is not {c(shared)}:")
                 attrs_lines += ["    " + ln for ln in lines]
             else:
                 attrs_lines += lines
         else:
             attrs_lines.append(f"    if {N}.attrs: return None")
-        facts += [(f"{N}.out_data.shape", key[i + 1]), (f"{N}.out_data.dtype", key[i + 2])]
-        node_sigs.append((id(node.op), key[i + 1], key[i + 2]))
-        i += 3
-    want_targets = None
-    if g.targets is not None:
-        if i >= len(key) or key[i] != "targets":
-            return None
-        want_targets = tuple(key[i + 1:i + 1 + len(g.targets)])
-        i += 1 + len(g.targets)
-    shared: tuple = ()
-    if i < len(key) and key[i] == "alias":
-        shared = key[i + 1]
-        i += 2
-    if i != len(key) or nnodes != len(nodes):
-        return None
+        facts += [(f"{N}.out_data.shape", oshape), (f"{N}.out_data.dtype", odtype)]
+        node_sigs.append((id(op), oshape, odtype))
+    ntensors = plan.ntensors
+    want_targets = plan.targets
     lines = ["def match(roots, ep, targets=None):", "    try:"]
     lines += ["        " + ln for ln in walk]
     lines.append(f"        if ({''.join(f'{e}, ' for e, _ in facts)}) != "
@@ -156,7 +208,7 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     _emit_distinct(emit, "N", "nodes", nnodes, node_sigs)
     emit(f"    tensors = {tensors_list}")
     _emit_distinct(emit, "T", "tensors", ntensors, tensor_sigs)
-    for pair in shared:                   # graph.aliases: one array, two sources
+    for pair in plan.shared:              # graph.aliases: one array, two sources
         a, b = (f"N{k}.out_data" if kind == "o" else f"T{k}._data" for kind, k in pair)
         emit(f"    if {a} is not {b}: return None")
     if want_targets is None:
@@ -174,7 +226,7 @@ def compile_matcher(key: tuple, g: Graph) -> Callable | None:
     src = (f"def make({names}):\n" + "\n".join("    " + ln for ln in lines) +
            "\n    return match\n")
     scope: dict = {}
-    exec(compile(src, f"<graph matcher, {len(nodes)} nodes>", "exec"), scope)
+    exec(compile(src, f"<graph matcher, {len(g.nodes)} nodes>", "exec"), scope)
     return scope["make"](*consts)
 
 
@@ -322,9 +374,6 @@ def _emit_distinct(emit: Callable, x: str, listed: str, count: int, sigs: list) 
         emit(f"    if {x}{a} is {x}{b}: return None")
 
 
-_NODE, _NEW, _MET = 0, 1, 2       # PlanMatcher's input kinds
-
-
 class PlanMatcher:
     """compile_matcher's checks, read from tables by one loop instead of generated code (a
     large graph's matcher: nothing to compile; ~1 us a node where the walk took ~4). It
@@ -341,59 +390,14 @@ class PlanMatcher:
 
     @classmethod
     def of(cls, key: tuple, g: Graph) -> "PlanMatcher | None":
-        """The matcher of `key` (g: the graph it was walked from), or None for a key this
-        reading does not understand (the walk then decides, as for any graph)."""
-        m = cls()
-        i, roots, nnodes = 0, [], 0
-        while i < len(key) and not isinstance(key[i], str):
-            shape, dtype, ni = key[i:i + 3]
-            if ni >= 0:
-                if ni > nnodes:
-                    return None
-                nnodes += ni == nnodes
-            roots.append((shape, dtype, ni))
-            i += 3
-        plan, ntensors = [], len(roots)
-        for node in g.nodes:
-            name, nin, needs = key[i:i + 3]
-            i += 3
-            if node.op.name != name:
-                return None
-            ins = []
-            for _ in range(nin):
-                part = key[i]
-                i += 1
-                if isinstance(part, tuple):         # a tensor met for the first time
-                    ti, shape, dtype, leaf = part
-                    if ti != ntensors:
-                        return None
-                    ins.append((_NEW, ti, shape, dtype, leaf))
-                    ntensors += 1
-                elif part < 0:                      # a tensor met before
-                    ins.append((_MET, -1 - part, None, None, None))
-                else:                               # a node
-                    if part > nnodes:
-                        return None
-                    nnodes += part == nnodes
-                    ins.append((_NODE, part, None, None, None))
-            attrs = key[i]
-            shared = node.attrs if attrs and _plain_attrs(node.attrs) else None
-            plan.append((node.op, needs, nin, tuple(ins), attrs or None, shared,
-                         key[i + 1], key[i + 2]))
-            i += 3
-        m.targets = None
-        if g.targets is not None:
-            if i >= len(key) or key[i] != "targets":
-                return None
-            m.targets = tuple(key[i + 1:i + 1 + len(g.targets)])
-            i += 1 + len(g.targets)
-        m.shared = ()
-        if i < len(key) and key[i] == "alias":
-            m.shared = key[i + 1]
-            i += 2
-        if i != len(key) or nnodes != len(g.nodes):
+        """The matcher of `key` (g: the graph it was walked from), or None for a key
+        plan_of does not understand (the walk then decides, as for any graph)."""
+        plan = plan_of(key, g)
+        if plan is None:
             return None
-        m.roots, m.plan, m.nnodes = tuple(roots), tuple(plan), nnodes
+        m = cls()
+        m.roots, m.plan, m.nnodes = plan.roots, plan.nodes, plan.nnodes
+        m.targets, m.shared = plan.targets, plan.shared
         return m
 
     def __call__(self, roots: list, ep: int, targets: list | None = None
