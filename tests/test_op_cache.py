@@ -360,3 +360,63 @@ def test_threads_first_using_the_compiled_forwards_at_once_all_get_them():
                          text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok", out.stdout
+
+
+# per step of _training_loop: clear .grad before it (else it accumulates onto the last)
+_CLEARED = (False, False, True, True, False, False)
+
+
+def _training_loop(op, case):
+    """Steps of loss = (op(leaves) * c_k).sum(); loss.backward() on the same leaves, c_k new
+    each step, .grad cleared before the steps _CLEARED says: the gradients after each."""
+    leaves, _ = _graph(op, case, 0)
+    rng = np.random.default_rng(7)
+    got = []
+    for clear in _CLEARED:
+        out = apply(op, *leaves, **case.get("attrs", {}))
+        c = paddle.to_tensor(rng.standard_normal(out._data.shape).astype(out._data.dtype))
+        if clear:
+            for t in leaves:
+                t.clear_grad()
+        (out * c).sum().backward()
+        got.append(_grads(leaves))
+    return got
+
+
+@pytest.mark.parametrize("name, i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_op_in_a_training_loop_takes_the_quick_run_and_matches_a_fresh_lowering(
+        name, i, monkeypatch):
+    """Tensor.backward() on the same leaves step after step (executor._step: a matched
+    graph bound into its Program's spare Workspace and run at once, binding.run_quick):
+    after a cleared .grad every step's gradients are bitwise those of a fresh lowering of
+    each graph; accumulated onto the last step's, within float32 rounding of them (a leaf's
+    row adds into its .grad: a GEMM's panels may round as (C + AB1) + AB2,
+    slot_layout.own_leaf_grads), and so is the first step's (interpreted: numpy's rules)."""
+    op = REGISTRY[name]
+    case = op.cases[i]
+    leaves, out = _graph(op, case, 0)
+    if out._node is None or out._data.dtype.kind != "f":
+        pytest.skip("no graph recorded for this case")
+    monkeypatch.setattr(config.SETTINGS, "verify_cache", False)
+    ran = []
+    real = executor.run_quick
+
+    def counted(p, ws, nodes, tensors):
+        done = real(p, ws, nodes, tensors)
+        ran.append(done)
+        return done
+    monkeypatch.setattr(executor, "run_quick", counted)
+    got = _training_loop(op, case)
+    with config.override(program_cache=False):
+        want = _training_loop(op, case)
+    for k, (g, w) in enumerate(zip(got, want)):
+        if _CLEARED[k]:
+            _same(g, w)
+            continue
+        assert [a is None for a in g] == [b is None for b in w]
+        for a, b in zip(g, w):
+            if b is not None:
+                np.testing.assert_allclose(a, b, rtol=2e-6,
+                                           atol=2e-6 * max(1.0, float(np.abs(b).max())))
+    if op.extra.get("uncacheable") is None:
+        assert True in ran, f"{name}: no step took the quick run"

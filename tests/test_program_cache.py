@@ -364,8 +364,8 @@ def _count_quick_runs(monkeypatch) -> list:
     ran = []
     real = executor.run_quick
 
-    def counted(ws, nodes, tensors):
-        done = real(ws, nodes, tensors)
+    def counted(p, ws, nodes, tensors):
+        done = real(p, ws, nodes, tensors)
         ran.append(done)
         return done
     monkeypatch.setattr(executor, "run_quick", counted)

@@ -27,7 +27,7 @@ import numpy as np
 from ..core import config
 from .. import vm
 from .external import address as _address
-from .graph import Graph
+from .graph import Graph, source_of
 from ..vm.program import EXT, Program
 from ..core.grad_store import GRAPH_GRADS, deliver_grad, detach_graph_grad
 from ..core.tensor import Tensor
@@ -50,7 +50,7 @@ class Workspace:
                  "seed_ones", "seed_clean", "ones_ready", "seeds_dirty", "leaf_last",
                  "private", "call", "call_gen", "nbytes", "deliver_items", "leaf_js",
                  "code", "folded", "tables_bound", "out_tensor_index", "copies", "binds_more",
-                 "leaf_checks", "quick", "__weakref__")
+                 "leaf_checks", "__weakref__")
 
     def __init__(self, prog: Program) -> None:
         dtype = prog.dtype
@@ -103,10 +103,6 @@ class Workspace:
         index = self.out_tensor_index
         self.leaf_checks = None if index is None else \
             [(i, index[j]) for i, (j, _) in enumerate(prog.leaf_rows)]
-        # run_quick may serve this Workspace: it binds by copies of a node's saved value, a
-        # tensor or a node's output only, and its outputs are all owned leaves
-        self.quick = self.leaf_checks is not None and not self.deliver_items and \
-            not self.binds_more and all(c[1] in "sto" for c in self.copies)
 
 
 SMALL_ROWS = 64         # below this, Python lists answer _seeds_clean faster than numpy
@@ -144,32 +140,32 @@ def bind_values(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
     """This graph's values into the Workspace: values copied into the arena, externals'
     addresses (arrays listed in `keep` while the itab addresses them), index tables and
     scalars."""
-    copy_values(ws, g.nodes, g.tensors, g)
+    copy_values(ws, g.nodes, g.tensors)
     if ws.binds_more:
-        _bind_addresses(p, ws, g, keep)
+        bind_addresses(p, ws, g.nodes, g.tensors, keep)
 
 
-def copy_values(ws: Workspace, nodes: list, tensors: list, g: Graph | None) -> None:
-    """bind_values' copies into the arena (g: for sources other than a node's saved value,
-    a tensor or a node's output; None when the Workspace has none: ws.quick)."""
+def copy_values(ws: Workspace, nodes: list, tensors: list) -> None:
+    """bind_values' copies into the arena, from the graph of these nodes and tensors."""
     for view, kind, i, k, vshape, src in ws.copies:
-        if kind == "s":                 # g.source(src), its three common cases inline
+        if kind == "s":                 # source_of(src), its three common cases inline
             v = nodes[i].saved[k]
         elif kind == "t":
             v = tensors[i]._data
         elif kind == "o":
             v = nodes[i].out_data
         else:
-            v = g.source(src)
+            v = source_of(nodes, tensors, src)
         view[...] = v if v.shape == vshape else v.reshape(vshape)
 
 
-def _bind_addresses(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
+def bind_addresses(p: Program, ws: Workspace, nodes: list, tensors: list, keep: list
+                   ) -> None:
     """bind_values' rest: externals' addresses, index tables and scalars."""
     if p.externals:
         itab, dtype = ws.itab, ws.arena.dtype
         for pos, shape, src, vshape in p.externals:
-            v = g.source(src)
+            v = source_of(nodes, tensors, src)
             n = math.prod(shape)
             if not (v.dtype == dtype and v.size == n and v.flags.c_contiguous):
                 own = ws.private.get(pos)
@@ -181,7 +177,7 @@ def _bind_addresses(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
             itab[pos] = _address(v)
     bound = ws.tables_bound
     for pos, n, src in p.tables:
-        t = g.source(src)
+        t = source_of(nodes, tensors, src)
         last = bound.get(pos)
         if last is not None and last[1] is t and last[0] is ws.itab:
             continue                # the same read-only table as last time (a cached
@@ -192,7 +188,7 @@ def _bind_addresses(p: Program, ws: Workspace, g: Graph, keep: list) -> None:
         elif last is not None:
             del bound[pos]
     for k, src, factor in p.scalars:
-        ws.consts[k] = factor * float(g.source(src).reshape(-1)[0])
+        ws.consts[k] = factor * float(source_of(nodes, tensors, src).reshape(-1)[0])
 
 
 # ---- the steps of a run (Binding.run, and run_once for a graph that is not retained) -------
@@ -367,15 +363,19 @@ def run_once_held(p: Program, ws: Workspace, graph: Graph, want_outs: bool = Fal
     return outs
 
 
-def run_quick(ws: Workspace, nodes: list, tensors: list) -> bool:
-    """run_once_held's training-loop case on a Workspace that is `quick`, for a caller holding
-    RUN_LOCK, without a Graph: every owned leaf's .grad is the array its row added into
-    last time (the itab holds its address), so a run is the copies and the compiled call.
-    False, with nothing done: take run_once_held (which also detaches a leaf's
-    differentiable .grad: create_graph's, GRAPH_GRADS; other tensors' keep this path)."""
+def run_quick(p: Program, ws: Workspace, nodes: list, tensors: list) -> bool:
+    """run_once_held's training-loop case, for a caller holding RUN_LOCK, without a Graph:
+    every output a numbered tensor (ws.leaf_checks) and every owned leaf's .grad the array
+    its row added into last time (the itab holds its address), so a run is the binding,
+    the compiled call and the deliveries. False, with nothing done: take run_once_held
+    (which also detaches a leaf's differentiable .grad: create_graph's, GRAPH_GRADS; other
+    tensors' keep this path)."""
+    checks = ws.leaf_checks
+    if checks is None:
+        return False
     graph_grads = GRAPH_GRADS
     last = ws.leaf_last
-    for i, k in ws.leaf_checks:
+    for i, k in checks:
         prev = last[i]
         if prev is None:
             return False
@@ -383,12 +383,19 @@ def run_quick(ws: Workspace, nodes: list, tensors: list) -> bool:
         g = t._grad
         if g is None or prev[0]() is not g or graph_grads and id(t) in graph_grads:
             return False
-    copy_values(ws, nodes, tensors, None)
+    copy_values(ws, nodes, tensors)
+    keep = _NO_KEEP
+    if ws.binds_more:
+        keep = []                               # arrays the itab addresses, for the run
+        bind_addresses(p, ws, nodes, tensors, keep)
     if not ws.ones_ready:
         write_seeds(ws, None)
     execute(ws)
     if ws.seeds_dirty:
         seeds_written(ws)
+    items = ws.deliver_items
+    if items:
+        deliver(list(map(tensors.__getitem__, ws.out_tensor_index)), items, None)
     return True
 
 

@@ -236,10 +236,9 @@ def _step(root: Any, targets: list | None) -> tuple:
             return None, None, False, None
         entry, nodes, tensors = hit
         spare = entry.spare
-        if targets is None and spare and entry.plain:
-            ws = spare[-1]
-            if ws.quick and run_quick(ws, nodes, tensors):
-                return entry, nodes, True, None
+        if targets is None and spare and entry.plain and \
+                run_quick(entry.program, spare[-1], nodes, tensors):
+            return entry, nodes, True, None
         graph = _matched(roots, targets, nodes, tensors, entry.key)
         if not entry.plain:
             return entry, graph, False, None

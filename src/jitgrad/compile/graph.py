@@ -72,6 +72,21 @@ def attrs_key(node: tape.Node) -> tuple:
 _new_graph = object.__new__
 
 
+def source_of(nodes: list, tensors: list, src: tuple) -> Any:
+    """The array a source names in the graph of these nodes and tensors (a Program's
+    values, externals, tables and scalars: ("t", tensor), ("o", node), ("s", node, saved
+    index) or ("a", node, attribute name))."""
+    kind = src[0]
+    if kind == "t":
+        return tensors[src[1]]._data
+    node = nodes[src[1]]
+    if kind == "o":
+        return node.out_data
+    if kind == "s":
+        return node.saved[src[2]]
+    return node.attrs[src[2]]
+
+
 class Graph:
     """The canonical form of the graph from `roots` (through tensors needing gradients).
 
@@ -118,15 +133,7 @@ class Graph:
 
     def source(self, src: tuple) -> Any:
         """The array a source names in this graph."""
-        kind = src[0]
-        if kind == "t":
-            return self.tensors[src[1]]._data
-        node = self.nodes[src[1]]
-        if kind == "o":
-            return node.out_data
-        if kind == "s":
-            return node.saved[src[2]]
-        return node.attrs[src[2]]
+        return source_of(self.nodes, self.tensors, src)
 
     def tensor(self, ref: tuple) -> Any:
         """The tensor a reference names: ("t", i), ("n", k, i) = nodes[k].inputs[i], or

@@ -43,7 +43,7 @@ def set_graph_grad(t: Tensor, g: Tensor) -> None:
         if entry is not None and entry[0] is ref:
             del GRAPH_GRADS[key]
     GRAPH_GRADS[key] = (weakref.ref(t, drop), g)
-    t._grad = np.array(g._data, dtype=t._data.dtype, copy=True)
+    t._grad = np.array(g._data, dtype=t._data.dtype, copy=True, order="C")
 
 
 def detach_graph_grad(t: Tensor) -> None:
@@ -62,7 +62,7 @@ def deliver_grad(t: Tensor, val: np.ndarray, kind: str) -> None:
         detach_graph_grad(t)
         # (np.array, not astype: a 0-d gradient from the numpy rules may be a numpy
         # scalar, which the next backward could not accumulate into)
-        t._grad = np.array(val, dtype=t._data.dtype, copy=True)
+        t._grad = np.array(val, dtype=t._data.dtype, copy=True, order="C")
 
 
 # ---- accumulators that `x.grad = t` made: their `.grad` reads stop_gradient=True (Paddle) ---

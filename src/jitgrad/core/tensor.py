@@ -211,7 +211,7 @@ class Tensor(TensorOperators):
         if g is not None and g.shape == value._data.shape and g.flags.writeable:
             np.copyto(g, value._data, casting="unsafe")     # into the accumulator, as Paddle:
             return                                          # a kept `.grad` sees the values
-        self._grad = np.array(value._data, dtype=self._data.dtype, copy=True)
+        self._grad = np.array(value._data, dtype=self._data.dtype, copy=True, order="C")
         note_assigned(self._grad)       # its `.grad` stops gradient, as Paddle's
 
     grad_ = grad        # Paddle 3.3.1's other name for .grad (read and set)
