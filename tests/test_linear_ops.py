@@ -21,8 +21,9 @@ CASES = [(name, i) for name in LINEAR for i in range(len(REGISTRY[name].cases))]
 
 
 def test_the_linear_ops():
-    assert LINEAR == ["broadcast_to", "cast", "concat", "cumsum", "getitem", "mean", "put_flat",
-                      "reshape", "scatter_flat", "sum", "take_flat", "transpose", "triangle"]
+    assert LINEAR == ["broadcast_to", "cast", "concat", "cumsum", "getitem", "mean",
+                      "pad_constant", "put_flat", "reshape", "scatter_flat", "sum",
+                      "take_flat", "transpose", "triangle"]
 
 
 def _case(name, i, seed=0):

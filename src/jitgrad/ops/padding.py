@@ -1,7 +1,8 @@
 """paddle.nn.functional.pad: constant, reflect, replicate and circular padding.
 
-Each pad is one node: constant padding a scatter_flat (its gradient gathers the input's
-positions back), the other modes a take_flat (its gradient scatters). Their values come,
+Each pad is one node: constant padding a pad_constant, a linear op whose transpose is the
+slice of the interior (getitem with a basic key: lowered as a STRIDED read, no table), the
+other modes a take_flat (its gradient scatters). Their values come,
 once Numba is loaded, from vm/forward_window.py's pad_hw for a pad of the last two axes
 only (NCHW's H and W, NCL's L: ~2x quicker than the paths below), else from
 vm/forward_gather.py's pad4 (but a constant pad's of up to 64K elements: np.zeros and one
@@ -24,7 +25,8 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .core import apply_xy, compiled_kernels, const, remember
-from .shape import _flat_positions, scatter_flat_op, take_flat_op
+from .linear import linear, step
+from .shape import _flat_positions, getitem_op, take_flat_op
 
 
 _MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
@@ -63,14 +65,34 @@ def _pad_widths(ndim: int, pad: Sequence[int], data_format: str, mode: str = "co
 
 
 @functools.lru_cache(maxsize=64)
-def _constant_pad_map(shape: tuple, widths: tuple):
-    """Output shape, where each input element lands, and the mask of input positions."""
+def _constant_pad_map(shape: tuple, widths: tuple) -> tuple:
+    """Output shape, and the mask of the output positions holding the input."""
     out_shape = tuple(s + a + c for s, (a, c) in zip(shape, widths))
     where = np.pad(np.ones(shape, bool), widths)
-    target = _flat_positions(out_shape)[where]
-    target.setflags(write=False)
     where.setflags(write=False)
-    return out_shape, target, where
+    return out_shape, where
+
+
+def _interior(shape: tuple, widths: tuple) -> tuple:
+    """The slices of a constant pad's output that hold its input."""
+    return tuple(slice(a, a + s) for s, (a, _) in zip(shape, widths))
+
+
+def _pad_constant_forward(x: np.ndarray, widths: tuple, shape: tuple) -> np.ndarray:
+    out = np.zeros(shape, x.dtype)
+    out[_interior(x.shape, widths)] = x
+    return out
+
+
+pad_constant_op = linear(
+    # zeros around x: its transpose slices the interior back out, as structure (the
+    # widths), so the backward reads it through STRIDED's grid, not an index table
+    "pad_constant", grad_reads=(), forward=_pad_constant_forward,
+    transpose=lambda n, widths, shape: step(getitem_op, key=_interior(n.ins[0], widths)),
+    cases=({"shapes": ((2, 3),), "attrs": {"widths": ((0, 0), (1, 2)), "shape": (2, 6)}},
+           {"shapes": ((2, 2, 3, 4),),
+            "attrs": {"widths": ((0, 0), (1, 0), (2, 1), (1, 1)), "shape": (2, 3, 6, 6)}},
+           {"shapes": ((),), "attrs": {"widths": (), "shape": ()}}))
 
 
 def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.0,
@@ -94,13 +116,11 @@ def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.
         out = _pad_compiled(d, attrs["shape"], plan.kernel)
     else:
         out = None
-    if plan.op is scatter_flat_op:
+    if plan.op is pad_constant_op:
         if out is None:
-            # the scatter_flat node, its value by a slice assignment (not np.add.at: ~5x
-            # faster)
             out = np.zeros(attrs["shape"], d.dtype)
             out[plan.interior] = d
-        y = apply_xy(scatter_flat_op, x, None, attrs, out=out)
+        y = apply_xy(pad_constant_op, x, None, attrs, out=out)
         if value != 0:
             y = y + const(np.where(plan.where, 0, value), d.dtype)
         return y
@@ -111,8 +131,8 @@ def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.
 
 class _Plan(NamedTuple):
     """One pad's node and values, per (shape, dtype, pad, mode, data_format)."""
-    op: Any                 # scatter_flat (constant) or take_flat (the other modes)
-    attrs: dict             # the node's: its index table read-only, shared by the nodes
+    op: Any                 # pad_constant (constant) or take_flat (the other modes)
+    attrs: dict             # the node's (take_flat's index table read-only), shared
     widths: tuple           # per axis (before, after)
     kernel: tuple | None    # pad4's arguments but the arrays (_kernel_args), None: numpy's
     where: np.ndarray | None    # constant mode: the output positions holding the input
@@ -154,14 +174,13 @@ def _plan(shape: tuple, dtype: np.dtype, pad: Sequence[int], mode: str,
         raise ValueError(f"pad: negative padding {list(pad)} is not supported")
     widths = tuple(map(tuple, widths))
     if mode == "constant":
-        out_shape, target, where = _constant_pad_map(tuple(shape), widths)
+        out_shape, where = _constant_pad_map(tuple(shape), widths)
         # (np.zeros and one strided copy beat pad4 up to ~64K elements: its call costs
         # ~1 us, and its per-row loop is no faster than numpy's; 8x8x20x18: 7.4 us, 8.7)
         kernel = _kernel_args(shape, dtype, widths, None) \
             if where.size > _NUMPY_CONSTANT_MAX else None
-        interior = tuple(slice(a, a + s) for s, (a, _) in zip(shape, widths))
-        return _Plan(scatter_flat_op, {"idx": target, "shape": out_shape}, widths, kernel,
-                     where, interior, _hw_args(shape, dtype, widths, None))
+        return _Plan(pad_constant_op, {"widths": widths, "shape": out_shape}, widths, kernel,
+                     where, _interior(shape, widths), _hw_args(shape, dtype, widths, None))
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be constant, reflect, replicate or circular, "
                          f"got {mode!r}")
@@ -243,8 +262,9 @@ def _hw_args(shape: tuple, dtype: np.dtype, widths: tuple, np_mode: str | None
     the last two collapsed axes, the others one run of planes (NCHW's H and W, NCL's L):
     (its dims, the row map, the column map, the fill value in dtype), read-only; None for
     any other pad, a large one (_HW_ROW_MAX, _HW_OUT_MAX) or a dtype the kernels are not
-    used for (bool, 8- and 16-bit). Plain loops with uint64 indices: numpy's np.zeros and strided copy (~7.7 us of an 8 x 8 x 16
-    x 16 constant pad) ~3.5 us, pad4's ~9 us of a reflect pad ~4.8."""
+    used for (bool, 8- and 16-bit). Plain loops with uint64 indices: numpy's np.zeros and
+    strided copy (~7.7 us of an 8 x 8 x 16 x 16 constant pad) ~3.5 us, pad4's ~9 us of a
+    reflect pad ~4.8."""
     if dtype.kind not in "fiu" or dtype.itemsize < 4:
         return None
     dims = _collapsed(shape, widths)
