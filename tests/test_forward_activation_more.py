@@ -118,8 +118,9 @@ def test_mish_second_derivative():
 @pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (2.0, 2.0), (-0.7, 0.1), (1.0, np.inf),
                                              (1.0, -np.inf), (0.5, 0.0), (1.0, np.nan),
                                              (1.0, 1e39)])
-def test_softplus_factor_from_expm1_of_minus_inf(beta, threshold, dtype):
-    """Above the threshold the factor is -expm1(-inf) = 1, as the numpy path's where."""
+def test_softplus_factor_is_the_numpy_paths_sigmoid(beta, threshold, dtype):
+    """The compiled factor (sigmoid(beta x) from the output's exp values) has the numpy
+    path's bits, 1 above the threshold, NaN and infinities included."""
     op = REGISTRY["softplus"]
     x = _inputs(dtype)
     for data in (x, x[:0]):
@@ -131,6 +132,22 @@ def test_softplus_factor_from_expm1_of_minus_inf(beta, threshold, dtype):
         _same_bits(y._node.saved[0], want_factor)
         with np.errstate(all="ignore"):       # (twice: the cached scalars)
             _same_bits(F.softplus(leaf, beta, threshold)._node.saved[0], want_factor)
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float32", 2.5e-7), ("float64", 1e-15)])
+def test_softplus_factor_is_sigmoid_of_beta_x(dtype, rtol):
+    """The saved factor is sigmoid(z) to an ulp or so (z = beta x as the op rounds it; a
+    float64 reference), 1 where z > threshold, and so is the gradient. (The former factor
+    -expm1(-beta out) was 1.9e-7 off at most here, this one 1.7e-7.)"""
+    x64 = np.linspace(-30, 30, 601)
+    for beta, threshold in ((1.0, 20.0), (2.0, 5.0), (-0.7, 3.0)):
+        leaf = paddle.to_tensor(x64.astype(dtype), stop_gradient=False)
+        y = F.softplus(leaf, beta, threshold)
+        z = (np.dtype(dtype).type(beta) * x64.astype(dtype)).astype(np.float64)   # (the op's)
+        want = np.where(z > threshold, 1.0, 1.0 / (1.0 + np.exp(-z)))
+        np.testing.assert_allclose(y._node.saved[0], want, rtol=rtol, atol=1e-37)
+        y.sum().backward()
+        np.testing.assert_allclose(leaf.grad.numpy(), want, rtol=rtol, atol=1e-37)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

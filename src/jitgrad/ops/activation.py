@@ -129,12 +129,13 @@ def _softplus_fwd(x, beta, threshold):
 
 
 def _softplus_deriv(m, x, out, beta, threshold):
-    """sigmoid(beta x), from the output: exp(-beta out) = 1 / (1 + exp(beta x)), so
-    sigmoid(beta x) = -expm1(-beta out), within an ulp or two of sigmoid itself at every
-    x (expm1 keeps the tiny values of x -> -inf); three numpy passes instead of sigmoid's
-    seven. 1 above the threshold, where out is x."""
+    """sigmoid(beta x) (numpy path: ops/elementwise.py's _sigmoid of z = beta x in x's dtype;
+    the compiled forward computes it from the exp(-|z|) its output took, one loop: no
+    second transcendental), 1 above the threshold, where out is x. (Until 2026-12-07 it was
+    -expm1(-beta out), within an ulp or two of this: a correctly rounded expm1 pass, ~1.3 ms
+    of a 1M float32 step.)"""
     z = m.data(x) if beta == 1 else m.data(x) * beta
-    return m.where(z > threshold, 1.0, -m.expm1((out if beta == 1 else out * beta) * -1.0))
+    return m.where(z > threshold, 1.0, m.sigmoid(x if beta == 1 else x * beta))
 
 
 softplus_op = unary(
@@ -170,13 +171,12 @@ def _fits(t: type, attrs: tuple) -> bool:
 
 
 def _softplus_compiled(x: Tensor, beta: float, threshold: float) -> tuple | None:
-    """(out, (factor,)) of softplus: one compiled loop makes exp's argument, numpy's exp and
-    ops/rounded.py's log1p (as _softplus_fwd), a loop writes the output and the factor's
-    expm1 argument (-inf above the threshold), rounded.expm1 and negative: _softplus_fwd's
-    and _softplus_deriv's values bit for bit, ~3x quicker than their ~14 numpy passes.
-    For float32 the output after numpy's exp is one call (vm/float32_math.py's softplus:
-    the same values), the factor _softplus_factor32. None: the numpy path (factor None
-    when no gradient is needed)."""
+    """(out, (factor,)) of softplus: one compiled loop makes exp's argument and numpy's exp
+    (ops/elementwise.py's exp_neg_abs), ops/rounded.py's log1p and a loop the output (for
+    float32 one call: vm/float32_math.py's softplus), and the factor sigmoid(beta x) from
+    the same exp values in place (vm/forward_activation.py's softplus_factor):
+    _softplus_fwd's and _softplus_deriv's values bit for bit, ~3x quicker than their ~14
+    numpy passes. None: the numpy path (factor None when no gradient is needed)."""
     found = compiled_input("forward_activation", x._data)
     if found is None:
         return None
@@ -193,43 +193,26 @@ def _softplus_scalars(t: type, beta: float, threshold: float) -> tuple | None:
     a numpy scalar costs ~0.2 us), None where they overflow float32."""
     if not _fits(t, (beta, threshold)):
         return None
-    return t(beta), t(threshold), beta != 1, t(0), t(-1), t(-_m.inf)
+    return t(beta), t(threshold), beta != 1, t(0), t(-1), t(-_m.inf), t(1)
 
 
 def _softplus_kernels(k: Any, d: np.ndarray, need: bool, scalars: tuple) -> tuple:
     """_softplus_compiled's passes on a C-contiguous float32/float64 array d."""
     flat = d.reshape(-1)
-    b, th, scaled, zero, minus_one, minus_inf = scalars
+    b, th, scaled, zero, minus_one, minus_inf, one = scalars
     a = np.empty_like(flat)
     E.exp_neg_abs(k, flat, a, b if scaled else None)
+    out = np.empty_like(flat)
     f32 = compiled_kernels("float32_math") if flat.dtype == _F32 else None
     if f32 is not None:       # (the output in one pass: vm/float32_math.py's softplus)
-        out = np.empty_like(flat)
         f32.softplus(flat, a, out, NO_FACTOR, b, th, scaled, minus_one)
-        if not need:
-            return out.reshape(d.shape), None
-        return out.reshape(d.shape), (_softplus_factor32(k, f32, flat, out, a, scalars)
-                                      .reshape(d.shape),)
-    a = rounded.log1p(a)
-    out, e = np.empty_like(flat), np.empty_like(flat)
-    k.softplus(flat, out, e, a, b, th, scaled, zero, minus_one, minus_inf)
+    else:                     # (the factor's former expm1 argument into a scratch array)
+        k.softplus(flat, out, np.empty_like(flat), rounded.log1p(a), b, th, scaled, zero,
+                   minus_one, minus_inf)
     if not need:
         return out.reshape(d.shape), None
-    e = rounded.expm1(e)      # (-inf above the threshold: -1 there, the factor's 1)
-    return out.reshape(d.shape), (np.negative(e, out=e).reshape(d.shape),)
-
-
-def _softplus_factor32(k: Any, f32: Any, flat: np.ndarray, out: np.ndarray, a: np.ndarray,
-                       scalars: tuple) -> np.ndarray:
-    """The float32 factor -expm1(b) of softplus, b its expm1 argument (k.softplus_arg, into
-    a: exp's values are spent), float32_math's expm1 kernel: what float32_math.softplus's
-    factor loop computes, bit for bit: ~2.5 ms for 1M elements where that loop took ~4-7.5
-    (making b from x and out inside it, it ran ~2-3x slower than the expm1 kernel alone)."""
-    b, th, scaled, _, minus_one, minus_inf = scalars
-    k.softplus_arg(flat, out, a, b, th, scaled, minus_one, minus_inf)
-    f = np.empty_like(flat)
-    f32.expm1(a, f)
-    return np.negative(f, out=f)
+    k.softplus_factor(flat, a, b, th, scaled, one, zero)       # (a: exp(-|z|) -> factor)
+    return out.reshape(d.shape), (a.reshape(d.shape),)
 
 
 softsign_op = unary(

@@ -6,6 +6,8 @@ backward only multiplies: Numba's sin/cos/exp are scalar and 3-5x slower than nu
 
 from __future__ import annotations
 
+import builtins
+from fractions import Fraction
 from math import isfinite as _isfinite
 from typing import Any, Callable
 
@@ -238,9 +240,44 @@ def _fpow(x: np.ndarray, p: Any) -> np.ndarray:
             # the abs array and np.power's dispatch (8192 float64 ~2 us where they took ~7)
             r = x * x
             return np.abs(r, out=r) if r.ndim else np.abs(r)
+        if p == 3 and x.dtype == _F32:
+            return cube32(x)
         out = np.power(np.abs(x), x.dtype.type(p))
         return np.copysign(out, x) if int(p) % 2 else out
     return np.power(x, x.dtype.type(p))
+
+
+def cube32(x: np.ndarray) -> np.ndarray:
+    """x ** 3 of float32 x, correctly rounded: |x|^3 in float64 (|x| |x| is exact, one
+    rounding after), rounded to float32, given x's sign; where that float64 is a float32 tie
+    or a subnormal one, the exact cube (Fraction) rounded. numpy's float32 power is 1 ulp
+    off for ~20% of inputs on AVX-512 (SVML's), Paddle 3.3.1's for ~4% (the correctly
+    rounded cube is nearer Paddle's values than numpy's is); x ** 2 is x * x, also exact.
+    vm/forward_binary.py's pow_scalar_cube32 computes the same values in one pass."""
+    v = np.asarray(x, np.float32)
+    a = np.abs(v).astype(np.float64).reshape(-1)
+    c = a * a * a
+    with np.errstate(over="ignore"):
+        out = c.astype(np.float32)                      # (inf from FLT_MAX + ulp / 2 on)
+    doubt = ((c.view(np.uint64) & 0x1FFFFFFF) == 0x10000000) | ((c < 2.0 ** -126) & (c > 0))
+    for i in np.flatnonzero(doubt):
+        out[i] = _nearest_float32(Fraction(float(a[i])) ** 3)
+    out = np.copysign(out.reshape(v.shape), v)
+    return out if isinstance(x, np.ndarray) else out[()]
+
+
+_F32_LIMIT = Fraction(2 ** 128 - 2 ** 103)      # FLT_MAX + half its ulp: inf from here on
+
+
+def _nearest_float32(q: Fraction) -> np.float32:
+    """The float32 nearest q >= 0, ties to the even one."""
+    if q >= _F32_LIMIT:
+        return np.float32(np.inf)
+    f = np.float32(float(q))
+    cands = [c for c in (np.nextafter(f, np.float32(0)), f, np.nextafter(f, np.float32(np.inf)))
+             if np.isfinite(c)]
+    return min(cands, key=lambda c: (builtins.abs(Fraction(float(c)) - q),
+                                     int(np.array(c).view(np.uint32)) & 1))
 
 
 def _pow_scalar_deriv(m: Any, x: Any, out: Any, p: float) -> Any:
@@ -365,11 +402,17 @@ def _pow_scalar_compiled(x: Tensor, p: float) -> tuple | None:
         return d * d, (d * tp,)
     v = d.reshape(-1)
     a = np.abs(v) if ip or iq else v
-    out = np.power(a if ip else v, tp)
+    cube32_ = tp == 3 and d.dtype == _F32              # (cube32's values, not np.power's)
     if tq == 2 and _power_two_is_square(d.dtype):      # x ** 3: the factor's |x| ** 2
-        k.pow_scalar_cube(v, out, a, tp)                # (a becomes the factor)
+        if cube32_:
+            out = np.empty_like(v)
+            k.pow_scalar_cube32(v, out, a, tp)          # (one pass: no np.power call)
+        else:
+            out = np.power(a, tp)
+            k.pow_scalar_cube(v, out, a, tp)            # (a becomes the factor)
         return out.reshape(d.shape), (a.reshape(d.shape),)
-    f = np.power(a if iq else v, tq)
+    out = cube32(v) if cube32_ else np.power(a if ip else v, tp)
+    f = cube32(v) if tq == 3 and d.dtype == _F32 else np.power(a if iq else v, tq)
     k.pow_scalar(v, out, f, odd, odd_q, tp)
     return out.reshape(d.shape), (f.reshape(d.shape),)
 

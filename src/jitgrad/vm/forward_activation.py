@@ -18,8 +18,9 @@ checked against np.exp at run time): one pass. erf and
 the exact gelu use vm/forward_special.py's own vectorisable erf and exp (float64).
 softplus, log_sigmoid, mish and the tanh gelu put numpy's transcendentals between compiled
 loops (ops/activation.py: one loop makes their arguments, one the output and factor;
-softplus's and log_sigmoid's factors are numpy's -expm1 of what the loop wrote; logaddexp's
-are vm/forward_binary.py's); softsign is one loop;
+softplus's factor is sigmoid from the exp its output took (softplus_factor),
+log_sigmoid's numpy's -expm1 of what the loop wrote; logaddexp's are
+vm/forward_binary.py's); softsign is one loop;
 huber (smooth_l1_loss) is one loop; i0, i1, i0e, i1e are forward_special.py's bessel_pair.
 """
 
@@ -405,16 +406,17 @@ def softplus(x, out, b, lg, beta, threshold, scaled, zero, minus_one, minus_inf
 
 
 @jit(fastmath=False)
-def softplus_arg(x, out, b, beta, threshold, scaled, minus_one, minus_inf
-                 ):  # pragma: no cover - compiled
-    """b as the kernel above writes it, from softplus's output out (float32: out from
-    vm/float32_math.py's softplus, whose factor loop makes the same b)."""
-    if scaled:
-        for i in range(x.size):
-            b[i] = minus_inf if beta * x[i] > threshold else (out[i] * beta) * minus_one
-    else:
-        for i in range(x.size):
-            b[i] = minus_inf if x[i] > threshold else out[i] * minus_one
+def softplus_factor(x, e, beta, threshold, scaled, one, zero):  # pragma: no cover - compiled
+    """e = exp(-|z|) (z = beta x in x's dtype, x itself unless scaled: the exp softplus's
+    output took) becomes its factor in place: sigmoid(z) as the sigmoid kernels compute it,
+    max(e, z >= 0) / (e + 1), and 1 where z > threshold (ops/activation.py's
+    _softplus_deriv on arrays, bit for bit)."""
+    for i in range(x.size):
+        z = beta * x[i] if scaled else x[i]
+        ev = e[i]
+        m = one if z >= zero else zero
+        s = (m if m > ev else ev) / (ev + one)
+        e[i] = one if z > threshold else s
 
 
 @jit(fastmath=False)

@@ -26,6 +26,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from llvmlite import ir as llvm_ir
+from numba import types
+from numba.extending import intrinsic
 
 from ._numba import jit
 
@@ -147,6 +150,82 @@ def pow_scalar(x, out, f, odd, odd_f, p):  # pragma: no cover - compiled
         if odd_f:
             g = math.copysign(g, v)
         f[i] = p * g
+
+
+@intrinsic
+def _fma64(typingctx, a, b, c):  # pragma: no cover - compiled
+    """a * b + c in float64, rounded once (LLVM's fma: vectorises)."""
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+@intrinsic
+def _f64_bits(typingctx, v):  # pragma: no cover - compiled
+    """The int64 whose bits are the float64 v (a bitcast: vectorises)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm_ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+_CUBE_BLOCK = 4096              # (a doubt redoes its block: vm/float32_math.py's _BLOCK)
+_F32_TINY = 2.0 ** -126         # below: float32 subnormals, whose ties sit elsewhere
+_F32_TOP = 2.0 ** 128           # inf's place, to find the tie between FLT_MAX and inf
+
+
+@jit(inline="always", fastmath=False)
+def _cube_doubt(c, e):  # pragma: no cover - compiled
+    """Whether float32(c) may not be the float32 nearest c + e (c = the float64 cube of a
+    float32 >= 0, e its rounding error, exact): c a float32 tie (its low 29 bits 1 and
+    28 zeros) or a float32 subnormal, with e != 0. Else float32(c) is: c + e lies within
+    half a float64 ulp of c, and so on c's side of every float32 tie."""
+    b = _f64_bits(c)
+    return (e != 0.0) & (((b & 0x1FFFFFFF) == 0x10000000) | (c < _F32_TINY))
+
+
+@jit(fastmath=False)
+def round_cube(c, e):  # pragma: no cover - compiled
+    """The float32 nearest c + e (ties to even) for a float64 c >= 0 and |e| at most half
+    c's ulp: float32(c), or at a tie between two float32 the one on e's side."""
+    r = np.float32(c)
+    if e == 0.0:
+        return r
+    rd = np.float64(r) if r < np.inf else _F32_TOP
+    other = np.nextafter(r, np.float32(0)) if rd > c else np.nextafter(r, np.float32(np.inf))
+    od = np.float64(other) if other < np.inf else _F32_TOP
+    if rd == c or (rd + od) * 0.5 != c:
+        return r
+    return max(r, other) if e > 0.0 else min(r, other)
+
+
+@jit(fastmath=False)
+def pow_scalar_cube32(x, out, a, p):  # pragma: no cover - compiled
+    """x ** 3 for float32 x, correctly rounded (ops/elementwise.py's cube32, which the numpy
+    path computes): |x|^3 in float64 (|x| |x| exact), its rounding error by an FMA (exact),
+    the float32 rounding, given x's sign; a block with a doubtful element (_cube_doubt:
+    about one in 2^29, and tiny cubes) redoes those by round_cube. And the factor p (a a)
+    into a = |x| (numpy's) as pow_scalar_cube. ~0.25 ms for 1M elements where numpy's
+    float32 power took ~1.2 (SVML's on AVX-512, 1 ulp off in ~20% of them)."""
+    for lo in range(0, x.size, _CUBE_BLOCK):
+        hi = min(lo + _CUBE_BLOCK, x.size)
+        doubt = False
+        for i in range(np.uint64(lo), np.uint64(hi)):
+            v = a[i]
+            d = np.float64(v)
+            s = d * d
+            c = s * d
+            e = _fma64(s, d, -c)
+            out[i] = math.copysign(np.float32(c), x[i])
+            a[i] = p * (v * v)
+            doubt |= _cube_doubt(c, e)
+        if doubt:
+            for i in range(np.uint64(lo), np.uint64(hi)):
+                d = abs(np.float64(x[i]))
+                s = d * d
+                c = s * d
+                e = _fma64(s, d, -c)
+                if _cube_doubt(c, e):
+                    out[i] = math.copysign(round_cube(c, e), x[i])
 
 
 @jit(fastmath=False)
