@@ -127,6 +127,29 @@ def test_inputs_next_to_a_rounding_boundary_are_the_c_librarys(name):
     _same_bits(out, np.array([math.__dict__[name](float(v)) for v in x], np.float32))
 
 
+def test_the_rounding_test_doubts_all_that_the_float_test_did():
+    """_near_boundary (bits of r next to a float32 tie, or a float32 subnormal r) doubts
+    every r the former test did, float32(r - e) != float32(r + e) with e = 2^-46 |r|: r a
+    few to 300 float64 ulps from ties at every mantissa range and across binades, ties
+    next to FLT_MAX's (inf's) and subnormal ones, random r; inf and NaN are not doubted."""
+    rng = np.random.default_rng(5)
+    f32 = rng.integers(1, 0x7F7FFFFF, 4000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    f32 = np.concatenate([f32, np.float32([1, 2, 1.9999999, 0.99999994, 2.0 ** -126,
+                                           np.finfo(np.float32).max])])
+    ties = f32.astype(np.float64) + np.spacing(f32).astype(np.float64) / 2
+    offsets = np.concatenate([np.arange(-300, 301), rng.integers(-2 ** 40, 2 ** 40, 50)])
+    r = (ties.view(np.int64)[:, None] + offsets[None, :]).reshape(-1).view(np.float64)
+    r = np.concatenate([r, -r, rng.standard_normal(20000) * 10.0 ** rng.uniform(-50, 50, 20000),
+                        [1e-40, -1e-45, 0.0, -0.0]])
+    got = np.array([float32_math._near_boundary(v) for v in r])
+    with np.errstate(all="ignore"):
+        e = np.abs(r) * 2.0 ** -46
+        old = ((r - e).astype(np.float32) != (r + e).astype(np.float32)) & np.isfinite(r)
+    assert old.sum() > 1000 and not np.any(old & ~got)
+    assert got.mean() < 0.02 + old.mean() * 2          # (not much more)
+    assert not any(float32_math._near_boundary(v) for v in (np.inf, -np.inf, np.nan, 0.0))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_doubted_inputs_in_any_block_of_a_large_array_are_the_c_librarys(name):
     # the kernels redo one block of float32_math._BLOCK elements per doubt: a doubted input
