@@ -188,3 +188,33 @@ def test_a_tensor_plus_itself_accumulates_onto_a_kept_gradient():
     for _ in range(3):
         (x + x).sum().backward()        # .grad kept: 2, then 4, then 6 (ones doubled)
     np.testing.assert_array_equal(x.grad.numpy(), np.full(3, 6, np.float32))
+
+
+def test_a_sum_of_a_softmax_reads_its_seed_without_a_ones_array():
+    """softmax(x).sum() and log_softmax(x).sum() along the last axis: the row kernel reads
+    the sum's scalar seed (peephole.py's fuse_scalar_grads), no BCAST row and no n-element
+    ones slot; the gradient has the unfused rows' bits (peephole off), in both interpreters;
+    along another axis (strided rows) the BCAST stays."""
+    from jitgrad.core import config
+    F = paddle.nn.functional
+    a = np.random.default_rng(4).standard_normal((5, 7)).astype(np.float32)
+    from jitgrad.vm.program import NAMES
+
+    def rows(axis):
+        prog = lower([fn(TT(a, stop_gradient=False), axis).sum()])[0]
+        return [NAMES[int(op) >> 1] for op in prog.code[:, 0]]
+    for fn in (F.softmax, F.log_softmax):
+        assert len(rows(-1)) == 1 and rows(-1)[0].endswith("SOFTMAX_BWD")
+        assert "BCAST" in rows(0)
+        grads = []
+        for peephole, name in ((True, "reference"), (True, "numba"), (False, "numba")):
+            x = TT(a, stop_gradient=False)
+            old = config.SETTINGS.peephole
+            config.SETTINGS.peephole = peephole
+            try:
+                with vm.using(name):
+                    (fn(x, -1).sum() * 1.5).backward()
+            finally:
+                config.SETTINGS.peephole = old
+            grads.append(x.grad.numpy().tobytes())
+        assert grads[0] == grads[1] == grads[2]

@@ -16,8 +16,8 @@ ITAB = {
     "GATHER_MUL": [5, 0, 0, 3, 2, 1],
     "SCATTER": [5, 0, 0, 3, 2, 1],
     "GEMM": [2, 1, 3, 1, 0, 1, 1, 3, 3],          # 2 batches of (1x1) @ (1x3)^T-stored
-    "SOFTMAX_BWD": [2, 3, 1],
-    "LOGSOFTMAX_BWD": [3, 2, 1],
+    "SOFTMAX_BWD": [2, 3, 1, 0],                # (itab[p+3]: a is n elements)
+    "LOGSOFTMAX_BWD": [3, 2, 1, 0],
     # 3 fused steps (op, b, c, k): MUL by b with K, TANH_BWD with b, MULDIV by b / a;
     # (the row's c field is unused)
     "CHAIN": [3, 0, OP["MUL"], 2 * N, 0, 1, OP["TANH_BWD"], 2 * N, 0, 0,
@@ -102,6 +102,22 @@ def test_every_opcode_record_is_consistent():
         # exactly one numpy reference; a CHAIN step's is its elementwise value
         assert (o.value is None) != (o.ref is None), o.name
         assert o.step is None or o.value is not None, o.name
+
+
+@pytest.mark.parametrize("name", ["SOFTMAX_BWD", "LOGSOFTMAX_BWD"])
+@pytest.mark.parametrize("acc", [0, 1])
+def test_row_kernels_with_a_scalar_gradient_are_the_broadcast_ones(name, acc):
+    """itab[p+3] = 1: g is K * a[0] at every element (peephole.py's fuse_scalar_grads), the
+    same values as the row over an array of K * a[0] (a BCAST row's), bit for bit, in both
+    interpreters."""
+    for vm in ("reference", "numba"):
+        scalar, full = _program(name, acc, np.float32), _program(name, acc, np.float32)
+        scalar.itab[3] = 1
+        full.arena[N:2 * N] = full.consts[1] * full.arena[N]
+        full.code[0, 7] = 0                             # (K = 1: the array is the gradient)
+        execute(*scalar, vm=vm)
+        execute(*full, vm=vm)
+        assert scalar.arena[:N].tobytes() == full.arena[:N].tobytes()
 
 
 @pytest.mark.parametrize("name", ["CUMSUM", "LINSCAN"])

@@ -59,8 +59,8 @@ def _row_layout(shape: tuple, axis: int) -> list[int]:
 def _lower(kernel: str):
     def lower(b, node, g, gins):
         y = node.saved[0] if node.saved else node.out_data
-        p = b.table(_row_layout(node.out_data.shape, node.attrs["axis"]))
-        b.emit(kernel, gins[0], g, b.value(y), p=p)
+        p = b.table(_row_layout(node.out_data.shape, node.attrs["axis"]) + [0])
+        b.emit(kernel, gins[0], g, b.value(y), p=p)     # (0: g has n elements, peephole.py)
     return lower
 
 

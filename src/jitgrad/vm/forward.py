@@ -1234,7 +1234,8 @@ def norm_bwd(out, g, xh, aux, prm):  # pragma: no cover - compiled
 def softmax_bwd(out, g, y, outer, length, inner, log):  # pragma: no cover - compiled
     """The backward interpreter's SOFTMAX_BWD (log: LOGSOFTMAX_BWD) row kernel on arrays,
     overwriting out: softmax's and log_softmax's interpreted rule (ops/nn.py)."""
-    _backward._rows_bwd(out, g, y, outer, length, inner, False, log)
+    _backward._rows_bwd(out, g, y, outer, length, inner, False, log, False,
+                        np.ones(1, out.dtype)[0])
 
 
 @jit(stamp_with=(_backward.__file__,))

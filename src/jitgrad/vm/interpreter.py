@@ -189,7 +189,7 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
         elif op == SOFTMAX_BWD or op == LOGSOFTMAX_BWD:
             p = code[pc, 6]
             _rows_bwd(out, A, _view(arena, itab, b, n), itab[p], itab[p + 1], itab[p + 2],
-                      acc, op == LOGSOFTMAX_BWD)
+                      acc, op == LOGSOFTMAX_BWD, itab[p + 3] != 0, K)
         elif op == ROWSUM:               # summed in the tile, added to out once: a leaf's
             rows = itab[code[pc, 6]]     # writer row may add straight into its .grad
             for j0 in range(0, n, TILE):

@@ -82,13 +82,22 @@ def _gemm(r: Any) -> None:
             C[...] = A @ B
 
 
+def _rows_grad(r: Any) -> np.ndarray:
+    """SOFTMAX_BWD's and LOGSOFTMAX_BWD's g: a, or K * a[0] at every element when itab[p+3]
+    (a broadcast scalar, peephole.py's fuse_scalar_grads)."""
+    p = r.params(4)
+    if p[3]:
+        return _rows(np.full(r.n, r.K * r.arena[r.a], r.arena.dtype), p)
+    return _rows(r.A, p)
+
+
 def _softmax_bwd(r: Any) -> np.ndarray:
-    g, y = _rows(r.A, r.params(3)), _rows(r.B, r.params(3))
+    g, y = _rows_grad(r), _rows(r.B, r.params(3))
     return (y * (g - (g * y).sum(axis=1, keepdims=True))).ravel()
 
 
 def _logsoftmax_bwd(r: Any) -> np.ndarray:
-    g, y = _rows(r.A, r.params(3)), _rows(r.B, r.params(3))
+    g, y = _rows_grad(r), _rows(r.B, r.params(3))
     return (g - y * g.sum(axis=1, keepdims=True)).ravel()
 
 
@@ -242,10 +251,11 @@ TABLE: tuple[Opcode, ...] = (
            (2, 3), (2, 3), core=True, one_add=True, wide=True,
            ref=_gemm),
     Opcode("SOFTMAX_BWD", "rows of length L = itab[p+1] (outer = itab[p], inner = itab[p+2]): "
-           "out (+)= b * (a - sum_L(a * b))", (2, 3), (2, 3), elementwise=True, core=True,
-           one_add=True,
+           "out (+)= b * (a - sum_L(a * b)); a is K * a[0] everywhere if itab[p+3]",
+           (2, 3), (2, 3), elementwise=True, core=True, one_add=True,
            ref=_softmax_bwd),
-    Opcode("LOGSOFTMAX_BWD", "out (+)= a - b * sum_L(a)   (b = softmax, same row layout)",
+    Opcode("LOGSOFTMAX_BWD", "out (+)= a - b * sum_L(a)   (b = softmax, same row layout and "
+           "scalar a)",
            (2, 3), (2, 3), elementwise=True, core=True, one_add=True,
            ref=_logsoftmax_bwd),
     Opcode("CUMSUM", "rows as SOFTMAX_BWD (itab[p:p+3] = outer, L, inner), itab[p+3] = "
