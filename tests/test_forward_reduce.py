@@ -292,9 +292,9 @@ def test_large_float_sum_is_numpys_without_its_reduce(shape, dtype, monkeypatch)
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_pairwise_sum_is_numpys_at_every_split(dtype):
-    """vm/forward.py's pairwise_sum (sibling leaves summed together, _pairwise_leaf_pair)
-    gives np.add.reduce's bits at every length to 1100 (leaves of 8 to 128 elements, pairs
-    of unequal ones, a sibling too long to be a leaf) and at a few large ones."""
+    """vm/forward.py's pairwise_sum gives np.add.reduce's bits at every length to 1100
+    (leaves of 8 to 128 elements, unequal siblings, a sibling too long to be a leaf) and at
+    a few large ones."""
     from jitgrad.vm import forward
     rng = np.random.default_rng(11)
     for n in list(range(1, 1101)) + [4097, 65536, 100003]:

@@ -709,59 +709,6 @@ def _pairwise_leaf(typingctx, a, lo, n):  # pragma: no cover - compiled
     return dt(a, types.intp, types.intp), codegen
 
 
-@intrinsic
-def _pairwise_leaf_pair(typingctx, a, lo, n, lo2, n2):  # pragma: no cover - compiled
-    """(_pairwise_leaf of a[lo:lo + n], of a[lo2:lo2 + n2]) for 8 <= n, n2 <= 128: the same
-    additions in the same order, the two accumulators' chains interleaved (each vector add
-    waits for the one before it in its own chain only: sibling leaves in ~half the time)."""
-    if not isinstance(a, types.Array) or a.ndim != 1 or a.layout != "C" or \
-            a.dtype not in (types.float32, types.float64):
-        return None
-    dt = a.dtype
-
-    def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        fty = context.get_value_type(dt)
-        vptr = llvm_ir.VectorType(fty, 8).as_pointer()
-        align = dt.bitwidth // 8
-        eight = llvm_ir.Constant(args[2].type, 8)
-        one = llvm_ir.Constant(args[2].type, 1)
-        leaves = []
-        for lo_, n_ in ((args[1], args[2]), (args[3], args[4])):
-            base = builder.gep(data, [lo_])
-            end = builder.sub(n_, builder.srem(n_, eight))
-            acc = cgutils.alloca_once(builder, vptr.pointee)
-            builder.store(builder.load(builder.bitcast(base, vptr), align=align), acc)
-            leaves.append((base, n_, end, acc))
-
-        def add_chunk(base, acc, i):
-            v = builder.load(builder.bitcast(builder.gep(base, [i]), vptr), align=align)
-            builder.store(builder.fadd(builder.load(acc), v), acc)
-        (b1, n1, e1, a1), (b2, n2_, e2, a2) = leaves
-        both = builder.select(builder.icmp_signed("<", e1, e2), e1, e2)
-        with cgutils.for_range_slice(builder, eight, both, eight, both.type) as (i, _):
-            add_chunk(b1, a1, i)
-            add_chunk(b2, a2, i)
-        results = []
-        for base, n_, end, acc in leaves:
-            with cgutils.for_range_slice(builder, both, end, eight, end.type) as (i, _):
-                add_chunk(base, acc, i)         # (the longer leaf's last chunks)
-            r = builder.load(acc)
-            e = [builder.extract_element(r, llvm_ir.Constant(llvm_ir.IntType(32), j))
-                 for j in range(8)]
-            res = cgutils.alloca_once(builder, fty)
-            builder.store(builder.fadd(builder.fadd(builder.fadd(e[0], e[1]),
-                                                    builder.fadd(e[2], e[3])),
-                                       builder.fadd(builder.fadd(e[4], e[5]),
-                                                    builder.fadd(e[6], e[7]))), res)
-            with cgutils.for_range_slice(builder, end, n_, one, n_.type) as (i, _):
-                builder.store(builder.fadd(builder.load(res),
-                                           builder.load(builder.gep(base, [i]))), res)
-            results.append(builder.load(res))
-        return context.make_tuple(builder, signature.return_type, results)
-    return types.UniTuple(dt, 2)(a, types.intp, types.intp, types.intp, types.intp), codegen
-
-
 @jit(fastmath=False)
 def _pairwise_block(a, lo, n):  # pragma: no cover - compiled
     """numpy's pairwise sum of a[lo:lo + n] for 1 <= n <= 128 (_pairwise_sum)."""
@@ -797,11 +744,6 @@ def _pairwise_sum(a, n):  # pragma: no cover - compiled
             continue
         n2 = m // 2
         n2 -= n2 % 8
-        if ph == 0 and m - n2 <= 128 and n2 >= 8:     # two sibling leaves: at once
-            s1, s2 = _pairwise_leaf_pair(a, lo, n2, lo + n2, m - n2)
-            ret = s1 + s2
-            top -= 1
-            continue
         if ph == 0:                     # the left half first
             fph[top] = 1
             top += 1
