@@ -5,6 +5,7 @@ does not matter and memory passes and per-element kernels do.
     python perf/large_steps.py                 # every case (~1 min)
     python perf/large_steps.py exp softmax     # some
     python perf/large_steps.py --shape 256x256 # another shape (2-D: layer_norm's axis)
+    python perf/large_steps.py --cpu           # process_time medians (a busy host)
 
 Run it with the peers environment (torch 2.13.0 CPU); it puts this checkout's src/ first
 on sys.path. A step is `op(x).sum().backward()` and clearing x's gradient; x needs a
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")       # (before numpy and torch load their thread pools)
@@ -80,7 +82,25 @@ CASES = {
 }
 
 
-def main(names: list[str], shape: tuple = (1000, 1000)) -> None:
+def cpu_medians(fns: dict, samples: int = 40) -> dict:
+    """Median process_time of one call of each fn, the fns alternating call by call (their
+    order flipped every round): CPU time, which a busy host's other processes do not add
+    to (a descheduled step's wall time does), for --cpu."""
+    pt = time.process_time
+    times: dict = {k: [] for k in fns}
+    for fn in fns.values():
+        for _ in range(3):
+            fn()
+    order = list(fns.items())
+    for i in range(samples):
+        for name, fn in (order if i % 2 else order[::-1]):
+            t0 = pt()
+            fn()
+            times[name].append(pt() - t0)
+    return {k: float(np.median(v)) for k, v in times.items()}
+
+
+def main(names: list[str], shape: tuple = (1000, 1000), cpu: bool = False) -> None:
     torch.set_num_threads(1)
     P.warmup(quiet=True)
     a = np.random.default_rng(0).uniform(-2, 2, shape).astype(np.float32)
@@ -99,8 +119,11 @@ def main(names: list[str], shape: tuple = (1000, 1000)) -> None:
         def step_t() -> None:
             ft(xt).sum().backward()
             xt.grad = None
-        med = interleaved({"jitgrad": step_j, "torch": step_t}, samples=30, warmup=2,
-                          budget_s=3.0, sample_s=0.0, shuffle=True)
+        if cpu:
+            med = cpu_medians({"jitgrad": step_j, "torch": step_t})
+        else:
+            med = interleaved({"jitgrad": step_j, "torch": step_t}, samples=30, warmup=2,
+                              budget_s=3.0, sample_s=0.0, shuffle=True)
         print(f"{name:12s} jitgrad {med['jitgrad'] * 1e3:7.2f} ms  torch "
               f"{med['torch'] * 1e3:7.2f} ms  torch/jitgrad {med['torch'] / med['jitgrad']:5.2f}x",
               flush=True)
@@ -113,4 +136,7 @@ if __name__ == "__main__":
         i = args.index("--shape")
         size = tuple(int(v) for v in args[i + 1].split("x"))
         del args[i:i + 2]
-    main(args, size)
+    use_cpu = "--cpu" in args
+    if use_cpu:
+        args.remove("--cpu")
+    main(args, size, use_cpu)
