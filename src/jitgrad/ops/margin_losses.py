@@ -12,13 +12,13 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import rounded
 from . import elementwise as E
-from . import math as math_ops
 from . import reduce as R
 from .activation import log_sigmoid, softplus
 from .bce import bce_logits
 from .bce import fusable as bce_fusable
 from .core import apply_xy, compiled_input, compiled_kernels, const, remember, require_float
 from .core import FLOAT16, call_in_float32
+from .math import NO_FACTOR
 from .cosine import cosine
 from .derivative import binary, kernel_scalars
 from .loss import _as_float, _check_reduction, _labels, _reduce
@@ -123,16 +123,16 @@ def hinge_embedding_loss(input: Tensor, label: Any, margin: float = 1.0,
 # What softplus(-y * x, threshold=inf) computed as three nodes (neg, mul, softplus), its
 # values bit for bit: the same numpy operations (ops/activation.py's _softplus_fwd and
 # _softplus_deriv for beta 1, no threshold), or once Numba is loaded vm/forward_loss.py's
-# two loops around numpy's exp and ops/rounded.py's log1p and expm1 (~10% quicker: the
-# node count is the gain, ~22 -> ~17 us for the 32 x 64 float32 loss). The forward saves
-# softplus's factor f = sigmoid(z) = -expm1(-out), -y and x; the backward is the
-# composite's: gz = g * f, then dx = gz * -y and dy = -(gz * x).
+# loop around numpy's exp, ops/rounded.py's log1p and softplus's factor kernel (~10%
+# quicker: the node count is the gain, ~22 -> ~17 us for the 32 x 64 float32 loss). The
+# forward saves softplus's factor f = sigmoid(z) (from the exp its output took), -y and x;
+# the backward is the composite's: gz = g * f, then dx = gz * -y and dy = -(gz * x).
 
 def _soft_margin_numpy(x, y):
     negy = np.negative(y)
     z = np.multiply(negy, x)
     out = (np.maximum(z, 0) + rounded.log1p(np.exp(-np.abs(z)))).astype(x.dtype, copy=False)
-    f = np.negative(rounded.expm1(out * -1.0)).astype(x.dtype, copy=False)
+    f = E._sigmoid(z).astype(x.dtype, copy=False)
     return out, (f, negy, x)
 
 
@@ -140,8 +140,9 @@ _SM_SCALARS = {np.dtype(np.float32): (np.float32(0), np.float32(-1)),
                np.dtype(np.float64): (np.float64(0), np.float64(-1))}
 
 
-# (float32_math.softplus's beta 1, no threshold)
-_SM_F32 = (np.float32(1), np.float32(np.inf), False, np.float32(-1))
+# (float32_math.softplus's beta 1, no threshold, no factor; softplus_factor's scalars)
+_SM_F32 = (NO_FACTOR, np.float32(1), np.float32(np.inf), False, np.float32(-1))
+_SM_FACTOR = {t: (t(1), t(np.inf), False, t(1), t(0)) for t in (np.float32, np.float64)}
 
 
 def _soft_margin_forward(x, y):
@@ -154,21 +155,20 @@ def _soft_margin_forward(x, y):
     negy, z, a = np.empty_like(xf), np.empty_like(xf), np.empty_like(xf)
     k.soft_margin_parts(xf, yd.reshape(-1), negy, z, a)
     np.exp(a, out=a)
-    out, b = np.empty_like(xf), np.empty_like(xf)
+    out = np.empty_like(xf)
     f32 = compiled_kernels("float32_math") if xd.dtype == np.float32 else None
-    if f32 is not None:     # softplus without a threshold: log1p, expm1 and the rest in one
-        f32.softplus(z, a, out, b, *_SM_F32)      # pass (vm/float32_math.py), these values
-        return out.reshape(shape), (b.reshape(shape), negy.reshape(shape), x)
-    a = rounded.log1p(a)
-    k.soft_margin_finish(z, a, out, b, *_SM_SCALARS[xd.dtype])
-    b = rounded.expm1(b)
-    np.negative(b, out=b)
-    return out.reshape(shape), (b.reshape(shape), negy.reshape(shape), x)
+    if f32 is not None:     # softplus without a threshold: log1p and the rest in one pass
+        f32.softplus(z, a, out, *_SM_F32)         # (vm/float32_math.py), these values
+    else:                   # (the former factor's expm1 argument into a scratch array)
+        k.soft_margin_finish(z, rounded.log1p(a), out, np.empty_like(xf),
+                             *_SM_SCALARS[xd.dtype])
+    compiled_kernels("forward_activation").softplus_factor(z, a, *_SM_FACTOR[xd.dtype.type])
+    return out.reshape(shape), (a.reshape(shape), negy.reshape(shape), x)   # (a: factor)
 
 
 def _soft_margin_vjp(g, out, x, y):
     negy = -y
-    gz = g * -math_ops.expm1(out * -1.0)    # (softplus's factor, as its rule writes it)
+    gz = g * E.sigmoid(negy * x)            # (softplus's factor, as its rule writes it)
     return gz * negy, -(gz * x)
 
 
