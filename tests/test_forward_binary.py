@@ -457,3 +457,69 @@ def test_where_with_a_strided_or_broadcast_condition_gives_numpys_values():
         full = np.broadcast_to(cond, x.shape)
         np.testing.assert_array_equal(tx.grad.numpy(), full.astype(np.float64))
         np.testing.assert_array_equal(ty.grad.numpy(), (~full).astype(np.float64))
+
+
+BROADCAST_PAIRS = [((64, 1, 2), (1, 64, 2)), ((16, 1, 3), (1, 16, 3)), ((40, 1), (1, 40)),
+                   ((2, 9, 1, 4), (2, 1, 9, 4)), ((9, 1, 1), (1, 7, 3)), ((5, 30), (5, 1)),
+                   ((1, 30), (5, 1, 1)), ((3, 1, 5, 1, 2), (1, 4, 1, 6, 2)), ((3, 50), (50,))]
+BROADCAST_OPS = {"add": paddle.add, "subtract": paddle.subtract, "multiply": paddle.multiply,
+                 "divide": paddle.divide, "maximum": paddle.maximum,
+                 "minimum": paddle.minimum}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(BROADCAST_OPS))
+@pytest.mark.parametrize("xs, ys", BROADCAST_PAIRS)
+def test_broadcast_kernels_give_the_numpy_paths_bits(xs, ys, name, dtype):
+    """Two shapes that broadcast ((N, 1, D) against (1, N, D) ...): vm/forward_binary.py's
+    broadcast_op and broadcast_minmax give numpy's output and the numpy path's saved tie
+    weights bit for bit, specials, ties and division by zero included, either order."""
+    call = BROADCAST_OPS[name]
+    x = _pairs(xs, dtype, 0)[0]
+    y = _pairs(ys, dtype, 1)[1]
+    y.reshape(-1)[:3] = x.reshape(-1)[:3]           # (ties)
+    for a, b in ((x, y), (y, x)):
+        for needs in NEEDS:
+            got = _run(call, (a, b), needs, False)
+            want = _run(call, (a, b), needs, True)
+            _same_result(got, want, True)
+
+
+def test_broadcast_plan_collapses_axes_and_declines_what_it_cannot_take():
+    from jitgrad.ops.elementwise import _broadcast_plan
+    shape, grid = _broadcast_plan((64, 1, 2), (1, 64, 2))
+    assert shape == (64, 64, 2)
+    assert grid.tolist() == [1, 64, 64, 2, 0, 2, 0, 1, 0, 0, 2, 1]
+    # (B, N, 1, D) * (B, 1, N, D): B's axis stays apart (y steps over it, not over N)
+    assert _broadcast_plan((8, 32, 1, 4), (8, 1, 32, 4))[1].tolist() == \
+        [8, 32, 32, 4, 128, 4, 0, 1, 128, 0, 4, 1]
+    # axes of size 1 dropped, axes stepping together merged: (2, 30, 4) + (4,) is (60, 4)
+    assert _broadcast_plan((2, 1, 30, 4), (4,))[1].tolist() == [1, 1, 60, 4, 0, 0, 4, 1,
+                                                               0, 0, 0, 1]
+    assert _broadcast_plan((3, 4), (5, 4)) is None                  # numpy's error
+    assert _broadcast_plan((8, 1), (1, 8)) is None                  # small: numpy
+    assert _broadcast_plan((2, 1, 2, 1, 2, 1, 2), (1, 2, 1, 2, 1, 2, 1)) is None
+
+
+def test_broadcast_kernel_is_taken_and_its_gradients_are_the_numpy_paths(monkeypatch):
+    from jitgrad.vm import forward_binary
+    calls = []
+    for name in ("broadcast_op", "broadcast_minmax"):
+        kernel = getattr(forward_binary, name)
+        monkeypatch.setattr(forward_binary, name,
+                            lambda *a, kernel=kernel, name=name: calls.append(name) or
+                            kernel(*a))
+    rng = np.random.default_rng(4)
+    x, y = rng.uniform(0.5, 2.0, (2, 12, 3)), rng.uniform(0.5, 2.0, (2, 12, 3))
+    c = paddle.to_tensor(rng.standard_normal((12, 12, 3)))
+    for call in BROADCAST_OPS.values():
+        grads = []
+        for numpy_path in (False, True):
+            a, b = _leaf(x[0], True), _leaf(y[1], True)
+            with _numpy_path() if numpy_path else contextlib.nullcontext():
+                (call(a[:, None, :], b[None, :, :]) * c).sum().backward()
+            grads.append((a.grad.numpy(), b.grad.numpy()))
+        for g, w in zip(*grads):
+            same_bits(g, w, False)
+    assert calls == ["broadcast_op"] * 4 + ["broadcast_minmax"] * 2
+    check_grads(lambda a, b: paddle.divide(a[:, None, :], b[None, :, :]), x[0][:6], y[1][:6])

@@ -218,3 +218,48 @@ def test_a_sum_of_a_softmax_reads_its_seed_without_a_ones_array():
                 config.SETTINGS.peephole = old
             grads.append(x.grad.numpy().tobytes())
         assert grads[0] == grads[1] == grads[2]
+
+
+def test_midsum_adds_each_elements_terms_in_order_for_short_and_long_runs():
+    """MIDSUM's kernel (vm/norm_kernels.py's _midsum, runs under 16 by _midsum_short): each
+    out[k, j] is ((out + a[k, 0, j]) + a[k, 1, j]) + ..., numpy's sequential adds bit for
+    bit, over and not over what out held, float32 and float64."""
+    from jitgrad.vm.norm_kernels import _midsum
+    rng = np.random.default_rng(5)
+    for dtype in (np.float32, np.float64):
+        for k, b, inner in ((64, 64, 2), (3, 7, 1), (5, 9, 3), (2600, 3, 1), (4, 5, 4),
+                            (3, 4, 15), (3, 4, 16), (2, 3, 40)):
+            a = (rng.standard_normal((k, b, inner)) * 10.0 ** rng.integers(-6, 7, (k, b, inner))
+                 ).astype(dtype)
+            for acc in (False, True):
+                start = rng.standard_normal((k, inner)).astype(dtype)
+                want = start.copy() if acc else np.zeros((k, inner), dtype)
+                for r in range(b):
+                    want = want + a[:, r, :]
+                out = start.copy().reshape(-1)
+                _midsum(out, a.reshape(-1), k * inner, b, inner, acc)
+                assert out.tobytes() == want.reshape(-1).tobytes(), (k, b, inner, acc)
+
+
+def test_broadcast_factors_are_expanded_by_rows_not_copied_by_the_binding():
+    """x[:, None] * y[None] and x[:, None] / y[None]: the multiply's factor (the other
+    operand) is read at its own shape by EXPAND_MUL, the divide's by an EXPAND row into its
+    broadcast slot; no value is placed at the broadcast shape. Gradients as numpy's."""
+    rng = np.random.default_rng(2)
+    xa, ya = rng.uniform(0.5, 2.0, (6, 3)), rng.uniform(0.5, 2.0, (5, 3))
+    c = rng.standard_normal((6, 5, 3))
+    for op, dx, dy in ((paddle.multiply, lambda: c * ya[None], lambda: c * xa[:, None]),
+                       (paddle.divide, lambda: c / ya[None],
+                        lambda: -c * xa[:, None] / ya[None] ** 2)):
+        for step in range(3):       # interpreted, lowered, a cache hit
+            x, y = TT(xa, stop_gradient=False), TT(ya, stop_gradient=False)
+            loss = (op(x[:, None, :], y[None, :, :]) * TT(c)).sum()
+            if step == 0:
+                prog = lower([loss])[0]
+                text = prog.text()
+                assert ("EXPAND_MUL" if op is paddle.multiply else "EXPAND ") in text
+                assert all(np.prod(shape) == np.prod(vshape)      # (no broadcast copy)
+                           for _, shape, _, vshape in prog.values + prog.externals)
+            loss.backward()
+            np.testing.assert_allclose(x.grad.numpy(), dx().sum(1), rtol=1e-12)
+            np.testing.assert_allclose(y.grad.numpy(), dy().sum(0), rtol=1e-12)

@@ -115,7 +115,8 @@ def _binary() -> list[Call]:
         def g(w: Inputs, name: str = name) -> Any:
             fn = getattr(w.P, name)
             a, b = w.t(32, 64), w.t(32, 64, lo=0.5, hi=2)
-            return w.P.sum(fn(a, b)) + w.P.sum(fn(a, w.t(64))) + w.P.sum(fn(w.t(32, 1), b))
+            return w.P.sum(fn(a, b)) + w.P.sum(fn(a, w.t(64))) + w.P.sum(fn(w.t(32, 1), b)) + \
+                w.P.sum(fn(w.t(16, 1, 2), w.t(1, 16, 2, lo=0.5, hi=2)))   # (broadcast_op)
         calls.append(g)
     calls += [
         lambda w: w.P.ldexp(w.t(32, 64), w.ints(32, 64, dtype="int32")),

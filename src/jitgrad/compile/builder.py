@@ -221,10 +221,18 @@ class Builder:
             key = (arr.shape, arr.strides, arr.dtype, shape, src)
         slot = self._value_ids.get(key)
         if slot is None:
-            slot = self.alloc(shape)
-            self.values.append((slot.off, arr, shape, src))
+            if shape != arr.shape and arr.size > 1 and arr.size != math.prod(shape) and \
+                    (grid := expand_grid(arr.shape, shape)) is not None:
+                # broadcast by an EXPAND row from the value placed at its own shape: the
+                # binding's numpy copy (view[...] = v) loops over the broadcast with a call
+                # per inner run, ~30 us for (64, 1, 2) -> (64, 64, 2) float32, EXPAND ~3
+                slot = self.alloc(shape)
+                self.emit("EXPAND", slot, self.value(arr), p=self.table(grid), acc=False)
+            else:
+                slot = self.alloc(shape)
+                self.values.append((slot.off, arr, shape, src))
+                self._keep.append(arr)
             self._value_ids[key] = slot
-            self._keep.append(arr)
         return slot
 
     def static_value(self, arr: np.ndarray, shape: Iterable[int] | None = None) -> Slot:
@@ -338,6 +346,18 @@ class Builder:
         """dest += sum_to(g * factor * k); a one-element factor becomes a constant."""
         if (factor.size if type(factor) is np.ndarray else np.size(factor)) == 1:
             self.contribute(dest, out_shape, "AXPY", g, k=self.scalar(factor, k))
+        elif k == 1.0 and type(factor) is np.ndarray and factor.shape != tuple(out_shape) \
+                and (grid := expand_grid(factor.shape, out_shape)) is not None:
+            # a broadcast factor (x's gradient of x[:, None] * y[None]) read at its own shape
+            # by EXPAND_MUL (factor * g: g * factor's bits), without its broadcast copy
+            out_shape = tuple(out_shape)
+            small = self.value(factor)
+            if dest.shape == out_shape or dest.n == math.prod(out_shape):
+                self.emit("EXPAND_MUL", dest, small, g, p=self.table(grid))
+            else:
+                tmp = self.alloc(out_shape)
+                self.emit("EXPAND_MUL", tmp, small, g, p=self.table(grid), acc=False)
+                self.reduce_into(dest, tmp)
         else:
             self.contribute(dest, out_shape, "MUL", g, self.value(factor, out_shape), k=k)
 
