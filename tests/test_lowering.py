@@ -263,3 +263,26 @@ def test_broadcast_factors_are_expanded_by_rows_not_copied_by_the_binding():
             loss.backward()
             np.testing.assert_allclose(x.grad.numpy(), dx().sum(1), rtol=1e-12)
             np.testing.assert_allclose(y.grad.numpy(), dy().sum(0), rtol=1e-12)
+
+
+def test_a_key_that_only_adds_axes_has_a_reshape_for_its_gradient():
+    """x[:, None, :] and x[..., None] hold x's elements in order: their gradient is the
+    reshape back (no ZERO and SCATTER over the index map); x[::2, None] still scatters."""
+    rng = np.random.default_rng(3)
+    xa = rng.standard_normal((4, 3))
+    for key in ((slice(None), None, slice(None)), (Ellipsis, None), (None,),
+                (slice(None, None, 2), None)):
+        scatters = key[0] == slice(None, None, 2)
+        x = TT(xa, stop_gradient=False)
+        h = x[key]
+        w = rng.standard_normal(h.shape)
+        loss = (h * TT(w)).sum()
+        text = lower([loss])[0].text()
+        assert ("SCATTER" in text) == scatters, (key, text)
+        loss.backward()
+        expected = np.zeros_like(xa)
+        if scatters:
+            expected[::2] = w[:, 0]
+        else:
+            expected = w.reshape(xa.shape)
+        np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)

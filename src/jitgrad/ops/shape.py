@@ -177,6 +177,19 @@ def _basic_key(key: tuple) -> tuple | None:
     return tuple(out)
 
 
+def _new_axes_only(key: tuple) -> bool:
+    """Whether x[key] is x reshaped, its elements in their order (a key of None, full
+    slices and Ellipsis: x[:, None, :]): its gradient is then the reshape back (AXPY),
+    not a scatter over the index map."""
+    for k in key:
+        if k is None or k is Ellipsis:
+            continue
+        if type(k) is not slice or k.start is not None or k.stop is not None or \
+                k.step is not None:
+            return False
+    return True
+
+
 _BASIC_MAPS: dict[tuple, np.ndarray] = {}
 _BASIC_MAPS_KEPT = 256
 
@@ -209,7 +222,8 @@ def _getitem_map(out: np.ndarray, x: np.ndarray, key: tuple) -> tuple:
 getitem_op = linear(
     "getitem", grad_reads=(), bound_attrs=("key",), forward=lambda x, key: x[key],
     save=_getitem_map,
-    transpose=lambda n, key: step(scatter_flat_op, idx=n.saved[0], shape=n.ins[0]),
+    transpose=lambda n, key: step(reshape_op, shape=n.ins[0]) if _new_axes_only(key) else
+    step(scatter_flat_op, idx=n.saved[0], shape=n.ins[0]),
     into=_getitem_into,
     cases=({"shapes": ((4, 5),), "attrs": {"key": (slice(1, None, 2), 3)}},
            {"shapes": ((6,),), "attrs": {"key": (np.array([0, 2, 2, 5]),)}},
