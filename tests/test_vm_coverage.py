@@ -133,3 +133,25 @@ def test_scans_match_reference_along_the_last_axis_and_inner_ones(name, inner, r
     execute(*ref, vm="reference")
     execute(*jit, vm="numba")
     np.testing.assert_array_equal(jit.arena, ref.arena)
+
+
+@pytest.mark.parametrize("name", ["EXPAND", "EXPAND_MUL"])
+@pytest.mark.parametrize("grid", [[5, 4, 2, 2, 0, 1], [3, 6, 1, 1, 0, 0], [4, 3, 3, 0, 3, 1],
+                                  [2, 3, 20, 20, 0, 1], [3, 2, 17, 0, 0, 0]])
+@pytest.mark.parametrize("acc", [0, 1])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_expand_rows_give_the_references_bits_for_short_and_long_runs(name, grid, acc, dtype):
+    """EXPAND and EXPAND_MUL with K = 0.75 over grids of inner runs shorter than 16 (the
+    kernel's direct loop) and longer (its views): (K * a) * b as the reference, bit for bit."""
+    rng = np.random.default_rng(7)
+    n = grid[0] * grid[1] * grid[2]
+    start = (rng.standard_normal(4 * n) * 3.0).astype(dtype)
+    programs = []
+    for arena in (start, start.copy()):
+        code = np.zeros((1, WIDTH), np.int64)
+        code[0] = [OP[name] << 1 | acc, 0, n, 2 * n, 3 * n, n, 0, 1]
+        programs.append(Arrays(code, arena, np.array(grid, np.int64),
+                               np.array([1.0, 0.75], dtype)))
+    execute(*programs[0], vm="reference")
+    execute(*programs[1], vm="numba")
+    assert programs[1].arena.tobytes() == programs[0].arena.tobytes()

@@ -84,6 +84,11 @@ def _expand(arena, itab, o, a, b, prm, K, acc, times):  # pragma: no cover - com
     vectorises (a fill of one value, or a scaled copy), where GATHER read an index per
     element (8 bytes each) to the same values."""
     outer, mid, inner, so, sm, si = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    if inner < 16:
+        n = outer * mid * inner
+        _expand_short(_view(arena, itab, o, n), _view(arena, itab, b, n) if times else
+                      _view(arena, itab, o, 0), arena, a, prm, K, acc, times)
+        return
     q = 0
     for r in range(outer):
         for m in range(mid):
@@ -117,6 +122,28 @@ def _expand(arena, itab, o, a, b, prm, K, acc, times):  # pragma: no cover - com
                         dst[i] = v
             else:
                 _scaled_run(dst, _span(arena, base, inner), K, inner, acc)
+            q += inner
+
+
+@jit
+def _expand_short(dst, B, arena, a, prm, K, acc, times):  # pragma: no cover - compiled
+    """_expand for inner runs shorter than 16 ((64, 1, 2) onto (64, 64, 2): 4096 runs of
+    2), indexed directly (uint64: no wraparound test) where a view per run cost more than
+    its two elements: the same products in the same order, (K * a) * b."""
+    outer, mid, inner = np.uint64(prm[0]), np.uint64(prm[1]), np.uint64(prm[2])
+    so, sm, si = np.uint64(prm[3]), np.uint64(prm[4]), np.uint64(prm[5])
+    q = np.uint64(0)
+    for r in range(outer):
+        for m in range(mid):
+            base = np.uint64(a) + r * so + m * sm
+            for i in range(inner):
+                v = K * arena[base + i * si]
+                if times:
+                    v = v * B[q + i]
+                if acc:
+                    dst[q + i] += v
+                else:
+                    dst[q + i] = v
             q += inner
 
 
