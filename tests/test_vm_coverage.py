@@ -40,6 +40,8 @@ ITAB = {
     "EXPAND_MUL": [1, 3, 2, 0, 1, 0],            # a[0], a[1], a[2] twice each, times b
     "ROUND": [16],                               # to float16 (the values are in [0.5, 1.5))
     "STRIDED": [2, 3, 2, 1, 3, 0],               # a (2, 3) transposed: sizes 3, 2, strides 1, 3
+    # 2 batches of a (1x3) b solved with a 3x3 A on the right, A's upper triangle transposed
+    "TRSM": [2, 1, 3, 0, 1, 1, 0, 0, 3],
 }
 SPECIAL_N = {"SUM": N, "BCAST": N}
 

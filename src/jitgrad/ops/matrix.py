@@ -23,6 +23,7 @@ from .indexing import _take
 from .linalg import _F32, _F64, _NO_TRANSPOSE, _np_matmul, matmul, matmul_op
 from .outer_product import _forward as _outer_forward, outer_op
 from .registry import defop
+from . import triangular
 from .shape import reshape_exact
 from .shape import (_flat_positions, _scatter_flat, _take_flat, broadcast_to, reshape,
                     reshape_to, transpose, transpose_op, unsqueeze)
@@ -273,11 +274,10 @@ def _chol_forward(x: np.ndarray, uplo: str = "L") -> np.ndarray:
         raise ValueError("cholesky: the matrix is not positive definite") from None
 
 
-def _small_cholesky(x: np.ndarray) -> tuple | None:
-    """(L, (L^-1,)) for a batch of small float32/float64 matrices from one compiled pass
-    per matrix in float64, rounded once (vm/forward_linalg.py; numpy's batched cholesky
-    and the inverse the backward reads cost ~1 us a matrix each in gufunc setup: 32 8x8
-    matrices ~60 us); None: LAPACK's path."""
+def _small_cholesky(x: np.ndarray) -> np.ndarray | None:
+    """L for a batch of small float32/float64 matrices from one compiled pass per matrix
+    in float64, rounded once (vm/forward_linalg.py; numpy's batched cholesky costs ~1 us a
+    matrix in gufunc setup: 32 8x8 matrices ~30 us); None: LAPACK's path."""
     n = x.shape[-1]
     if n > SMALL_N or x.size == 0 or x.dtype not in _LU_DTYPES:
         return None
@@ -285,49 +285,53 @@ def _small_cholesky(x: np.ndarray) -> tuple | None:
     if kernels is None:
         return None
     M = x.size // (n * n)
-    L, Linv = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
-    if kernels.cholesky_inv(np.ascontiguousarray(x).reshape(M, n, n), L.reshape(M, n, n),
-                            Linv.reshape(M, n, n)) >= 0:
+    L = np.empty(x.shape, x.dtype)
+    if kernels.cholesky_factor(np.ascontiguousarray(x).reshape(M, n, n),
+                               L.reshape(M, n, n)) >= 0:
         raise ValueError("cholesky: the matrix is not positive definite")
-    return L, (Linv,)
+    return L
 
+
+# The gradient: with P = Phi(L^T G) (the lower triangle, its diagonal halved), S =
+# L^-T P L^-1 by two triangular solves (no inverse: BLAS trsm, n^3 flops each, where the
+# inverse LAPACK's getri made was 2 n^3 and the two GEMMs reading it 4 n^3), and the
+# symmetric gradient (S + S^T) / 2.
 
 def _chol_vjp(g, out, x, uplo="L"):
     n = x.shape[-1]
-    linv = inverse(out)
     p = matmul(out, g, transpose_x=True) * const(_phi_mask(n), x._data.dtype)
-    s = matmul(matmul(linv, p, transpose_x=True), linv)
+    t = triangular.solve(out, p, False, True, False)                # L^-T P
+    s = _mT(triangular.solve(out, _mT(t), False, True, False))      # (L^-T (L^-T P)^T)^T
     return ((s + _mT(s)) * 0.5,)
 
 
 def _lower_chol(b, node, g, gins):
     shape = node.out_data.shape
     n, nb = shape[-1], _batch(shape)
-    L, Linv = b.value(node.out_data), b.value(node.saved[0])
-    t1, t2, t3, t4 = (b.alloc(shape) for _ in range(4))
+    L = b.value(node.out_data)
+    t1, t2 = b.alloc(shape), b.alloc(shape)
     _gemm(b, t1, L, g, n, n, n, True, False, nb, acc=False)
     b.emit("MUL", t2, t1, b.static_value(np.broadcast_to(_phi_mask(n), shape)), acc=False)
-    _gemm(b, t3, Linv, t2, n, n, n, True, False, nb, acc=False)
-    _gemm(b, t4, t3, Linv, n, n, n, False, False, nb, acc=False)
-    b.emit("AXPY", gins[0], t4, k=0.5)
-    b.swap_last_axes(gins[0], t4, shape, 0.5)
+    triangular.emit_trsm(b, t1, L, t2, n, n, nb, True, False, True, False, n * n, n * n)
+    triangular.emit_trsm(b, t1, L, t1, n, n, nb, False, False, False, False, n * n, n * n)
+    b.emit("AXPY", gins[0], t1, k=0.5)
+    b.swap_last_axes(gins[0], t1, shape, 0.5)
 
 
 def _chol_interp(node, g, want):
-    """The interpreted rule: _lower_chol's products by numpy's matmul on the factor and
-    its saved inverse (the vjp inverted the factor again)."""
-    L, Linv = node.out_data, node.saved[0]
-    t2 = (_swapT(L) @ g) * _phi_mask(L.shape[-1]).astype(L.dtype)
-    t4 = (_swapT(Linv) @ t2) @ Linv
+    """The interpreted rule: _lower_chol's products and solves in numpy and BLAS."""
+    L = node.out_data
+    p = (_swapT(L) @ g) * _phi_mask(L.shape[-1]).astype(L.dtype)
+    t = triangular.solve_arrays(L, p, False, True, False)
+    s = _swapT(triangular.solve_arrays(L, _swapT(t), False, True, False))
     half = L.dtype.type(0.5)
-    return (t4 * half + _swapT(t4) * half,)
+    return (s * half + _swapT(s) * half,)
 
 
 cholesky_op = defop(
     "cholesky",
-    fused="linear algebra: the gradient through the factor's inverse, saved",
+    fused="linear algebra: the gradient by two triangular solves with the factor",
     min_ndim=2, forward=_chol_forward, lower=_lower_chol, interp=_chol_interp,
-    save=lambda out, x, uplo="L": (np.linalg.inv(out).astype(out.dtype, copy=False),),
     vjp=_chol_vjp,
     cases=({"shapes": ((3, 3),), "smooth": True, "values": [_spd_values(3)],
             "attrs": {"uplo": "sym"}},
@@ -344,9 +348,8 @@ def cholesky(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
         return _mT(cholesky(_mT(x)))
     found = _small_cholesky(x._data) if not x._stop_gradient and tape.is_grad_enabled() \
         else None
-    L = apply(cholesky_op, x) if found is None else apply_xy(cholesky_op, x, None, NO_ATTRS,
-                                                             *found)
-    return L
+    return apply(cholesky_op, x) if found is None else apply_xy(cholesky_op, x, None,
+                                                                NO_ATTRS, found)
 
 
 # ---- composites ------------------------------------------------------------------------------

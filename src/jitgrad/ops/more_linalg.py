@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import elementwise as E
+from . import triangular
 from . import reduce as R
 from .core import const
 from .decompositions import svdvals
@@ -65,50 +66,62 @@ def _eye(n: int, dt: np.dtype, m: int | None = None) -> Tensor:
     return const(np.eye(n, n if m is None else m, dtype=dt), dt)
 
 
-def _batched_solve(a: Tensor, b: Tensor, fn: str) -> Tensor:
-    """a^{-1} b for a [.., n, n], b [.., n, k], batch dims broadcast."""
-    if b.shape[-2] != a.shape[-1]:
-        raise ValueError(f"{fn}: the matrix is {a.shape[-2]}x{a.shape[-1]} but the right-hand "
-                         f"side has {b.shape[-2]} rows (shape {b.shape})")
-    try:
-        return solve(a, b)
-    except ValueError as e:
-        raise ValueError(f"{fn}: the triangular matrix is singular ({e})") from None
-
-
 # ---- triangular and Cholesky solves -------------------------------------------------------
+
+def _triangular_operands(x: Tensor, y: Tensor, fn: str) -> tuple[Tensor, Tensor]:
+    """x [.., n, n] and y [.., n, k] broadcast to one batch shape."""
+    if y.shape[-2] != x.shape[-1]:
+        raise ValueError(f"{fn}: the matrix is {x.shape[-2]}x{x.shape[-1]} but the right-hand "
+                         f"side has {y.shape[-2]} rows (shape {y.shape})")
+    try:
+        batch = list(np.broadcast_shapes(tuple(x.shape[:-2]), tuple(y.shape[:-2])))
+    except ValueError:
+        raise ValueError(f"{fn}: the batch dims of {x.shape} and {y.shape} do not broadcast "
+                         "(each pair must be equal or 1)") from None
+    if x.shape[:-2] != batch:
+        x = broadcast_to(x, batch + x.shape[-2:])
+    if y.shape[:-2] != batch:
+        y = broadcast_to(y, batch + y.shape[-2:])
+    return x, y
+
+
+def _tri(x: Tensor, y: Tensor, upper: bool, transpose: bool, unit: bool, fn: str) -> Tensor:
+    """op(T)^-1 y for T the upper (or lower) triangle of x, batch dims broadcast."""
+    x, y = _triangular_operands(x, y, fn)
+    try:
+        return triangular.solve(x, y, upper, transpose, unit)
+    except ValueError:
+        raise ValueError(f"{fn}: the triangular matrix is singular (a zero on its diagonal)"
+                         ) from None
+
 
 def triangular_solve(x: Tensor, y: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, name: str | None = None) -> Tensor:
     """out with op(A) out = y, A the upper (default) or lower triangle of x [.., n, n] (its
     diagonal taken as ones when unitriangular), op(A) = A^T when transpose; y [.., n, k],
-    batch dims broadcast. The other triangle of x is not read and gets no gradient."""
+    batch dims broadcast. The other triangle of x is not read and gets no gradient. One
+    BLAS trsm a matrix (ops/triangular.py)."""
     _float(x, "triangular_solve", "x")
     _float(y, "triangular_solve", "y")
     _same_dtype(x, y, "triangular_solve")
     _matrices(x, "triangular_solve", "x")
     _matrices(y, "triangular_solve", "y", square=False)
-    n = x.shape[-1]
-    if unitriangular:
-        a = (triu(x, 1) if upper else tril(x, -1)) + _eye(n, x._data.dtype)
-    else:
-        a = triu(x) if upper else tril(x)
-    return _batched_solve(_mT(a) if transpose else a, y, "triangular_solve")
+    return _tri(x, y, upper, transpose, unitriangular, "triangular_solve")
 
 
 def cholesky_solve(x: Tensor, y: Tensor, upper: bool = False, name: str | None = None
                    ) -> Tensor:
     """out with A out = x, A = L L^T given its Cholesky factor y = L (lower, default) or
     y = U with A = U^T U (upper). x [.., n, k] is the right-hand side (Paddle's order: x
-    first), batch dims broadcast. Only y's triangle is read, and gets the gradient."""
+    first), batch dims broadcast. Only y's triangle is read, and gets the gradient: two
+    triangular solves (LAPACK's potrs)."""
     _float(x, "cholesky_solve", "x")
     _float(y, "cholesky_solve", "y")
     _same_dtype(x, y, "cholesky_solve")
     _matrices(x, "cholesky_solve", "x", square=False)
     _matrices(y, "cholesky_solve", "y")
-    lower = _mT(triu(y)) if upper else tril(y)
-    z = _batched_solve(lower, x, "cholesky_solve")
-    return _batched_solve(_mT(lower), z, "cholesky_solve")
+    z = _tri(y, x, upper, upper, False, "cholesky_solve")    # L^-T (L^-1 x), or
+    return _tri(y, z, upper, not upper, False, "cholesky_solve")    # U^-1 (U^-T x)
 
 
 def cholesky_inverse(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
@@ -282,13 +295,12 @@ def lu_solve(b: Tensor, lu: Tensor, pivots: Tensor, trans: str = "N",
                          f"{list(piv.shape)}")
     dt = lu._data.dtype
     P = const(_perm_matrix(_permutation(piv, n), dt), dt)
-    L = tril(lu, -1) + _eye(n, dt)
-    U = triu(lu)
+    # L (unit lower) and U (upper) are lu's two triangles: triangular solves on lu
     if trans == "N":           # x = U^-1 L^-1 P^T b
-        z = _batched_solve(L, matmul(P, b, transpose_x=True), "lu_solve")
-        return _batched_solve(U, z, "lu_solve")
-    z = _batched_solve(_mT(U), b, "lu_solve")        # x = P L^-T U^-T b
-    return matmul(P, _batched_solve(_mT(L), z, "lu_solve"))
+        z = _tri(lu, matmul(P, b, transpose_x=True), False, False, True, "lu_solve")
+        return _tri(lu, z, True, False, False, "lu_solve")
+    z = _tri(lu, b, True, True, False, "lu_solve")        # x = P L^-T U^-T b
+    return matmul(P, _tri(lu, z, False, True, True, "lu_solve"))
 
 
 # ---- matrix exponential -------------------------------------------------------------------

@@ -21,7 +21,7 @@ from numba.extending import overload
 from . import blas_lib
 from ._numba import jit
 
-__all__ = ["gemm", "set_num_threads", "BLAS_NAME"]
+__all__ = ["gemm", "trsm", "set_num_threads", "BLAS_NAME"]
 
 _FLAGS = dict(error_model="numpy", fastmath={"reassoc", "contract", "nsz"}, boundscheck=False,
               nogil=True)
@@ -105,6 +105,51 @@ def _trampoline(ct):
     return ctypes.CFUNCTYPE(None, *blas_lib.gemm_argtypes(ct))(f)
 
 
+@_jit
+def _loop_trsm(A, B, m, n, left, upper, trans, unit):
+    """Loop-kernel triangular solve, same contract as trsm (the fallback without BLAS).
+    op(A)[i, j] = A[j, i] when trans; op(A) is lower triangular iff upper == trans."""
+    lower = upper == trans
+    if left:                # op(A) X = B, A m x m: substitution over B's rows
+        for s in range(m):
+            i = s if lower else m - 1 - s
+            bi = B[i * n:(i + 1) * n]
+            lo, hi = (0, i) if lower else (i + 1, m)
+            for j in range(lo, hi):
+                a = A[j * m + i] if trans else A[i * m + j]
+                bj = B[j * n:(j + 1) * n]
+                for c in range(n):
+                    bi[c] -= a * bj[c]
+            if not unit:
+                d = A[i * m + i]
+                for c in range(n):
+                    bi[c] = bi[c] / d
+    else:                   # X op(A) = B, A n x n: substitution over B's columns
+        for s in range(n):
+            j = n - 1 - s if lower else s
+            lo, hi = (j + 1, n) if lower else (0, j)
+            for r in range(m):
+                v = B[r * n + j]
+                for i in range(lo, hi):
+                    v -= B[r * n + i] * (A[j * n + i] if trans else A[i * n + j])
+                B[r * n + j] = v if unit else v / A[j * n + j]
+
+
+def _trsm_trampoline(ct):
+    """ctypes callback with cblas_?trsm's ILP64 signature (row major, alpha 1) running the
+    loop kernel: as _trampoline, for code cached where a BLAS trsm was bound."""
+    ptr = ctypes.POINTER(ct)
+
+    def f(order, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb):
+        left = side == blas_lib.LEFT
+        k = m if left else n
+        A = np.ctypeslib.as_array(ctypes.cast(A, ptr), (k * k,))
+        B = np.ctypeslib.as_array(ctypes.cast(B, ptr), (m * n,))
+        _loop_trsm(A, B, m, n, left, uplo == blas_lib.UPPER, ta == blas_lib.TRANS,
+                   diag == blas_lib.UNIT)
+    return ctypes.CFUNCTYPE(None, *blas_lib.trsm_argtypes(ct))(f)
+
+
 _found = blas_lib.FOUND
 if _found is not None:
     BLAS_NAME, _addrs, _set_threads = _found.name, _found.addrs, _found.set_threads
@@ -112,6 +157,18 @@ else:
     BLAS_NAME, _set_threads = "fallback", None
     _keep = (_trampoline(ctypes.c_float), _trampoline(ctypes.c_double))
     _addrs = [ctypes.cast(f, ctypes.c_void_p).value for f in _keep]
+TRSM_BOUND = _found is not None and _found.trsm_addrs is not None
+if TRSM_BOUND:
+    _trsm_addrs = _found.trsm_addrs
+else:
+    _keep_trsm = (_trsm_trampoline(ctypes.c_float), _trsm_trampoline(ctypes.c_double))
+    _trsm_addrs = [ctypes.cast(f, ctypes.c_void_p).value for f in _keep_trsm]
+ll.add_symbol("jitgrad_strsm", _trsm_addrs[0])
+ll.add_symbol("jitgrad_dtrsm", _trsm_addrs[1])
+_STRSM, _DTRSM = (types.ExternalFunction(name, types.void(
+    types.int32, types.int32, types.int32, types.int32, types.int32, types.int64, types.int64,
+    ft, types.intp, types.int64, types.intp, types.int64))
+    for name, ft in (("jitgrad_strsm", types.float32), ("jitgrad_dtrsm", types.float64)))
 ll.add_symbol("jitgrad_sgemm", _addrs[0])
 ll.add_symbol("jitgrad_dgemm", _addrs[1])
 _SGEMM, _DGEMM = (types.ExternalFunction(name, types.void(  # pointers passed as intp
@@ -171,3 +228,45 @@ def gemm(A, B, C, m, n, k, ta, tb, acc):
         _loop_gemm(A, B, C, m, n, k, ta, tb, acc)
     else:
         _xgemm(A, B, C, m, n, k, ta, tb, acc)
+
+
+def _xtrsm(A, B, m, n, left, upper, trans, unit):
+    """Typing stub: the overload below picks strsm/dtrsm from the array dtype."""
+
+
+@overload(_xtrsm, jit_options=_FLAGS)
+def _xtrsm_ov(A, B, m, n, left, upper, trans, unit):
+    ok = all(isinstance(X, types.Array) and X.ndim == 1 and X.layout == "C" for X in (A, B))
+    dt = A.dtype if ok and A.dtype == B.dtype else None
+    if dt not in (types.float32, types.float64):
+        raise TypingError("trsm: A and B must be 1-D C-contiguous arrays, both float32 "
+                          "or both float64; got %s, %s" % (A, B))
+    if not TRSM_BOUND:
+        return lambda A, B, m, n, left, upper, trans, unit: _loop_trsm(
+            A, B, m, n, left, upper, trans, unit)
+    ext = _STRSM if dt == types.float32 else _DTRSM
+    one = dt.cast_python_value(1)
+    row = np.int32(blas_lib.ROW)
+    sl, sr = np.int32(blas_lib.LEFT), np.int32(blas_lib.RIGHT)
+    up, lo = np.int32(blas_lib.UPPER), np.int32(blas_lib.LOWER)
+    tr, nt = np.int32(blas_lib.TRANS), np.int32(blas_lib.NOTRANS)
+    un, nu = np.int32(blas_lib.UNIT), np.int32(blas_lib.NONUNIT)
+
+    def impl(A, B, m, n, left, upper, trans, unit):
+        ext(row, sl if left else sr, up if upper else lo, tr if trans else nt,
+            un if unit else nu, m, n, one, A.ctypes.data, m if left else n, B.ctypes.data, n)
+    return impl
+
+
+@_jit
+def trsm(A, B, m, n, left, upper, trans, unit):
+    """B[:m*n] := op(T)^-1 B (left) or B op(T)^-1 (right), row-major, in place, on 1-D
+    C-contiguous float32/float64 arrays: T the upper (or lower) triangle of A, m x m when
+    left, else n x n (the other triangle is not read), its diagonal taken as ones when
+    unit; op(T) = T^T when trans. Raises ValueError if an operand is too small."""
+    if m <= 0 or n <= 0:
+        return
+    k = m if left else n
+    if A.size < k * k or B.size < m * n:
+        raise ValueError("trsm: operand smaller than the triangle or m*n")
+    _xtrsm(A, B, m, n, left, upper, trans, unit)

@@ -21,7 +21,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-__all__ = ["Found", "find", "FOUND", "forward_matmul"]
+__all__ = ["Found", "find", "FOUND", "forward_matmul", "forward_trsm"]
 
 
 class Found(NamedTuple):
@@ -31,6 +31,9 @@ class Found(NamedTuple):
     set_threads: Callable | None               # sets the library's thread count
     sgemm: Any                                 # ctypes functions (the forward's calls)
     dgemm: Any
+    trsm_addrs: list | None = None             # strsm, dtrsm addresses (None: not found)
+    strsm: Any = None                          # ctypes cblas_?trsm (the forward's solves)
+    dtrsm: Any = None
 
 
 # (gemm pattern, set_num_threads symbol): numpy>=2 wheels, then numpy 1.22-1.26 wheels.
@@ -64,6 +67,26 @@ def gemm_argtypes(ct: Any) -> list:
     return [i32, i32, i32, i64, i64, i64, ct, vp, i64, vp, i64, ct, vp, i64]
 
 
+def trsm_argtypes(ct: Any) -> list:
+    """ILP64 `cblas_?trsm`'s argument types (order, side, uplo, transA, diag, m, n, alpha,
+    A, lda, B, ldb), alpha of the ctypes float type `ct`."""
+    i32, i64, vp = ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
+    return [i32, i32, i32, i32, i32, i64, i64, ct, vp, i64, vp, i64]
+
+
+def _functions(lib: Any, names: list, argtypes: Callable) -> list | None:
+    """The ctypes functions `names` of lib (float32's, float64's), typed; None if absent."""
+    if not all(hasattr(lib, s) for s in names):
+        return None
+    fns = []
+    for s, ct in zip(names, (ctypes.c_float, ctypes.c_double)):
+        f = getattr(lib, s)
+        f.argtypes = argtypes(ct)
+        f.restype = None
+        fns.append(f)
+    return fns
+
+
 def _bind(kind: str, paths, candidates) -> Found | None:
     for path in paths:
         try:
@@ -72,15 +95,11 @@ def _bind(kind: str, paths, candidates) -> Found | None:
             continue
         for pattern, threads in candidates:
             names = [pattern % "s", pattern % "d"]
-            if not all(hasattr(lib, s) for s in names):
+            fns = _functions(lib, names, gemm_argtypes)
+            if fns is None:
                 continue
-            fns = []
-            for s, ct in zip(names, (ctypes.c_float, ctypes.c_double)):
-                f = getattr(lib, s)
-                f.argtypes = gemm_argtypes(ct)
-                f.restype = None
-                fns.append(f)
             addrs = [ctypes.cast(f, ctypes.c_void_p).value for f in fns]
+            trsm = _functions(lib, [n.replace("gemm", "trsm") for n in names], trsm_argtypes)
             setter = getattr(lib, threads, None)
             if setter is not None:
                 setter.argtypes = [ctypes.c_int]
@@ -90,7 +109,10 @@ def _bind(kind: str, paths, candidates) -> Found | None:
                     os.path.join(os.path.dirname(path), "*iomp5*")):
                 layer(ctypes.c_int(1))          # no Intel OpenMP next to it: sequential
             return Found("%s/%s in %s" % (names[0], names[1], os.path.realpath(path)), kind,
-                         addrs, setter, fns[0], fns[1])
+                         addrs, setter, fns[0], fns[1],
+                         None if trsm is None else
+                         [ctypes.cast(f, ctypes.c_void_p).value for f in trsm],
+                         *(trsm or (None, None)))
     return None
 
 
@@ -166,4 +188,30 @@ def conv_forward_blocks(wt: np.ndarray, cols: np.ndarray, out: np.ndarray, block
             for k0 in range(0, R, block):
                 f(101, 112, 111, Og, S, min(block, R - k0), 1.0, wa + (j * R + k0) * Og * size,
                   Og, c + k0 * S * size, S, 0.0 if k0 == 0 else 1.0, o, S)
+    return True
+
+
+# CBLAS enums: row major; left / right side; upper / lower; no transpose / transpose; unit
+ROW, LEFT, RIGHT, UPPER, LOWER, NOTRANS, TRANS, NONUNIT, UNIT = (
+    101, 141, 142, 121, 122, 111, 112, 131, 132)
+
+
+def forward_trsm(a: np.ndarray, b: np.ndarray, upper: bool, trans: bool, unit: bool) -> bool:
+    """b[m] := op(T[m])^-1 b[m] in place for each m, one BLAS trsm a matrix: T the upper
+    (or lower) triangle of a[m] (its diagonal taken as ones when unit; the other triangle
+    is not read), op(T) = T^T when trans. a [M, n, n] and b [M, n, k] C-contiguous, one
+    float dtype. False, nothing written, when no BLAS with trsm is bound (JITGRAD_BLAS=
+    fallback): the caller solves with numpy."""
+    if FOUND is None or FOUND.trsm_addrs is None:
+        return False
+    f = FOUND.strsm if a.dtype == np.float32 else FOUND.dtrsm
+    M, n, k = b.shape
+    if n == 0 or k == 0:
+        return True
+    sa, sb = n * n * a.itemsize, n * k * b.itemsize
+    pa, pb = a.ctypes.data, b.ctypes.data
+    uplo, tr, diag = UPPER if upper else LOWER, TRANS if trans else NOTRANS, \
+        UNIT if unit else NONUNIT
+    for m in range(M):
+        f(ROW, LEFT, uplo, tr, diag, n, k, 1.0, pa + m * sa, n, pb + m * sb, k)
     return True

@@ -103,36 +103,26 @@ def lu_solve(a, b, out, inv, sign, logabs):  # pragma: no cover - compiled
 
 
 @jit(fastmath=False)
-def cholesky_inv(a, L, Linv):  # pragma: no cover - compiled
+def cholesky_factor(a, L):  # pragma: no cover - compiled
     """L[m] the Cholesky factor of a[m] read from its lower triangle (a [M, n, n]; as
-    LAPACK and Paddle read it) and Linv[m] its
-    inverse, in float64 (rounded once to L's dtype): Cholesky-Banachiewicz, then forward
-    substitution on the identity's columns. Returns -1, or the first m whose matrix is not
-    positive definite (a pivot <= 0 or NaN: numpy and Paddle raise there)."""
+    LAPACK and Paddle read it), in float64 (rounded once to L's dtype):
+    Cholesky-Banachiewicz. Returns -1, or the first m whose matrix is not positive
+    definite (a pivot <= 0 or NaN: numpy and Paddle raise there)."""
     M, n = a.shape[0], a.shape[1]
-    l = np.zeros((n, n))
-    y = np.empty(n)
+    f = np.zeros((n, n))
     for m in range(M):
         for i in range(n):
             for j in range(i + 1):
                 s = np.float64(a[m, i, j])
                 for k in range(j):
-                    s -= l[i, k] * l[j, k]
+                    s -= f[i, k] * f[j, k]
                 if i == j:
                     if not s > 0.0:
                         return m
-                    l[i, i] = np.sqrt(s)
+                    f[i, i] = np.sqrt(s)
                 else:
-                    l[i, j] = s / l[j, j]
+                    f[i, j] = s / f[j, j]
         for i in range(n):
             for j in range(n):
-                L[m, i, j] = l[i, j] if j <= i else 0.0
-        for c in range(n):                  # column c of L^-1: solve L y = e_c
-            for i in range(n):
-                s = 1.0 if i == c else 0.0
-                for k in range(c, i):
-                    s -= l[i, k] * y[k]
-                y[i] = s / l[i, i] if i >= c else 0.0
-            for i in range(n):
-                Linv[m, i, c] = y[i]
+                L[m, i, j] = f[i, j] if j <= i else 0.0
     return -1

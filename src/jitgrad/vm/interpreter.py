@@ -17,7 +17,7 @@ import numpy as np
 from .program import OP
 from ._numba import jit
 from . import blas, kernels, norm_kernels, threads
-from .blas import gemm
+from .blas import gemm, trsm
 from .kernels import (TILE, _chain, _col2im, _cumsum_rows, _expand, _linscan_rows,
                       _pool_bwd, _round_into, _rows_bwd, _sign, _span, _strided, _view)
 from .norm_kernels import _chansum, _midsum, _norm_bwd
@@ -39,10 +39,28 @@ CHANSUM, NORM_BWD, MIDSUM = OP["CHANSUM"], OP["NORM_BWD"], OP["MIDSUM"]
 EXPAND, EXPAND_MUL = OP["EXPAND"], OP["EXPAND_MUL"]
 ADDK, RECIP, SQRT, SIGN = OP["ADDK"], OP["RECIP"], OP["SQRT"], OP["SIGN"]
 STRIDED = OP["STRIDED"]
+TRSM = OP["TRSM"]
 
 # the files whose code Numba compiles into this file's functions: their stamps join the
 # disk cache's key, so editing a kernel recompiles `run` as it did when they lived here
 STAMP_WITH = (kernels.__file__, norm_kernels.__file__, blas.__file__)
+
+
+@jit(stamp_with=STAMP_WITH)
+def _trsm_rows(arena, itab, o, a, b, prm):  # pragma: no cover - compiled
+    """TRSM (opcodes.py): b_j copied to out_j (unless they are one slot), then solved in
+    place there by blas.trsm."""
+    nb, m, n, left = prm[0], prm[1], prm[2], prm[3] != 0
+    upper, trans, unit, sa, sb = prm[4] != 0, prm[5] != 0, prm[6] != 0, prm[7], prm[8]
+    k = m if left else n
+    size = m * n
+    for j in range(nb):
+        out = _view(arena, itab, o + j * size, size)
+        if b != o or sb != size:
+            src = _view(arena, itab, b + j * sb, size)
+            for i in range(size):
+                out[i] = src[i]
+        trsm(_view(arena, itab, a + j * sa, k * k), out, m, n, left, upper, trans, unit)
 
 
 @jit(stamp_with=STAMP_WITH)
@@ -186,6 +204,9 @@ def run(code, arena, itab, consts, start, stop, par_min):  # pragma: no cover - 
                      _view(arena, itab, b + j * sb, kk * nn),
                      _view(arena, itab, o + j * sc, m * nn),
                      m, nn, kk, ta, tb, acc or (sc == 0 and j > 0))
+        elif op == TRSM:
+            p = code[pc, 6]
+            _trsm_rows(arena, itab, o, a, b, _span(itab, p, 9))
         elif op == SOFTMAX_BWD or op == LOGSOFTMAX_BWD:
             p = code[pc, 6]
             _rows_bwd(out, A, _view(arena, itab, b, n), itab[p], itab[p + 1], itab[p + 2],

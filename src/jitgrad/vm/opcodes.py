@@ -91,6 +91,20 @@ def _rows_grad(r: Any) -> np.ndarray:
     return _rows(r.A, p)
 
 
+def _trsm(r: Any) -> None:
+    batch, m, n, left, upper, trans, unit, sa, sb = r.params(9)
+    k = m if left else n
+    for j in range(batch):
+        T = r.view(r.a + j * sa, k * k).reshape(k, k)
+        T = np.triu(T) if upper else np.tril(T)
+        if unit:
+            T = T - np.diag(np.diag(T)) + np.eye(k, dtype=T.dtype)
+        T = T.T if trans else T
+        B = r.view(r.b + j * sb, m * n).reshape(m, n)
+        r.view(r.o + j * m * n, m * n).reshape(m, n)[...] = \
+            np.linalg.solve(T, B) if left else np.linalg.solve(T.T, B.T).T
+
+
 def _softmax_bwd(r: Any) -> np.ndarray:
     g, y = _rows_grad(r), _rows(r.B, r.params(3))
     return (y * (g - (g * y).sum(axis=1, keepdims=True))).ravel()
@@ -342,6 +356,15 @@ TABLE: tuple[Opcode, ...] = (
     Opcode("SIGN", "out[i] (+)= 1 if a[i] > 0, -1 if a[i] < 0, else +0 (a NaN: itself; "
            "numpy's sign)", (2,), (2,), step=0, linear=False, **_STEP,
            value=lambda K, A, B, C: np.sign(A)),
+    # (appended: the opcodes above keep their numbers, which compiled kernels hold)
+    Opcode("TRSM", "for each batch j < itab[p]: out_j = op(T_j)^-1 b_j (left) or b_j "
+           "op(T_j)^-1 (right), out_j and b_j [m, n] (out_j at stride m * n), T_j the upper "
+           "(or lower) triangle of A_j (m x m left, n x n right; its diagonal taken as ones "
+           "when unit), op(T) = T^T when trans; itab[p:p+9] = batch, m, n, left, upper, "
+           "trans, unit, strideA, strideB; a=A, b=B. Writes: the acc bit is ignored (a "
+           "triangular solve, BLAS trsm in place on out)",
+           (2, 3), (2, 3), core=True, wide=True,
+           ref=_trsm),
 )
 
 # ---- derived: opcode numbers (their order is the table's) and the sets the passes use ------
