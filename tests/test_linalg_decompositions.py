@@ -294,3 +294,28 @@ def test_cholesky_gradient_is_symmetric_on_a_matrix_that_is_not():
     (paddle.linalg.cholesky(a) * w).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), [[0.17448312, 0.60413501],
                                                 [0.60413501, 1.16691993]], rtol=1e-7)
+
+
+@pytest.mark.parametrize("which", ["eigh_w", "svd_s"])
+def test_a_loss_on_the_values_alone_takes_the_one_product_rule_on_every_path(which):
+    """With no loss on the vectors, the interpreted rules of eigh and svd skip the vector
+    terms (zero): the same gradient as the full rule, finite differences on every path,
+    and for a float32 batch the compiled Program's values (which run the full rule)."""
+    rng = np.random.default_rng(11)
+    if which == "eigh_w":
+        a = rng.standard_normal((3, 5, 5))
+        fn = lambda x: paddle.linalg.eigh((x + x.mT) * 0.5)[0]          # noqa: E731
+    else:
+        a = rng.standard_normal((3, 6, 4))
+        fn = lambda x: paddle.linalg.svd(x)[1]                          # noqa: E731
+    check_grads(fn, a)
+    c = rng.standard_normal(fn(paddle.to_tensor(a)).shape).astype("float32")
+    grads = []
+    for interpret in (True, False):
+        paddle.cache_clear()
+        x = paddle.to_tensor(a.astype("float32"), stop_gradient=False)
+        for _ in range(1 if interpret else 3):      # a new structure, then its Program
+            x.clear_grad()
+            (fn(x) * paddle.to_tensor(c)).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-6)

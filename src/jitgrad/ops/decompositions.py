@@ -162,6 +162,8 @@ def _eigh_interp(node, g, want):
     the gaps in Tensor ops)."""
     V, F = node.saved
     g = np.asarray(g)
+    if not g[..., 1:, :].any():         # no loss on V (eigvalsh's rule: one product, not 3)
+        return ((V * g[..., 0:1, :]) @ _swapT(V),)
     half = V.dtype.type(0.5)
     X = (_swapT(V) @ g[..., 1:, :]) * F
     inner = _diag_added(X * half + _swapT(X) * half, g[..., 0, :])
@@ -320,6 +322,8 @@ def _svd_interp(node, g, want):
     k = min(m, n)
     g = np.asarray(g)
     gU, gs, gV = g[..., :m, :], g[..., m, :], g[..., m + 1:, :]
+    if not (gU.any() or gV.any()):      # a loss on s alone (svdvals' rule: one product)
+        return ((U * gs[..., None, :]) @ _swapT(V),)
     P1, P2 = _swapT(U) @ gU, _swapT(V) @ gV
     X, Y = P1 * F, P2 * F
     inner = s[..., None, :] * (X + _swapT(X))
