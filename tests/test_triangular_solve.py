@@ -140,9 +140,11 @@ def test_cholesky_float32_gradient_is_float64s_to_float32_precision():
 
 
 def test_without_a_bound_blas_the_forward_solves_with_numpy(monkeypatch):
+    """(Numba not loaded either: with it, vm/blas.py's loop kernel solves.)"""
     x, y = _matrices((2, 5, 5)), np.random.default_rng(10).standard_normal((2, 5, 3))
     with_blas = triangular.solve_arrays(x, y, False, True, True)
     monkeypatch.setattr(blas_lib, "FOUND", None)
+    monkeypatch.setattr(triangular, "compiled_kernels", lambda module: None)
     assert not blas_lib.forward_trsm(x, y.copy(), False, True, True)
     without = triangular.solve_arrays(x, y, False, True, True)
     np.testing.assert_allclose(without, with_blas, rtol=1e-13, atol=1e-13)
@@ -175,3 +177,16 @@ def test_njit_trsm_and_its_loop_kernel_match_numpy(dtype, tol, m, n):
             fn(A.ravel(), got, m, n, left, upper, trans, unit)
             assert np.abs(got.reshape(m, n) - want).max() <= tol * np.abs(want).max(), \
                 (fn, left, upper, trans, unit)
+
+
+def test_without_a_bound_blas_a_zero_on_the_diagonal_gives_nan_for_that_matrix(monkeypatch):
+    """qr's gradient solves with R, which may be singular (a rank-deficient x): NaN for that
+    matrix (trsm gives inf or NaN there), the others solved."""
+    x = np.triu(_matrices((2, 4, 4)))
+    x[1, 2, 2] = 0
+    y = np.ones((2, 4, 2))
+    monkeypatch.setattr(blas_lib, "FOUND", None)
+    monkeypatch.setattr(triangular, "compiled_kernels", lambda module: None)
+    got = triangular.solve_arrays(x, y, True, False, False)
+    assert np.isnan(got[1]).all()
+    np.testing.assert_allclose(got[0], _want(x[0], y[0], True, False, False), rtol=1e-13)

@@ -533,6 +533,7 @@ def _linalg() -> list[Call]:
         lambda w: P(w).linalg.solve(spd(w), w.t(8, 4)),
         lambda w: P(w).linalg.cholesky(spd(w)),
         lambda w: P(w).linalg.triangular_solve(spd(w), w.t(8, 4), upper=False),
+        lambda w: P(w).linalg.triangular_solve(P(w).stack([spd(w), spd(w)]), w.t(2, 8, 4)),
         lambda w: P(w).linalg.cholesky_solve(w.t(8, 4), spd(w)),
         lambda w: P(w).linalg.qr(w.t(8, 6))[1],
         lambda w: P(w).linalg.svd(w.t(8, 6))[1],

@@ -1,6 +1,7 @@
 """paddle.linalg.qr with gradients: one registry op for m >= n whose output packs [Q; R]
 (decompositions.py explains the packing); a wide matrix is a composite on its left square
-block. The compiled backward is three GEMMs and a triangle mirror on saved Q, R, R^-1."""
+block. The compiled backward is two GEMMs, a triangle mirror and a triangular solve with R
+(TRSM: no inverse of R) on saved Q, R."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from .core import apply, const
 from .decompositions import _cases, _check_matrix, _extract, _part, _rand, _sym_into
 from .indexing import _take, concat
 from .linalg import matmul
-from .matrix import _batch, _gemm, _inv_or_nan, _mT, _swapT, inverse
+from .matrix import _batch, _gemm, _mT, _swapT
 from .registry import defop
+from . import triangular
 from .shape import _flat_positions
 
 # The op takes m >= n (reduced: Q [m, n], R [n, n]); packed [Q; R] is [..., m + n, n]. A
@@ -32,8 +34,7 @@ def _qr_forward(x: np.ndarray) -> np.ndarray:
 
 def _qr_save(out: np.ndarray, x: np.ndarray) -> tuple:
     m = x.shape[-2]
-    R = np.ascontiguousarray(out[..., m:, :])
-    return np.ascontiguousarray(out[..., :m, :]), R, _inv_or_nan(R)
+    return np.ascontiguousarray(out[..., :m, :]), np.ascontiguousarray(out[..., m:, :])
 
 
 def _qr_vjp(g, out, x):
@@ -43,17 +44,17 @@ def _qr_vjp(g, out, x):
     M = matmul(gR, R, transpose_y=True) - matmul(Q, gQ, transpose_x=True)
     Mh = M * const(_triu_half(n), x._data.dtype)
     B = gQ + matmul(Q, Mh + _mT(Mh))
-    return (matmul(B, inverse(R), transpose_y=True),)
+    return (_mT(triangular.solve(R, _mT(B), True, False, False)),)     # B R^-T
 
 
 def _lower_qr(b, node, g, gins):
     """gx = (gQ + Q copyutl(M)) R^-T, M = gR R^T - Q^T gQ (copyutl: the upper triangle
-    mirrored onto the lower)."""
+    mirrored onto the lower); R^-T by a triangular solve from the right."""
     x = node.inputs[0]._data
     m, n = x.shape[-2:]
     nb, batch, shape = _batch(x.shape), x.shape[:-2], node.out_data.shape
     nn, qshape = batch + (n, n), batch + (m, n)
-    Q, R, Rinv = (b.value(v) for v in node.saved)
+    Q, R = (b.value(v) for v in node.saved)
     gQ, gR = _extract(b, g, shape, 0, m), _extract(b, g, shape, m, m + n)
     M, N, Mh, C = (b.alloc(nn) for _ in range(4))
     _gemm(b, M, gR, R, n, n, n, False, True, nb, acc=False)
@@ -64,18 +65,20 @@ def _lower_qr(b, node, g, gins):
     B = b.alloc(qshape)
     b.emit("AXPY", B, gQ, acc=False)
     _gemm(b, B, Q, C, m, n, n, False, False, nb)
-    _gemm(b, gins[0], B, Rinv, m, n, n, False, True, nb)
+    triangular.emit_trsm(b, B, R, B, m, n, nb, False, True, True, False, n * n, m * n)
+    b.emit("AXPY", gins[0], B)
 
 
 def _qr_interp(node, g, want):
     """The interpreted rule (a new structure's first backward): _lower_qr's products by
-    numpy's matmul on the saved Q, R, R^-1 (the vjp inverted R again)."""
-    Q, R, Rinv = node.saved
+    numpy's matmul and its solve on the saved Q, R."""
+    Q, R = node.saved
     m, n = Q.shape[-2:]
     g = np.asarray(g)
     gQ, gR = g[..., :m, :], g[..., m:, :]
     Mh = (gR @ _swapT(R) - _swapT(Q) @ gQ) * _triu_half(n).astype(Q.dtype)
-    return ((gQ + Q @ (Mh + _swapT(Mh))) @ _swapT(Rinv),)
+    B = gQ + Q @ (Mh + _swapT(Mh))
+    return (_swapT(triangular.solve_arrays(R, _swapT(B), True, False, False)),)
 
 
 qr_op = defop("qr",

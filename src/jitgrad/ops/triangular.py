@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..core.tensor import Tensor
-from .core import apply_xy
+from .core import apply_xy, compiled_kernels
 from .indexing import tril, triu
 from .linalg import matmul
 from .registry import defop
@@ -49,12 +49,27 @@ def solve_arrays(x: np.ndarray, y: np.ndarray, upper: bool, transpose: bool,
     batch = y.shape[:-2]
     out = np.array(y, dtype=y.dtype, order="C", copy=True)
     a = np.ascontiguousarray(x)
+    if batch and out.size:
+        kernels = compiled_kernels("forward_linalg")     # (a batch: one compiled call)
+        if kernels is not None:
+            kernels.trsm_batch(a.reshape((-1, n, n)), out.reshape((-1, n, k)), upper,
+                               transpose, unit)
+            return out
     if blas_lib.forward_trsm(a.reshape((-1, n, n)), out.reshape((-1, n, k)), upper,
                              transpose, unit):
         return out
     t = _triangle(a, upper, unit)
-    return np.linalg.solve(np.swapaxes(t, -1, -2) if transpose else t, y).astype(
-        y.dtype, copy=False).reshape(batch + (n, k))
+    t = np.swapaxes(t, -1, -2) if transpose else t
+    try:
+        return np.linalg.solve(t, y).astype(y.dtype, copy=False).reshape(batch + (n, k))
+    except np.linalg.LinAlgError:       # (a zero on the diagonal: NaN for that matrix,
+        t, y = t.reshape((-1, n, n)), out.reshape((-1, n, k))       # where trsm gives inf
+        for i in range(t.shape[0]):                                 # or NaN)
+            try:
+                y[i] = np.linalg.solve(t[i], y[i])
+            except np.linalg.LinAlgError:
+                y[i] = np.nan
+        return out
 
 
 def _forward(x: np.ndarray, y: np.ndarray, upper: bool = True, transpose: bool = False,
