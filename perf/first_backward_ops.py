@@ -31,7 +31,12 @@ Tensors -> the op's array rule:
   LSTM 16 -> 32, 8 x 20 steps    1.061 (3.84x) -> 0.367 (1.28x)   (before: lowered at once,
   GRU  16 -> 32, 8 x 20 steps    0.910 (0.53x) -> 0.351 (0.27x)    lower_first)
 eigh, svd and qr keep ~50 us a node in take_flat's rule (the factor sliced out of the packed
-output: its transpose scatters into a zeroed packed gradient).
+output: its transpose scatters into a zeroed packed gradient, np.add.at ~30 us for 8K
+elements where an assignment would take ~9). 2026-12-07 16:20 UTC, busy host, 9 rounds:
+eigh 1.72x -> 1.43x and svd 2.37x -> 1.53x with their values-only rules when the vectors
+carry no loss (f7a1b67); qr 1.23x -> ~1.5-1.8x after ce8f8e0 (the backward solves with R
+where it multiplied by the inverse the forward saved: the whole step is cheaper, its
+backward alone ~10 us dearer).
 """
 
 from __future__ import annotations

@@ -17,6 +17,13 @@ parameters, clear. Two spellings of the solve: `chol_solve` (paddle.linalg.chole
 Each row's two steps are compared first (loss and gradients, relative max error), then
 timed in interleaved shuffled samples (_timing.interleaved); the table gives the medians
 and torch / jitgrad (> 1: jitgrad faster). One thread everywhere.
+
+Measured 2026-12-07 16:30-16:36 UTC, busy 2-core host (load 6-7), float64, --budget 5, each
+tree twice in turn (geometric mean over the 11 rows; N = 64 / 128 / 256 GP rows):
+  711803a (LU solves, saved inverses): 0.61x, 0.60x; chol_solve 1.00 0.75 0.53 and 0.85
+    0.76 0.49, tri_solve 0.90 0.31 0.58 and 0.96 0.33 0.44
+  ce8f8e0 (BLAS trsm, TRSM backward): 1.69x, 1.86x; chol_solve 1.44 2.92 1.44 and 0.94
+    1.40 1.43, tri_solve 1.21 1.24 1.33 and 1.58 2.50 1.11 (N = 256: 13 ms, torch 14-19)
 """
 
 from __future__ import annotations
