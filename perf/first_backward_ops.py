@@ -34,9 +34,10 @@ eigh, svd and qr keep ~50 us a node in take_flat's rule (the factor sliced out o
 output: its transpose scatters into a zeroed packed gradient, np.add.at ~30 us for 8K
 elements where an assignment would take ~9). 2026-12-07 16:20 UTC, busy host, 9 rounds:
 eigh 1.72x -> 1.43x and svd 2.37x -> 1.53x with their values-only rules when the vectors
-carry no loss (f7a1b67); qr 1.23x -> ~1.5-1.8x after ce8f8e0 (the backward solves with R
-where it multiplied by the inverse the forward saved: the whole step is cheaper, its
-backward alone ~10 us dearer).
+carry no loss (f7a1b67); in a later run of 711803a svd was 2.15x and eigh 1.45x, where this
+tree gave 1.51-1.56x and 1.49-1.62x: eigh's change is within the host's noise. qr and
+cholesky solve with their factor since ce8f8e0 (no inverse saved by the forward): at
+16:38 qr 1.54x and cholesky 0.95x for 711803a, 1.51-1.56x and 0.89-0.95x after.
 """
 
 from __future__ import annotations

@@ -190,3 +190,20 @@ def test_without_a_bound_blas_a_zero_on_the_diagonal_gives_nan_for_that_matrix(m
     got = triangular.solve_arrays(x, y, True, False, False)
     assert np.isnan(got[1]).all()
     np.testing.assert_allclose(got[0], _want(x[0], y[0], True, False, False), rtol=1e-13)
+
+
+@pytest.mark.parametrize("route", ["compiled", "ctypes", "numpy"])
+@pytest.mark.parametrize("upper, transpose, unit", FLAGS)
+def test_solve_arrays_from_the_right_on_every_route(monkeypatch, route, upper, transpose,
+                                                    unit):
+    """y op(T)^-1 (cholesky's and qr's interpreted gradients): one compiled loop of trsm,
+    ctypes calls (Numba not loaded), numpy (no BLAS either)."""
+    x, y = _matrices((3, 4, 4), 12), np.random.default_rng(13).standard_normal((3, 6, 4))
+    if route != "compiled":
+        monkeypatch.setattr(triangular, "compiled_kernels", lambda module: None)
+    if route == "numpy":
+        monkeypatch.setattr(blas_lib, "FOUND", None)
+    got = triangular.solve_arrays(x, y, upper, transpose, unit, left=False)
+    t = triangular._triangle(x, upper, unit)
+    t = np.swapaxes(t, -1, -2) if transpose else t
+    np.testing.assert_allclose(got @ t, y, rtol=1e-12, atol=1e-12)

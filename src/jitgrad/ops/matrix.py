@@ -323,7 +323,7 @@ def _chol_interp(node, g, want):
     L = node.out_data
     p = (_swapT(L) @ g) * _phi_mask(L.shape[-1]).astype(L.dtype)
     t = triangular.solve_arrays(L, p, False, True, False)
-    s = _swapT(triangular.solve_arrays(L, _swapT(t), False, True, False))
+    s = triangular.solve_arrays(L, t, False, False, False, left=False)
     half = L.dtype.type(0.5)
     return (s * half + _swapT(s) * half,)
 

@@ -78,7 +78,7 @@ def _qr_interp(node, g, want):
     gQ, gR = g[..., :m, :], g[..., m:, :]
     Mh = (gR @ _swapT(R) - _swapT(Q) @ gQ) * _triu_half(n).astype(Q.dtype)
     B = gQ + Q @ (Mh + _swapT(Mh))
-    return (_swapT(triangular.solve_arrays(R, _swapT(B), True, False, False)),)
+    return (triangular.solve_arrays(R, B, True, True, False, left=False),)
 
 
 qr_op = defop("qr",

@@ -40,36 +40,36 @@ def _triangle(a: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
 
 
 def solve_arrays(x: np.ndarray, y: np.ndarray, upper: bool, transpose: bool,
-                 unit: bool) -> np.ndarray:
-    """op(T)^-1 y on arrays: x [.., n, n] and y [.., n, k] of one float dtype and one batch
-    shape, T x's upper (or lower) triangle, op(T) = T^T when transpose. One BLAS trsm a
-    matrix; numpy's solve on the triangle without a BLAS (JITGRAD_BLAS=fallback)."""
+                 unit: bool, left: bool = True) -> np.ndarray:
+    """op(T)^-1 y (y op(T)^-1 when not left) on arrays: y [.., p, q] and x [.., k, k] (k = p
+    left, q right) of one float dtype and one batch shape, T x's upper (or lower) triangle,
+    op(T) = T^T when transpose. One BLAS trsm a matrix (a batch: one compiled loop of them
+    once Numba is loaded); numpy's solve on the triangle without a BLAS."""
     from ..vm import blas_lib
-    n, k = y.shape[-2:]
+    p, q = y.shape[-2:]
+    k = p if left else q
     batch = y.shape[:-2]
     out = np.array(y, dtype=y.dtype, order="C", copy=True)
-    a = np.ascontiguousarray(x)
+    a = np.ascontiguousarray(x).reshape((-1, k, k))
+    b = out.reshape((-1, p, q))
     if batch and out.size:
         kernels = compiled_kernels("forward_linalg")     # (a batch: one compiled call)
         if kernels is not None:
-            kernels.trsm_batch(a.reshape((-1, n, n)), out.reshape((-1, n, k)), upper,
-                               transpose, unit)
+            kernels.trsm_batch(a, b, upper, transpose, unit, left)
             return out
-    if blas_lib.forward_trsm(a.reshape((-1, n, n)), out.reshape((-1, n, k)), upper,
-                             transpose, unit):
+    if blas_lib.forward_trsm(a, b, upper, transpose, unit, left):
         return out
     t = _triangle(a, upper, unit)
-    t = np.swapaxes(t, -1, -2) if transpose else t
-    try:
-        return np.linalg.solve(t, y).astype(y.dtype, copy=False).reshape(batch + (n, k))
-    except np.linalg.LinAlgError:       # (a zero on the diagonal: NaN for that matrix,
-        t, y = t.reshape((-1, n, n)), out.reshape((-1, n, k))       # where trsm gives inf
-        for i in range(t.shape[0]):                                 # or NaN)
-            try:
-                y[i] = np.linalg.solve(t[i], y[i])
-            except np.linalg.LinAlgError:
-                y[i] = np.nan
-        return out
+    if transpose == left:               # the matrix that multiplies from the left
+        t = np.swapaxes(t, -1, -2)
+    if not left:                        # y op(T)^-1 = (op(T)^-T y^T)^T
+        b = np.swapaxes(b, -1, -2)
+    for i in range(t.shape[0]):
+        try:
+            b[i] = np.linalg.solve(t[i], b[i])
+        except np.linalg.LinAlgError:   # (a zero on the diagonal: NaN for that matrix,
+            b[i] = np.nan               # where trsm gives inf or NaN)
+    return out
 
 
 def _forward(x: np.ndarray, y: np.ndarray, upper: bool = True, transpose: bool = False,

@@ -196,22 +196,24 @@ ROW, LEFT, RIGHT, UPPER, LOWER, NOTRANS, TRANS, NONUNIT, UNIT = (
     101, 141, 142, 121, 122, 111, 112, 131, 132)
 
 
-def forward_trsm(a: np.ndarray, b: np.ndarray, upper: bool, trans: bool, unit: bool) -> bool:
-    """b[m] := op(T[m])^-1 b[m] in place for each m, one BLAS trsm a matrix: T the upper
-    (or lower) triangle of a[m] (its diagonal taken as ones when unit; the other triangle
-    is not read), op(T) = T^T when trans. a [M, n, n] and b [M, n, k] C-contiguous, one
-    float dtype. False, nothing written, when no BLAS with trsm is bound (JITGRAD_BLAS=
-    fallback): the caller solves with numpy."""
+def forward_trsm(a: np.ndarray, b: np.ndarray, upper: bool, trans: bool, unit: bool,
+                 left: bool = True) -> bool:
+    """b[m] := op(T[m])^-1 b[m] (left) or b[m] op(T[m])^-1 in place for each m, one BLAS
+    trsm a matrix: T the upper (or lower) triangle of a[m] (its diagonal taken as ones when
+    unit; the other triangle is not read), op(T) = T^T when trans. b [M, p, q] and a [M, k,
+    k] (k = p left, q right) C-contiguous, one float dtype. False, nothing written, when no
+    BLAS with trsm is bound (JITGRAD_BLAS=fallback): the caller solves with numpy."""
     if FOUND is None or FOUND.trsm_addrs is None:
         return False
     f = FOUND.strsm if a.dtype == np.float32 else FOUND.dtrsm
-    M, n, k = b.shape
-    if n == 0 or k == 0:
+    M, p, q = b.shape
+    if p == 0 or q == 0:
         return True
-    sa, sb = n * n * a.itemsize, n * k * b.itemsize
+    k = p if left else q
+    sa, sb = k * k * a.itemsize, p * q * b.itemsize
     pa, pb = a.ctypes.data, b.ctypes.data
-    uplo, tr, diag = UPPER if upper else LOWER, TRANS if trans else NOTRANS, \
-        UNIT if unit else NONUNIT
+    side, uplo, tr, diag = LEFT if left else RIGHT, UPPER if upper else LOWER, \
+        TRANS if trans else NOTRANS, UNIT if unit else NONUNIT
     for m in range(M):
-        f(ROW, LEFT, uplo, tr, diag, n, k, 1.0, pa + m * sa, n, pb + m * sb, k)
+        f(ROW, side, uplo, tr, diag, p, q, 1.0, pa + m * sa, k, pb + m * sb, q)
     return True

@@ -131,12 +131,14 @@ def cholesky_factor(a, L):  # pragma: no cover - compiled
 
 
 @jit(stamp_with=(blas.__file__,))
-def trsm_batch(a, b, upper, trans, unit):  # pragma: no cover - compiled
-    """b[m] := op(T[m])^-1 b[m] in place for a [M, n, n] and b [M, n, k] (C-contiguous, one
-    float dtype): blas_lib.forward_trsm's calls from compiled code (a ctypes call costs ~3
-    us: 8 of them were most of a 16 x 16 solve's time)."""
-    M, n, k = b.shape[0], b.shape[1], b.shape[2]
-    fa, fb = a.reshape(M * n * n), b.reshape(M * n * k)
+def trsm_batch(a, b, upper, trans, unit, left):  # pragma: no cover - compiled
+    """b[m] := op(T[m])^-1 b[m] (left) or b[m] op(T[m])^-1 in place, b [M, p, q] and a [M,
+    k, k] (k = p left, q right; C-contiguous, one float dtype): blas_lib.forward_trsm's
+    calls from compiled code (a ctypes call costs ~3 us: 8 of them were most of a 16 x 16
+    solve's time)."""
+    M, p, q = b.shape[0], b.shape[1], b.shape[2]
+    k = p if left else q
+    fa, fb = a.reshape(M * k * k), b.reshape(M * p * q)
     for m in range(M):
-        trsm(fa[m * n * n:(m + 1) * n * n], fb[m * n * k:(m + 1) * n * k], n, k, True, upper,
+        trsm(fa[m * k * k:(m + 1) * k * k], fb[m * p * q:(m + 1) * p * q], p, q, left, upper,
              trans, unit)
