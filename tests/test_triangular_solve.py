@@ -207,3 +207,32 @@ def test_solve_arrays_from_the_right_on_every_route(monkeypatch, route, upper, t
     t = triangular._triangle(x, upper, unit)
     t = np.swapaxes(t, -1, -2) if transpose else t
     np.testing.assert_allclose(got @ t, y, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("xs, ys", [((3, 3), (3, 0)), ((0, 3, 3), (0, 3, 2)),
+                                    ((2, 0, 0), (2, 0, 4))])
+def test_empty_solves_give_empty_results_and_gradients(xs, ys):
+    x = T(np.ones(xs) + np.eye(xs[-1]), grad=True)
+    y = T(np.ones(ys), grad=True)
+    out = paddle.linalg.triangular_solve(x, y)
+    assert out.shape == list(ys)
+    out.sum().backward()
+    assert x.grad.shape == list(xs) and not x.grad.numpy().any()
+    assert y.grad.shape == list(ys)
+
+
+def test_the_right_hand_side_may_change_in_place_before_the_backward():
+    """The gradient reads x and the solution, not y (grad_reads)."""
+    x = T(np.tril(_matrices((4, 4))), grad=True)
+    y = T(np.ones((4, 2)), grad=True)
+    y2 = y * 1.0
+    out = paddle.linalg.triangular_solve(x, y2, upper=False)
+    y2.add_(paddle.ones_like(y2))
+    out.sum().backward()
+    want = _want(x.numpy(), np.ones((4, 2)), False, True, False)    # op(T)^-T 1
+    np.testing.assert_allclose(y.grad.numpy(), want, rtol=1e-13)
+    x2 = x * 1.0
+    out = paddle.linalg.triangular_solve(x2, y, upper=False)
+    x2.add_(paddle.ones_like(x2))
+    with pytest.raises(RuntimeError, match="modified by an in-place"):
+        out.sum().backward()

@@ -50,8 +50,9 @@ def solve_arrays(x: np.ndarray, y: np.ndarray, upper: bool, transpose: bool,
     k = p if left else q
     batch = y.shape[:-2]
     out = np.array(y, dtype=y.dtype, order="C", copy=True)
-    a = np.ascontiguousarray(x).reshape((-1, k, k))
-    b = out.reshape((-1, p, q))
+    M = math.prod(batch)                # (not -1: a reshape cannot infer it next to a 0)
+    a = np.ascontiguousarray(x).reshape((M, k, k))
+    b = out.reshape((M, p, q))
     if batch and out.size:
         kernels = compiled_kernels("forward_linalg")     # (a batch: one compiled call)
         if kernels is not None:
