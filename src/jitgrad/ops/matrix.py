@@ -1,8 +1,10 @@
-"""Linear algebra beyond matmul. inverse, solve and cholesky are registry entries: the
-forward saves the inverse it needs, the compiled backward is a few GEMMs, and the vjp is
-written with matmul/inverse so it can be differentiated again. dot, bmm, einsum, trace and
-diag are composites; outer is one node (outer_product.py). Determinants are in
-determinant.py; decompositions in decompositions.py, qr.py, pinv.py and least_squares.py."""
+"""Linear algebra beyond matmul. inverse, solve and cholesky are registry entries: inverse
+and solve save the inverse they need and their compiled backward is a few GEMMs; cholesky's
+backward solves with its factor (triangular.py's TRSM rows); each vjp is written with
+jitgrad ops so it can be differentiated again. dot, bmm, einsum, trace and diag are
+composites; outer is one node (outer_product.py). Determinants are in determinant.py;
+decompositions in decompositions.py, qr.py, pinv.py and least_squares.py; triangular
+solves in triangular.py."""
 
 from __future__ import annotations
 
