@@ -29,11 +29,13 @@ class Tensor(TensorOperators):
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
     __slots__ = ("_data", "_node", "_stop_gradient", "_grad", "_retain", "_hooks", "_name",
-                 "_version", "_shadows", "_vgroup", "__weakref__")
+                 "_version", "_shadows", "_vgroup", "__weakref__", "__dict__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
 
     def __init__(self, data: Any, dtype: Any = None, stop_gradient: bool = True) -> None:
+        if dtype is None and isinstance(data, (list, tuple)):
+            dtype = "float32"       # paddle.Tensor([1, 2]) is float32 (Paddle 3.3.1, as torch)
         t = to_tensor(data, dtype=dtype, stop_gradient=stop_gradient)
         self._data, self._node, self._stop_gradient = t._data, None, t._stop_gradient
         self._grad = self._retain = self._hooks = None
@@ -424,7 +426,12 @@ def _infer_array(data: Any, dtype: Any) -> np.ndarray:
         except ValueError:
             raise ValueError("to_tensor: nested lists must be rectangular (every row the same "
                              "length) and hold numbers") from None
-        if dtype is None:
+        if dtype is None and isinstance(data, (list, tuple)) and \
+                any(isinstance(d, Tensor) for d in data):
+            # a list holding Tensors keeps numpy's dtype (Paddle 3.3.1): float64 tensors
+            # stay float64, and float32 ones with a Python float become float64
+            pass
+        elif dtype is None:
             if arr.dtype.kind == "f":
                 arr = arr.astype(dtypes.default_float().np)
             elif arr.dtype.kind in "iu":

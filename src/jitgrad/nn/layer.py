@@ -127,25 +127,54 @@ class Layer:
         if "_parameters" not in self.__dict__:
             raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__() "
                                "before assigning attributes")
-        if name in self._buffers and (value is None or (isinstance(value, Tensor) and
-                                                        not isinstance(value, Parameter))):
-            self._buffers[name] = value           # a buffer stays one (Paddle)
-            object.__setattr__(self, name, value)
-            return
+        # Paddle 3.3.1's rules: a plain Tensor becomes a non-persistable buffer (so
+        # named_buffers() and to(dtype=...) see it; register_buffer makes persistable ones),
+        # a buffer stays one (keeping its persistable flag), and a parameter or sublayer
+        # slot takes only its own kind or None
+        kind = Parameter if name in self._parameters else \
+            Layer if name in self._sub_layers else Tensor if name in self._buffers else None
+        if kind is not None and value is not None and not isinstance(value, (Parameter, Layer)) \
+                and not (kind is Tensor and isinstance(value, Tensor)):
+            what = {Parameter: "parameter", Layer: "sublayer", Tensor: "buffers"}[kind]
+            raise TypeError(f"assignment to {what} '{name}' should be of type "
+                            f"{'Tensor' if kind is Tensor else kind.__name__} or None, but got "
+                            f"'{type(value).__name__}'")
+        # the dict value goes to; a replaced entry keeps its place in it (Paddle's order:
+        # `seq[0] = layer` or `model.fc = Linear(...)` stays where it was)
+        home = self._parameters if isinstance(value, Parameter) else \
+            self._sub_layers if isinstance(value, Layer) else \
+            self._buffers if isinstance(value, Tensor) or kind is Tensor else None
         for d in (self._parameters, self._sub_layers, self._buffers):
-            d.pop(name, None)
-        self._non_persistable_buffer_names_set.discard(name)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Layer):
-            self._sub_layers[name] = value
+            if d is not home:
+                d.pop(name, None)
+        if home is not None:
+            if home is self._buffers and name not in home:
+                self._non_persistable_buffer_names_set.add(name)
+            elif home is not self._buffers:
+                self._non_persistable_buffer_names_set.discard(name)
+            home[name] = value
+        else:
+            self._non_persistable_buffer_names_set.discard(name)
         object.__setattr__(self, name, value)
 
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: an entry code put straight into
+        # _parameters / _sub_layers / _buffers (`self._sub_layers['fc'] = layer`, as Paddle's
+        # own containers do) is an attribute too, as in Paddle
+        d = self.__dict__
+        for key in ("_parameters", "_sub_layers", "_buffers"):
+            store = d.get(key)
+            if store is not None and name in store:
+                return store[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def __delattr__(self, name: str) -> None:
+        found = False
         for d in (self._parameters, self._sub_layers, self._buffers):
-            d.pop(name, None)
+            found = d.pop(name, self) is not self or found
         self._non_persistable_buffer_names_set.discard(name)
-        object.__delattr__(self, name)
+        if not found or name in self.__dict__:
+            object.__delattr__(self, name)
 
     def create_parameter(self, shape: Sequence[int], attr: Any = None, dtype: Any = None,
                          is_bias: bool = False,

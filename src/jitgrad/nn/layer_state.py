@@ -20,7 +20,10 @@ from ..core.tensor import Tensor
 
 
 def collect(layer: Any, destination: OrderedDict, include_sublayers: bool, prefix: str,
-            keep_vars: bool = True) -> OrderedDict:
+            keep_vars: bool = True, use_hook: bool = False) -> OrderedDict:
+    """With use_hook, each sublayer's state-dict hooks see the whole dict collected so far
+    once that sublayer's entries are in (Paddle 3.3.1; what they return is not used, only
+    their changes to the dict)."""
     for name, p in layer._parameters.items():
         if p is not None:
             destination[prefix + name] = p if keep_vars else p.detach()
@@ -30,7 +33,10 @@ def collect(layer: Any, destination: OrderedDict, include_sublayers: bool, prefi
     if include_sublayers:
         for name, sub in layer._sub_layers.items():
             if sub is not None:
-                collect(sub, destination, True, f"{prefix}{name}.", keep_vars)
+                collect(sub, destination, True, f"{prefix}{name}.", keep_vars, use_hook)
+                if use_hook:
+                    for hook in list(sub._state_dict_hooks.values()):
+                        hook(destination)
     return destination
 
 
@@ -45,7 +51,7 @@ def state_dict(layer: Any, destination: OrderedDict | None = None,
         raise TypeError(f"state_dict: structured_name_prefix must be a str, got "
                         f"{type(structured_name_prefix).__name__}")
     out = collect(layer, OrderedDict() if destination is None else destination,
-                  include_sublayers, structured_name_prefix, keep_vars)
+                  include_sublayers, structured_name_prefix, keep_vars, use_hook)
     if use_hook:
         for hook in list(layer._state_dict_hooks.values()):
             result = hook(out)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from collections import OrderedDict
+from typing import Any, Iterable, Iterator
 
 from ..core.dtypes import get_default_dtype
 from ..ops.shape import flatten
@@ -170,8 +171,9 @@ class BatchNorm2D(_BatchNorm):
 class BatchNorm(BatchNorm2D):
     """Paddle's older nn.BatchNorm, with its arguments and their order (num_channels, act,
     is_test, momentum, ...): batch norm as BatchNorm2D, then the activation `act` ('relu',
-    'sigmoid', ... by name). As in Paddle's dygraph, is_test is not read (train() / eval()
-    decide) and use_global_stats=False follows the mode. trainable_statistics=True: eval
+    'sigmoid', ... by name). is_test=True starts the layer in eval mode (Paddle 3.3.1 sets
+    training = not is_test; train() / eval() decide afterwards) and use_global_stats=False
+    follows the mode. trainable_statistics=True: eval
     mode normalizes with the batch's statistics and updates the running ones, as training
     does (Paddle 3.3.1's dygraph; use_global_stats=True still wins). It prints as
     `BatchNorm()`."""
@@ -188,6 +190,7 @@ class BatchNorm(BatchNorm2D):
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
                          True if use_global_stats else None)
         self._act, self._trainable_statistics = act, bool(trainable_statistics)
+        self.training = not is_test
 
     def forward(self, input: Tensor) -> Tensor:
         y = super().forward(input)
@@ -349,12 +352,19 @@ class AdaptiveAvgPool2D(Layer):
 
 
 class Sequential(Layer):
-    """Layers applied in order; Sequential(l1, l2) or Sequential(('name', l1), ...)."""
+    """Layers applied in order: Sequential(l1, l2), Sequential(('name', l1), ...) or
+    Sequential(OrderedDict(name=layer)). As Paddle 3.3.1's, `del seq[i]` removes the
+    sublayer named str(i) and does not renumber the others; insert renumbers."""
 
     def __init__(self, *layers: Any) -> None:
         super().__init__()
-        for i, item in enumerate(layers):
-            name, layer = item if isinstance(item, tuple) else (str(i), item)
+        if len(layers) == 1 and isinstance(layers[0], OrderedDict):
+            pairs = list(layers[0].items())
+        elif layers and isinstance(layers[0], (list, tuple)):
+            pairs = [tuple(item) for item in layers]
+        else:
+            pairs = [(str(i), layer) for i, layer in enumerate(layers)]
+        for name, layer in pairs:
             self.add_sublayer(name, layer)
 
     def forward(self, input: Any) -> Any:
@@ -371,27 +381,120 @@ class Sequential(Layer):
             return Sequential(*list(self._sub_layers.values())[i])
         return list(self._sub_layers.values())[i]
 
+    def __setitem__(self, name: int | str, layer: Layer) -> None:
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential: a sublayer must be a Layer, got "
+                            f"{type(layer).__name__}")
+        setattr(self, str(name), layer)
+
+    def __delitem__(self, name: int | str) -> None:
+        if str(name) not in self._sub_layers:
+            raise KeyError(f"Sequential has no sublayer named {str(name)!r} (del seq[i] "
+                           f"takes a sublayer's name; it has {list(self._sub_layers)})")
+        delattr(self, str(name))
+
     def __len__(self) -> int:
         return len(self._sub_layers)
 
+    def __iter__(self) -> Iterator[Layer]:
+        return iter(self._sub_layers.values())
+
+    def append(self, module: Layer) -> Sequential:
+        self.add_sublayer(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Layer) -> Sequential:
+        """module at position index; the sublayers from there on are named str(position)
+        (Paddle 3.3.1)."""
+        if not isinstance(module, Layer):
+            raise TypeError(f"Sequential.insert: module must be a Layer, got "
+                            f"{type(module).__name__}")
+        n = len(self._sub_layers)
+        if isinstance(index, bool) or not isinstance(index, int) or not -n <= index <= n:
+            raise IndexError(f"Sequential.insert: index {index!r} is out of range for {n} "
+                             f"sublayers")
+        index = index + n if index < 0 else index
+        items = list(self._sub_layers.items())
+        _rename(self, items[:index] + [(str(index), module)] +
+                [(str(index + 1 + k), layer) for k, (_, layer) in enumerate(items[index:])])
+        return self
+
+    def extend(self, sequential: Iterable[Layer]) -> Sequential:
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+
+def _rename(layer: Layer, pairs: list[tuple[str, Layer]]) -> None:
+    """Make (name, sublayer) pairs the sublayers of layer, in that order."""
+    for name in list(layer._sub_layers):
+        delattr(layer, name)
+    for name, sub in pairs:
+        layer.add_sublayer(name, sub)
+
 
 class LayerList(Layer):
+    """Sublayers named '0', '1', ... in order (Paddle 3.3.1's methods: indexing and
+    assignment with negative indices, del of an index or a slice, append, insert, extend,
+    + and +=); every change renumbers them."""
+
     def __init__(self, sublayers: Iterable[Layer] | None = None) -> None:
         super().__init__()
         for layer in sublayers or []:
             self.append(layer)
 
+    def _index(self, i: int) -> int:
+        n = len(self._sub_layers)
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise TypeError(f"LayerList indices must be integers or slices, got "
+                            f"{type(i).__name__}")
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of range, should be an integer in range "
+                             f"[{-n}, {n})")
+        return i + n if i < 0 else i
+
     def append(self, layer: Layer) -> LayerList:
         self.add_sublayer(str(len(self._sub_layers)), layer)
+        return self
+
+    def insert(self, index: int, sublayer: Layer) -> None:
+        n = len(self._sub_layers)
+        if isinstance(index, bool) or not isinstance(index, int) or not -n <= index <= n:
+            raise IndexError(f"LayerList.insert: index should be an integer in range "
+                             f"[{-n}, {n}], got {index!r}")
+        layers = list(self._sub_layers.values())
+        layers.insert(index + n if index < 0 else index, sublayer)
+        _rename(self, [(str(k), layer) for k, layer in enumerate(layers)])
+
+    def extend(self, sublayers: Iterable[Layer]) -> LayerList:
+        for layer in list(sublayers):
+            self.append(layer)
         return self
 
     def __getitem__(self, i: int | slice) -> Layer:
         """A sublayer by position; a slice is a new LayerList, numbered from 0 (Paddle)."""
         if isinstance(i, slice):
             return LayerList(list(self._sub_layers.values())[i])
-        return list(self._sub_layers.values())[i]
+        return self._sub_layers[str(self._index(i))]
 
-    def __iter__(self):
+    def __setitem__(self, i: int, sublayer: Layer) -> None:
+        setattr(self, str(self._index(i)), sublayer)
+
+    def __delitem__(self, i: int | slice) -> None:
+        layers = list(self._sub_layers.values())
+        if isinstance(i, slice):
+            del layers[i]
+        else:
+            del layers[self._index(i)]
+        _rename(self, [(str(k), layer) for k, layer in enumerate(layers)])
+
+    def __iadd__(self, sublayers: Iterable[Layer]) -> LayerList:
+        return self.extend(sublayers)
+
+    def __add__(self, other: Iterable[Layer]) -> LayerList:
+        return LayerList(list(self) + list(other))
+
+    def __iter__(self) -> Iterator[Layer]:
         return iter(self._sub_layers.values())
 
     def __len__(self) -> int:

@@ -1,0 +1,158 @@
+"""Behaviours found by comparing researcher-level code (layers, optimizers, schedulers,
+higher-order grads, checkpoints) against Paddle 3.3.1 eager; each value was measured there."""
+import numpy as np
+
+import jitgrad as paddle
+
+
+def test_old_batchnorm_is_test_starts_in_eval_mode():
+    # Paddle 3.3.1: nn.BatchNorm(3, is_test=True) normalizes with the running statistics
+    # (mean 0, variance 1) until train() is called
+    x = paddle.to_tensor(np.arange(12, dtype="float32").reshape(4, 3))
+    bn = paddle.nn.BatchNorm(3, is_test=True)
+    assert not bn.training
+    np.testing.assert_allclose(bn(x).numpy(), x.numpy() / np.sqrt(1 + 1e-5), rtol=1e-6)
+    np.testing.assert_array_equal(bn._mean.numpy(), np.zeros(3, "float32"))
+    bn.train()
+    np.testing.assert_allclose(bn(x).numpy().mean(0), np.zeros(3), atol=1e-6)
+
+
+def test_replacing_a_sublayer_keeps_its_place():
+    # Paddle 3.3.1: add_sublayer('0', ...) on a Sequential replaces the first layer in place;
+    # jitgrad had moved it to the end, so forward ran ReLU, Linear(3, 1), Linear(2, 3)
+    nn = paddle.nn
+    s = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    s.add_sublayer("0", nn.Linear(2, 3))
+    assert [type(m).__name__ for m in s] == ["Linear", "ReLU", "Linear"]
+    assert s(paddle.ones([1, 2])).shape == [1, 1]
+    s[2] = nn.Linear(3, 4)
+    assert [k for k, _ in s.named_parameters()] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+
+    class M(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.body, self.fc = nn.Linear(2, 2), nn.Linear(2, 2)
+            self.fc.weight = self.body.weight          # tied: fc.weight keeps its place
+    m = M()
+    m.body = nn.Linear(2, 2)
+    assert list(m.state_dict()) == ["body.weight", "body.bias", "fc.weight", "fc.bias"]
+
+
+def test_tensor_attribute_is_a_non_persistable_buffer():
+    # Paddle 3.3.1: a plain Tensor assigned to a Layer attribute is a buffer outside the
+    # state dict, so named_buffers() lists it and to(dtype=...) casts it
+    class M(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.lin = paddle.nn.Linear(2, 2)
+            self.scale = paddle.to_tensor([2.0, 3.0])
+    m = M()
+    assert [k for k, _ in m.named_buffers()] == ["scale"]
+    assert list(m.state_dict()) == ["lin.weight", "lin.bias"]
+    m.to(dtype="float64")
+    assert m.scale.dtype == paddle.float64
+    m.scale = None
+    assert [k for k, _ in m.named_buffers()] == [] and m.scale is None
+    m.scale = paddle.ones([2])                   # still a buffer, still not persistable
+    assert [k for k, _ in m.named_buffers()] == ["scale"] and "scale" not in m.state_dict()
+    for name, value in (("scale", 3.0), ("lin", 1), ("lin", paddle.ones([1]))):
+        try:
+            setattr(m, name, value)
+        except TypeError:
+            pass
+        else:
+            raise AssertionError(f"m.{name} = {value!r} should raise TypeError")
+    try:
+        m.lin.weight = paddle.ones([2, 2])        # a parameter slot takes a Parameter or None
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("assigning a Tensor to a parameter should raise TypeError")
+
+
+def test_layerlist_insert_delete_assign_and_extend_renumber():
+    nn = paddle.nn
+    ll = nn.LayerList([nn.Linear(i + 1, i + 2) for i in range(5)])
+    ll.insert(0, nn.Linear(7, 7))
+    ll.insert(-1, nn.Linear(9, 9))
+    assert [m.weight.shape[0] for m in ll] == [7, 1, 2, 3, 4, 9, 5]
+    del ll[1:3]
+    del ll[-1]
+    ll[0] = nn.Linear(6, 6)
+    ll += [nn.Linear(8, 8)]
+    assert [m.weight.shape[0] for m in ll] == [6, 3, 4, 9, 8]
+    assert list(ll.state_dict())[::2] == [f"{i}.weight" for i in range(5)]
+    try:
+        ll[5]
+    except IndexError:
+        pass
+    else:
+        raise AssertionError("ll[5] should raise IndexError")
+
+
+def test_sequential_del_keeps_names_and_insert_renumbers():
+    # Paddle 3.3.1: del seq[1] removes sublayer '1' without renumbering ('0', '2' remain)
+    from collections import OrderedDict
+    nn = paddle.nn
+    s = nn.Sequential(*[nn.Linear(2, 2) for _ in range(3)])
+    third = s[2]
+    del s[1]
+    assert list(s.state_dict())[::2] == ["0.weight", "2.weight"] and s[1] is third
+    s = nn.Sequential(OrderedDict([("a", nn.Linear(1, 2)), ("b", nn.ReLU())]))
+    assert [k for k, _ in s.named_children()] == ["a", "b"]
+    s = nn.Sequential(nn.Linear(1, 2), nn.ReLU())
+    s.insert(1, nn.Tanh())
+    s.extend([nn.Sigmoid()])
+    assert [(k, type(m).__name__) for k, m in s.named_children()] == [
+        ("0", "Linear"), ("1", "Tanh"), ("2", "ReLU"), ("3", "Sigmoid")]
+
+
+def test_sublayer_state_dict_hooks_run_in_the_parents_state_dict():
+    # Paddle 3.3.1 runs each sublayer's state-dict hooks on the dict being built
+    lin = paddle.nn.Linear(2, 2)
+    lin.register_state_dict_hook(lambda sd: sd.__setitem__("extra", paddle.ones([1])))
+    assert list(lin.state_dict()) == ["weight", "bias", "extra"]
+    seq = paddle.nn.Sequential(lin, paddle.nn.Linear(2, 1))
+    assert list(seq.state_dict()) == ["0.weight", "0.bias", "extra", "1.weight", "1.bias"]
+    assert list(seq.state_dict(use_hook=False)) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
+def test_tensors_and_parameters_take_user_attributes():
+    # Paddle 3.3.1 lets code tag tensors (`p.no_decay = True`, read back by an optimizer's
+    # apply_decay_param_fun or a custom loop); jitgrad's slotted Tensor raised AttributeError
+    x = paddle.to_tensor([1.0])
+    x.tag = "a"
+    lin = paddle.nn.Linear(2, 2)
+    lin.weight.no_decay = True
+    assert x.tag == "a"
+    assert [getattr(p, "no_decay", False) for p in lin.parameters()] == [True, False]
+    assert not hasattr(paddle.to_tensor([2.0]), "tag")
+
+
+def test_to_tensor_of_a_list_holding_tensors_keeps_numpys_dtype():
+    # Paddle 3.3.1: a list with a Tensor in it takes numpy's dtype, not the default float
+    t = paddle.to_tensor
+    assert t([t(1.0, "float64"), t(2.0, "float64")]).dtype == paddle.float64
+    assert t([t(1.0), 2.0]).dtype == paddle.float64
+    assert t([t(1.0), t(2.0)]).dtype == paddle.float32
+    assert t([t(1, "int32"), t(2, "int32")]).dtype == paddle.int32
+    assert t([1.0, 2.0]).dtype == paddle.float32 and t([[t(1.0), 2.0]]).dtype == paddle.float32
+    assert paddle.Tensor([1, 2]).dtype == paddle.float32          # (torch's legacy rule)
+
+
+def test_entries_put_straight_into_a_layers_dicts_are_attributes():
+    # Paddle 3.3.1 looks attributes up in _parameters / _sub_layers / _buffers, so code that
+    # fills them directly (as Paddle's own containers do) reads them back as attributes
+    m = paddle.nn.Layer()
+    m._parameters["w"] = paddle.create_parameter([2], "float32")
+    m._sub_layers["fc"] = paddle.nn.Linear(2, 2)
+    m._buffers["buf"] = paddle.ones([1])
+    assert m.w is m._parameters["w"] and m.fc is m._sub_layers["fc"] and m.buf.shape == [1]
+    del m.fc
+    assert not hasattr(m, "fc") and [k for k, _ in m.named_parameters()] == ["w"]
+    try:
+        m.missing
+    except AttributeError as e:
+        assert "missing" in str(e)
+    else:
+        raise AssertionError("m.missing should raise AttributeError")
