@@ -55,6 +55,12 @@ def test_tensor_attribute_is_a_non_persistable_buffer():
     assert [k for k, _ in m.named_buffers()] == [] and m.scale is None
     m.scale = paddle.ones([2])                   # still a buffer, still not persistable
     assert [k for k, _ in m.named_buffers()] == ["scale"] and "scale" not in m.state_dict()
+    try:
+        m.lin.weight = paddle.nn.ReLU()               # a parameter slot refuses a Layer
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("assigning a Layer to a parameter should raise TypeError")
     for name, value in (("scale", 3.0), ("lin", 1), ("lin", paddle.ones([1]))):
         try:
             setattr(m, name, value)
@@ -156,3 +162,33 @@ def test_entries_put_straight_into_a_layers_dicts_are_attributes():
         assert "missing" in str(e)
     else:
         raise AssertionError("m.missing should raise AttributeError")
+
+
+def test_clip_grad_by_norm_spreads_a_nan_norm_over_the_whole_gradient():
+    # Paddle 3.3.1's clip_by_norm kernel scales by clip_norm / norm whenever norm <= clip_norm
+    # is false: a NaN anywhere makes the whole gradient NaN, so the step is visibly broken
+    p = paddle.create_parameter([2], "float32",
+                                default_initializer=paddle.nn.initializer.Constant(1.0))
+    (p * paddle.to_tensor([1.0, float("nan")])).sum().backward()
+    paddle.optimizer.SGD(0.1, parameters=[p], grad_clip=paddle.nn.ClipGradByNorm(1.0)).step()
+    assert np.isnan(p.numpy()).all()
+
+
+def test_register_buffer_and_add_parameter_refuse_a_taken_name():
+    # Paddle 3.3.1 raises KeyError; jitgrad had turned the parameter `weight` into a buffer
+    # (no longer trained) and `training` into a tensor
+    lin = paddle.nn.Linear(2, 2)
+    for call in (lambda: lin.register_buffer("weight", paddle.ones([1])),
+                 lambda: lin.register_buffer("training", paddle.ones([1])),
+                 lambda: lin.add_parameter("training", paddle.create_parameter([1], "float32")),
+                 lambda: lin.register_buffer("a.b", paddle.ones([1]))):
+        try:
+            call()
+        except KeyError as e:
+            assert isinstance(e, ValueError)
+        else:
+            raise AssertionError("a taken or malformed name should raise")
+    assert [k for k, _ in lin.named_parameters()] == ["weight", "bias"] and lin.training is True
+    lin.register_buffer("q", paddle.ones([1]))
+    lin.register_buffer("q", paddle.zeros([1]))          # a buffer may be registered again
+    assert lin.add_parameter("n", None) is None and lin.n is None

@@ -26,3 +26,11 @@ class NotSupportedError(NotImplementedError, AssertionError):
 class OutputTypeError(TypeError, ValueError):
     """User code (a PyLayer's forward or backward) returned something of the wrong type:
     a TypeError by Python's convention, and the ValueError Paddle raises."""
+
+
+class LayerNameError(ValueError, KeyError):
+    """A Layer attribute name that cannot be used (empty, dotted, or taken by another kind
+    of attribute): a ValueError, and the KeyError Paddle raises."""
+
+    def __str__(self) -> str:          # (KeyError's would quote the message)
+        return str(self.args[0]) if self.args else ""

@@ -67,7 +67,8 @@ class ClipGradByNorm(_ArrayClip):
         out = []
         for g in grads:
             n = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
-            out.append(g * (self.clip_norm / n) if n > self.clip_norm else g)
+            # (a NaN norm scales too, making the whole gradient NaN, as Paddle's kernel)
+            out.append(g if n <= self.clip_norm else g * (self.clip_norm / n))
         return out
 
     def __str__(self) -> str:

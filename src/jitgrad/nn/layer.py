@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from ..core import dtypes
+from ..core.errors import LayerNameError
 from ..core.tensor import Tensor
 from ..utils import unique_name
 from . import layer_cast, layer_hooks, layer_state
@@ -133,8 +134,9 @@ class Layer:
         # slot takes only its own kind or None
         kind = Parameter if name in self._parameters else \
             Layer if name in self._sub_layers else Tensor if name in self._buffers else None
-        if kind is not None and value is not None and not isinstance(value, (Parameter, Layer)) \
-                and not (kind is Tensor and isinstance(value, Tensor)):
+        allowed = (Parameter,) if kind is Parameter else (Layer, Parameter) if kind is Layer \
+            else (Tensor, Layer)
+        if kind is not None and value is not None and not isinstance(value, allowed):
             what = {Parameter: "parameter", Layer: "sublayer", Tensor: "buffers"}[kind]
             raise TypeError(f"assignment to {what} '{name}' should be of type "
                             f"{'Tensor' if kind is Tensor else kind.__name__} or None, but got "
@@ -189,7 +191,25 @@ class Layer:
             dtype = self._dtype
         return create_parameter(shape, dtype, name, attr, is_bias, default_initializer)
 
-    def add_parameter(self, name: str, parameter: Parameter) -> Parameter:
+    def _free_name(self, name: str, store: dict, what: str) -> None:
+        """Paddle 3.3.1's checks before add_parameter / register_buffer: a str, not empty,
+        no '.', and not an attribute of another kind (`training`, a parameter's name for a
+        buffer): replacing one silently would untrain a parameter or break the layer."""
+        if not isinstance(name, str):
+            raise TypeError(f"The name of {what} should be a string, but received "
+                            f"{type(name).__name__}")
+        if not name or "." in name:
+            raise LayerNameError(f"The name of {what} must be a non-empty str without '.', "
+                             f"got {name!r}")
+        if name not in store and hasattr(self, name):
+            raise LayerNameError(f"{type(self).__name__} already has an attribute {name!r}; "
+                             f"delete it first (del layer.{name}) to make it a {what}")
+
+    def add_parameter(self, name: str, parameter: Parameter | None) -> Parameter | None:
+        self._free_name(name, self._parameters, "parameter")
+        if parameter is None:                   # (Paddle's placeholder; reads back as None)
+            object.__setattr__(self, name, None)
+            return None
         if not isinstance(parameter, Parameter):
             raise TypeError(f"add_parameter: the parameter to be added should be a Parameter "
                             f"(create_parameter), but received {type(parameter).__name__}")
@@ -206,9 +226,7 @@ class Layer:
     def register_buffer(self, name: str, tensor: Tensor | None, persistable: bool = True
                         ) -> None:
         """A tensor saved with the layer (unless persistable=False) but not trained."""
-        if not isinstance(name, str) or not name or "." in name:
-            raise ValueError(f"register_buffer: name must be a non-empty str without '.', "
-                             f"got {name!r}")
+        self._free_name(name, self._buffers, "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer: the buffer {name!r} must be a Tensor or None, "
                             f"got {type(tensor).__name__}")
