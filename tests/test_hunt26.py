@@ -192,3 +192,52 @@ def test_register_buffer_and_add_parameter_refuse_a_taken_name():
     lin.register_buffer("q", paddle.ones([1]))
     lin.register_buffer("q", paddle.zeros([1]))          # a buffer may be registered again
     assert lin.add_parameter("n", None) is None and lin.n is None
+
+
+def test_layer_train_takes_a_mode():
+    # Paddle 3.3.1's Layer.train(mode=True): model.train(False) is eval mode
+    m = paddle.nn.Sequential(paddle.nn.Linear(2, 2), paddle.nn.Dropout(0.5))
+    assert m.train(False) is m
+    assert [layer.training for layer in m.sublayers(include_self=True)] == [False] * 3
+    m.train(mode=True)
+    assert all(layer.training for layer in m.sublayers(include_self=True))
+    try:
+        m.train("no")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a non-bool mode should raise ValueError")
+
+
+def test_named_members_remove_duplicate_and_state_dict_keywords():
+    # Paddle 3.3.1: remove_duplicate=False lists a shared layer / tensor under every name; a
+    # buffer shared by two layers is listed once by default; set_state_dict(state_dict=...)
+    nn = paddle.nn
+    lin = nn.Linear(2, 2)
+    s = nn.Sequential(lin, nn.ReLU(), lin)
+    lin.register_buffer("lb", paddle.ones([1]))
+    s.register_buffer("b2", lin.lb)
+    s.register_buffer("np", paddle.ones([1]), persistable=False)
+    assert [k for k, _ in s.named_parameters(remove_duplicate=False)] == [
+        "0.weight", "0.bias", "2.weight", "2.bias"]
+    assert [k for k, _ in s.named_buffers()] == ["b2", "np"]
+    assert [k for k, _ in s.named_sublayers(remove_duplicate=False)] == ["0", "1", "2"]
+    assert list(s.to_static_state_dict()) == ["b2", "np", "0.weight", "0.bias", "0.lb",
+                                             "2.weight", "2.bias", "2.lb"]
+    other = nn.Linear(2, 2)
+    other.set_state_dict(state_dict=lin.state_dict())
+    np.testing.assert_array_equal(other.weight.numpy(), lin.weight.numpy())
+    assert nn.Linear(2, 2).float16().weight.dtype == paddle.float16
+
+
+def test_optimizer_apply_gradients_uses_the_given_gradients():
+    # Paddle 3.3.1: clipped (global norm 5 -> [0.6, 0.8]), plus weight decay 0.5 * w, then
+    # applied; the parameter's own .grad is left alone
+    w = paddle.create_parameter([2], "float32",
+                                default_initializer=paddle.nn.initializer.Constant(1.0))
+    (w * 10.0).sum().backward()
+    opt = paddle.optimizer.SGD(0.1, parameters=[w], weight_decay=0.5,
+                               grad_clip=paddle.nn.ClipGradByGlobalNorm(1.0))
+    assert opt.apply_gradients([(w, paddle.to_tensor([3.0, 4.0]))]) == []
+    np.testing.assert_allclose(w.numpy(), [0.89, 0.87], rtol=1e-6)
+    np.testing.assert_array_equal(w.grad.numpy(), [10.0, 10.0])

@@ -241,17 +241,19 @@ class Layer:
 
     # ---- traversal -----------------------------------------------------------------------
     def named_sublayers(self, prefix: str = "", include_self: bool = False,
-                        layers_set: set | None = None) -> Iterator[tuple[str, Layer]]:
+                        layers_set: set | None = None, remove_duplicate: bool = True
+                        ) -> Iterator[tuple[str, Layer]]:
         """Every sublayer once, under its first name (a layer registered twice, as in
-        weight tying, is listed once: Paddle's layers_set)."""
+        weight tying, is listed once: Paddle's layers_set); remove_duplicate=False lists it
+        under every name."""
         seen = set() if layers_set is None else layers_set
-        if include_self and id(self) not in seen:
+        if include_self and (id(self) not in seen or not remove_duplicate):
             seen.add(id(self))
             yield prefix, self
         for name, layer in self._sub_layers.items():
-            if layer is not None and id(layer) not in seen:
+            if layer is not None and (id(layer) not in seen or not remove_duplicate):
                 yield from layer.named_sublayers(f"{prefix}.{name}" if prefix else name,
-                                                 True, seen)
+                                                 True, seen, remove_duplicate)
 
     def sublayers(self, include_self: bool = False) -> list[Layer]:
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]
@@ -266,28 +268,31 @@ class Layer:
                 seen.add(id(layer))
                 yield name, layer
 
-    def named_parameters(self, prefix: str = "", include_sublayers: bool = True
-                         ) -> Iterator[tuple[str, Parameter]]:
+    def _named_tensors(self, store: str, prefix: str, include_sublayers: bool,
+                       remove_duplicate: bool) -> Iterator[tuple[str, Tensor]]:
+        """(name, tensor) of each layer's `store` dict; a tensor reached twice (shared
+        between layers or names) once, under its first name, unless remove_duplicate is
+        False (Paddle 3.3.1)."""
         seen: set[int] = set()
-        layers = self.named_sublayers(prefix, include_self=True) if include_sublayers else \
-            [(prefix, self)]
+        layers = self.named_sublayers(prefix, include_self=True,
+                                      remove_duplicate=remove_duplicate) \
+            if include_sublayers else [(prefix, self)]
         for lp, layer in layers:
-            for name, p in layer._parameters.items():
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    yield (f"{lp}.{name}" if lp else name), p
+            for name, t in getattr(layer, store).items():
+                if t is not None and (id(t) not in seen or not remove_duplicate):
+                    seen.add(id(t))
+                    yield (f"{lp}.{name}" if lp else name), t
+
+    def named_parameters(self, prefix: str = "", include_sublayers: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        return self._named_tensors("_parameters", prefix, include_sublayers, remove_duplicate)
 
     def parameters(self, include_sublayers: bool = True) -> list[Parameter]:
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
 
-    def named_buffers(self, prefix: str = "", include_sublayers: bool = True
-                      ) -> Iterator[tuple[str, Tensor]]:
-        layers = self.named_sublayers(prefix, include_self=True) if include_sublayers else \
-            [(prefix, self)]
-        for lp, layer in layers:
-            for name, b in layer._buffers.items():
-                if b is not None:
-                    yield (f"{lp}.{name}" if lp else name), b
+    def named_buffers(self, prefix: str = "", include_sublayers: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        return self._named_tensors("_buffers", prefix, include_sublayers, remove_duplicate)
 
     def buffers(self, include_sublayers: bool = True) -> list[Tensor]:
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
@@ -300,9 +305,13 @@ class Layer:
         return self
 
     # ---- modes and running ---------------------------------------------------------------
-    def train(self) -> Layer:
+    def train(self, mode: bool = True) -> Layer:
+        """Training mode for this layer and every sublayer; `train(False)` (Paddle 3.3.1's
+        torch-style argument) is evaluation mode."""
+        if not isinstance(mode, (bool, np.bool_)):
+            raise ValueError(f"training mode is expected to be boolean, got {mode!r}")
         for layer in self.sublayers(include_self=True):
-            object.__setattr__(layer, "training", True)
+            object.__setattr__(layer, "training", bool(mode))
         return self
 
     def eval(self) -> Layer:
@@ -347,6 +356,7 @@ class Layer:
 
     # ---- state and dtype (layer_state.py, layer_cast.py) -----------------------------------
     state_dict = layer_state.state_dict
+    to_static_state_dict = layer_state.to_static_state_dict
     set_state_dict = layer_state.set_state_dict
     set_dict = load_dict = set_state_dict
     to = layer_cast.to
@@ -354,7 +364,7 @@ class Layer:
     type = layer_cast.type_
     float = layer_cast.float_
     double = layer_cast.double
-    half = layer_cast.half
+    half = float16 = layer_cast.half
 
     def cpu(self) -> Layer:
         return self

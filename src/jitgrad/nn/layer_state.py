@@ -20,7 +20,8 @@ from ..core.tensor import Tensor
 
 
 def collect(layer: Any, destination: OrderedDict, include_sublayers: bool, prefix: str,
-            keep_vars: bool = True, use_hook: bool = False) -> OrderedDict:
+            keep_vars: bool = True, use_hook: bool = False, non_persistable: bool = False
+            ) -> OrderedDict:
     """With use_hook, each sublayer's state-dict hooks see the whole dict collected so far
     once that sublayer's entries are in (Paddle 3.3.1; what they return is not used, only
     their changes to the dict)."""
@@ -28,12 +29,14 @@ def collect(layer: Any, destination: OrderedDict, include_sublayers: bool, prefi
         if p is not None:
             destination[prefix + name] = p if keep_vars else p.detach()
     for name, b in layer._buffers.items():
-        if b is not None and name not in layer._non_persistable_buffer_names_set:
+        if b is not None and (non_persistable or
+                              name not in layer._non_persistable_buffer_names_set):
             destination[prefix + name] = b if keep_vars else b.detach()
     if include_sublayers:
         for name, sub in layer._sub_layers.items():
             if sub is not None:
-                collect(sub, destination, True, f"{prefix}{name}.", keep_vars, use_hook)
+                collect(sub, destination, True, f"{prefix}{name}.", keep_vars, use_hook,
+                        non_persistable)
                 if use_hook:
                     for hook in list(sub._state_dict_hooks.values()):
                         hook(destination)
@@ -45,13 +48,28 @@ def state_dict(layer: Any, destination: OrderedDict | None = None,
                use_hook: bool = True, keep_vars: bool = True, *, prefix: str | None = None
                ) -> OrderedDict:
     """Paddle's arguments, and torch's `prefix=` (Paddle 3.3.1 accepts both)."""
-    if prefix is not None:
-        structured_name_prefix = prefix
+    return _state_dict(layer, destination, include_sublayers,
+                       structured_name_prefix if prefix is None else prefix, use_hook,
+                       keep_vars, False)
+
+
+def to_static_state_dict(layer: Any, destination: OrderedDict | None = None,
+                         include_sublayers: bool = True, structured_name_prefix: str = "",
+                         use_hook: bool = True, keep_vars: bool = True) -> OrderedDict:
+    """state_dict with the non-persistable buffers too (Paddle's, for jit.save)."""
+    return _state_dict(layer, destination, include_sublayers, structured_name_prefix,
+                       use_hook, keep_vars, True)
+
+
+def _state_dict(layer: Any, destination: OrderedDict | None, include_sublayers: bool,
+                structured_name_prefix: str, use_hook: bool, keep_vars: bool,
+                non_persistable: bool) -> OrderedDict:
     if not isinstance(structured_name_prefix, str):
         raise TypeError(f"state_dict: structured_name_prefix must be a str, got "
                         f"{type(structured_name_prefix).__name__}")
     out = collect(layer, OrderedDict() if destination is None else destination,
-                  include_sublayers, structured_name_prefix, keep_vars, use_hook)
+                  include_sublayers, structured_name_prefix, keep_vars, use_hook,
+                  non_persistable)
     if use_hook:
         for hook in list(layer._state_dict_hooks.values()):
             result = hook(out)
@@ -69,16 +87,16 @@ def _dtype(value: Any) -> np.dtype:
     return value._data.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
 
 
-def set_state_dict(layer: Any, state: Any, use_structured_name: bool = True
+def set_state_dict(layer: Any, state_dict: Any, use_structured_name: bool = True
                    ) -> tuple[list[str], list[str]]:
     from ..ops.inplace import set_value
-    if not hasattr(state, "keys") or not hasattr(state, "get"):
+    if not hasattr(state_dict, "keys") or not hasattr(state_dict, "get"):
         raise TypeError(f"set_state_dict: state_dict must be a dict (name -> Tensor or numpy "
-                        f"array), got {type(state).__name__}")
+                        f"array), got {type(state_dict).__name__}")
     missing, matched, pairs = [], set(), []
     for key, own in collect(layer, OrderedDict(), True, "").items():
         look = key if use_structured_name else own.name
-        value = state.get(look, None)
+        value = state_dict.get(look, None)
         if value is None:
             missing.append(look)
             warnings.warn(f"Skip loading for {key}. {look} is not found in the provided dict.")
@@ -100,5 +118,5 @@ def set_state_dict(layer: Any, state: Any, use_structured_name: bool = True
         pairs.append((own, value))
     for own, value in pairs:
         set_value(own, value)
-    unexpected = [k for k in state.keys() if k not in matched]
+    unexpected = [k for k in state_dict.keys() if k not in matched]
     return missing, unexpected

@@ -320,6 +320,24 @@ class Optimizer:
         """Apply one update to every parameter that has a gradient."""
         self._step_rows(self._rows)
 
+    def apply_gradients(self, params_grads: list[tuple[Tensor, Tensor]]) -> list:
+        """One update with the given (parameter, gradient) pairs in place of the parameters'
+        .grad (Paddle's: clipped, regularized, then applied; .grad is left as it was)."""
+        given = {}
+        for p, g in params_grads:
+            if g is not None:
+                given[id(p)] = g._data if isinstance(g, Tensor) else np.asarray(g)
+        rows = [row for row in self._rows if id(row[0]) in given]
+        saved = [(row[0], row[0]._grad) for row in rows]
+        try:
+            for p, _ in saved:
+                p._grad = given[id(p)]
+            self._step_rows(rows)
+        finally:
+            for p, g in saved:
+                p._grad = g
+        return []
+
     def _step_rows(self, rows: list[tuple]) -> None:
         lr = self.get_lr()
         swapped: list[tuple[Tensor, dict]] = []    # parameters holding their master now
