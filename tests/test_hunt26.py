@@ -88,12 +88,14 @@ def test_layerlist_insert_delete_assign_and_extend_renumber():
     ll += [nn.Linear(8, 8)]
     assert [m.weight.shape[0] for m in ll] == [6, 3, 4, 9, 8]
     assert list(ll.state_dict())[::2] == [f"{i}.weight" for i in range(5)]
+    assert ll.pop(1).weight.shape[0] == 3 and [m.weight.shape[0] for m in ll] == [6, 4, 9, 8]
+    ll.append(sublayer=nn.Linear(5, 5))
     try:
-        ll[5]
+        ll[6]
     except IndexError:
         pass
     else:
-        raise AssertionError("ll[5] should raise IndexError")
+        raise AssertionError("ll[6] should raise IndexError")
 
 
 def test_sequential_del_keeps_names_and_insert_renumbers():

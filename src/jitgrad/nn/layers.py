@@ -453,9 +453,15 @@ class LayerList(Layer):
                              f"[{-n}, {n})")
         return i + n if i < 0 else i
 
-    def append(self, layer: Layer) -> LayerList:
-        self.add_sublayer(str(len(self._sub_layers)), layer)
+    def append(self, sublayer: Layer) -> LayerList:
+        self.add_sublayer(str(len(self._sub_layers)), sublayer)
         return self
+
+    def pop(self, key: int | slice = -1) -> Layer:
+        """Remove and return the sublayer at key (Paddle's: the rest are renumbered)."""
+        value = self[key]
+        del self[key]
+        return value
 
     def insert(self, index: int, sublayer: Layer) -> None:
         n = len(self._sub_layers)
@@ -471,25 +477,25 @@ class LayerList(Layer):
             self.append(layer)
         return self
 
-    def __getitem__(self, i: int | slice) -> Layer:
+    def __getitem__(self, idx: int | slice) -> Layer:
         """A sublayer by position; a slice is a new LayerList, numbered from 0 (Paddle)."""
-        if isinstance(i, slice):
-            return LayerList(list(self._sub_layers.values())[i])
-        return self._sub_layers[str(self._index(i))]
+        if isinstance(idx, slice):
+            return LayerList(list(self._sub_layers.values())[idx])
+        return self._sub_layers[str(self._index(idx))]
 
-    def __setitem__(self, i: int, sublayer: Layer) -> None:
-        setattr(self, str(self._index(i)), sublayer)
+    def __setitem__(self, idx: int, sublayer: Layer) -> None:
+        setattr(self, str(self._index(idx)), sublayer)
 
-    def __delitem__(self, i: int | slice) -> None:
+    def __delitem__(self, idx: int | slice) -> None:
         layers = list(self._sub_layers.values())
-        if isinstance(i, slice):
-            del layers[i]
+        if isinstance(idx, slice):
+            del layers[idx]
         else:
-            del layers[self._index(i)]
+            del layers[self._index(idx)]
         _rename(self, [(str(k), layer) for k, layer in enumerate(layers)])
 
-    def __iadd__(self, sublayers: Iterable[Layer]) -> LayerList:
-        return self.extend(sublayers)
+    def __iadd__(self, modules: Iterable[Layer]) -> LayerList:
+        return self.extend(modules)
 
     def __add__(self, other: Iterable[Layer]) -> LayerList:
         return LayerList(list(self) + list(other))
