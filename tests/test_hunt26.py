@@ -243,3 +243,37 @@ def test_optimizer_apply_gradients_uses_the_given_gradients():
     assert opt.apply_gradients([(w, paddle.to_tensor([3.0, 4.0]))]) == []
     np.testing.assert_allclose(w.numpy(), [0.89, 0.87], rtol=1e-6)
     np.testing.assert_array_equal(w.grad.numpy(), [10.0, 10.0])
+
+
+def test_batch_norm_parameter_dtypes_follow_paddle():
+    # Paddle 3.3.1: the old nn.BatchNorm takes its dtype argument (default float32, whatever
+    # the default dtype); under a float16 default every batch norm keeps float32 parameters
+    # and statistics (so float16 checkpoints from Paddle load)
+    def dtypes_of(layer):
+        return {str(p.dtype) for p in layer.parameters()}
+    assert dtypes_of(paddle.nn.BatchNorm(2, dtype="float64")) == {"paddle.float64"}
+    paddle.set_default_dtype("float64")
+    try:
+        assert dtypes_of(paddle.nn.BatchNorm(2)) == {"paddle.float32"}
+        assert dtypes_of(paddle.nn.BatchNorm1D(2)) == {"paddle.float64"}
+        paddle.set_default_dtype("float16")
+        assert dtypes_of(paddle.nn.BatchNorm2D(2)) == {"paddle.float32"}
+        assert dtypes_of(paddle.nn.LayerNorm(2)) == {"paddle.float16"}
+    finally:
+        paddle.set_default_dtype("float32")
+
+
+def test_conv_and_layer_norm_take_a_dtype():
+    # Paddle 3.3.1's torch-style dtype= keyword sets the parameters' dtype (was ignored)
+    nn = paddle.nn
+    assert {str(p.dtype) for p in nn.Conv2D(1, 1, 2, dtype="float64").parameters()} == \
+        {"paddle.float64"}
+    assert {str(p.dtype) for p in nn.LayerNorm(2, dtype="float64").parameters()} == \
+        {"paddle.float64"}
+    paddle.set_default_dtype("float64")
+    try:
+        assert {str(p.dtype) for p in nn.LayerNorm(2, dtype="float32").parameters()} == \
+            {"paddle.float32"}
+        assert {str(p.dtype) for p in nn.Conv1D(1, 1, 2).parameters()} == {"paddle.float64"}
+    finally:
+        paddle.set_default_dtype("float32")

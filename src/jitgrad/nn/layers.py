@@ -6,6 +6,7 @@ import math
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
+from ..core import dtypes
 from ..core.dtypes import get_default_dtype
 from ..ops.shape import flatten
 from ..core.tensor import Tensor
@@ -93,6 +94,8 @@ class Conv2D(_ConvNd):
         bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, weight_attr, bias_attr, data_format, padding_mode)
+        if dtype is not None:             # (Paddle 3.3.1's keyword: the parameters' dtype)
+            self.to(dtype=dtype)
 
     def forward(self, x: Tensor) -> Tensor:
         if self._pad is not None:
@@ -111,6 +114,8 @@ class Conv1D(_ConvNd):
         bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, weight_attr, bias_attr, data_format, padding_mode)
+        if dtype is not None:             # (Paddle 3.3.1's keyword: the parameters' dtype)
+            self.to(dtype=dtype)
 
     def forward(self, x: Tensor) -> Tensor:
         if self._pad is not None:
@@ -125,18 +130,24 @@ class _BatchNorm(Layer):
 
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW",
-                 use_global_stats: bool | None = None, name: str | None = None) -> None:
-        super().__init__(dtype=get_default_dtype())
+                 use_global_stats: bool | None = None, name: str | None = None, *,
+                 _dtype: Any = None) -> None:
+        # the default dtype, but float32 for float16 (Paddle 3.3.1 keeps batch-norm
+        # parameters and statistics in float32 then); the old nn.BatchNorm passes its dtype
+        dtype = get_default_dtype() if _dtype is None else dtypes.to_dtype(_dtype).name
+        dtype = "float32" if dtype == "float16" else dtype
+        super().__init__(dtype=dtype)
         # weight_attr / bias_attr False: no scale / shift (Paddle 3.3.1 makes no parameter)
         self.weight = None if weight_attr is False else self.create_parameter(
-            [num_features], weight_attr, default_initializer=Constant(1.0))
+            [num_features], weight_attr, dtype, default_initializer=Constant(1.0))
         self.bias = None if bias_attr is False else \
-            self.create_parameter([num_features], bias_attr, is_bias=True)
+            self.create_parameter([num_features], bias_attr, dtype, is_bias=True)
         # The running statistics are parameters that are not trained, as in Paddle 3.3.1
         # (in parameters() and named_parameters(), trainable False, stop_gradient True, no
         # buffers), named <layer>.w_1 and .w_2
         self._mean, self._variance = (self.create_parameter(
-            [num_features], ParamAttr(initializer=Constant(v), trainable=False)) for v in (0., 1.))
+            [num_features], ParamAttr(initializer=Constant(v), trainable=False), dtype)
+            for v in (0., 1.))
         self._momentum, self._epsilon, self._format = momentum, epsilon, data_format
         self._use_global_stats = use_global_stats
         self._num_features, self._name = num_features, name
@@ -188,7 +199,7 @@ class BatchNorm(BatchNorm2D):
         if act is not None and not callable(getattr(F, act, None)):
             raise ValueError(f"BatchNorm: unknown activation act={act!r}")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
-                         True if use_global_stats else None)
+                         True if use_global_stats else None, _dtype=dtype)
         self._act, self._trainable_statistics = act, bool(trainable_statistics)
         self.training = not is_test
 
@@ -206,7 +217,7 @@ class LayerNorm(Layer):
                  elementwise_affine: bool = True, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
         to_place(device, "LayerNorm")
-        super().__init__(dtype=get_default_dtype())
+        super().__init__(dtype=get_default_dtype() if dtype is None else dtype)
         if not elementwise_affine:          # (Paddle 3.3.1's keywords: no weight, no bias)
             weight_attr = bias_attr = False
         elif bias is False:
@@ -218,9 +229,9 @@ class LayerNorm(Layer):
         # load), reshaped to normalized_shape in forward
         flat = [math.prod(shape)]
         self.weight = None if weight_attr is False else self.create_parameter(
-            flat, weight_attr, default_initializer=Constant(1.0))
+            flat, weight_attr, self._dtype, default_initializer=Constant(1.0))
         self.bias = None if bias_attr is False else \
-            self.create_parameter(flat, bias_attr, is_bias=True)
+            self.create_parameter(flat, bias_attr, self._dtype, is_bias=True)
 
     def forward(self, input: Tensor) -> Tensor:
         w, b = self.weight, self.bias

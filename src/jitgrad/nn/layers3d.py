@@ -28,6 +28,8 @@ class Conv3D(_ConvNd):
         bias_attr = False if bias is False else bias_attr     # (Paddle 3.3.1's bias=False)
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, weight_attr, bias_attr, data_format, padding_mode)
+        if dtype is not None:             # (Paddle 3.3.1's keyword: the parameters' dtype)
+            self.to(dtype=dtype)
 
     def forward(self, x: Tensor) -> Tensor:
         if self._pad is not None:
