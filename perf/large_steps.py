@@ -12,15 +12,15 @@ on sys.path. A step is `op(x).sum().backward()` and clearing x's gradient; x nee
 gradient. Median of interleaved samples (_timing.interleaved); the ratio is torch/jitgrad
 (> 1: jitgrad faster).
 
-Measured 2026-12-07 16:40 UTC (busy host, load ~5-6: `--cpu`, two runs each, base 711803a
--> 584bb2e): pow3 0.70/0.72 -> 1.25/1.39x (float32 x ** 3 correctly rounded in one pass,
-no SVML power), softplus 0.47/0.46 -> 0.71/0.73x (its factor sigmoid(beta x) from the
-forward's exp values, no expm1 pass), softmax 0.80/0.91 -> 1.07/0.96x and log_softmax
-0.84/0.91 -> 1.03/1.06x (the backward reads the sum's scalar seed: no ones array), exp
-0.98/0.92 -> 0.92/0.94x, log 0.98/0.91 -> 0.96/1.00x (float32_math's rounding test on
-the bits: 1M exp 1.10 -> 1.00 ms), sigmoid 0.90/0.91 -> 0.94/0.92x, relu 0.87/1.06 ->
-1.00/1.27x, gelu 0.61/0.76 -> 0.66/0.73x, erf 1.16/1.12 -> 1.16/1.15x (unchanged ops:
-noise).
+Measured 2026-12-07 16:40-16:50 UTC (busy host, load ~5-7: `--cpu`, four runs each, base
+711803a -> 584bb2e, ranges): pow3 0.68-0.72 -> 1.13-1.39x (float32 x ** 3 correctly rounded
+in one pass, no SVML power), softplus 0.46-0.48 -> 0.71-0.77x (its factor sigmoid(beta x)
+from the forward's exp values, no expm1 pass), softmax 0.80-0.91 -> 0.94-1.09x and
+log_softmax 0.84-0.92 -> 1.01-1.06x (the backward reads the sum's scalar seed: no ones
+array), exp 0.90-0.98 -> 0.89-0.94x, log 0.88-0.99 -> 0.96-1.00x (float32_math's rounding
+test on the bits: 1M exp 1.10 -> 1.00 ms), sigmoid 0.90-0.94 -> 0.84-0.94x, relu 0.87-1.06
+-> 0.94-1.27x, gelu 0.61-0.76 -> 0.64-0.73x, erf 1.06-1.16 -> 1.15-1.20x (unchanged ops:
+noise). The wall-clock medians swung 0.1x-9x between runs at that load.
 Measured 2026-12-07 13:54 UTC (the AVX-512 host at load ~3, base 483e6a2 -> dbd7c48, two
 runs each, one after the other): sigmoid 0.60/0.60 -> 0.80/0.90x, silu 0.79/0.71 ->
 1.02/0.87x, relu 0.74/0.77 -> 0.84/0.86x, pow3 0.49/0.52 -> 0.56/0.59x, softmax 0.80/0.78
