@@ -20,7 +20,12 @@ log_softmax 0.84-0.92 -> 1.01-1.06x (the backward reads the sum's scalar seed: n
 array), exp 0.90-0.98 -> 0.89-0.94x, log 0.88-0.99 -> 0.96-1.00x (float32_math's rounding
 test on the bits: 1M exp 1.10 -> 1.00 ms), sigmoid 0.90-0.94 -> 0.84-0.94x, relu 0.87-1.06
 -> 0.94-1.27x, gelu 0.61-0.76 -> 0.64-0.73x, erf 1.06-1.16 -> 1.15-1.20x (unchanged ops:
-noise). The wall-clock medians swung 0.1x-9x between runs at that load.
+noise). The wall-clock medians swung 0.1x-9x between runs at that load; at 16:56 (load
+~2, wall clock, two runs each, 711803a -> 818e1e6): pow3 0.72/0.67 -> 1.21/1.09x, softplus
+0.48/0.47 -> 0.70/0.72x, softmax 0.85/0.85 -> 0.95/0.98x, log_softmax 0.93/0.94 ->
+1.01/1.02x, exp 0.84/0.83 -> 0.89/0.92x, log 0.98/1.01 -> 1.01/1.04x, sigmoid 0.86/0.84 ->
+0.97/0.85x, relu 0.88/0.98 -> 0.86/1.03x, gelu 0.69/0.61 -> 0.67/0.68x, erf 1.10/1.14 ->
+1.10/1.17x.
 Measured 2026-12-07 13:54 UTC (the AVX-512 host at load ~3, base 483e6a2 -> dbd7c48, two
 runs each, one after the other): sigmoid 0.60/0.60 -> 0.80/0.90x, silu 0.79/0.71 ->
 1.02/0.87x, relu 0.74/0.77 -> 0.84/0.86x, pow3 0.49/0.52 -> 0.56/0.59x, softmax 0.80/0.78
