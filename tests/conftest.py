@@ -60,3 +60,22 @@ def split_counter(monkeypatch):
     threads.set_num_threads(3)
     yield calls
     threads.set_num_threads(None)
+
+
+@pytest.fixture
+def quick_runs(monkeypatch):
+    """The executor's quick-run attempts (binding.run_quick's answers) in a list, with the
+    compiled interpreter loaded (until then small backwards run in the reference one,
+    whose rows do not add into .grad arrays: never quick)."""
+    from jitgrad import vm
+    from jitgrad.compile import executor
+    vm.warmup(quiet=True)
+    ran = []
+    real = executor.run_quick
+
+    def counted(p, ws, nodes, tensors):
+        done = real(p, ws, nodes, tensors)
+        ran.append(done)
+        return done
+    monkeypatch.setattr(executor, "run_quick", counted)
+    return ran

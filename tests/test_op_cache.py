@@ -385,7 +385,7 @@ def _training_loop(op, case):
 
 @pytest.mark.parametrize("name, i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
 def test_op_in_a_training_loop_takes_the_quick_run_and_matches_a_fresh_lowering(
-        name, i, monkeypatch):
+        name, i, monkeypatch, quick_runs):
     """Tensor.backward() on the same leaves step after step (executor._step: a matched
     graph bound into its Program's spare Workspace and run at once, binding.run_quick):
     after a cleared .grad every step's gradients are bitwise those of a fresh lowering of
@@ -398,14 +398,6 @@ def test_op_in_a_training_loop_takes_the_quick_run_and_matches_a_fresh_lowering(
     if out._node is None or out._data.dtype.kind != "f":
         pytest.skip("no graph recorded for this case")
     monkeypatch.setattr(config.SETTINGS, "verify_cache", False)
-    ran = []
-    real = executor.run_quick
-
-    def counted(p, ws, nodes, tensors):
-        done = real(p, ws, nodes, tensors)
-        ran.append(done)
-        return done
-    monkeypatch.setattr(executor, "run_quick", counted)
     got = _training_loop(op, case)
     with config.override(program_cache=False):
         want = _training_loop(op, case)
@@ -419,4 +411,4 @@ def test_op_in_a_training_loop_takes_the_quick_run_and_matches_a_fresh_lowering(
                 np.testing.assert_allclose(a, b, rtol=2e-6,
                                            atol=2e-6 * max(1.0, float(np.abs(b).max())))
     if op.extra.get("uncacheable") is None:
-        assert True in ran, f"{name}: no step took the quick run"
+        assert True in quick_runs, f"{name}: no step took the quick run"

@@ -354,28 +354,10 @@ def test_a_value_the_lowering_cannot_name_is_counted_uncacheable(fresh_cache):
     assert (info.misses, info.hits, info.uncacheable, info.programs) == (0, 0, 2, 0)
 
 
-def _count_quick_runs(monkeypatch) -> list:
-    """executor's quick runs (binding.run_quick that ran), counted into the returned list;
-    with the compiled interpreter loaded (until then small backwards run in the reference
-    one, whose rows do not add into .grad arrays: never quick)."""
-    from jitgrad import vm
-    from jitgrad.compile import executor
-    vm.warmup(quiet=True)
-    ran = []
-    real = executor.run_quick
-
-    def counted(p, ws, nodes, tensors):
-        done = real(p, ws, nodes, tensors)
-        ran.append(done)
-        return done
-    monkeypatch.setattr(executor, "run_quick", counted)
-    return ran
-
-
-def test_a_training_loop_step_runs_quick_and_matches_numpy(monkeypatch):
+def test_a_training_loop_step_runs_quick_and_matches_numpy(quick_runs):
     """Steps of one structure on a kept parameter take the quick run (the Workspace's
     rows add straight into W.grad); every step's gradient is x^T (1 - tanh^2) / n."""
-    ran = _count_quick_runs(monkeypatch)
+    ran = quick_runs
     rng = np.random.default_rng(3)
     W = TT(rng.standard_normal((5, 3)).astype(np.float32), stop_gradient=False)
     for step in range(6):
@@ -387,10 +369,10 @@ def test_a_training_loop_step_runs_quick_and_matches_numpy(monkeypatch):
     assert ran.count(True) >= 3
 
 
-def test_quick_steps_accumulate_until_cleared(monkeypatch):
+def test_quick_steps_accumulate_until_cleared(quick_runs):
     """Without clear_grad the quick run adds into the same .grad: after three steps on one
     x, W.grad is three times one step's gradient (Paddle accumulates)."""
-    ran = _count_quick_runs(monkeypatch)
+    ran = quick_runs
     x = TT(np.arange(6, dtype=np.float32).reshape(2, 3))
     W = TT(np.ones((3, 2), np.float32), stop_gradient=False)
     for _ in range(5):
@@ -400,11 +382,11 @@ def test_quick_steps_accumulate_until_cleared(monkeypatch):
     assert True in ran
 
 
-def test_quick_steps_from_threads_each_get_their_own_gradients(monkeypatch):
+def test_quick_steps_from_threads_each_get_their_own_gradients(quick_runs):
     """Four threads train their own parameter on one structure (one Program, its spare
     Workspaces borrowed under the run lock): every step's gradient is that thread's."""
     import threading
-    ran = _count_quick_runs(monkeypatch)
+    ran = quick_runs
     wrong = []
 
     def worker(seed):
@@ -426,11 +408,11 @@ def test_quick_steps_from_threads_each_get_their_own_gradients(monkeypatch):
     assert ran.count(True) > 100
 
 
-def test_quick_steps_from_threads_on_a_shared_parameter_add_every_step(monkeypatch):
+def test_quick_steps_from_threads_on_a_shared_parameter_add_every_step(quick_runs):
     """Four threads add 200 steps each into one shared W.grad, never cleared: it ends as
     800 times one step's gradient (exact: small integers in float32)."""
     import threading
-    ran = _count_quick_runs(monkeypatch)
+    ran = quick_runs
     W = TT(np.ones((3, 2), np.float32), stop_gradient=False)
 
     def worker(seed):
@@ -447,11 +429,11 @@ def test_quick_steps_from_threads_on_a_shared_parameter_add_every_step(monkeypat
     assert ran.count(True) > 100
 
 
-def test_steps_stay_quick_beside_a_live_create_graph_gradient(monkeypatch):
+def test_steps_stay_quick_beside_a_live_create_graph_gradient(quick_runs):
     """A differentiable .grad kept alive elsewhere (create_graph=True) no longer sends every
     other graph's step off the quick run; a leaf holding one itself takes the general run
     once (which detaches it), and its gradients accumulate onto those values."""
-    ran = _count_quick_runs(monkeypatch)
+    ran = quick_runs
     z = TT(np.array([1.0, 2.0], np.float32), stop_gradient=False)
     (z * z * z).sum().backward(create_graph=True)          # z.grad = 3 z^2, differentiable
     x = TT(np.arange(6, dtype=np.float32).reshape(2, 3))
