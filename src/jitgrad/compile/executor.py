@@ -17,7 +17,9 @@ states:
 A training loop's step (`loss.backward()`, or `grad(loss, params)` with default arguments,
 on the graph of one of the two most recently used Programs) takes run_plain / grad_plain:
 the cache's matchers first, then bind and run in one frame, the states' checks only when
-they do not match.
+they do not match. backward()'s step, when the leaves' .grad arrays are those the
+Program's last spare Workspace added into last time, runs in that Workspace in place under
+RUN_LOCK, without a Graph (binding.run_quick).
 
 The program cache (program_cache.py) is keyed by graph structure, bounded in bytes
 (Programs plus the spare Workspaces it keeps for reuse), thread-safe, and holds nothing of
