@@ -47,13 +47,13 @@ parameters `p=True`, int64 indices, bool masks).
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
 2026-12-07 17:01-17:13 UTC on the AVX-512 host, a fresh clone of main at 55d1f18
 (perf/op_steps.json holds this run): 219 rows, every one a program-cache hit, geometric
-mean 2.79x, median 2.80x, none slower (closest quantile 1.57x, group_norm 1.60x, adaptive_max_pool2d 1.65x,
-max_pool2d_k3s2 1.70x, pad 1.72x); the forward alone 0.91x torch's (150 rows slower), the
-rest 5.33x; miss line 1.22x.
+mean 2.79x, median 2.80x, none slower (closest quantile 1.57x, group_norm 1.60x,
+adaptive_max_pool2d 1.65x, max_pool2d_k3s2 1.70x, pad 1.72x); the forward alone 0.91x
+torch's (150 rows slower), the rest 5.33x; miss line 1.22x.
 14:42-14:55 UTC on the same host, a fresh clone of main at 97cdb6a: 219 rows, every one a
 program-cache hit, geometric mean 2.68x, median 2.65x, none slower (closest pad 1.47x,
-group_norm 1.49x, max_pool2d_k3s2 1.62x); the forward alone 0.93x torch's (151 rows slower), the rest 4.89x;
-miss line 1.15x.
+group_norm 1.49x, max_pool2d_k3s2 1.62x); the forward alone 0.93x torch's (151 rows
+slower), the rest 4.89x; miss line 1.15x.
 11:45-11:57 UTC, the same host, 4a95763: geometric
 mean 2.63x, median 2.61x, none slower (closest pad 1.50x, group_norm 1.55x,
 batch_norm2d 1.69x); the forward alone 0.89x torch's (154 rows slower), the rest 4.86x;
