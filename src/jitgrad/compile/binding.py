@@ -348,14 +348,16 @@ def run_once_held(p: Program, ws: Workspace, graph: Graph, want_outs: bool = Fal
 
 def run_quick(p: Program, ws: Workspace, nodes: list, tensors: list) -> bool:
     """run_once_held's training-loop case, for a caller holding RUN_LOCK, without a Graph:
-    every output a numbered tensor (ws.leaf_checks) and every owned leaf's .grad the array
-    its row added into last time (the itab holds its address), so a run is the binding,
-    the compiled call and the deliveries. False, with nothing done: take run_once_held
-    (which also detaches a leaf's differentiable .grad: create_graph's, GRAPH_GRADS; other
-    tensors' keep this path)."""
+    every owned leaf's .grad the array its row added into last time (the itab holds its
+    address) and the outputs to deliver numbered tensors (ws.leaf_checks; grad()'s targets
+    are the caller's), so a run is the binding, the compiled call and the deliveries.
+    False, with nothing done: take run_once_held (which also detaches a leaf's
+    differentiable .grad: create_graph's, GRAPH_GRADS; other tensors' keep this path)."""
     checks = ws.leaf_checks
     if checks is None:
-        return False
+        if ws.leaf_js or ws.deliver_items:
+            return False
+        checks = ()
     graph_grads = GRAPH_GRADS
     last = ws.leaf_last
     for i, k in checks:

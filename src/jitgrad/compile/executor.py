@@ -34,8 +34,8 @@ from typing import Any, NamedTuple
 
 from .. import vm
 from ..core import config, tape
-from .binding import (RUN_LOCK, Binding, Workspace, run_once, run_once_held, run_quick,
-                      target_results)
+from .binding import (RUN_LOCK, Binding, Workspace, out_tensors, run_once, run_once_held,
+                      run_quick, target_results)
 from .graph import Graph
 from .lower import lower
 from .program_cache import (CACHE, CacheInfo, cache_clear, cache_info,  # noqa: F401
@@ -225,7 +225,8 @@ def _step(root: Any, targets: list | None) -> tuple:
     general path (not yet fully lowered, callbacks).
 
     The entry's last spare Workspace is borrowed in place, not taken and given back:
-    every use of a spare Workspace holds RUN_LOCK, as this does until the run is done."""
+    every use of a spare Workspace holds RUN_LOCK, as this does until the run is done (and
+    grad()'s answers are copied out of it)."""
     node = root._node
     settings = config.SETTINGS
     if node is None or node.programs is not None or not settings.program_cache or \
@@ -238,9 +239,14 @@ def _step(root: Any, targets: list | None) -> tuple:
             return None, None, False, None
         entry, nodes, tensors = hit
         spare = entry.spare
-        if targets is None and spare and entry.plain and \
-                run_quick(entry.program, spare[-1], nodes, tensors):
-            return entry, nodes, True, None
+        if spare and entry.plain:
+            ws = spare[-1]
+            prog = entry.program
+            if run_quick(prog, ws, nodes, tensors):
+                if targets is None:
+                    return entry, nodes, True, None
+                outs = out_tensors(prog, ws, _matched(roots, targets, nodes, tensors, entry.key))
+                return entry, nodes, True, target_results(prog, ws, outs)
         graph = _matched(roots, targets, nodes, tensors, entry.key)
         if not entry.plain:
             return entry, graph, False, None
