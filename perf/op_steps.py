@@ -45,11 +45,13 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-07 17:01-17:13 UTC on the AVX-512 host, a fresh clone of main at 55d1f18
+2026-12-07 17:32-17:44 UTC on the AVX-512 host, a fresh clone of main at 4988fed
 (perf/op_steps.json holds this run): 219 rows, every one a program-cache hit, geometric
-mean 2.79x, median 2.80x, none slower (closest quantile 1.57x, group_norm 1.60x,
-adaptive_max_pool2d 1.65x, max_pool2d_k3s2 1.70x, pad 1.72x); the forward alone 0.91x
-torch's (150 rows slower), the rest 5.33x; miss line 1.22x.
+mean 2.82x, median 2.83x, none slower (closest group_norm 1.61x, pad 1.69x,
+max_pool2d_k3s2 1.73x, batch_norm2d 1.76x, quantile 1.78x); the forward alone 0.91x
+torch's (150 rows slower), the rest 5.48x; miss line 1.15x.
+17:01-17:13 UTC on the same host, 55d1f18: 2.79x, median 2.80x, none slower (closest
+quantile 1.57x, group_norm 1.60x); the forward alone 0.91x, the rest 5.33x; miss 1.22x.
 14:42-14:55 UTC on the same host, a fresh clone of main at 97cdb6a: 219 rows, every one a
 program-cache hit, geometric mean 2.68x, median 2.65x, none slower (closest pad 1.47x,
 group_norm 1.49x, max_pool2d_k3s2 1.62x); the forward alone 0.93x torch's (151 rows
