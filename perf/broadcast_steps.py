@@ -122,16 +122,7 @@ def run(name: str, budget: float) -> dict:
         row["status"] = "disagree"
         return row
     tj, tt, pj, pt = tensors(inputs, seed=1)
-
-    def step_j() -> None:
-        jf(tj).backward()
-        for p in pj:
-            p.clear_grad()
-
-    def step_t() -> None:
-        tf(tt).backward()
-        for p in pt:
-            p.grad = None
+    step_j, step_t = S.training_steps(jf, tf, tj, tt, pj, pt)
     for _ in range(10):
         step_j()
         step_t()

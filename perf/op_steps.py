@@ -871,7 +871,13 @@ def steps(name: str, grad_mode: bool) -> tuple[Callable, Callable]:
         def step_t() -> None:
             tgrad(tf(tt), wt)
         return step_j, step_t
+    return training_steps(jf, tf, tj, tt, pj, pt)
 
+
+def training_steps(jf: Callable, tf: Callable, tj: Any, tt: Any, pj: list, pt: list
+                   ) -> tuple[Callable, Callable]:
+    """A training loop's step in each library: forward, backward, clear the gradients
+    (jitgrad in place, as Paddle's optimizer.clear_grad(); torch `p.grad = None`)."""
     def step_j() -> None:
         jf(tj).backward()
         for p in pj:

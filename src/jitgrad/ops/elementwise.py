@@ -285,19 +285,28 @@ def _contiguous_strides(small: tuple) -> list:
     return out
 
 
-def _short_broadcast(kind: int, d: np.ndarray, e: np.ndarray) -> np.ndarray | None:
-    """d op e (row_op's kind 0-3: +, -, *, /) for two shapes that broadcast ((N, 1, D)
-    against (1, N, D)) by vm/forward_binary.py's broadcast_op: numpy's values bit for bit,
-    one IEEE operation per element; None when it does not apply (_broadcast_plan)."""
+def _broadcast_kernel(d: np.ndarray, e: np.ndarray) -> tuple | None:
+    """(vm.forward_binary, d, e C-contiguous, the output's shape, the kernels' grid) for
+    two shapes _broadcast_plan takes and operands compiled_input takes; else None."""
     plan = _plan_of(d.shape, e.shape)
     if plan is None:
         return None
     found = compiled_input("forward_binary", d, e)
     if found is None:
         return None
-    k, d, e = found
-    out = _empty(plan[0], d.dtype)
-    k.broadcast_op(d.reshape(-1), e.reshape(-1), out.reshape(-1), plan[1], kind)
+    return (*found, *plan)
+
+
+def _short_broadcast(kind: int, d: np.ndarray, e: np.ndarray) -> np.ndarray | None:
+    """d op e (row_op's kind 0-3: +, -, *, /) for two shapes that broadcast ((N, 1, D)
+    against (1, N, D)) by vm/forward_binary.py's broadcast_op: numpy's values bit for bit,
+    one IEEE operation per element; None when it does not apply (_broadcast_plan)."""
+    found = _broadcast_kernel(d, e)
+    if found is None:
+        return None
+    k, d, e, shape, grid = found
+    out = _empty(shape, d.dtype)
+    k.broadcast_op(d.reshape(-1), e.reshape(-1), out.reshape(-1), grid, kind)
     return out
 
 
@@ -798,21 +807,17 @@ def _minmax_broadcast(greater: bool, d: np.ndarray, e: np.ndarray, nx: bool, ny:
     output's shape, each only when needed, in one pass (numpy's comparisons, adds and
     selects each loop over the broadcast: (64, 1, 2) against (1, 64, 2) float32 ~230 ->
     ~15 us); None when it does not apply (_broadcast_plan)."""
-    plan = _plan_of(d.shape, e.shape)
-    if plan is None:
-        return None
-    found = compiled_input("forward_binary", d, e)
+    found = _broadcast_kernel(d, e)
     if found is None:
         return None
-    k, d, e = found
+    k, d, e, shape, grid = found
     dt = d.dtype
-    shape = plan[0]
     out = np.empty(shape, dt)
     wx = np.empty(shape, dt) if nx else None
     wy = np.empty(shape, dt) if ny else None
     k.broadcast_minmax(d.reshape(-1), e.reshape(-1), out.reshape(-1),
                        wx.reshape(-1) if nx else NO_ARRAY[dt],
-                       wy.reshape(-1) if ny else NO_ARRAY[dt], nx, ny, plan[1], greater)
+                       wy.reshape(-1) if ny else NO_ARRAY[dt], nx, ny, grid, greater)
     return out, (wx, wy)
 
 
