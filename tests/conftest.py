@@ -79,3 +79,14 @@ def quick_runs(monkeypatch):
         return done
     monkeypatch.setattr(executor, "run_quick", counted)
     return ran
+
+
+@pytest.fixture
+def call_sites():
+    """FLAGS_call_stack_level 3 in the test: every op records its call site (the dump's
+    call-stack log), as Paddle records stacks only then."""
+    import jitgrad as paddle
+    before = paddle.get_flags("FLAGS_call_stack_level")
+    paddle.set_flags({"FLAGS_call_stack_level": 3})
+    yield
+    paddle.set_flags(before)

@@ -107,7 +107,7 @@ def test_forward_graph_runs_from_inputs_to_outputs(tmp_path):
     assert (matmul, sum_, "float32 [2, 2]") in edges
 
 
-def test_call_stack_log_names_this_files_lines(tmp_path):
+def test_call_stack_log_names_this_files_lines(tmp_path, call_sites):
     x, w, loss = _matmul_graph()
     loss.backward(dump_backward_graph_path=str(tmp_path))
     (files,) = dumped(str(tmp_path)).values()
@@ -119,6 +119,54 @@ def test_call_stack_log_names_this_files_lines(tmp_path):
     assert got == {"MatmulGradNode": (HERE, _line_of("# MATMUL_LINE"), "_matmul_graph"),
                    "SumGradNode": (HERE, _line_of("# SUM_LINE"), "_matmul_graph")}
     assert "paddle.matmul(x, w)" in log
+
+
+def test_call_stack_log_entries_are_empty_without_the_flag_as_paddle(tmp_path):
+    # Paddle 3.3.1 records an op's stack only while FLAGS_call_stack_level is 3 (default 1)
+    assert paddle.get_flags(["FLAGS_call_stack_level"]) == {"FLAGS_call_stack_level": 1}
+    x, w, loss = _matmul_graph()
+    assert all(node.site is None for node in tape.reachable_nodes([loss]))
+    loss.backward(dump_backward_graph_path=str(tmp_path))
+    (files,) = dumped(str(tmp_path)).values()
+    log = files["call_stack"]
+    assert "FLAGS_call_stack_level=3" in log and "File " not in log
+    assert re.findall(r"GradNodeBase (\w+) ptr : 0x[0-9a-f]+ call stack:\n(?:\n|$)", log) == \
+        ["SumGradNode", "MatmulGradNode"]
+
+
+def test_the_level_in_force_when_an_op_runs_decides_its_site(call_sites):
+    x = TT([1.0], stop_gradient=False)
+    a = paddle.exp(x)
+    paddle.set_flags({"FLAGS_call_stack_level": 1})
+    b = paddle.exp(x)
+    paddle.set_flags({"FLAGS_call_stack_level": 3})
+    c = paddle.exp(x)                       # LEVEL_LINE
+    assert a._node.site is not None and b._node.site is None
+    assert tape.site_line(c._node.site)[:2] == (HERE, _line_of("# LEVEL_LINE"))
+
+
+def test_set_and_get_flags_check_their_arguments_as_paddle():
+    with pytest.raises(TypeError, match="flags in set_flags should be a dict"):
+        paddle.set_flags("FLAGS_call_stack_level")
+    with pytest.raises(TypeError, match="should be a list, tuple or string"):
+        paddle.get_flags(3)
+    with pytest.raises(ValueError, match="Flag FLAGS_check_nan_inf cannot set its value"):
+        paddle.set_flags({"FLAGS_check_nan_inf": True})
+    with pytest.raises(ValueError, match="Flag call_stack_level cannot get its value"):
+        paddle.get_flags("call_stack_level")
+    with pytest.raises(TypeError, match="FLAGS_call_stack_level takes an int, got float"):
+        paddle.set_flags({"FLAGS_call_stack_level": 2.7})
+    assert paddle.get_flags("FLAGS_call_stack_level") == {"FLAGS_call_stack_level": 1}
+
+
+def test_the_flag_is_read_from_the_environment_at_import():
+    import subprocess
+    import sys
+    code = ("import jitgrad as p; x = p.to_tensor([1.0], stop_gradient=False); "
+            "print(p.get_flags('FLAGS_call_stack_level'), p.exp(x)._node.site is not None)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "FLAGS_call_stack_level": "3"}, check=True)
+    assert out.stdout.split("\n")[0] == "{'FLAGS_call_stack_level': 3} True"
 
 
 def test_program_text_has_one_line_per_instruction(tmp_path):
@@ -165,7 +213,7 @@ def test_existing_file_raises_not_a_directory_error(tmp_path):
         paddle.autograd.backward(loss, dump_backward_graph_path=str(f))
 
 
-def test_call_site_is_recorded_for_every_op_and_points_here():
+def test_call_site_is_recorded_for_every_op_and_points_here(call_sites):
     x = TT([1.0], stop_gradient=False)
     y = paddle.exp(x) * 2 + x               # SITE_LINE
     for node in tape.reachable_nodes([y]):
@@ -174,7 +222,7 @@ def test_call_site_is_recorded_for_every_op_and_points_here():
         assert func == "test_call_site_is_recorded_for_every_op_and_points_here"
 
 
-def test_pylayer_node_site_points_here():
+def test_pylayer_node_site_points_here(call_sites):
     class Double(paddle.autograd.PyLayer):
         @staticmethod
         def forward(ctx, x):

@@ -76,7 +76,7 @@ def test_int_tensors_still_work_where_they_did():
     assert paddle.sum(TT(np.array([True, True, False]))).numpy().dtype == np.int64
 
 
-def test_node_versions_and_site_for_one_two_and_three_inputs():
+def test_node_versions_and_site_for_one_two_and_three_inputs(call_sites):
     x = TT(np.ones(3, np.float32), stop_gradient=False)
     y = TT(np.ones(3, np.float32), stop_gradient=False)
     z = TT(np.ones((2, 3), np.float32), stop_gradient=False)
@@ -100,7 +100,7 @@ def _line_of(marker):
         return next(i for i, line in enumerate(f, 1) if marker in line and "_line_of" not in line)
 
 
-def test_call_sites_of_public_ops_composites_and_direct_apply_point_here():
+def test_call_sites_of_public_ops_composites_and_direct_apply_point_here(call_sites):
     from jitgrad.ops.core import apply
     from jitgrad.ops.elementwise import exp_op
     import jitgrad.nn.functional as F
@@ -202,7 +202,7 @@ def _helper_tanh(x):
     return paddle.tanh(x)                                                        # SITE_H
 
 
-def test_call_sites_stay_right_when_the_recording_function_changes():
+def test_call_sites_stay_right_when_the_recording_function_changes(call_sites):
     # new_node and apply_xy remember the last user function seen: alternating callers,
     # and composites (whose inner ops walk out of jitgrad) in between, keep their own sites.
     import jitgrad.nn.functional as F
@@ -251,7 +251,7 @@ def test_one_grad_mode_instance_entered_again_while_in_use_restores_each_level()
         paddle.no_grad(depth)
 
 
-def test_method_forms_become_methods_with_the_functions_results_and_errors():
+def test_method_forms_become_methods_with_the_functions_results_and_errors(call_sites):
     x = TT(np.array([[0.5, -1.0, 2.0]], np.float32), stop_gradient=False)
     a = x.sum()                                                                  # SITE_M
     assert paddle.Tensor.__dict__.get("sum") is paddle.ops.METHODS["sum"]       # bound now

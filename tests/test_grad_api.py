@@ -294,7 +294,7 @@ def test_one_no_grad_object_entered_by_two_threads_restores_each_threads_mode():
     assert seen == [True] and paddle.is_grad_enabled() is True
 
 
-def test_a_recorded_backward_in_one_thread_leaves_another_threads_op_sites_alone():
+def test_a_recorded_backward_in_one_thread_leaves_another_threads_op_sites_alone(call_sites):
     """A create_graph backward marks the nodes it records as the backward's (their site, a
     tape.BackwardSite, is what grad_links.py tells them apart by); a forward recorded in
     another thread meanwhile keeps its own sites."""

@@ -153,7 +153,7 @@ def test_an_alias_and_its_own_name_together_raise_type_error_naming_both():
         x.sum(dims=0)                   # not an alias: Python's own error
 
 
-def test_a_method_alias_gives_the_same_gradient_and_call_site():
+def test_a_method_alias_gives_the_same_gradient_and_call_site(call_sites):
     x = TT(X, stop_gradient=False)
     (x.sum(dim=0) * TT(Y[0])).sum().backward()
     assert x.grad.tolist() == np.broadcast_to(Y[0], X.shape).tolist()

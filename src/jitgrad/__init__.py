@@ -9,6 +9,7 @@ import sys as _sys
 
 from . import autograd, ops
 from .core.printing import set_printoptions
+from .core.flags import get_flags, set_flags
 from .autograd import backward, grad
 from .core.dtypes import (DType, bool_, float16, float32, float64, get_default_dtype, int8, int16,
                           int32, int64, set_default_dtype, uint8)

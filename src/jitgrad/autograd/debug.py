@@ -76,15 +76,16 @@ def forward_dot(roots: list) -> str:
 
 def call_stack_log(roots: list, targets: list | None = None,
                    stop: set[int] | None = None) -> str:
-    """Per grad node, the file:line and function whose code created its forward op."""
-    lines = ["Note: Paddle writes these stacks only with FLAGS_call_stack_level=3; jitgrad "
-             "records, for every op, the line outside jitgrad that created it.", ""]
+    """Per grad node, the file:line and function whose code created its forward op: empty
+    for ops recorded while FLAGS_call_stack_level was below 3 (the default), as Paddle."""
+    lines = ["Note : If you want to see the call stack information of each Node, please make "
+             "sure FLAGS_call_stack_level=3 is set at runtime (paddle.set_flags("
+             "{'FLAGS_call_stack_level': 3} before the forward); jitgrad then records, per op, "
+             "the line outside jitgrad that created it.", ""]
     for node in tape.reachable_nodes(roots, stop):
         lines.append(f"GradNodeBase {node.grad_name} ptr : {hex(id(node))} call stack:")
         where = tape.site_line(node.site)
-        if where is None:
-            lines.append("  (unknown: created outside any Python frame)")
-        else:
+        if where is not None:
             filename, lineno, func = where
             lines.append(f'  File "{filename}", line {lineno}, in {func}')
             src = linecache.getline(filename, lineno).strip()

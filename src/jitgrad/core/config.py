@@ -21,6 +21,8 @@
     JITGRAD_GC_FREEZE=0         leave Python's garbage collector alone once the compiled
                                 interpreter is loaded (default: gc.freeze(), and the oldest
                                 generation's threshold 10 -> 100; vm/__init__.py)
+    FLAGS_call_stack_level=3    Paddle's flag: record every op's call site for the dump's
+                                _call_stack.log (default 1: not recorded; flags.py)
 
 A variable set after import is not seen: change a setting with `override(...)` (a context
 manager, as the tests do) or by assigning `SETTINGS.<name>`; `set_vm`, `set_num_threads`
@@ -40,14 +42,14 @@ def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip() not in ("", "0")
 
 
-def _bytes(name: str, default: int) -> int:
+def _int(name: str, default: int, what: str = "an integer") -> int:
     v = os.environ.get(name, "").strip()
     if not v:
         return default
     try:
-        return max(0, int(v))
+        return int(v)
     except ValueError:
-        raise ValueError(f"{name}={v!r}: expected a number of bytes") from None
+        raise ValueError(f"{name}={v!r}: expected {what}") from None
 
 
 def _threads() -> int | None:
@@ -76,6 +78,7 @@ class Settings:
     blas: str
     num_threads: int | None
     gc_freeze: bool
+    call_stack_level: int
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -85,13 +88,15 @@ class Settings:
                    program_cache=not _flag("JITGRAD_NO_STRUCTURAL"),
                    interpret_new=not _flag("JITGRAD_NO_INTERPRET"),
                    verify_cache=_flag("JITGRAD_VERIFY_CACHE"),
-                   cache_bytes=_bytes("JITGRAD_CACHE_BYTES", 256 << 20),
+                   cache_bytes=max(0, _int("JITGRAD_CACHE_BYTES", 256 << 20,
+                                          "a number of bytes")),
                    peephole=not _flag("JITGRAD_NO_PEEPHOLE"),
                    copy_values=_flag("JITGRAD_COPY_VALUES"),
                    exact_replay=_flag("JITGRAD_EXACT_REPLAY"),
                    blas=os.environ.get("JITGRAD_BLAS", "").strip().lower(),
                    num_threads=_threads(),
-                   gc_freeze=os.environ.get("JITGRAD_GC_FREEZE", "1").strip() != "0")
+                   gc_freeze=os.environ.get("JITGRAD_GC_FREEZE", "1").strip() != "0",
+                   call_stack_level=_int("FLAGS_call_stack_level", 1))
 
 
 SETTINGS = Settings.from_env()

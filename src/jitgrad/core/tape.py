@@ -78,12 +78,15 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     # as a call per recorded op is measurable. Frame 1 is apply (or Node.__new__ under
     # PyLayer.apply: one more frame inside jitgrad), frame 2 its caller, frame 3 the
     # caller's caller.
-    f = _getframe(depth)
-    code = f.f_code
-    if code is _last_site_code[0]:          # the same user function as last time: outside
-        node.site = (code, f.f_lasti)
+    if call_sites:
+        f = _getframe(depth)
+        code = f.f_code
+        if code is _last_site_code[0]:      # the same user function as last time: outside
+            node.site = (code, f.f_lasti)
+        else:
+            node.site = walk_site(f)
     else:
-        node.site = walk_site(f)
+        node.site = MODE.site
     # in-place version of each input, then of the output, when recorded (version check)
     n = len(inputs)
     if n == 1:
@@ -117,6 +120,10 @@ def walk_site(f: Any) -> tuple | None:
 
 
 # ---- where an op was created (dump_backward_graph_path's call-stack log) -------------------
+
+# Record each op's site? Only at FLAGS_call_stack_level 3 (flags.py sets it), as Paddle;
+# otherwise a node's site is MODE.site: None, or a create_graph backward's BackwardSite.
+call_sites = False
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep   # src/jitgrad/
 # filename -> inside jitgrad? Keyed by the code's filename, not the code object: a code

@@ -147,27 +147,30 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     node.seq = next(_counter)
     node.freed = False
     node.programs = None
-    f = _getframe(2)
-    code = f.f_code
-    last = _last_site_code[0]
-    if code is last:                        # the same user function as last time: outside
-        node.site = (code, f.f_lasti)
-    else:
-        # one or two jitgrad frames between (an operator method: `x * w`; a public wrapper
-        # and a composite: stack's concat), each tested to be inside, then the last site
-        g = f.f_back
-        if g is not None and _MODE.site is None and _inside.get(code.co_filename) is True:
-            if g.f_code is last:
-                node.site = (last, g.f_lasti)
-            else:
-                h = g.f_back
-                if h is not None and h.f_code is last and \
-                        _inside.get(g.f_code.co_filename) is True:
-                    node.site = (last, h.f_lasti)
-                else:
-                    node.site = walk_site(f)
+    if tape.call_sites:                     # FLAGS_call_stack_level 3 (core/flags.py)
+        f = _getframe(2)
+        code = f.f_code
+        last = _last_site_code[0]
+        if code is last:                    # the same user function as last time: outside
+            node.site = (code, f.f_lasti)
         else:
-            node.site = walk_site(f)
+            # one or two jitgrad frames between (an operator method: `x * w`; a public
+            # wrapper and a composite: stack's concat), each tested inside, then the last site
+            g = f.f_back
+            if g is not None and _MODE.site is None and _inside.get(code.co_filename) is True:
+                if g.f_code is last:
+                    node.site = (last, g.f_lasti)
+                else:
+                    h = g.f_back
+                    if h is not None and h.f_code is last and \
+                            _inside.get(g.f_code.co_filename) is True:
+                        node.site = (last, h.f_lasti)
+                    else:
+                        node.site = walk_site(f)
+            else:
+                node.site = walk_site(f)
+    else:
+        node.site = _MODE.site
     if y is None:
         node.inputs = (x,)
         v = x._version
