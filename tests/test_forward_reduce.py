@@ -263,7 +263,8 @@ def _sum_inputs(dtype, n, seed):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(65536,), (65537,), (256, 257), (3, 40001), (2, 3, 11111)])
+@pytest.mark.parametrize("shape", [(4096,), (8, 2048), (5, 1001), (65536,), (65537,),
+                                   (256, 257), (3, 40001), (2, 3, 11111)])
 def test_large_float_sum_is_numpys_without_its_reduce(shape, dtype, monkeypatch):
     """x.sum() of a large contiguous float array: numpy's add.reduce bits (vm/forward.py's
     pairwise_sum plus numpy's starting 0: -0.0 sums to +0.0), without calling it, but for a

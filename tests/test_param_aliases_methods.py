@@ -119,8 +119,10 @@ def test_a_method_takes_the_alias_paddles_method_takes_with_the_named_calls_resu
 def test_the_table_of_method_aliases_is_the_measured_one():
     table = {(m, a) for m, aliases in param_aliases.METHOD_ALIASES.items() for a in aliases}
     assert table == set(ACCEPTED)
-    for name, alias in table:           # each alias there is one the method reads
-        assert alias in paddle.ops.METHODS[name].param_aliases, (name, alias)
+    for name, alias in table:           # each alias there is one the method reads (its
+        method = paddle.ops.METHODS[name]   # wrapper's, or a parameter of its own: sum)
+        assert alias in getattr(method, "param_aliases", inspect.signature(method).parameters), \
+            (name, alias)
 
 
 @pytest.mark.parametrize("call", REFUSED)
@@ -171,7 +173,42 @@ def test_operators_and_methods_without_aliases_stay_the_bare_functions():
         assert not hasattr(op, "__wrapped__") and not hasattr(op, "param_aliases")
     x.sum()
     assert Tensor.__dict__["sum"] is paddle.ops.METHODS["sum"]
-    assert Tensor.__dict__["sum"].param_aliases == {"dim": "axis"}
+    assert Tensor.__dict__["prod"].param_aliases == {"dim": "axis"}
+
+
+def test_sum_and_mean_read_dim_and_out_themselves_so_their_methods_have_no_wrapper():
+    x = TT(X)
+    for name in ("sum", "mean"):
+        getattr(x, name)
+        method = Tensor.__dict__[name]
+        assert method is getattr(paddle, name).__wrapped__ and not hasattr(method, "__wrapped__")
+        fn = getattr(paddle, name)
+        want = getattr(X, name)(axis=1)
+        for call in (lambda: getattr(x, name)(dim=1), lambda: fn(x, dim=1),
+                     lambda: fn(input=x, dim=1), lambda: getattr(x, name)(1)):
+            np.testing.assert_allclose(call().numpy(), want, rtol=1e-6)
+        out = paddle.zeros([3])
+        assert getattr(x, name)(dim=1, out=out) is out
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+        assert fn(x, out=out) is out and out.shape == []
+        with pytest.raises(TypeError, match=f"{name}\\(\\) got both 'dim' and 'axis'"):
+            getattr(x, name)(0, dim=1)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'input'"):
+            getattr(x, name)(input=x)
+    m = TT(X, stop_gradient=False)
+    m.mean(dim=0, dtype="float64").sum(dim=0).backward()
+    np.testing.assert_array_equal(m.grad.numpy(), np.full(X.shape, 1 / 3, "float32"))
+
+
+def test_install_methods_drops_a_functions_alias_wrapper_the_method_does_not_need():
+    def mean(x, axis=None, dim=None, out=None):              # reads dim=, out= itself
+        return ("mean", x, axis, dim, out)
+
+    public = param_aliases.with_aliases(mean)                # takes input=
+    assert public.param_aliases == {"input": "x"}
+    methods = {"mean": public}
+    param_aliases.install_methods(methods)
+    assert methods["mean"] is mean
 
 
 def test_install_methods_wraps_the_function_not_a_public_wrapper_and_unbinds_a_bound_one():

@@ -76,6 +76,19 @@ def renamed(fn: Callable, mapping: dict[str, str], kwargs: dict) -> dict | None:
     return out
 
 
+# dim=, for a function that reads it itself (the hot reductions: no wrapper): dim_axis
+NO_DIM: Any = type("NoDim", (), {"__repr__": lambda self: "<no dim>"})()
+
+
+def dim_axis(fn_name: str, axis: Any, dim: Any) -> Any:
+    """The axis of a call given `axis` and torch's `dim` (NO_DIM when not given)."""
+    if dim is NO_DIM:
+        return axis
+    if axis is not None:
+        raise TypeError(f"{fn_name}() got both 'dim' and 'axis' (the same argument)")
+    return dim
+
+
 _WRAPPERS: dict[Any, Callable] = {}     # one wrapper per function and alias set
 #                                          (paddle.cross is paddle.linalg.cross)
 
@@ -299,6 +312,12 @@ def install_methods(methods: dict[str, Callable], cls: type | None = None) -> No
         if mapping or extra:
             wrapped = with_aliases(fn, mapping)
             wrapped.torch_kwargs = wrapped.torch_kwargs | extra  # type: ignore[attr-defined]
-            methods[name] = wrapped
-            if cls is not None and vars(cls).get(name) is bound:
-                delattr(cls, name)
+        elif bound is not fn and _WRAPPERS.get(fn) is bound:
+            # the function's alias wrapper, of no use to the method (sum and mean read
+            # dim= and out= themselves): the function, without the wrapper's call layer
+            wrapped = fn
+        else:
+            continue
+        methods[name] = wrapped
+        if cls is not None and vars(cls).get(name) is bound:
+            delattr(cls, name)

@@ -10,6 +10,8 @@ import numpy as np
 
 from ..core import tape
 from ..core.tensor import Tensor
+from ..core.param_aliases import NO_DIM, dim_axis
+from ..core.torch_kwargs import out_param
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, compiled_input,
                    compiled_kernels, const, norm_axis, remember, tensor_arg_error)
 from .linear import IDENTITY, Chain, Recorded, linear, shaped
@@ -378,8 +380,12 @@ _ALL_KEPT = {"axes": None, "keepdim": True}
 
 @checks_own_tensor_args
 def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False,
-        name: str | None = None) -> Tensor:
-    """Sum over `axis` (all axes by default, giving a 0-d tensor)."""
+        name: str | None = None, *, dim: Any = NO_DIM, out: Tensor | None = None) -> Tensor:
+    """Sum over `axis` (all axes by default, giving a 0-d tensor). dim=, out=: Paddle
+    3.x's torch-style keywords, read here: `x.sum()` ends most losses, and the alias
+    wrapper's call layer cost ~0.25 us of its ~2."""
+    if dim is not NO_DIM or out is not None:
+        return out_param("sum", out, sum(x, dim_axis("sum", axis, dim), dtype, keepdim))
     if not isinstance(x, Tensor):
         raise tensor_arg_error("sum", "x", x)
     if dtype is not None:
@@ -400,7 +406,9 @@ def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False,
     return _reduce(sum_op, x, axis, keepdim)
 
 
-_LARGE_SUM = 1 << 16
+# from this size the kernel's call (~0.4 us) costs less than numpy's reduce saves
+# (float32, 2026-12-07: 4096 elements 1.60 -> 1.39 us, 16384 3.42 -> 2.52, 65536 10.6 -> 7.0)
+_LARGE_SUM = 1 << 12
 
 
 def _large_sum(d: np.ndarray) -> np.ndarray | None:
@@ -427,8 +435,13 @@ def _int_sum(x: Tensor, axis: Any, keepdim: bool) -> Tensor:
 
 @checks_own_tensor_args
 def mean(x: Tensor, axis: Any = None, keepdim: bool = False,
-         name: str | None = None, *, dtype: Any = None) -> Tensor:
-    """The mean over `axis` (all axes by default); dtype casts x first (Paddle 3.x)."""
+         name: str | None = None, *, dtype: Any = None, dim: Any = NO_DIM,
+         out: Tensor | None = None) -> Tensor:
+    """The mean over `axis` (all axes by default); dtype casts x first (Paddle 3.x).
+    dim=, out=: as sum's."""
+    if dim is not NO_DIM or out is not None:
+        return out_param("mean", out, mean(x, dim_axis("mean", axis, dim), keepdim,
+                                           dtype=dtype))
     if not isinstance(x, Tensor):
         raise tensor_arg_error("mean", "x", x)
     if dtype is not None:
