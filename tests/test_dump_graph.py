@@ -157,6 +157,8 @@ def test_set_and_get_flags_check_their_arguments_as_paddle():
     with pytest.raises(TypeError, match="FLAGS_call_stack_level takes an int, got float"):
         paddle.set_flags({"FLAGS_call_stack_level": 2.7})
     assert paddle.get_flags("FLAGS_call_stack_level") == {"FLAGS_call_stack_level": 1}
+    paddle.set_flags({"FLAGS_call_stack_level": True})     # (Paddle casts it to 1)
+    assert paddle.get_flags(("FLAGS_call_stack_level",)) == {"FLAGS_call_stack_level": 1}
 
 
 def test_the_flag_is_read_from_the_environment_at_import():

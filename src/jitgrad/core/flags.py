@@ -36,13 +36,11 @@ def set_flags(flags: dict) -> None:
     """Set flags by name, as `paddle.set_flags({'FLAGS_call_stack_level': 3})`."""
     if not isinstance(flags, dict):
         raise TypeError("flags in set_flags should be a dict")
-    for name, value in flags.items():
+    for name, value in flags.items():       # (all checked before any is set)
         _check_name(name, "set")
-        if isinstance(value, bool) or not isinstance(value, int):
-            if not isinstance(value, bool):
-                raise TypeError(f"set_flags: {name} takes an int, got "
-                                f"{type(value).__name__} {value!r}")
-            value = int(value)              # (Paddle casts True to 1)
+        if not isinstance(value, int):      # (a bool is one: Paddle casts True to 1)
+            raise TypeError(f"set_flags: {name} takes an int, got "
+                            f"{type(value).__name__} {value!r}")
     for name, value in flags.items():
         _levels[name] = int(value)
     _apply()
