@@ -294,6 +294,27 @@ def test_one_no_grad_object_entered_by_two_threads_restores_each_threads_mode():
     assert seen == [True] and paddle.is_grad_enabled() is True
 
 
+@pytest.mark.parametrize("level", [1, 3])
+def test_ops_recorded_inside_a_recorded_backward_take_its_site_at_every_flag_level(level):
+    """Which nodes a create_graph backward recorded (grad_links.py adds Paddle's links to
+    the others) never depends on FLAGS_call_stack_level, even for an op called from the
+    function that recorded the forward (a PyLayer's or a hook's body can be that code)."""
+    import sys
+    from jitgrad.core import tape
+    before = paddle.get_flags("FLAGS_call_stack_level")
+    paddle.set_flags({"FLAGS_call_stack_level": level})
+    try:
+        x = leaf([1.0])
+        a = paddle.tanh(x)                      # this function: the last site walked
+        with tape.recording_from(sys._getframe()):
+            b = paddle.tanh(x)
+            c = x * a
+    finally:
+        paddle.set_flags(before)
+    assert (a._node.site is None) == (level == 1)
+    assert type(b._node.site) is tape.BackwardSite and type(c._node.site) is tape.BackwardSite
+
+
 def test_a_recorded_backward_in_one_thread_leaves_another_threads_op_sites_alone(call_sites):
     """A create_graph backward marks the nodes it records as the backward's (their site, a
     tape.BackwardSite, is what grad_links.py tells them apart by); a forward recorded in

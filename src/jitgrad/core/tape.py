@@ -78,15 +78,16 @@ def new_node(op: OpDef, inputs: tuple, attrs: dict, saved: tuple, out_data: np.n
     # as a call per recorded op is measurable. Frame 1 is apply (or Node.__new__ under
     # PyLayer.apply: one more frame inside jitgrad), frame 2 its caller, frame 3 the
     # caller's caller.
-    if call_sites:
+    site = MODE.site                        # (a create_graph backward's: BackwardSite)
+    if site is not None or not call_sites:
+        node.site = site
+    else:
         f = _getframe(depth)
         code = f.f_code
         if code is _last_site_code[0]:      # the same user function as last time: outside
             node.site = (code, f.f_lasti)
         else:
             node.site = walk_site(f)
-    else:
-        node.site = MODE.site
     # in-place version of each input, then of the output, when recorded (version check)
     n = len(inputs)
     if n == 1:
@@ -143,9 +144,8 @@ class BackwardSite(tuple):
 
 
 class recording_from:
-    """`with recording_from(frame):` ops recorded from jitgrad's own code inside the block
-    take the site of the first frame outside jitgrad from `frame` outward, as a
-    BackwardSite."""
+    """`with recording_from(frame):` ops recorded inside the block (in this thread) take
+    the site of the first frame outside jitgrad from `frame` outward, as a BackwardSite."""
 
     def __init__(self, frame: Any) -> None:
         site = walk_site(frame)
@@ -177,10 +177,10 @@ class _Mode(threading.local):
     """The grad mode, per thread as in Paddle 3.3.1 (measured): one thread's no_grad() (an
     evaluation, a backward's own bookkeeping) never stops another thread's recording. A new
     thread starts with grad enabled. `prev`: the modes grad_mode's contexts restore.
-    `site`: while set (recording_from), the site every op recorded inside jitgrad's own
-    code takes: a create_graph backward runs each rule from inside jitgrad, and walking out
-    of it for every op it records was ~10% of a Hessian-vector product; per thread, so a
-    forward recorded beside it keeps its own sites (grad_links.py tells the two apart)."""
+    `site`: while set (recording_from), the site every op recorded in this thread takes,
+    whatever FLAGS_call_stack_level is: a create_graph backward's nodes are told from the
+    forward's by it (grad_links.py), and walking out of jitgrad for each was ~10% of a
+    Hessian-vector product; per thread, so a forward recorded beside it keeps its own."""
 
     def __init__(self) -> None:         # (run once in each thread that reads MODE)
         self.grad_enabled = True

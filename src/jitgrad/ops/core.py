@@ -147,7 +147,10 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
     node.seq = next(_counter)
     node.freed = False
     node.programs = None
-    if tape.call_sites:                     # FLAGS_call_stack_level 3 (core/flags.py)
+    site = _MODE.site                       # (a create_graph backward's: BackwardSite)
+    if site is not None or not tape.call_sites:     # (FLAGS_call_stack_level 3: flags.py)
+        node.site = site
+    else:
         f = _getframe(2)
         code = f.f_code
         last = _last_site_code[0]
@@ -157,7 +160,7 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
             # one or two jitgrad frames between (an operator method: `x * w`; a public
             # wrapper and a composite: stack's concat), each tested inside, then the last site
             g = f.f_back
-            if g is not None and _MODE.site is None and _inside.get(code.co_filename) is True:
+            if g is not None and _inside.get(code.co_filename) is True:
                 if g.f_code is last:
                     node.site = (last, g.f_lasti)
                 else:
@@ -169,8 +172,6 @@ def apply_xy(op: OpDef, x: Tensor, y: Tensor | None = None, attrs: dict = NO_ATT
                         node.site = walk_site(f)
             else:
                 node.site = walk_site(f)
-    else:
-        node.site = _MODE.site
     if y is None:
         node.inputs = (x,)
         v = x._version
