@@ -169,7 +169,7 @@ def test_operators_and_methods_without_aliases_stay_the_bare_functions():
     for name in ("exp", "tanh", "reshape", "transpose", "max"):
         getattr(x, name)
         assert not hasattr(Tensor.__dict__[name], "__wrapped__"), name
-    for op in (Tensor.__mul__, Tensor.__add__, Tensor.__matmul__):
+    for op in (Tensor.__mul__, Tensor.__add__, Tensor.__matmul__, Tensor.__getitem__):
         assert not hasattr(op, "__wrapped__") and not hasattr(op, "param_aliases")
     x.sum()
     assert Tensor.__dict__["sum"] is paddle.ops.METHODS["sum"]

@@ -524,6 +524,7 @@ def bind_operators(**fns: Callable) -> None:
     until the ops are imported)."""
     for name, fn in fns.items():
         if name not in ("__neg__", "__abs__", "__add__", "__sub__", "__mul__", "__truediv__",
-                        "__matmul__", "__radd__", "__rsub__", "__rmul__", "__rtruediv__"):
+                        "__matmul__", "__radd__", "__rsub__", "__rmul__", "__rtruediv__",
+                        "__getitem__"):
             raise ValueError(f"bind_operators: {name} is not a forward operator")
         setattr(Tensor, name, fn)
