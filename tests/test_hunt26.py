@@ -1,6 +1,7 @@
 """Behaviours found by comparing researcher-level code (layers, optimizers, schedulers,
 higher-order grads, checkpoints) against Paddle 3.3.1 eager; each value was measured there."""
 import numpy as np
+import pytest
 
 import jitgrad as paddle
 
@@ -146,6 +147,25 @@ def test_to_tensor_of_a_list_holding_tensors_keeps_numpys_dtype():
     assert t([t(1, "int32"), t(2, "int32")]).dtype == paddle.int32
     assert t([1.0, 2.0]).dtype == paddle.float32 and t([[t(1.0), 2.0]]).dtype == paddle.float32
     assert paddle.Tensor([1, 2]).dtype == paddle.float32          # (torch's legacy rule)
+
+
+def test_the_tensor_constructor_takes_paddles_forms():
+    # Paddle 3.3.1 (measured): ints are a shape (float32, uninitialised there, zeros here),
+    # no argument an empty tensor, one argument the data; a number alone is refused
+    for args, shape in [((3,), [3]), ((2, 3), [2, 3]), ((0, 2), [0, 2]), ((), [0])]:
+        t = paddle.Tensor(*args)
+        assert t.shape == shape and t.dtype == paddle.float32 and t.stop_gradient
+        assert not t.numpy().any()
+    assert paddle.Tensor((2, 3)).tolist() == [2.0, 3.0]
+    assert paddle.Tensor(np.array([1, 2], "int32")).dtype == paddle.int32
+    with pytest.raises(ValueError, match=r"paddle.Tensor\(3.5\): a number .* paddle.to_tensor"):
+        paddle.Tensor(3.5)
+    with pytest.raises(TypeError, match=r"paddle.Tensor\(True\): a bool"):
+        paddle.Tensor(True)
+    with pytest.raises(ValueError, match=r"paddle.Tensor\(-1\): a shape's sizes must be >= 0"):
+        paddle.Tensor(-1)
+    with pytest.raises(ValueError, match=r"paddle.Tensor\(\[1, 2\], 'float64'\): give one"):
+        paddle.Tensor([1, 2], "float64")
 
 
 def test_entries_put_straight_into_a_layers_dicts_are_attributes():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 import weakref
 from typing import Any, Callable
@@ -25,6 +26,11 @@ _ops: Any = None
 _REVERSED = [tuple(range(n))[::-1] for n in range(8)]   # x.T's perm by ndim
 
 
+def _is_size(v: Any) -> bool:
+    """A Python int (not a bool): paddle.Tensor(2, 3)'s sizes."""
+    return type(v) is int
+
+
 class Tensor(TensorOperators):
     """A value in jitgrad's eager world. Create one with `jitgrad.to_tensor`."""
 
@@ -33,9 +39,30 @@ class Tensor(TensorOperators):
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t
 
-    def __init__(self, data: Any, dtype: Any = None, stop_gradient: bool = True) -> None:
-        if dtype is None and isinstance(data, (list, tuple)):
-            dtype = "float32"       # paddle.Tensor([1, 2]) is float32 (Paddle 3.3.1, as torch)
+    def __init__(self, *data: Any, dtype: Any = None, stop_gradient: bool = True) -> None:
+        """Paddle 3.3.1's constructor forms (measured): `Tensor(data)` (a list is float32,
+        as torch's), `Tensor(2, 3)` a float32 tensor of that shape (zeros here; Paddle's is
+        uninitialised), `Tensor()` an empty one. A number alone is not data here (Paddle
+        refuses 3.5 and True): paddle.to_tensor(3.5) makes a 0-d tensor."""
+        if len(data) == 1 and not _is_size(data[0]):
+            data = data[0]
+            if isinstance(data, (bool, np.bool_)):
+                raise TypeError(f"paddle.Tensor({data!r}): a bool is not a tensor's data here; "
+                                f"use paddle.to_tensor({data!r})")
+            if isinstance(data, (numbers.Number, np.generic)):
+                raise ValueError(f"paddle.Tensor({data!r}): a number is not a tensor's data "
+                                 f"here (paddle.Tensor(n) makes a float32 tensor of shape "
+                                 f"[n]); use paddle.to_tensor({data!r}) for a 0-d tensor")
+            if dtype is None and isinstance(data, (list, tuple)):
+                dtype = "float32"   # paddle.Tensor([1, 2]) is float32 (Paddle 3.3.1, as torch)
+        else:
+            call = f"paddle.Tensor({', '.join(map(repr, data))})"
+            if not all(_is_size(n) for n in data):
+                raise ValueError(f"{call}: give one argument, the data, or ints, the shape "
+                                 f"of a new float32 tensor")
+            if any(n < 0 for n in data):
+                raise ValueError(f"{call}: a shape's sizes must be >= 0")
+            data = np.zeros(data if data else (0,), dtype or "float32")
         t = to_tensor(data, dtype=dtype, stop_gradient=stop_gradient)
         self._data, self._node, self._stop_gradient = t._data, None, t._stop_gradient
         self._grad = self._retain = self._hooks = None
