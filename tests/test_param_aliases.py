@@ -58,3 +58,19 @@ def test_a_parameter_only_given_by_position_has_no_alias():
     x = paddle.to_tensor(X)
     with pytest.raises(TypeError, match="dim0= and dim1="):
         paddle.swapaxes(x, [1, 0], dim1=0)
+
+
+@pytest.mark.parametrize("name", ["neg", "square", "abs", "relu", "sqrt", "exp", "log", "tanh",
+                                  "sin", "cos", "sigmoid"])
+def test_the_unary_ops_read_input_themselves_without_a_wrapper(name):
+    fn = getattr(paddle, name)
+    assert not hasattr(fn, "__wrapped__") and fn.param_aliases == {"input": "x"}
+    x = paddle.to_tensor(np.abs(X) + 0.5)
+    assert fn(input=x).tolist() == fn(x).tolist()
+    with pytest.raises(TypeError, match=f"{name}\\(\\) got both 'input' and 'x'"):
+        fn(x, input=x)
+    with pytest.raises(TypeError, match=f"{name}\\(\\) missing 1 required positional "
+                                        f"argument: 'x'"):
+        fn()
+    with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'x' must be a Tensor"):
+        fn(input=[1.0])

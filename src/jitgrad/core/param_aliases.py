@@ -76,17 +76,30 @@ def renamed(fn: Callable, mapping: dict[str, str], kwargs: dict) -> dict | None:
     return out
 
 
-# dim=, for a function that reads it itself (the hot reductions: no wrapper): dim_axis
-NO_DIM: Any = type("NoDim", (), {"__repr__": lambda self: "<no dim>"})()
+# The default of an alias a hot function reads itself (no wrapper's call layer: the
+# reductions' dim=, the unary ops' input=), and of the parameter it names when that one
+# has none of its own (x): dim_axis, input_x
+UNSET: Any = type("Unset", (), {"__repr__": lambda self: "<unset>"})()
 
 
 def dim_axis(fn_name: str, axis: Any, dim: Any) -> Any:
-    """The axis of a call given `axis` and torch's `dim` (NO_DIM when not given)."""
-    if dim is NO_DIM:
+    """The axis of a call given `axis` and torch's `dim` (UNSET when not given)."""
+    if dim is UNSET:
         return axis
     if axis is not None:
         raise TypeError(f"{fn_name}() got both 'dim' and 'axis' (the same argument)")
     return dim
+
+
+def input_x(fn_name: str, x: Any, input: Any) -> Any:
+    """The x of a call given `x` and torch's `input` (each UNSET when not given)."""
+    if input is UNSET:
+        if x is UNSET:
+            raise TypeError(f"{fn_name}() missing 1 required positional argument: 'x'")
+        return x
+    if x is not UNSET:
+        raise TypeError(f"{fn_name}() got both 'input' and 'x' (the same argument)")
+    return input
 
 
 _WRAPPERS: dict[Any, Callable] = {}     # one wrapper per function and alias set
@@ -302,7 +315,7 @@ def install_methods(methods: dict[str, Callable], cls: type | None = None) -> No
     for name in {**dict.fromkeys(METHOD_ALIASES), **dict.fromkeys(METHOD_EXTRA_ALIASES),
                  **torch_names}:
         bound = fn = methods.get(name)
-        if hasattr(fn, "param_aliases"):        # a public wrapper: its function (a method
+        if hasattr(fn, "__wrapped__"):          # a public wrapper: its function (a method
             fn = fn.__wrapped__                 # takes only the aliases Paddle's does)
         if not isinstance(fn, types.FunctionType):
             continue

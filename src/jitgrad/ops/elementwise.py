@@ -22,6 +22,7 @@ from . import rounded
 from .linear import linear, step
 from .registry import ADDS, SELECTS, OpDef
 from ..core import dtypes, tape
+from ..core.param_aliases import UNSET, input_x
 from ..core.torch_kwargs import out_param
 from ..core.quiet import quiet
 
@@ -613,14 +614,20 @@ def _public_unary(op: OpDef, float_only: bool, takes_out: bool = False
     here (a positional-or-keyword default: the method has no wrapper to read it in)."""
     opname = op.name
 
-    def public(x: Tensor, name: str | None = None) -> Tensor:
+    def public(x: Tensor = UNSET, name: str | None = None, *, input: Tensor = UNSET
+               ) -> Tensor:
+        if input is not UNSET or x is UNSET:
+            x = input_x(opname, x, input)
         if isinstance(x, Tensor):
             if x._data.dtype.kind == "f" or not float_only:
                 return apply_xy(op, x)
             return apply_xy(op, float_input(x, opname))   # int, bool: float32 (Paddle)
         raise tensor_arg_error(opname, "x", x)
 
-    def public_out(x: Tensor, name: str | None = None, out: Tensor | None = None) -> Tensor:
+    def public_out(x: Tensor = UNSET, name: str | None = None, out: Tensor | None = None, *,
+                   input: Tensor = UNSET) -> Tensor:
+        if input is not UNSET or x is UNSET:
+            x = input_x(opname, x, input)
         if isinstance(x, Tensor):
             if x._data.dtype.kind == "f" or not float_only:
                 y = apply_xy(op, x)
@@ -632,6 +639,8 @@ def _public_unary(op: OpDef, float_only: bool, takes_out: bool = False
         public = public_out
     public.__name__ = public.__qualname__ = opname
     public.__doc__ = f"Elementwise {opname}" + (" of a float tensor." if float_only else ".")
+    # torch's input= read here (input_x), not by an alias wrapper: ~0.2 us of a ~2 us op
+    public.param_aliases = {"input": "x"}   # type: ignore[attr-defined]
     return checks_own_tensor_args(public)
 
 

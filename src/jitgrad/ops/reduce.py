@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import tape
 from ..core.tensor import Tensor
-from ..core.param_aliases import NO_DIM, dim_axis
+from ..core.param_aliases import UNSET, dim_axis
 from ..core.torch_kwargs import out_param
 from .core import (apply_internal, apply_xy, checks_own_tensor_args, compiled_input,
                    compiled_kernels, const, norm_axis, remember, tensor_arg_error)
@@ -380,11 +380,11 @@ _ALL_KEPT = {"axes": None, "keepdim": True}
 
 @checks_own_tensor_args
 def sum(x: Tensor, axis: Any = None, dtype: Any = None, keepdim: bool = False,
-        name: str | None = None, *, dim: Any = NO_DIM, out: Tensor | None = None) -> Tensor:
+        name: str | None = None, *, dim: Any = UNSET, out: Tensor | None = None) -> Tensor:
     """Sum over `axis` (all axes by default, giving a 0-d tensor). dim=, out=: Paddle
     3.x's torch-style keywords, read here: `x.sum()` ends most losses, and the alias
     wrapper's call layer cost ~0.25 us of its ~2."""
-    if dim is not NO_DIM or out is not None:
+    if dim is not UNSET or out is not None:
         return out_param("sum", out, sum(x, dim_axis("sum", axis, dim), dtype, keepdim))
     if not isinstance(x, Tensor):
         raise tensor_arg_error("sum", "x", x)
@@ -435,11 +435,11 @@ def _int_sum(x: Tensor, axis: Any, keepdim: bool) -> Tensor:
 
 @checks_own_tensor_args
 def mean(x: Tensor, axis: Any = None, keepdim: bool = False,
-         name: str | None = None, *, dtype: Any = None, dim: Any = NO_DIM,
+         name: str | None = None, *, dtype: Any = None, dim: Any = UNSET,
          out: Tensor | None = None) -> Tensor:
     """The mean over `axis` (all axes by default); dtype casts x first (Paddle 3.x).
     dim=, out=: as sum's."""
-    if dim is not NO_DIM or out is not None:
+    if dim is not UNSET or out is not None:
         return out_param("mean", out, mean(x, dim_axis("mean", axis, dim), keepdim,
                                            dtype=dtype))
     if not isinstance(x, Tensor):
