@@ -45,8 +45,12 @@ The loss fns take a namespace of tensors built from `inputs` (name -> In spec: c
 parameters `p=True`, int64 indices, bool masks).
 
 Measured: `python perf/op_steps.py --split` with /work/peers/bin/python (torch 2.13.0+cpu),
-2026-12-07 17:32-17:44 UTC on the AVX-512 host, a fresh clone of main at 4988fed
+2026-12-07 19:39-19:51 UTC on the AVX-512 host, main at 3390914, a clean tree
 (perf/op_steps.json holds this run): 219 rows, every one a program-cache hit, geometric
+mean 3.11x, median 3.06x, none slower (closest group_norm 1.77x, batch_norm2d 1.87x, pad
+1.88x, sort 2.00x); the forward alone 1.02x torch's (114 rows slower), the rest 6.08x;
+miss line 1.20x. 77efe3a right after (19:51-20:03, the same host): 2.82x, median 2.82x.
+17:32-17:44 UTC on the same host, a fresh clone of main at 4988fed: 219 rows, geometric
 mean 2.82x, median 2.83x, none slower (closest group_norm 1.61x, pad 1.69x,
 max_pool2d_k3s2 1.73x, batch_norm2d 1.76x, quantile 1.78x); the forward alone 0.91x
 torch's (150 rows slower), the rest 5.48x; miss line 1.15x.
