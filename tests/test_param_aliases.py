@@ -74,3 +74,29 @@ def test_the_unary_ops_read_input_themselves_without_a_wrapper(name):
         fn()
     with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'x' must be a Tensor"):
         fn(input=[1.0])
+
+
+def test_softmax_log_softmax_and_linear_read_their_aliases_without_a_wrapper():
+    import jitgrad.nn.functional as F
+    x = paddle.to_tensor(X)
+    w = paddle.to_tensor(np.ones((4, 2), "float32"))
+    for fn in (F.softmax, F.log_softmax, F.linear):
+        assert not hasattr(fn, "__wrapped__")
+    for fn in (F.softmax, F.log_softmax):
+        want = fn(x, 0).tolist()
+        assert fn(x, dim=0).tolist() == want and fn(input=x, dim=0).tolist() == want
+        assert fn(input=x).tolist() == fn(x).tolist()
+        with pytest.raises(TypeError, match="got both 'dim' and 'axis'"):
+            fn(x, 0, dim=1)
+        with pytest.raises(TypeError, match="missing 1 required positional argument: 'x'"):
+            fn()
+    out = paddle.zeros([3, 4])
+    assert F.softmax(x, dim=0, out=out) is out and out.tolist() == F.softmax(x, 0).tolist()
+    assert F.linear(input=x, weight=w).tolist() == (X @ np.ones((4, 2))).tolist()
+    with pytest.raises(TypeError, match="linear\\(\\): argument 'x' must be a Tensor"):
+        F.linear(X.tolist(), w)
+    with pytest.raises(TypeError, match="linear\\(\\): argument 'weight' must be a Tensor"):
+        F.linear(x, "w")
+    assert F.linear(x, np.ones((4, 2), "float32")).tolist() == F.linear(x, w).tolist()
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'weight'"):
+        F.linear(x)

@@ -82,11 +82,12 @@ def renamed(fn: Callable, mapping: dict[str, str], kwargs: dict) -> dict | None:
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "<unset>"})()
 
 
-def dim_axis(fn_name: str, axis: Any, dim: Any) -> Any:
-    """The axis of a call given `axis` and torch's `dim` (UNSET when not given)."""
+def dim_axis(fn_name: str, axis: Any, dim: Any, default: Any = None) -> Any:
+    """The axis of a call given `axis` (its default: not given) and torch's `dim` (UNSET
+    when not given)."""
     if dim is UNSET:
         return axis
-    if axis is not None:
+    if axis is not default and axis != default:
         raise TypeError(f"{fn_name}() got both 'dim' and 'axis' (the same argument)")
     return dim
 
@@ -315,8 +316,9 @@ def install_methods(methods: dict[str, Callable], cls: type | None = None) -> No
     for name in {**dict.fromkeys(METHOD_ALIASES), **dict.fromkeys(METHOD_EXTRA_ALIASES),
                  **torch_names}:
         bound = fn = methods.get(name)
-        if hasattr(fn, "__wrapped__"):          # a public wrapper: its function (a method
-            fn = fn.__wrapped__                 # takes only the aliases Paddle's does)
+        if hasattr(fn, "param_aliases") and hasattr(fn, "__wrapped__"):
+            fn = fn.__wrapped__     # a public wrapper: its function (a method takes only
+            #                         the aliases Paddle's does; tanh reads its own input=)
         if not isinstance(fn, types.FunctionType):
             continue
         mapping = method_aliases(name, fn)

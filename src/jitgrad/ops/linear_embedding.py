@@ -9,19 +9,34 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import creation
-from .core import FLOAT16, apply_xy, call_in_float32, const, require_float
+from ..core.param_aliases import UNSET, input_x
+from .core import (FLOAT16, apply_xy, call_in_float32, checks_own_tensor_args, const,
+                   require_float, tensor_arg_error)
 from .linalg import matmul
 from .indexing import _index_array
 from .shape import fresh, take_flat_op
 
 
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | None = None
-           ) -> Tensor:
+@checks_own_tensor_args
+def linear(x: Tensor = UNSET, weight: Tensor = UNSET, bias: Tensor | None = None,
+           name: str | None = None, *, input: Tensor = UNSET) -> Tensor:
     """x @ weight + bias, with Paddle's weight layout [in_features, out_features]. A float16
-    x: computed in float32 and rounded once (core.call_in_float32)."""
+    x: computed in float32 and rounded once (core.call_in_float32). Its arguments are
+    checked and torch's input= read here, without a wrapper's call layer: every
+    nn.Linear calls it."""
+    if input is not UNSET or x is UNSET:
+        x = input_x("linear", x, input)
+    if weight is UNSET:
+        raise TypeError("linear() missing 1 required positional argument: 'weight'")
     if isinstance(x, Tensor) and x._data.dtype is FLOAT16:
-        return call_in_float32(linear, locals())
-    y = matmul(x, weight)
+        return call_in_float32(linear, {"x": x, "weight": weight, "bias": bias})
+    try:
+        y = matmul(x, weight)           # (numpy arrays too, as matmul takes them)
+    except (AttributeError, TypeError, ValueError):
+        for arg, v in (("x", x), ("weight", weight)):
+            if not isinstance(v, (Tensor, np.ndarray)):
+                raise tensor_arg_error("linear", arg, v) from None
+        raise
     if bias is None:
         return y
     try:

@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from ..core.param_aliases import UNSET, dim_axis, input_x
 from ..core.quiet import quiet
 from ..core.tensor import Tensor
+from ..core.torch_kwargs import out_param
 from .core import (apply_xy, checks_own_tensor_args, require_float, tensor_arg_error,
                    vjp_on_arrays)
 from .elementwise import _compiled_forward, numpy_exp_emulated
@@ -148,11 +150,15 @@ _quiet_exp = quiet(np.exp)
 
 
 @checks_own_tensor_args
-def softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | None = None
-            ) -> Tensor:
+def softmax(x: Tensor = UNSET, axis: int = -1, dtype: object = None, name: str | None = None,
+            *, dim: Any = UNSET, input: Tensor = UNSET, out: Tensor | None = None) -> Tensor:
     """exp(x) / sum(exp(x)) along `axis`, computed without overflow. The common call, a
     float [N, C] along the classes, records its node here with the forward computed, as
-    log_softmax does (the values of _softmax's compiled branch)."""
+    log_softmax does (the values of _softmax's compiled branch). dim=, input=, out=:
+    Paddle 3.x's torch-style keywords, read here (no alias wrapper's call layer)."""
+    if input is not UNSET or x is UNSET or dim is not UNSET or out is not None:
+        return out_param("softmax", out, softmax(input_x("softmax", x, input),
+                                                 dim_axis("softmax", axis, dim, -1), dtype))
     if not isinstance(x, Tensor):
         raise tensor_arg_error("softmax", "x", x)
     if dtype is not None:
@@ -196,11 +202,15 @@ def _log_softmax_matrix(x: np.ndarray) -> tuple | None:
 
 
 @checks_own_tensor_args
-def log_softmax(x: Tensor, axis: int = -1, dtype: object = None, name: str | None = None
+def log_softmax(x: Tensor = UNSET, axis: int = -1, dtype: object = None,
+                name: str | None = None, *, dim: Any = UNSET, input: Tensor = UNSET
                 ) -> Tensor:
     """log(softmax(x)) along `axis`. The common call, a float [N, C] along the classes,
-    records its node here with the forward computed: no forward dispatch, and the node's
-    call-site walk starts at the user's frame (checks_own_tensor_args: no wrapper)."""
+    records its node here with the forward computed: no forward dispatch, and no wrapper
+    (checks_own_tensor_args; dim= and input= read here)."""
+    if input is not UNSET or x is UNSET or dim is not UNSET:
+        return log_softmax(input_x("log_softmax", x, input),
+                           dim_axis("log_softmax", axis, dim, -1), dtype)
     if not isinstance(x, Tensor):
         raise tensor_arg_error("log_softmax", "x", x)
     if dtype is not None:
